@@ -1,0 +1,109 @@
+package io.switchboard.idl.compiler;
+
+import io.switchboard.idl.ComplexTypeModel;
+import io.switchboard.idl.FieldModel;
+import io.switchboard.idl.OperationModel;
+import java.util.Set;
+
+/**
+ * Writes the schema of the SOAP wire form, embedded in the WSDL. It differs from the interface
+ * schema in three documented ways, each to keep values exact and depth bounded:
+ * <ul>
+ *   <li>a repeated number or boolean is one element holding an {@code xs:list}: absent means null,
+ *       empty means an empty array;</li>
+ *   <li>other repeated values sit in a wrapper element of {@code item}s, so null and empty lists
+ *       differ and list entries may be nil;</li>
+ *   <li>values of a recursive type travel flat in the message's {@code sb-graph} element, each
+ *       with an {@code sb-id}; fields holding them carry the id ({@code xs:IDREF}).</li>
+ * </ul>
+ */
+final class WireSchema {
+    private final CompileContext ctx;
+    private final StringBuilder out = new StringBuilder();
+
+    WireSchema(CompileContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** The {@code xs:schema} element, indented by {@code indent} spaces. */
+    String write(int indent) {
+        String tns = Xml.attr(ctx.model.targetNamespace());
+        line(indent, "<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" xmlns:tns=\"" + tns
+                + "\" targetNamespace=\"" + tns + "\" elementFormDefault=\"qualified\">");
+        for (ComplexTypeModel t : ctx.model.types().values()) {
+            line(indent + 2, "<xs:complexType name=\"" + t.name() + "\">");
+            sequence(indent + 4, t, false);
+            if (t.recursive()) {
+                line(indent + 4, "<xs:attribute name=\"" + BeanGenerator.ID_ATTRIBUTE + "\" type=\"xs:ID\" use=\"required\"/>");
+            }
+            line(indent + 2, "</xs:complexType>");
+        }
+        for (OperationModel op : ctx.model.operations()) {
+            element(indent + 2, op.request());
+            if (op.response() != null) {
+                element(indent + 2, op.response());
+            }
+            if (op.fault() != null) {
+                element(indent + 2, op.fault());
+            }
+        }
+        line(indent, "</xs:schema>");
+        return out.toString();
+    }
+
+    private void element(int indent, ComplexTypeModel message) {
+        line(indent, "<xs:element name=\"" + message.name() + "\">");
+        line(indent + 2, "<xs:complexType>");
+        sequence(indent + 4, message, !ctx.graphTypesReachableFrom(message).isEmpty());
+        line(indent + 2, "</xs:complexType>");
+        line(indent, "</xs:element>");
+    }
+
+    private void sequence(int indent, ComplexTypeModel type, boolean graphTable) {
+        if (type.fields().isEmpty() && !graphTable) {
+            line(indent, "<xs:sequence/>");
+            return;
+        }
+        line(indent, "<xs:sequence>");
+        for (FieldModel f : type.fields()) {
+            field(indent + 2, f);
+        }
+        if (graphTable) {
+            Set<String> nodes = ctx.graphTypesReachableFrom(type);
+            line(indent + 2, "<xs:element name=\"" + BeanGenerator.GRAPH_ELEMENT + "\" minOccurs=\"0\">");
+            line(indent + 4, "<xs:complexType>");
+            line(indent + 6, "<xs:choice minOccurs=\"0\" maxOccurs=\"unbounded\">");
+            for (String n : nodes) {
+                line(indent + 8, "<xs:element name=\"" + n + "\" type=\"tns:" + n + "\"/>");
+            }
+            line(indent + 6, "</xs:choice>");
+            line(indent + 4, "</xs:complexType>");
+            line(indent + 2, "</xs:element>");
+        }
+        line(indent, "</xs:sequence>");
+    }
+
+    private void field(int indent, FieldModel f) {
+        String itemType = f.graphReference() ? "xs:IDREF"
+                : f.isScalar() ? "xs:" + f.scalar().xsdName() : "tns:" + f.complexType();
+        if (JavaTypes.isPackedArray(f)) {
+            line(indent, "<xs:element name=\"" + f.name() + "\" minOccurs=\"0\">");
+            line(indent + 2, "<xs:simpleType><xs:list itemType=\"" + itemType + "\"/></xs:simpleType>");
+            line(indent, "</xs:element>");
+        } else if (f.repeated()) {
+            line(indent, "<xs:element name=\"" + f.name() + "\" minOccurs=\"0\">");
+            line(indent + 2, "<xs:complexType><xs:sequence>");
+            line(indent + 4, "<xs:element name=\"" + BeanGenerator.LIST_ITEM + "\" type=\"" + itemType
+                    + "\" minOccurs=\"0\" maxOccurs=\"unbounded\" nillable=\"true\"/>");
+            line(indent + 2, "</xs:sequence></xs:complexType>");
+            line(indent, "</xs:element>");
+        } else {
+            line(indent, "<xs:element name=\"" + f.name() + "\" type=\"" + itemType + "\""
+                    + (f.optional() ? " minOccurs=\"0\"" : "") + (f.nillable() ? " nillable=\"true\"" : "") + "/>");
+        }
+    }
+
+    private void line(int indent, String text) {
+        out.append(" ".repeat(indent)).append(text).append('\n');
+    }
+}

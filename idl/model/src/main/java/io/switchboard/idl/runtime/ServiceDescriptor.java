@@ -1,0 +1,164 @@
+package io.switchboard.idl.runtime;
+
+import io.switchboard.idl.InterfaceModel;
+import io.switchboard.idl.SchemaReader;
+import jakarta.xml.bind.JAXBContext;
+import jakarta.xml.bind.JAXBException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+
+/**
+ * A compiled component interface: its name, namespace, operations, the interface schema and WSDL
+ * it was generated with, and the JAXB context for its messages. Each generated component has one,
+ * as {@code XxxComponent.DESCRIPTOR}.
+ *
+ * <pre>{@code
+ * ServiceDescriptor d = EchoComponent.DESCRIPTOR;
+ * OperationDescriptor op = d.operation("echoDoubles");
+ * String wsdl = d.wsdl();
+ * }</pre>
+ */
+public final class ServiceDescriptor {
+    private final String name;
+    private final String namespace;
+    private final Class<?> anchor;
+    private final String schemaResource;
+    private final String wsdlResource;
+    private final Map<String, OperationDescriptor> operations = new LinkedHashMap<>();
+    private volatile InterfaceModel model;
+    private volatile JAXBContext jaxbContext;
+    private volatile String schemaText;
+    private volatile String wsdlText;
+
+    private ServiceDescriptor(String name, String namespace, Class<?> anchor, String schemaResource,
+                              String wsdlResource, List<OperationDescriptor.Builder> ops) {
+        this.name = name;
+        this.namespace = namespace;
+        this.anchor = anchor;
+        this.schemaResource = schemaResource;
+        this.wsdlResource = wsdlResource;
+        for (OperationDescriptor.Builder b : ops) {
+            OperationDescriptor d = new OperationDescriptor(this, b);
+            operations.put(d.name(), d);
+        }
+    }
+
+    /**
+     * Used by generated code. {@code anchor} is a class next to the resources, whose class loader
+     * finds them.
+     */
+    public static ServiceDescriptor of(String name, String namespace, Class<?> anchor, String schemaResource,
+                                       String wsdlResource, OperationDescriptor.Builder... ops) {
+        return new ServiceDescriptor(name, namespace, anchor, schemaResource, wsdlResource, List.of(ops));
+    }
+
+    /** The component name from the schema's {@code sb:component}. */
+    public String name() {
+        return name;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public List<OperationDescriptor> operations() {
+        return Collections.unmodifiableList(new ArrayList<>(operations.values()));
+    }
+
+    public OperationDescriptor operation(String operationName) {
+        OperationDescriptor d = operations.get(operationName);
+        if (d == null) {
+            throw new NoSuchElementException(name + " has no operation '" + operationName + "'");
+        }
+        return d;
+    }
+
+    public boolean hasOperation(String operationName) {
+        return operations.containsKey(operationName);
+    }
+
+    /** The interface schema, as written by the component's author. */
+    public String schema() {
+        String s = schemaText;
+        if (s == null) {
+            schemaText = s = resource(schemaResource);
+        }
+        return s;
+    }
+
+    /** The WSDL 1.1 document the compiler derived, with a placeholder address. */
+    public String wsdl() {
+        String s = wsdlText;
+        if (s == null) {
+            wsdlText = s = resource(wsdlResource);
+        }
+        return s;
+    }
+
+    public InterfaceModel model() {
+        InterfaceModel m = model;
+        if (m == null) {
+            synchronized (this) {
+                if (model == null) {
+                    model = SchemaReader.read(schema());
+                }
+                m = model;
+            }
+        }
+        return m;
+    }
+
+    /** One JAXB context for all message classes of this interface (thread-safe, created once). */
+    public JAXBContext jaxbContext() {
+        JAXBContext c = jaxbContext;
+        if (c == null) {
+            synchronized (this) {
+                if (jaxbContext == null) {
+                    Set<Class<?>> classes = new LinkedHashSet<>();
+                    for (OperationDescriptor op : operations.values()) {
+                        classes.add(op.requestClass());
+                        if (op.responseClass() != null) {
+                            classes.add(op.responseClass());
+                        }
+                        if (op.faultInfoClass() != null) {
+                            classes.add(op.faultInfoClass());
+                        }
+                    }
+                    try {
+                        jaxbContext = JAXBContext.newInstance(classes.toArray(Class<?>[]::new));
+                    } catch (JAXBException e) {
+                        throw new IllegalStateException("JAXB cannot bind the messages of " + name + ": " + e, e);
+                    }
+                }
+                c = jaxbContext;
+            }
+        }
+        return c;
+    }
+
+    private String resource(String path) {
+        try (InputStream in = anchor.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + path + " of " + name + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ServiceDescriptor[" + name + " " + namespace + "]";
+    }
+}
