@@ -8,8 +8,8 @@ package io.switchboard.protocol;
 public class TransportException extends SwitchboardException {
     /** Whether the request may have reached the server. */
     public enum Delivery {
-        /** The request never left the client (no connection, refused before sending). */
-        NOT_SENT,
+        /** The operation never received the request: no connection, or refused before dispatch. */
+        NOT_DELIVERED,
         /** The request may have reached the server and run. */
         MAY_HAVE_RUN
     }

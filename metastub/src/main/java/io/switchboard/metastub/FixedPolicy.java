@@ -1,0 +1,28 @@
+package io.switchboard.metastub;
+
+import io.switchboard.idl.runtime.OperationDescriptor;
+import java.util.List;
+import java.util.Objects;
+
+/** Always one protocol; a call whose server does not speak it is refused. */
+public final class FixedPolicy implements SelectionPolicy {
+    private final String protocol;
+
+    public FixedPolicy(String protocol) {
+        this.protocol = Objects.requireNonNull(protocol);
+    }
+
+    @Override
+    public String name() {
+        return "fixed:" + protocol;
+    }
+
+    @Override
+    public String select(OperationDescriptor operation, Object request, List<String> candidates) {
+        if (!candidates.contains(protocol)) {
+            throw new NoCommonProtocolException(protocol + " is pinned but not common to client and server "
+                    + candidates);
+        }
+        return protocol;
+    }
+}

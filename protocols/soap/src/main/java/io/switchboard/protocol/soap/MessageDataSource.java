@@ -1,0 +1,36 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.idl.runtime.XmlMessages;
+import jakarta.xml.bind.JAXBException;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamWriter;
+import org.apache.axiom.om.ds.AbstractPushOMDataSource;
+
+/**
+ * A message bean as an Axiom data source: written straight to the output stream when Axis2
+ * serializes the envelope, in the wire form of {@link XmlMessages} (linked structures flat).
+ */
+final class MessageDataSource extends AbstractPushOMDataSource {
+    private final XmlMessages xml;
+    private final Object message;
+
+    MessageDataSource(XmlMessages xml, Object message) {
+        this.xml = xml;
+        this.message = message;
+    }
+
+    @Override
+    public boolean isDestructiveWrite() {
+        return false;
+    }
+
+    @Override
+    public void serialize(XMLStreamWriter writer) throws XMLStreamException {
+        try {
+            xml.write(message, writer);
+        } catch (JAXBException e) {
+            throw new XMLStreamException("cannot write " + message.getClass().getSimpleName() + ": "
+                    + SoapFaults.rootMessage(e), e);
+        }
+    }
+}

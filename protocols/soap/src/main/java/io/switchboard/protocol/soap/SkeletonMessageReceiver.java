@@ -1,0 +1,94 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.Graphs;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.protocol.Skeleton;
+import jakarta.xml.bind.JAXBException;
+import javax.xml.stream.XMLStreamReader;
+import org.apache.axiom.om.OMAbstractFactory;
+import org.apache.axiom.om.OMElement;
+import org.apache.axiom.om.OMFactory;
+import org.apache.axiom.soap.SOAPEnvelope;
+import org.apache.axiom.soap.SOAPFactory;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.context.MessageContext;
+import org.apache.axis2.receivers.AbstractInOutMessageReceiver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one operation of a skeleton for Axis2: reads the request body strictly, calls the
+ * skeleton, writes the response (or the declared fault) back. One instance per operation.
+ */
+final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
+    private static final Logger LOG = LoggerFactory.getLogger(SkeletonMessageReceiver.class);
+
+    private final Skeleton skeleton;
+    private final OperationDescriptor operation;
+    private final XmlMessages xml;
+
+    SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlMessages xml) {
+        this.skeleton = skeleton;
+        this.operation = operation;
+        this.xml = xml;
+    }
+
+    @Override
+    public void invokeBusinessLogic(MessageContext in, MessageContext out) throws AxisFault {
+        Object response = run(in);
+        SOAPFactory f = getSOAPFactory(in);
+        SOAPEnvelope env = f.getDefaultEnvelope();
+        env.getBody().addChild(f.createOMElement(new MessageDataSource(xml, response)));
+        out.setEnvelope(env);
+    }
+
+    /** Used for one-way operations too: they have no response to write. */
+    Object run(MessageContext in) throws AxisFault {
+        Object request = readRequest(in);
+        try {
+            return skeleton.invoke(operation, request);
+        } catch (DeclaredFault fault) {
+            OMFactory f = OMAbstractFactory.getOMFactory();
+            OMElement detail = f.createOMElement(new MessageDataSource(xml, fault.faultInfo()));
+            throw new AxisFault(SoapFaults.receiverCode(in), fault.getMessage(), null, null, detail);
+        } catch (RuntimeException e) {
+            LOG.debug("{} failed", operation, e);
+            String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
+            throw new AxisFault(message, SoapFaults.receiverCode(in));
+        }
+    }
+
+    private Object readRequest(MessageContext in) throws AxisFault {
+        OMElement body = in.getEnvelope().getBody().getFirstElement();
+        if (body == null) {
+            throw refused(in, "malformed", "the SOAP Body is empty");
+        }
+        if (!operation.requestElement().equals(body.getQName())) {
+            throw refused(in, "unknown-operation", "operation " + operation.name() + " expects element "
+                    + operation.requestElement() + ", got " + body.getQName());
+        }
+        try {
+            XMLStreamReader reader = body.getXMLStreamReaderWithoutCaching();
+            return xml.read(reader, operation.requestClass());
+        } catch (JAXBException | RuntimeException e) {
+            RequestTooLargeException tooLarge = RequestTooLargeException.findIn(e);
+            if (tooLarge != null) {
+                throw tooLarge.toAxisFault(in);
+            }
+            if (e instanceof Graphs.GraphLimitException) {
+                throw refused(in, "node-limit", e.getMessage());
+            }
+            throw refused(in, "malformed", "cannot read " + body.getQName().getLocalPart() + ": "
+                    + SoapFaults.rootMessage(e));
+        }
+    }
+
+    static AxisFault refused(MessageContext in, String reason, String message) {
+        OMFactory f = OMAbstractFactory.getOMFactory();
+        OMElement detail = f.createOMElement(SoapFaults.REFUSED);
+        detail.addAttribute("reason", reason, null);
+        return new AxisFault(SoapFaults.senderCode(in), message, null, null, detail);
+    }
+}

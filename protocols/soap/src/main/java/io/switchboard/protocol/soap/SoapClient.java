@@ -1,0 +1,123 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.SwitchboardException;
+import io.switchboard.protocol.Transport;
+import java.io.IOException;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.client.Options;
+import org.apache.axis2.client.ServiceClient;
+import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.context.ConfigurationContextFactory;
+import org.apache.axis2.kernel.http.HTTPConstants;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
+
+/**
+ * The client side of SOAP: one Axis2 configuration and one pooled HTTP client shared by every
+ * transport it makes. Axis2's {@link ServiceClient} is not thread-safe, so calls borrow one from a
+ * pool.
+ */
+final class SoapClient implements ProtocolClient {
+    private final ClientSettings settings;
+    private final ConfigurationContext context;
+    private final CloseableHttpClient http;
+    private final ConcurrentLinkedDeque<ServiceClient> idle = new ConcurrentLinkedDeque<>();
+    private volatile boolean closed;
+
+    SoapClient(ClientSettings settings) {
+        this.settings = settings;
+        try {
+            this.context = ConfigurationContextFactory.createConfigurationContextFromURIs(
+                    SoapServer.class.getResource(SoapServer.CONFIG), null);
+        } catch (AxisFault e) {
+            throw new SwitchboardException("cannot set up the SOAP client: " + e.getMessage(), e);
+        }
+        Timeout connect = Timeout.ofMilliseconds(settings.connectTimeout().toMillis());
+        this.http = HttpClientBuilder.create()
+                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                        .setMaxConnPerRoute(64).setMaxConnTotal(256)
+                        .setDefaultConnectionConfig(ConnectionConfig.custom().setConnectTimeout(connect)
+                                .setTimeToLive(TimeValue.ofMinutes(5)).build())
+                        .build())
+                .evictIdleConnections(TimeValue.ofSeconds(10))
+                .disableAutomaticRetries()
+                .disableContentCompression()
+                .build();
+    }
+
+    @Override
+    public String protocol() {
+        return SoapProtocolProvider.NAME;
+    }
+
+    @Override
+    public Transport connect(ServiceDescriptor descriptor, Endpoint endpoint) {
+        if (!SoapProtocolProvider.NAME.equals(endpoint.protocol())) {
+            throw new IllegalArgumentException("not a SOAP endpoint: " + endpoint);
+        }
+        return new SoapTransport(this, descriptor, endpoint);
+    }
+
+    ClientSettings settings() {
+        return settings;
+    }
+
+    ServiceClient borrow() throws AxisFault {
+        if (closed) {
+            throw new IllegalStateException("SOAP client is closed");
+        }
+        ServiceClient sc = idle.pollFirst();
+        if (sc == null) {
+            sc = new ServiceClient(context, null);
+            Options o = sc.getOptions();
+            o.setProperty(HTTPConstants.CACHED_HTTP_CLIENT, http);
+            o.setProperty(HTTPConstants.CONNECTION_TIMEOUT, (int) settings.connectTimeout().toMillis());
+            o.setCallTransportCleanup(false);
+        }
+        return sc;
+    }
+
+    void release(ServiceClient sc) {
+        if (closed) {
+            cleanup(sc);
+        } else {
+            idle.offerFirst(sc);
+        }
+    }
+
+    private static void cleanup(ServiceClient sc) {
+        try {
+            sc.cleanup();
+        } catch (AxisFault ignored) {
+            // closing anyway
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        ServiceClient sc;
+        while ((sc = idle.pollFirst()) != null) {
+            cleanup(sc);
+        }
+        try {
+            http.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        try {
+            context.terminate();
+        } catch (AxisFault ignored) {
+            // closing anyway
+        }
+    }
+}

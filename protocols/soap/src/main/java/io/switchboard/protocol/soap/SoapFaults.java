@@ -1,0 +1,45 @@
+package io.switchboard.protocol.soap;
+
+import javax.xml.namespace.QName;
+import org.apache.axiom.soap.SOAP11Constants;
+import org.apache.axiom.soap.SOAP12Constants;
+import org.apache.axis2.context.MessageContext;
+
+/**
+ * Fault codes, the one convention both sides share: {@code Client}/{@code Sender} means the
+ * request was refused before the operation ran (malformed, too large, unknown operation);
+ * {@code Server}/{@code Receiver} means the operation ran and failed. A declared fault is a
+ * {@code Server} fault whose detail is the operation's fault element.
+ */
+final class SoapFaults {
+    /** Namespace of the detail element that names why a request was refused. */
+    static final String NS = "urn:switchboard:soap";
+    static final QName REFUSED = new QName(NS, "refused");
+
+    private SoapFaults() {
+    }
+
+    static QName senderCode(MessageContext mc) {
+        return isSoap12(mc) ? SOAP12Constants.QNAME_SENDER_FAULTCODE : SOAP11Constants.QNAME_SENDER_FAULTCODE;
+    }
+
+    static QName receiverCode(MessageContext mc) {
+        return isSoap12(mc) ? SOAP12Constants.QNAME_RECEIVER_FAULTCODE : SOAP11Constants.QNAME_RECEIVER_FAULTCODE;
+    }
+
+    static boolean isSenderCode(QName code) {
+        return code != null && ("Client".equals(code.getLocalPart()) || "Sender".equals(code.getLocalPart()));
+    }
+
+    private static boolean isSoap12(MessageContext mc) {
+        return mc != null && mc.getEnvelope() != null && !mc.isSOAP11();
+    }
+
+    static String rootMessage(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        return c.getMessage() != null ? c.getMessage() : c.toString();
+    }
+}

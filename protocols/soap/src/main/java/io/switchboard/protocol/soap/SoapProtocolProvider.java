@@ -1,0 +1,36 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.ProtocolProvider;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.ServerSettings;
+
+/**
+ * SOAP 1.1, document/literal wrapped, over HTTP, on an embedded Apache Axis2: the protocol every
+ * Switchboard party speaks, used for control and small messages and as the failsafe.
+ *
+ * <pre>{@code
+ * ProtocolServer server = Protocols.get("soap").newServer(ServerSettings.defaults().withPort(8081));
+ * Endpoint endpoint = server.export(EchoComponent.skeleton(new EchoService()));
+ * // endpoint.address() is http://127.0.0.1:8081/axis2/services/Echo; add ?wsdl for the WSDL
+ * }</pre>
+ */
+public final class SoapProtocolProvider implements ProtocolProvider {
+    public static final String NAME = "soap";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ProtocolServer newServer(ServerSettings settings) {
+        return new SoapServer(settings);
+    }
+
+    @Override
+    public ProtocolClient newClient(ClientSettings settings) {
+        return new SoapClient(settings);
+    }
+}

@@ -1,0 +1,237 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.SwitchboardException;
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.InetAddress;
+import java.net.URL;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.wsdl.Definition;
+import javax.wsdl.WSDLException;
+import javax.wsdl.factory.WSDLFactory;
+import javax.wsdl.xml.WSDLReader;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.Constants;
+import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.context.ConfigurationContextFactory;
+import org.apache.axis2.description.AxisOperation;
+import org.apache.axis2.description.AxisService;
+import org.apache.axis2.description.InOnlyAxisOperation;
+import org.apache.axis2.description.InOutAxisOperation;
+import org.apache.axis2.description.Parameter;
+import org.apache.axis2.transport.http.SimpleHTTPServer;
+import org.apache.axis2.transport.http.server.HttpConnectionManager;
+import org.apache.axis2.transport.http.server.HttpFactory;
+import org.apache.axis2.transport.http.server.IOProcessor;
+import org.apache.axis2.wsdl.WSDLConstants;
+import org.apache.hc.core5.http.config.Http1Config;
+import org.apache.hc.core5.http.io.SocketConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xml.sax.InputSource;
+
+/**
+ * Axis2 embedded without a servlet container: one HTTP listener, any number of components at
+ * {@code http://HOST:PORT/axis2/services/NAME}, each with its compiler-made WSDL at {@code ?wsdl}.
+ * Request bodies over the configured limit are refused with HTTP 413 before they are parsed.
+ */
+final class SoapServer implements ProtocolServer {
+    private static final Logger LOG = LoggerFactory.getLogger(SoapServer.class);
+    static final String CONFIG = "switchboard-axis2.xml";
+
+    static {
+        // Without it, stopping waits a fixed 3 s whenever a keep-alive connection is open.
+        System.setProperty("org.apache.axis2.transport.http.server.fastShutdown", "true");
+    }
+
+    private final ServerSettings settings;
+    private final Map<String, Skeleton> exported = new ConcurrentHashMap<>();
+    private ConfigurationContext context;
+    private SimpleHTTPServer http;
+    private BoundFactory factory;
+    private boolean closed;
+
+    SoapServer(ServerSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public String protocol() {
+        return SoapProtocolProvider.NAME;
+    }
+
+    private synchronized void start() {
+        if (closed) {
+            throw new IllegalStateException("SOAP server is closed");
+        }
+        if (http != null) {
+            return;
+        }
+        try {
+            URL config = SoapServer.class.getResource(CONFIG);
+            context = ConfigurationContextFactory.createConfigurationContextFromURIs(config, null);
+            InetAddress bind = InetAddress.getByName(settings.bindAddress());
+            factory = new BoundFactory(context, settings.port(),
+                    new SizeLimitingWorkerFactory(settings.maxMessageBytes()), bind, 128);
+            factory.setRequestCoreThreadPoolSize(64);
+            factory.setRequestMaxThreadPoolSize(64);
+            factory.setRequestSocketTimeout((int) Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis()));
+            http = new SimpleHTTPServer(factory);
+            http.start();
+            if (factory.listener.getPort() < 0) {
+                throw new SwitchboardException("SOAP server cannot listen on " + settings.bindAddress() + ":"
+                        + settings.port());
+            }
+            context.getAxisConfiguration().addParameter(new Parameter(Constants.HTTP_FRONTEND_HOST_URL, root()));
+            LOG.debug("SOAP listening at {}", root());
+        } catch (IOException e) {
+            throw new SwitchboardException("SOAP server cannot start on " + settings.bindAddress() + ":"
+                    + settings.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code http://HOST:PORT/axis2/}. */
+    private String root() {
+        String host = settings.hostForEndpoints();
+        if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return "http://" + host + ":" + port() + "/axis2/";
+    }
+
+    int port() {
+        return factory.listener.getPort();
+    }
+
+    @Override
+    public synchronized Endpoint export(Skeleton skeleton) {
+        start();
+        ServiceDescriptor d = skeleton.descriptor();
+        if (exported.putIfAbsent(d.name(), skeleton) != null) {
+            throw new IllegalStateException(d.name() + " is already exported on this SOAP server");
+        }
+        try {
+            context.getAxisConfiguration().addService(service(skeleton));
+        } catch (AxisFault | RuntimeException e) {
+            exported.remove(d.name());
+            throw new SwitchboardException("cannot export " + d.name() + " over SOAP: " + e.getMessage(), e);
+        }
+        return new Endpoint(protocol(), root() + "services/" + d.name());
+    }
+
+    private AxisService service(Skeleton skeleton) throws AxisFault {
+        ServiceDescriptor d = skeleton.descriptor();
+        XmlMessages xml = new XmlMessages(d, settings.maxGraphNodes());
+        AxisService service = new AxisService(d.name());
+        service.setTargetNamespace(d.namespace());
+        for (OperationDescriptor op : d.operations()) {
+            SkeletonMessageReceiver receiver = new SkeletonMessageReceiver(skeleton, op, xml);
+            AxisOperation axisOp;
+            if (op.oneWay()) {
+                axisOp = new InOnlyAxisOperation(op.requestElement());
+                axisOp.setMessageReceiver(new OneWayMessageReceiver(receiver));
+            } else {
+                axisOp = new InOutAxisOperation(op.requestElement());
+                axisOp.setMessageReceiver(receiver);
+            }
+            axisOp.setSoapAction(op.soapAction());
+            service.addOperation(axisOp);
+            service.mapActionToOperation(op.soapAction(), axisOp);
+            service.addMessageElementQNameToOperationMapping(op.requestElement(), axisOp);
+        }
+        service.addParameter(new Parameter(WSDLConstants.WSDL_4_J_DEFINITION, wsdl(d)));
+        service.addParameter(new Parameter("useOriginalwsdl", "true"));
+        service.addParameter(new Parameter("modifyUserWSDLPortAddress", "true"));
+        return service;
+    }
+
+    private static Definition wsdl(ServiceDescriptor d) throws AxisFault {
+        try {
+            WSDLReader reader = WSDLFactory.newInstance().newWSDLReader();
+            reader.setFeature("javax.wsdl.verbose", false);
+            reader.setFeature("javax.wsdl.importDocuments", false);
+            return reader.readWSDL(null, new InputSource(new StringReader(d.wsdl())));
+        } catch (WSDLException e) {
+            throw AxisFault.makeFault(e);
+        }
+    }
+
+    @Override
+    public synchronized void unexport(String componentName) {
+        if (exported.remove(componentName) != null && context != null) {
+            try {
+                context.getAxisConfiguration().removeService(componentName);
+            } catch (AxisFault e) {
+                throw new SwitchboardException("cannot unexport " + componentName + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        exported.clear();
+        if (http != null) {
+            http.stop();
+            try {
+                context.terminate();
+            } catch (AxisFault e) {
+                LOG.debug("terminating the Axis2 context", e);
+            }
+        }
+    }
+
+    /** Axis2's HTTP factory, but listening on the configured address and remembering the listener. */
+    static final class BoundFactory extends HttpFactory {
+        private final InetAddress bindAddress;
+        private final int backlog;
+        volatile BoundConnectionListener listener;
+
+        BoundFactory(ConfigurationContext cc, int port, SizeLimitingWorkerFactory wf, InetAddress bindAddress,
+                     int backlog) throws AxisFault {
+            super(cc, port, wf);
+            this.bindAddress = bindAddress;
+            this.backlog = backlog;
+        }
+
+        /**
+         * Axis2's pool, with named daemon threads that swallow the NPE Axis2 2.0.0 throws when it
+         * closes an already closed connection (harmless, but it prints a stack trace).
+         */
+        @Override
+        public ExecutorService newRequestExecutor(int port) {
+            AtomicInteger n = new AtomicInteger();
+            ThreadFactory tf = r -> {
+                Thread t = new Thread(r, "soap-" + port + "-" + n.incrementAndGet());
+                t.setDaemon(true);
+                t.setUncaughtExceptionHandler((th, e) -> LOG.trace("connection thread ended: {}", e.toString()));
+                return t;
+            };
+            return new ThreadPoolExecutor(getRequestCoreThreadPoolSize(), getRequestMaxThreadPoolSize(),
+                    getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(), newRequestBlockingQueue(), tf);
+        }
+
+        @Override
+        public IOProcessor newRequestConnectionListener(String scheme, int port, HttpConnectionManager manager,
+                                                        Http1Config http1Config, SocketConfig socketConfig)
+                throws IOException {
+            listener = new BoundConnectionListener(scheme, bindAddress, port, backlog, manager, http1Config, socketConfig);
+            return listener;
+        }
+    }
+}

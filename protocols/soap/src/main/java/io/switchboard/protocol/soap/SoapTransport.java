@@ -1,0 +1,162 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.RemoteInvocationException;
+import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.TransportException;
+import jakarta.xml.bind.JAXBException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+import org.apache.axiom.om.OMAbstractFactory;
+import org.apache.axiom.om.OMElement;
+import org.apache.axiom.om.OMFactory;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.addressing.EndpointReference;
+import org.apache.axis2.client.Options;
+import org.apache.axis2.client.ServiceClient;
+import org.apache.axis2.kernel.http.HTTPConstants;
+import org.apache.hc.client5.http.ConnectTimeoutException;
+
+/** Calls one component over SOAP. Thread-safe. */
+final class SoapTransport implements Transport {
+    private static final OMFactory OM = OMAbstractFactory.getOMFactory();
+
+    private final SoapClient client;
+    private final ServiceDescriptor descriptor;
+    private final Endpoint endpoint;
+    private final EndpointReference target;
+    private final XmlMessages xml;
+
+    SoapTransport(SoapClient client, ServiceDescriptor descriptor, Endpoint endpoint) {
+        this.client = client;
+        this.descriptor = descriptor;
+        this.endpoint = endpoint;
+        this.target = new EndpointReference(endpoint.address());
+        this.xml = new XmlMessages(descriptor, client.settings().maxGraphNodes());
+    }
+
+    @Override
+    public String protocol() {
+        return SoapProtocolProvider.NAME;
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        if (operation.service() != descriptor) {
+            throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
+        }
+        ServiceClient sc;
+        try {
+            sc = client.borrow();
+        } catch (AxisFault e) {
+            throw new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
+                    "cannot create a SOAP client: " + e.getMessage(), e);
+        }
+        try {
+            Options o = sc.getOptions();
+            o.setTo(target);
+            o.setAction(operation.soapAction());
+            o.setProperty(HTTPConstants.SO_TIMEOUT, (int) client.settings().timeoutFor(options).toMillis());
+            OMElement payload = OM.createOMElement(new MessageDataSource(xml, request),
+                    operation.requestElement().getLocalPart(),
+                    OM.createOMNamespace(operation.requestElement().getNamespaceURI(), "m"));
+            if (operation.oneWay()) {
+                sc.sendRobust(payload);
+                return null;
+            }
+            OMElement response = sc.sendReceive(payload);
+            if (!operation.responseElement().equals(response.getQName())) {
+                throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
+                        "expected " + operation.responseElement() + " in the response, got " + response.getQName(), null);
+            }
+            return xml.read(response.getXMLStreamReaderWithoutCaching(), operation.responseClass());
+        } catch (AxisFault fault) {
+            throw translate(operation, fault);
+        } catch (JAXBException e) {
+            throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
+                    "malformed response to " + operation.name() + ": " + SoapFaults.rootMessage(e), e);
+        } finally {
+            try {
+                sc.cleanupTransport();
+            } catch (AxisFault ignored) {
+                // the connection is discarded by the pool
+            }
+            client.release(sc);
+        }
+    }
+
+    /** Sorts an Axis2 fault into a declared fault, a refusal, a remote error or a transport failure. */
+    private RuntimeException translate(OperationDescriptor operation, AxisFault fault) throws DeclaredFault {
+        OMElement detail = fault.getDetail();
+        if (detail != null && operation.faultInfoClass() != null && operation.faultElement().equals(detail.getQName())) {
+            Object info;
+            try {
+                info = xml.read(detail.getXMLStreamReader(), operation.faultInfoClass());
+            } catch (JAXBException e) {
+                return new RemoteInvocationException("malformed declared fault of " + operation.name() + ": "
+                        + SoapFaults.rootMessage(e), null, e);
+            }
+            throw operation.toException(info);
+        }
+        if (detail != null && SoapFaults.REFUSED.equals(detail.getQName())) {
+            return new RefusedException(detail.getAttributeValue(new javax.xml.namespace.QName("reason")),
+                    fault.getMessage(), fault);
+        }
+        Throwable cause = ioCause(fault);
+        if (cause instanceof ConnectException || cause instanceof ConnectTimeoutException
+                || cause instanceof UnknownHostException || cause instanceof NoRouteToHostException) {
+            return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
+                    "cannot connect to " + endpoint.address() + ": " + cause.getMessage(), fault);
+        }
+        if (cause != null) {
+            return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
+                    operation.name() + " at " + endpoint.address() + ": " + cause, fault);
+        }
+        if (fault.getFaultCode() == null && fault.getFaultCodeElement() == null) {
+            return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
+                    operation.name() + " at " + endpoint.address() + ": " + fault.getMessage(), fault);
+        }
+        if (fault.getMessage() != null && fault.getMessage().startsWith("The service cannot be found")) {
+            return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
+                    descriptor.name() + " is not served at " + endpoint.address(), fault);
+        }
+        if (SoapFaults.isSenderCode(fault.getFaultCode())) {
+            return new RefusedException("refused", fault.getMessage(), fault);
+        }
+        return new RemoteInvocationException(fault.getMessage(), fault.getFaultCode() == null ? null
+                : fault.getFaultCode().getLocalPart(), fault);
+    }
+
+    private static Throwable ioCause(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            // AxisFault is itself an IOException (through RemoteException): look beneath it
+            if (c instanceof IOException && !(c instanceof AxisFault) && !(c instanceof RequestTooLargeException)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        // the SoapClient owns connections; a transport holds none of its own
+    }
+
+    @Override
+    public String toString() {
+        return "SoapTransport[" + descriptor.name() + " at " + endpoint.address() + "]";
+    }
+}
