@@ -125,6 +125,15 @@ final class SoapTransport implements Transport {
             return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     operation.name() + " at " + endpoint.address() + ": " + cause, fault);
         }
+        int status = httpStatus(fault);
+        if (status == 413) {
+            return new RefusedException("size-limit", operation.name() + ": the request exceeds the server's size limit "
+                    + "(HTTP 413)", fault);
+        }
+        if (status == 404) {
+            return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
+                    descriptor.name() + " is not served at " + endpoint.address() + " (HTTP 404)", fault);
+        }
         if (fault.getFaultCode() == null && fault.getFaultCodeElement() == null) {
             return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     operation.name() + " at " + endpoint.address() + ": " + fault.getMessage(), fault);
@@ -138,6 +147,20 @@ final class SoapTransport implements Transport {
         }
         return new RemoteInvocationException(fault.getMessage(), fault.getFaultCode() == null ? null
                 : fault.getFaultCode().getLocalPart(), fault);
+    }
+
+    /** Axis2 reports a non-SOAP HTTP answer only in its message: "Transport error: 413 Error: ...". */
+    private static int httpStatus(AxisFault fault) {
+        String m = fault.getMessage();
+        String prefix = "Transport error: ";
+        if (m != null && m.startsWith(prefix) && m.length() >= prefix.length() + 3) {
+            try {
+                return Integer.parseInt(m.substring(prefix.length(), prefix.length() + 3));
+            } catch (NumberFormatException ignored) {
+                return -1;
+            }
+        }
+        return -1;
     }
 
     private static Throwable ioCause(Throwable t) {

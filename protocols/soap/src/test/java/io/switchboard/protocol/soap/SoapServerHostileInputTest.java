@@ -1,0 +1,159 @@
+package io.switchboard.protocol.soap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import io.switchboard.protocol.conformance.ConformanceImpl;
+import io.switchboard.protocol.conformance.ConformanceStub;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bad requests sent raw over HTTP, each answered with a SOAP Fault that names the problem, and
+ * each followed by a good call on the same server.
+ */
+class SoapServerHostileInputTest {
+    private static final long LIMIT = 256 * 1024;
+    private static final String NS = "urn:switchboard:test:conformance";
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static ProtocolServer server;
+    private static ProtocolClient client;
+    private static Transport transport;
+    private static ConformanceStub stub;
+    private static String url;
+
+    @BeforeAll
+    static void start() {
+        server = new SoapProtocolProvider().newServer(ServerSettings.defaults().withMaxMessageBytes(LIMIT));
+        Endpoint endpoint = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+        url = endpoint.address();
+        client = new SoapProtocolProvider().newClient(ClientSettings.defaults());
+        transport = client.connect(ConformanceComponent.DESCRIPTOR, endpoint);
+        stub = ConformanceComponent.stub(transport);
+    }
+
+    @AfterAll
+    static void stop() {
+        client.close();
+        server.close();
+    }
+
+    @AfterEach
+    void goodCallStillWorks() {
+        assertEquals(3.5, stub.echoDoubles(new double[] {3.5})[0]);
+    }
+
+    private static String envelope(String body) {
+        return "<?xml version='1.0' encoding='UTF-8'?>"
+                + "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                + "<soapenv:Body>" + body + "</soapenv:Body></soapenv:Envelope>";
+    }
+
+    private static HttpResponse<String> post(String action, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "text/xml; charset=UTF-8")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (action != null) {
+            b.header("SOAPAction", "\"" + action + "\"");
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void assertFault(HttpResponse<String> r, String... words) {
+        assertTrue(r.statusCode() >= 400, "status " + r.statusCode() + ": " + r.body());
+        assertTrue(r.body().contains("Fault>"), "a SOAP Fault: " + r.body());
+        for (String w : words) {
+            assertTrue(r.body().contains(w), "fault should name '" + w + "': " + r.body());
+        }
+    }
+
+    @Test
+    void entityExpansionBombIsRefused() throws Exception {
+        StringBuilder dtd = new StringBuilder("<!DOCTYPE lolz [<!ENTITY lol \"lol\">");
+        for (int i = 1; i < 10; i++) {
+            dtd.append("<!ENTITY lol").append(i).append(" \"").append(("&lol" + (i == 1 ? "" : i - 1) + ";").repeat(10))
+                    .append("\">");
+        }
+        dtd.append("]>");
+        String doc = "<?xml version='1.0'?>" + dtd + envelope("<t:echoDoubles xmlns:t=\"" + NS
+                + "\"><t:values>&lol9;</t:values></t:echoDoubles>").substring("<?xml version='1.0' encoding='UTF-8'?>".length());
+        assertFault(post(NS + "/echoDoubles", doc), "DOCTYPE");
+    }
+
+    @Test
+    void externalEntityIsRefusedAndNothingLeaks() throws Exception {
+        String doc = "<?xml version='1.0'?><!DOCTYPE x [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>"
+                + "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\"><soapenv:Body>"
+                + "<t:fail xmlns:t=\"" + NS + "\"><t:message>&xxe;</t:message></t:fail></soapenv:Body></soapenv:Envelope>";
+        HttpResponse<String> r = post(NS + "/fail", doc);
+        assertFault(r, "DOCTYPE");
+        assertFalse(r.body().contains("root:"), "no file content in the answer");
+    }
+
+    @Test
+    void malformedXmlIsRefused() throws Exception {
+        assertFault(post(NS + "/echoDoubles", envelope("<t:echoDoubles xmlns:t=\"" + NS + "\"><t:values>1 2")));
+        assertFault(post(NS + "/echoDoubles", "hello, world"));
+    }
+
+    @Test
+    void badValueIsRefusedNotDropped() throws Exception {
+        HttpResponse<String> r = post(NS + "/echoDoubles",
+                envelope("<t:echoDoubles xmlns:t=\"" + NS + "\"><t:values>1 abc</t:values></t:echoDoubles>"));
+        assertFault(r, "abc");
+        assertEquals(400, r.statusCode());
+    }
+
+    @Test
+    void unknownOperationIsRefused() throws Exception {
+        assertFault(post(NS + "/nope", envelope("<t:nope xmlns:t=\"" + NS + "\"/>")), "Operation not found");
+        HttpResponse<String> wrongElement = post(NS + "/echoDoubles", envelope("<t:nope xmlns:t=\"" + NS + "\"/>"));
+        assertFault(wrongElement, "nope");
+    }
+
+    @Test
+    void oversizeBodyIsRefusedBeforeParsing() throws Exception {
+        String big = envelope("<t:echoDoubles xmlns:t=\"" + NS + "\"><t:values>" + "1.0 ".repeat(200_000)
+                + "</t:values></t:echoDoubles>");
+        HttpResponse<String> r = post(NS + "/echoDoubles", big);
+        assertEquals(413, r.statusCode(), r.body());
+        assertFault(r, "limit of " + LIMIT + " bytes");
+    }
+
+    @Test
+    void oversizeCallThroughTheStubIsARefusal() {
+        double[] tooMany = new double[(int) LIMIT / 4];
+        RefusedException e = assertThrows(RefusedException.class, () -> stub.echoDoubles(tooMany));
+        assertTrue(e.getMessage().contains("limit"), e.getMessage());
+        assertEquals("size-limit", e.reason());
+    }
+
+    @Test
+    void compressedBodyIsRefused() throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "text/xml; charset=UTF-8").header("Content-Encoding", "gzip")
+                .header("SOAPAction", "\"" + NS + "/ping\"")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {31, -117, 8, 0})).build();
+        HttpResponse<String> r = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
+        assertFault(r, "Content-Encoding");
+    }
+}
