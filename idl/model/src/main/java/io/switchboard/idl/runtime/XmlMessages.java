@@ -54,6 +54,7 @@ public final class XmlMessages {
         GraphCheck check = new GraphCheck(maxGraphNodes);
         u.setEventHandler(check);
         u.setListener(check);
+        u.setProperty(org.glassfish.jaxb.runtime.IDResolver.class.getName(), new StrictIds());
         T value = u.unmarshal(in, type).getValue();
         if (check.failure != null) {
             throw new JAXBException(check.failure);
@@ -90,6 +91,23 @@ public final class XmlMessages {
 
     private static boolean failOnEvent(ValidationEvent event) {
         return false;
+    }
+
+    /** Node ids as JAXB resolves them, but a repeated id is an error (JAXB's own resolver lets the last one win). */
+    private static final class StrictIds extends org.glassfish.jaxb.runtime.IDResolver {
+        private final java.util.HashMap<String, Object> nodes = new java.util.HashMap<>();
+
+        @Override
+        public void bind(String id, Object node) throws org.xml.sax.SAXException {
+            if (nodes.putIfAbsent(id, node) != null) {
+                throw new org.xml.sax.SAXException("node id '" + id + "' appears twice");
+            }
+        }
+
+        @Override
+        public java.util.concurrent.Callable<?> resolve(String id, @SuppressWarnings("rawtypes") Class type) {
+            return () -> nodes.get(id);
+        }
     }
 
     /** Turns every JAXB warning into an error and counts linked nodes as they are read. */

@@ -99,6 +99,17 @@ class XmlMessagesTest {
     }
 
     @Test
+    void repeatedNodeIdIsAnError() {
+        String node = "<LinkEntry sb-id=\"n0\"><llong>1</llong><sshort>1</sshort><iint>1</iint><ffloat>1</ffloat>"
+                + "<ddouble>1</ddouble></LinkEntry>";
+        String bad = "<echoList xmlns=\"urn:switchboard:test:conformance\"><head>n0</head><sb-graph>" + node + node
+                + "</sb-graph></echoList>";
+        JAXBException e = assertThrows(JAXBException.class, () -> xml.fromXml(bad, EchoList.class));
+        assertTrue(String.valueOf(e).contains("appears twice") || String.valueOf(e.getLinkedException()).contains("appears twice")
+                || String.valueOf(e.getCause()).contains("appears twice"), String.valueOf(e));
+    }
+
+    @Test
     void graphNodeLimitIsEnforcedOnBothSides() throws Exception {
         XmlMessages small = new XmlMessages(ConformanceComponent.DESCRIPTOR, 10);
         EchoList m = new EchoList();

@@ -1,0 +1,163 @@
+package io.switchboard.registry;
+
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.Protocols;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves components on several protocols at once and binds each in a registry; closing it unbinds
+ * them first, then stops the listeners.
+ *
+ * <pre>{@code
+ * try (ComponentServer server = ComponentServer.builder()
+ *         .registry("http://127.0.0.1:8081/axis2/services/Registry", secret)
+ *         .build()) {
+ *     ComponentEntry entry = server.export(EchoComponent.skeleton(new EchoService()));
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class ComponentServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ComponentServer.class);
+
+    private final Map<String, ProtocolServer> servers = new LinkedHashMap<>();
+    private final RegistryClient registry;
+    private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
+    private boolean closed;
+
+    private ComponentServer(Builder b) {
+        for (String protocol : b.protocols) {
+            ServerSettings s = b.settings;
+            Integer port = b.ports.get(protocol);
+            s = s.withPort(port == null ? 0 : port);
+            servers.put(protocol, Protocols.get(protocol).newServer(s));
+        }
+        this.registry = b.registryUrl == null ? null : RegistryClient.connect(b.registryUrl, b.credential);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The protocols this server speaks, in its order of preference. */
+    public List<String> protocols() {
+        return List.copyOf(servers.keySet());
+    }
+
+    /** Exports under the component's own name. */
+    public ComponentEntry export(Skeleton skeleton) {
+        return export(skeleton.descriptor().name(), skeleton);
+    }
+
+    /** Exports on every protocol and binds {@code name} in the registry (if there is one). */
+    public synchronized ComponentEntry export(String name, Skeleton skeleton) {
+        if (closed) {
+            throw new IllegalStateException("component server is closed");
+        }
+        ServiceDescriptor d = skeleton.descriptor();
+        List<Endpoint> endpoints = new ArrayList<>();
+        try {
+            for (ProtocolServer server : servers.values()) {
+                endpoints.add(server.export(skeleton));
+            }
+        } catch (RuntimeException e) {
+            for (ProtocolServer server : servers.values()) {
+                server.unexport(d.name());
+            }
+            throw e;
+        }
+        String wsdl = endpoints.stream().filter(e -> e.protocol().equals("soap")).findFirst()
+                .map(e -> e.address() + "?wsdl").orElse(null);
+        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(), wsdl, null);
+        if (registry != null) {
+            registry.bind(entry);
+        }
+        bound.add(entry);
+        LOG.info("exported {} as {} at {}", d.name(), name, endpoints);
+        return entry;
+    }
+
+    /** Unbinds everything this server bound, then stops its listeners. Safe to call twice. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (registry != null) {
+            for (ComponentEntry e : bound) {
+                try {
+                    registry.unbind(e.name(), e.instanceId());
+                } catch (RuntimeException ex) {
+                    LOG.warn("could not unbind {} ({}): {}", e.name(), e.instanceId(), ex.getMessage());
+                }
+            }
+            registry.close();
+        }
+        servers.values().forEach(ProtocolServer::close);
+    }
+
+    /** Configures a {@link ComponentServer}. Defaults: every protocol on the class path, loopback, ephemeral ports. */
+    public static final class Builder {
+        private List<String> protocols;
+        private ServerSettings settings = ServerSettings.defaults();
+        private final Map<String, Integer> ports = new HashMap<>();
+        private String registryUrl;
+        private String credential;
+
+        private Builder() {
+            List<String> all = new ArrayList<>(Protocols.names());
+            all.remove("soap");
+            all.add("soap");
+            protocols = all;
+        }
+
+        public Builder protocols(String... names) {
+            protocols = List.of(names);
+            return this;
+        }
+
+        public Builder protocols(List<String> names) {
+            protocols = List.copyOf(names);
+            return this;
+        }
+
+        /** Listener settings shared by all protocols (bind address, limits). */
+        public Builder settings(ServerSettings serverSettings) {
+            settings = Objects.requireNonNull(serverSettings);
+            return this;
+        }
+
+        /** A fixed port for one protocol; the others pick free ports. */
+        public Builder port(String protocol, int port) {
+            ports.put(protocol, port);
+            return this;
+        }
+
+        public Builder registry(String url, String sharedSecret) {
+            registryUrl = url;
+            credential = sharedSecret;
+            return this;
+        }
+
+        public ComponentServer build() {
+            if (!protocols.contains("soap")) {
+                throw new IllegalArgumentException("a component server speaks SOAP, the protocol every party shares");
+            }
+            return new ComponentServer(this);
+        }
+    }
+}

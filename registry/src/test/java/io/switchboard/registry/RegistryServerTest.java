@@ -1,0 +1,121 @@
+package io.switchboard.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The registry over real SOAP: writes need the secret, entries are checked, lookups are open. */
+class RegistryServerTest {
+    private static final String SECRET = "correct horse battery staple";
+    private static RegistryServer server;
+    private static RegistryClient writer;
+    private static RegistryClient reader;
+
+    @BeforeAll
+    static void start() {
+        server = RegistryServer.builder().secret(SECRET).start();
+        writer = RegistryClient.connect(server.endpoint(), SECRET);
+        reader = RegistryClient.connect(server.endpoint());
+    }
+
+    @AfterAll
+    static void stop() {
+        writer.close();
+        reader.close();
+        server.close();
+    }
+
+    private static ComponentEntry entry(String name, String instance) {
+        return new ComponentEntry(name, instance, List.of(new Endpoint("grpc", "grpc://127.0.0.1:9999/" + name),
+                new Endpoint("soap", "http://127.0.0.1:9998/axis2/services/" + name)),
+                ConformanceComponent.DESCRIPTOR.schema(), null, null);
+    }
+
+    @Test
+    void bindLookupUnbind() {
+        writer.bind(entry("Alpha", "a1"));
+        List<ComponentEntry> found = reader.lookup("Alpha");
+        assertEquals(1, found.size());
+        ComponentEntry e = found.get(0);
+        assertEquals("a1", e.instanceId());
+        assertEquals(List.of("grpc", "soap"), e.endpoints().stream().map(Endpoint::protocol).toList(),
+                "the server's order of preference is kept");
+        assertEquals(ConformanceComponent.DESCRIPTOR.schema(), e.interfaceSchema());
+        assertTrue(e.boundAt() != null && !e.boundAt().isAfter(Instant.now()));
+        assertEquals(1, writer.unbind("Alpha", "a1"));
+        assertTrue(reader.lookup("Alpha").isEmpty());
+    }
+
+    @Test
+    void replicasUnderOneNameAreAllReturned() {
+        writer.bind(entry("Replicated", "r1"));
+        writer.bind(entry("Replicated", "r2"));
+        assertEquals(List.of("r1", "r2"), reader.lookup("Replicated").stream().map(ComponentEntry::instanceId).toList());
+        RegistryException dup = assertThrows(RegistryException.class, () -> writer.bind(entry("Replicated", "r1")));
+        assertEquals("already-bound", dup.code());
+        assertEquals(2, writer.unbind("Replicated", null));
+    }
+
+    @Test
+    void listingLeavesSchemasOut() {
+        writer.rebind(entry("Listed", "l1"));
+        ComponentEntry listed = reader.list().stream().filter(e -> e.name().equals("Listed")).findFirst().orElseThrow();
+        assertNull(listed.interfaceSchema());
+        writer.unbind("Listed", null);
+    }
+
+    @Test
+    void writesWithoutTheSecretAreRefusedAndChangeNothing() {
+        RegistryException noCredential = assertThrows(RegistryException.class, () -> reader.bind(entry("Intruder", "i")));
+        assertEquals("unauthorized", noCredential.code());
+        try (RegistryClient wrong = RegistryClient.connect(server.endpoint(), "guess")) {
+            assertEquals("unauthorized", assertThrows(RegistryException.class,
+                    () -> wrong.bind(entry("Intruder", "i"))).code());
+            writer.bind(entry("Kept", "k"));
+            assertEquals("unauthorized", assertThrows(RegistryException.class, () -> wrong.unbind("Kept", null)).code());
+            assertEquals("unauthorized", assertThrows(RegistryException.class,
+                    () -> wrong.rebind(entry("Kept", "k2"))).code());
+        }
+        assertTrue(reader.lookup("Intruder").isEmpty());
+        assertEquals(List.of("k"), reader.lookup("Kept").stream().map(ComponentEntry::instanceId).toList());
+        writer.unbind("Kept", null);
+    }
+
+    @Test
+    void badEntriesAreRefusedWithAReason() {
+        ComponentEntry noSoap = new ComponentEntry("NoSoap", "n", List.of(new Endpoint("grpc", "grpc://127.0.0.1:1/x")),
+                null, null, null);
+        assertTrue(assertThrows(RegistryException.class, () -> writer.bind(noSoap)).getMessage().contains("soap"));
+        ComponentEntry badSchema = new ComponentEntry("BadSchema", "b",
+                List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/B")),
+                "<!DOCTYPE x [<!ENTITY e SYSTEM \"http://example.invalid/\">]><x>&e;</x>", null, null);
+        RegistryException e = assertThrows(RegistryException.class, () -> writer.bind(badSchema));
+        assertEquals("invalid", e.code());
+        assertTrue(e.getMessage().contains("interface schema"), e.getMessage());
+        ComponentEntry badName = new ComponentEntry("bad name!", "b",
+                List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/B")), null, null, null);
+        assertEquals("invalid", assertThrows(RegistryException.class, () -> writer.bind(badName)).code());
+        assertTrue(reader.lookup("BadSchema").isEmpty());
+    }
+
+    @Test
+    void registryPublishesItsOwnWsdl() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(server.wsdlUrl()))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode());
+        assertTrue(r.body().contains("RegistryPortType") && r.body().contains("lookup"), r.body());
+    }
+}
