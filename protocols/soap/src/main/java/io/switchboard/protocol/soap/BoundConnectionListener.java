@@ -62,7 +62,7 @@ final class BoundConnectionListener extends DefaultConnectionListener {
             serverSocket = ss;
             notifyAll();
         }
-        LOG.info("Listening on {}", ss.getLocalSocketAddress());
+        LOG.debug("listening on {}", ss.getLocalSocketAddress());
         try {
             while (!Thread.interrupted() && !destroyed) {
                 Socket socket = ss.accept();

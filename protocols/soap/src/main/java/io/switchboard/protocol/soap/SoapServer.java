@@ -187,11 +187,34 @@ final class SoapServer implements ProtocolServer {
         closed = true;
         exported.clear();
         if (http != null) {
-            http.stop();
+            withoutStopBanner(http::stop);
             try {
                 context.terminate();
             } catch (AxisFault e) {
                 LOG.debug("terminating the Axis2 context", e);
+            }
+        }
+    }
+
+    /**
+     * Axis2 prints "[SimpleHTTPServer] Stop called" to standard output on every stop, which would
+     * land in the output of command-line tools; this drops that one line and passes the rest.
+     */
+    private static void withoutStopBanner(Runnable stop) {
+        synchronized (System.class) {
+            java.io.PrintStream original = System.out;
+            System.setOut(new java.io.PrintStream(original, true) {
+                @Override
+                public void println(String line) {
+                    if (!"[SimpleHTTPServer] Stop called".equals(line)) {
+                        super.println(line);
+                    }
+                }
+            });
+            try {
+                stop.run();
+            } finally {
+                System.setOut(original);
             }
         }
     }

@@ -1,0 +1,160 @@
+package io.switchboard.examples;
+
+import io.switchboard.components.echo.Echo;
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.components.echo.EchoService;
+import io.switchboard.components.echo.LinkEntry;
+import io.switchboard.metastub.CallRecord;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.ComponentServer;
+import io.switchboard.registry.RegistryServer;
+import io.switchboard.registry.Switchboard;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code ./switchboard demo}: the embedded default, end to end on loopback. Starts a registry,
+ * exports the echo component and binds it, looks it up as a client that knows only the
+ * registry's address, calls each operation, and checks every answer.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Run a registry, the echo component and a client on loopback, and show each call.")
+final class DemoCommand implements Callable<Integer> {
+    private final PrintStream out = System.out;
+    private final List<String[]> rows = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        out.println("Switchboard demo: registry, echo component and client on loopback");
+        out.println();
+        String secret = UUID.randomUUID().toString();
+        List<CallRecord> records = new CopyOnWriteArrayList<>();
+        try (RegistryServer registry = RegistryServer.builder().secret(secret).start();
+             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), secret).build()) {
+            out.println("registry   " + registry.endpoint());
+            out.println("           writes need a shared secret (generated for this run, not shown)");
+            EchoService echoImpl = new EchoService();
+            ComponentEntry entry = server.export(EchoComponent.skeleton(echoImpl));
+            out.println("exported   " + entry.name() + " on " + entry.endpoints().size() + " protocol(s):");
+            entry.endpoints().forEach(e -> out.println(String.format("             %-6s %s", e.protocol(), e.address())));
+            out.println("wsdl       " + entry.wsdlUrl());
+
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).listener(records::add).connect()) {
+                Echo echo = sb.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
+                out.println("looked up  " + entry.name() + " knowing only the registry's address");
+                out.println();
+
+                check(records, "empty()", () -> {
+                    echo.empty();
+                    return true;
+                });
+                double[] edges = {0.0, -0.0, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
+                    Double.MIN_VALUE, Double.MAX_VALUE, 0.1, 1.0 / 3};
+                check(records, "echoDoubles(NaN, -0.0, ±Inf, MIN_VALUE, ...)", () -> sameBits(edges, echo.echoDoubles(edges)));
+                check(records, "echoDoubles(empty array)", () -> {
+                    double[] back = echo.echoDoubles(new double[0]);
+                    return back != null && back.length == 0;
+                });
+                check(records, "echoDoubles(null)", () -> echo.echoDoubles(null) == null);
+                double[] big = new double[100_000];
+                for (int i = 0; i < big.length; i++) {
+                    big[i] = Math.sin(i) * 1e6;
+                }
+                check(records, "echoDoubles(100,000 values)", () -> sameBits(big, echo.echoDoubles(big)));
+                check(records, "echoList(10 nodes)", () -> sameList(list(10), echo.echoList(list(10))));
+                check(records, "echoList(100,000 nodes)", () -> sameList(list(100_000), echo.echoList(list(100_000))));
+                check(records, "echoList(cycle of 3 nodes)", () -> {
+                    LinkEntry head = list(3);
+                    head.getNextLink().getNextLink().setNextLink(head);
+                    LinkEntry back = echo.echoList(head);
+                    return back.getNextLink().getNextLink().getNextLink() == back;
+                });
+            }
+            printTable();
+            out.println();
+            Map<String, Integer> perProtocol = new LinkedHashMap<>();
+            records.forEach(r -> perProtocol.merge(r.protocol(), 1, Integer::sum));
+            long exact = rows.stream().filter(r -> r[4].equals("exact")).count();
+            out.println("summary    " + rows.size() + " calls, " + exact + " exact, " + (rows.size() - exact)
+                    + " wrong; protocols used " + perProtocol + "; the component served " + echoImpl.calls() + " calls");
+            return exact == rows.size() ? 0 : 1;
+        }
+    }
+
+    private void check(List<CallRecord> records, String label, BooleanSupplier call) {
+        int before = records.size();
+        boolean ok;
+        String result;
+        try {
+            ok = call.getAsBoolean();
+            result = ok ? "exact" : "WRONG";
+        } catch (RuntimeException e) {
+            result = "FAILED: " + e.getMessage();
+        }
+        CallRecord r = records.size() > before ? records.get(records.size() - 1) : null;
+        rows.add(new String[] {label, r == null ? "-" : r.protocol(), r == null ? "-" : r.reason(),
+            r == null ? "-" : String.format("%.1f ms", r.latency().toNanos() / 1e6), result});
+    }
+
+    private void printTable() {
+        String format = "%-46s %-8s %-28s %10s  %s%n";
+        out.printf(format, "call", "protocol", "why", "time", "result");
+        for (String[] r : rows) {
+            out.printf(format, (Object[]) r);
+        }
+    }
+
+    private static boolean sameBits(double[] a, double[] b) {
+        if (b == null || a.length != b.length) {
+            return false;
+        }
+        for (int i = 0; i < a.length; i++) {
+            if (Double.doubleToLongBits(a[i]) != Double.doubleToLongBits(b[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static LinkEntry list(int n) {
+        LinkEntry head = null;
+        for (int i = n - 1; i >= 0; i--) {
+            LinkEntry e = new LinkEntry();
+            e.setLlong(i);
+            e.setSshort((short) i);
+            e.setIint(i);
+            e.setFfloat(i / 2f);
+            e.setDdouble(i / 3.0);
+            e.setSstring("node " + i);
+            e.setNextLink(head);
+            head = e;
+        }
+        return head;
+    }
+
+    private static boolean sameList(LinkEntry a, LinkEntry b) {
+        IdentityHashMap<LinkEntry, Boolean> seen = new IdentityHashMap<>();
+        while (a != null) {
+            if (b == null || seen.put(a, true) != null) {
+                return b != null;
+            }
+            if (a.getLlong() != b.getLlong() || a.getSshort() != b.getSshort() || a.getIint() != b.getIint()
+                    || Float.compare(a.getFfloat(), b.getFfloat()) != 0 || Double.compare(a.getDdouble(), b.getDdouble()) != 0
+                    || !a.getSstring().equals(b.getSstring())) {
+                return false;
+            }
+            a = a.getNextLink();
+            b = b.getNextLink();
+        }
+        return b == null;
+    }
+}

@@ -1,0 +1,32 @@
+package io.switchboard.examples;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code ./switchboard} command line.
+ *
+ * <pre>{@code
+ * ./switchboard demo
+ * ./switchboard registry --port 8081
+ * ./switchboard serve echo --registry http://127.0.0.1:8081/axis2/services/Registry
+ * }</pre>
+ */
+@Command(name = "switchboard", mixinStandardHelpOptions = true, version = "Switchboard 0.1.0",
+        description = "Multi-protocol components: SOAP's reach, a binary protocol's speed, one generated stub.",
+        subcommands = {DemoCommand.class, RegistryCommand.class, ServeCommand.class, ListCommand.class,
+            LookupCommand.class, CommandLine.HelpCommand.class})
+public final class Main {
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        CommandLine cmd = new CommandLine(new Main());
+        cmd.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return 1;
+        });
+        return cmd.execute(args);
+    }
+}

@@ -1,0 +1,42 @@
+package io.switchboard.examples;
+
+import io.switchboard.registry.RegistryServer;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./switchboard registry}: a standalone registry that serves until stopped. */
+@Command(name = "registry", mixinStandardHelpOptions = true,
+        description = "Run a registry over SOAP until stopped (Ctrl-C or SIGTERM).")
+final class RegistryCommand implements Callable<Integer> {
+    @Option(names = "--port", defaultValue = "" + RegistryServer.DEFAULT_PORT, description = "Port (default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1",
+            description = "Address to listen on: 127.0.0.1 (default) or 0.0.0.0 for all.")
+    String bind;
+
+    @Option(names = "--secret-file", description = "File holding the shared secret that writes must carry "
+            + "(default: the " + Secrets.ENV + " environment variable; without either, writes are open).")
+    Path secretFile;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        String secret = Secrets.read(secretFile);
+        RegistryServer server = RegistryServer.builder().port(port).bindAddress(bind).secret(secret).start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "registry-shutdown"));
+        System.out.println("registry  " + server.endpoint());
+        System.out.println("wsdl      " + server.wsdlUrl());
+        System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));
+        System.out.println("store     memory");
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}

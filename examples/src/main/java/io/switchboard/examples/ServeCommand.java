@@ -1,0 +1,84 @@
+package io.switchboard.examples;
+
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.components.echo.EchoService;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.ComponentServer;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ./switchboard serve COMPONENT}: exports a component, binds it, serves until stopped, then unbinds. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Export a component on every protocol, bind it in a registry, serve until stopped "
+                + "(Ctrl-C or SIGTERM unbinds it first).")
+final class ServeCommand implements Callable<Integer> {
+    static final Map<String, Supplier<Skeleton>> COMPONENTS = Map.of(
+            "echo", () -> EchoComponent.skeleton(new EchoService()));
+
+    @Parameters(index = "0", description = "The component: ${COMPLETION-CANDIDATES}.", completionCandidates = Names.class)
+    String component;
+
+    @Option(names = "--registry", required = true, description = "The registry's SOAP endpoint, as "
+            + "'./switchboard registry' prints it.")
+    String registry;
+
+    @Option(names = "--port", defaultValue = "0", description = "SOAP port (default: a free one).")
+    int port;
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on (default ${DEFAULT-VALUE}).")
+    String bind;
+
+    @Option(names = "--name", description = "Name to bind under (default: the component's own).")
+    String name;
+
+    @Option(names = "--secret-file", description = "File holding the registry's shared secret (default: the "
+            + Secrets.ENV + " environment variable).")
+    Path secretFile;
+
+    static final class Names extends java.util.ArrayList<String> {
+        Names() {
+            super(new java.util.TreeSet<>(COMPONENTS.keySet()));
+        }
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Supplier<Skeleton> factory = COMPONENTS.get(component);
+        if (factory == null) {
+            throw new IllegalArgumentException("unknown component '" + component + "' (known: "
+                    + new java.util.TreeSet<>(COMPONENTS.keySet()) + ")");
+        }
+        ComponentServer server = ComponentServer.builder()
+                .settings(ServerSettings.defaults().withBindAddress(bind))
+                .port("soap", port)
+                .registry(registry, Secrets.read(secretFile))
+                .build();
+        ComponentEntry entry;
+        try {
+            Skeleton skeleton = factory.get();
+            entry = name == null ? server.export(skeleton) : server.export(name, skeleton);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "serve-shutdown"));
+        System.out.println("serving   " + entry.name() + " (instance " + entry.instanceId() + ")");
+        entry.endpoints().forEach(e -> System.out.println(String.format("  %-6s  %s", e.protocol(), e.address())));
+        System.out.println("bound in  " + registry);
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}
