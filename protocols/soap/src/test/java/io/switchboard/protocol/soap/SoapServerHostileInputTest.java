@@ -15,6 +15,7 @@ import io.switchboard.protocol.Transport;
 import io.switchboard.protocol.conformance.ConformanceComponent;
 import io.switchboard.protocol.conformance.ConformanceImpl;
 import io.switchboard.protocol.conformance.ConformanceStub;
+import io.switchboard.protocol.conformance.Values;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -145,6 +146,20 @@ class SoapServerHostileInputTest {
         RefusedException e = assertThrows(RefusedException.class, () -> stub.echoDoubles(tooMany));
         assertTrue(e.getMessage().contains("limit"), e.getMessage());
         assertEquals("size-limit", e.reason());
+    }
+
+    @Test
+    void linkedNodesOverTheServersLimitAreRefusedWithAClearError() {
+        try (ProtocolServer small = new SoapProtocolProvider().newServer(ServerSettings.defaults().withMaxGraphNodes(1000));
+             Transport t = client.connect(ConformanceComponent.DESCRIPTOR,
+                     small.export(ConformanceComponent.skeleton(new ConformanceImpl())))) {
+            ConformanceStub s = ConformanceComponent.stub(t);
+            assertEquals(1000, Values.length(s.echoList(Values.list(1000))));
+            RefusedException e = assertThrows(RefusedException.class, () -> s.echoList(Values.list(1001)));
+            assertEquals("node-limit", e.reason());
+            assertTrue(e.getMessage().contains("more than 1000 linked nodes"), e.getMessage());
+            s.ping();
+        }
     }
 
     @Test

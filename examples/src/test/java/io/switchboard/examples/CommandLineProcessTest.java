@@ -1,0 +1,115 @@
+package io.switchboard.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.components.echo.Echo;
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.Switchboard;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line as a user runs it: a registry and an echo server in separate JVMs, found and
+ * called from here, and both stopped with SIGTERM; the server unbinds itself on the way out.
+ */
+class CommandLineProcessTest {
+    private final List<Process> processes = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void killLeftovers() {
+        processes.forEach(Process::destroyForcibly);
+    }
+
+    private Process start(Path secret, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("--secret-file", secret.toString()));
+        Process p = new ProcessBuilder(cmd).redirectError(dir.resolve("stderr-" + processes.size() + ".txt").toFile())
+                .start();
+        processes.add(p);
+        return p;
+    }
+
+    /** Reads the process's output until a line starts with {@code prefix}; returns the rest of that line. */
+    private static String await(Process p, String prefix) throws IOException {
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        for (String line = r.readLine(); line != null; line = r.readLine()) {
+            if (line.startsWith(prefix)) {
+                return line.substring(prefix.length()).trim();
+            }
+        }
+        throw new IllegalStateException("process ended before printing '" + prefix + "'");
+    }
+
+    @Test
+    void registryAndServerInTheirOwnProcessesStopCleanlyOnSigterm() throws Exception {
+        Path secret = Files.writeString(dir.resolve("secret"), "s3cret-for-test\n");
+        Process registry = start(secret, "registry", "--port", "0");
+        String url = await(registry, "registry");
+        assertTrue(url.startsWith("http://127.0.0.1:") && url.endsWith("/axis2/services/Registry"), url);
+
+        Process server = start(secret, "serve", "echo", "--registry", url);
+        await(server, "serving");
+        try (RegistryClient reader = RegistryClient.connect(url); Switchboard sb = Switchboard.connect(url)) {
+            List<ComponentEntry> entries = reader.lookup("Echo");
+            assertEquals(1, entries.size());
+            Echo echo = sb.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
+            assertEquals(-0.0, echo.echoDoubles(new double[] {-0.0})[0]);
+
+            server.destroy();   // SIGTERM
+            assertTrue(server.waitFor(30, TimeUnit.SECONDS), "server stops on SIGTERM");
+            assertTrue(reader.lookup("Echo").isEmpty(), "the server unbound itself before it stopped");
+        }
+        registry.destroy();
+        assertTrue(registry.waitFor(30, TimeUnit.SECONDS), "registry stops on SIGTERM");
+    }
+
+    @Test
+    void listAndLookupPrintEntriesReadablyAndAsJson() throws Exception {
+        try (var registry = io.switchboard.registry.RegistryServer.builder().start();
+             var server = io.switchboard.registry.ComponentServer.builder().protocols("soap")
+                     .registry(registry.endpoint(), null).build()) {
+            server.export(EchoComponent.skeleton(new io.switchboard.components.echo.EchoService()));
+            String table = run("list", "--registry", registry.endpoint());
+            assertTrue(table.contains("NAME") && table.contains("Echo") && table.contains("soap"), table);
+            String json = run("lookup", "Echo", "--registry", registry.endpoint(), "--json");
+            var parsed = com.google.gson.JsonParser.parseString(json).getAsJsonArray();
+            assertEquals(1, parsed.size());
+            assertEquals("Echo", parsed.get(0).getAsJsonObject().get("name").getAsString());
+            assertEquals("soap", parsed.get(0).getAsJsonObject().getAsJsonArray("endpoints").get(0).getAsJsonObject()
+                    .get("protocol").getAsString());
+            assertEquals(3, Main.run("lookup", "Nothing", "--registry", registry.endpoint()));
+        }
+    }
+
+    private static String run(String... args) {
+        PrintStream original = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, Main.run(args));
+        } finally {
+            System.setOut(original);
+        }
+        return buffer.toString(StandardCharsets.UTF_8);
+    }
+}
