@@ -17,14 +17,32 @@ import java.util.Objects;
  * }</pre>
  */
 public final class CallOptions {
-    public static final CallOptions DEFAULT = new CallOptions(null, Map.of());
+    public static final CallOptions DEFAULT = new CallOptions(null, null, Map.of());
 
     private final Duration timeout;
+    private final String callId;
     private final Map<Key<?>, Object> values;
 
-    private CallOptions(Duration timeout, Map<Key<?>, Object> values) {
+    private CallOptions(Duration timeout, String callId, Map<Key<?>, Object> values) {
         this.timeout = timeout;
+        this.callId = callId;
         this.values = values;
+    }
+
+    /**
+     * The id of this call, the same on every protocol it is tried on, so that a server that
+     * remembers recent calls answers a repeat with the first result instead of running it twice.
+     * Set by the meta-stub; null when the caller talks to a transport directly.
+     */
+    public String callId() {
+        return callId;
+    }
+
+    public CallOptions withCallId(String id) {
+        if (id != null && (id.isEmpty() || id.length() > 128)) {
+            throw new IllegalArgumentException("a call id has 1 to 128 characters");
+        }
+        return new CallOptions(timeout, id, values);
     }
 
     /** Time the caller waits for the response; null means the transport's default. */
@@ -36,7 +54,7 @@ public final class CallOptions {
         if (newTimeout != null && (newTimeout.isNegative() || newTimeout.isZero())) {
             throw new IllegalArgumentException("timeout must be positive: " + newTimeout);
         }
-        return new CallOptions(newTimeout, values);
+        return new CallOptions(newTimeout, callId, values);
     }
 
     @SuppressWarnings("unchecked")
@@ -52,12 +70,12 @@ public final class CallOptions {
         } else {
             copy.put(key, value);
         }
-        return new CallOptions(timeout, Map.copyOf(copy));
+        return new CallOptions(timeout, callId, Map.copyOf(copy));
     }
 
     @Override
     public String toString() {
-        return "CallOptions[timeout=" + timeout + ", " + values + "]";
+        return "CallOptions[timeout=" + timeout + ", callId=" + callId + ", " + values + "]";
     }
 
     /** A typed option key; compared by identity. */

@@ -23,4 +23,12 @@ public interface Skeleton {
      * @throws DeclaredFault the operation's declared fault, to be sent back as such
      */
     Object invoke(OperationDescriptor operation, Object request) throws DeclaredFault;
+
+    /**
+     * Runs one operation that arrived with a call id. Protocol servers call this form; a plain
+     * skeleton ignores the id, {@link DeduplicatingSkeleton} uses it to run each call at most once.
+     */
+    default Object invoke(OperationDescriptor operation, Object request, String callId) throws DeclaredFault {
+        return invoke(operation, request);
+    }
 }

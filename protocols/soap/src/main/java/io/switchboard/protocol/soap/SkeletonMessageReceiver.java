@@ -46,9 +46,10 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
 
     /** Used for one-way operations too: they have no response to write. */
     Object run(MessageContext in) throws AxisFault {
+        String callId = callId(in);
         Object request = readRequest(in);
         try {
-            return skeleton.invoke(operation, request);
+            return skeleton.invoke(operation, request, callId);
         } catch (DeclaredFault fault) {
             OMFactory f = OMAbstractFactory.getOMFactory();
             OMElement detail = f.createOMElement(new MessageDataSource(xml, fault.faultInfo()));
@@ -58,6 +59,23 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
             throw new AxisFault(message, SoapFaults.receiverCode(in));
         }
+    }
+
+    /** The call id from the {@code sb:call} header, or null when the client sent none. */
+    private static String callId(MessageContext in) throws AxisFault {
+        org.apache.axiom.soap.SOAPHeader header = in.getEnvelope().getHeader();
+        if (header == null) {
+            return null;
+        }
+        OMElement call = header.getFirstChildWithName(SoapFaults.CALL_HEADER);
+        if (call == null) {
+            return null;
+        }
+        String id = call.getAttributeValue(new javax.xml.namespace.QName("id"));
+        if (id == null || id.isEmpty() || id.length() > 128) {
+            throw refused(in, "malformed", "the sb:call header needs an id of 1 to 128 characters");
+        }
+        return id;
     }
 
     private Object readRequest(MessageContext in) throws AxisFault {

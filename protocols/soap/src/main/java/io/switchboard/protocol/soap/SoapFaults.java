@@ -15,6 +15,8 @@ final class SoapFaults {
     /** Namespace of the detail element that names why a request was refused. */
     static final String NS = "urn:switchboard:soap";
     static final QName REFUSED = new QName(NS, "refused");
+    /** SOAP header carrying the call id: {@code <sb:call id="..."/>}. */
+    static final QName CALL_HEADER = new QName(NS, "call");
 
     private SoapFaults() {
     }

@@ -70,6 +70,12 @@ final class SoapTransport implements Transport {
             o.setTo(target);
             o.setAction(operation.soapAction());
             o.setProperty(HTTPConstants.SO_TIMEOUT, (int) client.settings().timeoutFor(options).toMillis());
+            if (options.callId() != null) {
+                OMElement header = OM.createOMElement(SoapFaults.CALL_HEADER.getLocalPart(),
+                        OM.createOMNamespace(SoapFaults.NS, "sb"));
+                header.addAttribute("id", options.callId(), null);
+                sc.addHeader(header);
+            }
             OMElement payload = OM.createOMElement(new MessageDataSource(xml, request),
                     operation.requestElement().getLocalPart(),
                     OM.createOMNamespace(operation.requestElement().getNamespaceURI(), "m"));
@@ -89,6 +95,7 @@ final class SoapTransport implements Transport {
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     "malformed response to " + operation.name() + ": " + SoapFaults.rootMessage(e), e);
         } finally {
+            sc.removeHeaders();
             try {
                 sc.cleanupTransport();
             } catch (AxisFault ignored) {

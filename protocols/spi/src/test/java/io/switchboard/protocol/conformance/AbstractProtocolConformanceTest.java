@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.DeduplicatingSkeleton;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ProtocolClient;
 import io.switchboard.protocol.ProtocolProvider;
@@ -66,7 +68,8 @@ public abstract class AbstractProtocolConformanceTest {
         provider = Protocols.get(protocolName());
         server = provider.newServer(serverSettings());
         impl = new ConformanceImpl();
-        endpoint = server.export(ConformanceComponent.skeleton(impl));
+        endpoint = server.export(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1000,
+                java.time.Duration.ofMinutes(5)));
         client = provider.newClient(clientSettings());
         transport = client.connect(ConformanceComponent.DESCRIPTOR, endpoint);
         stub = ConformanceComponent.stub(transport);
@@ -184,6 +187,30 @@ public abstract class AbstractProtocolConformanceTest {
         long before = impl.increments.get();
         stub.increment(5);
         assertEquals(before + 1, impl.increments.get());
+    }
+
+    @Test
+    void callIdTravelsSoARepeatRunsOnceAndGetsTheFirstResult() {
+        long before = impl.increments.get();
+        Conformance once = ConformanceComponent.stub(transport)
+                .withOptions(CallOptions.DEFAULT.withCallId("conformance-" + System.nanoTime()));
+        long first = once.increment(3);
+        long repeat = once.increment(3);
+        assertEquals(first, repeat, "the repeat answers with the first result");
+        assertEquals(before + 1, impl.increments.get(), "the operation ran once");
+        Conformance other = ConformanceComponent.stub(transport)
+                .withOptions(CallOptions.DEFAULT.withCallId("conformance-other-" + System.nanoTime()));
+        other.increment(3);
+        assertEquals(before + 2, impl.increments.get(), "another call id runs again");
+    }
+
+    @Test
+    void repeatedCallIdOfAFailedCallGetsTheSameFault() {
+        Conformance once = ConformanceComponent.stub(transport)
+                .withOptions(CallOptions.DEFAULT.withCallId("fault-" + System.nanoTime()));
+        DivideFaultException first = assertThrows(DivideFaultException.class, () -> once.divide(1, 0));
+        DivideFaultException again = assertThrows(DivideFaultException.class, () -> once.divide(1, 0));
+        assertEquals(first.getFaultInfo().getReason(), again.getFaultInfo().getReason());
     }
 
     @Test
