@@ -10,6 +10,7 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ProtocolClient;
 import io.switchboard.protocol.Protocols;
 import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.TransportException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,14 @@ import org.slf4j.LoggerFactory;
  * <p>Which policy decides, from the most specific to the least: a protocol pinned on the call
  * ({@link #PROTOCOL}), a policy set on the call ({@link #POLICY}), a policy set for the operation,
  * the stub's policy.
+ *
+ * <p>The failsafe: when a call chosen by a policy fails on a protocol other than SOAP with a
+ * {@link TransportException}, it runs again over SOAP with the same call id if that cannot run
+ * the operation twice (the request never reached the operation, the operation is idempotent, or
+ * the server answers a repeated call id with the first result); otherwise the caller gets a
+ * {@code TransportException} saying the operation may have run. The failed protocol is avoided
+ * for a back-off period. Refusals, declared faults and remote errors are answers: never repeated.
+ * A call pinned to a protocol goes there and is not repeated elsewhere.
  *
  * <pre>{@code
  * MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR)
@@ -54,6 +63,8 @@ public final class MetaStub implements Channel, AutoCloseable {
     private final Map<String, ProtocolClient> clients = new ConcurrentHashMap<>();
     private final Map<String, Transport> transports = new ConcurrentHashMap<>();
     private final List<CallListener> listeners = new CopyOnWriteArrayList<>();
+    private final ProtocolHealth health;
+    private final boolean serverRecognisesCallIds;
     private volatile boolean closed;
 
     private MetaStub(Builder b) {
@@ -62,6 +73,8 @@ public final class MetaStub implements Channel, AutoCloseable {
         this.policy = b.policy;
         this.settings = b.settings;
         this.listeners.addAll(b.listeners);
+        this.health = new ProtocolHealth(b.backoff, b.maxBackoff, b.nanoClock);
+        this.serverRecognisesCallIds = b.serverRecognisesCallIds;
     }
 
     public static Builder builder(ServiceDescriptor descriptor) {
@@ -95,43 +108,81 @@ public final class MetaStub implements Channel, AutoCloseable {
         if (closed) {
             throw new IllegalStateException("meta-stub for " + descriptor.name() + " is closed");
         }
-        List<String> candidates = suite.candidates();
+        CallOptions withId = options.callId() != null ? options : options.withCallId(CallIds.next());
+        List<String> candidates = health.filter(suite.candidates());
         String protocol;
         String reason;
         String pinned = options.get(PROTOCOL);
         if (pinned != null) {
-            if (!candidates.contains(pinned)) {
+            if (!suite.candidates().contains(pinned)) {
                 throw new NoCommonProtocolException("call pins " + pinned + ", which client and server do not share "
-                        + candidates);
+                        + suite.candidates());
             }
-            protocol = pinned;
-            reason = "pinned on call";
-        } else {
-            SelectionPolicy chosen = options.get(POLICY);
-            String level = "call";
-            if (chosen == null) {
-                chosen = operationPolicies.get(operation.name());
-                level = "operation";
-            }
-            if (chosen == null) {
-                chosen = policy;
-                level = "stub";
-            }
-            protocol = chosen.select(operation, request, candidates);
-            reason = chosen.name() + " (" + level + " policy)";
+            // a pinned call goes where it is told, also while that protocol is in back-off, and does not fall back
+            return attempt(pinned, "pinned on call", operation, request, withId);
         }
+        SelectionPolicy chosen = options.get(POLICY);
+        String level = "call";
+        if (chosen == null) {
+            chosen = operationPolicies.get(operation.name());
+            level = "operation";
+        }
+        if (chosen == null) {
+            chosen = policy;
+            level = "stub";
+        }
+        protocol = chosen.select(operation, request, candidates);
+        reason = chosen.name() + " (" + level + " policy)";
+        if (ProtocolSuite.SOAP.equals(protocol)) {
+            return attempt(protocol, reason, operation, request, withId);
+        }
+        try {
+            return attempt(protocol, reason, operation, request, withId);
+        } catch (TransportException e) {
+            health.failed(protocol);
+            String why = repeatable(operation, e);
+            if (why == null) {
+                throw new TransportException(protocol, TransportException.Delivery.MAY_HAVE_RUN,
+                        operation.name() + " failed and was not repeated over SOAP: it is not idempotent and the "
+                                + "server does not recognise call ids (" + e.getMessage() + ")", e);
+            }
+            LOG.debug("{}.{} over {} failed ({}); repeating over SOAP: {}", descriptor.name(), operation.name(),
+                    protocol, e.getMessage(), why);
+            return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", operation, request, withId);
+        }
+    }
+
+    /** Why a call that failed on a fast protocol may run again over SOAP, or null if it may not. */
+    private String repeatable(OperationDescriptor operation, TransportException failure) {
+        if (failure.delivery() == TransportException.Delivery.NOT_DELIVERED) {
+            return "the request never reached the operation";
+        }
+        if (operation.idempotent()) {
+            return "the operation is idempotent";
+        }
+        if (serverRecognisesCallIds) {
+            return "the server answers a repeated call id with the first result";
+        }
+        return null;
+    }
+
+    private Object attempt(String protocol, String reason, OperationDescriptor operation, Object request,
+                           CallOptions options) throws DeclaredFault {
         Transport transport = transport(protocol);
         long start = System.nanoTime();
         String error = null;
         try {
-            return transport.call(operation, request, options);
+            Object response = transport.call(operation, request, options);
+            health.succeeded(protocol);
+            return response;
         } catch (DeclaredFault f) {
+            health.succeeded(protocol);
             throw f;
         } catch (RuntimeException e) {
             error = e.getClass().getSimpleName() + ": " + e.getMessage();
             throw e;
         } finally {
-            record(new CallRecord(descriptor.name(), operation.name(), protocol, reason,
+            record(new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol, reason,
                     Duration.ofNanos(System.nanoTime() - start), error));
         }
     }
@@ -179,6 +230,10 @@ public final class MetaStub implements Channel, AutoCloseable {
         private SelectionPolicy policy = new FirstCommonPolicy();
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
+        private boolean serverRecognisesCallIds;
+        private Duration backoff = Duration.ofSeconds(2);
+        private Duration maxBackoff = Duration.ofMinutes(1);
+        private java.util.function.LongSupplier nanoClock = System::nanoTime;
 
         private Builder(ServiceDescriptor descriptor) {
             this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
@@ -217,6 +272,28 @@ public final class MetaStub implements Channel, AutoCloseable {
 
         public Builder listener(CallListener listener) {
             this.listeners.add(Objects.requireNonNull(listener));
+            return this;
+        }
+
+        /**
+         * Whether the server runs each call id at most once (its registry entry says
+         * {@code call-ids}); then any call that failed on a fast protocol may be repeated over SOAP.
+         */
+        public Builder serverRecognisesCallIds(boolean recognises) {
+            this.serverRecognisesCallIds = recognises;
+            return this;
+        }
+
+        /** How long a protocol that failed is avoided: {@code initial}, doubling per failure, at most {@code max}. */
+        public Builder backoff(Duration initial, Duration max) {
+            this.backoff = Objects.requireNonNull(initial);
+            this.maxBackoff = Objects.requireNonNull(max);
+            return this;
+        }
+
+        /** The clock back-off is measured with (tests pass a fake one). */
+        public Builder nanoClock(java.util.function.LongSupplier clock) {
+            this.nanoClock = Objects.requireNonNull(clock);
             return this;
         }
 

@@ -22,6 +22,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class InProcessTestProtocol implements ProtocolProvider {
     static final Map<String, Skeleton> SKELETONS = new ConcurrentHashMap<>();
+    /** Failure to inject per endpoint address. */
+    static final Map<String, Failure> FAILURES = new ConcurrentHashMap<>();
+
+    /** How a call to an endpoint fails, to exercise the failsafe. */
+    enum Failure {
+        /** Like a refused connection: the operation never sees the request. */
+        NOT_DELIVERED,
+        /** The operation runs, then the connection breaks before the answer. */
+        AFTER_RUNNING
+    }
     private static final AtomicInteger IDS = new AtomicInteger();
 
     @Override
@@ -83,12 +93,23 @@ public final class InProcessTestProtocol implements ProtocolProvider {
                     public Object call(OperationDescriptor operation, Object request, CallOptions options)
                             throws DeclaredFault {
                         Skeleton s = SKELETONS.get(endpoint.address());
+                        Failure failure = FAILURES.get(endpoint.address());
+                        if (failure == Failure.NOT_DELIVERED) {
+                            throw new io.switchboard.protocol.TransportException("inproc",
+                                    io.switchboard.protocol.TransportException.Delivery.NOT_DELIVERED, "injected: refused", null);
+                        }
+                        if (failure == Failure.AFTER_RUNNING) {
+                            s.invoke(operation, request, options.callId());
+                            throw new io.switchboard.protocol.TransportException("inproc",
+                                    io.switchboard.protocol.TransportException.Delivery.MAY_HAVE_RUN,
+                                    "injected: connection reset after the operation ran", null);
+                        }
                         if (s == null) {
                             throw new io.switchboard.protocol.TransportException("inproc",
                                     io.switchboard.protocol.TransportException.Delivery.NOT_DELIVERED,
                                     "nothing exported at " + endpoint.address(), null);
                         }
-                        return s.invoke(operation, request);
+                        return s.invoke(operation, request, options.callId());
                     }
 
                     @Override

@@ -13,13 +13,27 @@ import java.util.Optional;
  * @param interfaceSchema the component's interface schema as written; may be null in listings
  * @param wsdlUrl         where the WSDL is served; may be null
  * @param boundAt         when the registry accepted the entry; set by the registry
+ * @param features        what the server does beyond its protocols, e.g. {@link #CALL_IDS}
  */
 public record ComponentEntry(String name, String instanceId, List<Endpoint> endpoints, String interfaceSchema,
-                             String wsdlUrl, Instant boundAt) {
+                             String wsdlUrl, Instant boundAt, List<String> features) {
+    /** The server runs each call id at most once, so any call may be repeated on another protocol. */
+    public static final String CALL_IDS = "call-ids";
+
     public ComponentEntry {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(instanceId, "instanceId");
         endpoints = List.copyOf(endpoints);
+        features = features == null ? List.of() : List.copyOf(features);
+    }
+
+    public ComponentEntry(String name, String instanceId, List<Endpoint> endpoints, String interfaceSchema,
+                          String wsdlUrl, Instant boundAt) {
+        this(name, instanceId, endpoints, interfaceSchema, wsdlUrl, boundAt, List.of());
+    }
+
+    public boolean has(String feature) {
+        return features.contains(feature);
     }
 
     public Optional<Endpoint> endpoint(String protocol) {
@@ -27,11 +41,11 @@ public record ComponentEntry(String name, String instanceId, List<Endpoint> endp
     }
 
     public ComponentEntry withBoundAt(Instant when) {
-        return new ComponentEntry(name, instanceId, endpoints, interfaceSchema, wsdlUrl, when);
+        return new ComponentEntry(name, instanceId, endpoints, interfaceSchema, wsdlUrl, when, features);
     }
 
     /** The same entry without its interface schema, as listings show it. */
     public ComponentEntry withoutSchema() {
-        return new ComponentEntry(name, instanceId, endpoints, null, wsdlUrl, boundAt);
+        return new ComponentEntry(name, instanceId, endpoints, null, wsdlUrl, boundAt, features);
     }
 }

@@ -1,6 +1,7 @@
 package io.switchboard.registry;
 
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.DeduplicatingSkeleton;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ProtocolServer;
 import io.switchboard.protocol.Protocols;
@@ -32,6 +33,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ComponentServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ComponentServer.class);
+    /** Calls remembered per component for de-duplication, and for how long. */
+    static final int RECENT_CALLS = 100_000;
+    static final java.time.Duration RECENT_CALL_RETENTION = java.time.Duration.ofMinutes(10);
 
     private final Map<String, ProtocolServer> servers = new LinkedHashMap<>();
     private final RegistryClient registry;
@@ -62,11 +66,15 @@ public final class ComponentServer implements AutoCloseable {
         return export(skeleton.descriptor().name(), skeleton);
     }
 
-    /** Exports on every protocol and binds {@code name} in the registry (if there is one). */
-    public synchronized ComponentEntry export(String name, Skeleton skeleton) {
+    /**
+     * Exports on every protocol and binds {@code name} in the registry (if there is one). The
+     * skeleton is wrapped once so that each call id runs at most once across all protocols.
+     */
+    public synchronized ComponentEntry export(String name, Skeleton plain) {
         if (closed) {
             throw new IllegalStateException("component server is closed");
         }
+        Skeleton skeleton = new DeduplicatingSkeleton(plain, RECENT_CALLS, RECENT_CALL_RETENTION);
         ServiceDescriptor d = skeleton.descriptor();
         List<Endpoint> endpoints = new ArrayList<>();
         try {
@@ -81,7 +89,8 @@ public final class ComponentServer implements AutoCloseable {
         }
         String wsdl = endpoints.stream().filter(e -> e.protocol().equals("soap")).findFirst()
                 .map(e -> e.address() + "?wsdl").orElse(null);
-        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(), wsdl, null);
+        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(), wsdl, null,
+                List.of(ComponentEntry.CALL_IDS));
         if (registry != null) {
             registry.bind(entry);
         }

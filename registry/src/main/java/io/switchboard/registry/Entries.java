@@ -28,6 +28,7 @@ final class Entries {
         w.setInterfaceSchema(e.interfaceSchema());
         w.setWsdlUrl(e.wsdlUrl());
         w.setBoundAt(e.boundAt() == null ? null : e.boundAt().atOffset(ZoneOffset.UTC));
+        w.setFeatures(e.features().isEmpty() ? null : new ArrayList<>(e.features()));
         return w;
     }
 
@@ -42,7 +43,12 @@ final class Entries {
             }
         }
         Instant boundAt = w.getBoundAt() == null ? null : w.getBoundAt().toInstant();
-        return new ComponentEntry(w.getName(), w.getInstanceId(), eps, w.getInterfaceSchema(), w.getWsdlUrl(), boundAt);
+        List<String> features = new ArrayList<>();
+        if (w.getFeatures() != null) {
+            w.getFeatures().stream().filter(java.util.Objects::nonNull).forEach(features::add);
+        }
+        return new ComponentEntry(w.getName(), w.getInstanceId(), eps, w.getInterfaceSchema(), w.getWsdlUrl(), boundAt,
+                features);
     }
 
     static List<ComponentEntry> fromWire(List<Entry> wire) {

@@ -69,7 +69,8 @@ public final class Switchboard implements AutoCloseable {
             throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
         }
         ComponentEntry entry = entries.get(0);
-        MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).settings(settings);
+        MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).settings(settings)
+                .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS));
         if (protocols != null) {
             b.protocols(protocols);
         }
