@@ -1,6 +1,5 @@
 package io.switchboard.metastub;
 
-import io.switchboard.idl.runtime.OperationDescriptor;
 import java.util.List;
 
 /** The first protocol of the client's list that the server speaks: the SC2000 "simple match". */
@@ -13,7 +12,7 @@ public final class FirstCommonPolicy implements SelectionPolicy {
     }
 
     @Override
-    public String select(OperationDescriptor operation, Object request, List<String> candidates) {
+    public String select(CallContext call, List<String> candidates) {
         return candidates.get(0);
     }
 }

@@ -1,6 +1,5 @@
 package io.switchboard.metastub;
 
-import io.switchboard.idl.runtime.OperationDescriptor;
 import java.util.List;
 import java.util.Objects;
 
@@ -18,9 +17,9 @@ public final class FixedPolicy implements SelectionPolicy {
     }
 
     @Override
-    public String select(OperationDescriptor operation, Object request, List<String> candidates) {
+    public String select(CallContext call, List<String> candidates) {
         if (!candidates.contains(protocol)) {
-            throw new NoCommonProtocolException(protocol + " is pinned but not common to client and server "
+            throw new NoCommonProtocolException(protocol + " is the fixed protocol but not among the candidates "
                     + candidates);
         }
         return protocol;

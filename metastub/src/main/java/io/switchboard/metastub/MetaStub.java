@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR)
  *         .protocols("grpc", "soap")
  *         .endpoints(entry.endpoints())
- *         .policy(new FirstCommonPolicy())
+ *         .policy(new SizePolicy())
  *         .build();
  * EchoStub echo = EchoComponent.stub(channel);
  * echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "soap")).empty();
@@ -65,6 +65,7 @@ public final class MetaStub implements Channel, AutoCloseable {
     private final List<CallListener> listeners = new CopyOnWriteArrayList<>();
     private final ProtocolHealth health;
     private final boolean serverRecognisesCallIds;
+    private final MessageSize sizes;
     private volatile boolean closed;
 
     private MetaStub(Builder b) {
@@ -75,6 +76,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         this.listeners.addAll(b.listeners);
         this.health = new ProtocolHealth(b.backoff, b.maxBackoff, b.nanoClock);
         this.serverRecognisesCallIds = b.serverRecognisesCallIds;
+        this.sizes = new MessageSize(descriptor.model());
     }
 
     public static Builder builder(ServiceDescriptor descriptor) {
@@ -110,6 +112,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         }
         CallOptions withId = options.callId() != null ? options : options.withCallId(CallIds.next());
         List<String> candidates = health.filter(suite.candidates());
+        CallContext call = new CallContext(operation, request, suite, sizes);
         String protocol;
         String reason;
         String pinned = options.get(PROTOCOL);
@@ -119,7 +122,7 @@ public final class MetaStub implements Channel, AutoCloseable {
                         + suite.candidates());
             }
             // a pinned call goes where it is told, also while that protocol is in back-off, and does not fall back
-            return attempt(pinned, "pinned on call", operation, request, withId);
+            return attempt(pinned, "pinned on call", call, policy, withId);
         }
         SelectionPolicy chosen = options.get(POLICY);
         String level = "call";
@@ -131,13 +134,13 @@ public final class MetaStub implements Channel, AutoCloseable {
             chosen = policy;
             level = "stub";
         }
-        protocol = chosen.select(operation, request, candidates);
+        protocol = chosen.select(call, candidates);
         reason = chosen.name() + " (" + level + " policy)";
         if (ProtocolSuite.SOAP.equals(protocol)) {
-            return attempt(protocol, reason, operation, request, withId);
+            return attempt(protocol, reason, call, chosen, withId);
         }
         try {
-            return attempt(protocol, reason, operation, request, withId);
+            return attempt(protocol, reason, call, chosen, withId);
         } catch (TransportException e) {
             health.failed(protocol);
             String why = repeatable(operation, e);
@@ -148,7 +151,7 @@ public final class MetaStub implements Channel, AutoCloseable {
             }
             LOG.debug("{}.{} over {} failed ({}); repeating over SOAP: {}", descriptor.name(), operation.name(),
                     protocol, e.getMessage(), why);
-            return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", operation, request, withId);
+            return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", call, chosen, withId);
         }
     }
 
@@ -166,8 +169,10 @@ public final class MetaStub implements Channel, AutoCloseable {
         return null;
     }
 
-    private Object attempt(String protocol, String reason, OperationDescriptor operation, Object request,
+    private Object attempt(String protocol, String reason, CallContext call, SelectionPolicy learner,
                            CallOptions options) throws DeclaredFault {
+        OperationDescriptor operation = call.operation();
+        Object request = call.request();
         Transport transport = transport(protocol);
         long start = System.nanoTime();
         String error = null;
@@ -182,8 +187,11 @@ public final class MetaStub implements Channel, AutoCloseable {
             error = e.getClass().getSimpleName() + ": " + e.getMessage();
             throw e;
         } finally {
-            record(new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol, reason,
-                    Duration.ofNanos(System.nanoTime() - start), error));
+            CallRecord r = new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol,
+                    transport.endpoint().address(), reason, call.knownEstimate(), Duration.ofNanos(System.nanoTime() - start),
+                    error);
+            learner.observe(r);
+            record(r);
         }
     }
 
@@ -222,12 +230,15 @@ public final class MetaStub implements Channel, AutoCloseable {
         clients.clear();
     }
 
-    /** Configures a {@link MetaStub}. Defaults: the client speaks every protocol on the class path, SOAP last. */
+    /**
+     * Configures a {@link MetaStub}. Defaults: the client speaks every protocol on the class path,
+     * SOAP last; the adaptive policy.
+     */
     public static final class Builder {
         private final ServiceDescriptor descriptor;
         private List<String> protocols;
         private List<Endpoint> endpoints = List.of();
-        private SelectionPolicy policy = new FirstCommonPolicy();
+        private SelectionPolicy policy = new AdaptivePolicy();
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
         private boolean serverRecognisesCallIds;

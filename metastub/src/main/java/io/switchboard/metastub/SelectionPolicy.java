@@ -1,17 +1,25 @@
 package io.switchboard.metastub;
 
-import io.switchboard.idl.runtime.OperationDescriptor;
 import java.util.List;
 
 /**
  * Chooses the protocol of one call among the candidates (the protocols client and server share,
- * in the client's order). Implementations are small, stateless or thread-safe, and fast: they run
- * on every call.
+ * in the client's order, without those in back-off; SOAP is always among them). Implementations
+ * are small, thread-safe and fast: they run on every call.
+ *
+ * <pre>{@code
+ * SelectionPolicy p = Policies.byName("size:4096");
+ * String protocol = p.select(call, List.of("grpc", "soap"));
+ * }</pre>
  */
 public interface SelectionPolicy {
     /** The name that selects this policy in configuration: {@code first-common}, {@code fixed:grpc}, ... */
     String name();
 
     /** The chosen protocol, one of {@code candidates}. */
-    String select(OperationDescriptor operation, Object request, List<String> candidates);
+    String select(CallContext call, List<String> candidates);
+
+    /** Told of every attempt the meta-stub made, to learn from; most policies ignore it. */
+    default void observe(CallRecord record) {
+    }
 }

@@ -52,6 +52,7 @@ class FailsafeTest {
         fast = inproc.export(skeleton);
         MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols("inproc", "soap")
                 .endpoints(List.of(fast, soap.export(skeleton))).serverRecognisesCallIds(serverDeduplicates)
+                .policy(new FirstCommonPolicy())
                 .backoff(Duration.ofSeconds(2), Duration.ofSeconds(8)).nanoClock(now::get)
                 .listener(calls::add).build();
         return ConformanceComponent.stub(channel);

@@ -68,11 +68,11 @@ class MetaStubSelectionTest {
 
     @Test
     void aProtocolMissingOnEitherSideIsNeverUsed() {
-        Client clientWithout = client(List.of("soap"), both, new FirstCommonPolicy());
-        Client serverWithout = client(List.of("inproc", "soap"), List.of(both.get(1)), new FirstCommonPolicy());
+        Client clientWithout = client(List.of("soap"), both, new SizePolicy());
+        Client serverWithout = client(List.of("inproc", "soap"), List.of(both.get(1)), new SizePolicy());
         for (int i = 0; i < 5; i++) {
-            clientWithout.stub().ping();
-            serverWithout.stub().ping();
+            clientWithout.stub().echoDoubles(new double[100_000]);
+            serverWithout.stub().echoDoubles(new double[100_000]);
         }
         assertEquals(List.of("soap"), clientWithout.channel().suite().candidates());
         assertEquals(List.of("soap"), serverWithout.channel().suite().candidates());
@@ -129,6 +129,10 @@ class MetaStubSelectionTest {
     @Test
     void policiesAreFoundByName() {
         assertEquals("first-common", Policies.byName("first-common").name());
+        assertEquals("adaptive", Policies.byName("adaptive").name());
+        assertEquals("size", Policies.byName("size").name());
+        assertEquals("size:4096", Policies.byName("size:4096").name());
+        assertThrows(IllegalArgumentException.class, () -> Policies.byName("size:big"));
         assertEquals("fixed:grpc", Policies.byName("fixed:grpc").name());
         assertThrows(IllegalArgumentException.class, () -> Policies.byName("fastest"));
     }

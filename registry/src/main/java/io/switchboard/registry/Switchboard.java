@@ -2,7 +2,7 @@ package io.switchboard.registry;
 
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.metastub.CallListener;
-import io.switchboard.metastub.FirstCommonPolicy;
+import io.switchboard.metastub.AdaptivePolicy;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.protocol.Channel;
@@ -93,11 +93,11 @@ public final class Switchboard implements AutoCloseable {
         }
     }
 
-    /** Configures a {@link Switchboard}. Defaults: every protocol on the class path, first-common policy. */
+    /** Configures a {@link Switchboard}. Defaults: every protocol on the class path, the adaptive policy. */
     public static final class Builder {
         private final String registryUrl;
         private List<String> protocols;
-        private SelectionPolicy policy = new FirstCommonPolicy();
+        private SelectionPolicy policy = new AdaptivePolicy();
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
 
