@@ -25,7 +25,10 @@ import java.util.Objects;
  *       {@code opFault}) and an exception per declared fault;</li>
  *   <li>the service interface ({@code Echo}), the skeleton ({@code EchoSkeleton}), the client stub
  *       ({@code EchoStub}) and the holder with the descriptor ({@code EchoComponent});</li>
- *   <li>resources beside them: the schema itself and the WSDL ({@code Echo.wsdl}).</li>
+ *   <li>the packed binary codec of the bulk protocol ({@code EchoBinaryCodec}), plain getter and
+ *       setter calls in schema order;</li>
+ *   <li>resources beside them: the schema itself, the WSDL ({@code Echo.wsdl}) and the gRPC
+ *       contract of the bulk protocol ({@code Echo.proto}).</li>
  * </ul>
  *
  * <pre>{@code
@@ -66,10 +69,12 @@ public final class InterfaceCompiler {
             }
         }
         String wsdlName = model.componentName() + ".wsdl";
+        String protoName = model.componentName() + ".proto";
         specs.add(service.serviceInterface());
         specs.add(service.skeletonClass());
         specs.add(service.stubClass());
-        specs.add(service.holderClass(schemaFile, wsdlName));
+        specs.add(new CodecGenerator(ctx).generate());
+        specs.add(service.holderClass(schemaFile, wsdlName, protoName, CodecGenerator.className(ctx)));
 
         try {
             List<Path> sources = new ArrayList<>();
@@ -88,7 +93,9 @@ public final class InterfaceCompiler {
             Files.writeString(schemaCopy, model.schemaText(), StandardCharsets.UTF_8);
             Path wsdl = resDir.resolve(wsdlName);
             Files.writeString(wsdl, new WsdlWriter(ctx).write(), StandardCharsets.UTF_8);
-            return new Result(model, sources, List.of(schemaCopy, wsdl));
+            Path proto = resDir.resolve(protoName);
+            Files.writeString(proto, new ProtoWriter(ctx).write(), StandardCharsets.UTF_8);
+            return new Result(model, sources, List.of(schemaCopy, wsdl, proto));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write generated files: " + e.getMessage(), e);
         }

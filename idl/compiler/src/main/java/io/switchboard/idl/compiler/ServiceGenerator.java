@@ -47,7 +47,7 @@ final class ServiceGenerator {
     /** Names this generator claims, so the compiler can refuse schema types that collide with them. */
     List<String> generatedNames() {
         List<String> names = new ArrayList<>(List.of(iface.simpleName(), holder.simpleName(),
-                skeleton.simpleName(), stub.simpleName()));
+                skeleton.simpleName(), stub.simpleName(), CodecGenerator.className(ctx).simpleName()));
         for (OperationModel op : ctx.model.operations()) {
             if (op.fault() != null) {
                 names.add(faultException(op).simpleName());
@@ -242,7 +242,7 @@ final class ServiceGenerator {
         return b.build();
     }
 
-    TypeSpec holderClass(String schemaResource, String wsdlResource) {
+    TypeSpec holderClass(String schemaResource, String wsdlResource, String protoResource, ClassName codec) {
         CodeBlock.Builder ops = CodeBlock.builder();
         for (OperationModel op : ctx.model.operations()) {
             CodeBlock.Builder one = CodeBlock.builder().add("\nnew $T($S)", OperationDescriptor.Builder.class, op.name())
@@ -264,8 +264,9 @@ final class ServiceGenerator {
                 .addJavadoc(ctx.generatedNote())
                 .addField(FieldSpec.builder(ServiceDescriptor.class, "DESCRIPTOR",
                         Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
-                        .initializer("$T.of($S, $S, $T.class, $S, $S$L)", ServiceDescriptor.class, component,
-                                ctx.model.targetNamespace(), holder, schemaResource, wsdlResource, ops.build())
+                        .initializer("$T.of($S, $S, $T.class, $S, $S, $S, new $T()$L)", ServiceDescriptor.class, component,
+                                ctx.model.targetNamespace(), holder, schemaResource, wsdlResource, protoResource, codec,
+                                ops.build())
                         .build())
                 .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build())
                 .addMethod(MethodSpec.methodBuilder("skeleton").addModifiers(Modifier.PUBLIC, Modifier.STATIC)

@@ -2,6 +2,7 @@ package io.switchboard.idl.runtime;
 
 import io.switchboard.idl.InterfaceModel;
 import io.switchboard.idl.SchemaReader;
+import io.switchboard.idl.runtime.binary.BinaryCodec;
 import jakarta.xml.bind.JAXBContext;
 import jakarta.xml.bind.JAXBException;
 import java.io.IOException;
@@ -26,6 +27,8 @@ import java.util.Set;
  * ServiceDescriptor d = EchoComponent.DESCRIPTOR;
  * OperationDescriptor op = d.operation("echoDoubles");
  * String wsdl = d.wsdl();
+ * String proto = d.proto();          // the gRPC contract of the bulk protocol
+ * BinaryCodec codec = d.binaryCodec(); // its generated, reflection-free encoder
  * }</pre>
  */
 public final class ServiceDescriptor {
@@ -34,19 +37,25 @@ public final class ServiceDescriptor {
     private final Class<?> anchor;
     private final String schemaResource;
     private final String wsdlResource;
+    private final String protoResource;
+    private final BinaryCodec binaryCodec;
     private final Map<String, OperationDescriptor> operations = new LinkedHashMap<>();
     private volatile InterfaceModel model;
     private volatile JAXBContext jaxbContext;
     private volatile String schemaText;
     private volatile String wsdlText;
+    private volatile String protoText;
 
     private ServiceDescriptor(String name, String namespace, Class<?> anchor, String schemaResource,
-                              String wsdlResource, List<OperationDescriptor.Builder> ops) {
+                              String wsdlResource, String protoResource, BinaryCodec binaryCodec,
+                              List<OperationDescriptor.Builder> ops) {
         this.name = name;
         this.namespace = namespace;
         this.anchor = anchor;
         this.schemaResource = schemaResource;
         this.wsdlResource = wsdlResource;
+        this.protoResource = protoResource;
+        this.binaryCodec = binaryCodec;
         for (OperationDescriptor.Builder b : ops) {
             OperationDescriptor d = new OperationDescriptor(this, b);
             operations.put(d.name(), d);
@@ -59,7 +68,18 @@ public final class ServiceDescriptor {
      */
     public static ServiceDescriptor of(String name, String namespace, Class<?> anchor, String schemaResource,
                                        String wsdlResource, OperationDescriptor.Builder... ops) {
-        return new ServiceDescriptor(name, namespace, anchor, schemaResource, wsdlResource, List.of(ops));
+        return new ServiceDescriptor(name, namespace, anchor, schemaResource, wsdlResource, null, null, List.of(ops));
+    }
+
+    /**
+     * Used by generated code: also names the {@code .proto} resource and gives the generated
+     * binary codec of the message beans.
+     */
+    public static ServiceDescriptor of(String name, String namespace, Class<?> anchor, String schemaResource,
+                                       String wsdlResource, String protoResource, BinaryCodec binaryCodec,
+                                       OperationDescriptor.Builder... ops) {
+        return new ServiceDescriptor(name, namespace, anchor, schemaResource, wsdlResource, protoResource,
+                binaryCodec, List.of(ops));
     }
 
     /** The component name from the schema's {@code sb:component}. */
@@ -103,6 +123,26 @@ public final class ServiceDescriptor {
             wsdlText = s = resource(wsdlResource);
         }
         return s;
+    }
+
+    /**
+     * The protobuf description of the bulk (gRPC) protocol the compiler derived: one service,
+     * one streaming method per operation, the packed layout in its comments.
+     */
+    public String proto() {
+        if (protoResource == null) {
+            throw new IllegalStateException(name + " was compiled without a .proto");
+        }
+        String s = protoText;
+        if (s == null) {
+            protoText = s = resource(protoResource);
+        }
+        return s;
+    }
+
+    /** The generated codec of the packed binary format; null for descriptors made without one. */
+    public BinaryCodec binaryCodec() {
+        return binaryCodec;
     }
 
     public InterfaceModel model() {

@@ -1,0 +1,23 @@
+package io.switchboard.idl.runtime.binary;
+
+/**
+ * What a reader accepts: total message bytes, linked nodes, bytes of one string or byte array.
+ * Checked before anything is allocated, so a hostile count cannot make the reader allocate more
+ * than the message could hold.
+ */
+public record BinaryLimits(long maxMessageBytes, int maxNodes, int maxStringBytes) {
+    public BinaryLimits {
+        if (maxMessageBytes <= 0 || maxNodes < 0 || maxStringBytes < 0) {
+            throw new IllegalArgumentException("limits must be positive");
+        }
+    }
+
+    /** Strings and byte arrays up to 16 MiB, or the message size if smaller. */
+    public static BinaryLimits of(long maxMessageBytes, int maxNodes) {
+        return new BinaryLimits(maxMessageBytes, maxNodes, (int) Math.min(maxMessageBytes, 16 << 20));
+    }
+
+    public static BinaryLimits unlimited() {
+        return new BinaryLimits(Long.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE - 16);
+    }
+}

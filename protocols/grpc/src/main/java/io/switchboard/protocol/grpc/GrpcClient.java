@@ -1,0 +1,81 @@
+package io.switchboard.protocol.grpc;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.Transport;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client side of gRPC: one HTTP/2 channel per server address, shared by every transport to
+ * that server (gRPC multiplexes concurrent calls on it).
+ */
+final class GrpcClient implements ProtocolClient {
+    private final ClientSettings settings;
+    private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    GrpcClient(ClientSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public String protocol() {
+        return GrpcProtocolProvider.NAME;
+    }
+
+    @Override
+    public Transport connect(ServiceDescriptor descriptor, Endpoint endpoint) {
+        if (!GrpcProtocolProvider.NAME.equals(endpoint.protocol())) {
+            throw new IllegalArgumentException("not a gRPC endpoint: " + endpoint);
+        }
+        URI uri = endpoint.uri();
+        if (!"grpc".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
+            throw new IllegalArgumentException("a gRPC endpoint looks like grpc://HOST:PORT/Component, not " + endpoint.address());
+        }
+        return new GrpcTransport(this, descriptor, endpoint, channel(uri.getHost(), uri.getPort()));
+    }
+
+    ClientSettings settings() {
+        return settings;
+    }
+
+    private ManagedChannel channel(String host, int port) {
+        if (closed) {
+            throw new IllegalStateException("gRPC client is closed");
+        }
+        String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+        return channels.computeIfAbsent(h + ":" + port, key -> NettyChannelBuilder.forAddress(h, port)
+                .usePlaintext()
+                // our listener only queues frames and wakes the calling thread
+                .directExecutor()
+                .maxInboundMessageSize(GrpcServer.maxInbound(settings.maxMessageBytes()))
+                .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
+                .disableRetry()
+                .build());
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (ManagedChannel c : channels.values()) {
+            c.shutdownNow();
+        }
+        for (ManagedChannel c : channels.values()) {
+            try {
+                c.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        channels.clear();
+    }
+}

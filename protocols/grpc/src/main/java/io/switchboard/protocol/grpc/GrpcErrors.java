@@ -1,0 +1,80 @@
+package io.switchboard.protocol.grpc;
+
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.RemoteInvocationException;
+import io.switchboard.protocol.SwitchboardException;
+import io.switchboard.protocol.TransportException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+
+/**
+ * How failures travel as gRPC statuses, both ways. A refusal is INVALID_ARGUMENT (malformed) or
+ * RESOURCE_EXHAUSTED (a limit) with the reason code in the {@code sb-refused} trailer; an
+ * operation that failed is UNKNOWN with the server's message as the description and its error
+ * class in {@code sb-error-type}. Declared faults are not errors on the wire: they come back as a
+ * response whose first byte says "fault".
+ */
+final class GrpcErrors {
+    static final Metadata.Key<String> REFUSED = Metadata.Key.of("sb-refused", Metadata.ASCII_STRING_MARSHALLER);
+    /** Request header: the call id, so that a server running a DeduplicatingSkeleton runs a repeat once. */
+    static final Metadata.Key<String> CALL_ID = Metadata.Key.of("sb-call-id", Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> ERROR_TYPE = Metadata.Key.of("sb-error-type", Metadata.ASCII_STRING_MARSHALLER);
+
+    private GrpcErrors() {
+    }
+
+    /** Server side: a request that could not be decoded. */
+    static Status refusal(WireFormatException e, String what, Metadata trailers) {
+        trailers.put(REFUSED, e.reason());
+        Status code = e.isLimit() ? Status.RESOURCE_EXHAUSTED : Status.INVALID_ARGUMENT;
+        return code.withDescription((e.isLimit() ? "request to " : "malformed request to ") + what + ": " + e.getMessage());
+    }
+
+    /** Server side: the operation threw something its interface does not declare. */
+    static Status failure(Throwable e, Metadata trailers) {
+        trailers.put(ERROR_TYPE, e.getClass().getName());
+        return Status.UNKNOWN.withDescription(e.getMessage() != null ? e.getMessage() : e.toString());
+    }
+
+    /** Client side: the exception a failed call ends with. */
+    static SwitchboardException toException(Status status, Metadata trailers, String what, String endpoint) {
+        String description = status.getDescription() != null ? status.getDescription() : status.getCode().toString();
+        String refused = trailers == null ? null : trailers.get(REFUSED);
+        if (refused != null) {
+            return new RefusedException(refused, description, status.asRuntimeException());
+        }
+        String errorType = trailers == null ? null : trailers.get(ERROR_TYPE);
+        if (errorType != null) {
+            return new RemoteInvocationException(description, errorType, status.asRuntimeException());
+        }
+        return switch (status.getCode()) {
+            case INVALID_ARGUMENT -> new RefusedException(WireFormatException.MALFORMED, description, status.asRuntimeException());
+            case RESOURCE_EXHAUSTED -> new RefusedException(WireFormatException.SIZE_LIMIT, description,
+                    status.asRuntimeException());
+            case UNIMPLEMENTED -> new TransportException(GrpcProtocolProvider.NAME, TransportException.Delivery.NOT_DELIVERED,
+                    what + " is not served at " + endpoint + ": " + description, status.asRuntimeException());
+            case UNAVAILABLE -> new TransportException(GrpcProtocolProvider.NAME,
+                    neverConnected(status) ? TransportException.Delivery.NOT_DELIVERED : TransportException.Delivery.MAY_HAVE_RUN,
+                    "cannot reach " + endpoint + " for " + what + ": " + description, status.asRuntimeException());
+            case DEADLINE_EXCEEDED -> new TransportException(GrpcProtocolProvider.NAME, TransportException.Delivery.MAY_HAVE_RUN,
+                    what + " at " + endpoint + " exceeded its deadline: " + description, status.asRuntimeException());
+            default -> new TransportException(GrpcProtocolProvider.NAME, TransportException.Delivery.MAY_HAVE_RUN,
+                    what + " at " + endpoint + " failed with " + status.getCode() + ": " + description,
+                    status.asRuntimeException());
+        };
+    }
+
+    /** UNAVAILABLE because no connection could be made: the request never left the client. */
+    private static boolean neverConnected(Status status) {
+        for (Throwable c = status.getCause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof ConnectException || c instanceof UnknownHostException || c instanceof NoRouteToHostException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

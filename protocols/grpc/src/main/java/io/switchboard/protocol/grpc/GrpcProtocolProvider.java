@@ -1,0 +1,45 @@
+package io.switchboard.protocol.grpc;
+
+import io.switchboard.idl.runtime.binary.BinaryLimits;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.ProtocolProvider;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.ServerSettings;
+
+/**
+ * The bulk protocol: messages in the packed binary format (packed IEEE arrays, linked structures
+ * as a node table) streamed in chunks over gRPC with HTTP/2 flow control. Each component is the
+ * gRPC service its generated {@code .proto} declares, so other languages can call it too.
+ *
+ * <pre>{@code
+ * ProtocolServer server = Protocols.get("grpc").newServer(ServerSettings.defaults());
+ * Endpoint endpoint = server.export(EchoComponent.skeleton(new EchoService()));
+ * // endpoint.address() is grpc://127.0.0.1:PORT/Echo
+ * Transport t = Protocols.get("grpc").newClient(ClientSettings.defaults()).connect(EchoComponent.DESCRIPTOR, endpoint);
+ * double[] back = EchoComponent.stub(t).echoDoubles(new double[10_000_000]);
+ * }</pre>
+ */
+public final class GrpcProtocolProvider implements ProtocolProvider {
+    public static final String NAME = "grpc";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ProtocolServer newServer(ServerSettings settings) {
+        return newServer(settings, BinaryLimits.of(settings.maxMessageBytes(), settings.maxGraphNodes()));
+    }
+
+    /** A server with explicit decoder limits, including the longest string or byte array accepted. */
+    public ProtocolServer newServer(ServerSettings settings, BinaryLimits limits) {
+        return new GrpcServer(settings, limits);
+    }
+
+    @Override
+    public ProtocolClient newClient(ClientSettings settings) {
+        return new GrpcClient(settings);
+    }
+}

@@ -1,0 +1,340 @@
+package io.switchboard.protocol.grpc;
+
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.util.MutableHandlerRegistry;
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.idl.runtime.binary.BinaryCodec;
+import io.switchboard.idl.runtime.binary.BinaryLimits;
+import io.switchboard.idl.runtime.binary.BinaryReader;
+import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.idl.runtime.binary.WireFormat;
+import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.SwitchboardException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One gRPC listener serving any number of components, each as the service
+ * {@code switchboard.<name>.<Name>} of its {@code .proto}, one bidirectional streaming method per
+ * operation. gRPC's callbacks only queue frames; a worker thread per call decodes the request as
+ * its chunks arrive, runs the skeleton and streams the response back under flow control.
+ */
+final class GrpcServer implements ProtocolServer {
+    private static final Logger LOG = LoggerFactory.getLogger(GrpcServer.class);
+
+    private final ServerSettings settings;
+    private final BinaryLimits limits;
+    private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
+    private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
+    private final ExecutorService workers;
+    private Server server;
+    private boolean closed;
+
+    GrpcServer(ServerSettings settings, BinaryLimits limits) {
+        this.settings = settings;
+        this.limits = limits;
+        AtomicInteger n = new AtomicInteger();
+        this.workers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "grpc-call-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public String protocol() {
+        return GrpcProtocolProvider.NAME;
+    }
+
+    private synchronized void start() {
+        if (closed) {
+            throw new IllegalStateException("gRPC server is closed");
+        }
+        if (server != null) {
+            return;
+        }
+        try {
+            server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.bindAddress(), settings.port()))
+                    .fallbackHandlerRegistry(registry)
+                    // callbacks only queue frames and wake a worker: they may run on the event loop
+                    .directExecutor()
+                    .maxInboundMessageSize(maxInbound(settings.maxMessageBytes()))
+                    .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .build()
+                    .start();
+            LOG.debug("gRPC listening on {}:{}", settings.bindAddress(), port());
+        } catch (IOException e) {
+            server = null;
+            throw new SwitchboardException("gRPC server cannot listen on " + settings.bindAddress() + ":"
+                    + settings.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** One gRPC message never needs to exceed the whole message limit (plus the chunk framing). */
+    static int maxInbound(long maxMessageBytes) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(Frame.CHUNK_BYTES, maxMessageBytes) + 64);
+    }
+
+    int port() {
+        return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    }
+
+    @Override
+    public synchronized Endpoint export(Skeleton skeleton) {
+        start();
+        ServiceDescriptor d = skeleton.descriptor();
+        if (d.binaryCodec() == null) {
+            throw new IllegalArgumentException(d.name() + " has no binary codec: recompile it with this Switchboard");
+        }
+        ServerServiceDefinition.Builder service = ServerServiceDefinition.builder(WireFormat.grpcServiceName(d.name()));
+        for (OperationDescriptor op : d.operations()) {
+            service.addMethod(GrpcTransport.method(op), new Handler(skeleton, op));
+        }
+        ServerServiceDefinition definition = service.build();
+        if (exported.putIfAbsent(d.name(), definition) != null) {
+            throw new IllegalStateException(d.name() + " is already exported on this gRPC server");
+        }
+        registry.addService(definition);
+        String host = settings.hostForEndpoints();
+        if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return new Endpoint(protocol(), "grpc://" + host + ":" + port() + "/" + d.name());
+    }
+
+    @Override
+    public synchronized void unexport(String componentName) {
+        ServerServiceDefinition definition = exported.remove(componentName);
+        if (definition != null) {
+            registry.removeService(definition);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        exported.clear();
+        if (server != null) {
+            server.shutdownNow();
+            try {
+                server.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        workers.shutdownNow();
+    }
+
+    /** Starts a call: queues its frames and gives the work to a worker thread. */
+    private final class Handler implements ServerCallHandler<Frame, Frame> {
+        private final Skeleton skeleton;
+        private final OperationDescriptor op;
+
+        Handler(Skeleton skeleton, OperationDescriptor op) {
+            this.skeleton = skeleton;
+            this.op = op;
+        }
+
+        @Override
+        public ServerCall.Listener<Frame> startCall(ServerCall<Frame, Frame> call, Metadata headers) {
+            String callId = headers.get(GrpcErrors.CALL_ID);
+            if (callId != null && (callId.isEmpty() || callId.length() > 128)) {
+                Metadata trailers = new Metadata();
+                trailers.put(GrpcErrors.REFUSED, WireFormatException.MALFORMED);
+                call.close(Status.INVALID_ARGUMENT.withDescription("the sb-call-id header needs 1 to 128 characters"),
+                        trailers);
+                return new ServerCall.Listener<>() { };
+            }
+            Call c = new Call(skeleton, op, call, callId);
+            call.request(ChunkQueue.WINDOW);
+            workers.execute(c::run);
+            return c.listener;
+        }
+    }
+
+    /** One call on the server: the listener side fills the queue, {@link #run} does the work. */
+    private final class Call {
+        private final Skeleton skeleton;
+        private final OperationDescriptor op;
+        private final ServerCall<Frame, Frame> call;
+        private final String callId;
+        private final ChunkQueue queue;
+        private final Object ready = new Object();
+        private volatile boolean cancelled;
+        private Thread worker;
+
+        final ServerCall.Listener<Frame> listener = new ServerCall.Listener<>() {
+            @Override
+            public void onMessage(Frame message) {
+                queue.add(message);
+            }
+
+            @Override
+            public void onHalfClose() {
+                queue.end();
+            }
+
+            @Override
+            public void onCancel() {
+                cancelled = true;
+                queue.fail(new CancelledException());
+                synchronized (ready) {
+                    ready.notifyAll();
+                }
+                synchronized (Call.this) {
+                    // a cancelled client call stops the server work: interrupt the operation
+                    if (worker != null) {
+                        worker.interrupt();
+                    }
+                }
+            }
+
+            @Override
+            public void onReady() {
+                synchronized (ready) {
+                    ready.notifyAll();
+                }
+            }
+        };
+
+        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Frame, Frame> call, String callId) {
+            this.skeleton = skeleton;
+            this.op = op;
+            this.call = call;
+            this.callId = callId;
+            this.queue = new ChunkQueue(call::request, settings.idleTimeout(), () -> new WireFormatException(
+                    WireFormatException.MALFORMED, "no data for " + settings.idleTimeout().toSeconds() + " s"));
+        }
+
+        void run() {
+            synchronized (this) {
+                worker = Thread.currentThread();
+            }
+            try {
+                serve();
+            } catch (CancelledException | ChunkQueue.CallInterruptedException e) {
+                LOG.debug("{} cancelled by the client", op);
+            } catch (RuntimeException | Error e) {
+                LOG.warn("{} failed inside the gRPC protocol", op, e);
+                closeQuietly(Status.INTERNAL.withDescription(String.valueOf(e)), new Metadata());
+            } finally {
+                synchronized (this) {
+                    worker = null;
+                }
+                Thread.interrupted(); // a late cancel must not leak into the pool thread's next call
+            }
+        }
+
+        private void serve() {
+            BinaryCodec codec = op.service().binaryCodec();
+            Object request;
+            try {
+                BinaryReader in = new BinaryReader(codec, queue, limits);
+                request = in.readMessage(op.requestClass());
+                in.expectEnd();
+            } catch (WireFormatException e) {
+                Metadata trailers = new Metadata();
+                closeQuietly(GrpcErrors.refusal(e, op.toString(), trailers), trailers);
+                return;
+            }
+            Object response;
+            int kind;
+            try {
+                response = skeleton.invoke(op, request, callId);
+                kind = WireFormat.RESPONSE;
+            } catch (DeclaredFault fault) {
+                response = fault.faultInfo();
+                kind = WireFormat.DECLARED_FAULT;
+            } catch (RuntimeException e) {
+                if (cancelled) {
+                    return;
+                }
+                Metadata trailers = new Metadata();
+                closeQuietly(GrpcErrors.failure(e, trailers), trailers);
+                return;
+            }
+            if (cancelled) {
+                return;
+            }
+            if (op.oneWay()) {
+                closeQuietly(Status.OK, new Metadata());
+                return;
+            }
+            BinaryWriter out = new BinaryWriter(codec, settings.maxGraphNodes());
+            try {
+                out.writeKind(kind);
+                codec.writeMessage(out, response);
+            } catch (WireFormatException e) {
+                Metadata trailers = new Metadata();
+                closeQuietly(GrpcErrors.failure(new IllegalStateException("the response of " + op
+                        + " cannot be sent: " + e.getMessage()), trailers), trailers);
+                return;
+            }
+            call.sendHeaders(new Metadata());
+            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+            while (frames.hasNext()) {
+                awaitReady();
+                call.sendMessage(frames.next());
+            }
+            call.close(Status.OK, new Metadata());
+        }
+
+        /** Waits until gRPC can take another frame without buffering it: sending never outruns the peer. */
+        private void awaitReady() {
+            synchronized (ready) {
+                while (!call.isReady()) {
+                    if (cancelled) {
+                        throw new CancelledException();
+                    }
+                    try {
+                        ready.wait(1000);
+                    } catch (InterruptedException e) {
+                        throw new CancelledException();
+                    }
+                }
+            }
+        }
+
+        private void closeQuietly(Status status, Metadata trailers) {
+            if (cancelled) {
+                return;
+            }
+            try {
+                call.close(status, trailers);
+            } catch (IllegalStateException alreadyClosed) {
+                LOG.trace("{} already closed", op);
+            }
+        }
+    }
+
+    /** The client cancelled the call, or its deadline passed. */
+    static final class CancelledException extends RuntimeException {
+        CancelledException() {
+            super("call cancelled", null, false, false);
+        }
+    }
+}

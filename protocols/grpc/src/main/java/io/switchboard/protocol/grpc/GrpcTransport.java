@@ -1,0 +1,212 @@
+package io.switchboard.protocol.grpc;
+
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.idl.runtime.binary.BinaryCodec;
+import io.switchboard.idl.runtime.binary.BinaryLimits;
+import io.switchboard.idl.runtime.binary.BinaryReader;
+import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.idl.runtime.binary.WireFormat;
+import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.SwitchboardException;
+import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.TransportException;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Calls one component over gRPC. The request is encoded before the call opens (a refused encoding
+ * sends nothing), streamed in chunks as fast as flow control allows, and the response is decoded
+ * on the calling thread while its chunks arrive. Thread-safe.
+ */
+final class GrpcTransport implements Transport {
+    private static final Map<OperationDescriptor, MethodDescriptor<Frame, Frame>> METHODS = new ConcurrentHashMap<>();
+
+    private final GrpcClient client;
+    private final ServiceDescriptor descriptor;
+    private final Endpoint endpoint;
+    private final ManagedChannel channel;
+    private final BinaryCodec codec;
+    private final BinaryLimits limits;
+
+    GrpcTransport(GrpcClient client, ServiceDescriptor descriptor, Endpoint endpoint, ManagedChannel channel) {
+        this.client = client;
+        this.descriptor = descriptor;
+        this.endpoint = endpoint;
+        this.channel = channel;
+        this.codec = descriptor.binaryCodec();
+        if (codec == null) {
+            throw new IllegalArgumentException(descriptor.name() + " has no binary codec: recompile it with this Switchboard");
+        }
+        this.limits = BinaryLimits.of(client.settings().maxMessageBytes(), client.settings().maxGraphNodes());
+    }
+
+    /** The gRPC method of an operation: {@code switchboard.<name>.<Name>/<operation>}, bidirectional streaming. */
+    static MethodDescriptor<Frame, Frame> method(OperationDescriptor op) {
+        return METHODS.computeIfAbsent(op, o -> MethodDescriptor.<Frame, Frame>newBuilder()
+                .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(
+                        WireFormat.grpcServiceName(o.service().name()), o.name()))
+                .setRequestMarshaller(Frame.MARSHALLER)
+                .setResponseMarshaller(Frame.MARSHALLER)
+                .setIdempotent(o.idempotent())
+                .build());
+    }
+
+    @Override
+    public String protocol() {
+        return GrpcProtocolProvider.NAME;
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        if (operation.service() != descriptor) {
+            throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
+        }
+        BinaryWriter out = new BinaryWriter(codec, client.settings().maxGraphNodes());
+        try {
+            codec.writeMessage(out, request);
+        } catch (WireFormatException e) {
+            throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
+        }
+        Duration timeout = client.settings().timeoutFor(options);
+        ClientCall<Frame, Frame> call = channel.newCall(method(operation),
+                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
+        Listener listener = new Listener(call, operation, timeout);
+        Metadata headers = new Metadata();
+        if (options.callId() != null) {
+            headers.put(GrpcErrors.CALL_ID, options.callId());
+        }
+        call.start(listener, headers);
+        call.request(ChunkQueue.WINDOW);
+        try {
+            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+            while (frames.hasNext()) {
+                listener.awaitReady();
+                call.sendMessage(frames.next());
+            }
+            call.halfClose();
+            BinaryReader in = new BinaryReader(codec, listener.queue, limits);
+            if (operation.oneWay()) {
+                in.expectEnd();
+                return null;
+            }
+            int kind = in.readKind();
+            if (kind == WireFormat.DECLARED_FAULT && operation.faultInfoClass() != null) {
+                Object info = in.readMessage(operation.faultInfoClass());
+                in.expectEnd();
+                throw operation.toException(info);
+            }
+            if (kind != WireFormat.RESPONSE) {
+                throw WireFormatException.malformed("response starts with kind " + kind);
+            }
+            Object response = in.readMessage(operation.responseClass());
+            in.expectEnd();
+            return response;
+        } catch (WireFormatException e) {
+            call.cancel("the client cannot read the response", null);
+            throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
+                    "unreadable response to " + operation + " from " + endpoint.address() + ": " + e.getMessage(), e);
+        } catch (ChunkQueue.CallInterruptedException e) {
+            call.cancel("the calling thread was interrupted", null);
+            throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
+                    operation + " was interrupted", e);
+        } catch (SwitchboardException e) {
+            throw e;
+        } catch (RuntimeException | Error e) {
+            call.cancel("client failure", e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        // the GrpcClient owns the channel; a transport holds nothing of its own
+    }
+
+    @Override
+    public String toString() {
+        return "GrpcTransport[" + descriptor.name() + " at " + endpoint.address() + "]";
+    }
+
+    /** Receives the response frames and the final status; wakes the calling thread. */
+    private final class Listener extends ClientCall.Listener<Frame> {
+        final ChunkQueue queue;
+        private final ClientCall<Frame, Frame> call;
+        private final OperationDescriptor operation;
+        private volatile SwitchboardException failure;
+        private volatile boolean closed;
+        private final Object ready = new Object();
+
+        Listener(ClientCall<Frame, Frame> call, OperationDescriptor operation, Duration timeout) {
+            this.call = call;
+            this.operation = operation;
+            // the deadline ends the call long before this; it only guards against a lost close
+            this.queue = new ChunkQueue(call::request, timeout.plusSeconds(30), () -> new TransportException(protocol(),
+                    TransportException.Delivery.MAY_HAVE_RUN, operation + ": no answer from " + endpoint.address(), null));
+        }
+
+        @Override
+        public void onMessage(Frame message) {
+            queue.add(message);
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+            closed = true;
+            if (status.isOk()) {
+                queue.end();
+            } else {
+                failure = GrpcErrors.toException(status, trailers, operation.toString(), endpoint.address());
+                queue.fail(failure);
+            }
+            synchronized (ready) {
+                ready.notifyAll();
+            }
+        }
+
+        @Override
+        public void onReady() {
+            synchronized (ready) {
+                ready.notifyAll();
+            }
+        }
+
+        /** Blocks until gRPC takes another frame; fails at once if the call already ended (say, refused). */
+        void awaitReady() {
+            synchronized (ready) {
+                while (!call.isReady()) {
+                    if (failure != null) {
+                        throw failure;
+                    }
+                    if (closed) {
+                        return; // ended well without reading everything: the reader will see the end
+                    }
+                    try {
+                        ready.wait(1000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new ChunkQueue.CallInterruptedException();
+                    }
+                }
+            }
+        }
+    }
+}
