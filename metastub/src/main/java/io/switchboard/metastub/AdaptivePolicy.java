@@ -64,6 +64,11 @@ public final class AdaptivePolicy implements SelectionPolicy {
         }
     }
 
+    @Override
+    public long learningEstimateCap() {
+        return ESTIMATE_CAP;
+    }
+
     /** The current prediction for a payload over one protocol to one endpoint, in microseconds. */
     public double predictMicros(String protocol, String address, long bytes) {
         return model(protocol, address).predictMicros(bytes);

@@ -3,7 +3,10 @@ package io.switchboard.metastub;
 import java.util.List;
 import java.util.Objects;
 
-/** Always one protocol; a call whose server does not speak it is refused. */
+/**
+ * Always one protocol; a call whose server does not speak it is refused. While the protocol is in
+ * back-off after a failure, calls go over SOAP, the failsafe.
+ */
 public final class FixedPolicy implements SelectionPolicy {
     private final String protocol;
 
@@ -19,6 +22,9 @@ public final class FixedPolicy implements SelectionPolicy {
     @Override
     public String select(CallContext call, List<String> candidates) {
         if (!candidates.contains(protocol)) {
+            if (call.suite().candidates().contains(protocol)) {
+                return ProtocolSuite.SOAP;
+            }
             throw new NoCommonProtocolException(protocol + " is the fixed protocol but not among the candidates "
                     + candidates);
         }

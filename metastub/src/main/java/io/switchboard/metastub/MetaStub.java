@@ -135,7 +135,8 @@ public final class MetaStub implements Channel, AutoCloseable {
             level = "stub";
         }
         protocol = chosen.select(call, candidates);
-        reason = chosen.name() + " (" + level + " policy)";
+        reason = chosen.name() + " (" + level + " policy"
+                + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")";
         if (ProtocolSuite.SOAP.equals(protocol)) {
             return attempt(protocol, reason, call, chosen, withId);
         }
@@ -174,6 +175,9 @@ public final class MetaStub implements Channel, AutoCloseable {
         OperationDescriptor operation = call.operation();
         Object request = call.request();
         Transport transport = transport(protocol);
+        if (call.knownEstimate() < 0 && learner.learningEstimateCap() > 0) {
+            call.estimatedBytes(learner.learningEstimateCap());
+        }
         long start = System.nanoTime();
         String error = null;
         try {

@@ -68,6 +68,12 @@ final class ProtocolHealth {
         }
     }
 
+    /** "grpc in back-off" and the like, for call records. */
+    String describeAvoided() {
+        List<String> avoided = states.keySet().stream().filter(this::avoided).sorted().toList();
+        return String.join(", ", avoided) + " in back-off";
+    }
+
     /** Whether {@code protocol} is in back-off now. */
     boolean avoided(String protocol) {
         State s = states.get(protocol);

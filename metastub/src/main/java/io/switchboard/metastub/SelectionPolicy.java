@@ -22,4 +22,12 @@ public interface SelectionPolicy {
     /** Told of every attempt the meta-stub made, to learn from; most policies ignore it. */
     default void observe(CallRecord record) {
     }
+
+    /**
+     * A policy that learns from payload sizes returns how far the meta-stub should estimate the
+     * payload of calls it did not choose itself (pinned ones), so that they teach it too; -1 for none.
+     */
+    default long learningEstimateCap() {
+        return -1;
+    }
 }
