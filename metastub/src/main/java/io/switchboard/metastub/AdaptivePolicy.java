@@ -78,13 +78,20 @@ public final class AdaptivePolicy implements SelectionPolicy {
         return models.computeIfAbsent(protocol + " " + address, k -> CostModel.prior(protocol));
     }
 
-    /** time = fixed + bytes × perByte, both in microseconds, learned by exponential averaging. */
+    /**
+     * time = fixed + bytes × perByte, both in microseconds, learned by exponential averaging. The
+     * first calls to an endpoint (connection set-up, a cold JIT) and single outliers (a GC pause)
+     * would throw the averages far off, so the first samples are skipped and each sample counts
+     * for at most three times the current prediction.
+     */
     static final class CostModel {
         private static final double RATE = 0.2;
         private static final long SMALL = 2 * 1024;
         private static final long LARGE = 32 * 1024;
+        private static final int SKIPPED = 2;
         private double fixed;
         private double perByte;
+        private int seen;
 
         CostModel(double fixedMicros, double perByteMicros) {
             this.fixed = fixedMicros;
@@ -100,7 +107,11 @@ public final class AdaptivePolicy implements SelectionPolicy {
             return fixed + perByte * bytes;
         }
 
-        synchronized void learn(long bytes, double micros) {
+        synchronized void learn(long bytes, double sample) {
+            if (++seen <= SKIPPED) {
+                return;
+            }
+            double micros = Math.min(sample, 3 * (fixed + perByte * bytes));
             if (bytes <= SMALL) {
                 fixed += RATE * (micros - perByte * bytes - fixed);
                 fixed = Math.max(1, fixed);

@@ -104,6 +104,19 @@ class SizeAndAdaptivePolicyTest {
     }
 
     @Test
+    void coldStartAndOutliersDoNotThrowTheModelOff() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        adaptive.observe(record("soap", 80, 40_000));          // connection set-up and a cold JIT
+        adaptive.observe(record("soap", 80, 20_000));
+        for (int i = 0; i < 30; i++) {
+            adaptive.observe(record("soap", 80, 300));
+        }
+        adaptive.observe(record("soap", 80, 90_000));          // one GC pause
+        double predicted = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), 80);
+        assertTrue(predicted < 600, "prediction after the outlier: " + predicted);
+    }
+
+    @Test
     void adaptiveNeverExploresWhereTheDifferenceIsLarge() {
         AdaptivePolicy adaptive = new AdaptivePolicy();
         for (int i = 0; i < 200; i++) {
