@@ -1,5 +1,6 @@
 package io.switchboard.examples;
 
+import io.switchboard.examples.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +15,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "switchboard", mixinStandardHelpOptions = true, version = "Switchboard 0.1.0",
         description = "Multi-protocol components: SOAP's reach, a binary protocol's speed, one generated stub.",
-        subcommands = {DemoCommand.class, RegistryCommand.class, ServeCommand.class, ListCommand.class,
+        subcommands = {DemoCommand.class, RegistryCommand.class, ServeCommand.class, ListCommand.class, BenchCommand.class,
             LookupCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     public static void main(String[] args) {

@@ -1,0 +1,238 @@
+package io.switchboard.examples.bench;
+
+import io.switchboard.protocol.Protocols;
+import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ./switchboard bench}: the SC2000 round-trip experiments (empty call, {@code double[]},
+ * {@code LinkEntry} lists) over Switchboard's protocols and policies and over plain Java (raw
+ * socket, RMI, ObjectOutputStream), measured in one run with the server in a forked JVM.
+ *
+ * <pre>{@code
+ * ./switchboard bench --quick                              # CI: small sizes, well under a minute
+ * ./switchboard bench                                      # full sweep: 10..10^7 doubles, 10..10^6 nodes
+ * ./switchboard bench --workloads doubles --protocols socket,rmi,soap --max-doubles 1000000 --out /tmp/r
+ * }</pre>
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Round-trip times of the SC2000 workloads over each protocol, client and server in separate JVMs on loopback.",
+            "Writes bench.csv, bench.md (ratios against raw socket and SOAP) and log-log plots (PNG) to the output folder."})
+public final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--quick", description = "Small sizes and few repetitions, for CI (well under a minute).")
+    boolean quick;
+
+    @Option(names = "--protocols", split = ",", paramLabel = "NAME",
+            defaultValue = "soap,grpc,adaptive,size,rmi,oos,socket",
+            description = "Protocols (socket, rmi, oos, a Switchboard protocol pinned on each call) and meta-stub policies; "
+                    + "names that are neither are skipped with a note. Default: ${DEFAULT-VALUE}.")
+    List<String> protocols;
+
+    @Option(names = "--workloads", split = ",", paramLabel = "NAME", defaultValue = "empty,doubles,list",
+            description = "Any of empty, doubles, list. Default: ${DEFAULT-VALUE}.")
+    List<String> workloads;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output folder. Default: results/ at the repository root.")
+    Path out;
+
+    @Option(names = "--sizes", split = ",", paramLabel = "N",
+            description = "Explicit sizes for doubles and list (instead of powers of ten up to the maximum).")
+    List<Integer> sizes;
+
+    @Option(names = "--max-doubles", paramLabel = "N", description = "Largest double[] (default 10^7; 10^4 with --quick unless --sizes is given).")
+    Integer maxDoubles;
+
+    @Option(names = "--max-list", paramLabel = "N", description = "Largest list (default 10^6; 1000 with --quick unless --sizes is given).")
+    Integer maxList;
+
+    @Option(names = "--reps", paramLabel = "N", description = "Timed calls per cell at most (default 30; 5 with --quick).")
+    Integer reps;
+
+    @Option(names = "--warmup", paramLabel = "N", description = "Untimed calls per cell first (default 5; 2 with --quick).")
+    Integer warmup;
+
+    @Option(names = "--budget", paramLabel = "SECONDS",
+            description = "Time per cell and protocol (default 10; 2 with --quick); a call expected to take over a quarter of it is skipped.")
+    Integer budget;
+
+    @Option(names = "--heap", paramLabel = "SIZE", defaultValue = "2g", description = "Server JVM -Xms and -Xmx. Default: ${DEFAULT-VALUE}.")
+    String heap;
+
+    @Option(names = "--xss", paramLabel = "SIZE",
+            description = "Thread stack for the server JVM (-Xss) and the client's measuring thread; default: the JVM's (1 MiB).")
+    String xss;
+
+    @Option(names = "--pin-max", paramLabel = "N", defaultValue = "1000",
+            description = "Cells up to this size run with both JVMs pinned to CPU 0 (taskset); -1 never pins. Default: ${DEFAULT-VALUE}.")
+    int pinMax;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        System.setProperty("sun.rmi.transport.tcp.responseTimeout", Integer.toString(Sweep.CALL_TIMEOUT_MILLIS));
+        PrintStream stdout = System.out;
+        Path dir = out != null ? out : defaultOut();
+        Files.createDirectories(dir);
+        Sweep.Config config = new Sweep.Config(sizes(), or(warmup, 5, 2), or(reps, 30, 5),
+                Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)));
+        List<String> serverFlags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC"));
+        if (xss != null) {
+            serverFlags.add("-Xss" + xss);
+        }
+        List<String> notes = new ArrayList<>();
+        String clientFlags = Report.Machine.currentClientFlags();
+        if (!clientFlags.contains("-Xmx")) {
+            notes.add("the client JVM has no explicit heap; for comparable runs set SWITCHBOARD_JAVA_OPTS=\"-Xms2g -Xmx2g -XX:+UseG1GC\"");
+        }
+        String loadStart = Report.Machine.loadAverage();
+        int cpus = Runtime.getRuntime().availableProcessors();   // before the sweep pins this JVM
+        stdout.println("bench: load average " + loadStart + ", " + Runtime.getRuntime().availableProcessors()
+                + " CPUs; results in " + dir.toAbsolutePath());
+        List<Cell> cells;
+        List<Peer> peers = new ArrayList<>();
+        SwitchboardPeer.Connection switchboard = null;
+        try (ServerProcess server = ServerProcess.start(serverFlags, dir.resolve("bench-server.log"))) {
+            for (String name : protocols) {
+                switch (name) {
+                    case "socket":
+                        peers.add(new RawSocketPeer(Integer.parseInt(server.get("socket"))));
+                        break;
+                    case "oos":
+                        peers.add(new ObjectStreamPeer(Integer.parseInt(server.get("oos"))));
+                        break;
+                    case "rmi":
+                        peers.add(new RmiPeer(server.get("rmi")));
+                        break;
+                    default:
+                        if (switchboard == null) {
+                            switchboard = SwitchboardPeer.connect(server.get("registry"));
+                        }
+                        try {
+                            peers.add(switchboard.peer(name));
+                        } catch (IllegalArgumentException e) {
+                            notes.add(name + ": not measured; it is neither a protocol on the class path " + Protocols.names()
+                                    + " nor a selection policy the meta-stub knows (" + e.getMessage() + ")");
+                        }
+                }
+            }
+            notes.forEach(n -> stdout.println("bench: " + n));
+            Sweep sweep = new Sweep(config, peers, server);
+            try (ProgressBar progress = new ProgressBarBuilder().setTaskName("bench").setInitialMax(sweep.cellCount())
+                    .setStyle(ProgressBarStyle.ASCII).setConsumer(new ConsoleProgressBarConsumer(System.err))
+                    .setUpdateIntervalMillis(250).continuousUpdate().build()) {
+                cells = runWithStack(() -> sweep.run(progress));
+            }
+            notes.addAll(sweep.notes());
+        } finally {
+            peers.forEach(Peer::close);
+            if (switchboard != null) {
+                switchboard.close();
+            }
+        }
+        Report.Machine machine = new Report.Machine(Report.Machine.now(), cpus,
+                Report.Machine.currentCpuModel(), loadStart, Report.Machine.loadAverage(), Report.Machine.currentJava(), clientFlags,
+                String.join(" ", serverFlags),
+                String.format("%d untimed warm-up calls, then up to %d timed calls within %d s (after %d s of small calls "
+                        + "over every protocol before the first cell)", config.warmup(), config.reps(), config.budget().toSeconds(),
+                        config.warmupTime().toSeconds()),
+                pinMax < 0 ? "none" : "cells of up to " + pinMax + " elements (and the empty call): both JVMs pinned to CPU 0 "
+                        + "with taskset; larger cells unpinned");
+        String md = new Report(cells, machine, reproduce(), notes).writeAll(dir);
+        stdout.println(md);
+        stdout.println("bench: wrote " + dir.resolve("bench.csv") + ", " + dir.resolve("bench.md") + " and plots");
+        boolean wrong = cells.stream().anyMatch(c -> c.note() != null && c.note().startsWith("wrong answer"));
+        return wrong ? 2 : 0;
+    }
+
+    private Map<Workload, List<Integer>> sizes() {
+        Map<Workload, List<Integer>> result = new LinkedHashMap<>();
+        for (String key : workloads) {
+            Workload w = Workload.of(key);
+            Integer givenMax = w == Workload.LIST ? maxList : maxDoubles;
+            int max = givenMax != null ? givenMax : quick && sizes == null ? (w == Workload.LIST ? 1000 : 10_000) : w.largest();
+            List<Integer> chosen = w == Workload.EMPTY || sizes == null ? w.sizes(max)
+                    : sizes.stream().filter(n -> n > 0 && n <= Math.min(max, w.largest())).collect(Collectors.toList());
+            result.put(w, chosen);
+        }
+        return result;
+    }
+
+    private int or(Integer given, int full, int quickValue) {
+        return given != null ? given : quick ? quickValue : full;
+    }
+
+    /** Runs the sweep on a thread with the requested stack, so RMI and ObjectOutputStream meet the same limit on both sides. */
+    private List<Cell> runWithStack(Callable<List<Cell>> sweep) throws Exception {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread t = new Thread(null, () -> {
+            try {
+                result.set(sweep.call());
+            } catch (Exception | Error e) {
+                result.set(e);
+            }
+        }, "bench", xss == null ? 0 : parseSize(xss));
+        t.start();
+        t.join();
+        if (result.get() instanceof Exception) {
+            throw (Exception) result.get();
+        }
+        if (result.get() instanceof Error) {
+            throw (Error) result.get();
+        }
+        @SuppressWarnings("unchecked")
+        List<Cell> cells = (List<Cell>) result.get();
+        return cells;
+    }
+
+    static long parseSize(String s) {
+        String t = s.trim().toLowerCase(java.util.Locale.ROOT);
+        long unit = t.endsWith("g") ? 1L << 30 : t.endsWith("m") ? 1L << 20 : t.endsWith("k") ? 1L << 10 : 1;
+        return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
+    }
+
+    /** The command line that repeats this run. */
+    private String reproduce() {
+        List<String> args = spec.commandLine().getParseResult().originalArgs();
+        int i = args.indexOf("bench");
+        List<String> own = i >= 0 ? args.subList(i + 1, args.size()) : args;
+        String env = System.getenv("SWITCHBOARD_JAVA_OPTS");
+        return (env == null || env.isBlank() ? "" : "SWITCHBOARD_JAVA_OPTS=\"" + env + "\" ") + "./switchboard bench"
+                + (own.isEmpty() ? "" : " " + String.join(" ", own));
+    }
+
+    /** {@code results/} at the repository root when run from a build tree, else in the working folder. */
+    private static Path defaultOut() {
+        try {
+            Path classes = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path root = classes.getParent() == null ? null : classes.getParent().getParent();
+            root = root == null ? null : root.getParent();   // examples/target/classes -> repository root
+            if (root != null && Files.exists(root.resolve("pom.xml")) && Files.isDirectory(root.resolve("examples"))) {
+                return root.resolve("results");
+            }
+        } catch (URISyntaxException | RuntimeException e) {
+            // fall through to the working folder
+        }
+        return Path.of("results");
+    }
+}

@@ -1,0 +1,93 @@
+package io.switchboard.examples.bench;
+
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.components.echo.EchoService;
+import io.switchboard.protocol.Protocols;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.registry.ComponentServer;
+import io.switchboard.registry.RegistryServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+/**
+ * The server JVM of {@code ./switchboard bench}, forked by {@link ServerProcess}: serves the echo
+ * workloads over every protocol under test on loopback, prints one {@code READY key=value ...}
+ * line, then obeys commands on standard input ({@code gc}, {@code quit}); it exits when its input
+ * closes, so it never outlives the client.
+ *
+ * <pre>{@code
+ * java -Xms2g -Xmx2g -XX:+UseG1GC -cp CLASSPATH io.switchboard.examples.bench.BenchServer
+ * READY pid=4711 registry=http://127.0.0.1:40123/axis2/services/Registry socket=40125 oos=40127 rmi=rO0AB...
+ * }</pre>
+ */
+public final class BenchServer {
+    /** Largest message either side accepts: above SOAP's 64 MiB default, so the sweep's big cells are not refused. */
+    static final long MAX_MESSAGE_BYTES = 1L << 30;
+
+    private BenchServer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("java.rmi.server.hostname", "127.0.0.1");
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        String secret = UUID.randomUUID().toString();
+        try (RegistryServer registry = RegistryServer.builder().secret(secret).start();
+             ComponentServer components = ComponentServer.builder()
+                     .settings(ServerSettings.defaults().withMaxMessageBytes(MAX_MESSAGE_BYTES))
+                     .registry(registry.endpoint(), secret).build();
+             ServerSocket raw = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             ServerSocket oos = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            components.export(EchoComponent.skeleton(new EchoService()));
+            RawSocketPeer.serve(raw);
+            ObjectStreamPeer.serve(oos);
+            out.println("READY pid=" + ProcessHandle.current().pid() + " registry=" + registry.endpoint()
+                    + " socket=" + raw.getLocalPort() + " oos=" + oos.getLocalPort()
+                    + " protocols=" + String.join(",", Protocols.names()) + " rmi=" + RmiPeer.export());
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            for (String line = in.readLine(); line != null && !line.equals("quit"); line = in.readLine()) {
+                if (line.equals("gc")) {
+                    System.gc();   // a full collection with G1 unless -XX:+ExplicitGCInvokesConcurrent
+                    out.println("gc-done");
+                }
+            }
+        }
+        System.exit(0);   // RMI's non-daemon threads would keep the JVM alive
+    }
+
+    /** What a server thread does with one accepted connection. */
+    interface Connection {
+        void serve(Socket socket) throws Exception;
+    }
+
+    /** Accepts connections on a daemon thread, one daemon thread per connection. */
+    static void acceptLoop(ServerSocket listener, String name, Connection handler) {
+        Thread accept = new Thread(() -> {
+            while (!listener.isClosed()) {
+                Socket s;
+                try {
+                    s = listener.accept();
+                } catch (IOException e) {
+                    return;
+                }
+                Thread t = new Thread(() -> {
+                    try (s) {
+                        handler.serve(s);
+                    } catch (Exception | StackOverflowError e) {
+                        System.err.println(name + ": connection ended: " + e);
+                    }
+                }, name + "-connection");
+                t.setDaemon(true);
+                t.start();
+            }
+        }, name + "-accept");
+        accept.setDaemon(true);
+        accept.start();
+    }
+}

@@ -1,0 +1,31 @@
+package io.switchboard.examples.bench;
+
+/**
+ * The client side of one protocol under test. The server side of every peer runs in
+ * {@link BenchServer}, in another JVM.
+ */
+interface Peer extends AutoCloseable {
+    /** The protocol's name in the results: {@code socket}, {@code rmi}, {@code soap}, ... */
+    String name();
+
+    /** One round trip of the payload; returns what came back, unchecked. */
+    Object roundTrip(Payload payload) throws Exception;
+
+    /**
+     * Bytes the client sent for one request of this payload, protocol headers included, measured
+     * on an extra call that is not timed; -1 when this peer cannot count them.
+     */
+    long requestBytes(Payload payload) throws Exception;
+
+    @Override
+    void close();
+
+    /** A call that failed for a reason the results should name (a stack overflow, a refusal). */
+    final class Failure extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Failure(String reason) {
+            super(reason);
+        }
+    }
+}

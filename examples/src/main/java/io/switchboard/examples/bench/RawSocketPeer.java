@@ -1,0 +1,185 @@
+package io.switchboard.examples.bench;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The baseline: a hand-written protocol over a plain socket, what a careful programmer would write
+ * without a framework. A message is a type byte and a count; doubles travel packed (8 bytes each,
+ * converted through a {@link ByteBuffer} in 64 KiB blocks), list nodes field by field, encoded and
+ * decoded in a loop so that list depth never touches the stack.
+ *
+ * <pre>{@code
+ * try (RawSocketPeer peer = new RawSocketPeer(port)) {
+ *     Object back = peer.roundTrip(Payload.of(Workload.DOUBLES, 1000));
+ * }
+ * }</pre>
+ */
+final class RawSocketPeer implements Peer {
+    private static final int EMPTY = 0;
+    private static final int DOUBLES = 1;
+    private static final int LIST = 2;
+    private static final int BLOCK = 64 * 1024;
+
+    private final int port;
+    private final AtomicLong sent = new AtomicLong();
+    private final Codec codec = new Codec();
+    private Socket socket;
+    private DataOutputStream out;
+    private DataInputStream in;
+
+    RawSocketPeer(int port) {
+        this.port = port;
+    }
+
+    @Override
+    public String name() {
+        return "socket";
+    }
+
+    @Override
+    public Object roundTrip(Payload p) throws IOException {
+        if (socket == null) {
+            socket = new Socket(InetAddress.getLoopbackAddress(), port);
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(Sweep.CALL_TIMEOUT_MILLIS);
+            out = new DataOutputStream(new BufferedOutputStream(new CountingOutputStream(socket.getOutputStream(), sent), BLOCK));
+            in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), BLOCK));
+        }
+        try {
+            codec.write(out, p.javaValue());
+            out.flush();
+            return codec.read(in);
+        } catch (IOException | RuntimeException e) {
+            close();   // the stream is out of step now; the next call reconnects
+            throw e;
+        }
+    }
+
+    @Override
+    public long requestBytes(Payload p) throws IOException {
+        long before = sent.get();
+        roundTrip(p);
+        return sent.get() - before;
+    }
+
+    @Override
+    public void close() {
+        if (socket != null) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closing a loopback socket; nothing to do
+            }
+            socket = null;
+        }
+    }
+
+    /** Server side, in the forked JVM: decodes each request into objects and encodes them back. */
+    static void serve(ServerSocket listener) {
+        BenchServer.acceptLoop(listener, "raw-socket", s -> {
+            s.setTcpNoDelay(true);
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), BLOCK));
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), BLOCK));
+            Codec codec = new Codec();
+            while (true) {
+                Object value;
+                try {
+                    value = codec.read(in);
+                } catch (EOFException e) {
+                    return;
+                }
+                codec.write(out, value);
+                out.flush();
+            }
+        });
+    }
+
+    /** The wire format, with its scratch block; one per connection. */
+    private static final class Codec {
+        private final byte[] block = new byte[BLOCK];
+        private final ByteBuffer buffer = ByteBuffer.wrap(block);
+
+        void write(DataOutputStream out, Object value) throws IOException {
+            if (value instanceof double[]) {
+                double[] values = (double[]) value;
+                out.writeByte(DOUBLES);
+                out.writeInt(values.length);
+                for (int off = 0; off < values.length; off += BLOCK / 8) {
+                    int n = Math.min(BLOCK / 8, values.length - off);
+                    buffer.clear();
+                    buffer.asDoubleBuffer().put(values, off, n);
+                    out.write(block, 0, n * 8);
+                }
+            } else if (value instanceof JavaLinkEntry) {
+                int count = 0;
+                for (JavaLinkEntry e = (JavaLinkEntry) value; e != null; e = e.nextLink) {
+                    count++;
+                }
+                out.writeByte(LIST);
+                out.writeInt(count);
+                for (JavaLinkEntry e = (JavaLinkEntry) value; e != null; e = e.nextLink) {
+                    out.writeLong(e.llong);
+                    out.writeShort(e.sshort);
+                    out.writeInt(e.iint);
+                    out.writeFloat(e.ffloat);
+                    out.writeDouble(e.ddouble);
+                    out.writeUTF(e.sstring);
+                }
+            } else {
+                out.writeByte(EMPTY);
+            }
+        }
+
+        Object read(DataInputStream in) throws IOException {
+            int type = in.read();
+            if (type < 0) {
+                throw new EOFException();
+            }
+            if (type == DOUBLES) {
+                double[] values = new double[in.readInt()];
+                for (int off = 0; off < values.length; off += BLOCK / 8) {
+                    int n = Math.min(BLOCK / 8, values.length - off);
+                    in.readFully(block, 0, n * 8);
+                    buffer.clear();
+                    buffer.asDoubleBuffer().get(values, off, n);
+                }
+                return values;
+            }
+            if (type == LIST) {
+                int count = in.readInt();
+                JavaLinkEntry head = null;
+                JavaLinkEntry tail = null;
+                for (int i = 0; i < count; i++) {
+                    JavaLinkEntry e = new JavaLinkEntry();
+                    e.llong = in.readLong();
+                    e.sshort = in.readShort();
+                    e.iint = in.readInt();
+                    e.ffloat = in.readFloat();
+                    e.ddouble = in.readDouble();
+                    e.sstring = in.readUTF();
+                    if (tail == null) {
+                        head = e;
+                    } else {
+                        tail.nextLink = e;
+                    }
+                    tail = e;
+                }
+                return head;
+            }
+            if (type != EMPTY) {
+                throw new IOException("unknown message type " + type);
+            }
+            return null;
+        }
+    }
+}

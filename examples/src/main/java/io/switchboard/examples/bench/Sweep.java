@@ -1,0 +1,252 @@
+package io.switchboard.examples.bench;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import me.tongfei.progressbar.ProgressBar;
+
+/**
+ * Runs the measurement: for each workload and size, every protocol in turn (A B C A B C ..., so
+ * that a noisy moment hits all of them alike), first a warm-up, then timed round trips, each
+ * result checked against what was sent. Each cell is bounded by a count and a time budget; a cell
+ * whose single call is expected (from the previous size) to take more than a quarter of the budget
+ * is skipped, and so are the larger sizes of a protocol that failed, each with the reason.
+ *
+ * <pre>{@code
+ * Sweep sweep = new Sweep(config, peers, server);
+ * List<Cell> cells = sweep.run(progressBar);
+ * }</pre>
+ */
+public final class Sweep {
+    /** No single call waits longer than this, whatever the protocol: a hang becomes a failed cell. */
+    static final int CALL_TIMEOUT_MILLIS = 120_000;
+    private static final int MIN_SAMPLES = 3;
+
+    /**
+     * What to measure.
+     *
+     * @param warmup     untimed calls at the start of each cell
+     * @param reps       timed calls per cell at most
+     * @param budget     time per cell and protocol
+     * @param warmupTime small calls over every protocol before the first cell, for the JIT compiler
+     * @param pinMaxSize cells up to this size run with both JVMs pinned to CPU 0 (small messages,
+     *                   see shared/BENCHMARKING.md); -1 never pins
+     */
+    public record Config(Map<Workload, List<Integer>> sizes, int warmup, int reps, Duration budget, int pinMaxSize,
+                         Duration warmupTime) {
+    }
+
+    private final Config config;
+    private final List<Peer> peers;
+    private final ServerProcess server;
+    private final List<String> notes = new ArrayList<>();
+    private final int cpus = Runtime.getRuntime().availableProcessors();   // read before pinning shrinks it
+    private boolean pinned;
+    private boolean pinningWorks = true;
+
+    Sweep(Config config, List<Peer> peers, ServerProcess server) {
+        this.config = config;
+        this.peers = peers;
+        this.server = server;
+    }
+
+    /** Steps the progress bar will take: one per cell. */
+    int cellCount() {
+        return config.sizes().values().stream().mapToInt(List::size).sum() * peers.size();
+    }
+
+    /** Remarks for the report: pinning that could not be done, and the like. */
+    List<String> notes() {
+        return notes;
+    }
+
+    List<Cell> run(ProgressBar progress) throws IOException {
+        warmUp(progress);
+        List<Cell> cells = new ArrayList<>();
+        for (Map.Entry<Workload, List<Integer>> e : config.sizes().entrySet()) {
+            Workload w = e.getKey();
+            Map<Peer, Cell> previous = new HashMap<>();
+            for (int size : e.getValue()) {
+                progress.setExtraMessage(w.key() + " " + Report.size(size));
+                Payload payload = Payload.of(w, size);
+                boolean pin = config.pinMaxSize() >= 0 && size <= config.pinMaxSize();
+                pin(pin);
+                System.gc();   // one cell's garbage must not be collected in the next one's timings
+                server.gc();
+                Map<Peer, State> active = new LinkedHashMap<>();
+                for (Peer peer : peers) {
+                    String skip = skipReason(previous.get(peer), size);
+                    if (skip != null) {
+                        previous.put(peer, Cell.skipped(w, size, peer.name(), skip));
+                        progress.step();
+                    } else {
+                        active.put(peer, new State());
+                    }
+                }
+                measure(payload, active);
+                for (Map.Entry<Peer, State> a : active.entrySet()) {
+                    previous.put(a.getKey(), a.getValue().toCell(a.getKey(), payload, pin, config.reps()));
+                    progress.step();
+                }
+                peers.forEach(peer -> cells.add(previous.get(peer)));   // in the order the protocols were asked for
+            }
+        }
+        pin(false);
+        return cells;
+    }
+
+    /**
+     * Before the first cell, small calls over every protocol for a while, so that the first cells
+     * do not time the JIT compiler (the per-cell warm-up is too short for that on its own).
+     */
+    private void warmUp(ProgressBar progress) {
+        progress.setExtraMessage("warm-up");
+        List<Payload> payloads = List.of(Payload.of(Workload.EMPTY, 0), Payload.of(Workload.DOUBLES, 1000),
+                Payload.of(Workload.LIST, 100));
+        long end = System.nanoTime() + config.warmupTime().toNanos();
+        for (int round = 0; round < 2000 && System.nanoTime() < end; round++) {
+            for (Peer peer : peers) {
+                for (Payload p : payloads) {
+                    try {
+                        peer.roundTrip(p);
+                    } catch (Exception | StackOverflowError e) {
+                        // a failing protocol shows up, with its reason, in its first cell
+                    }
+                }
+            }
+        }
+    }
+
+    private String skipReason(Cell before, int size) {
+        if (before == null) {
+            return null;
+        }
+        if (!before.isMeasured()) {
+            return before.status() == Cell.Status.FAILED
+                    ? "skipped: failed at " + Report.size(before.size()) + " (" + before.note() + ")"
+                    : before.note();
+        }
+        double expectedSeconds = before.medianMicros() / 1e6 * size / Math.max(1, before.size());
+        double limit = config.budget().toMillis() / 1e3 / 4;
+        if (expectedSeconds > limit) {
+            return String.format("skipped: about %.1f s per call expected (%.1f s at %s), over a quarter of the %d s budget",
+                    expectedSeconds, before.medianMicros() / 1e6, Report.size(before.size()), config.budget().toSeconds());
+        }
+        return null;
+    }
+
+    private void measure(Payload payload, Map<Peer, State> active) {
+        long budget = config.budget().toNanos();
+        for (int r = 0; r < config.warmup(); r++) {
+            for (Map.Entry<Peer, State> a : active.entrySet()) {
+                State s = a.getValue();
+                if (s.failure == null && s.elapsed < budget / 2) {
+                    s.call(a.getKey(), payload, false);
+                }
+            }
+        }
+        int minSamples = Math.min(MIN_SAMPLES, config.reps());
+        for (int r = 0; r < config.reps(); r++) {
+            boolean any = false;
+            for (Map.Entry<Peer, State> a : active.entrySet()) {
+                State s = a.getValue();
+                if (s.failure == null && (s.samples.size() < minSamples || s.elapsed < budget)) {
+                    s.call(a.getKey(), payload, true);
+                    any = true;
+                }
+            }
+            if (!any) {
+                break;
+            }
+        }
+        for (Map.Entry<Peer, State> a : active.entrySet()) {
+            State s = a.getValue();
+            if (s.failure == null) {
+                try {
+                    s.wireBytes = a.getKey().requestBytes(payload);
+                } catch (Exception | StackOverflowError e) {
+                    s.wireNote = "wire bytes not measured: " + describe(e);
+                }
+            }
+        }
+    }
+
+    /** Pins both JVMs (every thread) to CPU 0, or unpins them to all CPUs, with taskset. */
+    private void pin(boolean on) {
+        if (on == pinned || !pinningWorks) {
+            return;
+        }
+        String mask = on ? "0" : "0-" + (cpus - 1);
+        for (long pid : new long[] {ProcessHandle.current().pid(), server.pid()}) {
+            try {
+                Process p = new ProcessBuilder("taskset", "-a", "-c", "-p", mask, Long.toString(pid))
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                if (p.waitFor() != 0) {
+                    throw new IOException("taskset exited with " + p.exitValue());
+                }
+            } catch (IOException e) {
+                pinningWorks = false;
+                notes.add("could not pin the JVMs for small messages (" + e.getMessage() + "); all cells ran unpinned");
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        pinned = on;
+    }
+
+    static String describe(Throwable e) {
+        if (e instanceof StackOverflowError) {
+            return "StackOverflowError";
+        }
+        String msg = e.getMessage() == null ? "" : ": " + e.getMessage().lines().findFirst().orElse("");
+        return e.getClass().getSimpleName() + (msg.length() > 160 ? msg.substring(0, 160) + "..." : msg);
+    }
+
+    /** One protocol's progress through one cell. */
+    private static final class State {
+        final List<Long> samples = new ArrayList<>();
+        long elapsed;
+        String failure;
+        long wireBytes = -1;
+        String wireNote;
+
+        void call(Peer peer, Payload payload, boolean timed) {
+            long start = System.nanoTime();
+            Object back;
+            try {
+                back = peer.roundTrip(payload);
+            } catch (Peer.Failure f) {
+                failure = f.getMessage();
+                return;
+            } catch (Exception | StackOverflowError e) {
+                failure = describe(e);
+                return;
+            }
+            long t = System.nanoTime() - start;
+            elapsed += t;
+            if (!payload.matches(back)) {
+                failure = "wrong answer: what came back differs from what was sent";
+            } else if (timed) {
+                samples.add(t);
+            }
+        }
+
+        Cell toCell(Peer peer, Payload p, boolean pinned, int reps) {
+            if (failure != null) {
+                return Cell.failed(p.workload(), p.size(), peer.name(), pinned, failure);
+            }
+            String note = samples.size() < reps ? samples.size() + " of " + reps + " samples (time budget)" : null;
+            if (wireNote != null) {
+                note = note == null ? wireNote : note + "; " + wireNote;
+            }
+            return Cell.measured(p.workload(), p.size(), peer.name(), samples.stream().mapToLong(Long::longValue).toArray(),
+                    wireBytes, pinned, note);
+        }
+    }
+}
