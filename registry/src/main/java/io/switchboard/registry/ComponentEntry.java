@@ -11,12 +11,13 @@ import java.util.Optional;
  * the protocols its server speaks (in the server's order of preference), and its interface.
  *
  * @param interfaceSchema the component's interface schema as written; may be null in listings
+ * @param interfaceProto  the component's .proto for the gRPC bulk protocol; may be null
  * @param wsdlUrl         where the WSDL is served; may be null
  * @param boundAt         when the registry accepted the entry; set by the registry
  * @param features        what the server does beyond its protocols, e.g. {@link #CALL_IDS}
  */
 public record ComponentEntry(String name, String instanceId, List<Endpoint> endpoints, String interfaceSchema,
-                             String wsdlUrl, Instant boundAt, List<String> features) {
+                             String interfaceProto, String wsdlUrl, Instant boundAt, List<String> features) {
     /** The server runs each call id at most once, so any call may be repeated on another protocol. */
     public static final String CALL_IDS = "call-ids";
 
@@ -29,7 +30,7 @@ public record ComponentEntry(String name, String instanceId, List<Endpoint> endp
 
     public ComponentEntry(String name, String instanceId, List<Endpoint> endpoints, String interfaceSchema,
                           String wsdlUrl, Instant boundAt) {
-        this(name, instanceId, endpoints, interfaceSchema, wsdlUrl, boundAt, List.of());
+        this(name, instanceId, endpoints, interfaceSchema, null, wsdlUrl, boundAt, List.of());
     }
 
     public boolean has(String feature) {
@@ -41,11 +42,11 @@ public record ComponentEntry(String name, String instanceId, List<Endpoint> endp
     }
 
     public ComponentEntry withBoundAt(Instant when) {
-        return new ComponentEntry(name, instanceId, endpoints, interfaceSchema, wsdlUrl, when, features);
+        return new ComponentEntry(name, instanceId, endpoints, interfaceSchema, interfaceProto, wsdlUrl, when, features);
     }
 
-    /** The same entry without its interface schema, as listings show it. */
+    /** The same entry without its interface schema and .proto, as listings show it. */
     public ComponentEntry withoutSchema() {
-        return new ComponentEntry(name, instanceId, endpoints, null, wsdlUrl, boundAt, features);
+        return new ComponentEntry(name, instanceId, endpoints, null, null, wsdlUrl, boundAt, features);
     }
 }

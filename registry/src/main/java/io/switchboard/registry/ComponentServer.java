@@ -89,8 +89,9 @@ public final class ComponentServer implements AutoCloseable {
         }
         String wsdl = endpoints.stream().filter(e -> e.protocol().equals("soap")).findFirst()
                 .map(e -> e.address() + "?wsdl").orElse(null);
-        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(), wsdl, null,
-                List.of(ComponentEntry.CALL_IDS));
+        String proto = endpoints.stream().anyMatch(e -> e.protocol().equals("grpc")) ? d.proto() : null;
+        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(), proto, wsdl,
+                null, List.of(ComponentEntry.CALL_IDS));
         if (registry != null) {
             registry.bind(entry);
         }

@@ -26,6 +26,7 @@ final class Entries {
         }
         w.setEndpoints(eps);
         w.setInterfaceSchema(e.interfaceSchema());
+        w.setInterfaceProto(e.interfaceProto());
         w.setWsdlUrl(e.wsdlUrl());
         w.setBoundAt(e.boundAt() == null ? null : e.boundAt().atOffset(ZoneOffset.UTC));
         w.setFeatures(e.features().isEmpty() ? null : new ArrayList<>(e.features()));
@@ -47,8 +48,8 @@ final class Entries {
         if (w.getFeatures() != null) {
             w.getFeatures().stream().filter(java.util.Objects::nonNull).forEach(features::add);
         }
-        return new ComponentEntry(w.getName(), w.getInstanceId(), eps, w.getInterfaceSchema(), w.getWsdlUrl(), boundAt,
-                features);
+        return new ComponentEntry(w.getName(), w.getInstanceId(), eps, w.getInterfaceSchema(), w.getInterfaceProto(),
+                w.getWsdlUrl(), boundAt, features);
     }
 
     static List<ComponentEntry> fromWire(List<Entry> wire) {

@@ -31,6 +31,7 @@ public final class RegistryService implements Registry {
     static final Pattern INSTANCE = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     static final Pattern PROTOCOL = Pattern.compile("[a-z][a-z0-9-]{0,31}");
     static final int MAX_ENDPOINTS = 16;
+    static final int MAX_PROTO_CHARS = 1 << 20;
 
     private final RegistryStore store;
     private final byte[] secret;
@@ -169,6 +170,9 @@ public final class RegistryService implements Registry {
             } catch (SchemaException ex) {
                 throw new IllegalArgumentException("the interface schema cannot be read: " + ex.getMessage());
             }
+        }
+        if (e.interfaceProto() != null && e.interfaceProto().length() > MAX_PROTO_CHARS) {
+            throw new IllegalArgumentException("the .proto is longer than " + MAX_PROTO_CHARS + " characters");
         }
         return e.withBoundAt(clock.instant());
     }

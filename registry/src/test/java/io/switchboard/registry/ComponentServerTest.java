@@ -16,6 +16,22 @@ import org.junit.jupiter.api.Test;
 /** A component exported through a ComponentServer is found through the registry and called. */
 class ComponentServerTest {
     @Test
+    void entryCarriesBothEndpointsTheWsdlAddressAndTheProto() {
+        try (RegistryServer registry = RegistryServer.builder().start();
+             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), null).build();
+             RegistryClient reader = RegistryClient.connect(registry.endpoint())) {
+            server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+            ComponentEntry e = reader.lookup("Conformance").get(0);
+            assertEquals(List.of("grpc", "soap"), e.endpoints().stream().map(io.switchboard.protocol.Endpoint::protocol)
+                    .toList());
+            assertEquals(ConformanceComponent.DESCRIPTOR.proto(), e.interfaceProto());
+            assertEquals(ConformanceComponent.DESCRIPTOR.schema(), e.interfaceSchema());
+            assertTrue(e.has(ComponentEntry.CALL_IDS));
+            assertTrue(e.wsdlUrl().endsWith("?wsdl"));
+        }
+    }
+
+    @Test
     void exportBindLookupCallAndUnbindOnClose() {
         try (RegistryServer registry = RegistryServer.builder().secret("s").start()) {
             ConformanceImpl impl = new ConformanceImpl();
