@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
 public final class ComponentServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ComponentServer.class);
     /** Calls remembered per component for de-duplication, and for how long. */
-    static final int RECENT_CALLS = 100_000;
-    static final java.time.Duration RECENT_CALL_RETENTION = java.time.Duration.ofMinutes(10);
+    static final int RECENT_CALLS = 10_000;
+    static final java.time.Duration RECENT_CALL_RETENTION = java.time.Duration.ofMinutes(5);
 
     private final Map<String, ProtocolServer> servers = new LinkedHashMap<>();
     private final RegistryClient registry;

@@ -16,8 +16,11 @@ import java.util.concurrent.ExecutionException;
  * non-idempotent call over SOAP after the fast protocol failed mid-call. Export the same instance
  * on every protocol of a component.
  *
- * <p>It remembers the last {@code capacity} calls for {@code retention}; a repeat older than that
- * runs again, so retention must exceed the longest client timeout plus its retries.
+ * <p>Only operations not marked idempotent are remembered: an idempotent one may simply run again,
+ * and remembering its results (large arrays, long lists) would cost memory for nothing. It keeps
+ * the last {@code capacity} calls for {@code retention}; a repeat older than that runs again, so
+ * retention must exceed the longest client timeout plus its retries. Results are held only that
+ * long: expired ones are dropped as new calls arrive.
  *
  * <pre>{@code
  * Skeleton once = new DeduplicatingSkeleton(EchoComponent.skeleton(impl), 10_000, Duration.ofMinutes(10));
@@ -61,7 +64,7 @@ public final class DeduplicatingSkeleton implements Skeleton {
 
     @Override
     public Object invoke(OperationDescriptor operation, Object request, String callId) throws DeclaredFault {
-        if (callId == null) {
+        if (callId == null || operation.idempotent()) {
             return delegate.invoke(operation, request);
         }
         String key = operation.name() + "/" + callId;
@@ -69,6 +72,7 @@ public final class DeduplicatingSkeleton implements Skeleton {
         CompletableFuture<Object> first;
         long now = System.nanoTime();
         synchronized (recent) {
+            dropExpired(now);
             Remembered r = recent.get(key);
             if (r != null && now - r.at() > retentionNanos) {
                 recent.remove(key);
@@ -91,6 +95,17 @@ public final class DeduplicatingSkeleton implements Skeleton {
         } catch (DeclaredFault | RuntimeException | Error e) {
             mine.completeExceptionally(e);
             throw e;
+        }
+    }
+
+    /** Entries are in arrival order, so the expired ones are at the head. */
+    private void dropExpired(long now) {
+        var it = recent.values().iterator();
+        while (it.hasNext()) {
+            if (now - it.next().at() <= retentionNanos) {
+                return;
+            }
+            it.remove();
         }
     }
 

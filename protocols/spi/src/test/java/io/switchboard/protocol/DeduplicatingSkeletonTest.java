@@ -71,6 +71,32 @@ class DeduplicatingSkeletonTest {
     }
 
     @Test
+    void idempotentOperationsAreNotRememberedTheyMayRunAgain() throws Exception {
+        Counting inner = new Counting();
+        inner.release.countDown();
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMinutes(1));
+        OperationDescriptor echo = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
+        once.invoke(echo, null, "same");
+        once.invoke(echo, null, "same");
+        assertEquals(2, inner.runs.get());
+        assertEquals(0, once.remembered(), "nothing held for an idempotent operation");
+    }
+
+    @Test
+    void expiredCallsAreDroppedAsNewOnesArrive() throws Exception {
+        Counting inner = new Counting();
+        inner.release.countDown();
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMillis(50));
+        once.invoke(OP, null, "a");
+        once.invoke(OP, null, "b");
+        Thread.sleep(120);
+        once.invoke(OP, null, "c");
+        assertEquals(1, once.remembered(), "a and b expired and were dropped");
+        once.invoke(OP, null, "a");
+        assertEquals(4, inner.runs.get(), "'a' ran again after its retention");
+    }
+
+    @Test
     void forgetsTheOldestBeyondItsCapacity() throws Exception {
         Counting inner = new Counting();
         inner.release.countDown();
