@@ -94,7 +94,6 @@ public final class SchemaReader {
     /** One parse: the state of reading one document. */
     private static final class Parse {
         private final String source;
-        private final Document doc;
         private final String text;
         private final Element root;
         private String tns;
@@ -108,7 +107,6 @@ public final class SchemaReader {
 
         Parse(String source, Document doc, String text) {
             this.source = source;
-            this.doc = doc;
             this.text = text;
             this.root = doc.getDocumentElement();
         }

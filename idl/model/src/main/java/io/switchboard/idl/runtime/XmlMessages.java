@@ -40,8 +40,11 @@ public final class XmlMessages {
         m.setProperty(Marshaller.JAXB_FRAGMENT, Boolean.TRUE);
         m.setEventHandler(XmlMessages::failOnEvent);
         if (message instanceof GraphMessage g) {
-            try (Graphs.Scope ignored = Graphs.flatten(g, maxGraphNodes)) {
+            Graphs.Scope scope = Graphs.flatten(g, maxGraphNodes);
+            try {
                 m.marshal(message, out);
+            } finally {
+                scope.close();
             }
         } else {
             m.marshal(message, out);

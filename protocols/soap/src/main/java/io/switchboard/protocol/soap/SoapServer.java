@@ -237,6 +237,7 @@ final class SoapServer implements ProtocolServer {
          * closes an already closed connection (harmless, but it prints a stack trace).
          */
         @Override
+        @SuppressWarnings("unchecked") // Axis2's newRequestBlockingQueue() returns a raw BlockingQueue
         public ExecutorService newRequestExecutor(int port) {
             AtomicInteger n = new AtomicInteger();
             ThreadFactory tf = r -> {

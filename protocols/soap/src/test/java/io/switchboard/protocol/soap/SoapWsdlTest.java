@@ -95,7 +95,7 @@ class SoapWsdlTest {
         }
 
         // every message part points at a global element of the embedded schema, which compiles
-        Element schema = (Element) ((javax.wsdl.extensions.schema.Schema) def.getTypes().getExtensibilityElements()
+        Element schema = ((javax.wsdl.extensions.schema.Schema) def.getTypes().getExtensibilityElements()
                 .get(0)).getElement();
         SchemaFactory.newInstance(XMLConstants.W3C_XML_SCHEMA_NS_URI).newSchema(new DOMSource(schema));
         for (Object m : def.getMessages().values()) {
