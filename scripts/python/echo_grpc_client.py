@@ -9,7 +9,8 @@ Nothing here comes from the Java side: the client
    ``Types, fields in wire order`` block and the ``request``/``response`` lines above each rpc), and
    encodes and decodes that layout itself, with ``struct`` (little-endian) as the comments say;
 3. calls the echo operations with edge values, streaming each request as ``Chunk`` messages cut
-   into small pieces, joins the response chunks, decodes them and compares them bit for bit with
+   into small pieces (each with its byte ``offset``, the first with the ``total`` length), checks
+   and joins the response chunks the same way, decodes them and compares them bit for bit with
    what it sent (doubles and floats by their IEEE bits; linked nodes by shape, so a cycle must come
    back as a cycle);
 4. prints a JSON summary, one case per line, and exits 0 only if every case matched.
@@ -395,15 +396,38 @@ def generate_stub(proto_path, workdir):
     return importlib.import_module(module + "_pb2"), importlib.import_module(module + "_pb2_grpc")
 
 
+def chunks(pb2, message, chunk_bytes):
+    """The Chunks of one message, as the .proto's comments say: each with the byte offset of its data,
+    the first also with the message's total length; an empty message is one empty chunk."""
+    starts = range(0, len(message), chunk_bytes) if message else [0]
+    return [pb2.Chunk(data=message[i:i + chunk_bytes], offset=i, total=len(message) if i == 0 else 0)
+            for i in starts]
+
+
+def join(received):
+    """The message the received Chunks carry, after checking their offsets and the announced total."""
+    total, at, parts = None, 0, []
+    for chunk in received:
+        if chunk.offset != at:
+            raise WireError("response chunk out of order: expected offset %d, got %d" % (at, chunk.offset))
+        if total is None:
+            total = chunk.total
+        elif chunk.total not in (0, total):
+            raise WireError("response chunk at %d says total %d, the first said %d" % (at, chunk.total, total))
+        parts.append(chunk.data)
+        at += len(chunk.data)
+    if total is not None and at != total:
+        raise WireError("response has %d bytes, its first chunk announced %d" % (at, total))
+    return b"".join(parts)
+
+
 def call(stub, pb2, layout, op, values, chunk_bytes, timeout):
     """Encodes the request, streams it as Chunks, joins the response Chunks and decodes them."""
     spec = layout.ops[op]
     request = Writer(layout).message(spec["request"], values)
-    pieces = [request[i:i + chunk_bytes] for i in range(0, len(request), chunk_bytes)] or [b""]
-    received = []
-    for chunk in getattr(stub, op)((pb2.Chunk(data=p) for p in pieces), timeout=timeout):
-        received.append(chunk.data)
-    response = b"".join(received)
+    pieces = chunks(pb2, request, chunk_bytes)
+    received = list(getattr(stub, op)(iter(pieces), timeout=timeout))
+    response = join(received)
     if not response:
         raise WireError("empty response")
     kind, body = response[0], response[1:]

@@ -30,11 +30,17 @@ final class ProtoWriter {
                 .append(", over gRPC (the Switchboard bulk protocol).\n//\n");
         line(p, "Every operation is a bidirectional stream of Chunk messages. The request is the concatenated");
         line(p, "`data` of the chunks the client sends before it half-closes; the response is the concatenated");
-        line(p, "`data` of the chunks the server sends before it ends the call with status OK. Chunks may be cut");
-        line(p, "anywhere. The response starts with one byte: 0 = the response message follows, 1 = the");
-        line(p, "operation's declared fault message follows. Other errors end the call with a gRPC status:");
-        line(p, "INVALID_ARGUMENT (malformed request), RESOURCE_EXHAUSTED (over a limit), UNKNOWN (the");
-        line(p, "operation failed; the description is the server's message), UNIMPLEMENTED (not served).");
+        line(p, "`data` of the chunks the server sends before it ends the call with status OK. The response");
+        line(p, "starts with one byte: 0 = the response message follows, 1 = the operation's declared fault");
+        line(p, "message follows. Other errors end the call with a gRPC status: INVALID_ARGUMENT (malformed");
+        line(p, "request), RESOURCE_EXHAUSTED (over a limit), UNKNOWN (the operation failed; the description is");
+        line(p, "the server's message), UNIMPLEMENTED (not served). A refusal names its reason in the sb-refused");
+        line(p, "trailer: malformed, size-limit, node-limit, string-limit or chunk-limit.");
+        line(p, "");
+        line(p, "Chunks, in both directions:");
+        for (String l : WireFormat.CHUNKS) {
+            line(p, "  " + l);
+        }
         line(p, "");
         line(p, "Packed binary format, version 1:");
         for (String l : WireFormat.LAYOUT) {
@@ -56,7 +62,11 @@ final class ProtoWriter {
         p.append("\nsyntax = \"proto3\";\n\n");
         p.append("package ").append(WireFormat.protoPackage(component)).append(";\n\n");
         p.append("// One piece of a request or response; see above.\n");
-        p.append("message Chunk {\n  bytes data = 1;\n}\n\n");
+        p.append("message Chunk {\n");
+        p.append("  // the next bytes of the message\n  bytes data = 1;\n");
+        p.append("  // byte offset of `data` within the whole message: 0, then previous offset + previous data length\n");
+        p.append("  uint64 offset = 2;\n");
+        p.append("  // first chunk only: the length of the whole message in bytes\n  uint64 total = 3;\n}\n\n");
         p.append("service ").append(component).append(" {\n");
         for (OperationModel op : ctx.model.operations()) {
             p.append("  // ").append(op.name()).append(op.oneWay() ? " (one-way: the response is empty)"

@@ -1,36 +1,69 @@
 package io.switchboard.protocol.grpc;
 
 import io.switchboard.idl.runtime.binary.BinaryReader;
+import io.switchboard.idl.runtime.binary.WireFormatException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
- * The frames of one incoming message, handed from gRPC's callbacks to the thread that decodes
- * them. Flow control makes it bounded: only {@link #WINDOW} frames are requested ahead, and each
- * frame the decoder takes requests one more, so a slow decoder slows the sender instead of
- * filling memory.
+ * The chunks of one incoming message, handed from gRPC's callbacks to the thread that decodes
+ * them, and checked on the way: each chunk must start at the offset where the previous one ended,
+ * the first one announces the message's total size, and the stream must end exactly there
+ * ({@link io.switchboard.idl.runtime.binary.WireFormat#CHUNKS}). Flow control makes it bounded:
+ * only {@link #WINDOW} chunks are requested ahead, and each chunk the decoder takes requests one
+ * more, so a slow decoder slows the sender instead of filling memory.
+ *
+ * <p>The decoder reads gRPC's own buffers; a chunk is released when the decoder moves past it, and
+ * {@link #close()} (by the decoder, when it is done or gives up) releases whatever is left.
  */
 final class ChunkQueue implements BinaryReader.Source {
     static final int WINDOW = 4;
+    /** Chunks any message may use, however small; a hostile peer cannot make a call spin on empty chunks beyond that. */
+    static final int FREE_CHUNKS = 1024;
+    /** Beyond {@link #FREE_CHUNKS}, one more chunk per this many bytes of the announced total. */
+    static final int BYTES_PER_EXTRA_CHUNK = 1024;
     private static final Object END = new Object();
+    private static final Iterator<ByteBuffer> NONE = Collections.emptyIterator();
 
     private final ArrayDeque<Object> items = new ArrayDeque<>();
     private final IntConsumer request;
     private final long idleNanos;
     private final Supplier<RuntimeException> idleError;
+    private final long maxMessageBytes;
+    private final int maxChunkBytes;
+    private boolean closed;
 
-    ChunkQueue(IntConsumer request, Duration idle, Supplier<RuntimeException> idleError) {
+    // the decoding thread's side
+    private Frame.Incoming current;
+    private Iterator<ByteBuffer> parts = NONE;
+    private long expected;
+    private long total = -1;
+    private long chunks;
+
+    ChunkQueue(IntConsumer request, Duration idle, Supplier<RuntimeException> idleError, long maxMessageBytes,
+            int maxChunkBytes) {
         this.request = request;
         this.idleNanos = idle.toNanos();
         this.idleError = idleError;
+        this.maxMessageBytes = maxMessageBytes;
+        this.maxChunkBytes = maxChunkBytes;
     }
 
-    synchronized void add(Frame frame) {
-        items.add(frame);
-        notifyAll();
+    void add(Frame frame) {
+        Frame.Incoming chunk = (Frame.Incoming) frame;
+        synchronized (this) {
+            if (!closed) {
+                items.add(chunk);
+                notifyAll();
+                return;
+            }
+        }
+        chunk.release(); // the decoder is gone: nobody will read it
     }
 
     /** The message is complete: the peer half-closed, or the call ended well. */
@@ -39,15 +72,65 @@ final class ChunkQueue implements BinaryReader.Source {
         notifyAll();
     }
 
-    /** The call failed: the decoder gets {@code error} on its next read, ahead of any frame left. */
+    /**
+     * The call failed: the decoder gets {@code error} on its next read, ahead of any chunk left.
+     * The chunk the decoder is reading stays with it: only the decoding thread releases that one.
+     */
     synchronized void fail(RuntimeException error) {
-        items.clear();
+        releaseQueued();
         items.add(error);
         notifyAll();
     }
 
+    /** The decoder is done or gives up: every buffer still held goes back to gRPC. Decoding thread only. */
+    void close() {
+        synchronized (this) {
+            closed = true;
+            releaseQueued();
+        }
+        parts = NONE;
+        if (current != null) {
+            current.release();
+            current = null;
+        }
+    }
+
+    private void releaseQueued() {
+        for (Object item : items) {
+            if (item instanceof Frame.Incoming chunk) {
+                chunk.release();
+            }
+        }
+        items.clear();
+    }
+
     @Override
     public ByteBuffer next() {
+        while (true) {
+            if (parts.hasNext()) {
+                return parts.next();
+            }
+            if (current != null) {
+                current.release(); // the reader has moved past every view of it
+                current = null;
+            }
+            Object item = take();
+            if (item == END) {
+                if (total >= 0 && expected < total) {
+                    throw WireFormatException.malformed("truncated stream: it ended after " + expected + " of the "
+                            + total + " bytes its first chunk announced");
+                }
+                return null;
+            }
+            current = (Frame.Incoming) item;
+            request.accept(1);
+            check(current);
+            parts = current.data.iterator();
+        }
+    }
+
+    /** Takes the next chunk, or END, or throws the call's failure; waits up to the idle time. */
+    private Object take() {
         Object item;
         synchronized (this) {
             long deadline = System.nanoTime() + idleNanos;
@@ -64,18 +147,51 @@ final class ChunkQueue implements BinaryReader.Source {
                 }
             }
             item = items.peek();
-            if (item instanceof Frame) {
+            if (item instanceof Frame.Incoming) {
                 items.poll();
             }
-        }
-        if (item == END) {
-            return null;
         }
         if (item instanceof RuntimeException e) {
             throw e;
         }
-        request.accept(1);
-        return ((Frame) item).data();
+        return item;
+    }
+
+    /** The chunk's place in the message: where the last one ended, within the announced total and the limits. */
+    private void check(Frame.Incoming chunk) {
+        if (chunk.error != null) {
+            throw chunk.error;
+        }
+        chunks++;
+        if (chunk.offset != expected) {
+            long d = chunk.offset - expected;
+            throw WireFormatException.malformed("chunk out of order: expected offset " + expected + ", got "
+                    + chunk.offset + (d > 0 ? " (a gap of " + d + " bytes)" : " (data already received)"));
+        }
+        if (total < 0) {
+            if (chunk.total > maxMessageBytes) {
+                throw new WireFormatException(WireFormatException.SIZE_LIMIT, "message of " + chunk.total
+                        + " bytes (the first chunk's total) is larger than the limit of " + maxMessageBytes + " bytes");
+            }
+            total = chunk.total;
+        } else if (chunk.total != 0 && chunk.total != total) {
+            throw WireFormatException.malformed("chunk at offset " + chunk.offset + " says the message has "
+                    + chunk.total + " bytes, the first chunk said " + total);
+        }
+        if (chunk.dataLength > maxChunkBytes) {
+            throw new WireFormatException(WireFormatException.CHUNK_LIMIT, "chunk at offset " + chunk.offset + " carries "
+                    + chunk.dataLength + " bytes, more than the limit of " + maxChunkBytes + " bytes per chunk");
+        }
+        if (chunk.dataLength > total - expected) {
+            throw WireFormatException.malformed("chunk at offset " + chunk.offset + " carries " + chunk.dataLength
+                    + " bytes, past the end of the message: the first chunk announced a total of " + total + " bytes");
+        }
+        long allowed = FREE_CHUNKS + total / BYTES_PER_EXTRA_CHUNK;
+        if (chunks > allowed) {
+            throw new WireFormatException(WireFormatException.CHUNK_LIMIT, "more than " + allowed
+                    + " chunks for a message of " + total + " bytes");
+        }
+        expected += chunk.dataLength;
     }
 
     /** The decoding thread was interrupted: the call is being abandoned. */

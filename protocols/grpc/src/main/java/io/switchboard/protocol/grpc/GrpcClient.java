@@ -56,7 +56,7 @@ final class GrpcClient implements ProtocolClient {
                 .usePlaintext()
                 // our listener only queues frames and wakes the calling thread
                 .directExecutor()
-                .maxInboundMessageSize(GrpcServer.maxInbound(settings.maxMessageBytes()))
+                .maxInboundMessageSize(GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES + Frame.MAX_HEADER)
                 .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .disableRetry()
                 .build());

@@ -22,6 +22,11 @@ import io.switchboard.protocol.ServerSettings;
  */
 public final class GrpcProtocolProvider implements ProtocolProvider {
     public static final String NAME = "grpc";
+    /**
+     * Largest chunk a server accepts by default, in data bytes: gRPC's own default message limit.
+     * Switchboard sends 1 MiB chunks; a larger one ends the call with RESOURCE_EXHAUSTED.
+     */
+    public static final int DEFAULT_MAX_CHUNK_BYTES = 4 << 20;
 
     @Override
     public String name() {
@@ -35,7 +40,12 @@ public final class GrpcProtocolProvider implements ProtocolProvider {
 
     /** A server with explicit decoder limits, including the longest string or byte array accepted. */
     public ProtocolServer newServer(ServerSettings settings, BinaryLimits limits) {
-        return new GrpcServer(settings, limits);
+        return newServer(settings, limits, DEFAULT_MAX_CHUNK_BYTES);
+    }
+
+    /** A server with explicit decoder limits and the largest chunk (data bytes of one gRPC message) it accepts. */
+    public ProtocolServer newServer(ServerSettings settings, BinaryLimits limits, int maxChunkBytes) {
+        return new GrpcServer(settings, limits, maxChunkBytes);
     }
 
     @Override

@@ -45,15 +45,20 @@ final class GrpcServer implements ProtocolServer {
 
     private final ServerSettings settings;
     private final BinaryLimits limits;
+    private final int maxChunkBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
     private final ExecutorService workers;
     private Server server;
     private boolean closed;
 
-    GrpcServer(ServerSettings settings, BinaryLimits limits) {
+    GrpcServer(ServerSettings settings, BinaryLimits limits, int maxChunkBytes) {
+        if (maxChunkBytes <= 0 || maxChunkBytes > Integer.MAX_VALUE - Frame.MAX_HEADER) {
+            throw new IllegalArgumentException("chunk limit out of range: " + maxChunkBytes);
+        }
         this.settings = settings;
         this.limits = limits;
+        this.maxChunkBytes = maxChunkBytes;
         AtomicInteger n = new AtomicInteger();
         this.workers = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "grpc-call-" + n.incrementAndGet());
@@ -79,7 +84,7 @@ final class GrpcServer implements ProtocolServer {
                     .fallbackHandlerRegistry(registry)
                     // callbacks only queue frames and wake a worker: they may run on the event loop
                     .directExecutor()
-                    .maxInboundMessageSize(maxInbound(settings.maxMessageBytes()))
+                    .maxInboundMessageSize(maxChunkBytes + Frame.MAX_HEADER)
                     .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .build()
                     .start();
@@ -89,11 +94,6 @@ final class GrpcServer implements ProtocolServer {
             throw new SwitchboardException("gRPC server cannot listen on " + settings.bindAddress() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
-    }
-
-    /** One gRPC message never needs to exceed the whole message limit (plus the chunk framing). */
-    static int maxInbound(long maxMessageBytes) {
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(Frame.CHUNK_BYTES, maxMessageBytes) + 64);
     }
 
     int port() {
@@ -227,7 +227,8 @@ final class GrpcServer implements ProtocolServer {
             this.call = call;
             this.callId = callId;
             this.queue = new ChunkQueue(call::request, settings.idleTimeout(), () -> new WireFormatException(
-                    WireFormatException.MALFORMED, "no data for " + settings.idleTimeout().toSeconds() + " s"));
+                    WireFormatException.MALFORMED, "no data for " + settings.idleTimeout().toSeconds() + " s"),
+                    limits.maxMessageBytes(), maxChunkBytes);
         }
 
         void run() {
@@ -242,6 +243,7 @@ final class GrpcServer implements ProtocolServer {
                 LOG.warn("{} failed inside the gRPC protocol", op, e);
                 closeQuietly(Status.INTERNAL.withDescription(String.valueOf(e)), new Metadata());
             } finally {
+                queue.close();
                 synchronized (this) {
                     worker = null;
                 }
@@ -260,6 +262,8 @@ final class GrpcServer implements ProtocolServer {
                 Metadata trailers = new Metadata();
                 closeQuietly(GrpcErrors.refusal(e, op.toString(), trailers), trailers);
                 return;
+            } finally {
+                queue.close(); // the request is decoded (or refused): gRPC's buffers go back before the operation runs
             }
             Object response;
             int kind;

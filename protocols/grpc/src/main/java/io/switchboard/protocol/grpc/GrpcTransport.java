@@ -133,6 +133,8 @@ final class GrpcTransport implements Transport {
         } catch (RuntimeException | Error e) {
             call.cancel("client failure", e);
             throw e;
+        } finally {
+            listener.queue.close();
         }
     }
 
@@ -160,7 +162,8 @@ final class GrpcTransport implements Transport {
             this.operation = operation;
             // the deadline ends the call long before this; it only guards against a lost close
             this.queue = new ChunkQueue(call::request, timeout.plusSeconds(30), () -> new TransportException(protocol(),
-                    TransportException.Delivery.MAY_HAVE_RUN, operation + ": no answer from " + endpoint.address(), null));
+                    TransportException.Delivery.MAY_HAVE_RUN, operation + ": no answer from " + endpoint.address(), null),
+                    limits.maxMessageBytes(), GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES);
         }
 
         @Override

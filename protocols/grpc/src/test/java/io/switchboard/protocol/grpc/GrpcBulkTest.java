@@ -211,7 +211,8 @@ class GrpcBulkTest {
         String proto = ConformanceComponent.DESCRIPTOR.proto();
         assertTrue(proto.contains("package switchboard.conformance;"), proto);
         assertTrue(proto.contains("service Conformance {"), proto);
-        assertTrue(proto.contains("message Chunk {\n  bytes data = 1;\n}"), proto);
+        assertTrue(proto.matches("(?s).*message Chunk \\{\\n(  //[^\\n]*\\n)?  bytes data = 1;\\n"
+                + "(  //[^\\n]*\\n)?  uint64 offset = 2;\\n(  //[^\\n]*\\n)?  uint64 total = 3;\\n\\}.*"), proto);
         for (var op : ConformanceComponent.DESCRIPTOR.operations()) {
             assertTrue(proto.contains("rpc " + op.name() + "(stream Chunk) returns (stream Chunk);"), op.name());
             assertEquals(WireFormat.grpcServiceName("Conformance") + "/" + op.name(),

@@ -135,16 +135,128 @@ class GrpcHostileInputTest {
 
     @Test
     void chunkThatIsNotAChunkMessage() throws Exception {
-        assertRefused(raw.call(ECHO_LIST, List.of(new Frame(new byte[] {0x10, 0x01}, 0, 2))),
-                Status.Code.INVALID_ARGUMENT, "malformed", "not a Chunk message");
+        // field 4, varint: not one of data, offset, total
+        assertRefused(raw.call(ECHO_LIST, List.of(Frame.raw(new byte[] {0x20, 0x01}))),
+                Status.Code.INVALID_ARGUMENT, "malformed", "not a Chunk message: it has protobuf key 32 (field 4");
+    }
+
+    /** A valid message cut into three chunks, each with its offset and the first with the total. */
+    private static List<Frame> threeChunks(byte[] message) {
+        int a = message.length / 3;
+        int b = 2 * message.length / 3;
+        return List.of(Frame.chunk(0, message.length, Arrays.copyOfRange(message, 0, a)),
+                Frame.chunk(a, 0, Arrays.copyOfRange(message, a, b)),
+                Frame.chunk(b, 0, Arrays.copyOfRange(message, b, message.length)));
+    }
+
+    @Test
+    void chunksInOrderDecode() throws Exception {
+        assertEquals(Status.Code.OK, raw.call(ECHO_LIST, threeChunks(threeNodeList())).status().getCode());
+    }
+
+    @Test
+    void chunkOutOfOrder() throws Exception {
+        byte[] ok = threeNodeList();
+        List<Frame> c = threeChunks(ok);
+        int a = ok.length / 3;
+        int b = 2 * ok.length / 3;
+        assertRefused(raw.call(ECHO_LIST, List.of(c.get(0), c.get(2), c.get(1))), Status.Code.INVALID_ARGUMENT,
+                "malformed", "chunk out of order: expected offset " + a + ", got " + b);
+    }
+
+    @Test
+    void chunkGap() throws Exception {
+        byte[] ok = threeNodeList();
+        List<Frame> c = threeChunks(ok);
+        int a = ok.length / 3;
+        int b = 2 * ok.length / 3;
+        assertRefused(raw.call(ECHO_LIST, List.of(c.get(0), c.get(2))), Status.Code.INVALID_ARGUMENT, "malformed",
+                "chunk out of order: expected offset " + a + ", got " + b + " (a gap of " + (b - a) + " bytes)");
+    }
+
+    @Test
+    void repeatedChunk() throws Exception {
+        byte[] ok = threeNodeList();
+        List<Frame> c = threeChunks(ok);
+        Frame again = Frame.chunk(0, ok.length, Arrays.copyOfRange(ok, 0, ok.length / 3));
+        assertRefused(raw.call(ECHO_LIST, List.of(c.get(0), again, c.get(1), c.get(2))), Status.Code.INVALID_ARGUMENT,
+                "malformed", "chunk out of order: expected offset " + ok.length / 3 + ", got 0 (data already received)");
+    }
+
+    @Test
+    void firstChunkNotAtOffsetZero() throws Exception {
+        byte[] ok = threeNodeList();
+        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(5, ok.length, ok))), Status.Code.INVALID_ARGUMENT,
+                "malformed", "chunk out of order: expected offset 0, got 5");
+    }
+
+    @Test
+    void firstChunkAnnouncesMoreThanTheLimit() throws Exception {
+        // refused on the first chunk, before any more data is read
+        assertRefused(raw.call(ECHO_DOUBLES, List.of(Frame.chunk(0, (1 << 20) + 1, new byte[] {0}))),
+                Status.Code.RESOURCE_EXHAUSTED, "size-limit", "message of 1048577 bytes (the first chunk's total) "
+                        + "is larger than the limit of 1048576 bytes");
+    }
+
+    @Test
+    void streamEndsBeforeTheTotal() throws Exception {
+        byte[] ok = threeNodeList();
+        // the whole message, but the first chunk announced 10 bytes more
+        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(0, ok.length + 10, ok))), Status.Code.INVALID_ARGUMENT,
+                "malformed", "truncated stream: it ended after " + ok.length + " of the " + (ok.length + 10) + " bytes");
+        // two chunks of three: the stream ends inside the message
+        assertRefused(raw.call(ECHO_LIST, threeChunks(ok).subList(0, 2)), Status.Code.INVALID_ARGUMENT, "malformed",
+                "truncated stream: it ended after " + 2 * ok.length / 3 + " of the " + ok.length + " bytes");
+    }
+
+    @Test
+    void chunkPastTheTotal() throws Exception {
+        byte[] ok = threeNodeList();
+        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(0, 5, ok))), Status.Code.INVALID_ARGUMENT, "malformed",
+                "chunk at offset 0 carries " + ok.length + " bytes, past the end of the message");
+    }
+
+    @Test
+    void laterChunkContradictsTheTotal() throws Exception {
+        byte[] ok = threeNodeList();
+        int a = ok.length / 3;
+        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(0, ok.length, Arrays.copyOfRange(ok, 0, a)),
+                Frame.chunk(a, ok.length + 1, Arrays.copyOfRange(ok, a, ok.length)))), Status.Code.INVALID_ARGUMENT,
+                "malformed", "says the message has " + (ok.length + 1) + " bytes, the first chunk said " + ok.length);
+    }
+
+    @Test
+    void chunkOverTheChunkLimit() throws Exception {
+        byte[] big = new byte[GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES + 1];
+        assertRefused(raw.call(ECHO_DOUBLES, List.of(Frame.chunk(0, 100, big))), Status.Code.RESOURCE_EXHAUSTED,
+                "chunk-limit", "carries 4194305 bytes, more than the limit of 4194304 bytes per chunk");
+    }
+
+    @Test
+    void chunkFarOverTheChunkLimitIsStoppedByGrpc() throws Exception {
+        // too large for gRPC's inbound message limit (the chunk limit plus framing): gRPC ends the call itself
+        RawCalls.Result r = raw.call(ECHO_DOUBLES, List.of(Frame.chunk(0, 100,
+                new byte[GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES + 4096])));
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, r.status().getCode(), String.valueOf(r.status()));
+    }
+
+    @Test
+    void endlessEmptyChunksAreCut() throws Exception {
+        List<Frame> frames = new java.util.ArrayList<>();
+        frames.add(Frame.chunk(0, 10, new byte[0]));
+        for (int i = 0; i < 1100; i++) {
+            frames.add(Frame.chunk(0, 0, new byte[0]));
+        }
+        assertRefused(raw.call(ECHO_LIST, frames), Status.Code.RESOURCE_EXHAUSTED, "chunk-limit",
+                "more than 1024 chunks for a message of 10 bytes");
     }
 
     @Test
     void messageCutAcrossManyChunksStillDecodes() throws Exception {
         byte[] ok = threeNodeList();
         List<Frame> frames = new java.util.ArrayList<>();
-        for (byte b : ok) {
-            frames.add(Frame.ofData(new byte[] {b}));
+        for (int i = 0; i < ok.length; i++) {
+            frames.add(Frame.chunk(i, i == 0 ? ok.length : 0, new byte[] {ok[i]}));
         }
         assertEquals(Status.Code.OK, raw.call(ECHO_LIST, frames).status().getCode());
     }

@@ -82,10 +82,15 @@ class PackedCodecTest {
         long total = 0;
         java.util.List<ByteBuffer> pieces = new java.util.ArrayList<>();
         while (frames.hasNext()) {
-            ByteBuffer data = frames.next().data();
-            assertTrue(data.remaining() <= Frame.CHUNK_BYTES);
-            total += data.remaining();
-            pieces.add(data);
+            // through the protobuf encoding and back, as the peer's marshaller sees it
+            byte[] wire = ((Frame.Outgoing) frames.next()).toBytes();
+            Frame.Incoming chunk = (Frame.Incoming) Frame.MARSHALLER.parse(new java.io.ByteArrayInputStream(wire));
+            assertEquals(null, chunk.error);
+            assertEquals(total, chunk.offset, "each chunk says where its data starts");
+            assertEquals(count == 0 ? out.size() : 0, chunk.total, "the first chunk, only, announces the total");
+            assertTrue(chunk.dataLength <= Frame.CHUNK_BYTES);
+            total += chunk.dataLength;
+            pieces.addAll(chunk.data);
             count++;
         }
         assertEquals(out.size(), total);

@@ -33,8 +33,16 @@ final class RawCalls implements AutoCloseable {
         call.start(new ClientCall.Listener<>() {
             @Override
             public void onMessage(Frame message) {
-                var b = message.data();
-                data.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+                Frame.Incoming chunk = (Frame.Incoming) message;
+                try {
+                    for (java.nio.ByteBuffer b : chunk.data) {
+                        byte[] bytes = new byte[b.remaining()];
+                        b.duplicate().get(bytes);
+                        data.write(bytes, 0, bytes.length);
+                    }
+                } finally {
+                    chunk.release();
+                }
             }
 
             @Override

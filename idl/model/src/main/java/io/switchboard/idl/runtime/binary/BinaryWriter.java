@@ -458,6 +458,11 @@ public final class BinaryWriter {
             this.byteLength = byteLength;
         }
 
+        /** A segment of plain bytes, for protocols and tests that frame bytes they already have. */
+        public static Segment ofBytes(byte[] bytes) {
+            return new Segment(bytes, bytes.length, 1, bytes.length);
+        }
+
         public long byteLength() {
             return byteLength;
         }

@@ -3,13 +3,15 @@ package io.switchboard.idl.runtime.binary;
 /**
  * A binary message that cannot be read or written: malformed (truncated, wrong tag, dangling
  * reference) or over a limit. {@link #reason()} is the short code a protocol reports
- * ({@code malformed}, {@code size-limit}, {@code node-limit}, {@code string-limit}).
+ * ({@code malformed}, {@code size-limit}, {@code node-limit}, {@code string-limit}, and
+ * {@code chunk-limit} for the chunks a protocol cuts a message into).
  */
 public class WireFormatException extends RuntimeException {
     public static final String MALFORMED = "malformed";
     public static final String SIZE_LIMIT = "size-limit";
     public static final String NODE_LIMIT = "node-limit";
     public static final String STRING_LIMIT = "string-limit";
+    public static final String CHUNK_LIMIT = "chunk-limit";
 
     private final String reason;
 
