@@ -57,6 +57,7 @@ final class ListCommand implements Callable<Integer> {
                 m.put("instanceId", e.instanceId());
                 m.put("boundAt", e.boundAt() == null ? null : e.boundAt().toString());
                 m.put("wsdl", e.wsdlUrl());
+                m.put("leaseSeconds", e.leaseSeconds());
                 List<Map<String, String>> eps = new ArrayList<>();
                 for (Endpoint ep : e.endpoints()) {
                     eps.add(Map.of("protocol", ep.protocol(), "address", ep.address()));

@@ -1,6 +1,8 @@
 package io.switchboard.examples;
 
 import io.switchboard.registry.RegistryServer;
+import io.switchboard.registry.RegistryStore;
+import io.switchboard.registry.RegistryStores;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -22,10 +24,17 @@ final class RegistryCommand implements Callable<Integer> {
             + "(default: the " + Secrets.ENV + " environment variable; without either, writes are open).")
     Path secretFile;
 
+    @Option(names = "--store", defaultValue = RegistryStores.DEFAULT, description = "Where entries are kept: "
+            + "file:PATH (default ${DEFAULT-VALUE}; entries survive a restart), memory, or "
+            + "zookeeper://HOST:PORT[,HOST:PORT...]/ROOT (several registries share one view).")
+    String store;
+
     @Override
     public Integer call() throws InterruptedException {
         String secret = Secrets.read(secretFile);
-        RegistryServer server = RegistryServer.builder().port(port).bindAddress(bind).secret(secret).start();
+        RegistryStore entries = RegistryStores.open(store);   // a bad store stops us here, naming the file
+        RegistryServer server = RegistryServer.builder().port(port).bindAddress(bind).secret(secret).store(entries)
+                .start();   // closes the store if it cannot start
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
@@ -34,7 +43,7 @@ final class RegistryCommand implements Callable<Integer> {
         System.out.println("registry  " + server.endpoint());
         System.out.println("wsdl      " + server.wsdlUrl());
         System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));
-        System.out.println("store     memory");
+        System.out.println("store     " + store + " (" + server.store().list().size() + " entries)");
         System.out.flush();
         stopped.await();
         return 0;

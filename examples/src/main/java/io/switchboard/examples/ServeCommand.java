@@ -39,6 +39,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--name", description = "Name to bind under (default: the component's own).")
     String name;
 
+    @Option(names = "--lease", defaultValue = "30", description = "Seconds the registry keeps the entry without a "
+            + "heartbeat (default ${DEFAULT-VALUE}; renewed every third of it; 0: until unbound).")
+    int leaseSeconds;
+
     @Option(names = "--secret-file", description = "File holding the registry's shared secret (default: the "
             + Secrets.ENV + " environment variable).")
     Path secretFile;
@@ -60,6 +64,7 @@ final class ServeCommand implements Callable<Integer> {
                 .settings(ServerSettings.defaults().withBindAddress(bind))
                 .port("soap", port)
                 .registry(registry, Secrets.read(secretFile))
+                .lease(java.time.Duration.ofSeconds(leaseSeconds))
                 .build();
         ComponentEntry entry;
         try {
@@ -76,7 +81,7 @@ final class ServeCommand implements Callable<Integer> {
         }, "serve-shutdown"));
         System.out.println("serving   " + entry.name() + " (instance " + entry.instanceId() + ")");
         entry.endpoints().forEach(e -> System.out.println(String.format("  %-6s  %s", e.protocol(), e.address())));
-        System.out.println("bound in  " + registry);
+        System.out.println("bound in  " + registry + (entry.leased() ? " (lease " + entry.leaseSeconds() + " s)" : ""));
         System.out.flush();
         stopped.await();
         return 0;

@@ -63,7 +63,7 @@ class CommandLineProcessTest {
     @Test
     void registryAndServerInTheirOwnProcessesStopCleanlyOnSigterm() throws Exception {
         Path secret = Files.writeString(dir.resolve("secret"), "s3cret-for-test\n");
-        Process registry = start(secret, "registry", "--port", "0");
+        Process registry = start(secret, "registry", "--port", "0", "--store", "file:" + dir.resolve("registry.json"));
         String url = await(registry, "registry");
         assertTrue(url.startsWith("http://127.0.0.1:") && url.endsWith("/axis2/services/Registry"), url);
 
@@ -99,6 +99,42 @@ class CommandLineProcessTest {
                     .get("protocol").getAsString());
             assertEquals(3, Main.run("lookup", "Nothing", "--registry", registry.endpoint()));
         }
+    }
+
+    @Test
+    void theRegistryKeepsEntriesInItsFileAcrossARestartAndRefusesABadFile() throws Exception {
+        Path secret = Files.writeString(dir.resolve("secret"), "s3cret-for-test\n");
+        Path store = dir.resolve("state/registry.json");
+        Process first = start(secret, "registry", "--port", "0", "--store", "file:" + store);
+        try (RegistryClient writer = RegistryClient.connect(await(first, "registry"), "s3cret-for-test")) {
+            writer.bind(new ComponentEntry("Printer", "p1", List.of(new io.switchboard.protocol.Endpoint("soap",
+                    "http://127.0.0.1:1/axis2/services/Printer")), null, null, null));
+        }
+        first.destroy();
+        assertTrue(first.waitFor(30, TimeUnit.SECONDS));
+
+        Process second = start(secret, "registry", "--port", "0", "--store", "file:" + store);
+        try (RegistryClient reader = RegistryClient.connect(await(second, "registry"))) {
+            assertEquals(1, reader.lookup("Printer").size(), "the entry came back with the restarted registry");
+        }
+        second.destroy();
+        assertTrue(second.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(!Files.readString(store).contains("s3cret"), "the store holds entries only");
+
+        Files.writeString(store, "{\"format\": \"switchboard-registry\", \"vers");   // torn
+        PrintStream original = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(1, Main.run("registry", "--port", "0", "--store", "file:" + store));
+            assertEquals(1, Main.run("registry", "--port", "0", "--store", "etcd://somewhere"));
+        } finally {
+            System.setErr(original);
+        }
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertTrue(message.contains(store.toString()) && message.contains("not readable"), message);
+        assertTrue(message.contains("unknown store 'etcd://somewhere'"), message);
+        assertTrue(Files.readString(store).endsWith("vers"), "a bad store is left as it was");
     }
 
     private static String run(String... args) {

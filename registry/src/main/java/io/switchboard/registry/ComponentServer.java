@@ -7,6 +7,7 @@ import io.switchboard.protocol.ProtocolServer;
 import io.switchboard.protocol.Protocols;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,12 +16,19 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves components on several protocols at once and binds each in a registry; closing it unbinds
- * them first, then stops the listeners.
+ * Serves components on several protocols at once and binds each in a registry under a lease that
+ * a heartbeat renews (at a third of the lease, on a daemon thread); closing it unbinds them first,
+ * then stops the listeners. If the process dies without closing, the registry drops its entries
+ * when their lease runs out. If the registry answers a renew with "not bound" (it restarted
+ * without the entry, or the lease lapsed while the registry was unreachable), the heartbeat binds
+ * the entry again.
  *
  * <pre>{@code
  * try (ComponentServer server = ComponentServer.builder()
@@ -36,10 +44,14 @@ public final class ComponentServer implements AutoCloseable {
     /** Calls remembered per component for de-duplication, and for how long. */
     static final int RECENT_CALLS = 10_000;
     static final java.time.Duration RECENT_CALL_RETENTION = java.time.Duration.ofMinutes(5);
+    /** The lease a server asks for unless told otherwise. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
     private final Map<String, ProtocolServer> servers = new LinkedHashMap<>();
     private final RegistryClient registry;
     private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
+    private final int leaseSeconds;
+    private final ScheduledExecutorService heartbeat;
     private boolean closed;
 
     private ComponentServer(Builder b) {
@@ -50,6 +62,33 @@ public final class ComponentServer implements AutoCloseable {
             servers.put(protocol, Protocols.get(protocol).newServer(s));
         }
         this.registry = b.registryUrl == null ? null : RegistryClient.connect(b.registryUrl, b.credential);
+        this.leaseSeconds = (int) b.lease.toSeconds();
+        if (registry != null && leaseSeconds > 0) {
+            heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "component-lease-heartbeat");
+                t.setDaemon(true);   // never keeps a JVM alive on its own
+                return t;
+            });
+            long every = Math.max(100, b.lease.toMillis() / 3);
+            heartbeat.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.MILLISECONDS);
+        } else {
+            heartbeat = null;
+        }
+    }
+
+    /** One heartbeat: renews every bound entry, and binds again those the registry no longer holds. */
+    private void renewAll() {
+        for (ComponentEntry e : bound) {
+            try {
+                if (!registry.renew(e.name(), e.instanceId())) {
+                    registry.rebind(e);
+                    LOG.info("the registry no longer held {} ({}); bound it again", e.name(), e.instanceId());
+                }
+            } catch (RuntimeException ex) {
+                LOG.warn("could not renew the lease of {} ({}); will try again: {}", e.name(), e.instanceId(),
+                        ex.getMessage());
+            }
+        }
     }
 
     public static Builder builder() {
@@ -91,7 +130,7 @@ public final class ComponentServer implements AutoCloseable {
                 .map(e -> e.address() + "?wsdl").orElse(null);
         String proto = endpoints.stream().anyMatch(e -> e.protocol().equals("grpc")) ? d.proto() : null;
         ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(), proto, wsdl,
-                null, List.of(ComponentEntry.CALL_IDS));
+                null, List.of(ComponentEntry.CALL_IDS), leaseSeconds);
         if (registry != null) {
             registry.bind(entry);
         }
@@ -107,6 +146,9 @@ public final class ComponentServer implements AutoCloseable {
             return;
         }
         closed = true;
+        if (heartbeat != null) {
+            heartbeat.shutdownNow();
+        }
         if (registry != null) {
             for (ComponentEntry e : bound) {
                 try {
@@ -127,6 +169,7 @@ public final class ComponentServer implements AutoCloseable {
         private final Map<String, Integer> ports = new HashMap<>();
         private String registryUrl;
         private String credential;
+        private Duration lease = DEFAULT_LEASE;
 
         private Builder() {
             List<String> all = new ArrayList<>(Protocols.names());
@@ -160,6 +203,18 @@ public final class ComponentServer implements AutoCloseable {
         public Builder registry(String url, String sharedSecret) {
             registryUrl = url;
             credential = sharedSecret;
+            return this;
+        }
+
+        /**
+         * How long the registry keeps an entry without a heartbeat (whole seconds, default 30 s);
+         * {@link Duration#ZERO}: no lease, the entry stays until unbound.
+         */
+        public Builder lease(Duration leaseLength) {
+            if (leaseLength.isNegative() || (!leaseLength.isZero() && leaseLength.toSeconds() < 1)) {
+                throw new IllegalArgumentException("a lease is zero or at least one second");
+            }
+            lease = leaseLength;
             return this;
         }
 

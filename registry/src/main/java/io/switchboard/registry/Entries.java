@@ -30,6 +30,7 @@ final class Entries {
         w.setWsdlUrl(e.wsdlUrl());
         w.setBoundAt(e.boundAt() == null ? null : e.boundAt().atOffset(ZoneOffset.UTC));
         w.setFeatures(e.features().isEmpty() ? null : new ArrayList<>(e.features()));
+        w.setLeaseSeconds(e.leased() ? e.leaseSeconds() : null);
         return w;
     }
 
@@ -48,8 +49,12 @@ final class Entries {
         if (w.getFeatures() != null) {
             w.getFeatures().stream().filter(java.util.Objects::nonNull).forEach(features::add);
         }
+        int lease = w.getLeaseSeconds() == null ? 0 : w.getLeaseSeconds();
+        if (lease < 0) {
+            throw new IllegalArgumentException("leaseSeconds of " + w.getName() + " is negative");
+        }
         return new ComponentEntry(w.getName(), w.getInstanceId(), eps, w.getInterfaceSchema(), w.getInterfaceProto(),
-                w.getWsdlUrl(), boundAt, features);
+                w.getWsdlUrl(), boundAt, features, lease);
     }
 
     static List<ComponentEntry> fromWire(List<Entry> wire) {

@@ -7,6 +7,7 @@ import io.switchboard.registry.wire.BindFaultException;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.Registry;
 import io.switchboard.registry.wire.RegistryComponent;
+import io.switchboard.registry.wire.RenewFaultException;
 import io.switchboard.registry.wire.UnbindFaultException;
 import java.net.URI;
 import java.time.Duration;
@@ -80,6 +81,19 @@ public final class RegistryClient implements AutoCloseable {
             return stub.unbind(name, instanceId, credential);
         } catch (UnbindFaultException e) {
             throw new RegistryException(e.getFaultInfo().getCode(), "unbind " + name + ": "
+                    + e.getFaultInfo().getReason());
+        }
+    }
+
+    /**
+     * Extends the lease of one instance; false when the registry no longer holds it (bind it
+     * again). {@link ComponentServer} calls this on its heartbeat.
+     */
+    public boolean renew(String name, String instanceId) {
+        try {
+            return stub.renew(name, instanceId, credential);
+        } catch (RenewFaultException e) {
+            throw new RegistryException(e.getFaultInfo().getCode(), "renew " + name + ": "
                     + e.getFaultInfo().getReason());
         }
     }

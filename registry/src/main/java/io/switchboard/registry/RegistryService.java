@@ -9,6 +9,8 @@ import io.switchboard.registry.wire.Entry;
 import io.switchboard.registry.wire.RebindFault;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.Registry;
+import io.switchboard.registry.wire.RenewFault;
+import io.switchboard.registry.wire.RenewFaultException;
 import io.switchboard.registry.wire.UnbindFault;
 import io.switchboard.registry.wire.UnbindFaultException;
 import java.net.URI;
@@ -17,6 +19,7 @@ import java.security.MessageDigest;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +27,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The registry component: checks every write (credential, well-formed entry, readable interface
  * schema) and keeps entries in a {@link RegistryStore}. Lookups and listings are open.
+ *
+ * <p>Leases: an entry bound with {@code leaseSeconds > 0} lives until that many seconds pass
+ * without a {@code renew}; {@link #sweep()} (run by {@link RegistryServer} every second) drops it
+ * then. Deadlines are kept here, in memory, for the leases this server granted; after a restart
+ * over a store of its own (not {@link RegistryStore#shared() shared}) every leased entry gets one
+ * full lease in which its server must renew. The clock is injected so that tests can move time.
+ *
+ * <pre>{@code
+ * RegistryService registry = new RegistryService(FileRegistryStore.open(path), secret, Clock.systemUTC());
+ * }</pre>
  */
 public final class RegistryService implements Registry {
     private static final Logger LOG = LoggerFactory.getLogger(RegistryService.class);
@@ -32,10 +45,14 @@ public final class RegistryService implements Registry {
     static final Pattern PROTOCOL = Pattern.compile("[a-z][a-z0-9-]{0,31}");
     static final int MAX_ENDPOINTS = 16;
     static final int MAX_PROTO_CHARS = 1 << 20;
+    /** The longest lease granted: a day. */
+    static final int MAX_LEASE_SECONDS = 86_400;
 
     private final RegistryStore store;
     private final byte[] secret;
     private final Clock clock;
+    /** Guards every write: a sweep never removes an entry between a renew's check and its answer. */
+    private final Leases leases;
 
     /**
      * @param secret the shared secret writes must carry, or null to accept unauthenticated writes
@@ -45,8 +62,17 @@ public final class RegistryService implements Registry {
         this.store = store;
         this.secret = secret == null ? null : secret.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
+        this.leases = new Leases(clock);
         if (secret == null) {
             LOG.warn("registry accepts writes without a credential; set a shared secret to secure it");
+        }
+        if (!store.shared()) {
+            synchronized (leases) {
+                store.list().stream().filter(ComponentEntry::leased).forEach(leases::grant);
+            }
+            if (leases.size() > 0) {
+                LOG.info("{} leased entries restored from the store; each has one lease to be renewed", leases.size());
+            }
         }
     }
 
@@ -67,9 +93,16 @@ public final class RegistryService implements Registry {
             throw bindFault("invalid", ex.getMessage());
         }
         try {
-            store.bind(e);
+            synchronized (leases) {
+                store.bind(e);
+                leases.grant(e);
+            }
         } catch (RegistryStore.AlreadyBoundException ex) {
             throw bindFault("already-bound", ex.getMessage());
+        } catch (IllegalArgumentException ex) {
+            throw bindFault("invalid", ex.getMessage());
+        } catch (RegistryStore.StoreException ex) {
+            throw bindFault("unavailable", ex.getMessage());
         }
         LOG.info("bound {} ({}) at {}", e.name(), e.instanceId(), e.endpoints());
     }
@@ -86,7 +119,16 @@ public final class RegistryService implements Registry {
         } catch (IllegalArgumentException ex) {
             throw rebindFault("invalid", ex.getMessage());
         }
-        store.rebind(e);
+        try {
+            synchronized (leases) {
+                store.rebind(e);
+                leases.grant(e);
+            }
+        } catch (IllegalArgumentException ex) {
+            throw rebindFault("invalid", ex.getMessage());
+        } catch (RegistryStore.StoreException ex) {
+            throw rebindFault("unavailable", ex.getMessage());
+        }
         LOG.info("rebound {} ({}) at {}", e.name(), e.instanceId(), e.endpoints());
     }
 
@@ -94,16 +136,79 @@ public final class RegistryService implements Registry {
     public int unbind(String name, String instanceId, String credential) throws UnbindFaultException {
         String problem = authorize(credential);
         if (problem != null) {
-            UnbindFault f = new UnbindFault();
-            f.setCode("unauthorized");
-            f.setReason(problem);
-            throw new UnbindFaultException(f);
+            throw unbindFault("unauthorized", problem);
         }
-        int removed = store.unbind(name, instanceId);
+        if (name == null) {
+            throw unbindFault("invalid", "the name is missing");
+        }
+        int removed;
+        try {
+            synchronized (leases) {
+                removed = store.unbind(name, instanceId);
+                leases.end(name, instanceId);
+            }
+        } catch (RegistryStore.StoreException ex) {
+            throw unbindFault("unavailable", ex.getMessage());
+        }
         if (removed > 0) {
             LOG.info("unbound {} ({}): {} instance(s)", name, instanceId == null ? "all" : instanceId, removed);
         }
         return removed;
+    }
+
+    /**
+     * Extends the lease of one instance. False when the registry does not hold the instance: its
+     * lease ran out, or the registry lost it; the server then binds it again.
+     */
+    @Override
+    public boolean renew(String name, String instanceId, String credential) throws RenewFaultException {
+        String problem = authorize(credential);
+        if (problem != null) {
+            throw renewFault("unauthorized", problem);
+        }
+        if (name == null || instanceId == null) {
+            throw renewFault("invalid", "renew needs a name and an instance id");
+        }
+        try {
+            synchronized (leases) {
+                // the store has the last word: an entry removed behind this server's back (another
+                // registry server, an operator) is reported gone so that its server binds it again
+                Optional<ComponentEntry> held = store.find(name, instanceId);
+                if (held.isEmpty()) {
+                    leases.end(name, instanceId);
+                    return false;
+                }
+                if (!leases.renew(name, instanceId)) {
+                    // a lease this server did not grant: bound through another registry server on a
+                    // shared store. Adopt it.
+                    leases.grant(held.get());
+                }
+                return true;
+            }
+        } catch (RegistryStore.StoreException ex) {
+            throw renewFault("unavailable", ex.getMessage());
+        }
+    }
+
+    /**
+     * Drops every entry whose lease ran out; returns how many. A removal that fails (store
+     * unreachable) is tried again at the next sweep.
+     */
+    public int sweep() {
+        int dropped = 0;
+        synchronized (leases) {
+            for (Leases.Key k : leases.expired()) {
+                try {
+                    dropped += store.unbind(k.name(), k.instanceId());
+                    leases.end(k.name(), k.instanceId());
+                    LOG.info("lease of {} ({}) ran out; entry dropped", k.name(), k.instanceId());
+                } catch (RuntimeException e) {
+                    LOG.warn("could not drop {} ({}) whose lease ran out; will try again: {}", k.name(),
+                            k.instanceId(), e.getMessage());
+                }
+            }
+        }
+        return dropped;
     }
 
     @Override
@@ -142,11 +247,16 @@ public final class RegistryService implements Registry {
         if (entry == null) {
             throw new IllegalArgumentException("the entry is missing");
         }
-        ComponentEntry e = Entries.fromWire(entry);
+        ComponentEntry e;
+        try {
+            e = Entries.fromWire(entry);
+        } catch (NullPointerException ex) {
+            throw new IllegalArgumentException("the entry has no " + ex.getMessage());
+        }
         if (!NAME.matcher(e.name()).matches()) {
             throw new IllegalArgumentException("name '" + abbreviate(e.name()) + "' is not a valid component name");
         }
-        if (!INSTANCE.matcher(e.instanceId()).matches()) {
+        if (!INSTANCE.matcher(e.instanceId()).matches() || e.instanceId().equals(".") || e.instanceId().equals("..")) {
             throw new IllegalArgumentException("instance id '" + abbreviate(e.instanceId()) + "' is not valid");
         }
         if (e.endpoints().isEmpty() || e.endpoints().size() > MAX_ENDPOINTS) {
@@ -174,6 +284,9 @@ public final class RegistryService implements Registry {
         if (e.interfaceProto() != null && e.interfaceProto().length() > MAX_PROTO_CHARS) {
             throw new IllegalArgumentException("the .proto is longer than " + MAX_PROTO_CHARS + " characters");
         }
+        if (e.leaseSeconds() > MAX_LEASE_SECONDS) {
+            throw new IllegalArgumentException("a lease is at most " + MAX_LEASE_SECONDS + " seconds");
+        }
         return e.withBoundAt(clock.instant());
     }
 
@@ -186,6 +299,20 @@ public final class RegistryService implements Registry {
         f.setCode(code);
         f.setReason(reason);
         return new BindFaultException(f);
+    }
+
+    private static UnbindFaultException unbindFault(String code, String reason) {
+        UnbindFault f = new UnbindFault();
+        f.setCode(code);
+        f.setReason(reason);
+        return new UnbindFaultException(f);
+    }
+
+    private static RenewFaultException renewFault(String code, String reason) {
+        RenewFault f = new RenewFault();
+        f.setCode(code);
+        f.setReason(reason);
+        return new RenewFaultException(f);
     }
 
     private static RebindFaultException rebindFault(String code, String reason) {
