@@ -21,6 +21,22 @@ public final class CallContext {
         this.sizes = sizes;
     }
 
+    /**
+     * A call as a policy would see it inside a meta-stub, for tools and benchmarks that ask a
+     * policy directly, without a meta-stub or a network. Share one {@link MessageSize} per
+     * interface: it caches the getters it looks up.
+     *
+     * <pre>{@code
+     * MessageSize sizes = new MessageSize(EchoComponent.DESCRIPTOR.model());
+     * CallContext call = CallContext.of(EchoComponent.DESCRIPTOR.operation("echoDoubles"), request, suite, sizes);
+     * String protocol = new SizePolicy().select(call, suite.candidates());
+     * }</pre>
+     */
+    public static CallContext of(OperationDescriptor operation, Object request, ProtocolSuite suite, MessageSize sizes) {
+        return new CallContext(java.util.Objects.requireNonNull(operation, "operation"), request,
+                java.util.Objects.requireNonNull(suite, "suite"), java.util.Objects.requireNonNull(sizes, "sizes"));
+    }
+
     public OperationDescriptor operation() {
         return operation;
     }
@@ -41,7 +57,7 @@ public final class CallContext {
         if (estimate >= 0 && (estimate <= estimateCap || estimateCap >= cap)) {
             return estimate;
         }
-        estimate = sizes.estimate(request, operation.model().request(), cap);
+        estimate = sizes.estimateRequest(request, operation, cap);
         estimateCap = cap;
         return estimate;
     }

@@ -20,6 +20,7 @@ import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -31,6 +32,7 @@ import picocli.CommandLine.Spec;
  * ./switchboard bench --quick                              # CI: small sizes, well under a minute
  * ./switchboard bench                                      # full sweep: 10..10^7 doubles, 10..10^6 nodes
  * ./switchboard bench --workloads doubles --protocols socket,rmi,soap --max-doubles 1000000 --out /tmp/r
+ * ./switchboard bench --jmh Negotiation -- -f 1 -wi 3 -w 1 -i 5 -r 1   # JMH micro-benchmarks instead
  * }</pre>
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
@@ -84,11 +86,26 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Cells up to this size run with both JVMs pinned to CPU 0 (taskset); -1 never pins. Default: ${DEFAULT-VALUE}.")
     int pinMax;
 
+    @Option(names = "--jmh", arity = "0..1", paramLabel = "REGEX", fallbackValue = "io.switchboard.examples.jmh.",
+            description = "Run the JMH micro-benchmarks (encoders, policy decision) whose names match REGEX instead of the sweep; "
+                    + "JMH options follow after --, e.g. --jmh Negotiation -- -f 1 -wi 3 -i 5 -prof gc.")
+    String jmh;
+
+    @Parameters(paramLabel = "JMH_OPTION", arity = "0..*", description = "With --jmh: JMH's own options, after --.")
+    List<String> jmhOptions = new ArrayList<>();
+
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
+        if (jmh != null) {
+            return io.switchboard.examples.jmh.JmhLauncher.run(jmh, jmhOptions);
+        }
+        if (!jmhOptions.isEmpty()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "unexpected arguments " + jmhOptions + " (JMH options go after --jmh REGEX --)");
+        }
         System.setProperty("java.awt.headless", "true");
         System.setProperty("sun.rmi.transport.tcp.responseTimeout", Integer.toString(Sweep.CALL_TIMEOUT_MILLIS));
         PrintStream stdout = System.out;
