@@ -19,6 +19,10 @@ public final class AdaptivePolicy implements SelectionPolicy {
     /** Payloads are estimated up to this size; beyond it the choice no longer depends on size. */
     static final long ESTIMATE_CAP = 8L << 20;
     static final int EXPLORE_EVERY = 32;
+    /** Counting a payload at least this far is always cheap. */
+    static final long MIN_DECISION_CAP = 1024;
+    /** How far a call the policy did not choose (a pinned one) is counted to learn from. */
+    static final long LEARNING_CAP = 1L << 20;
 
     // keyed by a record, not by protocol + " " + address: the concatenated key was built and hashed
     // afresh for every candidate of every call, about a quarter of the decision's time
@@ -35,7 +39,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
         if (candidates.size() == 1) {
             return candidates.get(0);
         }
-        long bytes = call.estimatedBytes(ESTIMATE_CAP);
+        long bytes = call.estimatedBytes(decisionCap(call, candidates));
         String best = null;
         String second = null;
         double bestTime = Double.MAX_VALUE;
@@ -53,10 +57,27 @@ public final class AdaptivePolicy implements SelectionPolicy {
             }
         }
         boolean close = secondTime < bestTime * 1.5 || secondTime - bestTime < 1_000;
-        if (second != null && close && decisions.incrementAndGet() % EXPLORE_EVERY == 0) {
+        if (second != null && close && call.estimateIsExact() && decisions.incrementAndGet() % EXPLORE_EVERY == 0) {
             return second;
         }
         return best;
+    }
+
+    /**
+     * How far the payload must be counted for the ranking to be final: twice the largest size at
+     * which two candidates' predictions cross. Past it the cheapest per byte wins whatever the
+     * exact size, so a 10^6-node list is counted only up to the crossover, not node by node.
+     */
+    private long decisionCap(CallContext call, List<String> candidates) {
+        double crossing = 0;
+        for (int i = 0; i < candidates.size(); i++) {
+            CostModel p = model(candidates.get(i), call.suite().endpoint(candidates.get(i)).address());
+            for (int j = i + 1; j < candidates.size(); j++) {
+                CostModel q = model(candidates.get(j), call.suite().endpoint(candidates.get(j)).address());
+                crossing = Math.max(crossing, p.crossover(q));
+            }
+        }
+        return (long) Math.min(ESTIMATE_CAP, Math.max(MIN_DECISION_CAP, 2 * crossing));
     }
 
     @Override
@@ -68,7 +89,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
 
     @Override
     public long learningEstimateCap() {
-        return ESTIMATE_CAP;
+        return LEARNING_CAP;
     }
 
     /** The current prediction for a payload over one protocol to one endpoint, in microseconds. */
@@ -108,6 +129,27 @@ public final class AdaptivePolicy implements SelectionPolicy {
         /** SOAP: about 10x the binary protocol's cost per byte, a little cheaper for tiny calls (SC2000). */
         static CostModel prior(String protocol) {
             return ProtocolSuite.SOAP.equals(protocol) ? new CostModel(400, 0.08) : new CostModel(450, 0.004);
+        }
+
+        /** The payload at which the two predictions are equal, or 0 if one is cheaper everywhere. */
+        double crossover(CostModel other) {
+            double f1;
+            double b1;
+            double f2;
+            double b2;
+            synchronized (this) {
+                f1 = fixed;
+                b1 = perByte;
+            }
+            synchronized (other) {
+                f2 = other.fixed;
+                b2 = other.perByte;
+            }
+            if (b1 == b2) {
+                return 0;
+            }
+            double x = (f2 - f1) / (b1 - b2);
+            return x > 0 ? x : 0;
         }
 
         synchronized double predictMicros(long bytes) {

@@ -13,6 +13,7 @@ public final class CallContext {
     private final MessageSize sizes;
     private long estimate = -1;
     private long estimateCap = -1;
+    private boolean exact;
 
     CallContext(OperationDescriptor operation, Object request, ProtocolSuite suite, MessageSize sizes) {
         this.operation = operation;
@@ -54,16 +55,31 @@ public final class CallContext {
      * over the message stops there, so the cost is bounded by the cap.
      */
     public long estimatedBytes(long cap) {
-        if (estimate >= 0 && (estimate <= estimateCap || estimateCap >= cap)) {
+        if (estimate >= 0 && (exact || estimateCap >= cap)) {
             return estimate;
         }
-        estimate = sizes.estimateRequest(request, operation, cap);
+        long w = sizes.walkRequest(request, operation, cap);
+        exact = w >= 0;
+        estimate = exact ? w : ~w;
         estimateCap = cap;
         return estimate;
     }
 
-    /** The estimate already computed, or -1 if no policy asked for one. */
+    /**
+     * Whether the estimate counted the whole message; false when the walk stopped at its cap (the
+     * message is at least that large) or no estimate was made.
+     */
+    public boolean estimateIsExact() {
+        return estimate >= 0 && exact;
+    }
+
+    /** Whether some policy has estimated this call's payload already (exactly or up to its cap). */
+    boolean estimated() {
+        return estimate >= 0;
+    }
+
+    /** The estimate if it counted the whole message, else -1: what call records carry, and policies learn from. */
     long knownEstimate() {
-        return estimate;
+        return estimateIsExact() ? estimate : -1;
     }
 }

@@ -55,8 +55,27 @@ public final class MessageSize {
         return estimate(request, type, cap);
     }
 
+    /** Like {@link #estimateRequest}, but a walk cut short at the cap comes back as {@code ~total} (negative). */
+    long walkRequest(Object request, OperationDescriptor operation, long cap) {
+        ComplexTypeModel type = requestTypes.get(operation.name());
+        if (type == null) {
+            type = requestTypes.computeIfAbsent(operation.name(), n -> operation.model().request());
+        }
+        return walk(request, type, cap);
+    }
+
     /** The estimated payload of {@code message}, or a value above {@code cap} as soon as it passes it. */
     public long estimate(Object message, ComplexTypeModel type, long cap) {
+        long w = walk(message, type, cap);
+        return w < 0 ? ~w : w;
+    }
+
+    /**
+     * The payload, exact when the walk finished; {@code ~total} (a negative number) when it stopped
+     * at the cap with parts of the message not counted. A large array is counted whole, so a
+     * message past the cap may still be exact.
+     */
+    private long walk(Object message, ComplexTypeModel type, long cap) {
         if (message == null) {
             return 0;
         }
@@ -82,7 +101,10 @@ public final class MessageSize {
                     plan = plan(value.getClass(), t);
                 }
                 total += plan.fixedBytes;
-                for (int i = 0; i < plan.fields.length && total <= cap; i++) {
+                for (int i = 0; i < plan.fields.length; i++) {
+                    if (total > cap) {
+                        return ~total;   // fields of this value are left uncounted
+                    }
                     FieldModel f = plan.fields[i];
                     Object v = plan.get(i, value);
                     if (v == null) {
@@ -110,8 +132,11 @@ public final class MessageSize {
                     }
                 }
             }
-            if (work == null || work.isEmpty() || total > cap) {
+            if (work == null || work.isEmpty()) {
                 return total;
+            }
+            if (total > cap) {
+                return ~total;
             }
             value = work.pop();
             t = (ComplexTypeModel) work.pop();

@@ -175,7 +175,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         OperationDescriptor operation = call.operation();
         Object request = call.request();
         Transport transport = transport(protocol);
-        if (call.knownEstimate() < 0 && learner.learningEstimateCap() > 0) {
+        if (!call.estimated() && learner.learningEstimateCap() > 0) {    // a pinned call: nobody counted it yet
             call.estimatedBytes(learner.learningEstimateCap());
         }
         long start = System.nanoTime();

@@ -117,6 +117,18 @@ class SizeAndAdaptivePolicyTest {
     }
 
     @Test
+    void adaptiveCountsALongListOnlyUpToTheCrossoverOfItsModels() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        CallContext huge = list(1_000_000);
+        assertEquals("fast", adaptive.select(huge, BOTH));
+        assertTrue(!huge.estimateIsExact(), "the walk stopped early");
+        assertTrue(huge.estimatedBytes(0) < 64 * 1024, "counted " + huge.estimatedBytes(0) + " bytes, not 34 MB");
+        CallContext array = doubles(1_000_000);
+        adaptive.select(array, BOTH);
+        assertTrue(array.estimateIsExact(), "an array is counted whole at no cost");
+    }
+
+    @Test
     void adaptiveNeverExploresWhereTheDifferenceIsLarge() {
         AdaptivePolicy adaptive = new AdaptivePolicy();
         for (int i = 0; i < 200; i++) {
