@@ -2,6 +2,12 @@ package io.switchboard.examples;
 
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
+import io.switchboard.components.matrix.MatrixWorkerComponent;
+import io.switchboard.components.matrix.MatrixWorkerService;
+import io.switchboard.components.simulation.SimulatorComponent;
+import io.switchboard.components.simulation.SimulatorService;
+import io.switchboard.components.simulation.optimizer.OptimizerComponent;
+import io.switchboard.components.simulation.optimizer.OptimizerService;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.registry.ComponentEntry;
@@ -10,7 +16,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,8 +26,18 @@ import picocli.CommandLine.Parameters;
         description = "Export a component on every protocol, bind it in a registry, serve until stopped "
                 + "(Ctrl-C or SIGTERM unbinds it first).")
 final class ServeCommand implements Callable<Integer> {
-    static final Map<String, Supplier<Skeleton>> COMPONENTS = Map.of(
-            "echo", () -> EchoComponent.skeleton(new EchoService()));
+    /**
+     * The components by the name {@code serve} takes; each is made from the registry's URL, which
+     * those that call other components (a matrix worker its neighbours, the optimizer the
+     * simulator) use to find them.
+     */
+    static final Map<String, Function<String, Skeleton>> COMPONENTS = Map.of(
+            "echo", registryUrl -> EchoComponent.skeleton(new EchoService()),
+            // its shutdown operation stops the process; the shutdown hook below unbinds it first
+            "matrix-worker", registryUrl -> MatrixWorkerComponent.skeleton(
+                    new MatrixWorkerService(registryUrl, () -> System.exit(0))),
+            "simulator", registryUrl -> SimulatorComponent.skeleton(new SimulatorService()),
+            "optimizer", registryUrl -> OptimizerComponent.skeleton(new OptimizerService(registryUrl)));
 
     @Parameters(index = "0", description = "The component: ${COMPLETION-CANDIDATES}.", completionCandidates = Names.class)
     String component;
@@ -55,7 +71,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Supplier<Skeleton> factory = COMPONENTS.get(component);
+        Function<String, Skeleton> factory = COMPONENTS.get(component);
         if (factory == null) {
             throw new IllegalArgumentException("unknown component '" + component + "' (known: "
                     + new java.util.TreeSet<>(COMPONENTS.keySet()) + ")");
@@ -68,7 +84,7 @@ final class ServeCommand implements Callable<Integer> {
                 .build();
         ComponentEntry entry;
         try {
-            Skeleton skeleton = factory.get();
+            Skeleton skeleton = factory.apply(registry);
             entry = name == null ? server.export(skeleton) : server.export(name, skeleton);
         } catch (RuntimeException e) {
             server.close();
