@@ -7,9 +7,10 @@ import io.switchboard.components.echo.LinkEntry;
  * generated {@link LinkEntry} (Switchboard) and as {@link JavaLinkEntry} (plain Java peers).
  * {@link #matches} checks an answer value by value, so the suite checks itself on every call.
  */
-record Payload(Workload workload, int size, double[] doubles, LinkEntry list, JavaLinkEntry javaList) {
+public record Payload(Workload workload, int size, double[] doubles, LinkEntry list, JavaLinkEntry javaList) {
 
-    static Payload of(Workload workload, int size) {
+    /** The payload of one cell; the JMH benchmarks use the same values. */
+    public static Payload of(Workload workload, int size) {
         switch (workload) {
             case DOUBLES: {
                 double[] values = new double[size];

@@ -70,7 +70,7 @@ public final class Report {
             }
             b.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.1f,%.1f,%s,%s%n", c.workload().key(), c.size(),
                     c.protocol(), c.medianMicros(), c.p10Micros(), c.p90Micros(),
-                    c.workload() == Workload.EMPTY ? "" : String.format(Locale.ROOT, "%.2f", c.payloadMegabytesPerSecond()),
+                    c.workload() == Workload.EMPTY ? "" : String.format(Locale.ROOT, "%.4g", c.payloadMegabytesPerSecond()),
                     c.wireBytes() < 0 ? "" : Long.toString(c.wireBytes())));
         }
         return b.toString();

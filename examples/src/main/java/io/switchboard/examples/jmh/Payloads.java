@@ -3,8 +3,8 @@ package io.switchboard.examples.jmh;
 import io.switchboard.components.echo.EchoDoubles;
 import io.switchboard.components.echo.EchoList;
 import io.switchboard.components.echo.Empty;
-import io.switchboard.components.echo.LinkEntry;
-import io.switchboard.examples.bench.JavaLinkEntry;
+import io.switchboard.examples.bench.Payload;
+import io.switchboard.examples.bench.Workload;
 
 /**
  * The SC2000 payloads as the micro-benchmarks name them ({@code empty}, {@code doubles:N},
@@ -28,65 +28,20 @@ final class Payloads {
         switch (kind) {
             case "doubles": {
                 int n = Integer.parseInt(payload.substring(colon + 1));
-                double[] values = doubles(n);
+                double[] values = Payload.of(Workload.DOUBLES, n).doubles();
                 EchoDoubles r = new EchoDoubles();
                 r.setValues(values);
                 return new Message("echoDoubles", r, values, n);
             }
             case "list": {
                 int n = Integer.parseInt(payload.substring(colon + 1));
+                Payload p = Payload.of(Workload.LIST, n);
                 EchoList r = new EchoList();
-                r.setHead(list(n));
-                return new Message("echoList", r, javaList(n), n);
+                r.setHead(p.list());
+                return new Message("echoList", r, p.javaList(), n);
             }
             default:
                 throw new IllegalArgumentException("payload must be empty, doubles:N or list:N: " + payload);
         }
-    }
-
-    /** Values with full-precision text in XML, not small integers. */
-    static double[] doubles(int n) {
-        double[] values = new double[n];
-        for (int i = 0; i < n; i++) {
-            values[i] = i * 1.000001 - n / 3.0;
-        }
-        return values;
-    }
-
-    /** The study's list, built from the tail without recursion; 8-character strings make 34 payload bytes a node. */
-    static LinkEntry list(int n) {
-        LinkEntry head = null;
-        for (int i = n - 1; i >= 0; i--) {
-            LinkEntry e = new LinkEntry();
-            e.setLlong(i * 1_000_003L);
-            e.setSshort((short) i);
-            e.setIint(i);
-            e.setFfloat(i / 2f);
-            e.setDdouble(i / 3.0);
-            e.setSstring(string(i));
-            e.setNextLink(head);
-            head = e;
-        }
-        return head;
-    }
-
-    static JavaLinkEntry javaList(int n) {
-        JavaLinkEntry head = null;
-        for (int i = n - 1; i >= 0; i--) {
-            JavaLinkEntry e = new JavaLinkEntry();
-            e.llong = i * 1_000_003L;
-            e.sshort = (short) i;
-            e.iint = i;
-            e.ffloat = i / 2f;
-            e.ddouble = i / 3.0;
-            e.sstring = string(i);
-            e.nextLink = head;
-            head = e;
-        }
-        return head;
-    }
-
-    private static String string(int i) {
-        return Integer.toString(10_000_000 + i % 89_999_999);
     }
 }
