@@ -139,6 +139,22 @@ public final class ComponentServer implements AutoCloseable {
         return entry;
     }
 
+    /**
+     * Stops one protocol's listener while the others go on serving, as a crash of that listener
+     * would; the registry entry still lists its endpoint, so clients see it fail and fall back.
+     * For demonstrations and fault tests; SOAP, the failsafe, cannot be stopped this way.
+     */
+    public synchronized void stopProtocol(String protocol) {
+        if ("soap".equals(protocol)) {
+            throw new IllegalArgumentException("SOAP is the failsafe; close the whole server instead");
+        }
+        ProtocolServer server = servers.get(protocol);
+        if (server == null) {
+            throw new IllegalArgumentException("this server does not speak " + protocol + " (it speaks " + protocols() + ")");
+        }
+        server.close();
+    }
+
     /** Unbinds everything this server bound, then stops its listeners. Safe to call twice. */
     @Override
     public synchronized void close() {
