@@ -3,6 +3,10 @@ package io.switchboard.examples;
 import io.switchboard.registry.RegistryServer;
 import io.switchboard.registry.RegistryStore;
 import io.switchboard.registry.RegistryStores;
+import io.switchboard.protocol.TlsSettings;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -29,12 +33,25 @@ final class RegistryCommand implements Callable<Integer> {
             + "zookeeper://HOST:PORT[,HOST:PORT...]/ROOT (several registries share one view).")
     String store;
 
+    @Option(names = "--tls-keystore", description = "PKCS#12 key store with the registry's key and certificate: "
+            + "serve https:// instead of http://. Its password comes from --tls-password-file or the "
+            + TLS_PASSWORD_ENV + " environment variable.")
+    Path tlsKeyStore;
+
+    @Option(names = "--tls-password-file", description = "File holding the password of --tls-keystore.")
+    Path tlsPasswordFile;
+
+    static final String TLS_PASSWORD_ENV = "SWITCHBOARD_TLS_PASSWORD";
+
     @Override
     public Integer call() throws InterruptedException {
         String secret = Secrets.read(secretFile);
+        RegistryServer.Builder builder = RegistryServer.builder().port(port).bindAddress(bind).secret(secret);
+        if (tlsKeyStore != null) {
+            builder.tls(TlsSettings.keyStore(tlsKeyStore, tlsPassword()));   // a bad key store stops us before the store opens
+        }
         RegistryStore entries = RegistryStores.open(store);   // a bad store stops us here, naming the file
-        RegistryServer server = RegistryServer.builder().port(port).bindAddress(bind).secret(secret).store(entries)
-                .start();   // closes the store if it cannot start
+        RegistryServer server = builder.store(entries).start();   // closes the store if it cannot start
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
@@ -42,10 +59,27 @@ final class RegistryCommand implements Callable<Integer> {
         }, "registry-shutdown"));
         System.out.println("registry  " + server.endpoint());
         System.out.println("wsdl      " + server.wsdlUrl());
+        System.out.println("tls       " + (tlsKeyStore == null ? "off (plain http)" : "on, key from " + tlsKeyStore));
         System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));
         System.out.println("store     " + store + " (" + server.store().list().size() + " entries)");
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    private char[] tlsPassword() {
+        if (tlsPasswordFile != null) {
+            try {
+                return Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip().toCharArray();
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read " + tlsPasswordFile + ": " + e.getMessage(), e);
+            }
+        }
+        String env = System.getenv(TLS_PASSWORD_ENV);
+        if (env == null) {
+            throw new IllegalArgumentException("--tls-keystore needs its password: --tls-password-file FILE or "
+                    + TLS_PASSWORD_ENV);
+        }
+        return env.toCharArray();
     }
 }

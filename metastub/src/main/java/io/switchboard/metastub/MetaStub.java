@@ -56,12 +56,14 @@ public final class MetaStub implements Channel, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MetaStub.class);
 
     private final ServiceDescriptor descriptor;
-    private final ProtocolSuite suite;
+    /** Immutable; swapped whole by {@link #updateEndpoints} so that a call sees one consistent suite. */
+    private volatile ProtocolSuite suite;
     private final SelectionPolicy policy;
     private final Map<String, SelectionPolicy> operationPolicies = new ConcurrentHashMap<>();
     private final ClientSettings settings;
     private final Map<String, ProtocolClient> clients = new ConcurrentHashMap<>();
-    private final Map<String, Transport> transports = new ConcurrentHashMap<>();
+    /** By endpoint, not protocol: a server that moved gets a new transport, and the old one is closed. */
+    private final Map<Endpoint, Transport> transports = new ConcurrentHashMap<>();
     private final List<CallListener> listeners = new CopyOnWriteArrayList<>();
     private final ProtocolHealth health;
     private final boolean serverRecognisesCallIds;
@@ -85,6 +87,40 @@ public final class MetaStub implements Channel, AutoCloseable {
 
     public ProtocolSuite suite() {
         return suite;
+    }
+
+    /**
+     * Points this meta-stub at the server's new endpoints (its registry entry changed: it
+     * restarted on other ports, or speaks other protocols now). Calls already under way finish
+     * on the transports they hold, except that transports to endpoints that went away are closed
+     * (a call on one then fails as its protocol reports a closed connection); calls started
+     * afterwards see the new suite. A protocol whose endpoint changed leaves back-off: the new
+     * endpoint has not failed yet.
+     *
+     * <pre>{@code
+     * channel.updateEndpoints(changedEntry.endpoints());
+     * }</pre>
+     *
+     * @throws IllegalArgumentException client and new server do not share SOAP; nothing changes
+     */
+    public synchronized void updateEndpoints(List<Endpoint> serverEndpoints) {
+        ProtocolSuite old = suite;
+        ProtocolSuite next = ProtocolSuite.of(old.clientProtocols(), serverEndpoints);
+        suite = next;
+        List<Endpoint> kept = next.serverEndpoints();
+        for (Endpoint e : old.serverEndpoints()) {
+            if (!kept.contains(e)) {
+                health.succeeded(e.protocol());
+            }
+        }
+        transports.entrySet().removeIf(t -> {
+            if (kept.contains(t.getKey())) {
+                return false;
+            }
+            t.getValue().close();
+            return true;
+        });
+        LOG.debug("{}: endpoints now {}", descriptor.name(), kept);
     }
 
     public SelectionPolicy policy() {
@@ -111,6 +147,7 @@ public final class MetaStub implements Channel, AutoCloseable {
             throw new IllegalStateException("meta-stub for " + descriptor.name() + " is closed");
         }
         CallOptions withId = options.callId() != null ? options : options.withCallId(CallIds.next());
+        ProtocolSuite suite = this.suite;   // one suite for the whole call, even if the endpoints change meanwhile
         List<String> candidates = health.filter(suite.candidates());
         CallContext call = new CallContext(operation, request, suite, sizes);
         String protocol;
@@ -152,7 +189,19 @@ public final class MetaStub implements Channel, AutoCloseable {
             }
             LOG.debug("{}.{} over {} failed ({}); repeating over SOAP: {}", descriptor.name(), operation.name(),
                     protocol, e.getMessage(), why);
-            return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", call, chosen, withId);
+            try {
+                return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", call, chosen, withId);
+            } catch (TransportException again) {
+                if (e.delivery() == TransportException.Delivery.MAY_HAVE_RUN
+                        && again.delivery() == TransportException.Delivery.NOT_DELIVERED) {
+                    // the first attempt may have run even though the fallback never arrived: say so,
+                    // or a caller that moves to another replica would run the operation twice
+                    throw new TransportException(ProtocolSuite.SOAP, TransportException.Delivery.MAY_HAVE_RUN,
+                            operation.name() + " over " + protocol + " may have run; the fallback over SOAP was not "
+                                    + "delivered (" + again.getMessage() + ")", again);
+                }
+                throw again;
+            }
         }
     }
 
@@ -174,7 +223,7 @@ public final class MetaStub implements Channel, AutoCloseable {
                            CallOptions options) throws DeclaredFault {
         OperationDescriptor operation = call.operation();
         Object request = call.request();
-        Transport transport = transport(protocol);
+        Transport transport = transport(call.suite(), protocol);
         if (!call.estimated() && learner.learningEstimateCap() > 0) {    // a pinned call: nobody counted it yet
             call.estimatedBytes(learner.learningEstimateCap());
         }
@@ -213,11 +262,11 @@ public final class MetaStub implements Channel, AutoCloseable {
         }
     }
 
-    private Transport transport(String protocol) {
-        return transports.computeIfAbsent(protocol, p -> {
-            ProtocolClient client = clients.computeIfAbsent(p, name -> Protocols.get(name).newClient(settings));
-            Endpoint endpoint = suite.endpoint(p);
-            return client.connect(descriptor, endpoint);
+    private Transport transport(ProtocolSuite callSuite, String protocol) {
+        Endpoint endpoint = callSuite.endpoint(protocol);
+        return transports.computeIfAbsent(endpoint, e -> {
+            ProtocolClient client = clients.computeIfAbsent(protocol, name -> Protocols.get(name).newClient(settings));
+            return client.connect(descriptor, e);
         });
     }
 

@@ -85,6 +85,7 @@ public final class RegistryServer implements AutoCloseable {
     @Override
     public void close() {
         sweeper.shutdownNow();
+        service.closeWatches();
         soap.close();
         service.store().close();
     }
@@ -104,6 +105,15 @@ public final class RegistryServer implements AutoCloseable {
 
         public Builder bindAddress(String address) {
             settings = settings.withBindAddress(address);
+            return this;
+        }
+
+        /**
+         * Serves the registry over TLS ({@code https://}) with this key, e.g. {@code
+         * TlsSettings.keyStore(Path.of("registry.p12"), password)}; clients must trust its certificate.
+         */
+        public Builder tls(io.switchboard.protocol.TlsSettings serverTls) {
+            settings = settings.withTls(serverTls);
             return this;
         }
 

@@ -6,6 +6,8 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.registry.wire.BindFault;
 import io.switchboard.registry.wire.BindFaultException;
 import io.switchboard.registry.wire.Entry;
+import io.switchboard.registry.wire.Event;
+import io.switchboard.registry.wire.WatchResponse;
 import io.switchboard.registry.wire.RebindFault;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.Registry;
@@ -17,6 +19,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -47,12 +51,22 @@ public final class RegistryService implements Registry {
     static final int MAX_PROTO_CHARS = 1 << 20;
     /** The longest lease granted: a day. */
     static final int MAX_LEASE_SECONDS = 86_400;
+    /** Changes kept for watchers that are behind; one further back is told to reset. */
+    static final int WATCH_BUFFER = 4096;
+    /** The longest a watch waits for a change; under the SOAP server's 60 s idle timeout. */
+    static final int MAX_WATCH_SECONDS = 25;
+    /** Watches that may wait at once: each holds one of the SOAP server's 64 threads. */
+    static final int MAX_WAITING_WATCHES = 32;
+    static final int MAX_WATCHED_NAMES = 256;
 
     private final RegistryStore store;
     private final byte[] secret;
     private final Clock clock;
     /** Guards every write: a sweep never removes an entry between a renew's check and its answer. */
     private final Leases leases;
+    private final WatchHub watches;
+    /** False when the store reports changes itself (ZooKeeper: also other servers' writes). */
+    private final boolean reportOwnWrites;
 
     /**
      * @param secret the shared secret writes must carry, or null to accept unauthenticated writes
@@ -66,6 +80,18 @@ public final class RegistryService implements Registry {
         if (secret == null) {
             LOG.warn("registry accepts writes without a credential; set a shared secret to secure it");
         }
+        this.watches = new WatchHub(store.list(), WATCH_BUFFER, MAX_WAITING_WATCHES);
+        this.reportOwnWrites = !store.reportChanges(new RegistryStore.ChangeSink() {
+            @Override
+            public void bound(ComponentEntry entry) {
+                watches.bound(entry);
+            }
+
+            @Override
+            public void gone(String name, String instanceId) {
+                watches.gone(name, instanceId);
+            }
+        });
         if (!store.shared()) {
             synchronized (leases) {
                 store.list().stream().filter(ComponentEntry::leased).forEach(leases::grant);
@@ -96,6 +122,7 @@ public final class RegistryService implements Registry {
             synchronized (leases) {
                 store.bind(e);
                 leases.grant(e);
+                ownWrite(e);
             }
         } catch (RegistryStore.AlreadyBoundException ex) {
             throw bindFault("already-bound", ex.getMessage());
@@ -123,6 +150,7 @@ public final class RegistryService implements Registry {
             synchronized (leases) {
                 store.rebind(e);
                 leases.grant(e);
+                ownWrite(e);
             }
         } catch (IllegalArgumentException ex) {
             throw rebindFault("invalid", ex.getMessage());
@@ -146,6 +174,7 @@ public final class RegistryService implements Registry {
             synchronized (leases) {
                 removed = store.unbind(name, instanceId);
                 leases.end(name, instanceId);
+                ownRemoval(name, instanceId);
             }
         } catch (RegistryStore.StoreException ex) {
             throw unbindFault("unavailable", ex.getMessage());
@@ -201,6 +230,7 @@ public final class RegistryService implements Registry {
                 try {
                     dropped += store.unbind(k.name(), k.instanceId());
                     leases.end(k.name(), k.instanceId());
+                    ownRemoval(k.name(), k.instanceId());
                     LOG.info("lease of {} ({}) ran out; entry dropped", k.name(), k.instanceId());
                 } catch (RuntimeException e) {
                     LOG.warn("could not drop {} ({}) whose lease ran out; will try again: {}", k.name(),
@@ -209,6 +239,57 @@ public final class RegistryService implements Registry {
             }
         }
         return dropped;
+    }
+
+    private void ownWrite(ComponentEntry e) {
+        if (reportOwnWrites) {
+            watches.bound(e);
+        }
+    }
+
+    private void ownRemoval(String name, String instanceId) {
+        if (reportOwnWrites) {
+            watches.gone(name, instanceId);
+        }
+    }
+
+    /**
+     * Long poll: the changes after {@code sinceVersion} to {@code names} (all when empty), at once
+     * if there are any, else after up to {@code waitSeconds} (at most {@value #MAX_WATCH_SECONDS})
+     * with none. Open, like lookups. A {@code reset} answer asks the watcher to look its names up
+     * again and continue from the version returned.
+     */
+    @Override
+    public WatchResponse watch(List<String> names, String epoch, Long sinceVersion, Integer waitSeconds) {
+        Set<String> wanted = WatchHub.names(names);
+        if (wanted.size() > MAX_WATCHED_NAMES) {
+            throw new IllegalArgumentException("a watch names at most " + MAX_WATCHED_NAMES + " components");
+        }
+        int wait = waitSeconds == null ? 0 : Math.max(0, Math.min(MAX_WATCH_SECONDS, waitSeconds));
+        WatchHub.Poll poll = watches.poll(wanted, epoch, sinceVersion, Duration.ofSeconds(wait));
+        WatchResponse r = new WatchResponse();
+        r.setEpoch(poll.epoch());
+        r.setVersion(poll.version());
+        r.setReset(poll.reset());
+        List<Event> events = new ArrayList<>();
+        for (WatchHub.Change c : poll.changes()) {
+            Event w = new Event();
+            w.setVersion(c.version());
+            w.setKind(c.event().kind().wire());
+            w.setName(c.event().name());
+            w.setInstanceId(c.event().instanceId());
+            if (c.event().kind() != RegistryEvent.Kind.GO) {
+                w.setEntry(Entries.toWire(c.event().entry()));
+            }
+            events.add(w);
+        }
+        r.setEvents(events);
+        return r;
+    }
+
+    /** Answers every waiting watch now; the registry is stopping. */
+    void closeWatches() {
+        watches.close();
     }
 
     @Override

@@ -43,8 +43,27 @@ public interface RegistryStore extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Asks the store to report every change to {@code sink}, also those made by other registry
+     * servers; false when it cannot (then the registry reports its own writes, which are all
+     * there are). A store that says true reports the current entries once as well; reporting a
+     * state twice is harmless.
+     */
+    default boolean reportChanges(ChangeSink sink) {
+        return false;
+    }
+
     @Override
     default void close() {
+    }
+
+    /** Where a store reports changes (see {@link #reportChanges}). Called from the store's own thread. */
+    interface ChangeSink {
+        /** The instance is bound now as {@code entry}. */
+        void bound(ComponentEntry entry);
+
+        /** The instance left the store. */
+        void gone(String name, String instanceId);
     }
 
     /** Raised by {@link #bind} when the name and instance id are taken. */

@@ -11,16 +11,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * The client's entry point: looks components up in a registry and returns generated stubs over
  * meta-stubs, which pick the protocol of each call.
  *
+ * <p>A stub from {@link #lookup} calls every replica bound under its name ({@link
+ * ReplicatedChannel}: least calls in flight, round-robin when idle; a failed call moves to another
+ * replica when that cannot run it twice) and follows the registry: one watch per {@code
+ * Switchboard}, on every name, adds replicas that appear, drops those that go and re-points those
+ * that moved, so a server that restarts on new ports is found again. {@link Builder#follow
+ * follow(false)} turns that off (the replicas stay those of the lookup).
+ *
  * <pre>{@code
  * try (Switchboard sb = Switchboard.connect("http://127.0.0.1:8081/axis2/services/Registry")) {
  *     EchoStub echo = sb.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
  *     double[] back = echo.echoDoubles(new double[] {1, 2, 3});
+ *     sb.watch("Echo", event -> System.out.println(event.kind() + " " + event.entry().endpoints()));
  * }
  * }</pre>
  */
@@ -30,10 +39,15 @@ public final class Switchboard implements AutoCloseable {
     private final SelectionPolicy policy;
     private final ClientSettings settings;
     private final List<CallListener> listeners;
-    private final List<MetaStub> channels = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+    private final boolean follow;
+    /** The replica sets that follow the registry, fed by {@link #follower}. */
+    private final List<ReplicatedChannel> following = new CopyOnWriteArrayList<>();
+    private RegistryWatch follower;
 
     private Switchboard(Builder b) {
-        this.registry = RegistryClient.connect(b.registryUrl);
+        this.registry = RegistryClient.connect(RegistryClient.split(b.registryUrl), null, b.settings);
+        this.follow = b.follow;
         this.protocols = b.protocols;
         this.policy = b.policy;
         this.settings = b.settings;
@@ -57,32 +71,95 @@ public final class Switchboard implements AutoCloseable {
         return lookup(descriptor.name(), descriptor, stubFactory);
     }
 
-    /** A stub for the component bound under {@code name}. */
+    /** A stub for the component bound under {@code name}: over all its replicas, following the registry. */
     public <T> T lookup(String name, ServiceDescriptor descriptor, Function<Channel, T> stubFactory) {
-        return stubFactory.apply(channel(name, descriptor));
+        return stubFactory.apply(replicas(name, descriptor));
     }
 
-    /** The meta-stub for the component bound under {@code name}, for per-operation settings and listeners. */
+    /**
+     * The channel over every replica bound under {@code name}, following the registry unless the
+     * builder said otherwise.
+     *
+     * @throws NotBoundException nothing is bound under {@code name}
+     */
+    public ReplicatedChannel replicas(String name, ServiceDescriptor descriptor) {
+        ReplicatedChannel channel = new ReplicatedChannel(name, List.of(), e -> metaStub(descriptor, e),
+                ReplicatedChannel.Choice.LEAST_LOADED, settings.connectTimeout());
+        if (follow) {
+            // follow before looking up, and look up only once the watch knows what is bound: every
+            // change after that reaches the channel as an event (one older than the lookup may come
+            // late, and the ones after it set the state right again), including the departure of
+            // an instance the lookup found
+            following.add(channel);
+            try {
+                startFollowing().awaitSynced(settings.connectTimeout());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        List<ComponentEntry> entries = registry.lookup(name);
+        if (entries.isEmpty()) {
+            following.remove(channel);
+            throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
+        }
+        entries.forEach(channel::upsert);
+        closeables.add(channel);
+        return channel;
+    }
+
+    /**
+     * The meta-stub for the first instance bound under {@code name}, for per-operation settings
+     * and listeners. It neither follows the registry nor moves to other replicas: {@link #lookup}
+     * does.
+     */
     public MetaStub channel(String name, ServiceDescriptor descriptor) {
         List<ComponentEntry> entries = registry.lookup(name);
         if (entries.isEmpty()) {
             throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
         }
-        ComponentEntry entry = entries.get(0);
+        MetaStub channel = metaStub(descriptor, entries.get(0));
+        closeables.add(channel);
+        return channel;
+    }
+
+    private MetaStub metaStub(ServiceDescriptor descriptor, ComponentEntry entry) {
         MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).settings(settings)
                 .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS));
         if (protocols != null) {
             b.protocols(protocols);
         }
         listeners.forEach(b::listener);
-        MetaStub channel = b.build();
-        channels.add(channel);
-        return channel;
+        return b.build();
+    }
+
+    /**
+     * Tells {@code listener} about the instances of {@code name} (every name when null): first
+     * each one bound now as {@link RegistryEvent.Kind#APPEAR}, then every change, in order, on a
+     * daemon thread. Close the watch to stop it; closing this {@code Switchboard} stops it too.
+     */
+    public RegistryWatch watch(String name, Consumer<RegistryEvent> listener) {
+        RegistryWatch w = RegistryWatch.start(registry, name == null ? List.of() : List.of(name), listener);
+        closeables.add(w);
+        return w;
+    }
+
+    private synchronized RegistryWatch startFollowing() {
+        if (follower == null) {
+            follower = RegistryWatch.start(registry, List.of(), e -> following.forEach(c -> c.apply(e)));
+            closeables.add(follower);
+        }
+        return follower;
     }
 
     @Override
     public void close() {
-        channels.forEach(MetaStub::close);
+        for (AutoCloseable c : closeables) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // closing anyway
+            }
+        }
         registry.close();
     }
 
@@ -100,7 +177,9 @@ public final class Switchboard implements AutoCloseable {
         private SelectionPolicy policy = new AdaptivePolicy();
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
+        private boolean follow = true;
 
+        /** {@code registryUrl}: one registry's SOAP endpoint, or several sharing a store, separated by commas. */
         private Builder(String registryUrl) {
             this.registryUrl = Objects.requireNonNull(registryUrl, "registryUrl");
         }
@@ -123,6 +202,15 @@ public final class Switchboard implements AutoCloseable {
 
         public Builder listener(CallListener listener) {
             listeners.add(Objects.requireNonNull(listener));
+            return this;
+        }
+
+        /**
+         * Whether stubs follow the registry (default true): a watch keeps their replicas current.
+         * False: the replicas are those found at lookup, and no watch thread runs.
+         */
+        public Builder follow(boolean followRegistry) {
+            follow = followRegistry;
             return this;
         }
 

@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
@@ -60,6 +63,8 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private final Map<String, ComponentEntry> ephemerals = new LinkedHashMap<>();
     private final Set<Long> formerSessions = new HashSet<>();
     private long session;
+    /** Set by {@link #reportChanges}: a copy of the tree under the root that ZooKeeper keeps current. */
+    private CuratorCache cache;
     private final ExecutorService restorer = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "zookeeper-store-restorer");
         t.setDaemon(true);
@@ -210,9 +215,64 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         }
     }
 
+    /**
+     * Reports every create, change and delete of an instance node under the root, whoever made it,
+     * through a Curator {@link CuratorCache}: so that watchers of this registry server also hear of
+     * binds made through other servers, and of entries that left with another server's session.
+     */
+    @Override
+    public synchronized boolean reportChanges(ChangeSink sink) {
+        if (cache != null) {
+            throw new IllegalStateException("this store already reports its changes");
+        }
+        cache = CuratorCache.build(client, root);
+        cache.listenable().addListener(CuratorCacheListener.builder()
+                .forCreates(node -> reportBound(sink, node))
+                .forChanges((before, node) -> reportBound(sink, node))
+                .forDeletes(node -> {
+                    String[] segments = instanceSegments(node.getPath());
+                    if (segments != null) {
+                        sink.gone(segments[0], segments[1]);
+                    }
+                })
+                .build());
+        cache.start();
+        return true;
+    }
+
+    private void reportBound(ChangeSink sink, ChildData node) {
+        if (instanceSegments(node.getPath()) == null) {
+            return;
+        }
+        byte[] data = node.getData();
+        if (data == null || data.length > MAX_DATA_BYTES) {
+            return;
+        }
+        try {
+            sink.bound(StoreFormat.decodeEntry(data));
+        } catch (IllegalArgumentException e) {
+            LOG.warn("ZooKeeper at {}: {} is not a registry entry; not reported to watchers: {}", ensemble,
+                    node.getPath(), e.getMessage());
+        }
+    }
+
+    /** {@code [name, instanceId]} for {@code ROOT/NAME/INSTANCE}, else null. */
+    private String[] instanceSegments(String path) {
+        if (!path.startsWith(root + "/")) {
+            return null;
+        }
+        String[] segments = path.substring(root.length() + 1).split("/");
+        return segments.length == 2 ? segments : null;
+    }
+
     /** Closes the session: this store's ephemeral entries leave ZooKeeper now. */
     @Override
     public void close() {
+        synchronized (this) {
+            if (cache != null) {
+                cache.close();
+            }
+        }
         restorer.shutdownNow();
         client.close();
     }
@@ -235,6 +295,10 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             try {
                 if (stat == null) {
                     client.create().creatingParentContainersIfNeeded().withMode(mode(entry)).forPath(path, data);
+                } else if (stat.getEphemeralOwner() == (entry.leased() ? session : 0)) {
+                    // already a node of the right kind and owner: change it in place, so that
+                    // watchers see one change rather than the instance going and coming back
+                    client.setData().withVersion(stat.getVersion()).forPath(path, data);
                 } else {
                     // delete and create in one transaction: an ephemeral node moves to this session,
                     // and no reader ever sees the instance missing

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import javax.net.ssl.SSLServerSocketFactory;
 import org.apache.axis2.transport.http.server.AxisHttpConnectionImpl;
 import org.apache.axis2.transport.http.server.DefaultConnectionListener;
 import org.apache.axis2.transport.http.server.DefaultConnectionListenerFailureHandler;
@@ -16,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replacement for Axis2's DefaultConnectionListener, which always does {@code new ServerSocket(port)}
- * (all interfaces). Binds to a chosen address instead. It must extend DefaultConnectionListener because
+ * (all interfaces). Binds to a chosen address instead, and listens with TLS when given a factory. It must extend DefaultConnectionListener because
  * SimpleHttpServer.start() casts the listener to that class (then calls awaitSocketOpen()/getPort()).
  * One accept thread; every accepted connection is handed to the connection manager (one pool thread per connection).
  */
@@ -30,12 +31,13 @@ final class BoundConnectionListener extends DefaultConnectionListener {
     private final HttpConnectionManager connManager;
     private final Http1Config http1Config;
     private final SocketConfig socketConfig;
+    private final SSLServerSocketFactory tls;
     private ServerSocket serverSocket;
     private volatile boolean destroyed;
 
     BoundConnectionListener(String scheme, InetAddress bindAddress, int port, int backlog,
                             HttpConnectionManager connManager, Http1Config http1Config,
-                            SocketConfig socketConfig) throws IOException {
+                            SocketConfig socketConfig, SSLServerSocketFactory tls) throws IOException {
         super(scheme, port, connManager, new DefaultConnectionListenerFailureHandler(), http1Config, socketConfig);
         this.scheme = scheme;
         this.bindAddress = bindAddress;
@@ -44,13 +46,16 @@ final class BoundConnectionListener extends DefaultConnectionListener {
         this.connManager = connManager;
         this.http1Config = http1Config;
         this.socketConfig = socketConfig;
+        this.tls = tls;
     }
 
     @Override
     public void run() {
         ServerSocket ss;
         try {
-            ss = new ServerSocket();
+            // with TLS the handshake runs on the connection's pool thread at its first read, never
+            // on this accept thread; a client that does not speak TLS fails it and is dropped
+            ss = tls == null ? new ServerSocket() : tls.createServerSocket();
             ss.setReuseAddress(true);
             ss.bind(new InetSocketAddress(bindAddress, requestedPort), backlog);
         } catch (IOException e) {

@@ -18,6 +18,7 @@ import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
@@ -45,7 +46,14 @@ final class SoapClient implements ProtocolClient {
         this.http = HttpClientBuilder.create()
                 .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
                         .setMaxConnPerRoute(64).setMaxConnTotal(256)
+                        // https endpoints: the settings' trust, else the JVM's (javax.net.ssl.trustStore)
+                        .setTlsSocketStrategy(settings.tls() == null ? DefaultClientTlsStrategy.createSystemDefault()
+                                : new DefaultClientTlsStrategy(settings.tls().context()))
+                        // a pooled connection idle for a second is checked before reuse (a read of at
+                        // most 1 ms): a server that died meanwhile then gives "connection refused"
+                        // (not delivered, safe to repeat elsewhere) instead of a broken pipe mid-request
                         .setDefaultConnectionConfig(ConnectionConfig.custom().setConnectTimeout(connect)
+                                .setValidateAfterInactivity(TimeValue.ofSeconds(1))
                                 .setTimeToLive(TimeValue.ofMinutes(5)).build())
                         .build())
                 .evictIdleConnections(TimeValue.ofSeconds(10))

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLServerSocketFactory;
 import javax.wsdl.Definition;
 import javax.wsdl.WSDLException;
 import javax.wsdl.factory.WSDLFactory;
@@ -84,7 +85,8 @@ final class SoapServer implements ProtocolServer {
             context = ConfigurationContextFactory.createConfigurationContextFromURIs(config, null);
             InetAddress bind = InetAddress.getByName(settings.bindAddress());
             factory = new BoundFactory(context, settings.port(),
-                    new SizeLimitingWorkerFactory(settings.maxMessageBytes()), bind, 128);
+                    new SizeLimitingWorkerFactory(settings.maxMessageBytes()), bind, 128,
+                    settings.tls() == null ? null : settings.tls().context().getServerSocketFactory());
             factory.setRequestCoreThreadPoolSize(64);
             factory.setRequestMaxThreadPoolSize(64);
             factory.setRequestSocketTimeout((int) Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis()));
@@ -102,13 +104,13 @@ final class SoapServer implements ProtocolServer {
         }
     }
 
-    /** {@code http://HOST:PORT/axis2/}. */
+    /** {@code http://HOST:PORT/axis2/}, or {@code https://} with TLS. */
     private String root() {
         String host = settings.hostForEndpoints();
         if (host.contains(":") && !host.startsWith("[")) {
             host = "[" + host + "]";
         }
-        return "http://" + host + ":" + port() + "/axis2/";
+        return (settings.tls() == null ? "http" : "https") + "://" + host + ":" + port() + "/axis2/";
     }
 
     int port() {
@@ -223,13 +225,16 @@ final class SoapServer implements ProtocolServer {
     static final class BoundFactory extends HttpFactory {
         private final InetAddress bindAddress;
         private final int backlog;
+        private final SSLServerSocketFactory tls;
         volatile BoundConnectionListener listener;
 
+        /** @param tls makes the listening socket a TLS one; null for plain HTTP */
         BoundFactory(ConfigurationContext cc, int port, SizeLimitingWorkerFactory wf, InetAddress bindAddress,
-                     int backlog) throws AxisFault {
+                     int backlog, SSLServerSocketFactory tls) throws AxisFault {
             super(cc, port, wf);
             this.bindAddress = bindAddress;
             this.backlog = backlog;
+            this.tls = tls;
         }
 
         /**
@@ -254,7 +259,8 @@ final class SoapServer implements ProtocolServer {
         public IOProcessor newRequestConnectionListener(String scheme, int port, HttpConnectionManager manager,
                                                         Http1Config http1Config, SocketConfig socketConfig)
                 throws IOException {
-            listener = new BoundConnectionListener(scheme, bindAddress, port, backlog, manager, http1Config, socketConfig);
+            listener = new BoundConnectionListener(tls == null ? scheme : "https", bindAddress, port, backlog, manager,
+                    http1Config, socketConfig, tls);
             return listener;
         }
     }
