@@ -39,7 +39,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
         if (candidates.size() == 1) {
             return candidates.get(0);
         }
-        long bytes = call.estimatedBytes(decisionCap(call, candidates));
+        long bytes = call.estimatedBytes(decisionCap(call, candidates)) + call.expectedResponseBytes();
         String best = null;
         String second = null;
         double bestTime = Double.MAX_VALUE;
@@ -82,8 +82,9 @@ public final class AdaptivePolicy implements SelectionPolicy {
 
     @Override
     public void observe(CallRecord r) {
-        if (r.succeeded() && r.estimatedBytes() >= 0 && r.estimatedBytes() <= ESTIMATE_CAP && r.address() != null) {
-            model(r.protocol(), r.address()).learn(r.estimatedBytes(), r.latency().toNanos() / 1000.0);
+        long payload = r.payloadBytes();
+        if (r.succeeded() && payload >= 0 && payload <= ESTIMATE_CAP && r.address() != null) {
+            model(r.protocol(), r.address()).learn(payload, r.latency().toNanos() / 1000.0);
         }
     }
 

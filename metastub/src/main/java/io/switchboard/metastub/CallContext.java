@@ -14,6 +14,7 @@ public final class CallContext {
     private long estimate = -1;
     private long estimateCap = -1;
     private boolean exact;
+    private long expectedResponseBytes;
 
     CallContext(OperationDescriptor operation, Object request, ProtocolSuite suite, MessageSize sizes) {
         this.operation = operation;
@@ -36,6 +37,20 @@ public final class CallContext {
     public static CallContext of(OperationDescriptor operation, Object request, ProtocolSuite suite, MessageSize sizes) {
         return new CallContext(java.util.Objects.requireNonNull(operation, "operation"), request,
                 java.util.Objects.requireNonNull(suite, "suite"), java.util.Objects.requireNonNull(sizes, "sizes"));
+    }
+
+    /**
+     * The response payload this operation has answered with lately (0 before its first answer):
+     * a call with a small request and a large answer ({@code result()} of a matrix worker) is a
+     * bulk call all the same.
+     */
+    public long expectedResponseBytes() {
+        return expectedResponseBytes;
+    }
+
+    CallContext expectingResponse(long bytes) {
+        this.expectedResponseBytes = bytes;
+        return this;
     }
 
     public OperationDescriptor operation() {

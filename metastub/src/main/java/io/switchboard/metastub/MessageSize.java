@@ -38,6 +38,8 @@ public final class MessageSize {
     private final Map<Class<?>, Plan> plans = new ConcurrentHashMap<>();
     private final Map<String, ComplexTypeModel> requestTypes = new ConcurrentHashMap<>();
 
+    private final Map<String, ComplexTypeModel> responseTypes = new ConcurrentHashMap<>();
+
     public MessageSize(InterfaceModel model) {
         this.model = model;
     }
@@ -53,6 +55,15 @@ public final class MessageSize {
             type = requestTypes.computeIfAbsent(operation.name(), n -> operation.model().request());
         }
         return estimate(request, type, cap);
+    }
+
+    /** The payload of a response of {@code operation}, or a value above {@code cap} as soon as it passes it. */
+    public long estimateResponse(Object response, OperationDescriptor operation, long cap) {
+        ComplexTypeModel type = responseTypes.get(operation.name());
+        if (type == null) {
+            type = responseTypes.computeIfAbsent(operation.name(), n -> operation.model().response());
+        }
+        return type == null ? 0 : estimate(response, type, cap);
     }
 
     /** Like {@link #estimateRequest}, but a walk cut short at the cap comes back as {@code ~total} (negative). */

@@ -68,6 +68,15 @@ public final class MetaStub implements Channel, AutoCloseable {
     private final ProtocolHealth health;
     private final boolean serverRecognisesCallIds;
     private final MessageSize sizes;
+    /**
+     * Recent response payload per operation to a small request (an average over the last few), for
+     * size-aware policies: a large request is a bulk call anyway; a small one may not be.
+     */
+    private final Map<String, Long> responseSizes = new ConcurrentHashMap<>();
+    /** Responses are counted up to this far: enough to tell a bulk answer, bounded for a long list. */
+    static final long RESPONSE_CAP = 64 * 1024;
+    /** Requests up to this size teach what the operation answers to a small request. */
+    static final long SMALL_REQUEST = 2 * 1024;
     private volatile boolean closed;
 
     private MetaStub(Builder b) {
@@ -149,7 +158,8 @@ public final class MetaStub implements Channel, AutoCloseable {
         CallOptions withId = options.callId() != null ? options : options.withCallId(CallIds.next());
         ProtocolSuite suite = this.suite;   // one suite for the whole call, even if the endpoints change meanwhile
         List<String> candidates = health.filter(suite.candidates());
-        CallContext call = new CallContext(operation, request, suite, sizes);
+        CallContext call = new CallContext(operation, request, suite, sizes)
+                .expectingResponse(responseSizes.getOrDefault(operation.name(), 0L));
         String protocol;
         String reason;
         String pinned = options.get(PROTOCOL);
@@ -229,9 +239,18 @@ public final class MetaStub implements Channel, AutoCloseable {
         }
         long start = System.nanoTime();
         String error = null;
+        long responseBytes = -1;
         try {
             Object response = transport.call(operation, request, options);
             health.succeeded(protocol);
+            if (response != null && learner.usesResponseSizes()) {
+                responseBytes = sizes.estimateResponse(response, operation, RESPONSE_CAP);
+                long asked = call.knownEstimate();
+                if (asked >= 0 && asked <= SMALL_REQUEST) {
+                    // what a small question gets back: echo-like operations answer small, a result() large
+                    responseSizes.merge(operation.name(), responseBytes, (was, now) -> (was * 3 + now) / 4);
+                }
+            }
             return response;
         } catch (DeclaredFault f) {
             health.succeeded(protocol);
@@ -242,7 +261,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         } finally {
             CallRecord r = new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol,
                     transport.endpoint().address(), reason, call.knownEstimate(), Duration.ofNanos(System.nanoTime() - start),
-                    error);
+                    error, responseBytes);
             learner.observe(r);
             record(r);
         }

@@ -30,4 +30,9 @@ public interface SelectionPolicy {
     default long learningEstimateCap() {
         return -1;
     }
+
+    /** Whether the policy looks at {@link CallContext#expectedResponseBytes()}, so that responses are counted. */
+    default boolean usesResponseSizes() {
+        return learningEstimateCap() > 0;
+    }
 }

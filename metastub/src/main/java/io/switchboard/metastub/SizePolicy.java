@@ -3,7 +3,8 @@ package io.switchboard.metastub;
 import java.util.List;
 
 /**
- * SOAP for small messages, the first other protocol the suite offers for large ones. The SC2000
+ * SOAP for small messages, the first other protocol the suite offers for large ones; a message's
+ * size is its request's payload plus the answer its operation gave lately. The SC2000
  * study measured the crossover near 100 doubles or 10 list nodes, so the default threshold is 800
  * bytes of payload. The size walk stops at the threshold: the decision costs at most that much.
  */
@@ -30,8 +31,13 @@ public final class SizePolicy implements SelectionPolicy {
     }
 
     @Override
+    public boolean usesResponseSizes() {
+        return true;
+    }
+
+    @Override
     public String select(CallContext call, List<String> candidates) {
-        if (candidates.size() == 1 || call.estimatedBytes(threshold) <= threshold) {
+        if (candidates.size() == 1 || call.estimatedBytes(threshold) + call.expectedResponseBytes() <= threshold) {
             return ProtocolSuite.SOAP;
         }
         for (String p : candidates) {

@@ -110,6 +110,38 @@ class GrpcSelectionAndFallbackTest {
         assertEquals(2, served("grpc"));
     }
 
+    /** A small request whose answer is large (say, collecting a result) is a bulk call all the same. */
+    @Test
+    void smallRequestWithALargeAnswerGoesOverGrpcOnceTheAnswerIsKnown() {
+        Skeleton skeleton = new Skeleton() {
+            private final Skeleton inner = ConformanceComponent.skeleton(impl);
+
+            @Override
+            public ServiceDescriptor descriptor() {
+                return inner.descriptor();
+            }
+
+            @Override
+            public Object invoke(OperationDescriptor op, Object request) throws DeclaredFault {
+                if (op.name().equals("echoList")) {       // a tiny request, a 5,000-node answer
+                    io.switchboard.protocol.conformance.EchoListResponse r =
+                            new io.switchboard.protocol.conformance.EchoListResponse();
+                    r.setHead(Values.list(5_000));
+                    return r;
+                }
+                return inner.invoke(op, request);
+            }
+        };
+        List<Endpoint> both = List.of(export("grpc", skeleton), export("soap", skeleton));
+        ConformanceStub stub = client(List.of("grpc", "soap"), both, new SizePolicy(), false);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(5_000, Values.length(stub.echoList(null)));
+        }
+        assertEquals(List.of("soap", "grpc", "grpc"), protocols(),
+                "the first answer shows the operation's answers are large; the next calls go over gRPC");
+        assertTrue(calls.get(0).responseBytes() > SizePolicy.DEFAULT_THRESHOLD, "the answer was counted");
+    }
+
     /**
      * Adaptive sends large payloads over gRPC, and small ones over whichever protocol it measured
      * to be faster to this server. On loopback here that is often gRPC too, unlike the binary RMI
