@@ -95,6 +95,29 @@ class RegistryServerTest {
     }
 
     @Test
+    void oversizeSchemasAreRefusedAndChangeNothing() {
+        String schema = ConformanceComponent.DESCRIPTOR.schema();
+        // past the schema reader's 1 MiB limit, but inside the registry's 4 MiB message limit
+        String overReaderLimit = schema.replace("</xs:schema>", "<!--" + "x".repeat(1 << 20) + "--></xs:schema>");
+        ComponentEntry big = new ComponentEntry("BigSchema", "b",
+                List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/B")), overReaderLimit, null, null);
+        RegistryException e = assertThrows(RegistryException.class, () -> writer.bind(big));
+        assertEquals("invalid", e.code());
+        assertTrue(e.getMessage().contains("larger than the limit"), e.getMessage());
+        // past the registry's message limit: refused by the SOAP layer before it is read
+        String overMessageLimit = schema.replace("</xs:schema>", "<!--" + "x".repeat(5 << 20) + "--></xs:schema>");
+        ComponentEntry huge = new ComponentEntry("BigSchema", "b",
+                List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/B")), overMessageLimit, null, null);
+        io.switchboard.protocol.RefusedException r = assertThrows(io.switchboard.protocol.RefusedException.class,
+                () -> writer.bind(huge));
+        assertEquals("size-limit", r.reason());
+        assertTrue(reader.lookup("BigSchema").isEmpty(), "nothing was bound");
+        writer.bind(entry("StillWorks", "s"));
+        assertEquals(1, reader.lookup("StillWorks").size());
+        writer.unbind("StillWorks", null);
+    }
+
+    @Test
     void badEntriesAreRefusedWithAReason() {
         ComponentEntry noSoap = new ComponentEntry("NoSoap", "n", List.of(new Endpoint("grpc", "grpc://127.0.0.1:1/x")),
                 null, null, null);
