@@ -10,12 +10,27 @@ import java.util.Optional;
  *
  * <p>{@code recursive} is true when the type can reach itself through its fields: its instances
  * form linked structures and are encoded as a flat node table.
+ *
+ * <p>{@code ndArray} is true for a type marked {@code <sb:ndarray/>} in its appinfo: a
+ * multi-dimensional array of numbers, held as a {@code shape} (an {@code xs:int} per dimension)
+ * and its {@code values} in row-major order, packed contiguously. See {@link SchemaReader}.
  */
-public record ComplexTypeModel(String name, boolean element, List<FieldModel> fields, boolean recursive) {
+public record ComplexTypeModel(String name, boolean element, List<FieldModel> fields, boolean recursive,
+                               boolean ndArray) {
 
     public ComplexTypeModel {
         Objects.requireNonNull(name, "name");
         fields = List.copyOf(fields);
+    }
+
+    /** A type that is not an n-d array (the form before n-d arrays existed). */
+    public ComplexTypeModel(String name, boolean element, List<FieldModel> fields, boolean recursive) {
+        this(name, element, fields, recursive, false);
+    }
+
+    /** The element type of an n-d array: the scalar of its {@code values} field; null for other types. */
+    public ScalarType ndArrayElement() {
+        return ndArray ? fields.get(1).scalar() : null;
     }
 
     public Optional<FieldModel> field(String fieldName) {

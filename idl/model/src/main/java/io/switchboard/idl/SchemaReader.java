@@ -42,7 +42,26 @@ import org.xml.sax.SAXException;
  * {@code xs:sequence} of local {@code xs:element}s typed with the simple types of
  * {@link ScalarType} or named complex types of the same schema; {@code minOccurs} 0 or 1,
  * {@code maxOccurs} 1 or more, {@code nillable}. Anything else is refused with a
- * {@link SchemaException} naming the construct. DTDs, external entities, imports and includes
+ * {@link SchemaException} naming the construct.
+ *
+ * <p>{@code <sb:operation name="op" byReference="true"/>} lets an in-process call share the
+ * operation's request and response objects instead of copying them (see the {@code local}
+ * protocol). A named complex type whose own {@code xs:annotation/xs:appinfo} holds
+ * {@code <sb:ndarray/>} is a multi-dimensional array of numbers; it must be exactly
+ *
+ * <pre>{@code
+ * <xs:complexType name="Matrix">
+ *   <xs:annotation><xs:appinfo><sb:ndarray xmlns:sb="urn:switchboard:idl"/></xs:appinfo></xs:annotation>
+ *   <xs:sequence>
+ *     <xs:element name="shape" type="xs:int" minOccurs="0" maxOccurs="unbounded"/>
+ *     <xs:element name="values" type="xs:double" minOccurs="0" maxOccurs="unbounded"/>
+ *   </xs:sequence>
+ * </xs:complexType>
+ * }</pre>
+ *
+ * <p>(any number type for {@code values}): the length of each dimension, then the values in
+ * row-major order. To any other reader it is a plain type of two lists, packed on the bulk
+ * protocol; the compiler adds conversions from and to {@code double[][]}, {@code double[][][]}. DTDs, external entities, imports and includes
  * are refused: a schema never makes the reader fetch anything.
  */
 public final class SchemaReader {
@@ -102,7 +121,7 @@ public final class SchemaReader {
         private final Map<String, Mark> marks = new LinkedHashMap<>();
         private String componentName;
 
-        private record Mark(boolean idempotent, boolean oneWay) {
+        private record Mark(boolean idempotent, boolean oneWay, boolean byReference) {
         }
 
         Parse(String source, Document doc, String text) {
@@ -141,13 +160,18 @@ public final class SchemaReader {
 
             Map<String, ComplexTypeModel> types = new LinkedHashMap<>();
             for (Map.Entry<String, Element> e : namedTypes.entrySet()) {
-                types.put(e.getKey(), new ComplexTypeModel(e.getKey(), false, readFields(e.getValue(), e.getKey()), false));
+                List<FieldModel> fields = readFields(e.getValue(), e.getKey());
+                boolean ndArray = hasTypeMark(e.getValue(), "ndarray");
+                if (ndArray) {
+                    checkNdArray(e.getKey(), fields);
+                }
+                types.put(e.getKey(), new ComplexTypeModel(e.getKey(), false, fields, false, ndArray));
             }
             Set<String> recursive = recursiveTypes(types);
             Map<String, ComplexTypeModel> marked = new LinkedHashMap<>();
             for (ComplexTypeModel t : types.values()) {
                 marked.put(t.name(), new ComplexTypeModel(t.name(), false, markGraph(t.fields(), recursive),
-                        recursive.contains(t.name())));
+                        recursive.contains(t.name()), t.ndArray()));
             }
             List<OperationModel> operations = readOperations(recursive);
             return new InterfaceModel(componentName, tns, operations, marked, text);
@@ -171,9 +195,52 @@ public final class SchemaReader {
                             throw error("unexpected <" + op.getTagName() + "> in sb:component");
                         }
                         marks.put(requireName(op, "sb:operation"), new Mark(
-                                bool(op, "idempotent"), bool(op, "oneWay")));
+                                bool(op, "idempotent"), bool(op, "oneWay"), bool(op, "byReference")));
                     }
                 }
+            }
+        }
+
+        /** Whether a complex type's own {@code xs:annotation/xs:appinfo} holds {@code <sb:mark/>}. */
+        private boolean hasTypeMark(Element complexType, String mark) {
+            for (Element c : children(complexType)) {
+                if (!XS.equals(c.getNamespaceURI()) || !"annotation".equals(c.getLocalName())) {
+                    continue;
+                }
+                for (Element appinfo : children(c)) {
+                    if (!"appinfo".equals(appinfo.getLocalName())) {
+                        continue;
+                    }
+                    for (Element m : children(appinfo)) {
+                        if (SWITCHBOARD_NS.equals(m.getNamespaceURI()) && mark.equals(m.getLocalName())) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return false;
+        }
+
+        /**
+         * An n-d array is exactly {@code shape} (repeated {@code xs:int}) then {@code values}
+         * (repeated number): the convention a reader of the WSDL or the .proto sees as a plain
+         * struct of two packed lists, so nothing outside XML Schema is needed to understand it.
+         */
+        private void checkNdArray(String name, List<FieldModel> fields) {
+            String expected = "an <sb:ndarray/> type holds exactly <xs:element name=\"shape\" type=\"xs:int\""
+                    + " minOccurs=\"0\" maxOccurs=\"unbounded\"/> then <xs:element name=\"values\" type=\"xs:double\""
+                    + " (or another number type) minOccurs=\"0\" maxOccurs=\"unbounded\"/>";
+            if (fields.size() != 2) {
+                throw error("type " + name + ": " + expected + "; it has " + fields.size() + " elements");
+            }
+            FieldModel shape = fields.get(0);
+            FieldModel values = fields.get(1);
+            if (!"shape".equals(shape.name()) || shape.scalar() != ScalarType.INT || !shape.repeated()) {
+                throw error("type " + name + ": the first element must be the shape; " + expected);
+            }
+            if (!"values".equals(values.name()) || values.scalar() == null || !values.scalar().isNumeric()
+                    || !values.repeated()) {
+                throw error("type " + name + ": the second element must be the values, numbers; " + expected);
             }
         }
 
@@ -181,7 +248,7 @@ public final class SchemaReader {
             Set<String> used = new HashSet<>();
             List<OperationModel> ops = new ArrayList<>();
             for (String name : globalElements.keySet()) {
-                Mark mark = marks.getOrDefault(name, new Mark(false, false));
+                Mark mark = marks.getOrDefault(name, new Mark(false, false, false));
                 boolean hasResponse = globalElements.containsKey(name + "Response");
                 if (!hasResponse && !mark.oneWay()) {
                     continue;
@@ -206,7 +273,7 @@ public final class SchemaReader {
                 if (!isJavaIdentifier(name)) {
                     throw error("operation name '" + name + "' must be a Java identifier");
                 }
-                ops.add(new OperationModel(name, request, response, fault, mark.idempotent()));
+                ops.add(new OperationModel(name, request, response, fault, mark.idempotent(), mark.byReference()));
             }
             for (String name : globalElements.keySet()) {
                 if (!used.contains(name)) {

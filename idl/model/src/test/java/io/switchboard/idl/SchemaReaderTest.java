@@ -106,4 +106,40 @@ class SchemaReaderTest {
         String markOnly = schema(NODE).replace("", "");
         assertThrows(SchemaException.class, () -> SchemaReader.read(markOnly));
     }
+
+    private static final String ND_OP = "<xs:element name='op'><xs:complexType><xs:sequence>"
+            + "<xs:element name='m' type='tns:M' minOccurs='0'/></xs:sequence></xs:complexType></xs:element>"
+            + "<xs:element name='opResponse'><xs:complexType><xs:sequence/></xs:complexType></xs:element>";
+
+    private static String ndType(String fields) {
+        return "<xs:complexType name='M'><xs:annotation><xs:appinfo><sb:ndarray xmlns:sb='urn:switchboard:idl'/>"
+                + "</xs:appinfo></xs:annotation><xs:sequence>" + fields + "</xs:sequence></xs:complexType>";
+    }
+
+    @Test
+    void readsAnNdArrayTypeAndTheByReferenceMark() {
+        String body = ndType("<xs:element name='shape' type='xs:int' minOccurs='0' maxOccurs='unbounded'/>"
+                + "<xs:element name='values' type='xs:float' minOccurs='0' maxOccurs='unbounded'/>") + ND_OP;
+        InterfaceModel m = SchemaReader.read(schema(body).replace("idempotent='true'", "byReference='true'"));
+        assertTrue(m.type("M").ndArray());
+        assertEquals(ScalarType.FLOAT, m.type("M").ndArrayElement());
+        assertTrue(m.operation("op").byReference());
+        assertFalse(m.operation("op").idempotent());
+        assertFalse(SchemaReader.read(schema(NODE + OP)).operation("op").byReference(), "value semantics by default");
+    }
+
+    @Test
+    void refusesAnNdArrayTypeThatBreaksTheConvention() {
+        for (String fields : new String[] {
+            "<xs:element name='values' type='xs:double' maxOccurs='unbounded'/>",
+            "<xs:element name='shape' type='xs:long' maxOccurs='unbounded'/>"
+                    + "<xs:element name='values' type='xs:double' maxOccurs='unbounded'/>",
+            "<xs:element name='shape' type='xs:int' maxOccurs='unbounded'/>"
+                    + "<xs:element name='values' type='xs:string' maxOccurs='unbounded'/>",
+            "<xs:element name='shape' type='xs:int' maxOccurs='unbounded'/>"
+                    + "<xs:element name='values' type='xs:double'/>"}) {
+            SchemaException e = assertThrows(SchemaException.class, () -> SchemaReader.read(schema(ndType(fields) + ND_OP)));
+            assertTrue(e.getMessage().contains("type M") && e.getMessage().contains("sb:ndarray"), e.getMessage());
+        }
+    }
 }

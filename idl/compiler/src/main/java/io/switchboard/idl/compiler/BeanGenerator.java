@@ -1,6 +1,7 @@
 package io.switchboard.idl.compiler;
 
 import com.squareup.javapoet.AnnotationSpec;
+import com.squareup.javapoet.ArrayTypeName;
 import com.squareup.javapoet.ClassName;
 import com.squareup.javapoet.CodeBlock;
 import com.squareup.javapoet.FieldSpec;
@@ -15,6 +16,8 @@ import io.switchboard.idl.ScalarType;
 import io.switchboard.idl.runtime.GraphHolder;
 import io.switchboard.idl.runtime.GraphMessage;
 import io.switchboard.idl.runtime.Graphs;
+import io.switchboard.idl.runtime.NdArray;
+import io.switchboard.idl.runtime.NdArrays;
 import io.switchboard.idl.runtime.OffsetDateTimeAdapter;
 import jakarta.xml.bind.annotation.XmlAccessType;
 import jakarta.xml.bind.annotation.XmlAccessorType;
@@ -102,7 +105,71 @@ final class BeanGenerator {
         if (graphMessage) {
             addGraphTable(b, type);
         }
+        if (type.ndArray()) {
+            addNdArrayMethods(b, type);
+        }
         return b.build();
+    }
+
+    /**
+     * The Java face of an {@code <sb:ndarray/>} type: the bean keeps the wire form (shape and
+     * row-major values, so SOAP, the binary codec and size estimates need nothing new) and gains
+     * conversions from and to nested arrays ({@code double[][]}, {@code double[][][]}), which
+     * refuse ragged or null rows by name.
+     */
+    private void addNdArrayMethods(TypeSpec.Builder b, ComplexTypeModel type) {
+        ClassName self = ctx.types.typeClass(type.name());
+        FieldModel values = type.fields().get(1);
+        TypeName leaf = ctx.types.fieldType(values) instanceof ArrayTypeName a ? a.componentType : null;
+        TypeName flat = ArrayTypeName.of(leaf);
+        b.addSuperinterface(NdArray.class);
+        b.addMethod(MethodSpec.methodBuilder("ndValues").addAnnotation(Override.class).addModifiers(Modifier.PUBLIC)
+                .returns(Object.class).addStatement("return values").build());
+        b.addMethod(MethodSpec.methodBuilder("of").addModifiers(Modifier.PUBLIC, Modifier.STATIC).returns(self)
+                .addJavadoc("An array of this shape over these row-major values (not copied); refuses a shape that does\n"
+                        + "not match the number of values.\n")
+                .addParameter(int[].class, "shape").addParameter(flat, "values")
+                .addStatement("$T a = new $T()", self, self)
+                .addStatement("a.shape = shape.clone()")
+                .addStatement("a.values = values")
+                .addStatement("$T.requireConsistent(a, $S)", NdArrays.class, type.name())
+                .addStatement("return a").build());
+        for (int rank = 2; rank <= 3; rank++) {
+            b.addMethod(MethodSpec.methodBuilder("of").addModifiers(Modifier.PUBLIC, Modifier.STATIC).returns(self)
+                    .addJavadoc("A packed copy of a rectangular $L-d array; a ragged or null row is an\n"
+                            + "{@link IllegalArgumentException} that names it.\n", rank)
+                    .addParameter(nested(leaf, rank), "array")
+                    .addStatement("return fromArray(array)").build());
+        }
+        b.addMethod(MethodSpec.methodBuilder("fromArray").addModifiers(Modifier.PUBLIC, Modifier.STATIC).returns(self)
+                .addJavadoc("A packed copy of a rectangular nested array of any rank ($L[]...[]).\n", leaf)
+                .addParameter(Object.class, "array")
+                .addStatement("int[] shape = $T.shapeOf(array, $T.class)", NdArrays.class, leaf)
+                .addStatement("$T a = new $T()", self, self)
+                .addStatement("a.shape = shape")
+                .addStatement("a.values = ($T) $T.flatten(array, shape, $T.class)", flat, NdArrays.class, leaf)
+                .addStatement("return a").build());
+        b.addMethod(MethodSpec.methodBuilder("rank").addModifiers(Modifier.PUBLIC).returns(int.class)
+                .addJavadoc("The number of dimensions.\n").addStatement("return shape.length").build());
+        b.addMethod(MethodSpec.methodBuilder("get").addModifiers(Modifier.PUBLIC).returns(leaf).varargs()
+                .addJavadoc("The value at {@code index}, one index per dimension.\n")
+                .addParameter(int[].class, "index")
+                .addStatement("return values[$T.offset(shape, index)]", NdArrays.class).build());
+        b.addMethod(MethodSpec.methodBuilder("toArray").addModifiers(Modifier.PUBLIC)
+                .addTypeVariable(com.squareup.javapoet.TypeVariableName.get("A"))
+                .returns(com.squareup.javapoet.TypeVariableName.get("A"))
+                .addAnnotation(AnnotationSpec.builder(SuppressWarnings.class).addMember("value", "$S", "unchecked").build())
+                .addJavadoc("A new nested array of this shape: {@code $L[][] m = a.toArray()} for a 2-d array.\n", leaf)
+                .addStatement("$T.requireConsistent(this, $S)", NdArrays.class, type.name())
+                .addStatement("return (A) $T.reshape(shape, values)", NdArrays.class).build());
+    }
+
+    private static TypeName nested(TypeName leaf, int rank) {
+        TypeName t = leaf;
+        for (int i = 0; i < rank; i++) {
+            t = ArrayTypeName.of(t);
+        }
+        return t;
     }
 
     private FieldSpec field(FieldModel f) {

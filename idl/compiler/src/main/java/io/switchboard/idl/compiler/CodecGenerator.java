@@ -160,6 +160,9 @@ final class CodecGenerator {
                 .addParameter(BinaryWriter.class, "out").addParameter(t, "v");
         if (struct) {
             w.beginControlFlow("if (!out.beginStruct(v))").addStatement("return").endControlFlow();
+            if (type.ndArray()) {
+                w.addStatement("out.checkNdArray(v, $S)", type.name());
+            }
         }
         for (FieldModel f : type.fields()) {
             w.addStatement(writeField(f));
@@ -175,6 +178,9 @@ final class CodecGenerator {
                 .addStatement("$T v = new $T()", t, t);
         for (FieldModel f : type.fields()) {
             r.addStatement(readField(type, f));
+        }
+        if (type.ndArray()) {
+            r.addStatement("in.checkNdArray(v, field)");
         }
         return r.addStatement("return v").build();
     }

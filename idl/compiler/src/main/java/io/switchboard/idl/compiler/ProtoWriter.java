@@ -58,6 +58,9 @@ final class ProtoWriter {
         line(p, "Types, fields in wire order:");
         for (ComplexTypeModel t : ctx.model.types().values()) {
             describe(p, "  " + (t.recursive() ? "node " : "struct ") + t.name(), t);
+            if (t.ndArray()) {
+                line(p, "    " + WireSchema.NDARRAY_NOTE);
+            }
         }
         p.append("\nsyntax = \"proto3\";\n\n");
         p.append("package ").append(WireFormat.protoPackage(component)).append(";\n\n");

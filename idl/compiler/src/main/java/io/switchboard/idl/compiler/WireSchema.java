@@ -18,6 +18,11 @@ import java.util.Set;
  * </ul>
  */
 final class WireSchema {
+    /** What a reader in another language needs to know of an {@code <sb:ndarray/>} type. */
+    static final String NDARRAY_NOTE = "An n-dimensional array: shape holds the length of each dimension,"
+            + " outermost first; values holds the product of those lengths, in row-major order (the last index"
+            + " varies fastest). An empty shape is a single value.";
+
     private final CompileContext ctx;
     private final StringBuilder out = new StringBuilder();
 
@@ -32,6 +37,9 @@ final class WireSchema {
                 + "\" targetNamespace=\"" + tns + "\" elementFormDefault=\"qualified\">");
         for (ComplexTypeModel t : ctx.model.types().values()) {
             line(indent + 2, "<xs:complexType name=\"" + t.name() + "\">");
+            if (t.ndArray()) {
+                line(indent + 4, "<xs:annotation><xs:documentation>" + NDARRAY_NOTE + "</xs:documentation></xs:annotation>");
+            }
             sequence(indent + 4, t, false);
             if (t.recursive()) {
                 line(indent + 4, "<xs:attribute name=\"" + BeanGenerator.ID_ATTRIBUTE + "\" type=\"xs:ID\" use=\"required\"/>");

@@ -16,6 +16,7 @@ public final class OperationDescriptor {
     private final Class<?> responseClass;
     private final Class<?> faultInfoClass;
     private final Function<Object, ? extends DeclaredFault> faultFactory;
+    private volatile OperationModel model;
 
     OperationDescriptor(ServiceDescriptor service, Builder b) {
         this.service = service;
@@ -35,11 +36,25 @@ public final class OperationDescriptor {
     }
 
     public OperationModel model() {
-        return service.model().operation(name);
+        OperationModel m = model;
+        if (m == null) {
+            // found once: searching the interface's operations costs more than a small call
+            model = m = service.model().operation(name);
+        }
+        return m;
     }
 
     public boolean idempotent() {
         return model().idempotent();
+    }
+
+    /**
+     * Whether an in-process call may share the request and response objects between caller and
+     * component instead of copying them ({@code byReference="true"} in the schema's
+     * {@code sb:operation}).
+     */
+    public boolean byReference() {
+        return model().byReference();
     }
 
     public boolean oneWay() {

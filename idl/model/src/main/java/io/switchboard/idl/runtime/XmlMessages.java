@@ -58,7 +58,22 @@ public final class XmlMessages {
         u.setEventHandler(check);
         u.setListener(check);
         u.setProperty(org.glassfish.jaxb.runtime.IDResolver.class.getName(), new StrictIds());
-        T value = u.unmarshal(in, type).getValue();
+        T value;
+        try {
+            value = u.unmarshal(in, type).getValue();
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            // JAXB's lexical converters throw these for some bad values instead of reporting an event
+            // (an xsi:type whose prefix is not bound; xsi:nil="t", which DatatypeConverterImpl.
+            // _parseBoolean reads past the end of): a malformed message like any other
+            throw new JAXBException("cannot read " + type.getSimpleName() + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            if (e.getCause() instanceof XMLStreamException cause) {
+                // a StAX parser that reads lazily (Woodstox, which Axis2 brings) reports malformed
+                // XML met inside JAXB as an unchecked wrapper of its XMLStreamException
+                throw new JAXBException("cannot read " + type.getSimpleName() + ": " + cause.getMessage(), cause);
+            }
+            throw e;
+        }
         if (check.failure != null) {
             throw new JAXBException(check.failure);
         }
@@ -130,6 +145,16 @@ public final class XmlMessages {
                         ? " (line " + event.getLocator().getLineNumber() + ")" : "");
             }
             return false;
+        }
+
+        @Override
+        public void afterUnmarshal(Object target, Object parent) {
+            if (target instanceof NdArray array && failure == null) {
+                String problem = NdArrays.inconsistency(array);
+                if (problem != null) {
+                    failure = "n-d array " + target.getClass().getSimpleName() + ": " + problem;
+                }
+            }
         }
 
         @Override

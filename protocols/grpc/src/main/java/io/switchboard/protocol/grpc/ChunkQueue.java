@@ -36,6 +36,9 @@ final class ChunkQueue implements BinaryReader.Source {
     private final Supplier<RuntimeException> idleError;
     private final long maxMessageBytes;
     private final int maxChunkBytes;
+    private final long startNanos = System.nanoTime();
+    private long minBytesPerSecond;
+    private Supplier<RuntimeException> slowError;
     private boolean closed;
 
     // the decoding thread's side
@@ -52,6 +55,26 @@ final class ChunkQueue implements BinaryReader.Source {
         this.idleError = idleError;
         this.maxMessageBytes = maxMessageBytes;
         this.maxChunkBytes = maxChunkBytes;
+    }
+
+    /**
+     * Bounds the time the whole message may take, not only each wait: the idle time plus the
+     * announced total at {@code bytesPerSecond}. Without it a sender that trickles a byte at a
+     * time, each within the idle time, would hold the decoding thread for as long as it likes
+     * (a slow-loris). Past the bound the decoder gets {@code error}. Call before decoding starts.
+     */
+    void requireMinRate(long bytesPerSecond, Supplier<RuntimeException> error) {
+        this.minBytesPerSecond = bytesPerSecond;
+        this.slowError = error;
+    }
+
+    /** Nanoseconds left before the message must be complete; Long.MAX_VALUE without a rate bound. */
+    private long messageTimeLeft(long now) {
+        if (minBytesPerSecond <= 0) {
+            return Long.MAX_VALUE;
+        }
+        long allowance = idleNanos + (total < 0 ? 0 : total * 1_000_000_000L / minBytesPerSecond);
+        return startNanos + allowance - now;
     }
 
     void add(Frame frame) {
@@ -129,14 +152,29 @@ final class ChunkQueue implements BinaryReader.Source {
         }
     }
 
+    /** The total the first chunk announced, once the decoder has taken it; else -1. Decoding thread only. */
+    @Override
+    public long knownSize() {
+        return total;
+    }
+
     /** Takes the next chunk, or END, or throws the call's failure; waits up to the idle time. */
     private Object take() {
         Object item;
         synchronized (this) {
-            long deadline = System.nanoTime() + idleNanos;
+            long start = System.nanoTime();
+            if (messageTimeLeft(start) <= 0) {
+                throw slowError.get();
+            }
+            long idleDeadline = start + idleNanos;
             while (items.isEmpty()) {
-                long wait = deadline - System.nanoTime();
-                if (wait <= 0) {
+                long now = System.nanoTime();
+                long left = messageTimeLeft(now);
+                if (left <= 0) {
+                    throw slowError.get();
+                }
+                long wait = Math.min(idleDeadline - now, left);
+                if (idleDeadline - now <= 0) {
                     throw idleError.get();
                 }
                 try {
@@ -169,8 +207,9 @@ final class ChunkQueue implements BinaryReader.Source {
                     + chunk.offset + (d > 0 ? " (a gap of " + d + " bytes)" : " (data already received)"));
         }
         if (total < 0) {
-            if (chunk.total > maxMessageBytes) {
-                throw new WireFormatException(WireFormatException.SIZE_LIMIT, "message of " + chunk.total
+            if (chunk.total < 0 || chunk.total > maxMessageBytes) { // negative: a uint64 past 2^63
+                throw new WireFormatException(WireFormatException.SIZE_LIMIT, "message of "
+                        + Long.toUnsignedString(chunk.total)
                         + " bytes (the first chunk's total) is larger than the limit of " + maxMessageBytes + " bytes");
             }
             total = chunk.total;

@@ -270,6 +270,11 @@ abstract sealed class Frame permits Frame.Outgoing, Frame.Incoming {
                         total = varint(in, in.read(), "total");
                     } else {
                         long size = varint(in, in.read(), "data length");
+                        if (size < 0 || size > Integer.MAX_VALUE) {
+                            // a uint64 past 2^63 reads as a negative long: never a length
+                            throw WireFormatException.malformed("chunk says its data has " + Long.toUnsignedString(size)
+                                    + " bytes");
+                        }
                         if (size > in.available()) {
                             throw WireFormatException.malformed("chunk says its data has " + size + " bytes but carries "
                                     + in.available());

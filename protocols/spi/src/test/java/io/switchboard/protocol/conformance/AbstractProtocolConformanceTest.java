@@ -271,4 +271,102 @@ public abstract class AbstractProtocolConformanceTest {
         Exception e = assertThrows(Exception.class, () -> server.export(ConformanceComponent.skeleton(new ConformanceImpl())));
         assertInstanceOf(IllegalStateException.class, e);
     }
+
+    // ---- n-d arrays (the <sb:ndarray/> convention), date-times and bytes
+
+    @Test
+    void matrixOf2000By2000RoundTripsExactly() {
+        int n = 2000;
+        double[] flat = new double[n * n];
+        for (int i = 0; i < flat.length; i++) {
+            flat[i] = i;   // short decimal forms keep the SOAP message within the default 64 MiB
+        }
+        System.arraycopy(Values.EDGE_DOUBLES, 0, flat, n * n / 2, Values.EDGE_DOUBLES.length);
+        Tensor m = Tensor.of(new int[] {n, n}, flat);
+        Tensor back = stub.echoTensor(m);
+        Values.assertSameTensor(m, back);
+        double[][] rows = back.toArray();
+        assertEquals(n, rows.length);
+        assertEquals(n, rows[n - 1].length);
+        assertEquals((double) (n * n - 1), rows[n - 1][n - 1]);
+        assertEquals(flat[n + 7], back.get(1, 7));
+    }
+
+    @Test
+    void nestedArraysOfEveryRankAndEdgeShapeRoundTrip() {
+        double[][] matrix = new double[3][6];
+        for (int i = 0; i < 3; i++) {
+            System.arraycopy(Values.EDGE_DOUBLES, i * 6, matrix[i], 0, 6);
+        }
+        double[][][] cube = new double[2][3][4];
+        for (int i = 0; i < 2; i++) {
+            for (int j = 0; j < 3; j++) {
+                for (int k = 0; k < 4; k++) {
+                    cube[i][j][k] = Values.EDGE_DOUBLES[(i * 12 + j * 4 + k) % Values.EDGE_DOUBLES.length];
+                }
+            }
+        }
+        for (Tensor t : new Tensor[] {Tensor.of(matrix), Tensor.of(cube), Tensor.of(new double[0][]),
+                Tensor.of(new double[3][0]), Tensor.of(new double[2][0][5]), Tensor.of(new int[0], new double[] {Double.NaN}),
+                Tensor.of(new int[] {4}, new double[] {-0.0, 1, 2, 3}), null}) {
+            Values.assertSameTensor(t, stub.echoTensor(t));
+        }
+        double[][][] cubeBack = stub.echoTensor(Tensor.of(cube)).toArray();
+        for (int i = 0; i < 2; i++) {
+            for (int j = 0; j < 3; j++) {
+                Values.assertSameDoubles(cube[i][j], cubeBack[i][j]);
+            }
+        }
+        int[][][] ints = {{{Integer.MIN_VALUE, 0}, {1, 2}}, {{3, 4}, {5, Integer.MAX_VALUE}}};
+        IntTensor back = stub.echoIntTensor(IntTensor.of(ints));
+        assertTrue(java.util.Arrays.deepEquals(ints, back.<int[][][]>toArray()));
+        assertNull(stub.echoIntTensor(null));
+    }
+
+    @Test
+    void raggedOrInconsistentArraysAreRefusedByName() {
+        IllegalArgumentException ragged = assertThrows(IllegalArgumentException.class,
+                () -> Tensor.of(new double[][] {{1, 2, 3}, {4, 5}}));
+        assertTrue(ragged.getMessage().contains("ragged") && ragged.getMessage().contains("[1]"), ragged.getMessage());
+        IllegalArgumentException nullRow = assertThrows(IllegalArgumentException.class,
+                () -> Tensor.of(new double[][] {{1}, null}));
+        assertTrue(nullRow.getMessage().contains("[1] is null"), nullRow.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Tensor.of(new int[] {2, 2}, new double[3]));
+        Tensor bad = new Tensor();
+        bad.setShape(new int[] {2, 2});
+        bad.setValues(new double[3]);
+        SwitchboardException e = assertThrows(SwitchboardException.class, () -> stub.echoTensor(bad));
+        assertTrue(String.valueOf(e.getMessage()).contains("needs 4 values"), e.getMessage());
+        stub.ping();
+    }
+
+    @Test
+    void dateTimesKeepTheirOffsetAndBytesTheirValues() {
+        byte[] every = new byte[1 << 20];
+        for (int i = 0; i < every.length; i++) {
+            every[i] = (byte) (i * 31 + (i >> 8));
+        }
+        java.time.OffsetDateTime[] times = {
+            java.time.OffsetDateTime.of(2026, 3, 29, 1, 30, 0, 0, java.time.ZoneOffset.UTC),
+            java.time.OffsetDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_999, java.time.ZoneOffset.ofHours(-8)),
+            java.time.OffsetDateTime.of(2099, 1, 1, 0, 0, 0, 1_000, java.time.ZoneOffset.ofHours(14)),
+            java.time.OffsetDateTime.of(2026, 11, 22, 10, 15, 30, 0, java.time.ZoneOffset.ofHoursMinutes(-9, -30)),
+        };
+        for (java.time.OffsetDateTime when : times) {
+            Record r = new Record();
+            r.setWhen(when);
+            r.setData(every);
+            Record back = stub.echoRecord(r);
+            assertEquals(when, back.getWhen(), "instant and offset");
+            assertEquals(when.getOffset(), back.getWhen().getOffset());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(every, back.getData());
+        }
+    }
+
+    @Test
+    void byReferenceOperationRoundTripsLikeAnyOther() {
+        Record r = Values.fullRecord();
+        Values.assertSameRecord(r, stub.echoShared(r));
+        assertNull(stub.echoShared(null));
+    }
 }

@@ -201,4 +201,15 @@ public final class Values {
         assertEquals(Double.doubleToRawLongBits(e.getX()), Double.doubleToRawLongBits(a.getX()), "x");
         assertEquals(Double.doubleToRawLongBits(e.getY()), Double.doubleToRawLongBits(a.getY()), "y");
     }
+
+    /** Same shape and the same bits in every value (any NaN equals any NaN). */
+    public static void assertSameTensor(Tensor expected, Tensor actual) {
+        if (expected == null) {
+            assertNull(actual, "expected a null n-d array");
+            return;
+        }
+        assertNotNull(actual, "expected an n-d array, got null");
+        assertArrayEquals(expected.getShape(), actual.getShape(), "shape");
+        assertSameDoubles(expected.getValues(), actual.getValues());
+    }
 }

@@ -126,4 +126,17 @@ class XmlMessagesTest {
                 + "<echoDoubles xmlns=\"urn:switchboard:test:conformance\"><values>&e;</values></echoDoubles>";
         assertThrows(JAXBException.class, () -> xml.fromXml(bad, EchoDoubles.class));
     }
+
+    @Test
+    void ndArraysFollowTheWireSchemaAndInconsistentOnesAreRefused() throws Exception {
+        EchoTensor m = new EchoTensor();
+        m.setTensor(Tensor.of(new double[][] {{1, -0.0}, {Double.NaN, Double.NEGATIVE_INFINITY}}));
+        Values.assertSameTensor(m.getTensor(), roundTrip(m, EchoTensor.class).getTensor());
+        assertTrue(ConformanceComponent.DESCRIPTOR.wsdl().contains("row-major"), "the WSDL says how to read it");
+        assertTrue(ConformanceComponent.DESCRIPTOR.proto().contains("row-major"), "so does the .proto");
+        String bad = "<echoTensor xmlns=\"urn:switchboard:test:conformance\"><tensor><shape>2 2</shape>"
+                + "<values>1 2 3</values></tensor></echoTensor>";
+        JAXBException e = assertThrows(JAXBException.class, () -> xml.fromXml(bad, EchoTensor.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("needs 4 values"), String.valueOf(e));
+    }
 }

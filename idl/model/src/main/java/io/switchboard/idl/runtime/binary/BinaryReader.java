@@ -32,6 +32,16 @@ public final class BinaryReader {
     @FunctionalInterface
     public interface Source {
         ByteBuffer next();
+
+        /**
+         * The size of the whole message in bytes, once the source knows it (a chunked stream
+         * announces it in its first chunk), else -1. The reader then refuses a count that the rest
+         * of the message cannot hold before allocating for it, so a few bytes cannot make it
+         * allocate up to the message size limit.
+         */
+        default long knownSize() {
+            return -1;
+        }
     }
 
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
@@ -54,11 +64,20 @@ public final class BinaryReader {
 
     /** Decodes a whole message from one array; for tests and small messages. */
     public static <T> T fromBytes(BinaryCodec codec, byte[] bytes, BinaryLimits limits, Class<T> type) {
-        ByteBuffer[] once = {ByteBuffer.wrap(bytes)};
-        BinaryReader in = new BinaryReader(codec, () -> {
-            ByteBuffer b = once[0];
-            once[0] = null;
-            return b;
+        BinaryReader in = new BinaryReader(codec, new Source() {
+            private ByteBuffer once = ByteBuffer.wrap(bytes);
+
+            @Override
+            public ByteBuffer next() {
+                ByteBuffer b = once;
+                once = null;
+                return b;
+            }
+
+            @Override
+            public long knownSize() {
+                return bytes.length;
+            }
         }, limits);
         T message = in.readMessage(type);
         in.expectEnd();
@@ -143,6 +162,14 @@ public final class BinaryReader {
         }
         expect(t, WireFormat.STRUCT, field);
         return true;
+    }
+
+    /** Refuses an n-d array whose shape does not match its values; generated codecs call it. */
+    public void checkNdArray(io.switchboard.idl.runtime.NdArray array, String field) {
+        String problem = io.switchboard.idl.runtime.NdArrays.inconsistency(array);
+        if (problem != null) {
+            throw WireFormatException.malformed("field " + field + ": n-d array " + problem);
+        }
     }
 
     public <T> List<T> readList(String field, BinaryCodec.ValueReader<T> element) {
@@ -512,13 +539,22 @@ public final class BinaryReader {
         return checkBudget(length, 1, field);
     }
 
-    /** A count of elements of {@code width} bytes that the rest of the message can hold, as an int. */
+    /**
+     * A count of elements of {@code width} bytes that the rest of the message can hold, as an int:
+     * checked against the size limit and, once the source knows it, against the message's own
+     * size, so that a count with no bytes behind it is refused before anything is allocated.
+     */
     private int checkBudget(long count, int width, String field) {
         long budget = limits.maxMessageBytes() - position();
         if (count > Integer.MAX_VALUE - 16 || count * width > budget) {
             throw new WireFormatException(WireFormatException.SIZE_LIMIT, "field " + field + ": " + count
                     + " elements of " + width + " bytes exceed the message size limit of " + limits.maxMessageBytes()
                     + " bytes");
+        }
+        long size = source.knownSize();
+        if (size >= 0 && count * width > size - position()) {
+            throw WireFormatException.malformed("field " + field + ": " + count + " elements of at least " + width
+                    + " bytes do not fit in the " + Math.max(0, size - position()) + " bytes left of the message");
         }
         return (int) count;
     }

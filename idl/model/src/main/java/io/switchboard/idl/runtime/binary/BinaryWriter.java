@@ -143,6 +143,17 @@ public final class BinaryWriter {
         return value != null;
     }
 
+    /**
+     * Refuses an n-d array whose shape does not match its values before any of it is written, so
+     * a receiver never sees one; generated codecs call it for {@code <sb:ndarray/>} types.
+     */
+    public void checkNdArray(io.switchboard.idl.runtime.NdArray array, String type) {
+        String problem = io.switchboard.idl.runtime.NdArrays.inconsistency(array);
+        if (problem != null) {
+            throw WireFormatException.malformed("n-d array " + type + ": " + problem);
+        }
+    }
+
     public <T> void writeList(List<T> list, BinaryCodec.ValueWriter<? super T> element) {
         if (list == null) {
             tag(WireFormat.NULL);

@@ -1,0 +1,88 @@
+package io.switchboard.protocol.grpc;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.binary.BinaryCodec;
+import io.switchboard.idl.runtime.binary.BinaryLimits;
+import io.switchboard.idl.runtime.binary.BinaryReader;
+import io.switchboard.idl.runtime.binary.WireFormat;
+import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import io.switchboard.protocol.testing.DecoderCheck;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Fuzzes the packed binary decoder ({@link BinaryReader} with the generated conformance codec)
+ * with arbitrary bytes, as the gRPC server reads a request and the client reads a response.
+ * The first byte picks the operation and direction, the second how the bytes are cut into
+ * chunks; the rest is the message. Only {@link WireFormatException} may come out, within
+ * 5 s and without allocating much more than the input could hold.
+ *
+ * <p>CI runs the inputs in {@code src/test/resources/.../BinaryDecoderFuzzTestInputs}; to fuzz:
+ * {@code JAZZER_FUZZ=1 mvn -pl protocols/grpc test -Dtest=BinaryDecoderFuzzTest}.
+ */
+class BinaryDecoderFuzzTest {
+    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.binaryCodec();
+    private static final List<OperationDescriptor> OPS = ConformanceComponent.DESCRIPTOR.operations();
+    /** The server's defaults: 64 MiB, 2,000,000 nodes. */
+    private static final BinaryLimits LIMITS = BinaryLimits.of(64L << 20, 2_000_000);
+    private static final DecoderCheck CHECK = new DecoderCheck(Duration.ofSeconds(5),
+            List.of(WireFormatException.class), 8L << 20, 256);
+
+    @FuzzTest(maxDuration = "2m")
+    void decode(byte[] input) {
+        if (input.length < 2) {
+            return;
+        }
+        OperationDescriptor op = OPS.get((input[0] & 0x7F) % OPS.size());
+        boolean response = (input[0] & 0x80) != 0;
+        int piece = 1 + (input[1] & 0xFF);
+        byte[] message = Arrays.copyOfRange(input, 2, input.length);
+        CHECK.run(message.length, () -> {
+            BinaryReader in = new BinaryReader(CODEC, pieces(message, piece), LIMITS);
+            Object value;
+            if (!response) {
+                value = in.readMessage(op.requestClass());
+            } else if (op.oneWay()) {
+                value = null;
+            } else {
+                int kind = in.readKind();
+                if (kind == WireFormat.DECLARED_FAULT && op.faultInfoClass() != null) {
+                    value = in.readMessage(op.faultInfoClass());
+                } else if (kind == WireFormat.RESPONSE) {
+                    value = in.readMessage(op.responseClass());
+                } else {
+                    throw WireFormatException.malformed("response starts with kind " + kind);
+                }
+            }
+            in.expectEnd();
+            return value;
+        });
+    }
+
+    /** The message in pieces of {@code size} bytes; like a chunked stream, it announces its whole size. */
+    static BinaryReader.Source pieces(byte[] bytes, int size) {
+        return new BinaryReader.Source() {
+            private int at;
+
+            @Override
+            public ByteBuffer next() {
+                if (at >= bytes.length) {
+                    return null;
+                }
+                int n = Math.min(size, bytes.length - at);
+                ByteBuffer b = ByteBuffer.wrap(bytes, at, n).slice();
+                at += n;
+                return b;
+            }
+
+            @Override
+            public long knownSize() {
+                return bytes.length;
+            }
+        };
+    }
+}

@@ -1,0 +1,131 @@
+package io.switchboard.protocol.grpc;
+
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.binary.BinaryCodec;
+import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.idl.runtime.binary.WireFormat;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import io.switchboard.protocol.conformance.Divide;
+import io.switchboard.protocol.conformance.DivideFault;
+import io.switchboard.protocol.conformance.EchoDoubles;
+import io.switchboard.protocol.conformance.EchoList;
+import io.switchboard.protocol.conformance.EchoRecord;
+import io.switchboard.protocol.conformance.Increment;
+import io.switchboard.protocol.conformance.LinkEntry;
+import io.switchboard.protocol.conformance.Ping;
+import io.switchboard.protocol.conformance.Values;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Writes the seed inputs of {@link BinaryDecoderFuzzTest} and {@link ChunkFramingFuzzTest}:
+ * well-formed conformance messages (edge doubles, a list with a cycle and shared nodes, full and
+ * empty records, a declared fault) in each fuzz test's input layout. Not a test; run it by hand
+ * with the test class path and the module's {@code src/test/resources} directory as argument.
+ * Crashers that the fuzzer finds are kept beside these seeds under their own names.
+ */
+final class FuzzSeeds {
+    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.binaryCodec();
+
+    private FuzzSeeds() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        Path resources = Path.of(args[0], "io/switchboard/protocol/grpc");
+        Path decode = resources.resolve("BinaryDecoderFuzzTestInputs/decode");
+        Path framing = resources.resolve("ChunkFramingFuzzTestInputs/framing");
+        Files.createDirectories(decode);
+        Files.createDirectories(framing);
+        for (Map.Entry<String, Message> m : messages().entrySet()) {
+            byte[] bytes = m.getValue().bytes();
+            int op = ConformanceComponent.DESCRIPTOR.operations().indexOf(m.getValue().op);
+            int selector = op | (m.getValue().response ? 0x80 : 0);
+            Files.write(decode.resolve("seed-" + m.getKey()), concat(new byte[] {(byte) selector, (byte) 255}, bytes));
+            Files.write(decode.resolve("seed-" + m.getKey() + "-pieces3"), concat(new byte[] {(byte) selector, 2}, bytes));
+            if (!m.getValue().response) {
+                Files.write(framing.resolve("seed-" + m.getKey()), framed(op, bytes));
+            }
+        }
+    }
+
+    private record Message(OperationDescriptor op, boolean response, Object bean, int kind) {
+        byte[] bytes() {
+            BinaryWriter out = new BinaryWriter(CODEC, 1000);
+            if (response) {
+                out.writeKind(kind);
+            }
+            CODEC.writeMessage(out, bean);
+            return out.toByteArray();
+        }
+    }
+
+    private static Map<String, Message> messages() {
+        var d = ConformanceComponent.DESCRIPTOR;
+        Map<String, Message> m = new LinkedHashMap<>();
+        EchoDoubles doubles = new EchoDoubles();
+        doubles.setValues(Values.EDGE_DOUBLES.clone());
+        m.put("echoDoubles-edges", new Message(d.operation("echoDoubles"), false, doubles, 0));
+        m.put("echoDoubles-null", new Message(d.operation("echoDoubles"), false, new EchoDoubles(), 0));
+        EchoList list = new EchoList();
+        list.setHead(Values.list(3));
+        m.put("echoList-3", new Message(d.operation("echoList"), false, list, 0));
+        EchoList cycle = new EchoList();
+        LinkEntry head = Values.list(2);
+        head.getNextLink().setNextLink(head);
+        cycle.setHead(head);
+        m.put("echoList-cycle", new Message(d.operation("echoList"), false, cycle, 0));
+        EchoRecord full = new EchoRecord();
+        full.setRecord(Values.fullRecord());
+        m.put("echoRecord-full", new Message(d.operation("echoRecord"), false, full, 0));
+        EchoRecord empty = new EchoRecord();
+        empty.setRecord(Values.emptyRecord());
+        m.put("echoRecord-empty", new Message(d.operation("echoRecord"), false, empty, 0));
+        m.put("ping", new Message(d.operation("ping"), false, new Ping(), 0));
+        Divide divide = new Divide();
+        divide.setDividend(7);
+        divide.setDivisor(0);
+        m.put("divide", new Message(d.operation("divide"), false, divide, 0));
+        DivideFault fault = new DivideFault();
+        fault.setReason("division by zero");
+        fault.setDividend(7);
+        m.put("divide-fault", new Message(d.operation("divide"), true, fault, WireFormat.DECLARED_FAULT));
+        Increment inc = new Increment();
+        inc.setBy(3);
+        m.put("increment", new Message(d.operation("increment"), false, inc, 0));
+        var resp = new io.switchboard.protocol.conformance.EchoListResponse();
+        resp.setHead(Values.list(2));
+        m.put("echoList-response", new Message(d.operation("echoList"), true, resp, WireFormat.RESPONSE));
+        return m;
+    }
+
+    /** {@link ChunkFramingFuzzTest}'s layout: the operation, then each chunk as a length byte and its protobuf bytes. */
+    private static byte[] framed(int op, byte[] message) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(op);
+        int step = 40;
+        for (int at = 0; at < message.length || at == 0; at += step) {
+            byte[] data = java.util.Arrays.copyOfRange(message, at, Math.min(message.length, at + step));
+            Frame f = Frame.chunk(at, at == 0 ? message.length : 0, data);
+            try (InputStream in = Frame.MARSHALLER.stream(f)) {
+                byte[] wire = in.readAllBytes();
+                out.write(wire.length);
+                out.write(wire);
+            }
+            if (message.length == 0) {
+                break;
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+}

@@ -1,0 +1,38 @@
+package io.switchboard.protocol.local;
+
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.Transport;
+
+/** Makes local transports; holds nothing, so closing it only stops new calls. */
+final class LocalClient implements ProtocolClient {
+    private volatile boolean closed;
+
+    @Override
+    public String protocol() {
+        return LocalProtocolProvider.NAME;
+    }
+
+    @Override
+    public Transport connect(ServiceDescriptor descriptor, Endpoint endpoint) {
+        if (!LocalProtocolProvider.NAME.equals(endpoint.protocol())
+                || LocalProtocolProvider.jvmIdOf(endpoint) == null) {
+            throw new IllegalArgumentException("a local endpoint looks like local://JVM-ID/SERVER/Component, not "
+                    + endpoint);
+        }
+        if (closed) {
+            throw new IllegalStateException("local client is closed");
+        }
+        return new LocalTransport(this, descriptor, endpoint);
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+}

@@ -1,0 +1,129 @@
+package io.switchboard.protocol.local;
+
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.idl.runtime.binary.BinaryCodec;
+import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.RemoteInvocationException;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.TransportException;
+
+/**
+ * A call to a skeleton in this JVM, on the caller's thread. The skeleton is looked up on every
+ * call, so an unexported component is refused at once ({@code NOT_DELIVERED}); see
+ * {@link LocalProtocolProvider} for when objects are copied and when shared.
+ */
+final class LocalTransport implements Transport {
+    private final LocalClient client;
+    private final ServiceDescriptor descriptor;
+    private final Endpoint endpoint;
+    private final boolean thisJvm;
+
+    LocalTransport(LocalClient client, ServiceDescriptor descriptor, Endpoint endpoint) {
+        this.client = client;
+        this.descriptor = descriptor;
+        this.endpoint = endpoint;
+        this.thisJvm = LocalProtocolProvider.isLocal(endpoint);
+        if (descriptor.binaryCodec() == null) {
+            throw new IllegalArgumentException(descriptor.name() + " has no binary codec: recompile it with this Switchboard");
+        }
+    }
+
+    @Override
+    public String protocol() {
+        return LocalProtocolProvider.NAME;
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        if (operation.service() != descriptor) {
+            throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
+        }
+        if (!thisJvm) {
+            throw notDelivered("the endpoint belongs to another JVM (or class loader): " + endpoint.address()
+                    + " is not served by this one (" + LocalProtocolProvider.jvmId() + ")");
+        }
+        if (client.closed()) {
+            throw notDelivered("the local client is closed");
+        }
+        Skeleton skeleton = LocalExports.get(endpoint.address());
+        if (skeleton == null) {
+            throw notDelivered("nothing is exported at " + endpoint.address());
+        }
+        ServiceDescriptor served = skeleton.descriptor();
+        if (!served.name().equals(descriptor.name()) || !served.hasOperation(operation.name())) {
+            throw notDelivered(endpoint.address() + " serves " + served.name() + ", which has no operation "
+                    + operation.name());
+        }
+        // the same generated classes on both sides: objects can be shared; otherwise (two class
+        // loaders' copies of one interface) they are always copied, from one codec to the other
+        boolean sameClasses = served == descriptor;
+        boolean share = sameClasses && operation.byReference();
+        OperationDescriptor target = sameClasses ? operation : served.operation(operation.name());
+        BinaryCodec callerCodec = descriptor.binaryCodec();
+        BinaryCodec componentCodec = served.binaryCodec();
+
+        Object in;
+        try {
+            in = share ? request : MessageCopy.copy(callerCodec, request, componentCodec, target.requestClass());
+        } catch (WireFormatException e) {
+            throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new RefusedException(WireFormatException.MALFORMED, operation + ": the request cannot be sent: "
+                    + e.getMessage(), e);
+        }
+
+        Object out;
+        try {
+            out = skeleton.invoke(target, in, options.callId());
+        } catch (DeclaredFault fault) {
+            Object info = fault.faultInfo();
+            if (!share) {
+                info = copyBack(componentCodec, info, callerCodec, operation.faultInfoClass(), operation);
+            }
+            throw operation.toException(info);
+        } catch (RuntimeException e) {
+            throw new RemoteInvocationException(e.getMessage() != null ? e.getMessage() : e.toString(),
+                    e.getClass().getName(), e);
+        }
+        if (operation.oneWay() || out == null || share) {
+            return operation.oneWay() ? null : out;
+        }
+        return copyBack(componentCodec, out, callerCodec, operation.responseClass(), operation);
+    }
+
+    /** A response or fault the component gave that cannot be copied: the operation ran, the answer is lost. */
+    private static Object copyBack(BinaryCodec from, Object message, BinaryCodec to, Class<?> type,
+                                   OperationDescriptor operation) {
+        try {
+            return MessageCopy.copy(from, message, to, type);
+        } catch (WireFormatException | IllegalArgumentException | IllegalStateException e) {
+            throw new RemoteInvocationException("the response of " + operation + " cannot be sent: " + e.getMessage(),
+                    e.getClass().getName(), e);
+        }
+    }
+
+    private TransportException notDelivered(String message) {
+        return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, message, null);
+    }
+
+    @Override
+    public void close() {
+        // nothing held: the component stays exported, other transports keep calling it
+    }
+
+    @Override
+    public String toString() {
+        return "LocalTransport[" + endpoint.address() + "]";
+    }
+}
