@@ -1,0 +1,87 @@
+package io.switchboard.protocol.grpc;
+
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import io.switchboard.protocol.conformance.ConformanceImpl;
+import io.switchboard.protocol.conformance.EchoDoubles;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A slow sender on the bulk protocol: a client that keeps a request alive with one byte every
+ * 300 ms, each in its own chunk, so that no single wait reaches the server's idle timeout. The
+ * server must end the call, and free the worker thread that decodes it, within a bound of the
+ * idle timeout (2 s here) rather than whenever the sender stops; the call is cut after 25 s
+ * either way, so the test ends.
+ */
+class GrpcSlowSenderTest {
+    private static final Duration IDLE = Duration.ofSeconds(2);
+
+    @Test
+    void aSenderTricklingOneByteAtATimeIsCutOffAndItsWorkerThreadFreed() throws Exception {
+        ProtocolServer server = new GrpcProtocolProvider().newServer(ServerSettings.defaults().withIdleTimeout(IDLE));
+        Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+        ManagedChannel channel = NettyChannelBuilder.forAddress(at.uri().getHost(), at.uri().getPort())
+                .usePlaintext().build();
+        try {
+            OperationDescriptor op = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
+            EchoDoubles request = new EchoDoubles();
+            request.setValues(new double[124]);
+            byte[] message = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.binaryCodec(), request, 10);
+            int total = message.length; // a valid request of about 1000 bytes: 300 s at this rate
+            CompletableFuture<Status> closed = new CompletableFuture<>();
+            ClientCall<Frame, Frame> call = channel.newCall(GrpcTransport.method(op),
+                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(25, TimeUnit.SECONDS));
+            call.start(new ClientCall.Listener<>() {
+                @Override
+                public void onMessage(Frame message) {
+                    ((Frame.Incoming) message).release();
+                }
+
+                @Override
+                public void onClose(Status status, Metadata trailers) {
+                    closed.complete(status);
+                }
+            }, new Metadata());
+            call.request(Integer.MAX_VALUE);
+            long start = System.nanoTime();
+            for (int i = 0; i < total && !closed.isDone(); i++) {
+                call.sendMessage(Frame.chunk(i, i == 0 ? total : 0, new byte[] {message[i]}));
+                Thread.sleep(300);
+                if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(25)) {
+                    break;
+                }
+            }
+            Status status = closed.get(30, TimeUnit.SECONDS);
+            System.out.println("slow sender: the server ended the call after "
+                    + (System.nanoTime() - start) / 1_000_000 + " ms with " + status);
+            long held = (System.nanoTime() - start) / 1_000_000;
+            assertNotEquals(Status.Code.DEADLINE_EXCEEDED, status.getCode(),
+                    "the server never ended the trickling call; the client's own deadline did, after " + held + " ms");
+            assertTrue(held < 4 * IDLE.toMillis(), "the server ended the call after " + held + " ms: " + status);
+            Thread.sleep(500);
+            assertTrue(Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().startsWith("grpc-call-") && t.getState() == Thread.State.TIMED_WAITING
+                            && java.util.Arrays.stream(t.getStackTrace())
+                                    .anyMatch(f -> f.getClassName().endsWith("ChunkQueue"))),
+                    "no worker thread still waits for the slow sender's chunks");
+        } finally {
+            channel.shutdownNow();
+            server.close();
+        }
+    }
+}
