@@ -16,6 +16,7 @@ import io.switchboard.protocol.Protocols;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.testing.CountingSkeleton;
 import io.switchboard.protocol.conformance.ConformanceComponent;
 import io.switchboard.protocol.conformance.ConformanceImpl;
 import io.switchboard.protocol.conformance.ConformanceStub;
@@ -55,25 +56,7 @@ class FaultInjectionTest {
     }
 
     private Skeleton counting(String protocol, Skeleton inner) {
-        return new Skeleton() {
-            @Override
-            public ServiceDescriptor descriptor() {
-                return inner.descriptor();
-            }
-
-            @Override
-            public Object invoke(OperationDescriptor op, Object request) throws DeclaredFault {
-                return invoke(op, request, null);
-            }
-
-            @Override
-            public Object invoke(OperationDescriptor op, Object request, String callId) throws DeclaredFault {
-                served.computeIfAbsent(protocol, p -> new AtomicInteger()).incrementAndGet();
-                Object response = inner.invoke(op, request, callId);
-                afterRun.accept(protocol);
-                return response;
-            }
-        };
+        return new CountingSkeleton(inner, protocol, served, label -> afterRun.accept(label));   // the hook a test sets now
     }
 
     private Endpoint export(String protocol, Skeleton skeleton) {

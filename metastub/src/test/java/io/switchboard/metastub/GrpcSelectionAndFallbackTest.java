@@ -14,6 +14,7 @@ import io.switchboard.protocol.Protocols;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.testing.CountingSkeleton;
 import io.switchboard.protocol.conformance.ConformanceComponent;
 import io.switchboard.protocol.conformance.ConformanceImpl;
 import io.switchboard.protocol.conformance.ConformanceStub;
@@ -52,25 +53,8 @@ class GrpcSelectionAndFallbackTest {
         servers.forEach(ProtocolServer::close);
     }
 
-    /** Counts what each protocol's server really ran. */
     private Skeleton counting(String protocol, Skeleton inner) {
-        return new Skeleton() {
-            @Override
-            public ServiceDescriptor descriptor() {
-                return inner.descriptor();
-            }
-
-            @Override
-            public Object invoke(OperationDescriptor op, Object request) throws DeclaredFault {
-                return invoke(op, request, null);
-            }
-
-            @Override
-            public Object invoke(OperationDescriptor op, Object request, String callId) throws DeclaredFault {
-                served.computeIfAbsent(protocol, p -> new AtomicInteger()).incrementAndGet();
-                return inner.invoke(op, request, callId);
-            }
-        };
+        return new CountingSkeleton(inner, protocol, served, label -> { });
     }
 
     private Endpoint export(String protocol, Skeleton skeleton) {
