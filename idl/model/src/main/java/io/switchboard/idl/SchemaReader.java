@@ -61,8 +61,26 @@ import org.xml.sax.SAXException;
  *
  * <p>(any number type for {@code values}): the length of each dimension, then the values in
  * row-major order. To any other reader it is a plain type of two lists, packed on the bulk
- * protocol; the compiler adds conversions from and to {@code double[][]}, {@code double[][][]}. DTDs, external entities, imports and includes
- * are refused: a schema never makes the reader fetch anything.
+ * protocol; the compiler adds conversions from and to {@code double[][]}, {@code double[][][]}.
+ *
+ * <p>A named complex type whose whole content is one choice is a heterogeneous list: each element
+ * of the list is one of the choice's alternatives (a scalar, a struct, an n-d array or a list type,
+ * itself included, so lists nest). Alternatives need distinct types, hold no nulls and may not be
+ * linked (recursive) types; {@code xs:dateTime} is not an alternative yet.
+ *
+ * <pre>{@code
+ * <xs:complexType name="Mixed">
+ *   <xs:choice minOccurs="0" maxOccurs="unbounded">
+ *     <xs:element name="number" type="xs:double"/>
+ *     <xs:element name="text" type="xs:string"/>
+ *     <xs:element name="point" type="tns:Point"/>
+ *     <xs:element name="list" type="tns:Mixed"/>
+ *   </xs:choice>
+ * </xs:complexType>
+ * }</pre>
+ *
+ * <p>DTDs, external entities, imports and includes are refused: a schema never makes the reader
+ * fetch anything.
  */
 public final class SchemaReader {
     public static final String SWITCHBOARD_NS = "urn:switchboard:idl";
@@ -160,6 +178,11 @@ public final class SchemaReader {
 
             Map<String, ComplexTypeModel> types = new LinkedHashMap<>();
             for (Map.Entry<String, Element> e : namedTypes.entrySet()) {
+                List<FieldModel> alternatives = readChoice(e.getValue(), e.getKey());
+                if (alternatives != null) {
+                    types.put(e.getKey(), new ComplexTypeModel(e.getKey(), false, alternatives, false, false, true));
+                    continue;
+                }
                 List<FieldModel> fields = readFields(e.getValue(), e.getKey());
                 boolean ndArray = hasTypeMark(e.getValue(), "ndarray");
                 if (ndArray) {
@@ -170,6 +193,11 @@ public final class SchemaReader {
             Set<String> recursive = recursiveTypes(types);
             Map<String, ComplexTypeModel> marked = new LinkedHashMap<>();
             for (ComplexTypeModel t : types.values()) {
+                if (t.heterogeneousList()) {
+                    checkAlternatives(t, types, recursive);
+                    marked.put(t.name(), t);
+                    continue;
+                }
                 marked.put(t.name(), new ComplexTypeModel(t.name(), false, markGraph(t.fields(), recursive),
                         recursive.contains(t.name()), t.ndArray()));
             }
@@ -241,6 +269,95 @@ public final class SchemaReader {
             if (!"values".equals(values.name()) || values.scalar() == null || !values.scalar().isNumeric()
                     || !values.repeated()) {
                 throw error("type " + name + ": the second element must be the values, numbers; " + expected);
+            }
+        }
+
+        /**
+         * The alternatives of a heterogeneous list type (content: one
+         * {@code <xs:choice minOccurs="0" maxOccurs="unbounded">} of single, required elements), or
+         * null when the type holds no {@code xs:choice}.
+         */
+        private List<FieldModel> readChoice(Element complexType, String owner) {
+            Element choice = firstChild(complexType, "choice");
+            if (choice == null) {
+                return null;
+            }
+            String expected = "a heterogeneous list type holds exactly one <xs:choice minOccurs=\"0\""
+                    + " maxOccurs=\"unbounded\"> of <xs:element name=\"...\" type=\"...\"/>";
+            for (Element c : children(complexType)) {
+                if (c != choice && !"annotation".equals(c.getLocalName())) {
+                    throw error("in " + owner + ": xs:" + c.getLocalName() + " next to xs:choice; " + expected);
+                }
+            }
+            if (!"0".equals(choice.getAttribute("minOccurs")) || !"unbounded".equals(choice.getAttribute("maxOccurs"))) {
+                throw error("in " + owner + ": the xs:choice must say minOccurs=\"0\" maxOccurs=\"unbounded\"; " + expected);
+            }
+            if (hasTypeMark(complexType, "ndarray")) {
+                throw error("type " + owner + ": an <sb:ndarray/> type cannot be a heterogeneous list");
+            }
+            List<FieldModel> alternatives = new ArrayList<>();
+            Set<String> names = new HashSet<>();
+            Set<String> javaTypes = new HashSet<>();
+            for (Element e : children(choice)) {
+                if ("annotation".equals(e.getLocalName())) {
+                    continue;
+                }
+                if (!"element".equals(e.getLocalName())) {
+                    throw error("in " + owner + ": xs:" + e.getLocalName() + " inside xs:choice is not supported; " + expected);
+                }
+                for (String attr : new String[] {"minOccurs", "maxOccurs"}) {
+                    if (!e.getAttribute(attr).isEmpty() && !"1".equals(e.getAttribute(attr))) {
+                        throw error("in " + owner + ": a choice element holds one value; " + attr + " is not supported"
+                                + " (repeat the choice instead)");
+                    }
+                }
+                if (bool(e, "nillable")) {
+                    throw error("in " + owner + ": choice elements cannot be nillable: a heterogeneous list holds no nulls");
+                }
+                FieldModel f = readField(e, owner);
+                if (!names.add(f.name())) {
+                    throw error("in " + owner + ": element '" + f.name() + "' appears twice");
+                }
+                if (f.scalar() == ScalarType.DATE_TIME) {
+                    throw error("in " + owner + ": xs:dateTime is not supported in a heterogeneous list yet"
+                            + " (put it in a named complex type and use that)");
+                }
+                // the Java class of an element says which alternative it is, so two may not share one
+                String javaType = f.isScalar() ? f.scalar().boxed() : f.complexType();
+                if (!javaTypes.add(javaType)) {
+                    throw error("in " + owner + ": two alternatives of the choice have the type "
+                            + (f.isScalar() ? "xs:" + f.scalar().xsdName() : f.complexType())
+                            + "; each alternative needs a type of its own");
+                }
+                alternatives.add(f);
+            }
+            if (alternatives.isEmpty()) {
+                throw error("in " + owner + ": the xs:choice has no elements; " + expected);
+            }
+            return alternatives;
+        }
+
+        /** Alternatives may not be or reach linked types: list elements are values, nested as a tree. */
+        private void checkAlternatives(ComplexTypeModel list, Map<String, ComplexTypeModel> types, Set<String> recursive) {
+            for (FieldModel f : list.fields()) {
+                if (f.complexType() == null) {
+                    continue;
+                }
+                Deque<String> work = new ArrayDeque<>(List.of(f.complexType()));
+                Set<String> seen = new HashSet<>();
+                while (!work.isEmpty()) {
+                    String t = work.pop();
+                    if (!seen.add(t)) {
+                        continue;
+                    }
+                    if (recursive.contains(t)) {
+                        throw error("in " + list.name() + ": alternative '" + f.name() + "' " + (t.equals(f.complexType())
+                                ? "is" : "reaches") + " the linked (recursive) type " + t
+                                + ", which a heterogeneous list cannot hold");
+                    }
+                    types.get(t).fields().stream().filter(x -> x.complexType() != null)
+                            .forEach(x -> work.push(x.complexType()));
+                }
             }
         }
 
@@ -330,6 +447,8 @@ public final class SchemaReader {
                             fields.add(f);
                         }
                     }
+                    case "choice" -> throw error("in " + owner + ": xs:choice is supported only as the whole content"
+                            + " of a named complex type (a heterogeneous list), not of a message element");
                     default -> throw error("in " + owner + ": xs:" + c.getLocalName()
                             + " is not supported (a complex type holds one xs:sequence)");
                 }
@@ -413,7 +532,10 @@ public final class SchemaReader {
         private Set<String> recursiveTypes(Map<String, ComplexTypeModel> types) {
             Map<String, List<String>> edges = new HashMap<>();
             for (ComplexTypeModel t : types.values()) {
+                // a heterogeneous list nests by value and is bounded by a depth limit, so a cycle
+                // through one is not a linked structure
                 edges.put(t.name(), t.fields().stream().filter(f -> f.complexType() != null)
+                        .filter(f -> !types.get(f.complexType()).heterogeneousList())
                         .map(FieldModel::complexType).toList());
             }
             Map<String, Integer> index = new HashMap<>();

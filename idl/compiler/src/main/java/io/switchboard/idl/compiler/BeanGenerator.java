@@ -16,6 +16,7 @@ import io.switchboard.idl.ScalarType;
 import io.switchboard.idl.runtime.GraphHolder;
 import io.switchboard.idl.runtime.GraphMessage;
 import io.switchboard.idl.runtime.Graphs;
+import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.NdArray;
 import io.switchboard.idl.runtime.NdArrays;
 import io.switchboard.idl.runtime.OffsetDateTimeAdapter;
@@ -55,6 +56,9 @@ final class BeanGenerator {
     }
 
     TypeSpec generate(ComplexTypeModel type) {
+        if (type.heterogeneousList()) {
+            return heterogeneousList(type);
+        }
         ClassName self = ctx.types.typeClass(type.name());
         TypeSpec.Builder b = TypeSpec.classBuilder(self)
                 .addModifiers(Modifier.PUBLIC)
@@ -162,6 +166,61 @@ final class BeanGenerator {
                 .addJavadoc("A new nested array of this shape: {@code $L[][] m = a.toArray()} for a 2-d array.\n", leaf)
                 .addStatement("$T.requireConsistent(this, $S)", NdArrays.class, type.name())
                 .addStatement("return (A) $T.reshape(shape, values)", NdArrays.class).build());
+    }
+
+    /**
+     * A heterogeneous list type: one {@code List<Object>} whose elements JAXB writes as the choice's
+     * elements, told apart by their Java class (the schema reader made the classes distinct).
+     */
+    private TypeSpec heterogeneousList(ComplexTypeModel type) {
+        ClassName self = ctx.types.typeClass(type.name());
+        TypeName listOfObject = ParameterizedTypeName.get(List.class, Object.class);
+        AnnotationSpec.Builder elements = AnnotationSpec.builder(XmlElements.class);
+        StringBuilder javadoc = new StringBuilder();
+        CodeBlock.Builder classes = CodeBlock.builder();
+        for (FieldModel alternative : type.fields()) {
+            classes.add(classes.isEmpty() ? "$T.class" : ", $T.class", ctx.types.alternativeType(alternative));
+            elements.addMember("value", "$L", AnnotationSpec.builder(XmlElement.class)
+                    .addMember("name", "$S", alternative.name())
+                    .addMember("type", "$T.class", ctx.types.alternativeType(alternative)).build());
+            javadoc.append(javadoc.length() == 0 ? "" : ", ").append("{@code ")
+                    .append(ctx.types.alternativeType(alternative)).append("} (").append(alternative.name()).append(")");
+        }
+        CodeBlock alternativeClasses = classes.build();
+        return TypeSpec.classBuilder(self).addModifiers(Modifier.PUBLIC)
+                .addJavadoc("Heterogeneous list type {@code $L} of $L: each element is one of $L. Lists nest by\n"
+                        + "value; no element is null.\n", type.name(), ctx.model.componentName(), javadoc.toString())
+                .addJavadoc(ctx.generatedNote())
+                .addSuperinterface(HeterogeneousList.class)
+                .addAnnotation(AnnotationSpec.builder(XmlAccessorType.class)
+                        .addMember("value", "$T.FIELD", XmlAccessType.class).build())
+                .addAnnotation(AnnotationSpec.builder(XmlType.class).addMember("name", "$S", type.name())
+                        .addMember("propOrder", "{$S}", "items").build())
+                .addField(FieldSpec.builder(listOfObject, "items", Modifier.PRIVATE)
+                        .addAnnotation(elements.build())
+                        .initializer("new $T<>()", ArrayList.class).build())
+                .addField(FieldSpec.builder(ParameterizedTypeName.get(ClassName.get(List.class),
+                        ParameterizedTypeName.get(ClassName.get(Class.class), WildcardTypeName.subtypeOf(Object.class))),
+                        "ALTERNATIVES", Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+                        .initializer("$T.of($L)", List.class, alternativeClasses).build())
+                .addMethod(MethodSpec.methodBuilder("alternativeClasses").addAnnotation(Override.class)
+                        .addModifiers(Modifier.PUBLIC).returns(ParameterizedTypeName.get(ClassName.get(List.class),
+                                ParameterizedTypeName.get(ClassName.get(Class.class), WildcardTypeName.subtypeOf(Object.class))))
+                        .addStatement("return ALTERNATIVES").build())
+                .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PUBLIC).build())
+                .addMethod(MethodSpec.methodBuilder("of").addModifiers(Modifier.PUBLIC, Modifier.STATIC).varargs()
+                        .returns(self).addParameter(Object[].class, "items")
+                        .addJavadoc("A list of these elements, in order (copied into a new modifiable list).\n")
+                        .addStatement("$T list = new $T()", self, self)
+                        .addStatement("list.items.addAll($T.asList(items))", java.util.Arrays.class)
+                        .addStatement("return list").build())
+                .addMethod(MethodSpec.methodBuilder("getItems").addAnnotation(Override.class)
+                        .addModifiers(Modifier.PUBLIC).returns(listOfObject).addStatement("return items").build())
+                .addMethod(MethodSpec.methodBuilder("setItems").addModifiers(Modifier.PUBLIC)
+                        .addParameter(listOfObject, "items")
+                        .addJavadoc("Sets the elements; null means no elements.\n")
+                        .addStatement("this.items = items == null ? new $T<>() : items", ArrayList.class).build())
+                .build();
     }
 
     private static TypeName nested(TypeName leaf, int rank) {

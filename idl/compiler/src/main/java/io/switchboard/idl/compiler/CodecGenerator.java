@@ -86,7 +86,9 @@ final class CodecGenerator {
             b.addMethod(writeMessageMethod(m)).addMethod(readMessageMethod(m));
         }
         for (ComplexTypeModel t : ctx.model.types().values()) {
-            if (t.recursive()) {
+            if (t.heterogeneousList()) {
+                b.addMethod(writeChoices(t)).addMethod(readChoices(t));
+            } else if (t.recursive()) {
                 b.addMethod(writeFields(t, "write" + ctx.types.typeClass(t.name()).simpleName() + "Fields", false));
                 b.addMethod(readNodeFields(t));
             } else {
@@ -193,6 +195,65 @@ final class CodecGenerator {
             r.addStatement(readField(type, f));
         }
         return r.build();
+    }
+
+    /**
+     * A heterogeneous list: CHOICES, the count, then per element its alternative (schema order) and
+     * its value. The writer refuses null elements, foreign classes and too deep nesting.
+     */
+    private MethodSpec writeChoices(ComplexTypeModel type) {
+        ClassName t = ctx.types.typeClass(type.name());
+        MethodSpec.Builder w = MethodSpec.methodBuilder("write" + t.simpleName()).addModifiers(Modifier.STATIC)
+                .addParameter(BinaryWriter.class, "out").addParameter(t, "v")
+                .beginControlFlow("if (!out.beginChoices(v))").addStatement("return").endControlFlow()
+                .beginControlFlow("for (Object e : v.getItems())");
+        for (int i = 0; i < type.fields().size(); i++) {
+            FieldModel alternative = type.fields().get(i);
+            TypeName java = ctx.types.alternativeType(alternative);
+            if (i == 0) {
+                w.beginControlFlow("if (e instanceof $T x)", java);
+            } else {
+                w.nextControlFlow("else if (e instanceof $T x)", java);
+            }
+            w.addStatement("out.writeVarint($L)", i);
+            if (alternative.isScalar()) {
+                w.addStatement("out.write$L(x)", scalarSuffix(alternative));
+            } else {
+                w.addStatement("write$L(out, x)", ctx.types.typeClass(alternative.complexType()).simpleName());
+            }
+        }
+        return w.nextControlFlow("else").addStatement("throw out.notAnAlternative(e, v)")
+                .endControlFlow().endControlFlow().addStatement("out.endChoices()").build();
+    }
+
+    private MethodSpec readChoices(ComplexTypeModel type) {
+        ClassName t = ctx.types.typeClass(type.name());
+        MethodSpec.Builder r = MethodSpec.methodBuilder("read" + t.simpleName()).addModifiers(Modifier.STATIC).returns(t)
+                .addParameter(BinaryReader.class, "in").addParameter(String.class, "field")
+                .addStatement("int count = in.beginChoices(field)")
+                .beginControlFlow("if (count < 0)").addStatement("return null").endControlFlow()
+                .addStatement("$T<Object> items = new $T<>(Math.min(count, 1024))", List.class, ArrayList.class)
+                .beginControlFlow("for (int i = 0; i < count; i++)")
+                .beginControlFlow("switch (in.readAlternative(field, $L))", type.fields().size());
+        for (int i = 0; i < type.fields().size(); i++) {
+            FieldModel alternative = type.fields().get(i);
+            CodeBlock value;
+            if (alternative.isScalar()) {
+                // primitives are read as required values (NULL refused); the others are checked
+                value = alternative.scalar().isPrimitive() ? CodeBlock.of("in.read$L(field)", scalarSuffix(alternative))
+                        : CodeBlock.of("in.element(in.read$L(field), field)", scalarSuffix(alternative));
+            } else {
+                value = CodeBlock.of("in.element(read$L(in, field), field)",
+                        ctx.types.typeClass(alternative.complexType()).simpleName());
+            }
+            r.addStatement("case $L -> items.add($L)", i, value);
+        }
+        return r.addStatement("default -> throw new $T()", IllegalStateException.class)
+                .endControlFlow().endControlFlow()
+                .addStatement("in.endChoices()")
+                .addStatement("$T v = new $T()", t, t)
+                .addStatement("v.setItems(items)")
+                .addStatement("return v").build();
     }
 
     private CodeBlock writeField(FieldModel f) {

@@ -36,12 +36,14 @@ final class CompileContext {
             return known;
         }
         boolean result = false;
-        for (FieldModel f : type.fields()) {
+        // a heterogeneous list never holds linked types (the schema reader checks), and cycles among
+        // non-recursive types always pass through one, so stopping here keeps the recursion bounded
+        for (FieldModel f : type.heterogeneousList() ? java.util.List.<FieldModel>of() : type.fields()) {
             if (f.complexType() == null) {
                 continue;
             }
             ComplexTypeModel target = model.type(f.complexType());
-            // non-recursive types form a DAG, so this recursion is bounded by the schema's nesting
+            // without list types, non-recursive types form a DAG: bounded by the schema's nesting
             if (target.recursive() || reachesGraph(target)) {
                 result = true;
                 break;

@@ -43,6 +43,11 @@ final class JavaTypes {
         return f.repeated() ? ParameterizedTypeName.get(ClassName.get(List.class), c) : c;
     }
 
+    /** The Java class of one alternative of a heterogeneous list: a boxed scalar, String, byte[] or a bean. */
+    TypeName alternativeType(FieldModel alternative) {
+        return alternative.isScalar() ? reference(alternative.scalar()) : typeClass(alternative.complexType());
+    }
+
     static boolean isPackedArray(FieldModel f) {
         return f.isScalar() && f.repeated() && f.scalar().isPrimitive();
     }

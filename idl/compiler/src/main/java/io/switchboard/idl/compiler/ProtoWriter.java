@@ -57,6 +57,16 @@ final class ProtoWriter {
         }
         line(p, "Types, fields in wire order:");
         for (ComplexTypeModel t : ctx.model.types().values()) {
+            if (t.heterogeneousList()) {
+                StringBuilder alternatives = new StringBuilder();
+                for (int i = 0; i < t.fields().size(); i++) {
+                    FieldModel a = t.fields().get(i);
+                    alternatives.append(i == 0 ? " " : ", ").append(i).append('=').append(a.name()).append(' ')
+                            .append(a.isScalar() ? WireFormat.tagName(tag(a)) : kind(a).replace("|NULL", ""));
+                }
+                line(p, "  list " + t.name() + ": CHOICES of" + alternatives);
+                continue;
+            }
             describe(p, "  " + (t.recursive() ? "node " : "struct ") + t.name(), t);
             if (t.ndArray()) {
                 line(p, "    " + WireSchema.NDARRAY_NOTE);
@@ -108,6 +118,8 @@ final class ProtoWriter {
         String one;
         if (f.graphReference()) {
             one = "REF " + f.complexType();
+        } else if (f.complexType() != null && ctx.model.type(f.complexType()).heterogeneousList()) {
+            one = "CHOICES " + f.complexType();
         } else if (f.complexType() != null) {
             one = "STRUCT " + f.complexType();
         } else if (f.repeated() && f.scalar().isPrimitive()) {

@@ -13,6 +13,8 @@ import java.util.Set;
  *       empty means an empty array;</li>
  *   <li>other repeated values sit in a wrapper element of {@code item}s, so null and empty lists
  *       differ and list entries may be nil;</li>
+ *   <li>(not a difference, but worth knowing) a heterogeneous list type keeps its
+ *       {@code xs:choice}: its elements are the list's children, each named by its alternative;</li>
  *   <li>values of a recursive type travel flat in the message's {@code sb-graph} element, each
  *       with an {@code sb-id}; fields holding them carry the id ({@code xs:IDREF}).</li>
  * </ul>
@@ -22,6 +24,11 @@ final class WireSchema {
     static final String NDARRAY_NOTE = "An n-dimensional array: shape holds the length of each dimension,"
             + " outermost first; values holds the product of those lengths, in row-major order (the last index"
             + " varies fastest). An empty shape is a single value.";
+
+    /** What a reader in another language needs to know of a heterogeneous list type. */
+    static final String LIST_NOTE = "A heterogeneous list: each child element is one list element, of the"
+            + " alternative its name says, in order; no element is nil. Lists nest at most "
+            + io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH + " deep.";
 
     private final CompileContext ctx;
     private final StringBuilder out = new StringBuilder();
@@ -37,6 +44,11 @@ final class WireSchema {
                 + "\" targetNamespace=\"" + tns + "\" elementFormDefault=\"qualified\">");
         for (ComplexTypeModel t : ctx.model.types().values()) {
             line(indent + 2, "<xs:complexType name=\"" + t.name() + "\">");
+            if (t.heterogeneousList()) {
+                choice(indent + 4, t);
+                line(indent + 2, "</xs:complexType>");
+                continue;
+            }
             if (t.ndArray()) {
                 line(indent + 4, "<xs:annotation><xs:documentation>" + NDARRAY_NOTE + "</xs:documentation></xs:annotation>");
             }
@@ -57,6 +69,18 @@ final class WireSchema {
         }
         line(indent, "</xs:schema>");
         return out.toString();
+    }
+
+    /** A heterogeneous list: the interface schema's choice as it is, elements straight inside the list's element. */
+    private void choice(int indent, ComplexTypeModel list) {
+        line(indent, "<xs:annotation><xs:documentation>" + LIST_NOTE + "</xs:documentation></xs:annotation>");
+        line(indent, "<xs:choice minOccurs=\"0\" maxOccurs=\"unbounded\">");
+        for (FieldModel alternative : list.fields()) {
+            line(indent + 2, "<xs:element name=\"" + alternative.name() + "\" type=\""
+                    + (alternative.isScalar() ? "xs:" + alternative.scalar().xsdName() : "tns:" + alternative.complexType())
+                    + "\"/>");
+        }
+        line(indent, "</xs:choice>");
     }
 
     private void element(int indent, ComplexTypeModel message) {

@@ -39,6 +39,8 @@ public final class XmlMessages {
         Marshaller m = descriptor.jaxbContext().createMarshaller();
         m.setProperty(Marshaller.JAXB_FRAGMENT, Boolean.TRUE);
         m.setEventHandler(XmlMessages::failOnEvent);
+        ListCheck lists = new ListCheck();
+        m.setListener(lists);
         if (message instanceof GraphMessage g) {
             Graphs.Scope scope = Graphs.flatten(g, maxGraphNodes);
             try {
@@ -81,6 +83,36 @@ public final class XmlMessages {
             g.switchboardGraph(null);
         }
         return value;
+    }
+
+    /**
+     * Refuses, while a message is written, a heterogeneous list that holds a null or an element of
+     * a class none of its alternatives has (JAXB would drop or mangle it silently) or nests deeper than {@link HeterogeneousList#MAX_DEPTH} (a list that holds
+     * itself would never end).
+     */
+    private static final class ListCheck extends Marshaller.Listener {
+        private int depth;
+
+        @Override
+        public void beforeMarshal(Object source) {
+            if (source instanceof HeterogeneousList list) {
+                if (++depth > HeterogeneousList.MAX_DEPTH) {
+                    throw new IllegalArgumentException("heterogeneous list " + source.getClass().getSimpleName()
+                            + " nests deeper than " + HeterogeneousList.MAX_DEPTH + " levels");
+                }
+                String problem = list.problem();
+                if (problem != null) {
+                    throw new IllegalArgumentException(problem);
+                }
+            }
+        }
+
+        @Override
+        public void afterMarshal(Object source) {
+            if (source instanceof HeterogeneousList) {
+                depth--;
+            }
+        }
     }
 
     /** Convenience for tests and tools: the message as an XML string. */
@@ -128,10 +160,18 @@ public final class XmlMessages {
         }
     }
 
+    /** A message whose heterogeneous lists nest deeper than the limit; a refusal like a malformed message. */
+    public static final class ListDepthException extends RuntimeException {
+        public ListDepthException(String message) {
+            super(message);
+        }
+    }
+
     /** Turns every JAXB warning into an error and counts linked nodes as they are read. */
     private static final class GraphCheck extends Unmarshaller.Listener implements jakarta.xml.bind.ValidationEventHandler {
         private final int maxNodes;
         private int nodes;
+        private int listDepth;
         private String failure;
 
         GraphCheck(int maxNodes) {
@@ -149,6 +189,12 @@ public final class XmlMessages {
 
         @Override
         public void afterUnmarshal(Object target, Object parent) {
+            if (target instanceof HeterogeneousList list) {
+                listDepth--;
+                if (failure == null) {
+                    failure = list.problem();   // an alternative marked xsi:nil, say
+                }
+            }
             if (target instanceof NdArray array && failure == null) {
                 String problem = NdArrays.inconsistency(array);
                 if (problem != null) {
@@ -159,6 +205,11 @@ public final class XmlMessages {
 
         @Override
         public void beforeUnmarshal(Object target, Object parent) {
+            if (target instanceof HeterogeneousList && ++listDepth > HeterogeneousList.MAX_DEPTH) {
+                // JAXB keeps its own stack, but a bound keeps hostile nesting from costing without end
+                throw new ListDepthException("heterogeneous lists nested deeper than the limit of "
+                        + HeterogeneousList.MAX_DEPTH + " levels");
+            }
             if (target instanceof GraphHolder && !(target instanceof GraphMessage) && ++nodes > maxNodes) {
                 throw new Graphs.GraphLimitException("message holds more than " + maxNodes + " linked nodes");
             }

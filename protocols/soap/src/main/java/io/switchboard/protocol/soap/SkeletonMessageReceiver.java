@@ -98,6 +98,11 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             if (e instanceof Graphs.GraphLimitException) {
                 throw refused(in, "node-limit", e.getMessage());
             }
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof io.switchboard.idl.runtime.XmlMessages.ListDepthException) {
+                    throw refused(in, "depth-limit", c.getMessage());
+                }
+            }
             throw refused(in, "malformed", "cannot read " + body.getQName().getLocalPart() + ": "
                     + SoapFaults.rootMessage(e));
         }

@@ -369,4 +369,86 @@ public abstract class AbstractProtocolConformanceTest {
         Values.assertSameRecord(r, stub.echoShared(r));
         assertNull(stub.echoShared(null));
     }
+
+    // ---- heterogeneous lists (a named type whose content is one xs:choice maxOccurs="unbounded")
+
+    @Test
+    void heterogeneousListsOfEveryAlternativeRoundTrip() {
+        Mixed every = Values.mixedOfEveryKind();
+        EchoMixedResponse back = stub.echoMixed(every, List.of(Mixed.of(), Mixed.of(1L), every));
+        Values.assertSameMixed(every, back.getList());
+        assertEquals(3, back.getMore().size());
+        Values.assertSameMixed(Mixed.of(), back.getMore().get(0));
+        Values.assertSameMixed(Mixed.of(1L), back.getMore().get(1));
+        Values.assertSameMixed(every, back.getMore().get(2));
+    }
+
+    @Test
+    void nullAndEmptyHeterogeneousListsStayApart() {
+        EchoMixedResponse empty = stub.echoMixed(Mixed.of(), new ArrayList<>());
+        assertNotNull(empty.getList(), "an empty list must not come back as null");
+        assertEquals(0, empty.getList().getItems().size());
+        assertNotNull(empty.getMore(), "an empty repeated field must not come back as null");
+        assertEquals(0, empty.getMore().size());
+        EchoMixedResponse none = stub.echoMixed(null, null);
+        assertNull(none.getList(), "a null list must not come back as empty");
+        assertNull(none.getMore());
+    }
+
+    @Test
+    void deepButLegalNestingRoundTrips() {
+        Mixed deepest = Values.nested(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH);
+        Values.assertSameMixed(deepest, stub.echoMixed(deepest, null).getList());
+    }
+
+    @Test
+    void nestingDeeperThanTheLimitIsRefusedByName() {
+        Mixed tooDeep = Values.nested(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH + 1);
+        RuntimeException e = assertThrows(RuntimeException.class, () -> stub.echoMixed(tooDeep, null));
+        assertTrue(String.valueOf(e.getMessage()).contains("deeper than " + io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH),
+                e.toString());
+        Mixed self = Mixed.of(1.0);
+        self.getItems().add(self);   // a list that holds itself never ends: refused, not a stack overflow
+        RuntimeException cycle = assertThrows(RuntimeException.class, () -> stub.echoMixed(self, null));
+        String why = String.valueOf(cycle.getMessage());
+        assertTrue(why.contains("deeper than") || why.contains("cycle is detected"), cycle.toString());
+        stub.ping();
+    }
+
+    @Test
+    void nullOrForeignElementsAreRefusedByName() {
+        Mixed withNull = Mixed.of(1.0, null);
+        RuntimeException e = assertThrows(RuntimeException.class, () -> stub.echoMixed(withNull, null));
+        assertTrue(String.valueOf(e.getMessage()).contains("null"), e.toString());
+        Mixed foreign = Mixed.of(1.0, 3);   // an Integer: no alternative is xs:int
+        RuntimeException f = assertThrows(RuntimeException.class, () -> stub.echoMixed(foreign, null));
+        assertTrue(String.valueOf(f.getMessage()).contains("java.lang.Integer"), f.toString());
+        stub.ping();
+    }
+
+    @Test
+    void byteArraysEmptyEveryValueAndLarge() {
+        byte[] large = new byte[8 << 20];
+        new java.util.Random(42).nextBytes(large);
+        for (byte[] data : new byte[][] {new byte[0], Values.allByteValues(), large, null}) {
+            Record r = new Record();
+            r.setData(data);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(data, stub.echoRecord(r).getData());
+        }
+    }
+
+    @Test
+    void dateTimesKeepEveryOffsetExactly() {
+        java.time.ZoneOffset[] offsets = {java.time.ZoneOffset.UTC, java.time.ZoneOffset.ofHoursMinutes(5, 30),
+            java.time.ZoneOffset.ofHoursMinutes(5, 45), java.time.ZoneOffset.ofHours(-12), java.time.ZoneOffset.ofHours(14),
+            java.time.ZoneOffset.ofHoursMinutes(-3, -30)};
+        for (java.time.ZoneOffset offset : offsets) {
+            java.time.OffsetDateTime when = java.time.OffsetDateTime.of(2026, 2, 28, 23, 59, 59, 120_000_000, offset);
+            Record r = new Record();
+            r.setWhen(when);
+            java.time.OffsetDateTime back = stub.echoRecord(r).getWhen();
+            assertEquals(when, back, "instant and offset " + offset);
+            assertEquals(when.toString(), back.toString(), "the same text, Z included");
+        }
+    }
 }

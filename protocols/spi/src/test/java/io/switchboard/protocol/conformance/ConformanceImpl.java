@@ -63,6 +63,14 @@ public class ConformanceImpl implements Conformance {
     }
 
     @Override
+    public EchoMixedResponse echoMixed(Mixed list, java.util.List<Mixed> more) {
+        EchoMixedResponse r = new EchoMixedResponse();
+        r.setList(list);
+        r.setMore(more);
+        return r;
+    }
+
+    @Override
     public void fail(String message) {
         throw new IllegalStateException(message);
     }

@@ -212,4 +212,83 @@ public final class Values {
         assertArrayEquals(expected.getShape(), actual.getShape(), "shape");
         assertSameDoubles(expected.getValues(), actual.getValues());
     }
+
+    // ---- heterogeneous lists
+
+    /** Every byte value once, in order. */
+    public static byte[] allByteValues() {
+        byte[] b = new byte[256];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) i;
+        }
+        return b;
+    }
+
+    /**
+     * A list with every alternative, edge values among them, an empty and a nested list, and a
+     * list inside a struct inside the list.
+     */
+    public static Mixed mixedOfEveryKind() {
+        Point p = new Point();
+        p.setX(-0.0);
+        p.setY(Double.NaN);
+        Labelled withList = new Labelled();
+        withList.setLabel("inner \uD83D\uDE00");
+        withList.setContent(Mixed.of("deep", Mixed.of(Mixed.of()), 7L));
+        Labelled withoutList = new Labelled();
+        withoutList.setLabel("");
+        Mixed m = Mixed.of(1.5, -0.0, Double.NaN, Double.NEGATIVE_INFINITY, Double.MIN_VALUE,
+                Long.MIN_VALUE, 0L, true, false, "", "text <&> \uD834\uDD1E", new byte[0], allByteValues(), p,
+                Tensor.of(new double[][] {{1, 2, 3}, {4, 5, Double.NaN}}), fullRecord(), emptyRecord(),
+                withList, withoutList, Mixed.of(), Mixed.of(2.5, "x", Mixed.of(Mixed.of(3L))));
+        return m;
+    }
+
+    /** A list holding a list holding ... {@code depth} lists in all (the outermost counts), with a value at the bottom. */
+    public static Mixed nested(int depth) {
+        Mixed m = Mixed.of("bottom", (double) depth);
+        for (int i = 1; i < depth; i++) {
+            m = Mixed.of(m, (long) i);
+        }
+        return m;
+    }
+
+    /** Same elements, same classes, same bits; nested lists compared element by element. */
+    public static void assertSameMixed(Mixed expected, Mixed actual) {
+        assertSameMixed(expected, actual, "list");
+    }
+
+    private static void assertSameMixed(Mixed expected, Mixed actual, String where) {
+        if (expected == null) {
+            assertNull(actual, where + ": expected null");
+            return;
+        }
+        assertNotNull(actual, where + ": expected a list, got null");
+        assertEquals(expected.getItems().size(), actual.getItems().size(), where + ": size");
+        for (int i = 0; i < expected.getItems().size(); i++) {
+            Object e = expected.getItems().get(i);
+            Object a = actual.getItems().get(i);
+            String at = where + "[" + i + "]";
+            assertNotNull(a, at);
+            assertEquals(e.getClass(), a.getClass(), at + ": class");
+            if (e instanceof Double d) {
+                assertSameDoubles(new double[] {d}, new double[] {(Double) a});
+            } else if (e instanceof byte[] b) {
+                assertArrayEquals(b, (byte[]) a, at);
+            } else if (e instanceof Point p) {
+                assertSamePoint(p, (Point) a);
+            } else if (e instanceof Tensor t) {
+                assertSameTensor(t, (Tensor) a);
+            } else if (e instanceof Record r) {
+                assertSameRecord(r, (Record) a);
+            } else if (e instanceof Labelled l) {
+                assertEquals(l.getLabel(), ((Labelled) a).getLabel(), at + ": label");
+                assertSameMixed(l.getContent(), ((Labelled) a).getContent(), at + ".content");
+            } else if (e instanceof Mixed nested) {
+                assertSameMixed(nested, (Mixed) a, at);
+            } else {
+                assertEquals(e, a, at);
+            }
+        }
+    }
 }

@@ -8,6 +8,7 @@ import io.switchboard.protocol.conformance.ConformanceComponent;
 import io.switchboard.protocol.conformance.DivideFault;
 import io.switchboard.protocol.conformance.EchoDoubles;
 import io.switchboard.protocol.conformance.EchoList;
+import io.switchboard.protocol.conformance.EchoMixed;
 import io.switchboard.protocol.conformance.EchoRecord;
 import io.switchboard.protocol.conformance.LinkEntry;
 import io.switchboard.protocol.conformance.Ping;
@@ -27,7 +28,8 @@ import java.util.List;
  * Fuzzes {@link XmlMessages#fromXml} (what the SOAP server runs on a request body, and the client
  * on a response) with arbitrary text for every message class of the conformance component. The
  * first byte picks the class; the rest is the XML, as UTF-8. Only {@link JAXBException} (and
- * {@link Graphs.GraphLimitException} for too many linked nodes) may come out, within 5 s,
+ * {@link Graphs.GraphLimitException} for too many linked nodes, {@link XmlMessages.ListDepthException}
+ * for heterogeneous lists nested too deeply) may come out, within 5 s,
  * allocating at most 64 MiB plus 256 bytes per input byte.
  *
  * <p>CI runs the inputs in {@code src/test/resources/.../XmlMessagesFuzzTestInputs}; to fuzz:
@@ -38,7 +40,7 @@ class XmlMessagesFuzzTest {
     private static final List<Class<?>> CLASSES = messageClasses();
     private static final XmlMessages XML = new XmlMessages(ConformanceComponent.DESCRIPTOR, 1000);
     private static final DecoderCheck CHECK = new DecoderCheck(Duration.ofSeconds(5),
-            List.of(JAXBException.class, Graphs.GraphLimitException.class));
+            List.of(JAXBException.class, Graphs.GraphLimitException.class, XmlMessages.ListDepthException.class));
 
     static {
         // JAXB builds its context on first use, which takes seconds while the fuzzer instruments it:
@@ -91,7 +93,10 @@ class XmlMessagesFuzzTest {
         DivideFault fault = new DivideFault();
         fault.setReason("division by zero");
         fault.setDividend(7);
-        for (Object m : new Object[] {doubles, new EchoDoubles(), list, full, empty, new Ping(), fault}) {
+        EchoMixed mixed = new EchoMixed();
+        mixed.setList(Values.mixedOfEveryKind());
+        mixed.setMore(List.of(Values.nested(3)));
+        for (Object m : new Object[] {doubles, new EchoDoubles(), list, full, empty, new Ping(), fault, mixed}) {
             byte[] xml = XML.toXml(m).getBytes(StandardCharsets.UTF_8);
             byte[] input = new byte[xml.length + 1];
             input[0] = (byte) CLASSES.indexOf(m.getClass());

@@ -55,6 +55,7 @@ public final class BinaryReader {
     private boolean ended;
     private Object[] nodes = NO_NODES;
     private CharsetDecoder utf8;
+    private int listDepth;
 
     public BinaryReader(BinaryCodec codec, Source source, BinaryLimits limits) {
         this.codec = codec;
@@ -170,6 +171,48 @@ public final class BinaryReader {
         if (problem != null) {
             throw WireFormatException.malformed("field " + field + ": n-d array " + problem);
         }
+    }
+
+    /**
+     * -1 at NULL; at CHOICES the element count, one nesting level deeper. Nesting past the limit
+     * is refused before anything of the deeper list is read, so the generated reader's recursion
+     * is bounded by the limit whatever the input. The caller reads each element with
+     * {@link #readAlternative} and a value, then calls {@link #endChoices()}.
+     */
+    public int beginChoices(String field) {
+        int t = tag();
+        if (t == WireFormat.NULL) {
+            return -1;
+        }
+        expect(t, WireFormat.CHOICES, field);
+        if (++listDepth > limits.maxListDepth()) {
+            throw new WireFormatException(WireFormatException.DEPTH_LIMIT, "field " + field
+                    + ": heterogeneous lists nested deeper than the limit of " + limits.maxListDepth() + " levels");
+        }
+        // every element takes at least two bytes: its alternative and a tag
+        return checkBudget(readVarint(field), 2, field);
+    }
+
+    public void endChoices() {
+        listDepth--;
+    }
+
+    /** The alternative number of the next list element, refused unless below {@code alternatives}. */
+    public int readAlternative(String field, int alternatives) {
+        long a = readVarint(field);
+        if (a >= alternatives) {
+            throw WireFormatException.malformed("field " + field + ": alternative " + a + " of a list type that has "
+                    + alternatives);
+        }
+        return (int) a;
+    }
+
+    /** A list element, refused when the message says null: heterogeneous lists hold no nulls. */
+    public <T> T element(T value, String field) {
+        if (value == null) {
+            throw WireFormatException.malformed("field " + field + ": null element in a heterogeneous list");
+        }
+        return value;
     }
 
     public <T> List<T> readList(String field, BinaryCodec.ValueReader<T> element) {

@@ -1,6 +1,7 @@
 package io.switchboard.idl.runtime.binary;
 
 import io.switchboard.idl.runtime.GraphHolder;
+import io.switchboard.idl.runtime.HeterogeneousList;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -36,6 +37,7 @@ public final class BinaryWriter {
     private ByteBuffer buf = ByteBuffer.allocate(FIRST_BLOCK).order(ByteOrder.LITTLE_ENDIAN);
     private long flushed;
     private IdentityHashMap<Object, Integer> nodeIndex;
+    private int listDepth;
 
     public BinaryWriter(BinaryCodec codec, int maxNodes) {
         this.codec = codec;
@@ -152,6 +154,37 @@ public final class BinaryWriter {
         if (problem != null) {
             throw WireFormatException.malformed("n-d array " + type + ": " + problem);
         }
+    }
+
+    /**
+     * Writes NULL and returns false for null; otherwise CHOICES and the element count, one nesting
+     * level deeper: a list nested deeper than {@link HeterogeneousList#MAX_DEPTH} (or one that
+     * holds itself) is refused before it is sent. The caller writes each element's alternative
+     * and value, then calls {@link #endChoices()}.
+     */
+    public boolean beginChoices(HeterogeneousList list) {
+        if (list == null) {
+            tag(WireFormat.NULL);
+            return false;
+        }
+        if (++listDepth > HeterogeneousList.MAX_DEPTH) {
+            throw new WireFormatException(WireFormatException.DEPTH_LIMIT, "heterogeneous list "
+                    + list.getClass().getSimpleName() + " nests deeper than " + HeterogeneousList.MAX_DEPTH + " levels");
+        }
+        tag(WireFormat.CHOICES);
+        writeVarint(list.getItems().size());
+        return true;
+    }
+
+    public void endChoices() {
+        listDepth--;
+    }
+
+    /** The refusal of a list element that no alternative of its list type allows (null included). */
+    public WireFormatException notAnAlternative(Object element, HeterogeneousList list) {
+        return WireFormatException.malformed("heterogeneous list " + list.getClass().getSimpleName() + " holds "
+                + (element == null ? "a null element; such lists hold no nulls"
+                        : "a " + element.getClass().getName() + ", which none of its alternatives allows"));
     }
 
     public <T> void writeList(List<T> list, BinaryCodec.ValueWriter<? super T> element) {

@@ -14,6 +14,9 @@ package io.switchboard.idl.runtime.binary;
  * STRUCT    := fields of the (non-recursive) type, in schema order
  * REF       := varint index into the node table
  * LIST      := varint count, element x count (each element is a field: tag and payload)
+ * CHOICES   := varint count, (varint alternative, value) x count: a heterogeneous list; the
+ *              alternative numbers the choice's elements in schema order, the value is a field of
+ *              that alternative's type (a nested list is CHOICES again; NULL is refused)
  * PACKED_x  := varint count, count raw values of x (no tags, no per-element framing)
  * varint    := unsigned LEB128, as in protobuf
  * </pre>
@@ -50,6 +53,8 @@ public final class WireFormat {
     public static final int STRUCT = 11;
     public static final int REF = 12;
     public static final int LIST = 13;
+    /** A heterogeneous list: count, then an alternative number and a value per element. */
+    public static final int CHOICES = 14;
     /** A packed array of a fixed-size scalar: {@code PACKED | BOOL} ... {@code PACKED | DOUBLE}. */
     public static final int PACKED = 0x20;
 
@@ -69,10 +74,13 @@ public final class WireFormat {
             "STRUCT    := fields of the (non-recursive) type, in schema order",
             "REF       := varint index into the node table",
             "LIST      := varint count, element x count (each element is a field: tag and payload)",
+            "CHOICES   := varint count, (varint alternative, value) x count: a heterogeneous list; alternative",
+            "             numbers the choice's elements in schema order from 0, value is a field of that type",
+            "             (a nested list is CHOICES again); NULL values are refused, nesting deeper than 64 too",
             "PACKED_x  := varint count, count raw values of x (no tags, no per-element framing)",
             "varint    := unsigned LEB128, as in protobuf; all fixed-size numbers are little-endian",
             "tags      := NULL=0 BOOL=1 BYTE=2 SHORT=3 INT=4 LONG=5 FLOAT=6 DOUBLE=7 STRING=8 BYTES=9",
-            "             DATE_TIME=10 STRUCT=11 REF=12 LIST=13 PACKED_x=0x20|x (e.g. PACKED_DOUBLE=0x27)");
+            "             DATE_TIME=10 STRUCT=11 REF=12 LIST=13 CHOICES=14 PACKED_x=0x20|x (e.g. PACKED_DOUBLE=0x27)");
 
     private WireFormat() {
     }
@@ -115,6 +123,7 @@ public final class WireFormat {
             case STRUCT -> "STRUCT";
             case REF -> "REF";
             case LIST -> "LIST";
+            case CHOICES -> "CHOICES";
             default -> (tag & ~0x07) == PACKED && (tag & 0x07) != 0 ? "PACKED_" + tagName(tag & 0x07) : "unknown tag " + tag;
         };
     }

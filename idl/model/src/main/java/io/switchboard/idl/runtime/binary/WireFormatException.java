@@ -3,7 +3,7 @@ package io.switchboard.idl.runtime.binary;
 /**
  * A binary message that cannot be read or written: malformed (truncated, wrong tag, dangling
  * reference) or over a limit. {@link #reason()} is the short code a protocol reports
- * ({@code malformed}, {@code size-limit}, {@code node-limit}, {@code string-limit}, and
+ * ({@code malformed}, {@code size-limit}, {@code node-limit}, {@code string-limit}, {@code depth-limit}, and
  * {@code chunk-limit} for the chunks a protocol cuts a message into).
  */
 public class WireFormatException extends RuntimeException {
@@ -12,6 +12,8 @@ public class WireFormatException extends RuntimeException {
     public static final String NODE_LIMIT = "node-limit";
     public static final String STRING_LIMIT = "string-limit";
     public static final String CHUNK_LIMIT = "chunk-limit";
+    /** Heterogeneous lists nested deeper than the limit. */
+    public static final String DEPTH_LIMIT = "depth-limit";
 
     private final String reason;
 
