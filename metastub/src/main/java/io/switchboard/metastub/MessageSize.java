@@ -4,6 +4,7 @@ import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.InterfaceModel;
 import io.switchboard.idl.ScalarType;
+import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import java.lang.invoke.LambdaMetafactory;
 import java.lang.invoke.MethodHandle;
@@ -39,6 +40,7 @@ public final class MessageSize {
     private final Map<String, ComplexTypeModel> requestTypes = new ConcurrentHashMap<>();
 
     private final Map<String, ComplexTypeModel> responseTypes = new ConcurrentHashMap<>();
+    private final Map<Class<?>, java.util.Optional<ComplexTypeModel>> alternativeTypes = new ConcurrentHashMap<>();
 
     public MessageSize(InterfaceModel model) {
         this.model = model;
@@ -101,13 +103,32 @@ public final class MessageSize {
         ComplexTypeModel t = type;
         while (true) {
             boolean visit = true;
-            if (t.recursive()) {
+            // a list held twice (or holding itself, which no protocol will send) is counted once
+            if (t.recursive() || t.heterogeneousList()) {
                 if (seen == null) {
                     seen = new IdentityHashMap<>();
                 }
                 visit = seen.put(value, Boolean.TRUE) == null;   // a shared node or a cycle is sent once
             }
-            if (visit) {
+            if (t.heterogeneousList() && visit) {
+                // elements are scalars or beans of the alternatives; beans go on the work stack
+                total += OVERHEAD;
+                for (Object element : ((HeterogeneousList) value).getItems()) {
+                    if (total > cap) {
+                        return ~total;
+                    }
+                    ComplexTypeModel target = element == null ? null : alternativeType(t, element.getClass());
+                    if (target == null) {
+                        total += OVERHEAD + boxedScalarBytes(element);
+                    } else {
+                        if (work == null) {
+                            work = new ArrayDeque<>();
+                        }
+                        work.push(target);
+                        work.push(element);
+                    }
+                }
+            } else if (visit && !t.heterogeneousList()) {
                 if (plan == null || plan.cls != value.getClass() || plan.type != t) {
                     plan = plan(value.getClass(), t);
                 }
@@ -152,6 +173,30 @@ public final class MessageSize {
             value = work.pop();
             t = (ComplexTypeModel) work.pop();
         }
+    }
+
+    /** The alternative of a heterogeneous list whose generated bean class is {@code cls}; null for scalars. */
+    private ComplexTypeModel alternativeType(ComplexTypeModel list, Class<?> cls) {
+        return alternativeTypes.computeIfAbsent(cls, c -> java.util.Optional.ofNullable(list.fields().stream()
+                .filter(a -> a.complexType() != null)
+                .filter(a -> (Character.toUpperCase(a.complexType().charAt(0)) + a.complexType().substring(1))
+                        .equals(c.getSimpleName()))
+                .map(a -> model.type(a.complexType())).findFirst().orElse(null))).orElse(null);
+    }
+
+    private static long boxedScalarBytes(Object v) {
+        if (v instanceof String s) {
+            return s.length();
+        } else if (v instanceof byte[] b) {
+            return b.length;
+        } else if (v instanceof Byte || v instanceof Boolean) {
+            return 1;
+        } else if (v instanceof Short) {
+            return 2;
+        } else if (v instanceof Integer || v instanceof Float) {
+            return 4;
+        }
+        return 8;
     }
 
     private static long scalarBytes(FieldModel f, Object v) {

@@ -8,6 +8,9 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.conformance.ConformanceComponent;
 import io.switchboard.protocol.conformance.EchoDoubles;
 import io.switchboard.protocol.conformance.EchoList;
+import io.switchboard.protocol.conformance.EchoMixed;
+import io.switchboard.protocol.conformance.Mixed;
+import io.switchboard.protocol.conformance.Tensor;
 import io.switchboard.protocol.conformance.Values;
 import java.time.Duration;
 import java.util.List;
@@ -65,6 +68,23 @@ class SizeAndAdaptivePolicyTest {
         tail.setNextLink(m.getHead());
         assertEquals(straight + 2, sizes.estimate(m, LIST.model().request(), Long.MAX_VALUE),
                 "the walk ends at the cycle: only the tail's new reference is added");
+    }
+
+    @Test
+    void heterogeneousListsAreCountedDownToTheirNestedValues() {
+        var mixed = ConformanceComponent.DESCRIPTOR.model().operation("echoMixed").request();
+        EchoMixed small = new EchoMixed();
+        small.setList(Mixed.of(1.0, "abc"));
+        assertEquals(2 + 2 + 8 + 2 + 3 + 2, sizes.estimate(small, mixed, Long.MAX_VALUE),
+                "field, list, a double and a string, each with its framing");
+        EchoMixed big = new EchoMixed();
+        big.setList(Mixed.of("x", Mixed.of(Mixed.of(Tensor.of(new int[] {1000}, new double[1000])))));
+        assertTrue(sizes.estimate(big, mixed, Long.MAX_VALUE) > 8000, "the tensor three lists down is counted");
+        Mixed self = Mixed.of(1.0);
+        self.getItems().add(self);
+        EchoMixed cyclic = new EchoMixed();
+        cyclic.setList(self);
+        assertTrue(sizes.estimate(cyclic, mixed, Long.MAX_VALUE) < 100, "a list that holds itself is counted once");
     }
 
     private static CallRecord record(String protocol, long bytes, double micros) {

@@ -142,4 +142,44 @@ class SchemaReaderTest {
             assertTrue(e.getMessage().contains("type M") && e.getMessage().contains("sb:ndarray"), e.getMessage());
         }
     }
+
+    private static final String LIST_OP = "<xs:element name='op'><xs:complexType><xs:sequence>"
+            + "<xs:element name='l' type='tns:L' minOccurs='0'/></xs:sequence></xs:complexType></xs:element>"
+            + "<xs:element name='opResponse'><xs:complexType><xs:sequence/></xs:complexType></xs:element>";
+
+    private static String listType(String alternatives) {
+        return "<xs:complexType name='L'><xs:choice minOccurs='0' maxOccurs='unbounded'>" + alternatives
+                + "</xs:choice></xs:complexType>";
+    }
+
+    @Test
+    void readsAHeterogeneousListTypeThatNestsItselfWithoutMakingItLinked() {
+        String holder = "<xs:complexType name='H'><xs:sequence><xs:element name='inner' type='tns:L' minOccurs='0'/>"
+                + "</xs:sequence></xs:complexType>";
+        InterfaceModel m = SchemaReader.read(schema(listType("<xs:element name='d' type='xs:double'/>"
+                + "<xs:element name='h' type='tns:H'/><xs:element name='list' type='tns:L'/>") + holder + LIST_OP));
+        assertTrue(m.type("L").heterogeneousList());
+        assertEquals(java.util.List.of("d", "h", "list"), m.type("L").fields().stream().map(FieldModel::name).toList());
+        assertFalse(m.type("L").recursive(), "a list nests by value, bounded by the depth limit");
+        assertFalse(m.type("H").recursive(), "a cycle through a list type is not a linked structure");
+        assertFalse(m.type("H").fields().get(0).graphReference());
+    }
+
+    @Test
+    void refusesHeterogeneousListsItCannotCarryExactly() {
+        String[][] cases = {
+            {listType("<xs:element name='a' type='xs:double'/><xs:element name='b' type='xs:double'/>"), "each alternative"},
+            {listType("<xs:element name='a' type='xs:double' maxOccurs='2'/>"), "maxOccurs"},
+            {listType("<xs:element name='a' type='xs:double' nillable='true'/>"), "no nulls"},
+            {listType("<xs:element name='a' type='xs:dateTime'/>"), "xs:dateTime"},
+            {listType("<xs:element name='n' type='tns:Node'/>") + NODE, "linked (recursive) type Node"},
+            {listType(""), "no elements"},
+            {"<xs:complexType name='L'><xs:choice maxOccurs='unbounded'><xs:element name='a' type='xs:int'/>"
+                    + "</xs:choice></xs:complexType>", "minOccurs=\"0\""},
+        };
+        for (String[] c : cases) {
+            SchemaException e = assertThrows(SchemaException.class, () -> SchemaReader.read(schema(c[0] + LIST_OP)));
+            assertTrue(e.getMessage().contains(c[1]), c[1] + " in: " + e.getMessage());
+        }
+    }
 }

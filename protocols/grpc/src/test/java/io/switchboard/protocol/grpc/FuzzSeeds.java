@@ -20,6 +20,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -100,6 +101,10 @@ final class FuzzSeeds {
         var resp = new io.switchboard.protocol.conformance.EchoListResponse();
         resp.setHead(Values.list(2));
         m.put("echoList-response", new Message(d.operation("echoList"), true, resp, WireFormat.RESPONSE));
+        var mixed = new io.switchboard.protocol.conformance.EchoMixed();
+        mixed.setList(Values.mixedOfEveryKind());
+        mixed.setMore(List.of(Values.nested(4)));
+        m.put("echoMixed", new Message(d.operation("echoMixed"), false, mixed, 0));
         return m;
     }
 

@@ -310,4 +310,57 @@ class GrpcHostileInputTest {
             server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
         }
     }
+
+    // ---- heterogeneous lists (CHOICES): nesting, nulls and alternatives are checked before use
+
+    private static final OperationDescriptor ECHO_MIXED = ConformanceComponent.DESCRIPTOR.operation("echoMixed");
+    /** The alternative number of {@code list} (a nested Mixed) in conformance.xsd's Mixed. */
+    private static final int NESTED_LIST = 9;
+
+    /** An echoMixed request whose {@code list} field holds {@code depth} lists, one inside the other. */
+    private static byte[] nestedLists(int depth) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.write(0);   // empty node table
+        for (int i = 0; i < depth; i++) {
+            b.write(WireFormat.CHOICES);
+            b.write(i == depth - 1 ? 0 : 1);   // count
+            if (i < depth - 1) {
+                b.write(NESTED_LIST);
+            }
+        }
+        b.write(WireFormat.NULL);   // the field "more"
+        return b.toByteArray();
+    }
+
+    @Test
+    void heterogeneousListsNestedAtTheLimitAreAnswered() throws Exception {
+        RawCalls.Result r = raw.call(ECHO_MIXED, nestedLists(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH));
+        assertEquals(Status.Code.OK, r.status().getCode(), String.valueOf(r.status()));
+    }
+
+    @Test
+    void heterogeneousListsNestedTooDeeplyAreRefusedBeforeTheStackNotices() throws Exception {
+        assertRefused(raw.call(ECHO_MIXED, nestedLists(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH + 1)),
+                Status.Code.RESOURCE_EXHAUSTED, "depth-limit", "nested deeper than the limit of 64 levels");
+        assertRefused(raw.call(ECHO_MIXED, nestedLists(200_000)), Status.Code.RESOURCE_EXHAUSTED, "depth-limit",
+                "nested deeper than the limit of 64 levels");
+    }
+
+    @Test
+    void nullElementOrUnknownAlternativeIsRefused() throws Exception {
+        byte[] nullText = {0, (byte) WireFormat.CHOICES, 1, 3, (byte) WireFormat.NULL, (byte) WireFormat.NULL};
+        assertRefused(raw.call(ECHO_MIXED, nullText), Status.Code.INVALID_ARGUMENT, "malformed",
+                "null element in a heterogeneous list");
+        byte[] nullDouble = {0, (byte) WireFormat.CHOICES, 1, 0, (byte) WireFormat.NULL, (byte) WireFormat.NULL};
+        assertRefused(raw.call(ECHO_MIXED, nullDouble), Status.Code.INVALID_ARGUMENT, "malformed", "required");
+        byte[] unknown = {0, (byte) WireFormat.CHOICES, 1, 10, (byte) WireFormat.NULL, (byte) WireFormat.NULL};
+        assertRefused(raw.call(ECHO_MIXED, unknown), Status.Code.INVALID_ARGUMENT, "malformed",
+                "alternative 10 of a list type that has 10");
+        byte[] countWithNothingBehind = {0, (byte) WireFormat.CHOICES, (byte) 0xE8, 0x07};   // 1000 elements
+        assertRefused(raw.call(ECHO_MIXED, countWithNothingBehind), Status.Code.INVALID_ARGUMENT, "malformed",
+                "do not fit");
+        byte[] hugeCount = {0, (byte) WireFormat.CHOICES, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F};
+        assertRefused(raw.call(ECHO_MIXED, hugeCount), Status.Code.RESOURCE_EXHAUSTED, "size-limit",
+                "exceed the message size limit");
+    }
 }

@@ -171,4 +171,33 @@ class SoapServerHostileInputTest {
         HttpResponse<String> r = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
         assertFault(r, "Content-Encoding");
     }
+
+    // ---- heterogeneous lists: the server's reader bounds nesting and refuses nil elements
+
+    private static String nestedLists(int depth) {
+        return envelope("<t:echoMixed xmlns:t=\"" + NS + "\"><t:list>" + "<t:list>".repeat(depth - 1)
+                + "</t:list>".repeat(depth) + "</t:echoMixed>");
+    }
+
+    @Test
+    void heterogeneousListsNestedAtTheLimitAreAnswered() throws Exception {
+        HttpResponse<String> r = post(NS + "/echoMixed", nestedLists(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH));
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    @Test
+    void heterogeneousListsNestedTooDeeplyAreRefused() throws Exception {
+        assertFault(post(NS + "/echoMixed", nestedLists(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH + 1)),
+                "depth-limit", "nested deeper than the limit of 64 levels");
+        // far deeper: refused as well (by our limit or the parser's own), and the server stays up
+        assertFault(post(NS + "/echoMixed", nestedLists(10_000)));
+    }
+
+    @Test
+    void unknownOrMalformedListElementIsRefused() throws Exception {
+        assertFault(post(NS + "/echoMixed", envelope("<t:echoMixed xmlns:t=\"" + NS + "\"><t:list><t:number>1</t:number>"
+                + "<t:mystery>2</t:mystery></t:list></t:echoMixed>")));
+        assertFault(post(NS + "/echoMixed", envelope("<t:echoMixed xmlns:t=\"" + NS + "\"><t:list><t:number>x</t:number>"
+                + "</t:list></t:echoMixed>")), "x");
+    }
 }

@@ -139,4 +139,16 @@ class XmlMessagesTest {
         JAXBException e = assertThrows(JAXBException.class, () -> xml.fromXml(bad, EchoTensor.class));
         assertTrue(String.valueOf(e.getMessage()).contains("needs 4 values"), String.valueOf(e));
     }
+
+    @Test
+    void heterogeneousListsMatchTheWsdlAndRoundTrip() throws Exception {
+        EchoMixed m = new EchoMixed();
+        m.setList(Values.mixedOfEveryKind());
+        m.setMore(java.util.List.of(Mixed.of(), Values.nested(5)));
+        EchoMixed back = roundTrip(m, EchoMixed.class);
+        Values.assertSameMixed(m.getList(), back.getList());
+        Values.assertSameMixed(m.getMore().get(1), back.getMore().get(1));
+        String text = xml.toXml(m);
+        assertTrue(text.contains("<list><number>1.5</number><number>-0.0</number><number>NaN</number>"), text);
+    }
 }
