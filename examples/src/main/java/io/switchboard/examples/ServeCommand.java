@@ -36,7 +36,8 @@ final class ServeCommand implements Callable<Integer> {
             // its shutdown operation stops the process; the shutdown hook below unbinds it first
             "matrix-worker", registryUrl -> MatrixWorkerComponent.skeleton(
                     new MatrixWorkerService(registryUrl, () -> System.exit(0))),
-            "simulator", registryUrl -> SimulatorComponent.skeleton(new SimulatorService()),
+            // it finds the progress callbacks its callers name in the registry
+            "simulator", registryUrl -> SimulatorComponent.skeleton(new SimulatorService(registryUrl)),
             "optimizer", registryUrl -> OptimizerComponent.skeleton(new OptimizerService(registryUrl)));
 
     @Parameters(index = "0", description = "The component: ${COMPLETION-CANDIDATES}.", completionCandidates = Names.class)

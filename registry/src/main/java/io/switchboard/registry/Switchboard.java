@@ -7,9 +7,13 @@ import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -24,6 +28,10 @@ import java.util.function.Function;
  * Switchboard}, on every name, adds replicas that appear, drops those that go and re-points those
  * that moved, so a server that restarts on new ports is found again. {@link Builder#follow
  * follow(false)} turns that off (the replicas stay those of the lookup).
+ *
+ * <p>A client can also be called back: {@link #exportCallback} serves a small component of its
+ * own, bound under a generated name that the client passes to a server, which reaches it through
+ * {@link #callbackChannel} (see {@link ExportedCallback}).
  *
  * <pre>{@code
  * try (Switchboard sb = Switchboard.connect("http://127.0.0.1:8081/axis2/services/Registry")) {
@@ -45,8 +53,17 @@ public final class Switchboard implements AutoCloseable {
     private final List<ReplicatedChannel> following = new CopyOnWriteArrayList<>();
     private RegistryWatch follower;
 
+    private final String registryUrl;
+    private final String secret;
+    private final ServerSettings callbackSettings;
+    private final Duration callbackLease;
+
     private Switchboard(Builder b) {
         this.registry = RegistryClient.connect(RegistryClient.split(b.registryUrl), null, b.settings);
+        this.registryUrl = b.registryUrl;
+        this.secret = b.secret;
+        this.callbackSettings = b.callbackSettings;
+        this.callbackLease = b.callbackLease;
         this.follow = b.follow;
         this.protocols = b.protocols;
         this.policy = b.policy;
@@ -122,6 +139,52 @@ public final class Switchboard implements AutoCloseable {
         return channel;
     }
 
+    /**
+     * Exports {@code skeleton} as a callback: served on ephemeral ports (the builder's
+     * {@link Builder#callbacks callback settings}) by a component server of its own, bound in
+     * this registry under a new unique name ({@code <component>-callback-<uuid>}) with a lease.
+     * Hand {@link ExportedCallback#name()} to the server you call; close the callback when the
+     * conversation is over (closing this {@code Switchboard} closes it too). Binding needs the
+     * registry's shared secret when it has one ({@link Builder#secret}).
+     *
+     * <pre>{@code
+     * try (ExportedCallback progress = sb.exportCallback(ProgressComponent.skeleton(myProgress))) {
+     *     simulator.simulateWithProgress(parameters, initial, times, progress.name(), 10);
+     * }
+     * }</pre>
+     */
+    public ExportedCallback exportCallback(Skeleton skeleton) {
+        ComponentServer server = ComponentServer.builder().settings(callbackSettings).lease(callbackLease)
+                .registry(registryUrl, secret).build();
+        String name = skeleton.descriptor().name() + "-callback-" + UUID.randomUUID();
+        ExportedCallback callback = new ExportedCallback(server, name, skeleton, closeables::remove);
+        closeables.add(callback);
+        return callback;
+    }
+
+    /**
+     * The meta-stub of a callback a caller passed by its registry name (see {@link
+     * #exportCallback}): the first instance bound under {@code name}, found in the registry like
+     * any component. Unlike {@link #channel} it is not kept by this {@code Switchboard}: the
+     * caller closes it when the call that uses it ends, so a server that takes many callbacks
+     * holds none of them afterwards.
+     *
+     * <pre>{@code
+     * try (MetaStub channel = sb.callbackChannel(progressName, ProgressComponent.DESCRIPTOR)) {
+     *     ProgressComponent.stub(channel).report(done, total, time, state);
+     * }
+     * }</pre>
+     *
+     * @throws NotBoundException nothing is bound under {@code name} (the caller closed it, say)
+     */
+    public MetaStub callbackChannel(String name, ServiceDescriptor descriptor) {
+        List<ComponentEntry> entries = registry.lookup(name);
+        if (entries.isEmpty()) {
+            throw new NotBoundException("callback " + name + " is not bound in the registry at " + registry.url());
+        }
+        return metaStub(descriptor, entries.get(0));
+    }
+
     private MetaStub metaStub(ServiceDescriptor descriptor, ComponentEntry entry) {
         MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).settings(settings)
                 .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS));
@@ -178,6 +241,9 @@ public final class Switchboard implements AutoCloseable {
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
         private boolean follow = true;
+        private String secret;
+        private ServerSettings callbackSettings = ServerSettings.defaults();
+        private Duration callbackLease = Duration.ofSeconds(10);
 
         /** {@code registryUrl}: one registry's SOAP endpoint, or several sharing a store, separated by commas. */
         private Builder(String registryUrl) {
@@ -211,6 +277,23 @@ public final class Switchboard implements AutoCloseable {
          */
         public Builder follow(boolean followRegistry) {
             follow = followRegistry;
+            return this;
+        }
+
+        /** The registry's shared secret, needed to {@link Switchboard#exportCallback export callbacks} when it has one. */
+        public Builder secret(String sharedSecret) {
+            secret = sharedSecret;
+            return this;
+        }
+
+        /**
+         * Where callbacks listen (default: loopback, ephemeral ports; a server on another host
+         * needs a bind address it can reach, and maybe an advertised host) and their lease
+         * (default 10 s: a dead client's callbacks leave the registry soon).
+         */
+        public Builder callbacks(ServerSettings settings, Duration lease) {
+            callbackSettings = Objects.requireNonNull(settings);
+            callbackLease = Objects.requireNonNull(lease);
             return this;
         }
 

@@ -68,6 +68,18 @@ public final class EnzymeModel implements FirstOrderDifferentialEquations {
 
     /** The state at each of {@code times} (ascending, from 0), row-major: {@code [t * 4 + species]}. */
     public static double[] simulate(double[] parameters, double[] initial, double[] times) {
+        return simulate(parameters, initial, times, (done, course) -> { });
+    }
+
+    /** Told how many time points of the course are filled in, as the integration advances. */
+    @FunctionalInterface
+    public interface Observer {
+        /** {@code course} holds the first {@code done} time points; may throw to stop the simulation. */
+        void filled(int done, double[] course);
+    }
+
+    /** As {@link #simulate(double[], double[], double[])}, telling {@code observer} after each step that filled time points. */
+    public static double[] simulate(double[] parameters, double[] initial, double[] times, Observer observer) {
         EnzymeModel model = new EnzymeModel(parameters);
         checkInitial(initial);
         checkTimes(times);
@@ -76,6 +88,9 @@ public final class EnzymeModel implements FirstOrderDifferentialEquations {
         while (first < times.length && times[first] == 0) {
             System.arraycopy(initial, 0, out, first * 4, 4);
             first++;
+        }
+        if (first > 0) {
+            observer.filled(first, out);
         }
         if (first == times.length) {
             return out;
@@ -91,10 +106,14 @@ public final class EnzymeModel implements FirstOrderDifferentialEquations {
 
             @Override
             public void handleStep(StepInterpolator interpolator, boolean isLast) {
+                int before = next[0];
                 while (next[0] < times.length && (times[next[0]] <= interpolator.getCurrentTime() || isLast)) {
                     interpolator.setInterpolatedTime(times[next[0]]);
                     System.arraycopy(interpolator.getInterpolatedState(), 0, out, next[0] * 4, 4);
                     next[0]++;
+                }
+                if (next[0] > before) {
+                    observer.filled(next[0], out);
                 }
             }
         });
