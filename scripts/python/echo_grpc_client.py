@@ -39,11 +39,12 @@ import time
 # The packed binary format, version 1 (the .proto's header comment; tags as it lists them)
 
 TAGS = {"NULL": 0, "BOOL": 1, "BYTE": 2, "SHORT": 3, "INT": 4, "LONG": 5, "FLOAT": 6, "DOUBLE": 7,
-        "STRING": 8, "BYTES": 9, "DATE_TIME": 10, "STRUCT": 11, "REF": 12, "LIST": 13}
+        "STRING": 8, "BYTES": 9, "DATE_TIME": 10, "STRUCT": 11, "REF": 12, "LIST": 13, "CHOICES": 14}
 PACKED = 0x20
 # struct codes of the fixed-size scalars, all little-endian ('<')
 FIXED = {"BOOL": "?", "BYTE": "b", "SHORT": "h", "INT": "i", "LONG": "q", "FLOAT": "f", "DOUBLE": "d"}
 RESPONSE, DECLARED_FAULT = 0, 1
+MAX_LIST_DEPTH = 64  # heterogeneous lists nest at most this deep, as the .proto says
 
 
 class WireError(Exception):
@@ -64,7 +65,7 @@ class FieldType:
             self.kind, self.element = "LIST", FieldType(base[5:-1])
         elif base.startswith("PACKED_") and base[7:] in FIXED:
             self.kind, self.packed = "PACKED", base[7:]
-        elif base.split(" ")[0] in ("STRUCT", "REF") and len(base.split(" ")) == 2:
+        elif base.split(" ")[0] in ("STRUCT", "REF", "CHOICES") and len(base.split(" ")) == 2:
             self.kind, self.target = base.split(" ")
         elif base in TAGS and base != "NULL":
             self.kind = base
@@ -94,6 +95,7 @@ class Layout:
     def __init__(self, proto_text):
         self.node_types = {}  # node type number -> type name
         self.types = {}  # type name -> [(field, FieldType)]
+        self.lists = {}  # heterogeneous list type name -> [(alternative, FieldType)], by number
         self.structs = set()
         self.ops = {}  # rpc name -> {"request": fields, "response": fields, "fault": fields}
         self.service = None
@@ -108,6 +110,10 @@ class Layout:
                 self.types[m.group(2)] = parse_fields(m.group(3))
                 if m.group(1) == "struct":
                     self.structs.add(m.group(2))
+                continue
+            m = re.match(r"\s*//\s+list (\w+): CHOICES of (.*)$", line)
+            if m:  # "0=number DOUBLE, 1=point STRUCT Point, ..."
+                self.lists[m.group(1)] = [(name.split("=", 1)[1], ftype) for name, ftype in parse_fields(m.group(2))]
                 continue
             m = re.match(r"\s*//\s+(request|response|declared fault) \w+: (.*)$", line)
             if m:
@@ -232,6 +238,13 @@ class Writer:
             self.varint(len(v))
             for e in v:
                 self.field(t.element, e, name + "[]")
+        elif t.kind == "CHOICES":  # a heterogeneous list: [(alternative name, value)]
+            alternatives = self.layout.lists[t.target]
+            names = [a for a, _ in alternatives]
+            self.varint(len(v))
+            for alternative, e in v:
+                self.varint(names.index(alternative))
+                self.field(alternatives[names.index(alternative)][1], e, name + "[]")
         elif t.kind == "PACKED":
             p = v if isinstance(v, Packed) else Packed.of(t.packed, v)
             self.varint(len(p))
@@ -248,6 +261,7 @@ class Reader:
         self.data = memoryview(data)
         self.at = 0
         self.nodes = []
+        self.depth = 0  # heterogeneous lists being read, one inside the other
 
     def take(self, n):
         if n < 0 or self.at + n > len(self.data):
@@ -316,6 +330,19 @@ class Reader:
             return self.nodes[i]
         if t.kind == "LIST":
             return [self.field(t.element, name + "[]") for _ in range(self.varint())]
+        if t.kind == "CHOICES":
+            self.depth += 1
+            if self.depth > MAX_LIST_DEPTH:
+                raise WireError("field %s: lists nested deeper than %d" % (name, MAX_LIST_DEPTH))
+            alternatives = self.layout.lists[t.target]
+            items = []
+            for _ in range(self.varint()):
+                a = self.varint()
+                if a >= len(alternatives):
+                    raise WireError("field %s: alternative %d of %d" % (name, a, len(alternatives)))
+                items.append((alternatives[a][0], self.field(alternatives[a][1], name + "[]")))
+            self.depth -= 1
+            return items
         if t.kind == "PACKED":
             n = self.varint()
             return Packed(t.packed, self.take(n * struct.calcsize(FIXED[t.packed])))
@@ -358,6 +385,11 @@ def difference(layout, fields, sent, got):
             if len(a) != len(b):
                 return "%s: %d elements sent, %d got" % (path, len(a), len(b))
             stack.extend((t.element, x, y, "%s[%d]" % (path, i)) for i, (x, y) in enumerate(zip(a, b)))
+        elif t.kind == "CHOICES":
+            if [x for x, _ in a] != [y for y, _ in b]:
+                return "%s: alternatives sent %s, got %s" % (path, [x for x, _ in a], [y for y, _ in b])
+            types = dict(layout.lists[t.target])
+            stack.extend((types[x], v, w, "%s[%d]" % (path, i)) for i, ((x, v), (_, w)) in enumerate(zip(a, b)))
         elif t.kind == "REF":
             if id(a) in pairs:
                 if pairs[id(a)] is not b:
@@ -486,7 +518,15 @@ def cases(args):
         ("list_null", l, {"head": None}),
         ("list_10k_nodes", l, {"head": chain(10_000)}),
         ("empty", e, {}),
-    ]
+    ] + ([] if args.mixed_op is None else [
+        # a heterogeneous list: every scalar kind, a struct, an empty and a nested list
+        ("mixed_nested", args.mixed_op, {"list": [
+            ("number", float("nan")), ("number", -0.0), ("integer", -2 ** 63), ("flag", True), ("text", "\u2713"),
+            ("bytes", bytes(range(256))), ("point", {"x": -0.0, "y": float("inf")}), ("list", []),
+            ("list", [("text", "inner"), ("list", [("integer", 7)])]),
+            ("labelled", {"label": "l", "content": [("number", 1.5)]})], "more": None}),
+        ("mixed_empty_and_null", args.mixed_op, {"list": [], "more": [None, []]}),
+    ])
 
 
 def main():
@@ -496,6 +536,8 @@ def main():
     parser.add_argument("--doubles-op", default="echoDoubles")
     parser.add_argument("--list-op", default="echoList")
     parser.add_argument("--empty-op", default="empty")
+    parser.add_argument("--mixed-op", default=None,
+                        help="an operation that echoes a heterogeneous list field `list` (and a repeated one, `more`)")
     parser.add_argument("--chunk-bytes", type=int, default=4093,
                         help="cut requests into chunks of at most this many bytes (default 4093: odd, so "
                              "values straddle chunk boundaries)")
@@ -506,7 +548,7 @@ def main():
 
     with open(args.proto, encoding="utf-8") as f:
         layout = Layout(f.read())
-    for op in (args.doubles_op, args.list_op, args.empty_op):
+    for op in (args.doubles_op, args.list_op, args.empty_op) + ((args.mixed_op,) if args.mixed_op else ()):
         if op not in layout.ops:
             parser.error("the .proto has no rpc %s (it has: %s)" % (op, ", ".join(layout.ops)))
     workdir = tempfile.mkdtemp(prefix="switchboard-py-stub-")

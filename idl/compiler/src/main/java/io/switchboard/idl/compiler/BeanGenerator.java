@@ -183,13 +183,16 @@ final class BeanGenerator {
             elements.addMember("value", "$L", AnnotationSpec.builder(XmlElement.class)
                     .addMember("name", "$S", alternative.name())
                     .addMember("type", "$T.class", ctx.types.alternativeType(alternative)).build());
-            javadoc.append(javadoc.length() == 0 ? "" : ", ").append("{@code ")
-                    .append(ctx.types.alternativeType(alternative)).append("} (").append(alternative.name()).append(")");
+            javadoc.append(javadoc.length() == 0 ? "" : ", ").append("{@code ").append(alternative.name()).append("} (")
+                    .append(alternative.isScalar() ? "xs:" + alternative.scalar().xsdName() : alternative.complexType())
+                    .append(")");
         }
         CodeBlock alternativeClasses = classes.build();
         return TypeSpec.classBuilder(self).addModifiers(Modifier.PUBLIC)
-                .addJavadoc("Heterogeneous list type {@code $L} of $L: each element is one of $L. Lists nest by\n"
-                        + "value; no element is null.\n", type.name(), ctx.model.componentName(), javadoc.toString())
+                .addJavadoc("Heterogeneous list type {@code $L} of $L. Each element is one of the alternatives\n"
+                        + "$L; its Java class says which. Lists nest by value, at most\n"
+                        + "{@link $T#MAX_DEPTH} deep; no element is null.\n", type.name(), ctx.model.componentName(),
+                        javadoc.toString(), HeterogeneousList.class)
                 .addJavadoc(ctx.generatedNote())
                 .addSuperinterface(HeterogeneousList.class)
                 .addAnnotation(AnnotationSpec.builder(XmlAccessorType.class)

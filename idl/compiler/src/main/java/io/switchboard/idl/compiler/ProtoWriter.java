@@ -35,7 +35,7 @@ final class ProtoWriter {
         line(p, "message follows. Other errors end the call with a gRPC status: INVALID_ARGUMENT (malformed");
         line(p, "request), RESOURCE_EXHAUSTED (over a limit), UNKNOWN (the operation failed; the description is");
         line(p, "the server's message), UNIMPLEMENTED (not served). A refusal names its reason in the sb-refused");
-        line(p, "trailer: malformed, size-limit, node-limit, string-limit or chunk-limit.");
+        line(p, "trailer: malformed, size-limit, node-limit, string-limit, depth-limit or chunk-limit.");
         line(p, "");
         line(p, "Chunks, in both directions:");
         for (String l : WireFormat.CHUNKS) {

@@ -60,7 +60,7 @@ class PythonClientTest {
         assertTrue(Files.isExecutable(Path.of(python)), "python-env.sh printed no python: " + env.out + env.err);
 
         Map<String, AtomicInteger> calls = new LinkedHashMap<>();
-        for (String op : List.of("echoDoubles", "echoList", "ping")) {
+        for (String op : List.of("echoDoubles", "echoList", "ping", "echoMixed")) {
             calls.put(op, new AtomicInteger());
         }
         ProtocolServer server = Protocols.get("grpc").newServer(ServerSettings.defaults());
@@ -82,13 +82,20 @@ class PythonClientTest {
                 public void ping() {
                     calls.get("ping").incrementAndGet();
                 }
+
+                @Override
+                public io.switchboard.protocol.conformance.EchoMixedResponse echoMixed(
+                        io.switchboard.protocol.conformance.Mixed list, List<io.switchboard.protocol.conformance.Mixed> more) {
+                    calls.get("echoMixed").incrementAndGet();
+                    return super.echoMixed(list, more);
+                }
             }));
             Matcher port = Pattern.compile("^grpc://127\\.0\\.0\\.1:(\\d+)/Conformance$").matcher(at.address());
             assertTrue(port.matches(), at.address());
 
             Result client = run(dir, "client", 3, python,
                     repo.resolve("scripts/python/echo_grpc_client.py").toString(),
-                    "--proto", proto.toString(), "--target", "127.0.0.1:" + port.group(1), "--empty-op", "ping");
+                    "--proto", proto.toString(), "--target", "127.0.0.1:" + port.group(1), "--empty-op", "ping", "--mixed-op", "echoMixed");
             String report = "python client (exit " + client.exit + "):\n" + client.out + client.err;
 
             // every case the client ran matched, and each of the three operations was among them
