@@ -413,14 +413,80 @@ public final class DynamicXml implements XmlCodec {
         }
     }
 
+    /** An {@code xs:list} into its primitive array: one pass over the text, no boxing. */
     private static Object parseList(ScalarType s, String text, String field) throws JAXBException {
-        String t = text.trim();
-        String[] parts = t.isEmpty() ? new String[0] : t.split("\\s+");
-        Object array = java.lang.reflect.Array.newInstance(DynamicRecord.primitiveArray(s).getComponentType(), parts.length);
-        for (int k = 0; k < parts.length; k++) {
-            java.lang.reflect.Array.set(array, k, parse(s, parts[k], field));
+        List<String> parts = new ArrayList<>();
+        int n = text.length();
+        int i = 0;
+        while (i < n) {
+            while (i < n && isXmlSpace(text.charAt(i))) {
+                i++;
+            }
+            int start = i;
+            while (i < n && !isXmlSpace(text.charAt(i))) {
+                i++;
+            }
+            if (i > start) {
+                parts.add(text.substring(start, i));
+            }
         }
-        return array;
+        int count = parts.size();
+        switch (s) {
+            case DOUBLE -> {
+                double[] a = new double[count];
+                for (int k = 0; k < count; k++) {
+                    a[k] = (Double) parse(s, parts.get(k), field);
+                }
+                return a;
+            }
+            case FLOAT -> {
+                float[] a = new float[count];
+                for (int k = 0; k < count; k++) {
+                    a[k] = (Float) parse(s, parts.get(k), field);
+                }
+                return a;
+            }
+            case LONG -> {
+                long[] a = new long[count];
+                for (int k = 0; k < count; k++) {
+                    a[k] = (Long) parse(s, parts.get(k), field);
+                }
+                return a;
+            }
+            case INT -> {
+                int[] a = new int[count];
+                for (int k = 0; k < count; k++) {
+                    a[k] = (Integer) parse(s, parts.get(k), field);
+                }
+                return a;
+            }
+            case SHORT -> {
+                short[] a = new short[count];
+                for (int k = 0; k < count; k++) {
+                    a[k] = (Short) parse(s, parts.get(k), field);
+                }
+                return a;
+            }
+            case BYTE -> {
+                byte[] a = new byte[count];
+                for (int k = 0; k < count; k++) {
+                    a[k] = (Byte) parse(s, parts.get(k), field);
+                }
+                return a;
+            }
+            case BOOLEAN -> {
+                boolean[] a = new boolean[count];
+                for (int k = 0; k < count; k++) {
+                    a[k] = (Boolean) parse(s, parts.get(k), field);
+                }
+                return a;
+            }
+            default -> throw new JAXBException("field " + field + ": xs:" + s.xsdName() + " is not a packed list");
+        }
+    }
+
+    private static boolean isXmlSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
     }
 
     private static Boolean parseBoolean(String t) {
