@@ -243,13 +243,8 @@ public final class MessageSize {
             }
             this.fixedBytes = fixed;
             this.fields = variable.toArray(FieldModel[]::new);
-            @SuppressWarnings("unchecked")
-            Function<Object, Object>[] array = handles.toArray(Function[]::new);
-            this.getters = array;
-            this.targets = new ComplexTypeModel[fields.length];
-            for (int i = 0; i < fields.length; i++) {
-                targets[i] = fields[i].isScalar() ? null : model.type(fields[i].complexType());
-            }
+            this.getters = getters(handles);
+            this.targets = targets(fields, model);
         }
 
         /** The plan of a {@link DynamicRecord} type: fields read by position, required primitives fixed as above. */
@@ -270,13 +265,21 @@ public final class MessageSize {
             }
             this.fixedBytes = fixed;
             this.fields = variable.toArray(FieldModel[]::new);
-            @SuppressWarnings("unchecked")
-            Function<Object, Object>[] array = handles.toArray(Function[]::new);
-            this.getters = array;
-            this.targets = new ComplexTypeModel[fields.length];
+            this.getters = getters(handles);
+            this.targets = targets(fields, model);
+        }
+
+        @SuppressWarnings("unchecked")
+        private static Function<Object, Object>[] getters(List<Function<Object, Object>> handles) {
+            return handles.toArray(Function[]::new);
+        }
+
+        private static ComplexTypeModel[] targets(FieldModel[] fields, InterfaceModel model) {
+            ComplexTypeModel[] targets = new ComplexTypeModel[fields.length];
             for (int i = 0; i < fields.length; i++) {
                 targets[i] = fields[i].isScalar() ? null : model.type(fields[i].complexType());
             }
+            return targets;
         }
 
         Object get(int i, Object bean) {
