@@ -58,6 +58,30 @@ public final class DynamicRecord implements GraphHolder {
         return this;
     }
 
+    /**
+     * Sets a scalar field, or a repeated number or boolean, from text in its XML Schema lexical
+     * form (as on the SOAP wire: {@code 1.5}, {@code -INF}, {@code NaN}, {@code true}; an array as
+     * a whitespace-separated list, empty text for an empty array). For command lines and tools.
+     *
+     * @throws IllegalArgumentException no such field, a complex or list-of-text field, or text that is not of the type
+     */
+    public DynamicRecord setText(String field, String text) {
+        int i = type.indexOf(field);
+        FieldModel f = type.fields[i];
+        if (!f.isScalar() || f.repeated() && !f.scalar().isPrimitive()) {
+            throw new IllegalArgumentException("field '" + field + "' of " + type.name() + " is "
+                    + (f.isScalar() ? "a list of xs:" + f.scalar().xsdName() : "of type " + f.complexType())
+                    + ": it cannot be given as text");
+        }
+        try {
+            values[i] = f.repeated() ? DynamicXml.parseList(f.scalar(), text, type.name() + "." + field)
+                    : DynamicXml.parse(f.scalar(), text, type.name() + "." + field);
+        } catch (jakarta.xml.bind.JAXBException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        return this;
+    }
+
     /** The fields as a map in schema order (values as held, records not converted). */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();

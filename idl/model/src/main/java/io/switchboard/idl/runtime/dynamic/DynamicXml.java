@@ -414,7 +414,7 @@ public final class DynamicXml implements XmlCodec {
     }
 
     /** An {@code xs:list} into its primitive array: one pass over the text, no boxing. */
-    private static Object parseList(ScalarType s, String text, String field) throws JAXBException {
+    static Object parseList(ScalarType s, String text, String field) throws JAXBException {
         List<String> parts = new ArrayList<>();
         int n = text.length();
         int i = 0;
