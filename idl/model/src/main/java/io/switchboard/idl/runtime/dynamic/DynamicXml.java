@@ -431,57 +431,25 @@ public final class DynamicXml implements XmlCodec {
             }
         }
         int count = parts.size();
-        switch (s) {
-            case DOUBLE -> {
-                double[] a = new double[count];
-                for (int k = 0; k < count; k++) {
-                    a[k] = (Double) parse(s, parts.get(k), field);
-                }
-                return a;
+        if (s == ScalarType.DOUBLE) {    // the bulk case: no reflection per value
+            double[] a = new double[count];
+            for (int k = 0; k < count; k++) {
+                a[k] = parseDouble(parts.get(k), field);
             }
-            case FLOAT -> {
-                float[] a = new float[count];
-                for (int k = 0; k < count; k++) {
-                    a[k] = (Float) parse(s, parts.get(k), field);
-                }
-                return a;
-            }
-            case LONG -> {
-                long[] a = new long[count];
-                for (int k = 0; k < count; k++) {
-                    a[k] = (Long) parse(s, parts.get(k), field);
-                }
-                return a;
-            }
-            case INT -> {
-                int[] a = new int[count];
-                for (int k = 0; k < count; k++) {
-                    a[k] = (Integer) parse(s, parts.get(k), field);
-                }
-                return a;
-            }
-            case SHORT -> {
-                short[] a = new short[count];
-                for (int k = 0; k < count; k++) {
-                    a[k] = (Short) parse(s, parts.get(k), field);
-                }
-                return a;
-            }
-            case BYTE -> {
-                byte[] a = new byte[count];
-                for (int k = 0; k < count; k++) {
-                    a[k] = (Byte) parse(s, parts.get(k), field);
-                }
-                return a;
-            }
-            case BOOLEAN -> {
-                boolean[] a = new boolean[count];
-                for (int k = 0; k < count; k++) {
-                    a[k] = (Boolean) parse(s, parts.get(k), field);
-                }
-                return a;
-            }
-            default -> throw new JAXBException("field " + field + ": xs:" + s.xsdName() + " is not a packed list");
+            return a;
+        }
+        Object array = java.lang.reflect.Array.newInstance(DynamicRecord.primitiveArray(s).getComponentType(), count);
+        for (int k = 0; k < count; k++) {
+            java.lang.reflect.Array.set(array, k, parse(s, parts.get(k), field));
+        }
+        return array;
+    }
+
+    private static double parseDouble(String text, String field) throws JAXBException {
+        try {
+            return parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw new JAXBException("field " + field + ": not an xs:double: '" + abbreviate(text) + "'", e);
         }
     }
 
