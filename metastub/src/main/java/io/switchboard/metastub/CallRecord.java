@@ -8,9 +8,23 @@ import java.time.Duration;
  * or stopped short of the whole message), the response payload (-1 when not counted), how long
  * it took and how it ended ({@code error} is null on success, including a declared fault). A
  * call that fell back to SOAP gives two records with the same call id.
+ *
+ * <p>{@code requestWireBytes} and {@code responseWireBytes} are the bytes the transport actually
+ * sent and received for this attempt (see {@link io.switchboard.protocol.WireBytes}: SOAP HTTP
+ * bodies, gRPC serialized chunks, the in-process protocol's copied encoding), -1 when it counted
+ * none (nothing sent; a failure before any response; a one-way call's response). The estimates
+ * stay what policies decide by; these are what a call cost on the wire.
  */
 public record CallRecord(String component, String operation, String callId, String protocol, String address,
-                         String reason, long estimatedBytes, Duration latency, String error, long responseBytes) {
+                         String reason, long estimatedBytes, Duration latency, String error, long responseBytes,
+                         long requestWireBytes, long responseWireBytes) {
+
+    /** A record whose wire bytes were not counted. */
+    public CallRecord(String component, String operation, String callId, String protocol, String address,
+                      String reason, long estimatedBytes, Duration latency, String error, long responseBytes) {
+        this(component, operation, callId, protocol, address, reason, estimatedBytes, latency, error, responseBytes,
+                -1, -1);
+    }
 
     /** A record whose response was not counted. */
     public CallRecord(String component, String operation, String callId, String protocol, String address,

@@ -6,6 +6,7 @@ import io.switchboard.idl.InterfaceModel;
 import io.switchboard.idl.ScalarType;
 import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.dynamic.DynamicRecord;
 import java.lang.invoke.LambdaMetafactory;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -41,6 +42,7 @@ public final class MessageSize {
 
     private final Map<String, ComplexTypeModel> responseTypes = new ConcurrentHashMap<>();
     private final Map<Class<?>, java.util.Optional<ComplexTypeModel>> alternativeTypes = new ConcurrentHashMap<>();
+    private final Map<ComplexTypeModel, Plan> dynamicPlans = new ConcurrentHashMap<>();
 
     public MessageSize(InterfaceModel model) {
         this.model = model;
@@ -237,6 +239,10 @@ public final class MessageSize {
     }
 
     private Plan plan(Class<?> cls, ComplexTypeModel type) {
+        if (cls == DynamicRecord.class) {
+            // records of an interface read at run time share one class: plan them by type
+            return dynamicPlans.computeIfAbsent(type, t -> new Plan(t, model));
+        }
         Plan p = plans.get(cls);
         if (p == null) {
             p = new Plan(cls, type, model);
@@ -282,13 +288,43 @@ public final class MessageSize {
             }
             this.fixedBytes = fixed;
             this.fields = variable.toArray(FieldModel[]::new);
-            @SuppressWarnings("unchecked")
-            Function<Object, Object>[] array = handles.toArray(Function[]::new);
-            this.getters = array;
-            this.targets = new ComplexTypeModel[fields.length];
+            this.getters = getters(handles);
+            this.targets = targets(fields, model);
+        }
+
+        /** The plan of a {@link DynamicRecord} type: fields read by position, required primitives fixed as above. */
+        Plan(ComplexTypeModel type, InterfaceModel model) {
+            this.cls = DynamicRecord.class;
+            this.type = type;
+            List<FieldModel> variable = new java.util.ArrayList<>();
+            List<Function<Object, Object>> handles = new java.util.ArrayList<>();
+            long fixed = 0;
+            for (FieldModel f : type.fields()) {
+                if (f.isScalar() && !f.repeated() && f.scalar().isPrimitive() && !f.optional() && !f.nillable()) {
+                    fixed += OVERHEAD + f.scalar().fixedBytes();
+                    continue;
+                }
+                String name = f.name();
+                handles.add(record -> ((DynamicRecord) record).get(name));
+                variable.add(f);
+            }
+            this.fixedBytes = fixed;
+            this.fields = variable.toArray(FieldModel[]::new);
+            this.getters = getters(handles);
+            this.targets = targets(fields, model);
+        }
+
+        @SuppressWarnings("unchecked")
+        private static Function<Object, Object>[] getters(List<Function<Object, Object>> handles) {
+            return handles.toArray(Function[]::new);
+        }
+
+        private static ComplexTypeModel[] targets(FieldModel[] fields, InterfaceModel model) {
+            ComplexTypeModel[] targets = new ComplexTypeModel[fields.length];
             for (int i = 0; i < fields.length; i++) {
                 targets[i] = fields[i].isScalar() ? null : model.type(fields[i].complexType());
             }
+            return targets;
         }
 
         Object get(int i, Object bean) {

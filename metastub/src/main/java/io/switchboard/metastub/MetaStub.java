@@ -11,6 +11,7 @@ import io.switchboard.protocol.ProtocolClient;
 import io.switchboard.protocol.Protocols;
 import io.switchboard.protocol.Transport;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -240,8 +241,9 @@ public final class MetaStub implements Channel, AutoCloseable {
         long start = System.nanoTime();
         String error = null;
         long responseBytes = -1;
+        WireBytes wire = new WireBytes();   // what the transport really sent and received, for the record
         try {
-            Object response = transport.call(operation, request, options);
+            Object response = transport.call(operation, request, options.withWireBytes(wire));
             health.succeeded(protocol);
             if (response != null && learner.usesResponseSizes()) {
                 responseBytes = sizes.estimateResponse(response, operation, RESPONSE_CAP);
@@ -261,7 +263,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         } finally {
             CallRecord r = new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol,
                     transport.endpoint().address(), reason, call.knownEstimate(), Duration.ofNanos(System.nanoTime() - start),
-                    error, responseBytes);
+                    error, responseBytes, wire.sent(), wire.received());
             learner.observe(r);
             record(r);
         }
@@ -269,8 +271,9 @@ public final class MetaStub implements Channel, AutoCloseable {
 
     private void record(CallRecord r) {
         if (LOG.isDebugEnabled()) {
-            LOG.debug("{}.{} over {} because {} in {} µs{}", r.component(), r.operation(), r.protocol(), r.reason(),
-                    r.latency().toNanos() / 1000, r.error() == null ? "" : " failed: " + r.error());
+            LOG.debug("{}.{} over {} because {} in {} µs, {} bytes sent, {} received{}", r.component(), r.operation(),
+                    r.protocol(), r.reason(), r.latency().toNanos() / 1000, r.requestWireBytes(), r.responseWireBytes(),
+                    r.error() == null ? "" : " failed: " + r.error());
         }
         for (CallListener l : listeners) {
             try {

@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  *       only for attempts that have one (a policy that does not look at sizes leaves none). The
  *       estimate is as far as the policy looked: {@code size} stops just past its threshold, so a
  *       large message shows there as a little over the threshold.</li>
+ *   <li>{@value #WIRE}, a {@link DistributionSummary} of the bytes the transport actually put on
+ *       the wire and took off it, tagged {@code component}, {@code operation}, {@code protocol}
+ *       and {@code direction} ({@code sent} or {@code received}); only what was counted.</li>
  * </ul>
  * A call that fell back counts twice: an {@code error} attempt on the fast protocol and a
  * {@code fallback} attempt on SOAP.
@@ -45,6 +48,9 @@ public final class MicrometerCallListener implements CallListener {
     /** Name of the payload-size summary. */
     public static final String PAYLOAD = "switchboard.call.payload.bytes";
 
+    /** Name of the summary of bytes on the wire per attempt and direction. */
+    public static final String WIRE = "switchboard.call.wire.bytes";
+
     private static final String PINNED_REASON = "pinned on call";
 
     private final MeterRegistry registry;
@@ -54,6 +60,7 @@ public final class MicrometerCallListener implements CallListener {
     // (operations) and the protocol list, so these maps stay small.
     private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
     private final Map<SummaryKey, DistributionSummary> summaries = new ConcurrentHashMap<>();
+    private final Map<WireKey, DistributionSummary> wire = new ConcurrentHashMap<>();
 
     public MicrometerCallListener(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
@@ -75,6 +82,22 @@ public final class MicrometerCallListener implements CallListener {
             }
             summary.record(r.estimatedBytes());
         }
+        if (r.requestWireBytes() >= 0) {
+            wireSummary(new WireKey(r.component(), r.operation(), r.protocol(), "sent")).record(r.requestWireBytes());
+        }
+        if (r.responseWireBytes() >= 0) {
+            wireSummary(new WireKey(r.component(), r.operation(), r.protocol(), "received")).record(r.responseWireBytes());
+        }
+    }
+
+    private DistributionSummary wireSummary(WireKey k) {
+        DistributionSummary summary = wire.get(k);
+        return summary != null ? summary : wire.computeIfAbsent(k, key -> DistributionSummary.builder(WIRE)
+                .description("Bytes meta-stub call attempts sent and received on the wire, as their transport counted them")
+                .baseUnit("bytes")
+                .tags(Tags.of("component", key.component, "operation", key.operation, "protocol", key.protocol,
+                        "direction", key.direction))
+                .register(registry));
     }
 
     /** {@code pinned}, {@code fallback} or {@code chosen}: who decided the protocol of this attempt. */
@@ -105,5 +128,8 @@ public final class MicrometerCallListener implements CallListener {
     }
 
     private record SummaryKey(String component, String operation, String protocol) {
+    }
+
+    private record WireKey(String component, String operation, String protocol, String direction) {
     }
 }

@@ -132,7 +132,9 @@ class MicrometerCallListenerTest {
             stub.ping();
         }
         assertEquals(50, count("ping", "soap", "ok", "chosen"));
-        assertEquals(2, registry.getMeters().size(), "one timer and one summary");
+        assertEquals(4, registry.getMeters().size(), "one timer, one payload summary, a wire summary per direction");
+        assertEquals(50, registry.get(MicrometerCallListener.WIRE).tag("direction", "sent").summary().count());
+        assertEquals(50, registry.get(MicrometerCallListener.WIRE).tag("direction", "received").summary().count());
     }
 
     @Test

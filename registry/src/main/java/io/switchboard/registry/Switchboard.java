@@ -1,6 +1,7 @@
 package io.switchboard.registry;
 
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.idl.runtime.dynamic.DynamicInterface;
 import io.switchboard.metastub.CallListener;
 import io.switchboard.metastub.AdaptivePolicy;
 import io.switchboard.metastub.MetaStub;
@@ -10,6 +11,7 @@ import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import java.time.Duration;
+import io.switchboard.protocol.DynamicStub;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -91,6 +93,34 @@ public final class Switchboard implements AutoCloseable {
     /** A stub for the component bound under {@code name}: over all its replicas, following the registry. */
     public <T> T lookup(String name, ServiceDescriptor descriptor, Function<Channel, T> stubFactory) {
         return stubFactory.apply(replicas(name, descriptor));
+    }
+
+    /**
+     * A stub for the component bound under {@code name} that needs no generated code: the
+     * interface schema comes from the registry entry, read by the secure {@link
+     * io.switchboard.idl.SchemaReader} (no DTDs, no imports, its size limit), and calls go over
+     * the same replicas and meta-stubs as {@link #lookup}'s, with the same negotiation, failsafe
+     * and call records.
+     *
+     * <pre>{@code
+     * DynamicStub echo = sb.dynamic("Echo");
+     * double[] back = (double[]) echo.call("echoDoubles", Map.of("values", new double[] {1, 2, 3}));
+     * }</pre>
+     *
+     * @throws NotBoundException nothing is bound under {@code name}
+     * @throws io.switchboard.idl.SchemaException the entry's schema is missing, oversized or not one Switchboard reads
+     */
+    public DynamicStub dynamic(String name) {
+        List<ComponentEntry> entries = registry.lookup(name);
+        if (entries.isEmpty()) {
+            throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
+        }
+        String schema = entries.get(0).interfaceSchema();
+        if (schema == null || schema.isBlank()) {
+            throw new io.switchboard.idl.SchemaException("the registry entry of " + name + " carries no interface schema");
+        }
+        DynamicInterface iface = DynamicInterface.fromSchema(schema);
+        return new DynamicStub(iface, replicas(name, iface.descriptor()));
     }
 
     /**

@@ -17,16 +17,30 @@ import java.util.Objects;
  * }</pre>
  */
 public final class CallOptions {
-    public static final CallOptions DEFAULT = new CallOptions(null, null, Map.of());
+    public static final CallOptions DEFAULT = new CallOptions(null, null, Map.of(), null);
 
     private final Duration timeout;
     private final String callId;
     private final Map<Key<?>, Object> values;
+    private final WireBytes wireBytes;
 
-    private CallOptions(Duration timeout, String callId, Map<Key<?>, Object> values) {
+    private CallOptions(Duration timeout, String callId, Map<Key<?>, Object> values, WireBytes wireBytes) {
         this.timeout = timeout;
         this.callId = callId;
         this.values = values;
+        this.wireBytes = wireBytes;
+    }
+
+    /**
+     * Where the transport that carries this call adds the bytes it actually sent and received;
+     * null when nobody counts. The meta-stub sets a fresh one on every attempt.
+     */
+    public WireBytes wireBytes() {
+        return wireBytes;
+    }
+
+    public CallOptions withWireBytes(WireBytes counter) {
+        return new CallOptions(timeout, callId, values, counter);
     }
 
     /**
@@ -42,7 +56,7 @@ public final class CallOptions {
         if (id != null && (id.isEmpty() || id.length() > 128)) {
             throw new IllegalArgumentException("a call id has 1 to 128 characters");
         }
-        return new CallOptions(timeout, id, values);
+        return new CallOptions(timeout, id, values, wireBytes);
     }
 
     /** Time the caller waits for the response; null means the transport's default. */
@@ -54,7 +68,7 @@ public final class CallOptions {
         if (newTimeout != null && (newTimeout.isNegative() || newTimeout.isZero())) {
             throw new IllegalArgumentException("timeout must be positive: " + newTimeout);
         }
-        return new CallOptions(newTimeout, callId, values);
+        return new CallOptions(newTimeout, callId, values, wireBytes);
     }
 
     @SuppressWarnings("unchecked")
@@ -70,7 +84,7 @@ public final class CallOptions {
         } else {
             copy.put(key, value);
         }
-        return new CallOptions(timeout, callId, Map.copyOf(copy));
+        return new CallOptions(timeout, callId, Map.copyOf(copy), wireBytes);
     }
 
     @Override

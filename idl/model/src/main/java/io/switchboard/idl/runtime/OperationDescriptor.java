@@ -17,10 +17,17 @@ public final class OperationDescriptor {
     private final Class<?> faultInfoClass;
     private final Function<Object, ? extends DeclaredFault> faultFactory;
     private volatile OperationModel model;
+    private final QName requestElement;
+    private final QName responseElement;
+    private final QName faultElement;
 
     OperationDescriptor(ServiceDescriptor service, Builder b) {
         this.service = service;
         this.name = b.name;
+        // made once: transports name the elements on every call
+        this.requestElement = new QName(service.namespace(), name);
+        this.responseElement = new QName(service.namespace(), name + "Response");
+        this.faultElement = new QName(service.namespace(), name + "Fault");
         this.requestClass = b.requestClass;
         this.responseClass = b.responseClass;
         this.faultInfoClass = b.faultInfoClass;
@@ -76,15 +83,15 @@ public final class OperationDescriptor {
     }
 
     public QName requestElement() {
-        return new QName(service.namespace(), name);
+        return requestElement;
     }
 
     public QName responseElement() {
-        return new QName(service.namespace(), name + "Response");
+        return responseElement;
     }
 
     public QName faultElement() {
-        return new QName(service.namespace(), name + "Fault");
+        return faultElement;
     }
 
     /** The SOAPAction of this operation, as the WSDL declares it. */

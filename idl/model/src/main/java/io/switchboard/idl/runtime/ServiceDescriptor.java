@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * A compiled component interface: its name, namespace, operations, the interface schema and WSDL
@@ -45,10 +46,19 @@ public final class ServiceDescriptor {
     private volatile String schemaText;
     private volatile String wsdlText;
     private volatile String protoText;
+    /** Null for generated code (JAXB on its beans); set for an interface read at run time. */
+    private final IntFunction<XmlCodec> xmlCodecs;
 
     private ServiceDescriptor(String name, String namespace, Class<?> anchor, String schemaResource,
                               String wsdlResource, String protoResource, BinaryCodec binaryCodec,
                               List<OperationDescriptor.Builder> ops) {
+        this(name, namespace, anchor, schemaResource, wsdlResource, protoResource, binaryCodec, null, ops);
+    }
+
+    private ServiceDescriptor(String name, String namespace, Class<?> anchor, String schemaResource,
+                              String wsdlResource, String protoResource, BinaryCodec binaryCodec,
+                              IntFunction<XmlCodec> xmlCodecs, List<OperationDescriptor.Builder> ops) {
+        this.xmlCodecs = xmlCodecs;
         this.name = name;
         this.namespace = namespace;
         this.anchor = anchor;
@@ -80,6 +90,33 @@ public final class ServiceDescriptor {
                                        OperationDescriptor.Builder... ops) {
         return new ServiceDescriptor(name, namespace, anchor, schemaResource, wsdlResource, protoResource,
                 binaryCodec, List.of(ops));
+    }
+
+    /**
+     * A descriptor of an interface read at run time, without generated classes: its messages are
+     * written and read by the codecs given (see {@code io.switchboard.idl.runtime.dynamic}).
+     * {@link #wsdl()}, {@link #proto()} and {@link #jaxbContext()} are not available.
+     */
+    public static ServiceDescriptor ofModel(InterfaceModel model, BinaryCodec binaryCodec,
+                                            IntFunction<XmlCodec> xmlCodecs, List<OperationDescriptor.Builder> ops) {
+        ServiceDescriptor d = new ServiceDescriptor(model.componentName(), model.targetNamespace(), null, null, null,
+                null, binaryCodec, java.util.Objects.requireNonNull(xmlCodecs, "xmlCodecs"), ops);
+        d.model = model;
+        d.schemaText = model.schemaText();
+        return d;
+    }
+
+    /**
+     * The codec of the SOAP wire form for this interface: JAXB on the generated beans, or the
+     * model-driven codec of a descriptor made with {@link #ofModel}.
+     */
+    public XmlCodec xmlCodec(int maxGraphNodes) {
+        return xmlCodecs == null ? new XmlMessages(this, maxGraphNodes) : xmlCodecs.apply(maxGraphNodes);
+    }
+
+    /** Whether this interface was read at run time ({@link #ofModel}) rather than compiled. */
+    public boolean runtimeModel() {
+        return xmlCodecs != null;
     }
 
     /** The component name from the schema's {@code sb:component}. */
@@ -164,6 +201,9 @@ public final class ServiceDescriptor {
         if (c == null) {
             synchronized (this) {
                 if (jaxbContext == null) {
+                    if (xmlCodecs != null) {
+                        throw new IllegalStateException(name + " was read at run time: it has no JAXB beans");
+                    }
                     Set<Class<?>> classes = new LinkedHashSet<>();
                     for (OperationDescriptor op : operations.values()) {
                         classes.add(op.requestClass());
@@ -187,6 +227,9 @@ public final class ServiceDescriptor {
     }
 
     private String resource(String path) {
+        if (anchor == null) {
+            throw new IllegalStateException(name + " was read at run time: it has only its interface schema");
+        }
         try (InputStream in = anchor.getResourceAsStream(path)) {
             if (in == null) {
                 throw new IllegalStateException("resource " + path + " of " + name + " is missing from the class path");

@@ -23,7 +23,7 @@ import javax.xml.stream.XMLStreamWriter;
  * Object back = xml.read(xmlStreamReader, EchoDoubles.class);
  * }</pre>
  */
-public final class XmlMessages {
+public final class XmlMessages implements XmlCodec {
     private static final XMLInputFactory INPUT = SecureXml.inputFactory();
 
     private final ServiceDescriptor descriptor;
@@ -35,6 +35,7 @@ public final class XmlMessages {
     }
 
     /** Writes {@code message} (a generated request, response or fault bean) as one element, no document. */
+    @Override
     public void write(Object message, XMLStreamWriter out) throws JAXBException {
         Marshaller m = descriptor.jaxbContext().createMarshaller();
         m.setProperty(Marshaller.JAXB_FRAGMENT, Boolean.TRUE);
@@ -54,6 +55,7 @@ public final class XmlMessages {
     }
 
     /** Reads one message element of the given class from {@code in}, positioned at its start tag. */
+    @Override
     public <T> T read(XMLStreamReader in, Class<T> type) throws JAXBException {
         Unmarshaller u = descriptor.jaxbContext().createUnmarshaller();
         GraphCheck check = new GraphCheck(maxGraphNodes);

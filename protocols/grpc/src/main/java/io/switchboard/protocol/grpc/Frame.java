@@ -224,6 +224,11 @@ abstract sealed class Frame permits Frame.Outgoing, Frame.Incoming {
             this.owner = owner;
         }
 
+        /** Bytes of the serialized chunk: its data and the header fields a sender writes for it. */
+        long wireLength() {
+            return (long) header(offset, total, dataLength).length + dataLength;
+        }
+
         /** Gives gRPC's buffers back; the views in {@link #data} must not be read afterwards. Idempotent. */
         void release() {
             if (owner != null && released.compareAndSet(false, true)) {

@@ -20,6 +20,7 @@ import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.Transport;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
@@ -89,7 +90,7 @@ final class GrpcTransport implements Transport {
         Duration timeout = client.settings().timeoutFor(options);
         ClientCall<Frame, Frame> call = channel.newCall(method(operation),
                 io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
-        Listener listener = new Listener(call, operation, timeout);
+        Listener listener = new Listener(call, operation, timeout, options.wireBytes());
         Metadata headers = new Metadata();
         if (options.callId() != null) {
             headers.put(GrpcErrors.CALL_ID, options.callId());
@@ -98,9 +99,14 @@ final class GrpcTransport implements Transport {
         call.request(ChunkQueue.WINDOW);
         try {
             Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+            WireBytes wire = options.wireBytes();
             while (frames.hasNext()) {
                 listener.awaitReady();
-                call.sendMessage(frames.next());
+                Frame frame = frames.next();
+                call.sendMessage(frame);
+                if (wire != null) {
+                    wire.addSent(((Frame.Outgoing) frame).length());
+                }
             }
             call.halfClose();
             BinaryReader in = new BinaryReader(codec, listener.queue, limits);
@@ -110,14 +116,14 @@ final class GrpcTransport implements Transport {
             }
             int kind = in.readKind();
             if (kind == WireFormat.DECLARED_FAULT && operation.faultInfoClass() != null) {
-                Object info = in.readMessage(operation.faultInfoClass());
+                Object info = in.readMessage(operation.faultElement().getLocalPart(), operation.faultInfoClass());
                 in.expectEnd();
                 throw operation.toException(info);
             }
             if (kind != WireFormat.RESPONSE) {
                 throw WireFormatException.malformed("response starts with kind " + kind);
             }
-            Object response = in.readMessage(operation.responseClass());
+            Object response = in.readMessage(operation.responseElement().getLocalPart(), operation.responseClass());
             in.expectEnd();
             return response;
         } catch (WireFormatException e) {
@@ -156,9 +162,11 @@ final class GrpcTransport implements Transport {
         private volatile SwitchboardException failure;
         private volatile boolean closed;
         private final Object ready = new Object();
+        private final WireBytes wire;
 
-        Listener(ClientCall<Frame, Frame> call, OperationDescriptor operation, Duration timeout) {
+        Listener(ClientCall<Frame, Frame> call, OperationDescriptor operation, Duration timeout, WireBytes wire) {
             this.call = call;
+            this.wire = wire;
             this.operation = operation;
             // the deadline ends the call long before this; it only guards against a lost close
             this.queue = new ChunkQueue(call::request, timeout.plusSeconds(30), () -> new TransportException(protocol(),
@@ -168,6 +176,9 @@ final class GrpcTransport implements Transport {
 
         @Override
         public void onMessage(Frame message) {
+            if (wire != null && message instanceof Frame.Incoming in) {
+                wire.addReceived(in.wireLength());
+            }
             queue.add(message);
         }
 

@@ -21,12 +21,18 @@ import java.util.List;
  * chunks; the rest is the message. Only {@link WireFormatException} may come out, within
  * 5 s and without allocating much more than the input could hold.
  *
+ * <p>{@code decodeDynamic} runs the same inputs through the model-driven codec of a client without
+ * generated code.
+ *
  * <p>CI runs the inputs in {@code src/test/resources/.../BinaryDecoderFuzzTestInputs}; to fuzz:
  * {@code JAZZER_FUZZ=1 mvn -pl protocols/grpc test -Dtest=BinaryDecoderFuzzTest}.
  */
 class BinaryDecoderFuzzTest {
     private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.binaryCodec();
     private static final List<OperationDescriptor> OPS = ConformanceComponent.DESCRIPTOR.operations();
+    private static final io.switchboard.idl.runtime.ServiceDescriptor DYNAMIC =
+            io.switchboard.idl.runtime.dynamic.DynamicInterface.fromSchema(ConformanceComponent.DESCRIPTOR.schema())
+                    .descriptor();
     /** The server's defaults: 64 MiB, 2,000,000 nodes. */
     private static final BinaryLimits LIMITS = BinaryLimits.of(64L << 20, 2_000_000);
     private static final DecoderCheck CHECK = new DecoderCheck(Duration.ofSeconds(5),
@@ -34,26 +40,39 @@ class BinaryDecoderFuzzTest {
 
     @FuzzTest(maxDuration = "2m")
     void decode(byte[] input) {
+        decode(CODEC, OPS, input);
+    }
+
+    /**
+     * The same inputs through the model-driven codec of a client without generated code
+     * ({@code DynamicBinaryCodec} on the conformance schema), which reads messages by element name.
+     */
+    @FuzzTest(maxDuration = "2m")
+    void decodeDynamic(byte[] input) {
+        decode(DYNAMIC.binaryCodec(), DYNAMIC.operations(), input);
+    }
+
+    private static void decode(BinaryCodec codec, List<OperationDescriptor> ops, byte[] input) {
         if (input.length < 2) {
             return;
         }
-        OperationDescriptor op = OPS.get((input[0] & 0x7F) % OPS.size());
+        OperationDescriptor op = ops.get((input[0] & 0x7F) % ops.size());
         boolean response = (input[0] & 0x80) != 0;
         int piece = 1 + (input[1] & 0xFF);
         byte[] message = Arrays.copyOfRange(input, 2, input.length);
         CHECK.run(message.length, () -> {
-            BinaryReader in = new BinaryReader(CODEC, pieces(message, piece), LIMITS);
+            BinaryReader in = new BinaryReader(codec, pieces(message, piece), LIMITS);
             Object value;
             if (!response) {
-                value = in.readMessage(op.requestClass());
+                value = in.readMessage(op.requestElement().getLocalPart(), op.requestClass());
             } else if (op.oneWay()) {
                 value = null;
             } else {
                 int kind = in.readKind();
                 if (kind == WireFormat.DECLARED_FAULT && op.faultInfoClass() != null) {
-                    value = in.readMessage(op.faultInfoClass());
+                    value = in.readMessage(op.faultElement().getLocalPart(), op.faultInfoClass());
                 } else if (kind == WireFormat.RESPONSE) {
-                    value = in.readMessage(op.responseClass());
+                    value = in.readMessage(op.responseElement().getLocalPart(), op.responseClass());
                 } else {
                     throw WireFormatException.malformed("response starts with kind " + kind);
                 }

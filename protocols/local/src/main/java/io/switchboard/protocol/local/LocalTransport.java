@@ -12,6 +12,7 @@ import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.Transport;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.WireBytes;
 
 /**
  * A call to a skeleton in this JVM, on the caller's thread. The skeleton is looked up on every
@@ -75,7 +76,12 @@ final class LocalTransport implements Transport {
 
         Object in;
         try {
-            in = share ? request : MessageCopy.copy(callerCodec, request, componentCodec, target.requestClass());
+            WireBytes wire = options.wireBytes();
+            if (share && wire != null) {
+                wire.addSent(0);   // shared, not copied: nothing went through an encoding
+            }
+            in = share ? request : MessageCopy.copy(callerCodec, request, componentCodec,
+                    target.requestElement().getLocalPart(), target.requestClass(), wire == null ? null : wire::addSent);
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -89,7 +95,8 @@ final class LocalTransport implements Transport {
         } catch (DeclaredFault fault) {
             Object info = fault.faultInfo();
             if (!share) {
-                info = copyBack(componentCodec, info, callerCodec, operation.faultInfoClass(), operation);
+                info = copyBack(componentCodec, info, callerCodec, operation.faultElement().getLocalPart(),
+                        operation.faultInfoClass(), operation, options.wireBytes());
             }
             throw operation.toException(info);
         } catch (RuntimeException e) {
@@ -97,16 +104,20 @@ final class LocalTransport implements Transport {
                     e.getClass().getName(), e);
         }
         if (operation.oneWay() || out == null || share) {
+            if (share && !operation.oneWay() && options.wireBytes() != null) {
+                options.wireBytes().addReceived(0);
+            }
             return operation.oneWay() ? null : out;
         }
-        return copyBack(componentCodec, out, callerCodec, operation.responseClass(), operation);
+        return copyBack(componentCodec, out, callerCodec, operation.responseElement().getLocalPart(),
+                operation.responseClass(), operation, options.wireBytes());
     }
 
     /** A response or fault the component gave that cannot be copied: the operation ran, the answer is lost. */
-    private static Object copyBack(BinaryCodec from, Object message, BinaryCodec to, Class<?> type,
-                                   OperationDescriptor operation) {
+    private static Object copyBack(BinaryCodec from, Object message, BinaryCodec to, String element, Class<?> type,
+                                   OperationDescriptor operation, WireBytes wire) {
         try {
-            return MessageCopy.copy(from, message, to, type);
+            return MessageCopy.copy(from, message, to, element, type, wire == null ? null : wire::addReceived);
         } catch (WireFormatException | IllegalArgumentException | IllegalStateException e) {
             throw new RemoteInvocationException("the response of " + operation + " cannot be sent: " + e.getMessage(),
                     e.getClass().getName(), e);

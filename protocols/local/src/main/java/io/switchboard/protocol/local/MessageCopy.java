@@ -26,12 +26,20 @@ final class MessageCopy {
     private MessageCopy() {
     }
 
-    static <T> T copy(BinaryCodec from, Object message, BinaryCodec to, Class<T> type) {
+    /**
+     * A copy of {@code message}, read as the message of {@code element}; {@code copied} (if not
+     * null) is told how many bytes of the binary encoding it went through.
+     */
+    static <T> T copy(BinaryCodec from, Object message, BinaryCodec to, String element, Class<T> type,
+                      java.util.function.LongConsumer copied) {
         BinaryWriter out = new BinaryWriter(from, Integer.MAX_VALUE);
         from.writeMessage(out, message);
+        if (copied != null) {
+            copied.accept(out.size());
+        }
         List<BinaryWriter.Segment> segments = out.segments();
         BinaryReader in = new BinaryReader(to, new Pieces(segments), NO_LIMITS);
-        T copy = in.readMessage(type);
+        T copy = in.readMessage(element, type);
         in.expectEnd();
         return copy;
     }

@@ -1,6 +1,6 @@
 package io.switchboard.protocol.soap;
 
-import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.idl.runtime.XmlCodec;
 import jakarta.xml.bind.JAXBException;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamWriter;
@@ -8,13 +8,13 @@ import org.apache.axiom.om.ds.AbstractPushOMDataSource;
 
 /**
  * A message bean as an Axiom data source: written straight to the output stream when Axis2
- * serializes the envelope, in the wire form of {@link XmlMessages} (linked structures flat).
+ * serializes the envelope, in the wire form of the interface's {@link XmlCodec} (linked structures flat).
  */
 final class MessageDataSource extends AbstractPushOMDataSource {
-    private final XmlMessages xml;
+    private final XmlCodec xml;
     private final Object message;
 
-    MessageDataSource(XmlMessages xml, Object message) {
+    MessageDataSource(XmlCodec xml, Object message) {
         this.xml = xml;
         this.message = message;
     }

@@ -59,6 +59,7 @@ final class SoapClient implements ProtocolClient {
                 .evictIdleConnections(TimeValue.ofSeconds(10))
                 .disableAutomaticRetries()
                 .disableContentCompression()
+                .addExecInterceptorFirst(WireCounting.NAME, new WireCounting())
                 .build();
     }
 

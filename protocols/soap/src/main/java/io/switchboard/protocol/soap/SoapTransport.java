@@ -3,7 +3,7 @@ package io.switchboard.protocol.soap;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.idl.runtime.XmlCodec;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.RefusedException;
@@ -33,14 +33,14 @@ final class SoapTransport implements Transport {
     private final ServiceDescriptor descriptor;
     private final Endpoint endpoint;
     private final EndpointReference target;
-    private final XmlMessages xml;
+    private final XmlCodec xml;
 
     SoapTransport(SoapClient client, ServiceDescriptor descriptor, Endpoint endpoint) {
         this.client = client;
         this.descriptor = descriptor;
         this.endpoint = endpoint;
         this.target = new EndpointReference(endpoint.address());
-        this.xml = new XmlMessages(descriptor, client.settings().maxGraphNodes());
+        this.xml = descriptor.xmlCodec(client.settings().maxGraphNodes());
     }
 
     @Override
@@ -65,6 +65,7 @@ final class SoapTransport implements Transport {
             throw new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
                     "cannot create a SOAP client: " + e.getMessage(), e);
         }
+        WireCounting.begin(options.wireBytes());
         try {
             Options o = sc.getOptions();
             o.setTo(target);
@@ -101,6 +102,7 @@ final class SoapTransport implements Transport {
             } catch (AxisFault ignored) {
                 // the connection is discarded by the pool
             }
+            WireCounting.end();
             client.release(sc);
         }
     }

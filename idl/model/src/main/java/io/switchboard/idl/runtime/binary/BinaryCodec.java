@@ -19,6 +19,15 @@ public abstract class BinaryCodec {
     /** Reads a message of the given bean class; the reader is positioned at the node table. */
     public abstract Object readMessage(BinaryReader in, Class<?> type);
 
+    /**
+     * Reads the message of the named element ({@code op}, {@code opResponse} or {@code opFault}).
+     * Generated codecs tell their messages apart by class and ignore the name; a codec driven by
+     * the interface model at run time (whose messages all share one class) goes by the name.
+     */
+    public Object readMessage(BinaryReader in, String element, Class<?> type) {
+        return readMessage(in, type);
+    }
+
     /** The node type (index of the recursive type) of a linked node; called by {@link BinaryWriter}. */
     public int nodeType(Object node) {
         throw new IllegalArgumentException("this interface has no linked types, got " + node.getClass().getName());

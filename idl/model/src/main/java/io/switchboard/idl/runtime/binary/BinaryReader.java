@@ -65,6 +65,11 @@ public final class BinaryReader {
 
     /** Decodes a whole message from one array; for tests and small messages. */
     public static <T> T fromBytes(BinaryCodec codec, byte[] bytes, BinaryLimits limits, Class<T> type) {
+        return fromBytes(codec, bytes, limits, null, type);
+    }
+
+    /** Decodes one message of a named element (see {@link #readMessage(String, Class)}); null names none. */
+    public static <T> T fromBytes(BinaryCodec codec, byte[] bytes, BinaryLimits limits, String element, Class<T> type) {
         BinaryReader in = new BinaryReader(codec, new Source() {
             private ByteBuffer once = ByteBuffer.wrap(bytes);
 
@@ -80,13 +85,18 @@ public final class BinaryReader {
                 return bytes.length;
             }
         }, limits);
-        T message = in.readMessage(type);
+        T message = element == null ? in.readMessage(type) : in.readMessage(element, type);
         in.expectEnd();
         return message;
     }
 
     public <T> T readMessage(Class<T> type) {
         return type.cast(codec.readMessage(this, type));
+    }
+
+    /** Reads the message of a named element; see {@link BinaryCodec#readMessage(BinaryReader, String, Class)}. */
+    public <T> T readMessage(String element, Class<T> type) {
+        return type.cast(codec.readMessage(this, element, type));
     }
 
     /** Bytes consumed so far. */

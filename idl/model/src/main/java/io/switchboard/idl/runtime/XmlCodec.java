@@ -1,0 +1,30 @@
+package io.switchboard.idl.runtime;
+
+import jakarta.xml.bind.JAXBException;
+import javax.xml.stream.XMLStreamReader;
+import javax.xml.stream.XMLStreamWriter;
+
+/**
+ * Writes and reads the messages of one interface in the SOAP wire form (see the README, "The SOAP
+ * wire form"). Transports get one from {@link ServiceDescriptor#xmlCodec(int)}: for generated code
+ * it is {@link XmlMessages} (JAXB on the generated beans), for an interface read at run time the
+ * model-driven {@code io.switchboard.idl.runtime.dynamic.DynamicXml}; both write the same bytes.
+ *
+ * <pre>{@code
+ * XmlCodec xml = descriptor.xmlCodec(2_000_000);
+ * xml.write(request, xmlStreamWriter);
+ * Object back = xml.read(xmlStreamReader, operation.responseClass());
+ * }</pre>
+ */
+public interface XmlCodec {
+    /** Writes {@code message} (a request, response or fault) as one element, no document. */
+    void write(Object message, XMLStreamWriter out) throws JAXBException;
+
+    /**
+     * Reads one message element from {@code in}, positioned at its start tag. Generated codecs know
+     * the message by {@code type}; model-driven ones by the element's name.
+     *
+     * @throws JAXBException a malformed message, named
+     */
+    <T> T read(XMLStreamReader in, Class<T> type) throws JAXBException;
+}

@@ -1,0 +1,252 @@
+package io.switchboard.protocol.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.idl.runtime.XmlCodec;
+import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.idl.runtime.binary.BinaryCodec;
+import io.switchboard.idl.runtime.binary.BinaryLimits;
+import io.switchboard.idl.runtime.binary.BinaryReader;
+import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.idl.runtime.dynamic.DynamicInterface;
+import io.switchboard.idl.runtime.dynamic.DynamicRecord;
+import jakarta.xml.bind.JAXBException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLOutputFactory;
+import javax.xml.stream.XMLStreamReader;
+import javax.xml.stream.XMLStreamWriter;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The model-driven codecs of an interface read at run time write exactly the bytes of the
+ * generated codecs, in both wire forms, for every shape the conformance component has (edge
+ * doubles, empty and null arrays, records with every field set, empty or absent, nil list items,
+ * n-d arrays, long lists, cycles, shared nodes, faults); and what one side writes the other reads
+ * back to the same values.
+ */
+class DynamicCodecsTest {
+    private static final int MAX_NODES = 2_000_000;
+    private final DynamicInterface dynamic = DynamicInterface.fromSchema(ConformanceComponent.DESCRIPTOR.schema());
+    private final BinaryCodec generatedBinary = ConformanceComponent.DESCRIPTOR.binaryCodec();
+    private final BinaryCodec dynamicBinary = dynamic.descriptor().binaryCodec();
+    private final XmlMessages generatedXml = new XmlMessages(ConformanceComponent.DESCRIPTOR, MAX_NODES);
+    private final XmlCodec dynamicXml = dynamic.descriptor().xmlCodec(MAX_NODES);
+
+    /** Every message shape of the conformance suite, as generated beans, with the element each one is. */
+    private static List<Object[]> messages() {
+        List<Object[]> m = new ArrayList<>();
+        for (double[] values : new double[][] {Values.EDGE_DOUBLES.clone(), new double[0], null, new double[5_000]}) {
+            EchoDoubles d = new EchoDoubles();
+            d.setValues(values);
+            m.add(new Object[] {"echoDoubles", d});
+        }
+        for (Record r : new Record[] {Values.fullRecord(), Values.emptyRecord(), new Record(), null}) {
+            EchoRecord e = new EchoRecord();
+            e.setRecord(r);
+            m.add(new Object[] {"echoRecord", e});
+            EchoSharedResponse s = new EchoSharedResponse();
+            s.setRecord(r);
+            m.add(new Object[] {"echoSharedResponse", s});
+        }
+        LinkEntry cycle = Values.list(4);
+        cycle.getNextLink().getNextLink().getNextLink().setNextLink(cycle.getNextLink());
+        for (LinkEntry head : new LinkEntry[] {Values.list(1_000), cycle, null}) {
+            EchoList l = new EchoList();
+            l.setHead(head);
+            m.add(new Object[] {"echoList", l});
+            EchoListResponse r = new EchoListResponse();
+            r.setHead(head);
+            m.add(new Object[] {"echoListResponse", r});
+        }
+        m.add(new Object[] {"ping", new Ping()});
+        Divide divide = new Divide();
+        divide.setDividend(Long.MIN_VALUE);
+        divide.setDivisor(-1);
+        m.add(new Object[] {"divide", divide});
+        DivideFault fault = new DivideFault();
+        fault.setReason("<division> & \"zero\" \uD83D\uDE00");
+        fault.setDividend(7);
+        m.add(new Object[] {"divideFault", fault});
+        EchoTensor t = new EchoTensor();
+        t.setTensor(Tensor.of(new double[][] {{1, -0.0}, {Double.NaN, Double.NEGATIVE_INFINITY}, {5, 6}}));
+        m.add(new Object[] {"echoTensor", t});
+        EchoIntTensor it = new EchoIntTensor();
+        it.setTensor(IntTensor.of(new int[] {0, 3}, new int[0]));
+        m.add(new Object[] {"echoIntTensor", it});
+        return m;
+    }
+
+    @Test
+    void binaryBytesAreTheGeneratedCodecsBytes() {
+        for (Object[] m : messages()) {
+            String element = (String) m[0];
+            byte[] generated = BinaryWriter.toBytes(generatedBinary, m[1], MAX_NODES);
+            DynamicRecord record = BinaryReader.fromBytes(dynamicBinary, generated, BinaryLimits.unlimited(), element,
+                    DynamicRecord.class);
+            assertEquals(element, record.type().name());
+            byte[] again = BinaryWriter.toBytes(dynamicBinary, record, MAX_NODES);
+            assertArrayEquals(generated, again, element + ": dynamic bytes differ from the generated codec's");
+            // and the generated side reads what the dynamic side wrote
+            Object back = BinaryReader.fromBytes(generatedBinary, again, BinaryLimits.unlimited(), m[1].getClass());
+            assertArrayEquals(generated, BinaryWriter.toBytes(generatedBinary, back, MAX_NODES), element);
+        }
+    }
+
+    @Test
+    void xmlBytesAreTheGeneratedCodecsBytes() throws Exception {
+        for (Object[] m : messages()) {
+            String element = (String) m[0];
+            String generated = generatedXml.toXml(m[1]);
+            DynamicRecord record = read(dynamicXml, generated, DynamicRecord.class);
+            assertEquals(element, record.type().name());
+            String again = write(dynamicXml, record);
+            assertEquals(generated, again, element + ": dynamic XML differs from JAXB's");
+            Object back = generatedXml.fromXml(again, m[1].getClass());
+            assertEquals(generated, generatedXml.toXml(back), element);
+        }
+    }
+
+    /** Records built by hand, not decoded from generated bytes: the same bytes as beans of the same values. */
+    @Test
+    void handBuiltRecordsEncodeLikeBeansOfTheSameValues() throws Exception {
+        EchoDoubles bean = new EchoDoubles();
+        bean.setValues(Values.EDGE_DOUBLES.clone());
+        DynamicRecord record = dynamic.request("echoDoubles").set("values", Values.EDGE_DOUBLES.clone());
+        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES),
+                BinaryWriter.toBytes(dynamicBinary, record, MAX_NODES));
+        assertEquals(generatedXml.toXml(bean), write(dynamicXml, record));
+
+        // a 3-node list whose last node points back to the second, and a string that needs escaping
+        LinkEntry a = Values.node(0);
+        LinkEntry b = Values.node(1);
+        LinkEntry c = Values.node(2);
+        a.setNextLink(b);
+        b.setNextLink(c);
+        c.setNextLink(b);
+        EchoList list = new EchoList();
+        list.setHead(a);
+        DynamicRecord[] nodes = new DynamicRecord[3];
+        for (int i = 0; i < 3; i++) {
+            LinkEntry e = Values.node(i);
+            nodes[i] = dynamic.type("LinkEntry").newRecord().set("llong", e.getLlong()).set("sshort", e.getSshort())
+                    .set("iint", e.getIint()).set("ffloat", e.getFfloat()).set("ddouble", e.getDdouble())
+                    .set("sstring", e.getSstring());
+        }
+        nodes[0].set("nextLink", nodes[1]);
+        nodes[1].set("nextLink", nodes[2]);
+        nodes[2].set("nextLink", nodes[1]);
+        DynamicRecord dynamicList = dynamic.request("echoList").set("head", nodes[0]);
+        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, list, MAX_NODES),
+                BinaryWriter.toBytes(dynamicBinary, dynamicList, MAX_NODES));
+        assertEquals(generatedXml.toXml(list), write(dynamicXml, dynamicList));
+    }
+
+    @Test
+    void cyclesAndSharedNodesComeBackWithTheirShape() throws Exception {
+        LinkEntry cycle = Values.list(4);
+        cycle.getNextLink().getNextLink().getNextLink().setNextLink(cycle.getNextLink());
+        EchoList l = new EchoList();
+        l.setHead(cycle);
+        for (DynamicRecord head : new DynamicRecord[] {
+            (DynamicRecord) BinaryReader.fromBytes(dynamicBinary, BinaryWriter.toBytes(generatedBinary, l, MAX_NODES),
+                    BinaryLimits.unlimited(), "echoList", DynamicRecord.class).get("head"),
+            (DynamicRecord) read(dynamicXml, generatedXml.toXml(l), DynamicRecord.class).get("head")}) {
+            DynamicRecord second = (DynamicRecord) head.get("nextLink");
+            DynamicRecord fourth = (DynamicRecord) ((DynamicRecord) second.get("nextLink")).get("nextLink");
+            assertSame(second, fourth.get("nextLink"), "the last node points back to the second, the same object");
+            assertEquals(-0.0, (Double) second.get("ddouble"));
+            assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits((Double) second.get("ddouble")));
+            assertNull(head.get("sstring"));
+        }
+    }
+
+    @Test
+    void valuesOfTheWrongTypeAreRefusedByName() {
+        DynamicRecord request = dynamic.request("echoDoubles");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> request.set("values", List.of(1.0, 2.0)));
+        assertTrue(e.getMessage().contains("'values'") && e.getMessage().contains("double[]")
+                && e.getMessage().contains("List"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> request.set("valuez", new double[0]));
+        assertTrue(e.getMessage().contains("no field 'valuez'") && e.getMessage().contains("[values]"), e.getMessage());
+        DynamicRecord divide = dynamic.request("divide");
+        e = assertThrows(IllegalArgumentException.class, () -> divide.set("dividend", 7));
+        assertTrue(e.getMessage().contains("expects Long, got Integer"), e.getMessage());
+        // a required number left unset is refused when written, in both forms, naming it
+        divide.set("dividend", 7L);
+        e = assertThrows(IllegalArgumentException.class, () -> BinaryWriter.toBytes(dynamicBinary, divide, MAX_NODES));
+        assertTrue(e.getMessage().contains("'divisor'") && e.getMessage().contains("required"), e.getMessage());
+        JAXBException x = assertThrows(JAXBException.class, () -> write(dynamicXml, divide));
+        assertTrue(x.getMessage().contains("'divisor'"), x.getMessage());
+        // a list item of another type, put in after the check of set()
+        List<Object> points = new ArrayList<>(Arrays.asList(dynamic.type("Point").newRecord().set("x", 1.0).set("y", 2.0)));
+        DynamicRecord record = dynamic.type("Record").newRecord().set("flag", true).set("small", (byte) 1)
+                .set("points", points);
+        points.add("not a point");
+        e = assertThrows(IllegalArgumentException.class, () -> BinaryWriter.toBytes(dynamicBinary,
+                dynamic.request("echoRecord").set("record", record), MAX_NODES));
+        assertTrue(e.getMessage().contains("item 1 is a String"), e.getMessage());
+    }
+
+    @Test
+    void malformedMessagesAreRefusedByName() {
+        String dangling = "<echoList xmlns=\"urn:switchboard:test:conformance\"><head>n7</head><sb-graph></sb-graph></echoList>";
+        JAXBException e = assertThrows(JAXBException.class, () -> read(dynamicXml, dangling, DynamicRecord.class));
+        assertTrue(e.getMessage().contains("n7"), e.getMessage());
+        String unknown = "<echoDoubles xmlns=\"urn:switchboard:test:conformance\"><valuez>1</valuez></echoDoubles>";
+        e = assertThrows(JAXBException.class, () -> read(dynamicXml, unknown, DynamicRecord.class));
+        assertTrue(e.getMessage().contains("valuez"), e.getMessage());
+        String badNumber = "<echoDoubles xmlns=\"urn:switchboard:test:conformance\"><values>1 x</values></echoDoubles>";
+        e = assertThrows(JAXBException.class, () -> read(dynamicXml, badNumber, DynamicRecord.class));
+        assertTrue(e.getMessage().contains("echoDoubles.values"), e.getMessage());
+        String twice = "<echoList xmlns=\"urn:switchboard:test:conformance\"><sb-graph>"
+                + "<LinkEntry sb-id=\"n0\"><llong>1</llong></LinkEntry><LinkEntry sb-id=\"n0\"><llong>2</llong></LinkEntry>"
+                + "</sb-graph></echoList>";
+        e = assertThrows(JAXBException.class, () -> read(dynamicXml, twice, DynamicRecord.class));
+        assertTrue(e.getMessage().contains("twice"), e.getMessage());
+        // the node limit holds while reading
+        XmlCodec small = dynamic.descriptor().xmlCodec(2);
+        EchoList l = new EchoList();
+        l.setHead(Values.list(3));
+        assertThrows(io.switchboard.idl.runtime.Graphs.GraphLimitException.class,
+                () -> read(small, generatedXml.toXml(l), DynamicRecord.class));
+        // binary: a reference to a node of the wrong count is malformed
+        byte[] bytes = BinaryWriter.toBytes(generatedBinary, l, MAX_NODES);
+        assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, bytes,
+                BinaryLimits.of(1 << 20, 2), "echoList", DynamicRecord.class));
+    }
+
+    @Test
+    void aSchemaWithADtdIsRefusedBeforeAnythingIsBuilt() {
+        String hostile = "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>"
+                + ConformanceComponent.DESCRIPTOR.schema().substring(ConformanceComponent.DESCRIPTOR.schema().indexOf("<xs:schema"));
+        assertThrows(io.switchboard.idl.SchemaException.class, () -> DynamicInterface.fromSchema(hostile));
+    }
+
+    private static String write(XmlCodec codec, Object message) throws Exception {
+        StringWriter w = new StringWriter();
+        XMLStreamWriter out = XMLOutputFactory.newFactory().createXMLStreamWriter(w);
+        codec.write(message, out);
+        out.flush();
+        return w.toString();
+    }
+
+    private static <T> T read(XmlCodec codec, String xml, Class<T> type) throws Exception {
+        XMLInputFactory f = XMLInputFactory.newFactory();
+        f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
+        XMLStreamReader in = f.createXMLStreamReader(new StringReader(xml));
+        in.nextTag();
+        return codec.read(in, type);
+    }
+}
