@@ -291,8 +291,13 @@ def safe_parser():
                            remove_blank_text=True)
 
 
+DRAIN_LIMIT = 64 << 20  # past the limit, read at most this much more so the refusal reaches the sender
+
+
 def read_body(handler, limit):
-    """The request body, by Content-Length or chunked transfer coding, refused past ``limit``."""
+    """The request body, by Content-Length or chunked transfer coding. Past ``limit`` it reads on
+    (discarding, up to DRAIN_LIMIT more) so that the sender, still writing, gets the refusal
+    rather than a reset connection, as the Java SOAP server does; then raises TooLarge."""
     if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
         parts, size = [], 0
         while True:
@@ -300,18 +305,35 @@ def read_body(handler, limit):
             try:
                 n = int(line.split(b";")[0].strip(), 16)
             except ValueError:
+                handler.close_connection = True  # where the next request would start is unknown
                 raise Refused("bad chunk header")
             if n == 0:
                 while handler.rfile.readline(1024).strip():  # trailers
                     pass
+                if size > limit:
+                    raise TooLarge("request over %d bytes" % limit)
                 return b"".join(parts)
             size += n
-            if size > limit:
+            if size > limit + DRAIN_LIMIT:
+                handler.close_connection = True
                 raise TooLarge("request over %d bytes" % limit)
-            parts.append(handler.rfile.read(n))
+            data = handler.rfile.read(n)
+            if size <= limit:
+                parts.append(data)
+            else:
+                parts = []
             handler.rfile.readline(8)
     length = int(handler.headers.get("Content-Length") or 0)
     if length > limit:
+        if length <= limit + DRAIN_LIMIT:
+            remaining = length
+            while remaining > 0:
+                got = handler.rfile.read(min(remaining, 1 << 20))
+                if not got:
+                    break
+                remaining -= len(got)
+        else:
+            handler.close_connection = True
         raise TooLarge("request over %d bytes" % limit)
     return handler.rfile.read(length)
 
@@ -395,7 +417,6 @@ def soap_handler_class(codec, layout, impl, wsdl_text, path, max_message):
                 etree.SubElement(etree.SubElement(fault, "{%s}Reason" % envelope_ns), "{%s}Text" % envelope_ns).text = text
                 etree.SubElement(fault, "{%s}Detail" % envelope_ns).append(refused)
             self.send(status, etree.tostring(env, xml_declaration=True, encoding="UTF-8"), self.content_type(envelope_ns))
-            self.close_connection = True  # what is left of a refused body is not read
 
     return SoapHandler
 

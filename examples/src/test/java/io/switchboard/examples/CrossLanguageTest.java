@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -18,6 +19,7 @@ import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.testing.PythonPeers;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.ComponentServer;
@@ -25,6 +27,10 @@ import io.switchboard.registry.RegistryServer;
 import io.switchboard.registry.Switchboard;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,7 +99,7 @@ class CrossLanguageTest {
         Path wsdl = resource("Echo.wsdl");
         Process component = PythonPeers.start(dir, "py-component", Map.of("SWITCHBOARD_SECRET", SECRET), python,
                 PythonPeers.script("echo_component.py").toString(), "--registry", registry.endpoint(),
-                "--name", "PyEcho", "--lease", "3", "--verbose-renew",
+                "--name", "PyEcho", "--lease", "3", "--verbose-renew", "--max-message-bytes", "1000000",
                 "--xsd", xsd.toString(), "--proto", proto.toString(), "--wsdl", wsdl.toString());
         try {
             JsonObject serving = awaitEvent(component, "py-component", "serving", 1);
@@ -143,6 +149,26 @@ class CrossLanguageTest {
                     return null;
                 });
             }
+
+            // refusals, bounded and named, that never reach the operation (the counts below exclude them)
+            try (Switchboard sb = Switchboard.connect(registry.endpoint())) {
+                EchoStub echo = sb.lookup("PyEcho", EchoComponent.DESCRIPTOR, EchoComponent::stub);
+                double[] tooBig = new double[300_000];   // 2.4 MB over gRPC, 1.2 MB as SOAP text: over 1 MB
+                for (String protocol : List.of("grpc", "soap")) {
+                    RefusedException e = assertThrows(RefusedException.class, () -> echo.withOptions(
+                            CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol)).echoDoubles(tooBig), protocol);
+                    assertEquals("size-limit", e.reason(), protocol + ": " + e);
+                }
+            }
+            HttpResponse<String> dtd = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(soapAddress))
+                    .header("Content-Type", "text/xml; charset=UTF-8")
+                    .header("SOAPAction", "urn:switchboard:echo/echoDoubles")
+                    .POST(HttpRequest.BodyPublishers.ofString("<?xml version=\"1.0\"?><!DOCTYPE e [<!ENTITY x \"1.5\">]>"
+                            + "<e:Envelope xmlns:e=\"http://schemas.xmlsoap.org/soap/envelope/\"><e:Body>"
+                            + "<echoDoubles xmlns=\"urn:switchboard:echo\"><values>&x;</values></echoDoubles></e:Body></e:Envelope>"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(500, dtd.statusCode(), dtd.body());
+            assertTrue(dtd.body().contains("reason=\"malformed\"") && dtd.body().contains("DTDs are not accepted"), dtd.body());
 
             // the lease: renewed while it serves, so the entry outlives several lease lengths
             awaitEvent(component, "py-component", "renewed", 4);
