@@ -40,6 +40,7 @@ import uuid
 from concurrent import futures
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.dont_write_bytecode = True  # importing echo_grpc_client leaves no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from echo_grpc_client import (FIXED, RESPONSE, Layout, Node, Packed, Reader,  # noqa: E402
                               WireError, Writer, chunks, generate_stub, join)
@@ -526,6 +527,9 @@ def main():
     parser.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE)
     parser.add_argument("--verbose-renew", action="store_true", help="print a line for every renew")
     args = parser.parse_args()
+    if not re.match(r"^https?://[^/?#]+/", args.registry):
+        parser.error("--registry must be the registry's http:// or https:// address, as './switchboard registry' "
+                     "prints it (got %r)" % args.registry)
 
     import grpc
     from lxml import etree

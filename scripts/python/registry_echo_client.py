@@ -22,6 +22,7 @@ import argparse
 import math
 import os
 import random
+import re
 import shutil
 import struct
 import sys
@@ -29,6 +30,7 @@ import tempfile
 import time
 from types import SimpleNamespace
 
+sys.dont_write_bytecode = True  # importing echo_grpc_client leaves no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from echo_grpc_client import Layout, cases, generate_stub, print_report, run_cases  # noqa: E402
 
@@ -186,9 +188,17 @@ def main():
     parser.add_argument("--protocols", default="grpc,soap", help="which to call: grpc, soap or both")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per gRPC call")
     args = parser.parse_args()
+    if not re.match(r"^https?://[^/?#]+/", args.registry):
+        parser.error("--registry must be the registry's http:// or https:// address, as './switchboard registry' "
+                     "prints it (got %r)" % args.registry)
     protocols = [p for p in args.protocols.split(",") if p]
 
-    entries = lookup(args.registry, args.name)
+    try:
+        entries = lookup(args.registry, args.name)
+    except Exception as e:  # unreachable, not a registry, or a Fault: say which, without a traceback
+        print("registry_echo_client: cannot look %s up at %s: %s: %s" % (args.name, args.registry, type(e).__name__, e),
+              file=sys.stderr)
+        return 2
     if not entries:
         print("registry_echo_client: %s is not bound in %s" % (args.name, args.registry), file=sys.stderr)
         return 2
