@@ -552,35 +552,48 @@ def main():
         if op not in layout.ops:
             parser.error("the .proto has no rpc %s (it has: %s)" % (op, ", ".join(layout.ops)))
     workdir = tempfile.mkdtemp(prefix="switchboard-py-stub-")
-    results = []
     try:
         pb2, pb2_grpc = generate_stub(args.proto, workdir)
-        with grpc.insecure_channel(args.target) as channel:
-            stub = getattr(pb2_grpc, layout.service + "Stub")(channel)
-            for name, op, values in cases(args):
-                result = {"name": name, "operation": op, "ok": False}
-                started = time.monotonic()
-                try:
-                    got, sizes = call(stub, pb2, layout, op, values, args.chunk_bytes, args.timeout)
-                    diff = difference(layout, layout.ops[op]["request"], values, got)
-                    result["ok"] = diff is None
-                    result.update(sizes)
-                    if diff:
-                        result["detail"] = diff
-                except grpc.RpcError as e:
-                    result["detail"] = "gRPC status %s: %s" % (e.code().name, e.details())
-                except (WireError, ValueError) as e:
-                    result["detail"] = "%s: %s" % (type(e).__name__, e)
-                result["ms"] = round((time.monotonic() - started) * 1000, 1)
-                results.append(result)
+        results = run_cases(pb2, pb2_grpc, layout, args.target, cases(args), args.chunk_bytes, args.timeout)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    failed = sum(not r["ok"] for r in results)
-    # valid JSON with one case per line, so that a person (or a test) can read it line by line
     head = {"service": layout.service, "proto": os.path.basename(args.proto), "target": args.target,
-            "python": sys.version.split()[0], "grpcio": grpc.__version__,
-            "cases_run": len(results), "cases_failed": failed, "all_ok": failed == 0 and bool(results)}
+            "python": sys.version.split()[0], "grpcio": grpc.__version__}
+    return print_report(head, results)
+
+
+def run_cases(pb2, pb2_grpc, layout, target, case_list, chunk_bytes, timeout):
+    """Calls each (name, operation, values) case over one channel; a result dict per case."""
+    import grpc
+
+    results = []
+    with grpc.insecure_channel(target) as channel:
+        stub = getattr(pb2_grpc, layout.service + "Stub")(channel)
+        for name, op, values in case_list:
+            result = {"name": name, "operation": op, "ok": False, "protocol": "grpc"}
+            started = time.monotonic()
+            try:
+                got, sizes = call(stub, pb2, layout, op, values, chunk_bytes, timeout)
+                diff = difference(layout, layout.ops[op]["request"], values, got)
+                result["ok"] = diff is None
+                result.update(sizes)
+                if diff:
+                    result["detail"] = diff
+            except grpc.RpcError as e:
+                result["detail"] = "gRPC status %s: %s" % (e.code().name, e.details())
+            except (WireError, ValueError) as e:
+                result["detail"] = "%s: %s" % (type(e).__name__, e)
+            result["ms"] = round((time.monotonic() - started) * 1000, 1)
+            results.append(result)
+    return results
+
+
+def print_report(head, results):
+    """Prints head plus the cases as JSON, one case per line; returns the exit code (0: all matched)."""
+    failed = sum(not r["ok"] for r in results)
+    head = dict(head, cases_run=len(results), cases_failed=failed, all_ok=failed == 0 and bool(results))
+    # valid JSON with one case per line, so that a person (or a test) can read it line by line
     lines = ["  " + json.dumps(r) for r in results]
     print(json.dumps(head)[:-1] + ', "cases": [\n' + ",\n".join(lines) + "\n]}")
     return 0 if head["all_ok"] else 1

@@ -2,7 +2,6 @@ package io.switchboard.protocol.grpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ProtocolServer;
@@ -11,11 +10,11 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.conformance.ConformanceComponent;
 import io.switchboard.protocol.conformance.ConformanceImpl;
 import io.switchboard.protocol.conformance.LinkEntry;
-import java.io.IOException;
+import io.switchboard.protocol.testing.PythonPeers;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,26 +37,15 @@ import org.junit.jupiter.api.io.TempDir;
  * project's machines, so a missing Python or a failed install fails this test; it is never skipped.
  */
 class PythonClientTest {
-    private static final Pattern CASE = Pattern.compile(
-            "^\\s*\\{\"name\": \"([^\"]+)\", \"operation\": \"([^\"]+)\", \"ok\": (true|false)");
-
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void aClientGeneratedFromTheProtoAloneGetsExactAnswers(@TempDir Path dir) throws Exception {
-        Path repo = repositoryRoot();
         Path proto = dir.resolve("Conformance.proto");
         try (InputStream in = ConformanceComponent.class.getResourceAsStream("Conformance.proto")) {
             assertTrue(in != null, "Conformance.proto is not on the test class path");
             Files.copy(in, proto);
         }
-
-        Result env = run(dir, "python-env", 8, "bash", repo.resolve("scripts/python-env.sh").toString());
-        if (env.exit != 0) {
-            fail("scripts/python-env.sh failed (exit " + env.exit + "):\n" + env.out + env.err);
-        }
-        List<String> envLines = env.out.lines().filter(l -> !l.isBlank()).toList();
-        String python = envLines.isEmpty() ? "" : envLines.get(envLines.size() - 1).trim();
-        assertTrue(Files.isExecutable(Path.of(python)), "python-env.sh printed no python: " + env.out + env.err);
+        String python = PythonPeers.python(dir);
 
         Map<String, AtomicInteger> calls = new LinkedHashMap<>();
         for (String op : List.of("echoDoubles", "echoList", "ping", "echoMixed")) {
@@ -93,26 +81,23 @@ class PythonClientTest {
             Matcher port = Pattern.compile("^grpc://127\\.0\\.0\\.1:(\\d+)/Conformance$").matcher(at.address());
             assertTrue(port.matches(), at.address());
 
-            Result client = run(dir, "client", 3, python,
-                    repo.resolve("scripts/python/echo_grpc_client.py").toString(),
+            PythonPeers.Result client = PythonPeers.run(dir, "client", Duration.ofMinutes(3), Map.of(), python,
+                    PythonPeers.script("echo_grpc_client.py").toString(),
                     "--proto", proto.toString(), "--target", "127.0.0.1:" + port.group(1), "--empty-op", "ping", "--mixed-op", "echoMixed");
-            String report = "python client (exit " + client.exit + "):\n" + client.out + client.err;
+            String report = client.report("python client");
 
             // every case the client ran matched, and each of the three operations was among them
             Map<String, Integer> perOperation = new LinkedHashMap<>();
             List<String> failed = new ArrayList<>();
-            for (String line : client.out.lines().toList()) {
-                Matcher m = CASE.matcher(line);
-                if (m.find()) {
-                    perOperation.merge(m.group(2), 1, Integer::sum);
-                    if (!m.group(3).equals("true")) {
-                        failed.add(m.group(1));
-                    }
+            for (PythonPeers.Case c : PythonPeers.cases(client.out())) {
+                perOperation.merge(c.operation(), 1, Integer::sum);
+                if (!c.ok()) {
+                    failed.add(c.name());
                 }
             }
             assertEquals(List.of(), failed, report);
-            assertTrue(client.out.contains("\"all_ok\": true"), report);
-            assertEquals(0, client.exit, report);
+            assertTrue(client.out().contains("\"all_ok\": true"), report);
+            assertEquals(0, client.exit(), report);
             for (String op : calls.keySet()) {
                 int sent = perOperation.getOrDefault(op, 0);
                 assertTrue(sent > 0, "the client ran no case of " + op + ": " + report);
@@ -122,38 +107,5 @@ class PythonClientTest {
         } finally {
             server.close();
         }
-    }
-
-    private record Result(int exit, String out, String err) {
-    }
-
-    /** Runs a command with output to files (no pipe to fill up) and a time limit; kills it after. */
-    private static Result run(Path dir, String name, int minutes, String... command)
-            throws IOException, InterruptedException {
-        Path out = dir.resolve(name + ".out");
-        Path err = dir.resolve(name + ".err");
-        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-        try {
-            if (!p.waitFor(minutes, TimeUnit.MINUTES)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                fail(String.join(" ", command) + " did not finish in " + minutes + " min:\n"
-                        + Files.readString(out, StandardCharsets.UTF_8) + Files.readString(err, StandardCharsets.UTF_8));
-            }
-        } finally {
-            p.destroyForcibly();
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
-    }
-
-    /** The checkout's root: the first directory upwards from this module that holds scripts/python-env.sh. */
-    private static Path repositoryRoot() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("scripts/python-env.sh"))) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("no scripts/python-env.sh above " + Path.of("").toAbsolutePath());
     }
 }

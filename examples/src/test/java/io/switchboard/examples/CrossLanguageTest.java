@@ -1,0 +1,328 @@
+package io.switchboard.examples;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.components.echo.EchoService;
+import io.switchboard.components.echo.EchoStub;
+import io.switchboard.components.echo.LinkEntry;
+import io.switchboard.metastub.CallRecord;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.metastub.Policies;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.testing.PythonPeers;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.ComponentServer;
+import io.switchboard.registry.RegistryServer;
+import io.switchboard.registry.Switchboard;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Switchboard across languages (issue 7), with a real registry and the Python programs of
+ * {@code scripts/python/} as child processes in the project's venv ({@code scripts/python-env.sh}):
+ * <ul>
+ * <li>{@code echo_component.py}, the echo interface implemented in Python, binds itself in the
+ * registry through a zeep client built from the registry's WSDL, serves gRPC and SOAP, renews its
+ * lease and unbinds on SIGTERM; a Java meta-stub finds it by name and calls it over both;</li>
+ * <li>{@code registry_echo_client.py}, knowing only the registry's address, looks the Java echo
+ * component up, builds its gRPC stub from the entry's .proto and a SOAP client from the
+ * component's WSDL, and calls it over both.</li>
+ * </ul>
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class CrossLanguageTest {
+    private static final String SECRET = "cross-language-secret";
+    private static final double[] EDGE = {-0.0, 0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
+        Double.MIN_VALUE, -Double.MIN_VALUE, Double.MAX_VALUE, Double.MIN_NORMAL, 0.1, 1e-310, -123456.789e-300};
+
+    @TempDir
+    static Path dir;
+    private static String python;
+    private static RegistryServer registry;
+    private static ComponentServer javaEcho;
+    private static EchoService javaEchoImpl;
+
+    @BeforeAll
+    static void start() throws Exception {
+        python = PythonPeers.python(dir);
+        registry = RegistryServer.builder().secret(SECRET).start();
+        javaEcho = ComponentServer.builder().registry(registry.endpoint(), SECRET).build();
+        javaEchoImpl = new EchoService();
+        javaEcho.export(EchoComponent.skeleton(javaEchoImpl));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (javaEcho != null) {
+            javaEcho.close();
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    @Test
+    void aJavaMetaStubCallsTheComponentWrittenInPython() throws Exception {
+        Path xsd = resource("echo.xsd");
+        Path proto = resource("Echo.proto");
+        Path wsdl = resource("Echo.wsdl");
+        Process component = PythonPeers.start(dir, "py-component", Map.of("SWITCHBOARD_SECRET", SECRET), python,
+                PythonPeers.script("echo_component.py").toString(), "--registry", registry.endpoint(),
+                "--name", "PyEcho", "--lease", "3", "--verbose-renew", "--max-message-bytes", "1000000",
+                "--xsd", xsd.toString(), "--proto", proto.toString(), "--wsdl", wsdl.toString());
+        try {
+            JsonObject serving = awaitEvent(component, "py-component", "serving", 1);
+            String grpcAddress = serving.getAsJsonObject("endpoints").get("grpc").getAsString();
+            String soapAddress = serving.getAsJsonObject("endpoints").get("soap").getAsString();
+
+            // the entry it bound: both endpoints (gRPC first), the schema and .proto as written, a lease
+            ComponentEntry entry = onlyEntry("PyEcho");
+            assertEquals(List.of("grpc", "soap"), entry.endpoints().stream().map(e -> e.protocol()).toList());
+            assertEquals(grpcAddress, entry.endpoint("grpc").orElseThrow().address());
+            assertEquals(Files.readString(xsd), entry.interfaceSchema());
+            assertEquals(Files.readString(proto), entry.interfaceProto());
+            assertEquals(soapAddress + "?wsdl", entry.wsdlUrl());
+            assertEquals(3, entry.leaseSeconds());
+
+            List<CallRecord> records = new CopyOnWriteArrayList<>();
+            Map<String, Integer> sent = new TreeMap<>();
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).listener(records::add).connect()) {
+                EchoStub echo = sb.lookup("PyEcho", EchoComponent.DESCRIPTOR, EchoComponent::stub);
+                for (String protocol : List.of("grpc", "soap")) {
+                    EchoStub pinned = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
+                    String address = "grpc".equals(protocol) ? grpcAddress : soapAddress;
+                    // gRPC carries NaN payloads; XML has one NaN, so SOAP gets the canonical one
+                    double nan = "grpc".equals(protocol) ? Double.longBitsToDouble(0x7ff0_0000_0000_0abcL) : Double.NaN;
+                    double[] values = append(EDGE, nan);
+                    assertBits(values, call(records, sent, protocol, address, "echoDoubles", () -> pinned.echoDoubles(values)));
+                    assertArrayEquals(new double[0], call(records, sent, protocol, address, "echoDoubles",
+                            () -> pinned.echoDoubles(new double[0])));
+                    assertNull(call(records, sent, protocol, address, "echoDoubles", () -> pinned.echoDoubles(null)));
+                    LinkEntry cycle = cycleOfThree();
+                    assertSameCycle(cycle, call(records, sent, protocol, address, "echoList", () -> pinned.echoList(cycle)));
+                    assertNull(call(records, sent, protocol, address, "echoList", () -> pinned.echoList(null)));
+                    call(records, sent, protocol, address, "empty", () -> {
+                        pinned.empty();
+                        return null;
+                    });
+                }
+                // no pin: the size policy sends 10,000 doubles over gRPC and the empty call over SOAP
+                EchoStub sized = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.POLICY, Policies.byName("size")));
+                double[] many = new double[10_000];
+                for (int i = 0; i < many.length; i++) {
+                    many[i] = Math.scalb(i * 0.7, i % 200 - 100);
+                }
+                assertBits(many, call(records, sent, "grpc", grpcAddress, "echoDoubles", () -> sized.echoDoubles(many)));
+                call(records, sent, "soap", soapAddress, "empty", () -> {
+                    sized.empty();
+                    return null;
+                });
+            }
+
+            // refusals, bounded and named, that never reach the operation (the counts below exclude them)
+            try (Switchboard sb = Switchboard.connect(registry.endpoint())) {
+                EchoStub echo = sb.lookup("PyEcho", EchoComponent.DESCRIPTOR, EchoComponent::stub);
+                double[] tooBig = new double[300_000];   // 2.4 MB over gRPC, 1.2 MB as SOAP text: over 1 MB
+                for (String protocol : List.of("grpc", "soap")) {
+                    RefusedException e = assertThrows(RefusedException.class, () -> echo.withOptions(
+                            CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol)).echoDoubles(tooBig), protocol);
+                    assertEquals("size-limit", e.reason(), protocol + ": " + e);
+                }
+            }
+            HttpResponse<String> dtd = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(soapAddress))
+                    .header("Content-Type", "text/xml; charset=UTF-8")
+                    .header("SOAPAction", "urn:switchboard:echo/echoDoubles")
+                    .POST(HttpRequest.BodyPublishers.ofString("<?xml version=\"1.0\"?><!DOCTYPE e [<!ENTITY x \"1.5\">]>"
+                            + "<e:Envelope xmlns:e=\"http://schemas.xmlsoap.org/soap/envelope/\"><e:Body>"
+                            + "<echoDoubles xmlns=\"urn:switchboard:echo\"><values>&x;</values></echoDoubles></e:Body></e:Envelope>"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(500, dtd.statusCode(), dtd.body());
+            assertTrue(dtd.body().contains("reason=\"malformed\"") && dtd.body().contains("DTDs are not accepted"), dtd.body());
+
+            // the lease: renewed while it serves, so the entry outlives several lease lengths
+            awaitEvent(component, "py-component", "renewed", 4);
+            assertEquals(entry.instanceId(), onlyEntry("PyEcho").instanceId());
+
+            component.destroy();  // SIGTERM: the component unbinds, stops and reports what it ran
+            assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the Python component did not stop on SIGTERM");
+            JsonObject stopped = awaitEvent(component, "py-component", "stopped", 1);
+            assertEquals(0, component.exitValue(), PythonPeers.err(dir, "py-component"));
+            assertEquals(1, stopped.get("unbound").getAsInt());
+            Map<String, Integer> ran = new TreeMap<>();
+            stopped.getAsJsonObject("calls").entrySet().forEach(e -> ran.put(e.getKey(), e.getValue().getAsInt()));
+            assertEquals(sent, ran, "calls the Python component ran, by protocol and operation");
+            assertEquals(List.of(), registry.service().store().lookup("PyEcho"), "unbound on exit");
+        } finally {
+            component.destroyForcibly();
+        }
+    }
+
+    @Test
+    void thePythonComponentCannotBindWithoutTheSharedSecret() throws Exception {
+        PythonPeers.Result refused = PythonPeers.run(dir, "py-component-no-secret", Duration.ofMinutes(2),
+                Map.of("SWITCHBOARD_SECRET", "not-the-secret"), python, PythonPeers.script("echo_component.py").toString(),
+                "--registry", registry.endpoint(), "--name", "PyEchoNoSecret", "--xsd", resource("echo.xsd").toString(),
+                "--proto", resource("Echo.proto").toString(), "--wsdl", resource("Echo.wsdl").toString());
+        assertEquals(2, refused.exit(), refused.report("echo_component.py"));
+        assertTrue(refused.err().contains("the registry refused the bind") && refused.err().contains("code unauthorized"),
+                refused.report("echo_component.py"));
+        assertEquals(List.of(), registry.service().store().lookup("PyEchoNoSecret"));
+    }
+
+    @Test
+    void aPythonClientThatKnowsOnlyTheRegistryCallsTheJavaComponent() throws Exception {
+        long before = javaEchoImpl.calls();
+        PythonPeers.Result client = PythonPeers.run(dir, "py-client", Duration.ofMinutes(3), Map.of(), python,
+                PythonPeers.script("registry_echo_client.py").toString(), "--registry", registry.endpoint(), "--name", "Echo");
+        String report = client.report("registry_echo_client.py");
+        List<PythonPeers.Case> cases = PythonPeers.cases(client.out());
+        List<String> failed = cases.stream().filter(c -> !c.ok()).map(PythonPeers.Case::name).toList();
+        assertEquals(List.of(), failed, report);
+        assertEquals(0, client.exit(), report);
+        assertTrue(client.out().contains("\"all_ok\": true"), report);
+        for (String protocol : List.of("grpc", "soap")) {
+            for (String op : List.of("echoDoubles", "echoList", "empty")) {
+                assertTrue(cases.stream().anyMatch(c -> protocol.equals(c.protocol()) && op.equals(c.operation())),
+                        "no " + op + " over " + protocol + ": " + report);
+            }
+        }
+        assertTrue(cases.stream().anyMatch(c -> c.name().equals("doubles_nan_payloads")), report);
+        // each case is one call, and each reached the Java component once
+        assertEquals(cases.size(), javaEchoImpl.calls() - before, "calls the Java component ran");
+    }
+
+    /** Makes one call and checks the meta-stub's record of it: the protocol, the Python server's address, no error. */
+    private static <T> T call(List<CallRecord> records, Map<String, Integer> sent, String protocol, String address,
+                              String operation, Supplier<T> call) {
+        int before = records.size();
+        T answer = call.get();
+        List<CallRecord> mine = new ArrayList<>(records.subList(before, records.size()));
+        assertEquals(1, mine.size(), "records of one " + operation + ": " + mine);
+        CallRecord r = mine.get(0);
+        assertEquals(operation, r.operation());
+        assertEquals(protocol, r.protocol(), r.toString());
+        assertEquals(address, r.address(), r.toString());
+        assertNull(r.error(), r.toString());
+        sent.merge(protocol + " " + operation, 1, Integer::sum);
+        return answer;
+    }
+
+    private static JsonObject awaitEvent(Process process, String name, String event, int count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            List<JsonObject> seen = new ArrayList<>();
+            for (String line : PythonPeers.out(dir, name).lines().toList()) {
+                if (line.startsWith("{\"event\": \"" + event + "\"")) {
+                    seen.add(JsonParser.parseString(line).getAsJsonObject());
+                }
+            }
+            if (seen.size() >= count) {
+                return seen.get(count - 1);
+            }
+            if (!process.isAlive() && !"stopped".equals(event) || System.nanoTime() > deadline) {
+                fail("no " + count + " '" + event + "' from " + name + ":\n" + PythonPeers.out(dir, name)
+                        + PythonPeers.err(dir, name));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static ComponentEntry onlyEntry(String name) {
+        List<ComponentEntry> entries = registry.service().store().lookup(name);
+        assertEquals(1, entries.size(), name + ": " + entries);
+        return entries.get(0);
+    }
+
+    /** The echo interface's documents as the build wrote them beside EchoComponent, copied to files. */
+    private static Path resource(String name) throws IOException {
+        Path file = dir.resolve(name);
+        if (!Files.exists(file)) {
+            try (InputStream in = EchoComponent.class.getResourceAsStream(name)) {
+                assertNotNull(in, name + " is not on the class path");
+                Files.copy(in, file);
+            }
+        }
+        return file;
+    }
+
+    private static double[] append(double[] values, double last) {
+        double[] out = java.util.Arrays.copyOf(values, values.length + 1);
+        out[values.length] = last;
+        return out;
+    }
+
+    private static void assertBits(double[] sent, double[] got) {
+        assertNotNull(got);
+        assertEquals(sent.length, got.length);
+        for (int i = 0; i < sent.length; i++) {
+            assertEquals(Double.doubleToRawLongBits(sent[i]), Double.doubleToRawLongBits(got[i]), "index " + i);
+        }
+    }
+
+    private static LinkEntry cycleOfThree() {
+        LinkEntry a = node(Long.MAX_VALUE, (short) -32768, Integer.MIN_VALUE, -0.0f, -0.0, "h\u00e9llo \u2713 \uD834\uDD1E");
+        LinkEntry b = node(Long.MIN_VALUE, Short.MAX_VALUE, Integer.MAX_VALUE, Float.POSITIVE_INFINITY, Double.MIN_VALUE, null);
+        LinkEntry c = node(0, (short) 0, 0, 0.1f, Double.NEGATIVE_INFINITY, "");
+        a.setNextLink(b);
+        b.setNextLink(c);
+        c.setNextLink(a);
+        return a;
+    }
+
+    private static LinkEntry node(long l, short s, int i, float f, double d, String text) {
+        LinkEntry e = new LinkEntry();
+        e.setLlong(l);
+        e.setSshort(s);
+        e.setIint(i);
+        e.setFfloat(f);
+        e.setDdouble(d);
+        e.setSstring(text);
+        return e;
+    }
+
+    private static void assertSameCycle(LinkEntry sent, LinkEntry got) {
+        LinkEntry a = sent;
+        LinkEntry b = got;
+        for (int k = 0; k < 3; k++, a = a.getNextLink(), b = b.getNextLink()) {
+            assertNotNull(b, "node " + k);
+            assertEquals(a.getLlong(), b.getLlong(), "node " + k);
+            assertEquals(a.getSshort(), b.getSshort(), "node " + k);
+            assertEquals(a.getIint(), b.getIint(), "node " + k);
+            assertEquals(Float.floatToRawIntBits(a.getFfloat()), Float.floatToRawIntBits(b.getFfloat()), "node " + k);
+            assertEquals(Double.doubleToRawLongBits(a.getDdouble()), Double.doubleToRawLongBits(b.getDdouble()), "node " + k);
+            assertEquals(a.getSstring(), b.getSstring(), "node " + k);
+        }
+        assertSame(got, b, "the third node links back to the first");
+    }
+}
