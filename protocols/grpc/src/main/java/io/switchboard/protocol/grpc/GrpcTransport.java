@@ -16,6 +16,7 @@ import io.switchboard.idl.runtime.binary.WireFormat;
 import io.switchboard.idl.runtime.binary.WireFormatException;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.Transport;
@@ -80,9 +81,11 @@ final class GrpcTransport implements Transport {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
+        PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
         BinaryWriter out = new BinaryWriter(codec, client.settings().maxGraphNodes());
         try {
             codec.writeMessage(out, request);
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         }
@@ -103,6 +106,7 @@ final class GrpcTransport implements Transport {
                 call.sendMessage(frames.next());
             }
             call.halfClose();
+            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
             BinaryReader in = new BinaryReader(codec, listener.queue, limits);
             if (operation.oneWay()) {
                 in.expectEnd();
@@ -119,6 +123,7 @@ final class GrpcTransport implements Transport {
             }
             Object response = in.readMessage(operation.responseClass());
             in.expectEnd();
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return response;
         } catch (WireFormatException e) {
             call.cancel("the client cannot read the response", null);
@@ -168,6 +173,7 @@ final class GrpcTransport implements Transport {
 
         @Override
         public void onMessage(Frame message) {
+            PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             queue.add(message);
         }
 
