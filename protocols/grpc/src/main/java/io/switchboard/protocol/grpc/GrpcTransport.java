@@ -101,6 +101,14 @@ final class GrpcTransport implements Transport {
         call.request(ChunkQueue.WINDOW);
         try {
             Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+            // A message of one chunk goes out with the headers, without waiting for the stream to be
+            // ready: gRPC holds it until the stream exists (at most 1 MiB), and the frame's scratch
+            // array is not reused. Waiting cost a hand-off to the event loop and back on every small call.
+            Frame first = frames.next();
+            if (frames.hasNext()) {
+                listener.awaitReady();
+            }
+            call.sendMessage(first);
             while (frames.hasNext()) {
                 listener.awaitReady();
                 call.sendMessage(frames.next());
