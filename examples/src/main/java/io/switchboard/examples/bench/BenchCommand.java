@@ -53,7 +53,8 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> workloads;
 
     @Option(names = "--matrix-sizes", split = ",", paramLabel = "N",
-            description = "Matrix orders n for the matrix workload (default 100,200,400,700,1000; 40,80 with --quick).")
+            description = "Matrix orders n for the matrix workload (default 100,200,400,700,1000; 40 with --quick, "
+                    + "whose worker JVMs run C1 only).")
     List<Integer> matrixSizes;
 
     @Option(names = "--matrix-workers", paramLabel = "K", defaultValue = "4",
@@ -218,7 +219,8 @@ public final class BenchCommand implements Callable<Integer> {
             stdout.println("bench: wrote " + dir.resolve("bench.csv") + ", " + dir.resolve("bench.md") + " and plots");
         }
         if (!matrixResults.isEmpty()) {
-            stdout.println(new MatrixReport(matrixResults, machine, reproduce(), matrixWorkers).writeAll(dir));
+            stdout.println(new MatrixReport(matrixResults, machine, reproduce(), matrixWorkers,
+                    String.join(" ", MatrixBench.workerFlags(quick))).writeAll(dir));
             stdout.println("bench: wrote " + dir.resolve("matrix.csv") + ", " + dir.resolve("matrix.md") + " and "
                     + dir.resolve("matrix.png"));
         }
@@ -268,7 +270,7 @@ public final class BenchCommand implements Callable<Integer> {
             return null;
         }
         MatrixBench.Config c = new MatrixBench.Config(matrixSizes != null ? matrixSizes : MatrixBench.defaultSizes(quick),
-                matrixWorkers, policies, or(reps, 5, 2), Duration.ofSeconds(or(budget, 40, 10)), quick ? "192m" : "768m");
+                matrixWorkers, policies, or(reps, 5, 2), Duration.ofSeconds(or(budget, 40, 10)), MatrixBench.workerFlags(quick));
         return new MatrixBench(c, server.get("registry"), server.get("secret"), dir);
     }
 

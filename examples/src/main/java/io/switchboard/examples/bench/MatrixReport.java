@@ -22,7 +22,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * {@code matrix.png} (time against n, log-log, a line per algorithm and policy).
  *
  * <pre>{@code
- * new MatrixReport(results, machine, command, 4).writeAll(dir);
+ * new MatrixReport(results, machine, command, 4, "-Xms768m -Xmx768m -XX:+UseG1GC").writeAll(dir);
  * }</pre>
  */
 final class MatrixReport {
@@ -32,12 +32,14 @@ final class MatrixReport {
     private final Report.Machine machine;
     private final String command;
     private final int workers;
+    private final String workerFlags;
 
-    MatrixReport(List<Result> results, Report.Machine machine, String command, int workers) {
+    MatrixReport(List<Result> results, Report.Machine machine, String command, int workers, String workerFlags) {
         this.results = results;
         this.machine = machine;
         this.command = command;
         this.workers = workers;
+        this.workerFlags = workerFlags;
     }
 
     String writeAll(Path dir) throws IOException {
@@ -67,7 +69,8 @@ final class MatrixReport {
         b.append("# Distributed matrix multiplication: ").append(workers).append(" worker JVMs on loopback\n\n");
         b.append("Reproduce with `").append(command).append("` (").append(machine.date()).append(", load average ")
                 .append(machine.loadStart()).append(" at the start of the run, ").append(machine.loadEnd()).append(" at its end; ")
-                .append(machine.cpus()).append(" CPUs).\n\n");
+                .append(machine.cpus()).append(" CPUs; manager JVM `").append(machine.clientFlags())
+                .append("`, worker JVMs `").append(workerFlags).append("`).\n\n");
         b.append("Each cell: one n × n product C = A·B by the manager in the bench JVM and ").append(workers)
                 .append(" `MatrixWorkerMain` JVMs bound in the bench server's registry, timed from the first call to the last ")
                 .append("answer (median, p10, p90, min over the products; policies interleaved product by product, one untimed ")
