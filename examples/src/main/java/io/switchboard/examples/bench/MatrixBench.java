@@ -29,7 +29,7 @@ import me.tongfei.progressbar.ProgressBar;
  * k worker JVMs ({@link MatrixWorkerMain}) bound in the bench server's registry, a manager in this
  * JVM, n × n products by the simple parallel algorithm and by Cannon's, once per protocol policy
  * (each policy also steers the workers' own calls in Cannon's shifts), the policies interleaved
- * product by product. Entries are small integers, so every product is exact in doubles and each
+ * product by product, each round starting with the next policy. Entries are small integers, so every product is exact in doubles and each
  * answer must equal the local product bit for bit.
  *
  * <pre>{@code
@@ -147,8 +147,12 @@ final class MatrixBench {
                         once(managers.get(policy), algorithm, a, b, expected, policy, failures);
                         tallies.get(policy).reset();
                     }
+                    List<String> order = new ArrayList<>(samples.keySet());
                     for (int r = 0; r < config.reps(); r++) {
-                        for (String policy : samples.keySet()) {
+                        // each round starts with another policy: the product after a SOAP one pays for the
+                        // garbage SOAP left in the workers, and that must not always be the same policy
+                        java.util.Collections.rotate(order, -1);
+                        for (String policy : order) {
                             if (failures.containsKey(policy) || (r > 0 && elapsed.get(policy) > config.budget().toNanos())) {
                                 continue;
                             }
@@ -167,7 +171,7 @@ final class MatrixBench {
                             long[] s = samples.get(policy).stream().mapToLong(Long::longValue).sorted().toArray();
                             Map<String, Long> calls = new TreeMap<>();
                             tallies.get(policy).byOperation().values().forEach(m -> m.forEach((p, c) -> calls.merge(p, c, Long::sum)));
-                            calls.replaceAll((p, c) -> c / Math.max(1, s.length));
+                            calls.replaceAll((p, c) -> Math.round((double) c / Math.max(1, s.length)));
                             result = new Result(algorithm, n, policy, s, calls,
                                     s.length < config.reps() ? s.length + " of " + config.reps() + " products (time budget)" : null);
                         }

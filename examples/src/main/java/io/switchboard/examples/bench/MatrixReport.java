@@ -73,8 +73,8 @@ final class MatrixReport {
                 .append("`, worker JVMs `").append(workerFlags).append("`).\n\n");
         b.append("Each cell: one n × n product C = A·B by the manager in the bench JVM and ").append(workers)
                 .append(" `MatrixWorkerMain` JVMs bound in the bench server's registry, timed from the first call to the last ")
-                .append("answer (median, p10, p90, min over the products; policies interleaved product by product, one untimed ")
-                .append("product each first). A and B hold integers in [-8, 8], so the product is exact and every answer is ")
+                .append("answer (median, p10, p90, min over the products; policies interleaved product by product, each round ")
+                .append("starting with the next policy, one untimed product each first). A and B hold integers in [-8, 8], so the product is exact and every answer is ")
                 .append("compared bit for bit with the local product. The policy steers the manager's calls and, in Cannon's ")
                 .append("algorithm, the workers' block shifts to each other. Calls per product: the manager's calls by protocol.\n");
         for (String algorithm : List.of("simple", "cannon")) {
