@@ -16,10 +16,12 @@ import java.util.Map;
 /**
  * The phase breakdown of one call, as the SC2000 study's Gantt chart: the client and the server
  * JVM record {@link PhaseMarks} at the phase boundaries (serialize, send, arrive, deserialize,
- * dispatch, and back), calls of every protocol interleaved; each call's server marks are the
- * server's marks inside that call's client window. Both JVMs read {@code System.nanoTime()}, which
- * on Linux is the machine-wide {@code CLOCK_MONOTONIC}, so client and server marks share one time
- * line; a call whose server marks do not fall inside its window is counted and left out.
+ * dispatch, and back), calls of every protocol interleaved; each call's server marks are those
+ * from its start to the next call's start (the server may finish after the client has its answer).
+ * Both JVMs read {@code System.nanoTime()}, which on Linux is the machine-wide
+ * {@code CLOCK_MONOTONIC}, so client and server marks share one time line (on a system where they
+ * do not, the segments between the two sides are meaningless). A boundary that is missing from any
+ * of a protocol's calls is left out for that protocol, its segment merged with the next.
  *
  * <pre>{@code
  * PhaseBreakdown.Recorder client = PhaseBreakdown.Recorder.install();   // JVM started with marks on
