@@ -1,5 +1,6 @@
 package io.switchboard.examples.bench;
 
+import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.Protocols;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
@@ -13,10 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -32,6 +30,7 @@ import picocli.CommandLine.Spec;
  * ./switchboard bench --quick                              # CI: small sizes, well under a minute
  * ./switchboard bench                                      # full sweep: 10..10^7 doubles, 10..10^6 nodes
  * ./switchboard bench --workloads doubles --protocols socket,rmi,soap --max-doubles 1000000 --out /tmp/r
+ * ./switchboard bench --phases                            # phase breakdown of one call, 1,000-node list (Gantt chart)
  * ./switchboard bench --jmh Negotiation -- -f 1 -wi 3 -w 1 -i 5 -r 1   # JMH micro-benchmarks instead
  * }</pre>
  */
@@ -48,9 +47,19 @@ public final class BenchCommand implements Callable<Integer> {
                     + "names that are neither are skipped with a note. Default: ${DEFAULT-VALUE}.")
     List<String> protocols;
 
-    @Option(names = "--workloads", split = ",", paramLabel = "NAME", defaultValue = "empty,doubles,list",
-            description = "Any of empty, doubles, list. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--workloads", split = ",", paramLabel = "NAME", defaultValue = "empty,doubles,list,matrix",
+            description = "Any of empty, doubles, list (the SC2000 sweep) and matrix (distributed matrix multiplication on "
+                    + "worker JVMs, results in matrix.md/.csv/.png). Default: ${DEFAULT-VALUE}.")
     List<String> workloads;
+
+    @Option(names = "--matrix-sizes", split = ",", paramLabel = "N",
+            description = "Matrix orders n for the matrix workload (default 100,200,400,700,1000; 40 with --quick, "
+                    + "whose worker JVMs run C1 only).")
+    List<Integer> matrixSizes;
+
+    @Option(names = "--matrix-workers", paramLabel = "K", defaultValue = "4",
+            description = "Worker JVMs for the matrix workload, a square (Cannon's grid). Default: ${DEFAULT-VALUE}.")
+    int matrixWorkers;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Output folder. Default: results/ at the repository root.")
     Path out;
@@ -86,6 +95,15 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Cells up to this size run with both JVMs pinned to CPU 0 (taskset); -1 never pins. Default: ${DEFAULT-VALUE}.")
     int pinMax;
 
+    @Option(names = "--phases", description = "Instead of the sweep: the phase breakdown of one call (serialize, send, "
+            + "deserialize, dispatch, and back) for a list of --phase-size nodes over each protocol, as phases.md/.csv/.png. "
+            + "Protocols default to soap,grpc,adaptive,oos,socket; --reps calls each (default 300; 40 with --quick).")
+    boolean phases;
+
+    @Option(names = "--phase-size", paramLabel = "N", defaultValue = "1000",
+            description = "List nodes per call in the phase breakdown. Default: ${DEFAULT-VALUE}.")
+    int phaseSize;
+
     @Option(names = "--jmh", arity = "0..1", paramLabel = "REGEX", fallbackValue = "io.switchboard.examples.jmh.",
             description = "Run the JMH micro-benchmarks (encoders, policy decision) whose names match REGEX instead of the sweep; "
                     + "JMH options follow after --, e.g. --jmh Negotiation -- -f 1 -wi 3 -i 5 -prof gc.")
@@ -107,6 +125,16 @@ public final class BenchCommand implements Callable<Integer> {
                     "unexpected arguments " + jmhOptions + " (JMH options go after --jmh REGEX --)");
         }
         System.setProperty("java.awt.headless", "true");
+        if (phases) {
+            System.setProperty("switchboard.phases", "true");   // read once, when the transports first touch PhaseMarks
+            if (!PhaseMarks.ENABLED) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--phases needs phase marks on in this JVM, "
+                        + "but they were already read as off: run it in a JVM of its own or with -Dswitchboard.phases=true");
+            }
+            if (!spec.commandLine().getParseResult().hasMatchedOption("--protocols")) {
+                protocols = List.of("soap", "grpc", "adaptive", "oos", "socket");
+            }
+        }
         System.setProperty("sun.rmi.transport.tcp.responseTimeout", Integer.toString(Sweep.CALL_TIMEOUT_MILLIS));
         PrintStream stdout = System.out;
         Path dir = out != null ? out : defaultOut();
@@ -114,6 +142,12 @@ public final class BenchCommand implements Callable<Integer> {
         Sweep.Config config = new Sweep.Config(sizes(), or(warmup, 5, 2), or(reps, 30, 5),
                 Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)));
         List<String> serverFlags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC"));
+        if (phases) {
+            serverFlags.add("-Dswitchboard.phases=true");
+            if (xss == null) {
+                xss = "16m";   // Java serialization of a 1,000-node list overflows the default stack
+            }
+        }
         if (xss != null) {
             serverFlags.add("-Xss" + xss);
         }
@@ -127,6 +161,7 @@ public final class BenchCommand implements Callable<Integer> {
         stdout.println("bench: load average " + loadStart + ", " + Runtime.getRuntime().availableProcessors()
                 + " CPUs; results in " + dir.toAbsolutePath());
         List<Cell> cells;
+        List<MatrixBench.Result> matrixResults;
         List<Peer> peers = new ArrayList<>();
         SwitchboardPeer.Connection switchboard = null;
         try (ServerProcess server = ServerProcess.start(serverFlags, dir.resolve("bench-server.log"))) {
@@ -154,11 +189,15 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             notes.forEach(n -> stdout.println("bench: " + n));
+            if (phases) {
+                return runPhases(stdout, dir, server, peers, notes, serverFlags, clientFlags, loadStart, cpus);
+            }
             Sweep sweep = new Sweep(config, peers, server);
-            try (ProgressBar progress = new ProgressBarBuilder().setTaskName("bench").setInitialMax(sweep.cellCount())
-                    .setStyle(ProgressBarStyle.ASCII).setConsumer(new ConsoleProgressBarConsumer(System.err))
-                    .setUpdateIntervalMillis(250).continuousUpdate().build()) {
-                cells = runWithStack(() -> sweep.run(progress));
+            MatrixBench matrix = matrixBench(server, dir);
+            int steps = (config.sizes().isEmpty() ? 0 : sweep.cellCount()) + (matrix == null ? 0 : matrix.cellCount());
+            try (ProgressBar progress = Progress.open("bench", steps)) {
+                cells = config.sizes().isEmpty() ? List.of() : runWithStack(() -> sweep.run(progress));
+                matrixResults = matrix == null ? List.of() : matrix.run(progress);
             }
             notes.addAll(sweep.notes());
         } finally {
@@ -175,16 +214,72 @@ public final class BenchCommand implements Callable<Integer> {
                         config.warmupTime().toSeconds()),
                 pinMax < 0 ? "none" : "cells of up to " + pinMax + " elements (and the empty call): both JVMs pinned to CPU 0 "
                         + "with taskset; larger cells unpinned");
-        String md = new Report(cells, machine, reproduce(), notes).writeAll(dir);
-        stdout.println(md);
-        stdout.println("bench: wrote " + dir.resolve("bench.csv") + ", " + dir.resolve("bench.md") + " and plots");
-        boolean wrong = cells.stream().anyMatch(c -> c.note() != null && c.note().startsWith("wrong answer"));
+        if (!cells.isEmpty()) {
+            stdout.println(new Report(cells, machine, reproduce(), notes).writeAll(dir));
+            stdout.println("bench: wrote " + dir.resolve("bench.csv") + ", " + dir.resolve("bench.md") + " and plots");
+        }
+        if (!matrixResults.isEmpty()) {
+            stdout.println(new MatrixReport(matrixResults, machine, reproduce(), matrixWorkers,
+                    String.join(" ", MatrixBench.workerFlags(quick))).writeAll(dir));
+            stdout.println("bench: wrote " + dir.resolve("matrix.csv") + ", " + dir.resolve("matrix.md") + " and "
+                    + dir.resolve("matrix.png"));
+        }
+        boolean wrong = cells.stream().anyMatch(c -> c.note() != null && c.note().startsWith("wrong answer"))
+                || matrixResults.stream().anyMatch(r -> r.note() != null && r.note().startsWith("wrong answer"));
         return wrong ? 2 : 0;
+    }
+
+    /** {@code --phases}: the phase breakdown of one call instead of the sweep. */
+    private int runPhases(PrintStream stdout, Path dir, ServerProcess server, List<Peer> peers, List<String> notes,
+            List<String> serverFlags, String clientFlags, String loadStart, int cpus) throws Exception {
+        int calls = or(reps, 300, 40);
+        int warm = or(warmup, 200, 20);
+        Payload payload = Payload.of(Workload.LIST, phaseSize);
+        PhaseBreakdown.Recorder recorder = PhaseBreakdown.Recorder.install();
+        PhaseBreakdown breakdown = new PhaseBreakdown(peers, server, recorder);
+        List<PhaseBreakdown.Timing> timings;
+        try (ProgressBar progress = Progress.open("phases", calls)) {
+            timings = runWithStack(() -> breakdown.run(payload, warm, calls, progress));
+        } finally {
+            PhaseMarks.install(null);
+        }
+        notes.addAll(breakdown.notes());
+        if (peers.stream().noneMatch(p -> p.name().equals("rmi"))) {
+            notes.add("rmi: not shown; Java RMI serializes inside its own transport, where no phase can be marked "
+                    + "without changing it (oos shows Java serialization's phases)");
+        }
+        Report.Machine machine = new Report.Machine(Report.Machine.now(), cpus, Report.Machine.currentCpuModel(), loadStart,
+                Report.Machine.loadAverage(), Report.Machine.currentJava(), clientFlags, String.join(" ", serverFlags),
+                String.format("%d untimed calls per protocol, then %d rounds of one call per protocol, interleaved", warm, calls),
+                "none (both JVMs unpinned)");
+        String md = new PhaseReport(timings, machine, reproduce(), notes, "LinkEntry list, " + phaseSize + " nodes")
+                .writeAll(dir);
+        stdout.println(md);
+        stdout.println("bench: wrote " + dir.resolve("phases.csv") + ", " + dir.resolve("phases.md") + " and "
+                + dir.resolve("phases.png"));
+        return 0;
+    }
+
+    /** The matrix workload of this run, or null when it is not asked for or no policy of it is among --protocols. */
+    private MatrixBench matrixBench(ServerProcess server, Path dir) {
+        if (!workloads.contains("matrix")) {
+            return null;
+        }
+        List<String> policies = protocols.stream().filter(MatrixBench.POLICIES::containsKey).collect(Collectors.toList());
+        if (policies.isEmpty()) {
+            return null;
+        }
+        MatrixBench.Config c = new MatrixBench.Config(matrixSizes != null ? matrixSizes : MatrixBench.defaultSizes(quick),
+                matrixWorkers, policies, or(reps, 5, 2), Duration.ofSeconds(or(budget, 40, 10)), MatrixBench.workerFlags(quick));
+        return new MatrixBench(c, server.get("registry"), server.get("secret"), dir);
     }
 
     private Map<Workload, List<Integer>> sizes() {
         Map<Workload, List<Integer>> result = new LinkedHashMap<>();
         for (String key : workloads) {
+            if (key.equals("matrix")) {
+                continue;   // not a sweep workload: MatrixBench runs it
+            }
             Workload w = Workload.of(key);
             Integer givenMax = w == Workload.LIST ? maxList : maxDoubles;
             int max = givenMax != null ? givenMax : quick && sizes == null ? (w == Workload.LIST ? 1000 : 10_000) : w.largest();
@@ -200,7 +295,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** Runs the sweep on a thread with the requested stack, so RMI and ObjectOutputStream meet the same limit on both sides. */
-    private List<Cell> runWithStack(Callable<List<Cell>> sweep) throws Exception {
+    private <T> T runWithStack(Callable<T> sweep) throws Exception {
         AtomicReference<Object> result = new AtomicReference<>();
         Thread t = new Thread(null, () -> {
             try {
@@ -218,8 +313,8 @@ public final class BenchCommand implements Callable<Integer> {
             throw (Error) result.get();
         }
         @SuppressWarnings("unchecked")
-        List<Cell> cells = (List<Cell>) result.get();
-        return cells;
+        T value = (T) result.get();
+        return value;
     }
 
     static long parseSize(String s) {

@@ -2,6 +2,7 @@ package io.switchboard.examples.bench;
 
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
+import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.Protocols;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.registry.ComponentServer;
@@ -19,7 +20,8 @@ import java.util.UUID;
 /**
  * The server JVM of {@code ./switchboard bench}, forked by {@link ServerProcess}: serves the echo
  * workloads over every protocol under test on loopback, prints one {@code READY key=value ...}
- * line, then obeys commands on standard input ({@code gc}, {@code quit}); it exits when its input
+ * line, then obeys commands on standard input ({@code gc}, {@code quit}, and {@code phases} when started
+ * with {@code -Dswitchboard.phases=true}: the phase marks recorded since the last one); it exits when its input
  * closes, so it never outlives the client.
  *
  * <pre>{@code
@@ -41,20 +43,25 @@ public final class BenchServer {
         try (RegistryServer registry = RegistryServer.builder().secret(secret).start();
              ComponentServer components = ComponentServer.builder()
                      .settings(ServerSettings.defaults().withMaxMessageBytes(MAX_MESSAGE_BYTES))
-                     .registry(registry.endpoint(), secret).build();
+                     .registry(registry.endpoint(), secret).lease(java.time.Duration.ZERO).build();   // no heartbeats amid the timings
              ServerSocket raw = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
              ServerSocket oos = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            components.export(EchoComponent.skeleton(new EchoService()));
+            components.export(PhaseBreakdown.markInvocations(EchoComponent.skeleton(new EchoService())));
+            PhaseBreakdown.ServerMarks marks = PhaseMarks.ENABLED ? PhaseBreakdown.ServerMarks.install() : null;
             RawSocketPeer.serve(raw);
             ObjectStreamPeer.serve(oos);
             out.println("READY pid=" + ProcessHandle.current().pid() + " registry=" + registry.endpoint()
                     + " socket=" + raw.getLocalPort() + " oos=" + oos.getLocalPort()
-                    + " protocols=" + String.join(",", Protocols.names()) + " rmi=" + RmiPeer.export());
+                    + " protocols=" + String.join(",", Protocols.names()) + " rmi=" + RmiPeer.export()
+                    // the registry's write secret, for the matrix workers this run starts; the pipe is the bench's own
+                    + " secret=" + secret);
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null && !line.equals("quit"); line = in.readLine()) {
                 if (line.equals("gc")) {
                     System.gc();   // a full collection with G1 unless -XX:+ExplicitGCInvokesConcurrent
                     out.println("gc-done");
+                } else if (line.equals("phases") && marks != null) {
+                    out.println("phases " + marks.drain());   // every mark since the last drain, one line
                 }
             }
         }

@@ -1,5 +1,6 @@
 package io.switchboard.examples.bench;
 
+import io.switchboard.protocol.PhaseMarks;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
@@ -52,10 +53,14 @@ final class ObjectStreamPeer implements Peer {
             in = new ObjectInputStream(new BufferedInputStream(socket.getInputStream(), BUFFER));
         }
         try {
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
             out.writeObject(p.javaValue());
             out.reset();   // else the next call would send only a back-reference to the same array
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);   // into the 64 KiB buffer, which it may have flushed already
             out.flush();
-            Object back = in.readObject();
+            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+            Object back = in.readObject();   // waits for and decodes the answer in one: no arrival mark
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             if (back instanceof ServerFailure) {
                 throw new Failure(((ServerFailure) back).reason);
             }
@@ -99,6 +104,7 @@ final class ObjectStreamPeer implements Peer {
                 Object value;
                 try {
                     value = in.readObject();
+                    PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
                 } catch (EOFException e) {
                     return;
                 } catch (StackOverflowError e) {
@@ -109,12 +115,15 @@ final class ObjectStreamPeer implements Peer {
                     return;
                 }
                 try {
+                    PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
                     out.writeObject(value);
                 } catch (StackOverflowError e) {
                     return;   // half a response is on the wire: closing is all that is left
                 }
                 out.reset();
+                PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
                 out.flush();
+                PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
             }
         });
     }

@@ -1,5 +1,6 @@
 package io.switchboard.examples.bench;
 
+import io.switchboard.protocol.PhaseMarks;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -56,8 +57,7 @@ final class RawSocketPeer implements Peer {
             in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), BLOCK));
         }
         try {
-            codec.write(out, p.javaValue());
-            out.flush();
+            codec.send(out, p.javaValue());
             return codec.read(in);
         } catch (IOException | RuntimeException e) {
             close();   // the stream is out of step now; the next call reconnects
@@ -98,8 +98,7 @@ final class RawSocketPeer implements Peer {
                 } catch (EOFException e) {
                     return;
                 }
-                codec.write(out, value);
-                out.flush();
+                codec.send(out, value);
             }
         });
     }
@@ -108,6 +107,15 @@ final class RawSocketPeer implements Peer {
     private static final class Codec {
         private final byte[] block = new byte[BLOCK];
         private final ByteBuffer buffer = ByteBuffer.wrap(block);
+
+        /** Encodes into the stream's buffer (64 KiB: a 1,000-node list fits, so encoding and sending are apart), then flushes. */
+        void send(DataOutputStream out, Object value) throws IOException {
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
+            write(out, value);
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
+            out.flush();
+            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+        }
 
         void write(DataOutputStream out, Object value) throws IOException {
             if (value instanceof double[]) {
@@ -145,6 +153,14 @@ final class RawSocketPeer implements Peer {
             if (type < 0) {
                 throw new EOFException();
             }
+            PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);   // the reading thread has the first byte: arrival and decoding start at once
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
+            Object value = readBody(type, in);
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
+            return value;
+        }
+
+        private Object readBody(int type, DataInputStream in) throws IOException {
             if (type == DOUBLES) {
                 double[] values = new double[in.readInt()];
                 for (int off = 0; off < values.length; off += BLOCK / 8) {

@@ -84,6 +84,17 @@ final class ServerProcess implements AutoCloseable {
         throw new IOException("the bench server exited");
     }
 
+    /** The server's phase marks since the last call, as {@code PHASE_ORDINAL:NANOS} pairs (marks must be on there). */
+    String drainPhaseMarks() throws IOException {
+        in.println("phases");
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+            if (line.startsWith("phases ")) {
+                return line.substring(7);
+            }
+        }
+        throw new IOException("the bench server exited");
+    }
+
     @Override
     public void close() {
         in.println("quit");

@@ -99,7 +99,8 @@ final class SwitchboardPeer implements Peer {
             // Large enough for the sweep's biggest messages, and a bound so that nothing hangs.
             ClientSettings settings = ClientSettings.defaults().withMaxMessageBytes(BenchServer.MAX_MESSAGE_BYTES)
                     .withCallTimeout(Duration.ofMillis(Sweep.CALL_TIMEOUT_MILLIS));
-            switchboard = Switchboard.builder(registryUrl).settings(settings).connect();
+            // follow(false): no watch thread polling the registry amid the timings
+            switchboard = Switchboard.builder(registryUrl).settings(settings).follow(false).connect();
             direct = switchboard.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
             ComponentEntry entry = switchboard.registry().lookup(EchoComponent.DESCRIPTOR.name()).get(0);
             List<Endpoint> relayed = new ArrayList<>();

@@ -24,7 +24,7 @@ class BenchCommandTest {
     @Test
     void quickSweepWritesCsvMarkdownAndPlots() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10,1000", "--reps", "3",
-                "--protocols", "socket,rmi,oos,soap", "--heap", "256m", "--out", dir.toString());
+                "--workloads", "empty,doubles,list", "--protocols", "socket,rmi,oos,soap", "--heap", "256m", "--out", dir.toString());
         assertEquals(0, exit);
 
         List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
@@ -53,5 +53,71 @@ class BenchCommandTest {
         assertTrue(md.contains("load average"), md);
         assertTrue(Files.size(dir.resolve("bench-doubles.png")) > 0);
         assertTrue(Files.size(dir.resolve("bench-list.png")) > 0);
+    }
+
+    @Test
+    void phaseBreakdownHasEveryPhaseOfSoapAndGrpcAndAGanttChart() throws Exception {
+        int exit = new CommandLine(new BenchCommand()).execute("--phases", "--quick", "--phase-size", "100", "--reps", "4",
+                "--warmup", "2", "--protocols", "soap,grpc,socket", "--heap", "256m", "--out", dir.toString());
+        assertEquals(0, exit);
+
+        List<String> csv = Files.readAllLines(dir.resolve("phases.csv"), StandardCharsets.UTF_8);
+        assertEquals(PhaseReport.CSV_HEADER, csv.get(0));
+        Set<String> seen = new HashSet<>();
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            seen.add(f[0] + "/" + f[1].replace("\"", ""));
+            assertEquals("4", f[f.length - 1], "every timed call counted: " + row);
+        }
+        for (String protocol : List.of("soap", "grpc")) {
+            for (String segment : List.of("client: serialize request", "server: deserialize request", "server: operation (echo)",
+                    "server: serialize response", "client: deserialize response", "round trip")) {
+                assertTrue(seen.contains(protocol + "/" + segment), protocol + " has no '" + segment + "' in " + seen);
+            }
+        }
+        assertTrue(seen.contains("socket/server: deserialize request"), seen.toString());
+        String md = Files.readString(dir.resolve("phases.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("./switchboard bench --phases"), "the command that reproduces the run");
+        assertTrue(Files.size(dir.resolve("phases.png")) > 0);
+    }
+
+    @Test
+    void matrixWorkloadChecksEveryProductAndWritesItsTable() throws Exception {
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--workloads", "matrix", "--matrix-workers", "1",
+                "--matrix-sizes", "6,20", "--reps", "2", "--protocols", "soap,grpc,socket", "--heap", "256m", "--out", dir.toString());
+        assertEquals(0, exit);
+
+        List<String> csv = Files.readAllLines(dir.resolve("matrix.csv"), StandardCharsets.UTF_8);
+        assertEquals(MatrixReport.CSV_HEADER, csv.get(0));
+        Set<String> seen = new HashSet<>();
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            seen.add(f[0] + "/" + f[1] + "/" + f[3]);
+            assertTrue(Double.parseDouble(f[4]) > 0, row);
+            assertTrue(f[8].contains(f[3]), "a pinned policy's calls went over its protocol: " + row);
+        }
+        for (String algorithm : List.of("simple", "cannon")) {
+            for (String n : List.of("6", "20")) {
+                for (String policy : List.of("soap", "grpc")) {
+                    assertTrue(seen.contains(algorithm + "/" + n + "/" + policy), "no row " + algorithm + " " + n + " " + policy);
+                }
+            }
+        }
+        assertEquals(8, seen.size(), "socket is no matrix policy: " + seen);
+        assertTrue(Files.notExists(dir.resolve("bench.csv")), "no sweep workload was asked for");
+        assertTrue(Files.size(dir.resolve("matrix.png")) > 0);
+    }
+
+    @Test
+    void progressWithoutATerminalPrintsWholeLinesOnly() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        Progress.PlainLines lines = new Progress.PlainLines(new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8));
+        lines.accept("\rbench  10% [=>   ] 1/10 (0:00:01 / 0:00:09) list 10");
+        lines.accept("\rbench  20% [==>  ] 2/10 (0:00:02 / 0:00:08) list 100");   // within the interval: not printed yet
+        lines.close();   // the last state is printed at the end
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals(-1, out.indexOf('\r'), out);
+        assertEquals(List.of("bench  10% [=>   ] 1/10 (0:00:01 / 0:00:09) list 10",
+                "bench  20% [==>  ] 2/10 (0:00:02 / 0:00:08) list 100"), out.lines().toList());
     }
 }

@@ -2,6 +2,7 @@ package io.switchboard.protocol.grpc;
 
 import io.switchboard.idl.runtime.binary.BinaryReader;
 import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.protocol.PhaseMarks;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -146,6 +147,7 @@ final class ChunkQueue implements BinaryReader.Source {
                 return null;
             }
             current = (Frame.Incoming) item;
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
             request.accept(1);
             check(current);
             parts = current.data.iterator();

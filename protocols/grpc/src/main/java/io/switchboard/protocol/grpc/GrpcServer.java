@@ -18,6 +18,7 @@ import io.switchboard.idl.runtime.binary.BinaryWriter;
 import io.switchboard.idl.runtime.binary.WireFormat;
 import io.switchboard.idl.runtime.binary.WireFormatException;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
@@ -194,6 +195,7 @@ final class GrpcServer implements ProtocolServer {
         final ServerCall.Listener<Frame> listener = new ServerCall.Listener<>() {
             @Override
             public void onMessage(Frame message) {
+                PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
                 queue.add(message);
             }
 
@@ -267,6 +269,7 @@ final class GrpcServer implements ProtocolServer {
                 BinaryReader in = new BinaryReader(codec, queue, limits);
                 request = in.readMessage(op.requestClass());
                 in.expectEnd();
+                PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             } catch (WireFormatException e) {
                 Metadata trailers = new Metadata();
                 closeQuietly(GrpcErrors.refusal(e, op.toString(), trailers), trailers);
@@ -297,10 +300,12 @@ final class GrpcServer implements ProtocolServer {
                 closeQuietly(Status.OK, new Metadata());
                 return;
             }
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
             BinaryWriter out = new BinaryWriter(codec, settings.maxGraphNodes());
             try {
                 out.writeKind(kind);
                 codec.writeMessage(out, response);
+                PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
             } catch (WireFormatException e) {
                 Metadata trailers = new Metadata();
                 closeQuietly(GrpcErrors.failure(new IllegalStateException("the response of " + op
@@ -314,6 +319,7 @@ final class GrpcServer implements ProtocolServer {
                 call.sendMessage(frames.next());
             }
             call.close(Status.OK, new Metadata());
+            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
         }
 
         /** Waits until gRPC can take another frame without buffering it: sending never outruns the peer. */

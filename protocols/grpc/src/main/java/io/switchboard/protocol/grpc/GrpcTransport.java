@@ -16,6 +16,7 @@ import io.switchboard.idl.runtime.binary.WireFormat;
 import io.switchboard.idl.runtime.binary.WireFormatException;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.Transport;
@@ -81,9 +82,11 @@ final class GrpcTransport implements Transport {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
+        PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
         BinaryWriter out = new BinaryWriter(codec, client.settings().maxGraphNodes());
         try {
             codec.writeMessage(out, request);
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         }
@@ -100,6 +103,17 @@ final class GrpcTransport implements Transport {
         try {
             Iterator<Frame> frames = Frame.split(out.segments(), out.size());
             WireBytes wire = options.wireBytes();
+            // A message of one chunk goes out with the headers, without waiting for the stream to be
+            // ready: gRPC holds it until the stream exists (at most 1 MiB), and the frame's scratch
+            // array is not reused. Waiting cost a hand-off to the event loop and back on every small call.
+            Frame first = frames.next();
+            if (frames.hasNext()) {
+                listener.awaitReady();
+            }
+            call.sendMessage(first);
+            if (wire != null) {
+                wire.addSent(((Frame.Outgoing) first).length());
+            }
             while (frames.hasNext()) {
                 listener.awaitReady();
                 Frame frame = frames.next();
@@ -109,6 +123,7 @@ final class GrpcTransport implements Transport {
                 }
             }
             call.halfClose();
+            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
             BinaryReader in = new BinaryReader(codec, listener.queue, limits);
             if (operation.oneWay()) {
                 in.expectEnd();
@@ -125,6 +140,7 @@ final class GrpcTransport implements Transport {
             }
             Object response = in.readMessage(operation.responseElement().getLocalPart(), operation.responseClass());
             in.expectEnd();
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return response;
         } catch (WireFormatException e) {
             call.cancel("the client cannot read the response", null);
@@ -179,6 +195,7 @@ final class GrpcTransport implements Transport {
             if (wire != null && message instanceof Frame.Incoming in) {
                 wire.addReceived(in.wireLength());
             }
+            PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             queue.add(message);
         }
 

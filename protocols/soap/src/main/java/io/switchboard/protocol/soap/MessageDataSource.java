@@ -1,6 +1,7 @@
 package io.switchboard.protocol.soap;
 
 import io.switchboard.idl.runtime.XmlCodec;
+import io.switchboard.protocol.PhaseMarks;
 import jakarta.xml.bind.JAXBException;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamWriter;
@@ -27,7 +28,9 @@ final class MessageDataSource extends AbstractPushOMDataSource {
     @Override
     public void serialize(XMLStreamWriter writer) throws XMLStreamException {
         try {
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
             xml.write(message, writer);
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         } catch (JAXBException e) {
             throw new XMLStreamException("cannot write " + message.getClass().getSimpleName() + ": "
                     + SoapFaults.rootMessage(e), e);

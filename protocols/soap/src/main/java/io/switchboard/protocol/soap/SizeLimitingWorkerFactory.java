@@ -1,5 +1,6 @@
 package io.switchboard.protocol.soap;
 
+import io.switchboard.protocol.PhaseMarks;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -30,6 +31,7 @@ public final class SizeLimitingWorkerFactory implements WorkerFactory {
     public Worker newWorker() {
         HTTPWorker delegate = new HTTPWorker();
         return (request, response, msgContext) -> {
+            PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             if (!"GET".equals(request.getMethod())) {
                 Header ce = request.getFirstHeader("Content-Encoding");
                 if (ce != null && !"identity".equalsIgnoreCase(ce.getValue().trim())) {

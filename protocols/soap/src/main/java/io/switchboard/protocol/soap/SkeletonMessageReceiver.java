@@ -4,6 +4,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.Graphs;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.Skeleton;
 import jakarta.xml.bind.JAXBException;
 import javax.xml.stream.XMLStreamReader;
@@ -88,8 +89,11 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
                     + operation.requestElement() + ", got " + body.getQName());
         }
         try {
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
             XMLStreamReader reader = body.getXMLStreamReaderWithoutCaching();
-            return xml.read(reader, operation.requestClass());
+            Object request = xml.read(reader, operation.requestClass());
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
+            return request;
         } catch (JAXBException | RuntimeException e) {
             RequestTooLargeException tooLarge = RequestTooLargeException.findIn(e);
             if (tooLarge != null) {

@@ -6,6 +6,7 @@ import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.idl.runtime.XmlCodec;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.Transport;
@@ -85,11 +86,15 @@ final class SoapTransport implements Transport {
                 return null;
             }
             OMElement response = sc.sendReceive(payload);
+            PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             if (!operation.responseElement().equals(response.getQName())) {
                 throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                         "expected " + operation.responseElement() + " in the response, got " + response.getQName(), null);
             }
-            return xml.read(response.getXMLStreamReaderWithoutCaching(), operation.responseClass());
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
+            Object value = xml.read(response.getXMLStreamReaderWithoutCaching(), operation.responseClass());
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
+            return value;
         } catch (AxisFault fault) {
             throw translate(operation, fault);
         } catch (JAXBException e) {

@@ -7,7 +7,6 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 
 /**
@@ -36,7 +35,10 @@ public final class BinaryWriter {
     private final List<Segment> segments = new ArrayList<>();
     private ByteBuffer buf = ByteBuffer.allocate(FIRST_BLOCK).order(ByteOrder.LITTLE_ENDIAN);
     private long flushed;
-    private IdentityHashMap<Object, Integer> nodeIndex;
+    private IdentityIndex nodeIndex;
+    private List<Object> nodeList;
+    /** Where the next reference most likely points: one past the last one (true of every tree written breadth first). */
+    private int nextRefGuess;
     private int listDepth;
 
     public BinaryWriter(BinaryCodec codec, int maxNodes) {
@@ -93,14 +95,13 @@ public final class BinaryWriter {
             return;
         }
         List<Object> nodes = new ArrayList<>();
-        IdentityHashMap<Object, Integer> index = new IdentityHashMap<>();
+        IdentityIndex index = new IdentityIndex();
         java.util.function.Consumer<Object> enqueue = node -> {
-            if (!index.containsKey(node)) {
+            if (index.addIfAbsent(node) >= 0) {
                 if (nodes.size() >= maxNodes) {
                     throw new WireFormatException(WireFormatException.NODE_LIMIT,
                             "message holds more than " + maxNodes + " linked nodes");
                 }
-                index.put(node, nodes.size());
                 nodes.add(node);
             }
         };
@@ -112,6 +113,8 @@ public final class BinaryWriter {
             }
         }
         nodeIndex = index;
+        nodeList = nodes;
+        nextRefGuess = 1;
         writeVarint(nodes.size());
         for (Object node : nodes) {
             writeVarint(codec.nodeType(node));
@@ -126,8 +129,14 @@ public final class BinaryWriter {
             tag(WireFormat.NULL);
             return;
         }
-        Integer i = nodeIndex == null ? null : nodeIndex.get(node);
-        if (i == null) {
+        int i;
+        if (nodeList != null && nextRefGuess < nodeList.size() && nodeList.get(nextRefGuess) == node) {
+            i = nextRefGuess;   // a list's or a tree's next node: no hash lookup, whose cache misses were a third of encoding
+        } else {
+            i = nodeIndex == null ? -1 : nodeIndex.indexOf(node);
+        }
+        nextRefGuess = i + 1;
+        if (i < 0) {
             throw new IllegalStateException("linked node " + node.getClass().getSimpleName()
                     + " is not in the message's node table");
         }

@@ -1,0 +1,267 @@
+package io.switchboard.examples.bench;
+
+import io.switchboard.components.matrix.Block;
+import io.switchboard.components.matrix.Blocks;
+import io.switchboard.components.matrix.MatrixManager;
+import io.switchboard.components.matrix.MatrixWorkerMain;
+import io.switchboard.components.matrix.ProtocolTally;
+import io.switchboard.metastub.Policies;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.registry.Switchboard;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import me.tongfei.progressbar.ProgressBar;
+
+/**
+ * The distributed matrix multiplication of the Rahimi/Wainer/Lewis study as a bench workload:
+ * k worker JVMs ({@link MatrixWorkerMain}) bound in the bench server's registry, a manager in this
+ * JVM, n × n products by the simple parallel algorithm and by Cannon's, once per protocol policy
+ * (each policy also steers the workers' own calls in Cannon's shifts), the policies interleaved
+ * product by product, each round starting with the next policy. Entries are small integers, so every product is exact in doubles and each
+ * answer must equal the local product bit for bit.
+ *
+ * <pre>{@code
+ * MatrixBench bench = new MatrixBench(config, registryUrl, secret, logDir);
+ * List<MatrixBench.Result> results = bench.run(progress);
+ * }</pre>
+ */
+final class MatrixBench {
+    /** Policies the matrix workload compares, by the names of the results: SOAP only, gRPC only, and two meta-stub policies. */
+    static final Map<String, String> POLICIES = Map.of("soap", "fixed:soap", "grpc", "fixed:grpc", "adaptive", "adaptive",
+            "size", "size");
+
+    /**
+     * @param sizes      matrix orders n
+     * @param workers    worker JVMs (a square, for Cannon's algorithm)
+     * @param policies   result names from {@link #POLICIES}
+     * @param reps       timed products per cell at most
+     * @param budget     time per cell; a product expected to take over a quarter of it is skipped
+     * @param workerFlags JVM flags of each worker JVM
+     */
+    record Config(List<Integer> sizes, int workers, List<String> policies, int reps, Duration budget, List<String> workerFlags) {
+    }
+
+    /** One cell: an algorithm at one n under one policy, with its product times (sorted) or why it has none. */
+    record Result(String algorithm, int n, String policy, long[] samplesNanos, Map<String, Long> callsByProtocol, String note) {
+        boolean measured() {
+            return samplesNanos.length > 0;
+        }
+
+        double quantileMillis(double q) {
+            return PhaseBreakdown.quantile(samplesNanos, q) / 1e3;
+        }
+    }
+
+    private final Config config;
+    private final String registryUrl;
+    private final String secret;
+    private final Path logDir;
+
+    MatrixBench(Config config, String registryUrl, String secret, Path logDir) {
+        this.config = config;
+        this.registryUrl = registryUrl;
+        this.secret = secret;
+        this.logDir = logDir;
+    }
+
+    /** Steps the progress bar takes: one per cell. */
+    int cellCount() {
+        return config.sizes().size() * 2 * config.policies().size();
+    }
+
+    List<Result> run(ProgressBar progress) throws Exception {
+        progress.setExtraMessage("matrix: starting " + config.workers() + " worker JVMs");
+        List<String> names = new ArrayList<>();
+        List<Process> processes = new ArrayList<>();
+        String prefix = "bench-matrix-worker-";
+        try {
+            for (int i = 0; i < config.workers(); i++) {
+                names.add(prefix + i);
+                processes.add(startWorker(names.get(i), logDir.resolve("bench-matrix-worker-" + i + ".log")));
+            }
+            for (Process p : processes) {
+                awaitReady(p);
+            }
+            return measure(names, progress);
+        } finally {
+            for (Process p : processes) {
+                p.destroy();   // SIGTERM: the worker unbinds itself in its shutdown hook
+            }
+            for (Process p : processes) {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private List<Result> measure(List<String> names, ProgressBar progress) throws Exception {
+        Map<String, Switchboard> switchboards = new LinkedHashMap<>();
+        Map<String, MatrixManager> managers = new LinkedHashMap<>();
+        Map<String, ProtocolTally> tallies = new LinkedHashMap<>();
+        ClientSettings settings = ClientSettings.defaults().withMaxMessageBytes(BenchServer.MAX_MESSAGE_BYTES)
+                .withCallTimeout(Duration.ofMillis(Sweep.CALL_TIMEOUT_MILLIS));
+        List<Result> results = new ArrayList<>();
+        try {
+            for (String policy : config.policies()) {
+                ProtocolTally tally = new ProtocolTally();
+                Switchboard sb = Switchboard.builder(registryUrl).settings(settings).policy(Policies.byName(POLICIES.get(policy)))
+                        .listener(tally).follow(false).connect();
+                switchboards.put(policy, sb);
+                tallies.put(policy, tally);
+                managers.put(policy, new MatrixManager(sb, names).workerPolicy(POLICIES.get(policy)));
+            }
+            for (String algorithm : List.of("simple", "cannon")) {
+                Map<String, Result> previous = new LinkedHashMap<>();
+                for (int n : config.sizes()) {
+                    progress.setExtraMessage("matrix " + algorithm + " n=" + n);
+                    Block a = integers(n, 1);
+                    Block b = integers(n, 2);
+                    Block expected = Blocks.multiply(a, b);
+                    System.gc();
+                    Map<String, List<Long>> samples = new LinkedHashMap<>();
+                    Map<String, String> failures = new LinkedHashMap<>();
+                    Map<String, Long> elapsed = new LinkedHashMap<>();
+                    for (String policy : config.policies()) {
+                        String skip = skipReason(previous.get(policy), n);
+                        if (skip != null) {
+                            failures.put(policy, skip);
+                        } else {
+                            samples.put(policy, new ArrayList<>());
+                            elapsed.put(policy, 0L);
+                        }
+                    }
+                    for (String policy : samples.keySet()) {   // one untimed product each: connections, JIT
+                        once(managers.get(policy), algorithm, a, b, expected, policy, failures);
+                        tallies.get(policy).reset();
+                    }
+                    List<String> order = new ArrayList<>(samples.keySet());
+                    for (int r = 0; r < config.reps(); r++) {
+                        // each round starts with another policy: the product after a SOAP one pays for the
+                        // garbage SOAP left in the workers, and that must not always be the same policy
+                        java.util.Collections.rotate(order, -1);
+                        for (String policy : order) {
+                            if (failures.containsKey(policy) || (r > 0 && elapsed.get(policy) > config.budget().toNanos())) {
+                                continue;
+                            }
+                            long t = once(managers.get(policy), algorithm, a, b, expected, policy, failures);
+                            if (t >= 0) {
+                                samples.get(policy).add(t);
+                                elapsed.put(policy, elapsed.get(policy) + t);
+                            }
+                        }
+                    }
+                    for (String policy : config.policies()) {
+                        Result result;
+                        if (failures.containsKey(policy)) {
+                            result = new Result(algorithm, n, policy, new long[0], Map.of(), failures.get(policy));
+                        } else {
+                            long[] s = samples.get(policy).stream().mapToLong(Long::longValue).sorted().toArray();
+                            Map<String, Long> calls = new TreeMap<>();
+                            tallies.get(policy).byOperation().values().forEach(m -> m.forEach((p, c) -> calls.merge(p, c, Long::sum)));
+                            calls.replaceAll((p, c) -> Math.round((double) c / Math.max(1, s.length)));
+                            result = new Result(algorithm, n, policy, s, calls,
+                                    s.length < config.reps() ? s.length + " of " + config.reps() + " products (time budget)" : null);
+                        }
+                        tallies.get(policy).reset();
+                        previous.put(policy, result);
+                        results.add(result);
+                        progress.step();
+                    }
+                }
+            }
+        } finally {
+            managers.values().forEach(MatrixManager::close);
+            switchboards.values().forEach(Switchboard::close);
+        }
+        return results;
+    }
+
+    /** One product, checked; its time in nanoseconds, or -1 with the reason put in {@code failures}. */
+    private static long once(MatrixManager manager, String algorithm, Block a, Block b, Block expected, String policy,
+            Map<String, String> failures) {
+        long start = System.nanoTime();
+        Block c;
+        try {
+            c = algorithm.equals("simple") ? manager.multiplySimple(a, b) : manager.multiplyCannon(a, b);
+        } catch (RuntimeException e) {
+            failures.put(policy, "failed: " + Sweep.describe(e));
+            return -1;
+        }
+        long t = System.nanoTime() - start;
+        if (!Blocks.identical(c, expected)) {
+            failures.put(policy, "wrong answer: the product differs from the local product");
+            return -1;
+        }
+        return t;
+    }
+
+    private String skipReason(Result before, int n) {
+        if (before == null) {
+            return null;
+        }
+        if (!before.measured()) {
+            return "skipped: " + before.note().replaceFirst("^skipped: ", "");
+        }
+        double expectedSeconds = before.quantileMillis(0.5) / 1e3 * Math.pow((double) n / before.n(), 2);   // at least the data grows as n^2
+        double limit = config.budget().toMillis() / 1e3 / 4;
+        return expectedSeconds > limit ? String.format("skipped: about %.1f s per product expected, over a quarter of the %d s budget",
+                expectedSeconds, config.budget().toSeconds()) : null;
+    }
+
+    /** An n × n matrix of integers in [-8, 8]: every sum of products is exact in doubles, so any order of summation gives the same bits. */
+    static Block integers(int n, long seed) {
+        Random random = new Random(seed);
+        double[] values = new double[n * n];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = random.nextInt(17) - 8;
+        }
+        return Blocks.of(n, n, values);
+    }
+
+    private Process startWorker(String name, Path log) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(config.workerFlags());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MatrixWorkerMain.class.getName(), registryUrl, name, secret));
+        return new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+    }
+
+    private static void awaitReady(Process p) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+            if (line.startsWith("READY")) {
+                return;   // it prints its endpoints next, a few lines that fit the pipe's buffer
+            }
+        }
+        throw new IOException("a matrix worker JVM ended before it was ready (exit " + (p.isAlive() ? "-" : p.exitValue())
+                + "); see its log in the output folder");
+    }
+
+    /** The orders of the full and the quick run. */
+    static List<Integer> defaultSizes(boolean quick) {
+        return quick ? List.of(40) : Arrays.asList(100, 200, 400, 700, 1000);
+    }
+
+    /**
+     * Worker JVM flags: a full run's workers get a fixed heap and G1 as the bench server does; a
+     * quick run's start faster (C1 only, serial GC, small heap), since four of them starting on two
+     * busy cores took half of a minute.
+     */
+    static List<String> workerFlags(boolean quick) {
+        return quick ? List.of("-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto")
+                : List.of("-Xms768m", "-Xmx768m", "-XX:+UseG1GC");
+    }
+}

@@ -1,0 +1,129 @@
+package io.switchboard.examples.bench;
+
+import io.switchboard.examples.bench.MatrixBench.Result;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Writes the matrix workload's results beside the sweep's: {@code matrix.csv}, {@code matrix.md}
+ * (times per policy with the ratio to SOAP only, and the calls per product by protocol) and
+ * {@code matrix.png} (time against n, log-log, a line per algorithm and policy).
+ *
+ * <pre>{@code
+ * new MatrixReport(results, machine, command, 4, "-Xms768m -Xmx768m -XX:+UseG1GC").writeAll(dir);
+ * }</pre>
+ */
+final class MatrixReport {
+    static final String CSV_HEADER = "algorithm,n,workers,policy,median_ms,p10_ms,p90_ms,min_ms,calls_per_product";
+
+    private final List<Result> results;
+    private final Report.Machine machine;
+    private final String command;
+    private final int workers;
+    private final String workerFlags;
+
+    MatrixReport(List<Result> results, Report.Machine machine, String command, int workers, String workerFlags) {
+        this.results = results;
+        this.machine = machine;
+        this.command = command;
+        this.workers = workers;
+        this.workerFlags = workerFlags;
+    }
+
+    String writeAll(Path dir) throws IOException {
+        Files.writeString(dir.resolve("matrix.csv"), csv(), StandardCharsets.UTF_8);
+        if (results.stream().anyMatch(Result::measured)) {
+            BitmapEncoder.saveBitmap(chart(), dir.resolve("matrix.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+        }
+        String md = markdown();
+        Files.writeString(dir.resolve("matrix.md"), md, StandardCharsets.UTF_8);
+        return md;
+    }
+
+    String csv() {
+        StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
+        for (Result r : results) {
+            if (r.measured()) {
+                b.append(String.format(Locale.ROOT, "%s,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%s%n", r.algorithm(), r.n(), workers,
+                        r.policy(), r.quantileMillis(0.5), r.quantileMillis(0.1), r.quantileMillis(0.9), r.samplesNanos()[0] / 1e6,
+                        calls(r).replace(", ", " ")));
+            }
+        }
+        return b.toString();
+    }
+
+    String markdown() {
+        StringBuilder b = new StringBuilder();
+        b.append("# Distributed matrix multiplication: ").append(workers).append(" worker JVMs on loopback\n\n");
+        b.append("Reproduce with `").append(command).append("` (").append(machine.date()).append(", load average ")
+                .append(machine.loadStart()).append(" at the start of the run, ").append(machine.loadEnd()).append(" at its end; ")
+                .append(machine.cpus()).append(" CPUs; manager JVM `").append(machine.clientFlags())
+                .append("`, worker JVMs `").append(workerFlags).append("`).\n\n");
+        b.append("Each cell: one n × n product C = A·B by the manager in the bench JVM and ").append(workers)
+                .append(" `MatrixWorkerMain` JVMs bound in the bench server's registry, timed from the first call to the last ")
+                .append("answer (median, p10, p90, min over the products; policies interleaved product by product, each round ")
+                .append("starting with the next policy, one untimed product each first). A and B hold integers in [-8, 8], so the product is exact and every answer is ")
+                .append("compared bit for bit with the local product. The policy steers the manager's calls and, in Cannon's ")
+                .append("algorithm, the workers' block shifts to each other. Calls per product: the manager's calls by protocol.\n");
+        for (String algorithm : List.of("simple", "cannon")) {
+            b.append("\n## ").append(algorithm.equals("simple") ? "Simple parallel algorithm" : "Cannon's algorithm").append("\n\n");
+            b.append("| n | policy | median ms | p10 ms | p90 ms | min ms | ÷ soap | calls per product | note |\n");
+            b.append("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n");
+            for (Result r : results) {
+                if (!r.algorithm().equals(algorithm)) {
+                    continue;
+                }
+                b.append("| ").append(r.n()).append(" | ").append(r.policy()).append(" | ");
+                if (r.measured()) {
+                    b.append(number(r.quantileMillis(0.5))).append(" | ").append(number(r.quantileMillis(0.1))).append(" | ")
+                            .append(number(r.quantileMillis(0.9))).append(" | ").append(number(r.samplesNanos()[0] / 1e6)).append(" | ")
+                            .append(ratio(r)).append(" | ").append(calls(r)).append(" | ")
+                            .append(r.note() == null ? "" : r.note()).append(" |\n");
+                } else {
+                    b.append("| | | | | | ").append(r.note()).append(" |\n");
+                }
+            }
+        }
+        b.append("\n![product time against n](matrix.png)\n");
+        return b.toString();
+    }
+
+    private String ratio(Result r) {
+        Optional<Result> soap = results.stream().filter(o -> o.measured() && o.algorithm().equals(r.algorithm())
+                && o.n() == r.n() && o.policy().equals("soap")).findFirst();
+        return soap.map(o -> String.format(Locale.ROOT, "%.2f", r.quantileMillis(0.5) / o.quantileMillis(0.5))).orElse("–");
+    }
+
+    private static String calls(Result r) {
+        return r.callsByProtocol().entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+    }
+
+    private XYChart chart() {
+        XYChart chart = new XYChartBuilder().width(900).height(600)
+                .title("Matrix product on " + workers + " worker JVMs (median)").xAxisTitle("n").yAxisTitle("time per product (ms)")
+                .build();
+        chart.getStyler().setXAxisLogarithmic(true).setYAxisLogarithmic(true)
+                .setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+        Map<String, List<Result>> series = results.stream().filter(Result::measured)
+                .collect(Collectors.groupingBy(r -> r.algorithm() + " " + r.policy(), LinkedHashMap::new, Collectors.toList()));
+        series.forEach((name, list) -> chart.addSeries(name, list.stream().mapToDouble(Result::n).toArray(),
+                list.stream().mapToDouble(r -> r.quantileMillis(0.5)).toArray()).setMarker(SeriesMarkers.CIRCLE));
+        return chart;
+    }
+
+    private static String number(double x) {
+        return x < 100 ? String.format(Locale.ROOT, "%.1f", x) : String.format(Locale.ROOT, "%,.0f", x);
+    }
+}
