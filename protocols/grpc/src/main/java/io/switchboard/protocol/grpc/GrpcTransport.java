@@ -100,9 +100,11 @@ final class GrpcTransport implements Transport {
         }
         call.start(listener, headers);
         call.request(ChunkQueue.WINDOW);
+        WireBytes wire = options.wireBytes();
+        long firstChunkBytes = 0;
+        boolean undelivered = false;
         try {
             Iterator<Frame> frames = Frame.split(out.segments(), out.size());
-            WireBytes wire = options.wireBytes();
             // A message of one chunk goes out with the headers, without waiting for the stream to be
             // ready: gRPC holds it until the stream exists (at most 1 MiB), and the frame's scratch
             // array is not reused. Waiting cost a hand-off to the event loop and back on every small call.
@@ -111,9 +113,9 @@ final class GrpcTransport implements Transport {
                 listener.awaitReady();
             }
             call.sendMessage(first);
-            if (wire != null) {
-                wire.addSent(((Frame.Outgoing) first).length());
-            }
+            // counted once the call did not fail as undelivered: gRPC holds the first chunk until the
+            // connection exists, and a refused connection put nothing on the wire
+            firstChunkBytes = ((Frame.Outgoing) first).length();
             while (frames.hasNext()) {
                 listener.awaitReady();
                 Frame frame = frames.next();
@@ -151,12 +153,16 @@ final class GrpcTransport implements Transport {
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     operation + " was interrupted", e);
         } catch (SwitchboardException e) {
+            undelivered = e instanceof TransportException t && t.delivery() == TransportException.Delivery.NOT_DELIVERED;
             throw e;
         } catch (RuntimeException | Error e) {
             call.cancel("client failure", e);
             throw e;
         } finally {
             listener.queue.close();
+            if (wire != null && !undelivered) {
+                wire.addSent(firstChunkBytes);
+            }
         }
     }
 
