@@ -152,7 +152,7 @@ public final class DynamicXml implements XmlCodec {
             }
             writeFields(out, r, w);
         } else {
-            out.writeCharacters(print(f.scalar(), v));
+            text(out, print(f.scalar(), v));
         }
         out.writeEndElement();
     }
@@ -174,6 +174,15 @@ public final class DynamicXml implements XmlCodec {
             writeValue(out, t.fields[a].name(), t.fields[a], t.targets[a], e, w);
         }
         w.listDepth--;
+    }
+
+    /**
+     * Text as JAXB hands it to the writer: as a char array. Woodstox (which Axis2 brings) escapes
+     * the two differently ({@code <&>} comes out {@code &lt;&amp;&gt;} from an array but
+     * {@code &lt;&amp;>} from a String), so the String call would change the bytes of a message.
+     */
+    private static void text(XMLStreamWriter out, String text) throws XMLStreamException {
+        out.writeCharacters(text.toCharArray(), 0, text.length());
     }
 
     private void start(XMLStreamWriter out, String element) throws XMLStreamException {
