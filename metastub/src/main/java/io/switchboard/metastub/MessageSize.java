@@ -6,6 +6,7 @@ import io.switchboard.idl.InterfaceModel;
 import io.switchboard.idl.ScalarType;
 import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.dynamic.DynamicList;
 import io.switchboard.idl.runtime.dynamic.DynamicRecord;
 import java.lang.invoke.LambdaMetafactory;
 import java.lang.invoke.MethodHandle;
@@ -119,7 +120,7 @@ public final class MessageSize {
                     if (total > cap) {
                         return ~total;
                     }
-                    ComplexTypeModel target = element == null ? null : alternativeType(t, element.getClass());
+                    ComplexTypeModel target = element == null ? null : alternativeType(t, element);
                     if (target == null) {
                         total += OVERHEAD + boxedScalarBytes(element);
                     } else {
@@ -177,9 +178,18 @@ public final class MessageSize {
         }
     }
 
-    /** The alternative of a heterogeneous list whose generated bean class is {@code cls}; null for scalars. */
-    private ComplexTypeModel alternativeType(ComplexTypeModel list, Class<?> cls) {
-        return alternativeTypes.computeIfAbsent(cls, c -> java.util.Optional.ofNullable(list.fields().stream()
+    /**
+     * The type of a heterogeneous list's element: a dynamic record's or list's own type, else the
+     * alternative whose generated bean class the element has; null for scalars.
+     */
+    private ComplexTypeModel alternativeType(ComplexTypeModel list, Object element) {
+        if (element instanceof DynamicRecord r) {
+            return r.type().model();
+        }
+        if (element instanceof DynamicList l) {
+            return l.type().model();
+        }
+        return alternativeTypes.computeIfAbsent(element.getClass(), c -> java.util.Optional.ofNullable(list.fields().stream()
                 .filter(a -> a.complexType() != null)
                 .filter(a -> (Character.toUpperCase(a.complexType().charAt(0)) + a.complexType().substring(1))
                         .equals(c.getSimpleName()))

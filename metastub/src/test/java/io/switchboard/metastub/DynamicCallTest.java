@@ -13,6 +13,8 @@ import io.switchboard.idl.runtime.binary.BinaryReader;
 import io.switchboard.idl.runtime.binary.BinaryWriter;
 import io.switchboard.idl.runtime.dynamic.DynamicFault;
 import io.switchboard.idl.runtime.dynamic.DynamicInterface;
+import io.switchboard.idl.runtime.HeterogeneousList;
+import io.switchboard.idl.runtime.dynamic.DynamicList;
 import io.switchboard.idl.runtime.dynamic.DynamicRecord;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.DynamicStub;
@@ -27,9 +29,11 @@ import io.switchboard.protocol.conformance.ConformanceImpl;
 import io.switchboard.protocol.conformance.DivideFaultException;
 import io.switchboard.protocol.conformance.EchoDoubles;
 import io.switchboard.protocol.conformance.EchoList;
+import io.switchboard.protocol.conformance.EchoMixed;
 import io.switchboard.protocol.conformance.EchoRecord;
 import io.switchboard.protocol.conformance.EchoTensor;
 import io.switchboard.protocol.conformance.LinkEntry;
+import io.switchboard.protocol.conformance.Mixed;
 import io.switchboard.protocol.conformance.Record;
 import io.switchboard.protocol.conformance.Tensor;
 import io.switchboard.protocol.conformance.Values;
@@ -169,10 +173,86 @@ class DynamicCallTest {
                 m.setHead(head);
                 sameAsGenerated(protocol, "echoList", m);
             }
+            Record markup = Values.emptyRecord();
+            markup.setName("<a> & \"b\" ]]> c>d");
+            EchoRecord withMarkup = new EchoRecord();
+            withMarkup.setRecord(markup);
+            sameAsGenerated(protocol, "echoRecord", withMarkup);
             EchoTensor t = new EchoTensor();
             t.setTensor(Tensor.of(new double[][] {{1, Double.NaN}, {-0.0, Double.POSITIVE_INFINITY}}));
             sameAsGenerated(protocol, "echoTensor", t);
         }
+    }
+
+    @Test
+    void heterogeneousListsComeBackAsTheGeneratedStubGetsThemOverSoapAndGrpc() throws Exception {
+        Mixed every = Values.mixedOfEveryKind();
+        Mixed deepest = Values.nested(HeterogeneousList.MAX_DEPTH);
+        for (String protocol : List.of("soap", "grpc")) {
+            for (Mixed[] shape : new Mixed[][] {{every, Mixed.of(), Mixed.of(1L), every}, {Mixed.of()}, {null},
+                {deepest}}) {
+                EchoMixed m = new EchoMixed();
+                m.setList(shape[0]);
+                m.setMore(shape.length > 1 ? new ArrayList<>(List.of(shape).subList(1, shape.length)) : null);
+                DynamicRecord back = sameAsGenerated(protocol, "echoMixed", m);
+                assertEquals(shape[0] == null ? null : shape[0].getItems().size(),
+                        back.get("list") == null ? null : ((DynamicList) back.get("list")).size());
+            }
+        }
+    }
+
+    @Test
+    void aHeterogeneousListBuiltByHandTravelsAndTooDeepIsRefusedBeforeSending() throws Exception {
+        DynamicStub stub = new DynamicStub(dynamic, channel(dynamic.descriptor(), both, new AdaptivePolicy()));
+        DynamicRecord point = stub.newRecord("Point").set("x", 1.0).set("y", -0.0);
+        DynamicList list = stub.newList("Mixed", 2.5, 7L, false, "a", new byte[] {1}, point,
+                stub.newList("Mixed", stub.newList("Mixed")));
+        for (String protocol : List.of("soap", "grpc")) {
+            int before = served(protocol);
+            DynamicRecord back = stub.withOptions(pinned(protocol)).callForRecord("echoMixed",
+                    Map.of("list", list, "more", List.of(stub.newList("Mixed", "m"))));
+            assertEquals(before + 1, served(protocol), "served over " + protocol);
+            DynamicList echoed = (DynamicList) back.get("list");
+            assertEquals(List.of(2.5, 7L, false, "a"), echoed.subList(0, 4));
+            assertEquals(List.of("number", "integer", "flag", "text", "bytes", "point", "list"),
+                    java.util.stream.IntStream.range(0, echoed.size()).mapToObj(echoed::alternative).toList());
+            assertEquals(Double.doubleToRawLongBits(-0.0),
+                    Double.doubleToRawLongBits((Double) ((DynamicRecord) echoed.get(5)).get("y")));
+            assertEquals(List.of(List.of()), echoed.get(6));
+            assertEquals(List.of(List.of("m")), back.get("more"));
+        }
+        assertEquals(List.of("soap", "grpc"), calls.stream().map(CallRecord::protocol).toList());
+
+        DynamicList tooDeep = stub.newList("Mixed", "bottom");
+        for (int i = 0; i < HeterogeneousList.MAX_DEPTH; i++) {
+            tooDeep = stub.newList("Mixed", tooDeep);
+        }
+        Map<String, Object> arguments = Map.of("list", tooDeep);
+        for (String protocol : List.of("soap", "grpc")) {
+            int before = served(protocol);
+            RuntimeException e = assertThrows(RuntimeException.class,
+                    () -> stub.withOptions(pinned(protocol)).call("echoMixed", arguments));
+            assertTrue(String.valueOf(e.getMessage()).contains("nests deeper than 64")
+                    || String.valueOf(e.getCause()).contains("nests deeper than 64"), protocol + ": " + e);
+            assertEquals(before, served(protocol), protocol + ": nothing reached the server");
+        }
+    }
+
+    @Test
+    void messageSizeCountsDynamicHeterogeneousListsAsGeneratedOnes() {
+        MessageSize sizes = new MessageSize(ConformanceComponent.DESCRIPTOR.model());
+        var request = ConformanceComponent.DESCRIPTOR.model().operation("echoMixed").request();
+        EchoMixed bean = new EchoMixed();
+        bean.setList(Values.mixedOfEveryKind());
+        bean.setMore(new ArrayList<>(List.of(Mixed.of(), Values.nested(HeterogeneousList.MAX_DEPTH))));
+        DynamicRecord record = asRecord(bean, "echoMixed");
+        long generated = sizes.estimate(bean, request, Long.MAX_VALUE);
+        assertTrue(generated > 600, "the record, tensor and bytes inside are counted: " + generated);
+        assertEquals(generated, sizes.estimate(record, request, Long.MAX_VALUE));
+        DynamicList self = dynamic.type("Mixed").newList(1.0);
+        self.add(self);
+        assertTrue(sizes.estimate(dynamic.request("echoMixed").set("list", self), request, Long.MAX_VALUE) < 100,
+                "a list that holds itself is counted once");
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.idl.runtime.dynamic.DynamicInterface;
+import io.switchboard.idl.runtime.dynamic.DynamicList;
 import io.switchboard.idl.runtime.dynamic.DynamicRecord;
 import io.switchboard.idl.runtime.dynamic.DynamicType;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import java.util.Objects;
  * <p>Arguments take the Java types generated beans use ({@code double[]} for a repeated double,
  * {@code Long} for {@code xs:long}, {@code List} for other repeated values); a complex argument
  * may be a {@code Map} of its fields or a {@link DynamicRecord} (needed for shared nodes and
- * cycles). What {@link #call} answers: the response's only field when it has one (as a generated
+ * cycles); a heterogeneous list is a {@link DynamicList} ({@link #newList}). What {@link #call} answers: the response's only field when it has one (as a generated
  * stub returns it), null when it has none, the whole response record otherwise. A declared fault
  * is thrown as {@link io.switchboard.idl.runtime.dynamic.DynamicFault}; an unknown operation or
  * field, a missing required value or a value of the wrong type is an
@@ -76,6 +77,14 @@ public final class DynamicStub {
     /** A new, empty record of a named complex type of the interface. */
     public DynamicRecord newRecord(String type) {
         return iface.type(type).newRecord();
+    }
+
+    /**
+     * A new heterogeneous list of a list type of the interface ({@code xs:choice} list) holding
+     * {@code items}; each item is one alternative (see {@link DynamicList}).
+     */
+    public DynamicList newList(String type, Object... items) {
+        return iface.type(type).newList(items);
     }
 
     /**
@@ -151,6 +160,9 @@ public final class DynamicStub {
             @SuppressWarnings("unchecked")
             Map<String, ?> fields = (Map<String, ?>) m;
             return toRecord(target, fields, where);
+        }
+        if (value instanceof DynamicList) {
+            return value;   // a heterogeneous list: its elements are values already
         }
         if (value instanceof List<?> list) {
             List<Object> out = new ArrayList<>(list.size());

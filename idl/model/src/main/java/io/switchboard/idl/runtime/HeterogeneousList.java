@@ -27,6 +27,11 @@ public interface HeterogeneousList {
     /** The Java classes of the alternatives, in schema order. */
     List<Class<?>> alternativeClasses();
 
+    /** The list type's name, for messages: the generated class's simple name, or the schema type's. */
+    default String typeName() {
+        return getClass().getSimpleName();
+    }
+
     /** Why this list cannot travel, or null when it can: a null element, or one of a class no alternative has. */
     default String problem() {
         List<Object> items = getItems();
@@ -34,11 +39,11 @@ public interface HeterogeneousList {
         for (int i = 0; i < items.size(); i++) {
             Object e = items.get(i);
             if (e == null) {
-                return "element " + i + " of heterogeneous list " + getClass().getSimpleName()
+                return "element " + i + " of heterogeneous list " + typeName()
                         + " is null; such lists hold no nulls";
             }
             if (!allowed.contains(e.getClass())) {
-                return "element " + i + " of heterogeneous list " + getClass().getSimpleName() + " is a "
+                return "element " + i + " of heterogeneous list " + typeName() + " is a "
                         + e.getClass().getName() + ", which none of its alternatives allows";
             }
         }

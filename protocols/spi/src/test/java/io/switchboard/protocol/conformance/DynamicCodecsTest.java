@@ -15,7 +15,9 @@ import io.switchboard.idl.runtime.binary.BinaryReader;
 import io.switchboard.idl.runtime.binary.BinaryWriter;
 import io.switchboard.idl.runtime.binary.WireFormatException;
 import io.switchboard.idl.runtime.dynamic.DynamicInterface;
+import io.switchboard.idl.runtime.dynamic.DynamicList;
 import io.switchboard.idl.runtime.dynamic.DynamicRecord;
+import io.switchboard.idl.runtime.dynamic.DynamicType;
 import jakarta.xml.bind.JAXBException;
 import java.io.StringReader;
 import java.io.StringWriter;
@@ -32,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * The model-driven codecs of an interface read at run time write exactly the bytes of the
  * generated codecs, in both wire forms, for every shape the conformance component has (edge
  * doubles, empty and null arrays, records with every field set, empty or absent, nil list items,
- * n-d arrays, long lists, cycles, shared nodes, faults); and what one side writes the other reads
+ * n-d arrays, long lists, cycles, shared nodes, faults, heterogeneous lists of every alternative,
+ * nested to the depth limit); and what one side writes the other reads
  * back to the same values.
  */
 class DynamicCodecsTest {
@@ -84,6 +87,23 @@ class DynamicCodecsTest {
         EchoIntTensor it = new EchoIntTensor();
         it.setTensor(IntTensor.of(new int[] {0, 3}, new int[0]));
         m.add(new Object[] {"echoIntTensor", it});
+        // heterogeneous lists: every alternative, nested through lists and structs, empty, absent,
+        // repeated, and nested to the depth limit
+        Mixed every = Values.mixedOfEveryKind();
+        Object[][] lists = {{every, null}, {Mixed.of(), null}, {null, null}, {null, new Mixed[0]},
+            {Mixed.of(1L), new Mixed[] {Mixed.of(), every, Mixed.of("x")}},
+            {Values.nested(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH), null}};
+        for (Object[] l : lists) {
+            List<Mixed> more = l[1] == null ? null : new ArrayList<>(Arrays.asList((Mixed[]) l[1]));
+            EchoMixed request = new EchoMixed();
+            request.setList((Mixed) l[0]);
+            request.setMore(more);
+            m.add(new Object[] {"echoMixed", request});
+            EchoMixedResponse response = new EchoMixedResponse();
+            response.setList((Mixed) l[0]);
+            response.setMore(more);
+            m.add(new Object[] {"echoMixedResponse", response});
+        }
         return m;
     }
 
@@ -150,6 +170,169 @@ class DynamicCodecsTest {
         assertArrayEquals(BinaryWriter.toBytes(generatedBinary, list, MAX_NODES),
                 BinaryWriter.toBytes(dynamicBinary, dynamicList, MAX_NODES));
         assertEquals(generatedXml.toXml(list), write(dynamicXml, dynamicList));
+    }
+
+    /** Heterogeneous lists built by hand as DynamicLists: the bytes of beans of the same values, in both forms. */
+    @Test
+    void handBuiltHeterogeneousListsEncodeLikeBeans() throws Exception {
+        Point p = new Point();
+        p.setX(-0.0);
+        p.setY(Double.NaN);
+        Labelled labelled = new Labelled();
+        labelled.setLabel("l");
+        labelled.setContent(Mixed.of(Mixed.of()));
+        EchoMixed bean = new EchoMixed();
+        bean.setList(Mixed.of(Double.NaN, -0.0, Long.MIN_VALUE, true, "", new byte[] {0, -1}, p, labelled,
+                Mixed.of("x", Mixed.of())));
+        bean.setMore(new ArrayList<>(List.of(Mixed.of(), Mixed.of(2L))));
+
+        DynamicType mixed = dynamic.type("Mixed");
+        DynamicRecord point = dynamic.type("Point").newRecord().set("x", -0.0).set("y", Double.NaN);
+        DynamicRecord label = dynamic.type("Labelled").newRecord().set("label", "l")
+                .set("content", mixed.newList(mixed.newList()));
+        DynamicList list = mixed.newList(Double.NaN, -0.0, Long.MIN_VALUE, true, "", new byte[] {0, -1}, point, label,
+                mixed.newList("x", mixed.newList()));
+        DynamicRecord record = dynamic.request("echoMixed").set("list", list)
+                .set("more", List.of(mixed.newList(), mixed.newList(2L)));
+        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES),
+                BinaryWriter.toBytes(dynamicBinary, record, MAX_NODES));
+        assertEquals(generatedXml.toXml(bean), write(dynamicXml, record));
+        // each element says which alternative it is
+        assertEquals(List.of("number", "number", "integer", "flag", "text", "bytes", "point", "labelled", "list"),
+                java.util.stream.IntStream.range(0, list.size()).mapToObj(list::alternative).toList());
+
+        // and what comes back is a DynamicList of the same elements, in both forms
+        for (DynamicRecord back : new DynamicRecord[] {
+            BinaryReader.fromBytes(dynamicBinary, BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES),
+                    BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class),
+            read(dynamicXml, generatedXml.toXml(bean), DynamicRecord.class)}) {
+            DynamicList l = (DynamicList) back.get("list");
+            assertSame(mixed, l.type());
+            assertEquals(9, l.size());
+            assertTrue(Double.isNaN((Double) l.get(0)));
+            assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits((Double) l.get(1)));
+            assertEquals(Long.MIN_VALUE, l.get(2));
+            assertEquals(Boolean.TRUE, l.get(3));
+            assertEquals("", l.get(4));
+            assertArrayEquals(new byte[] {0, -1}, (byte[]) l.get(5));
+            assertEquals("Point", ((DynamicRecord) l.get(6)).type().name());
+            DynamicList content = (DynamicList) ((DynamicRecord) l.get(7)).get("content");
+            assertEquals(List.of(List.of()), content);
+            assertEquals(List.of("x", List.of()), l.get(8));
+            assertEquals(List.of(List.of(), List.of(2L)), back.get("more"));
+        }
+    }
+
+    @Test
+    void heterogeneousListsNestedToTheLimitPassAndOneDeeperIsRefused() throws Exception {
+        int limit = io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH;
+        DynamicType mixed = dynamic.type("Mixed");
+        DynamicList deepest = mixed.newList("bottom");
+        for (int i = 1; i < limit; i++) {
+            deepest = mixed.newList(deepest);
+        }
+        DynamicRecord atLimit = dynamic.request("echoMixed").set("list", deepest);
+        EchoMixed bean = new EchoMixed();
+        Mixed nested = Mixed.of("bottom");
+        for (int i = 1; i < limit; i++) {
+            nested = Mixed.of(nested);
+        }
+        bean.setList(nested);
+        byte[] bytes = BinaryWriter.toBytes(dynamicBinary, atLimit, MAX_NODES);
+        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES), bytes);
+        assertEquals(generatedXml.toXml(bean), write(dynamicXml, atLimit));
+        assertEquals(atLimit.get("list"), BinaryReader.fromBytes(dynamicBinary, bytes, BinaryLimits.unlimited(),
+                "echoMixed", DynamicRecord.class).get("list"));
+
+        // one level more: refused when written, in both forms, naming the limit
+        DynamicRecord tooDeep = dynamic.request("echoMixed").set("list", mixed.newList(deepest));
+        WireFormatException w = assertThrows(WireFormatException.class,
+                () -> BinaryWriter.toBytes(dynamicBinary, tooDeep, MAX_NODES));
+        assertEquals(WireFormatException.DEPTH_LIMIT, w.reason());
+        assertTrue(w.getMessage().contains("Mixed nests deeper than 64"), w.getMessage());
+        JAXBException x = assertThrows(JAXBException.class, () -> write(dynamicXml, tooDeep));
+        assertTrue(x.getMessage().contains("Mixed nests deeper than 64"), x.getMessage());
+        // a list that holds itself never ends: refused the same way
+        DynamicList self = mixed.newList(1.0);
+        self.add(self);
+        assertThrows(WireFormatException.class, () -> BinaryWriter.toBytes(dynamicBinary,
+                dynamic.request("echoMixed").set("list", self), MAX_NODES));
+
+        // and when read: 65 nested lists on the wire, as a hostile peer would send them
+        byte[] deeper = new byte[1 + 3 * limit + 2 + 1];
+        int at = 1;   // empty node table
+        for (int i = 0; i < limit; i++) {
+            deeper[at++] = (byte) io.switchboard.idl.runtime.binary.WireFormat.CHOICES;
+            deeper[at++] = 1;   // one element
+            deeper[at++] = 9;   // alternative 9: a nested Mixed
+        }
+        deeper[at++] = (byte) io.switchboard.idl.runtime.binary.WireFormat.CHOICES;
+        deeper[at++] = 0;
+        deeper[at] = (byte) io.switchboard.idl.runtime.binary.WireFormat.NULL;   // the field "more"
+        w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, deeper,
+                BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
+        assertEquals(WireFormatException.DEPTH_LIMIT, w.reason());
+        // the generated codec refuses the same bytes the same way
+        assertEquals(WireFormatException.DEPTH_LIMIT, assertThrows(WireFormatException.class,
+                () -> BinaryReader.fromBytes(generatedBinary, deeper, BinaryLimits.unlimited(), EchoMixed.class)).reason());
+        String xml = "<echoMixed xmlns=\"urn:switchboard:test:conformance\"><list>" + "<list>".repeat(limit)
+                + "</list>".repeat(limit) + "</list></echoMixed>";
+        assertThrows(XmlMessages.ListDepthException.class, () -> read(dynamicXml, xml, DynamicRecord.class));
+        String atLimitXml = "<echoMixed xmlns=\"urn:switchboard:test:conformance\"><list>" + "<list>".repeat(limit - 1)
+                + "</list>".repeat(limit - 1) + "</list></echoMixed>";
+        assertEquals(generatedXml.toXml(generatedXml.fromXml(atLimitXml, EchoMixed.class)),
+                write(dynamicXml, read(dynamicXml, atLimitXml, DynamicRecord.class)));
+    }
+
+    @Test
+    void heterogeneousListElementsAreCheckedByName() {
+        DynamicType mixed = dynamic.type("Mixed");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> mixed.newList(1.0, null));
+        assertTrue(e.getMessage().contains("element 1 of heterogeneous list Mixed is null"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> mixed.newList(7));   // xs:int is no alternative
+        assertTrue(e.getMessage().contains("is a Integer, which none of its alternatives allows")
+                && e.getMessage().contains("integer (Long)") && e.getMessage().contains("list (DynamicList of Mixed)"),
+                e.getMessage());
+        DynamicList list = mixed.newList();
+        e = assertThrows(IllegalArgumentException.class, () -> list.add(dynamic.type("LinkEntry").newRecord()));
+        assertTrue(e.getMessage().contains("DynamicRecord of LinkEntry"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> list.set(0, null));
+        e = assertThrows(IllegalArgumentException.class,
+                () -> dynamic.request("echoMixed").set("list", new ArrayList<>(List.of(1.0))));
+        assertTrue(e.getMessage().contains("expects DynamicList of Mixed, got ArrayList"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> dynamic.type("Point").newList());
+        assertTrue(e.getMessage().contains("Point is not a heterogeneous list type"), e.getMessage());
+    }
+
+    @Test
+    void malformedHeterogeneousListsAreRefusedByName() {
+        // a count that the bytes left cannot hold, an alternative the type does not have, a null element
+        byte[] hugeCount = {0, (byte) io.switchboard.idl.runtime.binary.WireFormat.CHOICES, (byte) 0xff, (byte) 0xff, 0x7f};
+        WireFormatException w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary,
+                hugeCount, BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
+        assertTrue(w.getMessage().contains("echoMixed.list") && w.getMessage().contains("bytes left"), w.getMessage());
+        byte[] unknownAlternative = {0, (byte) io.switchboard.idl.runtime.binary.WireFormat.CHOICES, 1, 10,
+            (byte) io.switchboard.idl.runtime.binary.WireFormat.NULL, (byte) io.switchboard.idl.runtime.binary.WireFormat.NULL};
+        w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, unknownAlternative,
+                BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
+        assertTrue(w.getMessage().contains("alternative 10 of a list type that has 10"), w.getMessage());
+        byte[] nullText = {0, (byte) io.switchboard.idl.runtime.binary.WireFormat.CHOICES, 1, 3,
+            (byte) io.switchboard.idl.runtime.binary.WireFormat.NULL, (byte) io.switchboard.idl.runtime.binary.WireFormat.NULL};
+        w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, nullText,
+                BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
+        assertTrue(w.getMessage().contains("null element in a heterogeneous list"), w.getMessage());
+
+        String ns = "<echoMixed xmlns=\"urn:switchboard:test:conformance\" "
+                + "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><list>";
+        JAXBException x = assertThrows(JAXBException.class, () -> read(dynamicXml,
+                ns + "<text xsi:nil=\"true\"/></list></echoMixed>", DynamicRecord.class));
+        assertTrue(x.getMessage().contains("nil element text") && x.getMessage().contains("no nulls"), x.getMessage());
+        x = assertThrows(JAXBException.class, () -> read(dynamicXml, ns + "<numbr>1</numbr></list></echoMixed>",
+                DynamicRecord.class));
+        assertTrue(x.getMessage().contains("numbr") && x.getMessage().contains("heterogeneous list Mixed"), x.getMessage());
+        x = assertThrows(JAXBException.class, () -> read(dynamicXml, ns + "<integer>1.5</integer></list></echoMixed>",
+                DynamicRecord.class));
+        assertTrue(x.getMessage().contains("not an xs:long"), x.getMessage());
     }
 
     @Test

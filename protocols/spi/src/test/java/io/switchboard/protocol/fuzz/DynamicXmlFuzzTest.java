@@ -4,6 +4,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.switchboard.idl.SecureXml;
 import io.switchboard.idl.runtime.Graphs;
 import io.switchboard.idl.runtime.XmlCodec;
+import io.switchboard.idl.runtime.XmlMessages;
 import io.switchboard.idl.runtime.dynamic.DynamicInterface;
 import io.switchboard.idl.runtime.dynamic.DynamicRecord;
 import io.switchboard.protocol.conformance.ConformanceComponent;
@@ -31,7 +32,7 @@ class DynamicXmlFuzzTest {
             .descriptor().xmlCodec(1000);
     private static final XMLInputFactory INPUT = SecureXml.inputFactory();
     private static final DecoderCheck CHECK = new DecoderCheck(Duration.ofSeconds(5),
-            List.of(JAXBException.class, Graphs.GraphLimitException.class));
+            List.of(JAXBException.class, Graphs.GraphLimitException.class, XmlMessages.ListDepthException.class));
 
     @FuzzTest(maxDuration = "2m")
     void read(byte[] input) {

@@ -178,7 +178,7 @@ public final class BinaryWriter {
         }
         if (++listDepth > HeterogeneousList.MAX_DEPTH) {
             throw new WireFormatException(WireFormatException.DEPTH_LIMIT, "heterogeneous list "
-                    + list.getClass().getSimpleName() + " nests deeper than " + HeterogeneousList.MAX_DEPTH + " levels");
+                    + list.typeName() + " nests deeper than " + HeterogeneousList.MAX_DEPTH + " levels");
         }
         tag(WireFormat.CHOICES);
         writeVarint(list.getItems().size());
@@ -191,7 +191,7 @@ public final class BinaryWriter {
 
     /** The refusal of a list element that no alternative of its list type allows (null included). */
     public WireFormatException notAnAlternative(Object element, HeterogeneousList list) {
-        return WireFormatException.malformed("heterogeneous list " + list.getClass().getSimpleName() + " holds "
+        return WireFormatException.malformed("heterogeneous list " + list.typeName() + " holds "
                 + (element == null ? "a null element; such lists hold no nulls"
                         : "a " + element.getClass().getName() + ", which none of its alternatives allows"));
     }

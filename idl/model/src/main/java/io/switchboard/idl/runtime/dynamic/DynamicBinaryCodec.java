@@ -101,7 +101,13 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             return;
         }
         if (!f.isScalar()) {
-            if (f.repeated()) {
+            if (owner.targets[i].heterogeneousList()) {
+                if (f.repeated()) {
+                    out.writeList((List<DynamicList>) v, this::writeChoices);
+                } else {
+                    writeChoices(out, (DynamicList) v);
+                }
+            } else if (f.repeated()) {
                 out.writeList((List<DynamicRecord>) v, this::writeStruct);
             } else {
                 writeStruct(out, (DynamicRecord) v);
@@ -112,21 +118,25 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             throw new IllegalArgumentException("field '" + f.name() + "' of " + owner.name() + " is required ("
                     + f.scalar().xsdName() + "), but it is not set");
         }
-        if (f.repeated()) {
-            switch (f.scalar()) {
-                case BOOLEAN -> out.writeBooleans((boolean[]) v);
-                case BYTE -> out.writePackedBytes((byte[]) v);
-                case SHORT -> out.writeShorts((short[]) v);
-                case INT -> out.writeInts((int[]) v);
-                case LONG -> out.writeLongs((long[]) v);
-                case FLOAT -> out.writeFloats((float[]) v);
-                case DOUBLE -> out.writeDoubles((double[]) v);
-                case STRING -> out.writeStrings((List<String>) v);
-                case BYTES -> out.writeBytesList((List<byte[]>) v);
-                case DATE_TIME -> out.writeDateTimes((List<OffsetDateTime>) v);
-            }
+        if (!f.repeated()) {
+            writeScalar(out, f, v);
             return;
         }
+        switch (f.scalar()) {
+            case BOOLEAN -> out.writeBooleans((boolean[]) v);
+            case BYTE -> out.writePackedBytes((byte[]) v);
+            case SHORT -> out.writeShorts((short[]) v);
+            case INT -> out.writeInts((int[]) v);
+            case LONG -> out.writeLongs((long[]) v);
+            case FLOAT -> out.writeFloats((float[]) v);
+            case DOUBLE -> out.writeDoubles((double[]) v);
+            case STRING -> out.writeStrings((List<String>) v);
+            case BYTES -> out.writeBytesList((List<byte[]>) v);
+            case DATE_TIME -> out.writeDateTimes((List<OffsetDateTime>) v);
+        }
+    }
+
+    private static void writeScalar(BinaryWriter out, FieldModel f, Object v) {
         switch (f.scalar()) {
             case BOOLEAN -> out.writeBoolean((Boolean) v);
             case BYTE -> out.writeByte((Byte) v);
@@ -139,6 +149,59 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             case BYTES -> out.writeBytes((byte[]) v);
             case DATE_TIME -> out.writeDateTime((OffsetDateTime) v);
         }
+    }
+
+    /**
+     * A heterogeneous list as the generated codec writes it: CHOICES, the count, then each
+     * element's alternative number and value; the writer refuses nesting past the depth limit.
+     */
+    private void writeChoices(BinaryWriter out, DynamicList v) {
+        if (!out.beginChoices(v)) {
+            return;
+        }
+        DynamicType t = v.type;
+        for (Object e : v) {
+            int a = e == null ? -1 : t.alternativeOf(e);
+            if (a < 0) {
+                throw out.notAnAlternative(e, v);   // DynamicList refuses these when added; kept as a guard
+            }
+            out.writeVarint(a);
+            DynamicType target = t.targets[a];
+            if (target == null) {
+                writeScalar(out, t.fields[a], e);
+            } else if (target.heterogeneousList()) {
+                writeChoices(out, (DynamicList) e);
+            } else {
+                writeStruct(out, (DynamicRecord) e);
+            }
+        }
+        out.endChoices();
+    }
+
+    private DynamicList readChoices(BinaryReader in, String field, DynamicType type) {
+        int count = in.beginChoices(field);
+        if (count < 0) {
+            return null;
+        }
+        DynamicList items = new DynamicList(type, Math.min(count, 1024));
+        for (int i = 0; i < count; i++) {
+            int a = in.readAlternative(field, type.fields.length);
+            DynamicType target = type.targets[a];
+            FieldModel alternative = type.fields[a];
+            Object value;
+            if (target == null) {
+                // primitives are read as required values (NULL refused); strings and bytes are checked
+                value = alternative.scalar().isPrimitive() ? readRequiredScalar(in, alternative, field)
+                        : in.element(readScalar(in, alternative, field), field);
+            } else if (target.heterogeneousList()) {
+                value = in.element(readChoices(in, field, target), field);
+            } else {
+                value = in.element(readStruct(in, field, target), field);
+            }
+            items.add(value);
+        }
+        in.endChoices();
+        return items;
     }
 
     private void writeStruct(BinaryWriter out, DynamicRecord v) {
@@ -169,6 +232,10 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             return node(in, name, target);
         }
         if (!f.isScalar()) {
+            if (target.heterogeneousList()) {
+                return f.repeated() ? in.readList(name, (r, field) -> readChoices(r, field, target))
+                        : readChoices(in, name, target);
+            }
             if (f.repeated()) {
                 return in.readList(name, (r, field) -> readStruct(r, field, target));
             }
@@ -188,15 +255,33 @@ public final class DynamicBinaryCodec extends BinaryCodec {
                 case DATE_TIME -> in.readDateTimes(name);
             };
         }
-        boolean required = DynamicType.requiredPrimitive(f);
+        return DynamicType.requiredPrimitive(f) ? readRequiredScalar(in, f, name) : readScalar(in, f, name);
+    }
+
+    /** A single primitive that is always present: NULL on the wire is refused. */
+    private static Object readRequiredScalar(BinaryReader in, FieldModel f, String name) {
         return switch (f.scalar()) {
-            case BOOLEAN -> required ? (Object) in.readBoolean(name) : in.readBooleanOrNull(name);
-            case BYTE -> required ? (Object) in.readByte(name) : in.readByteOrNull(name);
-            case SHORT -> required ? (Object) in.readShort(name) : in.readShortOrNull(name);
-            case INT -> required ? (Object) in.readInt(name) : in.readIntOrNull(name);
-            case LONG -> required ? (Object) in.readLong(name) : in.readLongOrNull(name);
-            case FLOAT -> required ? (Object) in.readFloat(name) : in.readFloatOrNull(name);
-            case DOUBLE -> required ? (Object) in.readDouble(name) : in.readDoubleOrNull(name);
+            case BOOLEAN -> in.readBoolean(name);
+            case BYTE -> in.readByte(name);
+            case SHORT -> in.readShort(name);
+            case INT -> in.readInt(name);
+            case LONG -> in.readLong(name);
+            case FLOAT -> in.readFloat(name);
+            case DOUBLE -> in.readDouble(name);
+            default -> readScalar(in, f, name);
+        };
+    }
+
+    /** A single scalar that may be absent (null). */
+    private static Object readScalar(BinaryReader in, FieldModel f, String name) {
+        return switch (f.scalar()) {
+            case BOOLEAN -> in.readBooleanOrNull(name);
+            case BYTE -> in.readByteOrNull(name);
+            case SHORT -> in.readShortOrNull(name);
+            case INT -> in.readIntOrNull(name);
+            case LONG -> in.readLongOrNull(name);
+            case FLOAT -> in.readFloatOrNull(name);
+            case DOUBLE -> in.readDoubleOrNull(name);
             case STRING -> in.readString(name);
             case BYTES -> in.readBytes(name);
             case DATE_TIME -> in.readDateTime(name);

@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  * ({@code xs:base64Binary}) and {@link OffsetDateTime} for single scalars; one primitive array
  * ({@code double[]}, {@code int[]}, {@code boolean[]}, ...) for a repeated number or boolean; a
  * {@code List} for other repeated values; a {@code DynamicRecord} of the field's type for a
- * complex value. Null is absent (or nil). {@link #set} refuses a value of another Java type,
+ * complex value; a {@link DynamicList} of the field's type for a heterogeneous list (an
+ * {@code xs:choice} list type). Null is absent (or nil). {@link #set} refuses a value of another Java type,
  * naming the field and what it expects.
  *
  * <pre>{@code
@@ -174,6 +175,9 @@ public final class DynamicRecord implements GraphHolder {
     }
 
     private static boolean accepts(FieldModel f, DynamicType target, Object value) {
+        if (target != null && target.heterogeneousList()) {
+            return value instanceof DynamicList l && l.type == target;
+        }
         if (target != null) {
             return value instanceof DynamicRecord r && r.type == target;
         }
@@ -181,7 +185,10 @@ public final class DynamicRecord implements GraphHolder {
     }
 
     private static String elementName(FieldModel f, DynamicType target) {
-        return target != null ? "DynamicRecord of " + target.name() : scalarClass(f.scalar()).getSimpleName();
+        if (target == null) {
+            return scalarClass(f.scalar()).getSimpleName();
+        }
+        return (target.heterogeneousList() ? "DynamicList of " : "DynamicRecord of ") + target.name();
     }
 
     private static IllegalArgumentException wrongType(DynamicType owner, FieldModel f, String expected, Object value) {
@@ -189,7 +196,10 @@ public final class DynamicRecord implements GraphHolder {
                 + ", got " + describe(value));
     }
 
-    private static String describe(Object value) {
+    static String describe(Object value) {
+        if (value instanceof DynamicList l) {
+            return "DynamicList of " + l.type.name();
+        }
         return value instanceof DynamicRecord r ? "DynamicRecord of " + r.type.name() : value.getClass().getSimpleName();
     }
 

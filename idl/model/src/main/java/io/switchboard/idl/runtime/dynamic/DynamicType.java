@@ -77,6 +77,39 @@ public final class DynamicType {
         return new DynamicRecord(this);
     }
 
+    /** Whether this is a heterogeneous list type (an {@code xs:choice} list): its values are {@link DynamicList}s. */
+    public boolean heterogeneousList() {
+        return model.heterogeneousList();
+    }
+
+    /**
+     * A new heterogeneous list of this type holding {@code items}, in order.
+     *
+     * @throws IllegalArgumentException this is not a list type, or an item is null or fits no alternative
+     */
+    public DynamicList newList(Object... items) {
+        if (!heterogeneousList()) {
+            throw new IllegalArgumentException(name() + " is not a heterogeneous list type");
+        }
+        DynamicList list = new DynamicList(this, items.length);
+        java.util.Collections.addAll(list, items);
+        return list;
+    }
+
+    /**
+     * The alternative of this list type that {@code element} is (its index in schema order), -1 for
+     * none: a scalar by its Java class, a record or a nested list by its type.
+     */
+    int alternativeOf(Object element) {
+        DynamicType of = element instanceof DynamicRecord r ? r.type : element instanceof DynamicList l ? l.type : null;
+        for (int i = 0; i < fields.length; i++) {
+            if (of != null ? targets[i] == of : targets[i] == null && DynamicRecord.scalarClass(fields[i].scalar()).isInstance(element)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     int indexOf(String field) {
         Integer i = index.get(field);
         if (i == null) {

@@ -3,8 +3,10 @@ package io.switchboard.idl.runtime.dynamic;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.ScalarType;
 import io.switchboard.idl.runtime.Graphs;
+import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.OffsetDateTimeAdapter;
 import io.switchboard.idl.runtime.XmlCodec;
+import io.switchboard.idl.runtime.XmlMessages;
 import jakarta.xml.bind.JAXBException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
@@ -25,7 +27,8 @@ import javax.xml.stream.XMLStreamWriter;
  * and namespace calls JAXB makes for the generated beans, in the same order, so a message comes
  * out as the same bytes (numeric arrays as one {@code xs:list} element, other lists as {@code item}
  * wrappers with {@code xsi:nil} entries, linked nodes flat in {@code sb-graph} with {@code sb-id}
- * ids and references by id). Reading is as strict as {@link io.switchboard.idl.runtime.XmlMessages}:
+ * ids and references by id, a heterogeneous list's elements as children named by their
+ * alternatives). Reading is as strict as {@link io.switchboard.idl.runtime.XmlMessages}:
  * an unknown element, a repeated or dangling id, a malformed value or more linked nodes than the
  * limit is a {@link JAXBException} that names it.
  *
@@ -72,14 +75,15 @@ public final class DynamicXml implements XmlCodec {
             }
             out.writeStartElement("", r.type.name(), ns);
             out.writeDefaultNamespace(ns);
-            writeFields(out, r, ids);
+            Writing writing = new Writing(ids);
+            writeFields(out, r, writing);
             if (nodes != null) {
                 out.writeStartElement("", GRAPH_ELEMENT, ns);
                 for (Object n : nodes) {
                     DynamicRecord node = (DynamicRecord) n;
                     out.writeStartElement("", node.type.name(), ns);
                     out.writeAttribute(ID_ATTRIBUTE, ids.get(node));
-                    writeFields(out, node, ids);
+                    writeFields(out, node, writing);
                     out.writeEndElement();
                 }
                 out.writeEndElement();
@@ -92,7 +96,7 @@ public final class DynamicXml implements XmlCodec {
         }
     }
 
-    private void writeFields(XMLStreamWriter out, DynamicRecord r, Map<Object, String> ids) throws XMLStreamException {
+    private void writeFields(XMLStreamWriter out, DynamicRecord r, Writing w) throws XMLStreamException {
         DynamicType t = r.type;
         for (int i = 0; i < t.fields.length; i++) {
             FieldModel f = t.fields[i];
@@ -117,25 +121,27 @@ public final class DynamicXml implements XmlCodec {
                     if (item == null) {
                         nil(out, ITEM);
                     } else {
-                        writeValue(out, ITEM, f, t.targets[i], item, ids);
+                        writeValue(out, ITEM, f, t.targets[i], item, w);
                     }
                 }
                 out.writeEndElement();
             } else {
-                writeValue(out, f.name(), f, t.targets[i], v, ids);
+                writeValue(out, f.name(), f, t.targets[i], v, w);
             }
         }
     }
 
     private void writeValue(XMLStreamWriter out, String element, FieldModel f, DynamicType target, Object v,
-                            Map<Object, String> ids) throws XMLStreamException {
+                            Writing w) throws XMLStreamException {
         start(out, element);
         if (f.graphReference()) {
-            String id = ids == null ? null : ids.get(v);
+            String id = w.ids == null ? null : w.ids.get(v);
             if (id == null) {
                 throw new IllegalStateException("linked node " + v + " is not in the message's node table");
             }
             out.writeCharacters(id);
+        } else if (target != null && target.heterogeneousList()) {
+            writeChoices(out, (DynamicList) v, w);
         } else if (target != null) {
             DynamicRecord r = (DynamicRecord) v;
             if (target.model.ndArray()) {
@@ -144,11 +150,39 @@ public final class DynamicXml implements XmlCodec {
                     throw new IllegalArgumentException("n-d array " + target.name() + ": " + problem);
                 }
             }
-            writeFields(out, r, ids);
+            writeFields(out, r, w);
         } else {
-            out.writeCharacters(print(f.scalar(), v));
+            text(out, print(f.scalar(), v));
         }
         out.writeEndElement();
+    }
+
+    /** The elements of a heterogeneous list, each as the element of its alternative, as JAXB writes them. */
+    private void writeChoices(XMLStreamWriter out, DynamicList list, Writing w) throws XMLStreamException {
+        if (++w.listDepth > HeterogeneousList.MAX_DEPTH) {
+            throw new IllegalArgumentException("heterogeneous list " + list.type.name() + " nests deeper than "
+                    + HeterogeneousList.MAX_DEPTH + " levels");
+        }
+        DynamicType t = list.type;
+        for (int k = 0; k < list.size(); k++) {
+            Object e = list.get(k);
+            int a = e == null ? -1 : t.alternativeOf(e);
+            if (a < 0) {   // DynamicList refuses these when added; kept as a guard
+                throw new IllegalArgumentException("element " + k + " of heterogeneous list " + t.name() + " is "
+                        + (e == null ? "null" : "a " + DynamicRecord.describe(e)) + ", which no alternative allows");
+            }
+            writeValue(out, t.fields[a].name(), t.fields[a], t.targets[a], e, w);
+        }
+        w.listDepth--;
+    }
+
+    /**
+     * Text as JAXB hands it to the writer: as a char array. Woodstox (which Axis2 brings) escapes
+     * the two differently ({@code <&>} comes out {@code &lt;&amp;&gt;} from an array but
+     * {@code &lt;&amp;>} from a String), so the String call would change the bytes of a message.
+     */
+    private static void text(XMLStreamWriter out, String text) throws XMLStreamException {
+        out.writeCharacters(text.toCharArray(), 0, text.length());
     }
 
     private void start(XMLStreamWriter out, String element) throws XMLStreamException {
@@ -332,12 +366,44 @@ public final class DynamicXml implements XmlCodec {
             reading.refs.add(new Ref(id, target, field, list, listIndex, owner, fieldIndex));
             return null;
         }
+        if (target != null && target.heterogeneousList()) {
+            return readChoices(in, target, field, reading);
+        }
         if (target != null) {
             DynamicRecord v = new DynamicRecord(target);
             readFields(in, v, reading);
             return v;
         }
         return parse(f.scalar(), in.getElementText(), field);
+    }
+
+    /**
+     * The children of a heterogeneous list's element, each named by its alternative, up to the
+     * list's end tag. Nesting past the limit is refused before the deeper list is read, so the
+     * recursion is bounded whatever the input; a nil element is refused (lists hold no nulls).
+     */
+    private DynamicList readChoices(XMLStreamReader in, DynamicType t, String field, Reading reading)
+            throws XMLStreamException, JAXBException {
+        if (++reading.listDepth > HeterogeneousList.MAX_DEPTH) {
+            throw new XmlMessages.ListDepthException("field " + field + ": heterogeneous lists nested deeper than the limit of "
+                    + HeterogeneousList.MAX_DEPTH + " levels");
+        }
+        DynamicList list = new DynamicList(t, 4);
+        while (in.nextTag() == XMLStreamConstants.START_ELEMENT) {
+            String local = in.getLocalName();
+            Integer a = ns.equals(in.getNamespaceURI()) ? fieldIndex(t, local) : null;
+            if (a == null) {
+                throw new JAXBException("unexpected element " + in.getName() + " in heterogeneous list " + t.name()
+                        + " (field " + field + ")");
+            }
+            if (nil(in)) {
+                throw new JAXBException("field " + field + ": nil element " + local + " in heterogeneous list " + t.name()
+                        + "; such lists hold no nulls");
+            }
+            list.add(readValue(in, t.fields[a], t.targets[a], field, reading, null, -1, null, -1));
+        }
+        reading.listDepth--;
+        return list;
     }
 
     private void readGraph(XMLStreamReader in, Reading reading) throws XMLStreamException, JAXBException {
@@ -497,6 +563,16 @@ public final class DynamicXml implements XmlCodec {
         return t.length() <= 40 ? t : t.substring(0, 40) + "...";
     }
 
+    /** What writing one message keeps: the ids of its linked nodes (null without any) and the list nesting depth. */
+    private static final class Writing {
+        final Map<Object, String> ids;
+        int listDepth;
+
+        Writing(Map<Object, String> ids) {
+            this.ids = ids;
+        }
+    }
+
     /** A reference read before its node: resolved when the whole message is read. */
     private record Ref(String id, DynamicType target, String field, List<Object> list, int listIndex,
                        DynamicRecord owner, int fieldIndex) {
@@ -506,6 +582,7 @@ public final class DynamicXml implements XmlCodec {
         final Map<String, DynamicRecord> byId = new HashMap<>();
         final List<Ref> refs = new ArrayList<>();
         int nodes;
+        int listDepth;
 
         void resolve() throws JAXBException {
             for (Ref ref : refs) {
