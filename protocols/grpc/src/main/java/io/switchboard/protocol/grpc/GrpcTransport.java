@@ -23,8 +23,10 @@ import io.switchboard.protocol.TransportException;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Calls one component over gRPC. The request is encoded before the call opens (a refused encoding
@@ -77,6 +79,104 @@ final class GrpcTransport implements Transport {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        BinaryWriter out = encode(operation, request);
+        ClientCall<Frame, Frame> call = newCall(operation, options);
+        Listener listener = new Listener(call, operation, client.settings().timeoutFor(options));
+        start(call, listener, options);
+        return exchange(operation, call, listener, () -> {
+            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+            while (frames.hasNext()) {
+                listener.awaitReady();
+                call.sendMessage(frames.next());
+            }
+            call.halfClose();
+        });
+    }
+
+    /**
+     * Non-blocking: the request's chunks go out from gRPC's readiness callbacks and no thread
+     * waits while the server works; the response is decoded on a client thread once its first
+     * chunk (or the end of the call) arrives. Cancelling the future cancels the gRPC call: the
+     * server sees CANCELLED and interrupts the operation ({@code ServerCallContext.isCancelled()}).
+     */
+    @Override
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        BinaryWriter out;
+        ClientCall<Frame, Frame> call;
+        try {
+            out = encode(operation, request);
+            call = newCall(operation, options);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+        Listener listener = new Listener(call, operation, client.settings().timeoutFor(options)) {
+            private boolean halfClosed;
+            private final AtomicBoolean reading = new AtomicBoolean();
+
+            @Override
+            public void onMessage(Frame message) {
+                super.onMessage(message);
+                read();
+            }
+
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                super.onClose(status, trailers);
+                read();
+            }
+
+            @Override
+            public void onReady() {
+                send();
+            }
+
+            /** Sends what flow control allows now; the next onReady sends more. */
+            @Override
+            synchronized void send() {
+                try {
+                    while (!halfClosed && !result.isDone() && call.isReady() && frames.hasNext()) {
+                        call.sendMessage(frames.next());
+                    }
+                    if (!halfClosed && !result.isDone() && !frames.hasNext()) {
+                        halfClosed = true;
+                        call.halfClose();
+                    }
+                } catch (RuntimeException | Error e) {
+                    call.cancel("client failure", e);
+                }
+            }
+
+            /** The response decodes on a client thread, pulling chunks as they arrive, as the blocking form does. */
+            private void read() {
+                if (reading.compareAndSet(false, true)) {
+                    client.readers().execute(() -> {
+                        try {
+                            result.complete(exchange(operation, call, this, () -> { }));
+                        } catch (DeclaredFault | RuntimeException | Error e) {
+                            result.completeExceptionally(e);
+                        }
+                    });
+                }
+            }
+        };
+        result.whenComplete((r, t) -> {
+            if (result.isCancelled()) {
+                call.cancel("cancelled by the caller", null);
+            }
+        });
+        try {
+            start(call, listener, options);
+            listener.send();
+        } catch (RuntimeException e) {
+            call.cancel("client failure", e);
+            result.completeExceptionally(e);
+        }
+        return result;
+    }
+
+    private BinaryWriter encode(OperationDescriptor operation, Object request) {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
@@ -86,23 +186,29 @@ final class GrpcTransport implements Transport {
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         }
+        return out;
+    }
+
+    private ClientCall<Frame, Frame> newCall(OperationDescriptor operation, CallOptions options) {
         Duration timeout = client.settings().timeoutFor(options);
-        ClientCall<Frame, Frame> call = channel.newCall(method(operation),
+        return channel.newCall(method(operation),
                 io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
-        Listener listener = new Listener(call, operation, timeout);
+    }
+
+    private static void start(ClientCall<Frame, Frame> call, Listener listener, CallOptions options) {
         Metadata headers = new Metadata();
         if (options.callId() != null) {
             headers.put(GrpcErrors.CALL_ID, options.callId());
         }
         call.start(listener, headers);
         call.request(ChunkQueue.WINDOW);
+    }
+
+    /** Sends the request ({@code send}) and reads the response of a started call. */
+    private Object exchange(OperationDescriptor operation, ClientCall<Frame, Frame> call, Listener listener,
+                            Runnable send) throws DeclaredFault {
         try {
-            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
-            while (frames.hasNext()) {
-                listener.awaitReady();
-                call.sendMessage(frames.next());
-            }
-            call.halfClose();
+            send.run();
             BinaryReader in = new BinaryReader(codec, listener.queue, limits);
             if (operation.oneWay()) {
                 in.expectEnd();
@@ -149,7 +255,7 @@ final class GrpcTransport implements Transport {
     }
 
     /** Receives the response frames and the final status; wakes the calling thread. */
-    private final class Listener extends ClientCall.Listener<Frame> {
+    private class Listener extends ClientCall.Listener<Frame> {
         final ChunkQueue queue;
         private final ClientCall<Frame, Frame> call;
         private final OperationDescriptor operation;
@@ -190,6 +296,10 @@ final class GrpcTransport implements Transport {
             synchronized (ready) {
                 ready.notifyAll();
             }
+        }
+
+        /** The non-blocking form sends from here; the blocking form sends on its own thread. */
+        void send() {
         }
 
         /** Blocks until gRPC takes another frame; fails at once if the call already ended (say, refused). */
