@@ -71,6 +71,7 @@ public final class MetaStub implements Channel, AutoCloseable {
     private final ProtocolHealth health;
     private final boolean serverRecognisesCallIds;
     private final MessageSize sizes;
+    private final boolean preferInProcess;
     /**
      * Recent response payload per operation to a small request (an average over the last few), for
      * size-aware policies: a large request is a bulk call anyway; a small one may not be.
@@ -91,6 +92,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         this.health = new ProtocolHealth(b.backoff, b.maxBackoff, b.nanoClock);
         this.serverRecognisesCallIds = b.serverRecognisesCallIds;
         this.sizes = new MessageSize(descriptor.model());
+        this.preferInProcess = b.preferInProcess;
     }
 
     public static Builder builder(ServiceDescriptor descriptor) {
@@ -220,9 +222,16 @@ public final class MetaStub implements Channel, AutoCloseable {
             chosen = policy;
             level = "stub";
         }
-        protocol = chosen.select(call, candidates);
-        reason = chosen.name() + " (" + level + " policy"
-                + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")";
+        String inProcess = suite.inProcessCandidate();
+        if (preferInProcess && "stub".equals(level) && inProcess != null && candidates.contains(inProcess)) {
+            // the component is served in this JVM: no policy set on the call or operation picks otherwise
+            protocol = inProcess;
+            reason = "in-process (the component is served in this JVM; over the stub's " + chosen.name() + " policy)";
+        } else {
+            protocol = chosen.select(call, candidates);
+            reason = chosen.name() + " (" + level + " policy"
+                    + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")";
+        }
         if (ProtocolSuite.SOAP.equals(protocol)) {
             return attempt(protocol, reason, call, chosen, withId, caller);
         }
@@ -385,6 +394,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         private Duration backoff = Duration.ofSeconds(2);
         private Duration maxBackoff = Duration.ofMinutes(1);
         private java.util.function.LongSupplier nanoClock = System::nanoTime;
+        private boolean preferInProcess = true;
 
         private Builder(ServiceDescriptor descriptor) {
             this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
@@ -439,6 +449,16 @@ public final class MetaStub implements Channel, AutoCloseable {
         public Builder backoff(Duration initial, Duration max) {
             this.backoff = Objects.requireNonNull(initial);
             this.maxBackoff = Objects.requireNonNull(max);
+            return this;
+        }
+
+        /**
+         * Whether a component served in this JVM is called in process (default) whatever the
+         * stub's policy says; false leaves every call to the policy. Policies set on a call or
+         * an operation, and pinned protocols, win over this preference either way.
+         */
+        public Builder preferInProcess(boolean prefer) {
+            this.preferInProcess = prefer;
             return this;
         }
 
