@@ -30,7 +30,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which policy decides, from the most specific to the least: a protocol pinned on the call
  * ({@link #PROTOCOL}), a policy set on the call ({@link #POLICY}), a policy set for the operation,
- * the stub's policy.
+ * the in-process preference, the stub's policy. The in-process preference: when the server's
+ * endpoints include one that runs in this JVM (the {@code local} protocol, for a component
+ * exported here; {@link io.switchboard.protocol.ProtocolProvider#reachableInProcess}), the call
+ * goes there, with the reason {@code in-process (...)}; {@link Builder#preferInProcess} turns it
+ * off. An in-process-only endpoint of another JVM is never a candidate.
+ *
+ * <p>Every call has a non-blocking form, {@link #callAsync} (generated stubs: {@code opAsync}),
+ * on the same path: the same negotiation, failsafe and call records; cancelling its future
+ * cancels the attempt under way (on the wire where the protocol can) and starts no fallback.
+ * One-way operations return when the server has run them; see the README for the delivery each
+ * protocol guarantees.
  *
  * <p>The failsafe: when a call chosen by a policy fails on a protocol other than SOAP with a
  * {@link TransportException}, it runs again over SOAP with the same call id if that cannot run
@@ -48,6 +58,7 @@ import org.slf4j.LoggerFactory;
  *         .build();
  * EchoStub echo = EchoComponent.stub(channel);
  * echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "soap")).empty();
+ * CompletableFuture<double[]> later = echo.echoDoublesAsync(values);
  * }</pre>
  */
 public final class MetaStub implements Channel, AutoCloseable {

@@ -289,6 +289,11 @@ public abstract class AbstractProtocolConformanceTest {
         once.deliver(repeated);
         once.deliver(repeated);
         assertEquals(1, impl.deliveries.get(repeated).get(), "a repeated call id of a one-way call ran again");
+
+        String failing = "fail:" + protocolName() + "-" + System.nanoTime();
+        RemoteInvocationException e = assertThrows(RemoteInvocationException.class, () -> oneWay.deliver(failing));
+        assertTrue(e.getMessage().contains("one-way failure " + failing), e.getMessage());
+        assertEquals(1, impl.deliveries.get(failing).get());
     }
 
     @Test

@@ -67,6 +67,9 @@ public class ConformanceImpl implements Conformance {
     public void deliver(String tag) {
         deliveries.computeIfAbsent(tag, t -> new AtomicInteger()).incrementAndGet();
         delivered.countDown();
+        if (tag.startsWith("fail:")) {
+            throw new IllegalStateException("one-way failure " + tag);
+        }
     }
 
     @Override
