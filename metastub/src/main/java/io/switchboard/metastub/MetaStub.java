@@ -181,21 +181,7 @@ public final class MetaStub implements Channel, AutoCloseable {
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
-        CompletableFuture<Object> caller = new CompletableFuture<>();
-        CompletableFuture<Object> outcome;
-        try {
-            outcome = run(operation, request, options, caller);
-        } catch (RuntimeException e) {
-            outcome = CompletableFuture.failedFuture(e);
-        }
-        outcome.whenComplete((response, failure) -> {
-            if (failure == null) {
-                caller.complete(response);
-            } else {
-                caller.completeExceptionally(AsyncCalls.unwrap(failure));
-            }
-        });
-        return caller;
+        return AsyncCalls.start(caller -> run(operation, request, options, caller));
     }
 
     /**

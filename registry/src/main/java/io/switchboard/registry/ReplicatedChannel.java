@@ -184,21 +184,7 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
-        CompletableFuture<Object> caller = new CompletableFuture<>();
-        CompletableFuture<Object> outcome;
-        try {
-            outcome = attempt(operation, request, options, new HashSet<>(), null, caller);
-        } catch (RuntimeException e) {
-            outcome = CompletableFuture.failedFuture(e);
-        }
-        outcome.whenComplete((response, failure) -> {
-            if (failure == null) {
-                caller.complete(response);
-            } else {
-                caller.completeExceptionally(AsyncCalls.unwrap(failure));
-            }
-        });
-        return caller;
+        return AsyncCalls.start(caller -> attempt(operation, request, options, new HashSet<>(), null, caller));
     }
 
     /**

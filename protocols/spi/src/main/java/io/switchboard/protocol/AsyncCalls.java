@@ -103,6 +103,29 @@ public final class AsyncCalls {
         return t;
     }
 
+    /**
+     * For channels whose blocking and non-blocking forms share one path: {@code path} gets the
+     * future the caller will hold (to watch for its cancellation) and returns the call's outcome;
+     * the caller's future completes with that outcome, unwrapped. A path that throws fails it.
+     */
+    public static CompletableFuture<Object> start(Function<CompletableFuture<Object>, CompletableFuture<Object>> path) {
+        CompletableFuture<Object> caller = new CompletableFuture<>();
+        CompletableFuture<Object> outcome;
+        try {
+            outcome = path.apply(caller);
+        } catch (RuntimeException e) {
+            outcome = CompletableFuture.failedFuture(e);
+        }
+        outcome.whenComplete((response, failure) -> {
+            if (failure == null) {
+                caller.complete(response);
+            } else {
+                caller.completeExceptionally(unwrap(failure));
+            }
+        });
+        return caller;
+    }
+
     /** Cancels {@code inner} when {@code outer} is cancelled (at once if it already is). */
     public static void cancelWith(CompletableFuture<?> outer, CompletableFuture<?> inner) {
         outer.whenComplete((r, t) -> {

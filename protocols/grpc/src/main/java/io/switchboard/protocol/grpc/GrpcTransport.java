@@ -25,6 +25,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -151,13 +152,21 @@ final class GrpcTransport implements Transport {
             /** The response decodes on a client thread, pulling chunks as they arrive, as the blocking form does. */
             private void read() {
                 if (reading.compareAndSet(false, true)) {
-                    client.readers().execute(() -> {
-                        try {
-                            result.complete(exchange(operation, call, this, () -> { }));
-                        } catch (DeclaredFault | RuntimeException | Error e) {
-                            result.completeExceptionally(e);
-                        }
-                    });
+                    try {
+                        client.readers().execute(() -> {
+                            try {
+                                result.complete(exchange(operation, call, this, () -> { }));
+                            } catch (DeclaredFault | RuntimeException | Error e) {
+                                result.completeExceptionally(e);
+                            }
+                        });
+                    } catch (RejectedExecutionException closing) {
+                        call.cancel("the gRPC client is closed", null);
+                        queue.close();
+                        result.completeExceptionally(new TransportException(protocol(),
+                                TransportException.Delivery.MAY_HAVE_RUN, operation + ": the gRPC client was closed "
+                                + "while the call was under way", closing));
+                    }
                 }
             }
         };
