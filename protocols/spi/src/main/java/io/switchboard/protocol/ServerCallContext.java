@@ -12,7 +12,8 @@ import java.util.function.BooleanSupplier;
  * <p>What a server notices, per protocol: gRPC — the client cancelled the call, its deadline
  * passed or its connection dropped (the operation's thread is interrupted too); local — the
  * caller's future was cancelled (the thread running the call is interrupted); SOAP — nothing:
- * the HTTP exchange runs to its end and the answer is dropped.
+ * the client closes its HTTP connection, but the operation runs to its end (its answer goes
+ * nowhere).
  *
  * <pre>{@code
  * public long spin(double[] values, int maxRounds) {

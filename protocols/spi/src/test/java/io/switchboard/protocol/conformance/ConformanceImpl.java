@@ -62,6 +62,8 @@ public class ConformanceImpl implements Conformance {
     /** Counted down when a {@code spin} has run its first round, and when a {@code spin} saw its call cancelled. */
     public volatile CountDownLatch spinStarted = new CountDownLatch(1);
     public volatile CountDownLatch spinSawCancel = new CountDownLatch(1);
+    /** Ends every {@code spin} at its next round: for protocols whose server cannot notice a cancel. */
+    public volatile boolean stopSpinning;
 
     @Override
     public void deliver(String tag) {
@@ -75,7 +77,7 @@ public class ConformanceImpl implements Conformance {
     @Override
     public long spin(double[] values, int maxRounds) {
         long rounds = 0;
-        while (rounds < maxRounds) {
+        while (rounds < maxRounds && !stopSpinning) {
             if (ServerCallContext.isCancelled()) {
                 spinSawCancel.countDown();
                 break;
