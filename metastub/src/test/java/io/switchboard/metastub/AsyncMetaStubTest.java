@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.DeduplicatingSkeleton;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ProtocolServer;
@@ -64,7 +65,11 @@ class AsyncMetaStubTest {
     }
 
     private ConformanceStub client(List<Endpoint> endpoints, SelectionPolicy policy) {
-        MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols("grpc", "soap")
+        return client(endpoints, policy, ClientSettings.defaults());
+    }
+
+    private ConformanceStub client(List<Endpoint> endpoints, SelectionPolicy policy, ClientSettings settings) {
+        MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols("grpc", "soap").settings(settings)
                 .endpoints(endpoints).policy(policy).serverRecognisesCallIds(true).listener(records::add).build();
         channels.add(channel);
         return ConformanceComponent.stub(channel);
@@ -151,7 +156,9 @@ class AsyncMetaStubTest {
 
     @Test
     void cancellingAnAsyncBulkCallOverGrpcStopsTheServersWork() throws Exception {
-        ConformanceStub stub = client(grpcAndSoap(), new SizePolicy());
+        // a deadline far beyond the test's wait: only the cancel can reach the server in time
+        ConformanceStub stub = client(grpcAndSoap(), new SizePolicy(),
+                ClientSettings.defaults().withCallTimeout(Duration.ofMinutes(30)));
         ConformanceStub withId = stub.withOptions(CallOptions.DEFAULT.withCallId("spin-1"));
         CompletableFuture<Long> spin = withId.spinAsync(new double[100_000], Integer.MAX_VALUE);
         assertTrue(impl.spinStarted.await(2, TimeUnit.MINUTES), "the server never started the work");
