@@ -3,6 +3,7 @@ package io.switchboard.metastub;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.ClientSettings;
@@ -17,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
@@ -28,7 +31,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which policy decides, from the most specific to the least: a protocol pinned on the call
  * ({@link #PROTOCOL}), a policy set on the call ({@link #POLICY}), a policy set for the operation,
- * the stub's policy.
+ * the in-process preference, the stub's policy. The in-process preference: when the server's
+ * endpoints include one that runs in this JVM (the {@code local} protocol, for a component
+ * exported here; {@link io.switchboard.protocol.ProtocolProvider#reachableInProcess}), the call
+ * goes there, with the reason {@code in-process (...)}; {@link Builder#preferInProcess} turns it
+ * off. An in-process-only endpoint of another JVM is never a candidate.
+ *
+ * <p>Every call has a non-blocking form, {@link #callAsync} (generated stubs: {@code opAsync}),
+ * on the same path: the same negotiation, failsafe and call records; cancelling its future
+ * cancels the attempt under way (on the wire where the protocol can) and starts no fallback.
+ * One-way operations return when the server has run them; see the README for the delivery each
+ * protocol guarantees.
  *
  * <p>The failsafe: when a call chosen by a policy fails on a protocol other than SOAP with a
  * {@link TransportException}, it runs again over SOAP with the same call id if that cannot run
@@ -46,6 +59,7 @@ import org.slf4j.LoggerFactory;
  *         .build();
  * EchoStub echo = EchoComponent.stub(channel);
  * echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "soap")).empty();
+ * CompletableFuture<double[]> later = echo.echoDoublesAsync(values);
  * }</pre>
  */
 public final class MetaStub implements Channel, AutoCloseable {
@@ -69,6 +83,7 @@ public final class MetaStub implements Channel, AutoCloseable {
     private final ProtocolHealth health;
     private final boolean serverRecognisesCallIds;
     private final MessageSize sizes;
+    private final boolean preferInProcess;
     /**
      * Recent response payload per operation to a small request (an average over the last few), for
      * size-aware policies: a large request is a bulk call anyway; a small one may not be.
@@ -89,6 +104,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         this.health = new ProtocolHealth(b.backoff, b.maxBackoff, b.nanoClock);
         this.serverRecognisesCallIds = b.serverRecognisesCallIds;
         this.sizes = new MessageSize(descriptor.model());
+        this.preferInProcess = b.preferInProcess;
     }
 
     public static Builder builder(ServiceDescriptor descriptor) {
@@ -153,6 +169,28 @@ public final class MetaStub implements Channel, AutoCloseable {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        // the blocking form runs the same path as the asynchronous one, with blocking attempts: its
+        // future is complete when run returns, and await throws what the attempt threw
+        return AsyncCalls.await(run(operation, request, options, null));
+    }
+
+    /**
+     * The non-blocking form of {@link #call}: the same negotiation, failsafe and call records,
+     * with each attempt made through the transport's own {@link Channel#callAsync}. Cancelling
+     * the future cancels the attempt in progress (on the wire where its protocol can) and starts
+     * no fallback.
+     */
+    @Override
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+        return AsyncCalls.start(caller -> run(operation, request, options, caller));
+    }
+
+    /**
+     * One call, blocking ({@code caller} null: every attempt completes before it returns) or not
+     * ({@code caller} is the future the caller holds; cancelling it cancels the attempt under way).
+     */
+    private CompletableFuture<Object> run(OperationDescriptor operation, Object request, CallOptions options,
+                                          CompletableFuture<Object> caller) {
         if (closed) {
             throw new IllegalStateException("meta-stub for " + descriptor.name() + " is closed");
         }
@@ -170,7 +208,7 @@ public final class MetaStub implements Channel, AutoCloseable {
                         + suite.candidates());
             }
             // a pinned call goes where it is told, also while that protocol is in back-off, and does not fall back
-            return attempt(pinned, "pinned on call", call, policy, withId);
+            return attempt(pinned, "pinned on call", call, policy, withId, caller);
         }
         SelectionPolicy chosen = options.get(POLICY);
         String level = "call";
@@ -182,38 +220,49 @@ public final class MetaStub implements Channel, AutoCloseable {
             chosen = policy;
             level = "stub";
         }
-        protocol = chosen.select(call, candidates);
-        reason = chosen.name() + " (" + level + " policy"
-                + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")";
-        if (ProtocolSuite.SOAP.equals(protocol)) {
-            return attempt(protocol, reason, call, chosen, withId);
+        String inProcess = suite.inProcessCandidate();
+        if (preferInProcess && "stub".equals(level) && inProcess != null && candidates.contains(inProcess)) {
+            // the component is served in this JVM: no policy set on the call or operation picks otherwise
+            protocol = inProcess;
+            reason = "in-process (the component is served in this JVM; over the stub's " + chosen.name() + " policy)";
+        } else {
+            protocol = chosen.select(call, candidates);
+            reason = chosen.name() + " (" + level + " policy"
+                    + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")";
         }
-        try {
-            return attempt(protocol, reason, call, chosen, withId);
-        } catch (TransportException e) {
+        if (ProtocolSuite.SOAP.equals(protocol)) {
+            return attempt(protocol, reason, call, chosen, withId, caller);
+        }
+        SelectionPolicy learner = chosen;
+        return attempt(protocol, reason, call, chosen, withId, caller).exceptionallyCompose(failure -> {
+            Throwable first = AsyncCalls.unwrap(failure);
+            if (!(first instanceof TransportException e) || (caller != null && caller.isCancelled())) {
+                return CompletableFuture.failedFuture(first);
+            }
             health.failed(protocol);
             String why = repeatable(operation, e);
             if (why == null) {
-                throw new TransportException(protocol, TransportException.Delivery.MAY_HAVE_RUN,
+                return CompletableFuture.failedFuture(new TransportException(protocol, TransportException.Delivery.MAY_HAVE_RUN,
                         operation.name() + " failed and was not repeated over SOAP: it is not idempotent and the "
-                                + "server does not recognise call ids (" + e.getMessage() + ")", e);
+                                + "server does not recognise call ids (" + e.getMessage() + ")", e));
             }
             LOG.debug("{}.{} over {} failed ({}); repeating over SOAP: {}", descriptor.name(), operation.name(),
                     protocol, e.getMessage(), why);
-            try {
-                return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", call, chosen, withId);
-            } catch (TransportException again) {
-                if (e.delivery() == TransportException.Delivery.MAY_HAVE_RUN
-                        && again.delivery() == TransportException.Delivery.NOT_DELIVERED) {
+            return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", call, learner, withId,
+                    caller).exceptionallyCompose(secondFailure -> {
+                Throwable again = AsyncCalls.unwrap(secondFailure);
+                if (e.delivery() == TransportException.Delivery.MAY_HAVE_RUN && again instanceof TransportException t
+                        && t.delivery() == TransportException.Delivery.NOT_DELIVERED) {
                     // the first attempt may have run even though the fallback never arrived: say so,
                     // or a caller that moves to another replica would run the operation twice
-                    throw new TransportException(ProtocolSuite.SOAP, TransportException.Delivery.MAY_HAVE_RUN,
-                            operation.name() + " over " + protocol + " may have run; the fallback over SOAP was not "
-                                    + "delivered (" + again.getMessage() + ")", again);
+                    return CompletableFuture.failedFuture(new TransportException(ProtocolSuite.SOAP,
+                            TransportException.Delivery.MAY_HAVE_RUN, operation.name() + " over " + protocol
+                            + " may have run; the fallback over SOAP was not delivered (" + again.getMessage() + ")",
+                            again));
                 }
-                throw again;
-            }
-        }
+                return CompletableFuture.failedFuture(again);
+            });
+        });
     }
 
     /** Why a call that failed on a fast protocol may run again over SOAP, or null if it may not. */
@@ -230,43 +279,69 @@ public final class MetaStub implements Channel, AutoCloseable {
         return null;
     }
 
-    private Object attempt(String protocol, String reason, CallContext call, SelectionPolicy learner,
-                           CallOptions options) throws DeclaredFault {
+    /**
+     * One attempt over one protocol, recorded when it ends. Blocking ({@code caller} null) it
+     * returns a completed future; otherwise the transport's own future, which {@code caller}'s
+     * cancellation cancels. Never throws: a failure to even start is the future's failure.
+     */
+    private CompletableFuture<Object> attempt(String protocol, String reason, CallContext call, SelectionPolicy learner,
+                                              CallOptions options, CompletableFuture<Object> caller) {
         OperationDescriptor operation = call.operation();
         Object request = call.request();
-        Transport transport = transport(call.suite(), protocol);
+        Transport transport;
+        try {
+            transport = transport(call.suite(), protocol);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         if (!call.estimated() && learner.learningEstimateCap() > 0) {    // a pinned call: nobody counted it yet
             call.estimatedBytes(learner.learningEstimateCap());
         }
         long start = System.nanoTime();
-        String error = null;
-        long responseBytes = -1;
         WireBytes wire = new WireBytes();   // what the transport really sent and received, for the record
-        try {
-            Object response = transport.call(operation, request, options.withWireBytes(wire));
-            health.succeeded(protocol);
-            if (response != null && learner.usesResponseSizes()) {
-                responseBytes = sizes.estimateResponse(response, operation, RESPONSE_CAP);
-                long asked = call.knownEstimate();
-                if (asked >= 0 && asked <= SMALL_REQUEST) {
-                    // what a small question gets back: echo-like operations answer small, a result() large
-                    responseSizes.merge(operation.name(), responseBytes, (was, now) -> (was * 3 + now) / 4);
-                }
+        CallOptions wired = options.withWireBytes(wire);
+        CompletableFuture<Object> sent;
+        if (caller == null) {
+            sent = AsyncCalls.now(transport, operation, request, wired);
+        } else {
+            try {
+                sent = transport.callAsync(operation, request, wired);
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e);
             }
-            return response;
-        } catch (DeclaredFault f) {
-            health.succeeded(protocol);
-            throw f;
-        } catch (RuntimeException e) {
-            error = e.getClass().getSimpleName() + ": " + e.getMessage();
-            throw e;
-        } finally {
-            CallRecord r = new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol,
-                    transport.endpoint().address(), reason, call.knownEstimate(), Duration.ofNanos(System.nanoTime() - start),
-                    error, responseBytes, wire.sent(), wire.received());
-            learner.observe(r);
-            record(r);
+            AsyncCalls.cancelWith(caller, sent);
         }
+        return sent.handle((response, failure) -> {
+            String error = null;
+            long responseBytes = -1;
+            Throwable thrown = failure == null ? null : AsyncCalls.unwrap(failure);
+            try {
+                if (thrown == null) {
+                    health.succeeded(protocol);
+                    if (response != null && learner.usesResponseSizes()) {
+                        responseBytes = sizes.estimateResponse(response, operation, RESPONSE_CAP);
+                        long asked = call.knownEstimate();
+                        if (asked >= 0 && asked <= SMALL_REQUEST) {
+                            // what a small question gets back: echo-like operations answer small, a result() large
+                            responseSizes.merge(operation.name(), responseBytes, (was, now) -> (was * 3 + now) / 4);
+                        }
+                    }
+                    return response;
+                }
+                if (thrown instanceof DeclaredFault) {
+                    health.succeeded(protocol);
+                } else if (thrown instanceof RuntimeException) {
+                    error = thrown.getClass().getSimpleName() + ": " + thrown.getMessage();
+                }
+                throw new CompletionException(thrown);
+            } finally {
+                CallRecord r = new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol,
+                        transport.endpoint().address(), reason, call.knownEstimate(), Duration.ofNanos(System.nanoTime() - start),
+                        error, responseBytes, wire.sent(), wire.received());
+                learner.observe(r);
+                record(r);
+            }
+        });
     }
 
     private void record(CallRecord r) {
@@ -320,6 +395,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         private Duration backoff = Duration.ofSeconds(2);
         private Duration maxBackoff = Duration.ofMinutes(1);
         private java.util.function.LongSupplier nanoClock = System::nanoTime;
+        private boolean preferInProcess = true;
 
         private Builder(ServiceDescriptor descriptor) {
             this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
@@ -374,6 +450,16 @@ public final class MetaStub implements Channel, AutoCloseable {
         public Builder backoff(Duration initial, Duration max) {
             this.backoff = Objects.requireNonNull(initial);
             this.maxBackoff = Objects.requireNonNull(max);
+            return this;
+        }
+
+        /**
+         * Whether a component served in this JVM is called in process (default) whatever the
+         * stub's policy says; false leaves every call to the policy. Policies set on a call or
+         * an operation, and pinned protocols, win over this preference either way.
+         */
+        public Builder preferInProcess(boolean prefer) {
+            this.preferInProcess = prefer;
             return this;
         }
 

@@ -1,6 +1,8 @@
 package io.switchboard.metastub;
 
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolProvider;
+import io.switchboard.protocol.Protocols;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,7 +12,9 @@ import java.util.Objects;
 /**
  * The protocols of one client–server pair: the client's list in its order of preference and the
  * server's endpoints. The candidates for a call are the protocols both speak, in the client's
- * order. SOAP is the common denominator: a suite without it on both sides is refused.
+ * order. SOAP is the common denominator: a suite without it on both sides is refused. An endpoint
+ * of an in-process-only protocol ({@code local}) is a candidate only if the component is served
+ * in this JVM ({@link ProtocolProvider#reachableInProcess}).
  *
  * <pre>{@code
  * ProtocolSuite suite = ProtocolSuite.of(List.of("grpc", "soap"), entry.endpoints());
@@ -23,6 +27,7 @@ public final class ProtocolSuite {
     private final List<String> clientProtocols;
     private final Map<String, Endpoint> serverEndpoints;
     private final List<String> candidates;
+    private final String inProcess;
 
     private ProtocolSuite(List<String> clientProtocols, List<Endpoint> serverEndpoints) {
         this.clientProtocols = List.copyOf(clientProtocols);
@@ -32,11 +37,22 @@ public final class ProtocolSuite {
         }
         this.serverEndpoints = java.util.Collections.unmodifiableMap(byName);
         List<String> common = new ArrayList<>();
+        Map<String, ProtocolProvider> providers = Protocols.all();
+        String local = null;
         for (String p : this.clientProtocols) {
             if (byName.containsKey(p) && !common.contains(p)) {
+                ProtocolProvider provider = providers.get(p);
+                boolean reachable = provider != null && provider.reachableInProcess(byName.get(p));
+                if (provider != null && provider.inProcessOnly() && !reachable) {
+                    continue;   // an in-process endpoint of another JVM: it leads nowhere from here
+                }
                 common.add(p);
+                if (reachable && local == null) {
+                    local = p;
+                }
             }
         }
+        this.inProcess = local;
         if (!common.contains(SOAP)) {
             throw new IllegalArgumentException("SOAP must be spoken by both sides (client " + clientProtocols
                     + ", server " + byName.keySet() + ")");
@@ -61,6 +77,15 @@ public final class ProtocolSuite {
     /** Protocols both sides speak, in the client's order; always contains SOAP. */
     public List<String> candidates() {
         return candidates;
+    }
+
+    /**
+     * The first candidate whose call runs inside this JVM (the component is served here, as the
+     * protocol's {@link ProtocolProvider#reachableInProcess} found when this suite was made), or
+     * null. Candidates never include an in-process-only protocol that does not reach it.
+     */
+    public String inProcessCandidate() {
+        return inProcess;
     }
 
     public Endpoint endpoint(String protocol) {

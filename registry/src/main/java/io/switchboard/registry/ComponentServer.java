@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * without the entry, or the lease lapsed while the registry was unreachable), the heartbeat binds
  * the entry again.
  *
+ * <p>With the local protocol ({@code protocols/local}) on the class path, or {@code "local"} among
+ * {@link Builder#protocols}, the entry also lists a {@code local://JVM-ID/...} endpoint: a
+ * meta-stub in this JVM calls the component over it, in process; one in another JVM ignores it.
+ *
  * <pre>{@code
  * try (ComponentServer server = ComponentServer.builder()
  *         .registry("http://127.0.0.1:8081/axis2/services/Registry", secret)

@@ -48,6 +48,8 @@ public final class RegistryService implements Registry {
     static final Pattern INSTANCE = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     static final Pattern PROTOCOL = Pattern.compile("[a-z][a-z0-9-]{0,31}");
     static final int MAX_ENDPOINTS = 16;
+    /** The in-process protocol's name: its endpoints name a JVM, not a host and port. */
+    static final String IN_PROCESS = "local";
     static final int MAX_PROTO_CHARS = 1 << 20;
     /** The longest lease granted: a day. */
     static final int MAX_LEASE_SECONDS = 86_400;
@@ -348,7 +350,13 @@ public final class RegistryService implements Registry {
                 throw new IllegalArgumentException("protocol name '" + abbreviate(ep.protocol()) + "' is not valid");
             }
             URI uri = ep.uri();
-            if (uri.getHost() == null || uri.getPort() <= 0 || ep.address().length() > 2048) {
+            if (IN_PROCESS.equals(ep.protocol())) {
+                // local://JVM-ID/SERVER/NAME: useful only to clients in the server's JVM, which tell it by the id
+                if (!IN_PROCESS.equals(uri.getScheme()) || uri.getRawAuthority() == null || ep.address().length() > 2048) {
+                    throw new IllegalArgumentException("endpoint " + abbreviate(ep.address())
+                            + " is not a local endpoint (local://JVM-ID/...)");
+                }
+            } else if (uri.getHost() == null || uri.getPort() <= 0 || ep.address().length() > 2048) {
                 throw new IllegalArgumentException("endpoint " + abbreviate(ep.address()) + " needs a host and a port");
             }
         }

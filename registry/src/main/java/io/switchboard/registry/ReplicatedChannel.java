@@ -3,6 +3,7 @@ package io.switchboard.registry;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.metastub.MetaStub;
+import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.TransportException;
@@ -12,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -170,36 +172,68 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
-        Set<Replica> tried = new HashSet<>();
-        TransportException last = null;
+        // the same path as callAsync, with blocking attempts: complete when it returns
+        return AsyncCalls.await(attempt(operation, request, options, new HashSet<>(), null, null));
+    }
+
+    /**
+     * The non-blocking form: each replica's meta-stub is called through its own
+     * {@link MetaStub#callAsync}, and a failure that allows it moves on to the next replica, as
+     * {@link #call} does. Cancelling the future cancels the attempt under way. Only when no
+     * replica is bound at all does the calling thread wait for one (as {@link #call} does).
+     */
+    @Override
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+        return AsyncCalls.start(caller -> attempt(operation, request, options, new HashSet<>(), null, caller));
+    }
+
+    /**
+     * The call on the next replica not {@code tried}; on a failure that cannot have run the
+     * operation (or of an idempotent one), the next. Blocking when {@code caller} is null.
+     */
+    private CompletableFuture<Object> attempt(OperationDescriptor operation, Object request, CallOptions options,
+                                              Set<Replica> tried, TransportException last,
+                                              CompletableFuture<Object> caller) {
         while (true) {
             Replica r = pick(tried);
             if (r == null && last == null) {
                 r = awaitReplica();
             }
             if (r == null) {
-                throw last;
+                return CompletableFuture.failedFuture(last);
             }
             if (!r.enter()) {   // dropped since it was picked
                 tried.add(r);
                 continue;
             }
-            try {
-                Object response = r.stub.call(operation, request, options);
-                r.succeeded();
-                return response;
-            } catch (TransportException e) {
-                r.failed();
-                if (e.delivery() != TransportException.Delivery.NOT_DELIVERED && !operation.idempotent()) {
-                    throw e;
+            Replica replica = r;
+            CompletableFuture<Object> sent;
+            if (caller == null) {
+                sent = AsyncCalls.now(r.stub, operation, request, options);
+            } else {
+                sent = r.stub.callAsync(operation, request, options);
+                AsyncCalls.cancelWith(caller, sent);
+            }
+            return sent.handle((response, failure) -> {
+                Throwable error = failure == null ? null : AsyncCalls.unwrap(failure);
+                if (error == null) {
+                    replica.succeeded();
+                } else if (error instanceof TransportException) {
+                    replica.failed();
+                }
+                replica.exit();
+                if (error == null) {
+                    return CompletableFuture.completedFuture(response);
+                }
+                if (!(error instanceof TransportException e) || (caller != null && caller.isCancelled())
+                        || (e.delivery() != TransportException.Delivery.NOT_DELIVERED && !operation.idempotent())) {
+                    return CompletableFuture.<Object>failedFuture(error);
                 }
                 LOG.debug("{}.{} failed on {} ({}); trying another replica", name, operation.name(),
-                        r.entry.instanceId(), e.getMessage());
-                tried.add(r);
-                last = e;
-            } finally {
-                r.exit();
-            }
+                        replica.entry.instanceId(), e.getMessage());
+                tried.add(replica);
+                return attempt(operation, request, options, tried, e, caller);
+            }).thenCompose(Function.identity());
         }
     }
 

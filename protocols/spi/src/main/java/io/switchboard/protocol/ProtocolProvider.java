@@ -12,4 +12,22 @@ public interface ProtocolProvider {
     ProtocolServer newServer(ServerSettings settings);
 
     ProtocolClient newClient(ClientSettings settings);
+
+    /**
+     * Whether this protocol reaches only components in the caller's own JVM (it has no network
+     * form, like {@code local}). A client never uses such an endpoint unless
+     * {@link #reachableInProcess} holds for it: a registry entry of a component in another JVM may
+     * list one.
+     */
+    default boolean inProcessOnly() {
+        return false;
+    }
+
+    /**
+     * Whether a call to {@code endpoint} would run in this JVM, without a network: the component
+     * is served here, now. The meta-stub then prefers this protocol over its stub policy.
+     */
+    default boolean reachableInProcess(Endpoint endpoint) {
+        return false;
+    }
 }

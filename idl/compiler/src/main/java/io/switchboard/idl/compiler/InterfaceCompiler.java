@@ -146,7 +146,13 @@ public final class InterfaceCompiler {
                 throw new SchemaException("type " + t.name() + ": the name switchboardId is reserved");
             }
         }
+        java.util.Set<String> operationNames = new java.util.HashSet<>();
+        model.operations().forEach(op -> operationNames.add(op.name()));
         for (OperationModel op : model.operations()) {
+            if (operationNames.contains(op.name() + "Async")) {
+                throw new SchemaException("operation " + op.name() + "Async has the name of " + op.name()
+                        + "'s non-blocking form in the stub; rename it");
+            }
             for (ComplexTypeModel m : new ComplexTypeModel[] {op.request(), op.response(), op.fault()}) {
                 if (m != null && m.field("switchboardGraph").isPresent()) {
                     throw new SchemaException("element " + m.name() + ": the name switchboardGraph is reserved");

@@ -4,6 +4,7 @@ import com.squareup.javapoet.ClassName;
 import com.squareup.javapoet.CodeBlock;
 import com.squareup.javapoet.FieldSpec;
 import com.squareup.javapoet.MethodSpec;
+import com.squareup.javapoet.ParameterizedTypeName;
 import com.squareup.javapoet.TypeName;
 import com.squareup.javapoet.TypeSpec;
 import io.switchboard.idl.FieldModel;
@@ -15,6 +16,7 @@ import io.switchboard.idl.runtime.ServiceDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import javax.lang.model.element.Modifier;
 
 /**
@@ -27,6 +29,7 @@ final class ServiceGenerator {
     static final ClassName CHANNEL = ClassName.get("io.switchboard.protocol", "Channel");
     static final ClassName CALL_OPTIONS = ClassName.get("io.switchboard.protocol", "CallOptions");
     static final ClassName REMOTE_INVOCATION = ClassName.get("io.switchboard.protocol", "RemoteInvocationException");
+    static final ClassName ASYNC_CALLS = ClassName.get("io.switchboard.protocol", "AsyncCalls");
 
     private final CompileContext ctx;
     private final String component;
@@ -238,8 +241,43 @@ final class ServiceGenerator {
                 }
             }
             b.addMethod(m.build());
+            b.addMethod(asyncMethod(op, request, response));
         }
         return b.build();
+    }
+
+    /**
+     * {@code opAsync(...)}: the same call without waiting, through {@code Channel.callAsync};
+     * cancelling the future cancels the call.
+     */
+    private MethodSpec asyncMethod(OperationModel op, String request, String response) {
+        TypeName ret = returnType(op);
+        TypeName boxed = ret == TypeName.VOID ? ClassName.get(Void.class) : ret.box();
+        MethodSpec.Builder m = MethodSpec.methodBuilder(op.name() + "Async").addModifiers(Modifier.PUBLIC)
+                .returns(ParameterizedTypeName.get(ClassName.get(CompletableFuture.class), boxed))
+                .addJavadoc("Operation {@code $L} without waiting: the future completes with what {@link #$L} returns, "
+                        + "or with what it throws; cancelling it cancels the call.\n", op.name(), op.name());
+        for (FieldModel f : op.request().fields()) {
+            m.addParameter(ctx.types.fieldType(f), f.name());
+        }
+        ClassName in = ctx.types.typeClass(op.request().name());
+        m.addStatement("$T $N = new $T()", in, request, in);
+        for (FieldModel f : op.request().fields()) {
+            m.addStatement("$N.$N($N)", request, JavaTypes.setter(f), f.name());
+        }
+        CodeBlock unwrap;
+        List<FieldModel> outFields = op.oneWay() ? List.of() : op.response().fields();
+        if (outFields.size() == 1) {
+            unwrap = CodeBlock.of("$N -> (($T) $N).$N()", response, ctx.types.typeClass(op.response().name()),
+                    response, JavaTypes.getter(outFields.get(0)));
+        } else if (outFields.size() > 1) {
+            unwrap = CodeBlock.of("$N -> ($T) $N", response, ret, response);
+        } else {
+            unwrap = CodeBlock.of("$N -> ($T) null", response, Void.class);
+        }
+        m.addStatement("return $T.map(this.channel.callAsync($N, $N, this.options), $N, $L)", ASYNC_CALLS,
+                constant(op), request, constant(op), unwrap);
+        return m.build();
     }
 
     TypeSpec holderClass(String schemaResource, String wsdlResource, String protoResource, ClassName codec) {

@@ -11,6 +11,9 @@ import io.switchboard.protocol.Transport;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,6 +24,12 @@ final class GrpcClient implements ProtocolClient {
     private final ClientSettings settings;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** Decode the responses of non-blocking calls (a thread per response while its chunks arrive). */
+    private final ExecutorService readers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "grpc-response-reader");
+        t.setDaemon(true);
+        return t;
+    });
 
     GrpcClient(ClientSettings settings) {
         this.settings = settings;
@@ -41,6 +50,10 @@ final class GrpcClient implements ProtocolClient {
             throw new IllegalArgumentException("a gRPC endpoint looks like grpc://HOST:PORT/Component, not " + endpoint.address());
         }
         return new GrpcTransport(this, descriptor, endpoint, channel(uri.getHost(), uri.getPort()));
+    }
+
+    Executor readers() {
+        return readers;
     }
 
     ClientSettings settings() {
@@ -77,5 +90,6 @@ final class GrpcClient implements ProtocolClient {
             }
         }
         channels.clear();
+        readers.shutdown();
     }
 }

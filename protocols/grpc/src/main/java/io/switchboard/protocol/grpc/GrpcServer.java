@@ -20,6 +20,7 @@ import io.switchboard.idl.runtime.binary.WireFormatException;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.PhaseMarks;
 import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
@@ -279,7 +280,7 @@ final class GrpcServer implements ProtocolServer {
             }
             Object response;
             int kind;
-            try {
+            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled)) {
                 response = skeleton.invoke(op, request, callId);
                 kind = WireFormat.RESPONSE;
             } catch (DeclaredFault fault) {

@@ -25,8 +25,11 @@ import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Calls one component over gRPC. The request is encoded before the call opens (a refused encoding
@@ -79,6 +82,127 @@ final class GrpcTransport implements Transport {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        BinaryWriter out = encode(operation, request);
+        ClientCall<Frame, Frame> call = newCall(operation, options);
+        Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());
+        start(call, listener, options);
+        return exchange(operation, call, listener, () -> {
+            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+            // A message of one chunk goes out with the headers, without waiting for the stream to be
+            // ready: gRPC holds it until the stream exists (at most 1 MiB), and the frame's scratch
+            // array is not reused. Waiting cost a hand-off to the event loop and back on every small call.
+            Frame first = frames.next();
+            if (frames.hasNext()) {
+                listener.awaitReady();
+            }
+            call.sendMessage(first);
+            // counted once the call did not fail as undelivered: a refused connection put nothing on the wire
+            listener.unconfirmedSent = ((Frame.Outgoing) first).length();
+            while (frames.hasNext()) {
+                listener.awaitReady();
+                Frame frame = frames.next();
+                call.sendMessage(frame);
+                listener.countSent(frame);
+            }
+            call.halfClose();
+            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+        });
+    }
+
+    /**
+     * Non-blocking: the request's chunks go out from gRPC's readiness callbacks and no thread
+     * waits while the server works; the response is decoded on a client thread once its first
+     * chunk (or the end of the call) arrives. Cancelling the future cancels the gRPC call: the
+     * server sees CANCELLED and interrupts the operation ({@code ServerCallContext.isCancelled()}).
+     */
+    @Override
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        BinaryWriter out;
+        ClientCall<Frame, Frame> call;
+        try {
+            out = encode(operation, request);
+            call = newCall(operation, options);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+        Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes()) {
+            private boolean halfClosed;
+            private final AtomicBoolean reading = new AtomicBoolean();
+
+            @Override
+            public void onMessage(Frame message) {
+                super.onMessage(message);
+                read();
+            }
+
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                super.onClose(status, trailers);
+                read();
+            }
+
+            @Override
+            public void onReady() {
+                send();
+            }
+
+            /** Sends what flow control allows now; the next onReady sends more. */
+            @Override
+            synchronized void send() {
+                try {
+                    while (!halfClosed && !result.isDone() && call.isReady() && frames.hasNext()) {
+                        Frame frame = frames.next();
+                        call.sendMessage(frame);
+                        countSent(frame);
+                    }
+                    if (!halfClosed && !result.isDone() && !frames.hasNext()) {
+                        halfClosed = true;
+                        call.halfClose();
+                    }
+                } catch (RuntimeException | Error e) {
+                    call.cancel("client failure", e);
+                }
+            }
+
+            /** The response decodes on a client thread, pulling chunks as they arrive, as the blocking form does. */
+            private void read() {
+                if (reading.compareAndSet(false, true)) {
+                    try {
+                        client.readers().execute(() -> {
+                            try {
+                                result.complete(exchange(operation, call, this, () -> { }));
+                            } catch (DeclaredFault | RuntimeException | Error e) {
+                                result.completeExceptionally(e);
+                            }
+                        });
+                    } catch (RejectedExecutionException closing) {
+                        call.cancel("the gRPC client is closed", null);
+                        queue.close();
+                        result.completeExceptionally(new TransportException(protocol(),
+                                TransportException.Delivery.MAY_HAVE_RUN, operation + ": the gRPC client was closed "
+                                + "while the call was under way", closing));
+                    }
+                }
+            }
+        };
+        result.whenComplete((r, t) -> {
+            if (result.isCancelled()) {
+                call.cancel("cancelled by the caller", null);
+            }
+        });
+        try {
+            start(call, listener, options);
+            listener.send();
+        } catch (RuntimeException e) {
+            call.cancel("client failure", e);
+            result.completeExceptionally(e);
+        }
+        return result;
+    }
+
+    private BinaryWriter encode(OperationDescriptor operation, Object request) {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
@@ -90,42 +214,29 @@ final class GrpcTransport implements Transport {
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         }
+        return out;
+    }
+
+    private ClientCall<Frame, Frame> newCall(OperationDescriptor operation, CallOptions options) {
         Duration timeout = client.settings().timeoutFor(options);
-        ClientCall<Frame, Frame> call = channel.newCall(method(operation),
+        return channel.newCall(method(operation),
                 io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
-        Listener listener = new Listener(call, operation, timeout, options.wireBytes());
+    }
+
+    private static void start(ClientCall<Frame, Frame> call, Listener listener, CallOptions options) {
         Metadata headers = new Metadata();
         if (options.callId() != null) {
             headers.put(GrpcErrors.CALL_ID, options.callId());
         }
         call.start(listener, headers);
         call.request(ChunkQueue.WINDOW);
-        WireBytes wire = options.wireBytes();
-        long firstChunkBytes = 0;
-        boolean undelivered = false;
+    }
+
+    /** Sends the request ({@code send}) and reads the response of a started call. */
+    private Object exchange(OperationDescriptor operation, ClientCall<Frame, Frame> call, Listener listener,
+                            Runnable send) throws DeclaredFault {
         try {
-            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
-            // A message of one chunk goes out with the headers, without waiting for the stream to be
-            // ready: gRPC holds it until the stream exists (at most 1 MiB), and the frame's scratch
-            // array is not reused. Waiting cost a hand-off to the event loop and back on every small call.
-            Frame first = frames.next();
-            if (frames.hasNext()) {
-                listener.awaitReady();
-            }
-            call.sendMessage(first);
-            // counted once the call did not fail as undelivered: gRPC holds the first chunk until the
-            // connection exists, and a refused connection put nothing on the wire
-            firstChunkBytes = ((Frame.Outgoing) first).length();
-            while (frames.hasNext()) {
-                listener.awaitReady();
-                Frame frame = frames.next();
-                call.sendMessage(frame);
-                if (wire != null) {
-                    wire.addSent(((Frame.Outgoing) frame).length());
-                }
-            }
-            call.halfClose();
-            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+            send.run();
             BinaryReader in = new BinaryReader(codec, listener.queue, limits);
             if (operation.oneWay()) {
                 in.expectEnd();
@@ -153,15 +264,16 @@ final class GrpcTransport implements Transport {
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     operation + " was interrupted", e);
         } catch (SwitchboardException e) {
-            undelivered = e instanceof TransportException t && t.delivery() == TransportException.Delivery.NOT_DELIVERED;
+            listener.undelivered = e instanceof TransportException t
+                    && t.delivery() == TransportException.Delivery.NOT_DELIVERED;
             throw e;
         } catch (RuntimeException | Error e) {
             call.cancel("client failure", e);
             throw e;
         } finally {
             listener.queue.close();
-            if (wire != null && !undelivered) {
-                wire.addSent(firstChunkBytes);
+            if (!listener.undelivered) {
+                listener.countSent(listener.unconfirmedSent);
             }
         }
     }
@@ -177,7 +289,7 @@ final class GrpcTransport implements Transport {
     }
 
     /** Receives the response frames and the final status; wakes the calling thread. */
-    private final class Listener extends ClientCall.Listener<Frame> {
+    private class Listener extends ClientCall.Listener<Frame> {
         final ChunkQueue queue;
         private final ClientCall<Frame, Frame> call;
         private final OperationDescriptor operation;
@@ -185,6 +297,9 @@ final class GrpcTransport implements Transport {
         private volatile boolean closed;
         private final Object ready = new Object();
         private final WireBytes wire;
+        /** Bytes handed to gRPC before the stream existed: on the wire only if the call was not refused. */
+        long unconfirmedSent;
+        boolean undelivered;
 
         Listener(ClientCall<Frame, Frame> call, OperationDescriptor operation, Duration timeout, WireBytes wire) {
             this.call = call;
@@ -203,6 +318,16 @@ final class GrpcTransport implements Transport {
             }
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             queue.add(message);
+        }
+
+        void countSent(Frame frame) {
+            countSent(((Frame.Outgoing) frame).length());
+        }
+
+        void countSent(long bytes) {
+            if (wire != null && bytes > 0) {
+                wire.addSent(bytes);
+            }
         }
 
         @Override
@@ -224,6 +349,10 @@ final class GrpcTransport implements Transport {
             synchronized (ready) {
                 ready.notifyAll();
             }
+        }
+
+        /** The non-blocking form sends from here; the blocking form sends on its own thread. */
+        void send() {
         }
 
         /** Blocks until gRPC takes another frame; fails at once if the call already ended (say, refused). */

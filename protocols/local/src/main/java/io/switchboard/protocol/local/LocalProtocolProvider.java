@@ -70,6 +70,18 @@ public final class LocalProtocolProvider implements ProtocolProvider {
         return new LocalClient();
     }
 
+    /** Local endpoints lead nowhere from another JVM. */
+    @Override
+    public boolean inProcessOnly() {
+        return true;
+    }
+
+    /** {@link #isExported}: the endpoint is this JVM's and a component is served there now. */
+    @Override
+    public boolean reachableInProcess(Endpoint endpoint) {
+        return isExported(endpoint);
+    }
+
     /** The id of this JVM as local endpoints carry it. */
     public static String jvmId() {
         return JVM_ID;

@@ -17,6 +17,7 @@ import org.apache.axis2.kernel.http.HTTPConstants;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.util.TimeValue;
@@ -31,6 +32,7 @@ final class SoapClient implements ProtocolClient {
     private final ClientSettings settings;
     private final ConfigurationContext context;
     private final CloseableHttpClient http;
+    private final PoolingHttpClientConnectionManager connections;
     private final ConcurrentLinkedDeque<ServiceClient> idle = new ConcurrentLinkedDeque<>();
     private volatile boolean closed;
 
@@ -43,8 +45,7 @@ final class SoapClient implements ProtocolClient {
             throw new SwitchboardException("cannot set up the SOAP client: " + e.getMessage(), e);
         }
         Timeout connect = Timeout.ofMilliseconds(settings.connectTimeout().toMillis());
-        this.http = HttpClientBuilder.create()
-                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+        this.connections = PoolingHttpClientConnectionManagerBuilder.create()
                         .setMaxConnPerRoute(64).setMaxConnTotal(256)
                         // https endpoints: the settings' trust, else the JVM's (javax.net.ssl.trustStore)
                         .setTlsSocketStrategy(settings.tls() == null ? DefaultClientTlsStrategy.createSystemDefault()
@@ -55,7 +56,11 @@ final class SoapClient implements ProtocolClient {
                         .setDefaultConnectionConfig(ConnectionConfig.custom().setConnectTimeout(connect)
                                 .setValidateAfterInactivity(TimeValue.ofSeconds(1))
                                 .setTimeToLive(TimeValue.ofMinutes(5)).build())
-                        .build())
+                        .build();
+        this.http = HttpClientBuilder.create()
+                .setConnectionManager(connections)
+                // an async call's exchange can be aborted when the call is cancelled
+                .addExecInterceptorFirst("switchboard-cancel", SoapExchange.TRACKER)
                 .evictIdleConnections(TimeValue.ofSeconds(10))
                 .disableAutomaticRetries()
                 .disableContentCompression()
@@ -74,6 +79,11 @@ final class SoapClient implements ProtocolClient {
             throw new IllegalArgumentException("not a SOAP endpoint: " + endpoint);
         }
         return new SoapTransport(this, descriptor, endpoint);
+    }
+
+    /** HTTP connections in use by calls right now (tests: an aborted exchange gives its connection up). */
+    int leasedConnections() {
+        return connections.getTotalStats().getLeased();
     }
 
     ClientSettings settings() {

@@ -143,6 +143,8 @@ final class SoapServer implements ProtocolServer {
             AxisOperation axisOp;
             if (op.oneWay()) {
                 axisOp = new InOnlyAxisOperation(op.requestElement());
+                // robust in-only: the client's sendRobust gets a fault when the operation fails
+                axisOp.setMessageExchangePattern(org.apache.axis2.description.WSDL2Constants.MEP_URI_ROBUST_IN_ONLY);
                 axisOp.setMessageReceiver(new OneWayMessageReceiver(receiver));
             } else {
                 axisOp = new InOutAxisOperation(op.requestElement());

@@ -4,6 +4,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.idl.runtime.XmlCodec;
+import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.PhaseMarks;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
+import java.util.concurrent.CompletableFuture;
 import org.apache.axiom.om.OMAbstractFactory;
 import org.apache.axiom.om.OMElement;
 import org.apache.axiom.om.OMFactory;
@@ -110,6 +112,30 @@ final class SoapTransport implements Transport {
             WireCounting.end();
             client.release(sc);
         }
+    }
+
+    /**
+     * The blocking call on the shared pool ({@link AsyncCalls#onPool}); cancelling the future
+     * also closes the call's HTTP connection, so the pool thread is free at once. The server is
+     * not told: the operation runs to its end and its answer is dropped.
+     */
+    @Override
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+        SoapExchange exchange = new SoapExchange();
+        CompletableFuture<Object> result = AsyncCalls.onPool((op, req, opts) -> {
+            SoapExchange.CURRENT.set(exchange);
+            try {
+                return call(op, req, opts);
+            } finally {
+                SoapExchange.CURRENT.remove();
+            }
+        }, operation, request, options);
+        result.whenComplete((r, t) -> {
+            if (result.isCancelled()) {
+                exchange.abort();
+            }
+        });
+        return result;
     }
 
     /** Sorts an Axis2 fault into a declared fault, a refusal, a remote error or a transport failure. */

@@ -24,9 +24,13 @@ import io.switchboard.protocol.TransportException;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -233,6 +237,63 @@ public abstract class AbstractProtocolConformanceTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void asyncCallsCompleteWithWhatTheBlockingFormReturnsOrThrows() throws Exception {
+        ConformanceStub async = ConformanceComponent.stub(transport);
+        List<CompletableFuture<double[]>> results = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            double[] v = new double[i * 100];
+            java.util.Arrays.fill(v, -i - 0.5);
+            results.add(async.echoDoublesAsync(v));
+        }
+        for (int i = 0; i < 32; i++) {
+            double[] back = results.get(i).get(60, TimeUnit.SECONDS);
+            assertEquals(i * 100, back.length);
+            for (double d : back) {
+                assertEquals(-i - 0.5, d);
+            }
+        }
+        Values.assertSameDoubles(Values.EDGE_DOUBLES, async.echoDoublesAsync(Values.EDGE_DOUBLES.clone())
+                .get(60, TimeUnit.SECONDS));
+        assertNull(async.echoDoublesAsync(null).get(60, TimeUnit.SECONDS));
+        assertEquals(-3, async.divideAsync(-7, 2).get(60, TimeUnit.SECONDS).getQuotient());
+        ExecutionException fault = assertThrows(ExecutionException.class,
+                () -> async.divideAsync(7, 0).get(60, TimeUnit.SECONDS));
+        assertEquals("division by zero", assertInstanceOf(DivideFaultException.class, fault.getCause())
+                .getFaultInfo().getReason());
+        ExecutionException error = assertThrows(ExecutionException.class,
+                () -> async.failAsync("async \uD83D\uDD25").get(60, TimeUnit.SECONDS));
+        assertTrue(assertInstanceOf(RemoteInvocationException.class, error.getCause()).getMessage()
+                .contains("async \uD83D\uDD25"), error.getCause().getMessage());
+    }
+
+    @Test
+    void oneWayCallRunsExactlyOnceBlockingOrNot() throws Exception {
+        ConformanceStub oneWay = ConformanceComponent.stub(transport);
+        String blocking = protocolName() + "-blocking-" + System.nanoTime();
+        impl.delivered = new CountDownLatch(1);
+        oneWay.deliver(blocking);
+        assertTrue(impl.delivered.await(60, TimeUnit.SECONDS), "the one-way call never ran");
+        String async = protocolName() + "-async-" + System.nanoTime();
+        impl.delivered = new CountDownLatch(1);
+        assertNull(oneWay.deliverAsync(async).get(60, TimeUnit.SECONDS));
+        assertTrue(impl.delivered.await(60, TimeUnit.SECONDS), "the async one-way call never ran");
+        stub.ping();
+        assertEquals(1, impl.deliveries.get(blocking).get(), "the blocking one-way call ran more than once");
+        assertEquals(1, impl.deliveries.get(async).get(), "the async one-way call ran more than once");
+
+        String repeated = protocolName() + "-repeated-" + System.nanoTime();
+        ConformanceStub once = oneWay.withOptions(CallOptions.DEFAULT.withCallId(repeated));
+        once.deliver(repeated);
+        once.deliver(repeated);
+        assertEquals(1, impl.deliveries.get(repeated).get(), "a repeated call id of a one-way call ran again");
+
+        String failing = "fail:" + protocolName() + "-" + System.nanoTime();
+        RemoteInvocationException e = assertThrows(RemoteInvocationException.class, () -> oneWay.deliver(failing));
+        assertTrue(e.getMessage().contains("one-way failure " + failing), e.getMessage());
+        assertEquals(1, impl.deliveries.get(failing).get());
     }
 
     @Test

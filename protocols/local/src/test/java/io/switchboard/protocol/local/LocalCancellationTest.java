@@ -1,0 +1,36 @@
+package io.switchboard.protocol.local;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.Protocols;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import io.switchboard.protocol.conformance.ConformanceImpl;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Cancelling an async local call interrupts the component's thread, which ServerCallContext reports. */
+class LocalCancellationTest {
+    @Test
+    void cancellingAnAsyncCallStopsTheComponentsWork() throws Exception {
+        ConformanceImpl impl = new ConformanceImpl();
+        try (ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
+             ProtocolClient client = Protocols.get("local").newClient(ClientSettings.defaults())) {
+            Transport transport = client.connect(ConformanceComponent.DESCRIPTOR,
+                    server.export(ConformanceComponent.skeleton(impl)));
+            CompletableFuture<Long> spin = ConformanceComponent.stub(transport).spinAsync(new double[1000],
+                    Integer.MAX_VALUE);
+            assertTrue(impl.spinStarted.await(1, TimeUnit.MINUTES), "the work never started");
+            assertTrue(spin.cancel(true));
+            assertThrows(CancellationException.class, spin::join);
+            assertTrue(impl.spinSawCancel.await(1, TimeUnit.MINUTES), "the component never saw the cancellation");
+        }
+    }
+}

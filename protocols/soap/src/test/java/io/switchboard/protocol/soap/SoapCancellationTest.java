@@ -1,0 +1,54 @@
+package io.switchboard.protocol.soap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import io.switchboard.protocol.conformance.ConformanceImpl;
+import io.switchboard.protocol.conformance.ConformanceStub;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Cancelling an async SOAP call aborts its HTTP exchange: the client's connection is given up
+ * while the server, which SOAP cannot tell, still works on the operation.
+ */
+class SoapCancellationTest {
+    @Test
+    void cancellingAnAsyncCallAbortsItsHttpExchange() throws Exception {
+        ConformanceImpl impl = new ConformanceImpl();
+        SoapProtocolProvider provider = new SoapProtocolProvider();
+        try (ProtocolServer server = provider.newServer(ServerSettings.defaults());
+             // a call timeout far beyond the test's wait: only an abort can free the connection in time
+             SoapClient client = (SoapClient) provider.newClient(ClientSettings.defaults()
+                     .withCallTimeout(Duration.ofMinutes(30)))) {
+            Transport transport = client.connect(ConformanceComponent.DESCRIPTOR,
+                    server.export(ConformanceComponent.skeleton(impl)));
+            ConformanceStub stub = ConformanceComponent.stub(transport);
+            try {
+                CompletableFuture<Long> spin = stub.spinAsync(new double[100], Integer.MAX_VALUE);
+                assertTrue(impl.spinStarted.await(1, TimeUnit.MINUTES), "the work never started");
+                assertEquals(1, client.leasedConnections(), "the call holds its connection while it waits");
+                assertTrue(spin.cancel(true));
+                assertThrows(CancellationException.class, spin::join);
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                while (client.leasedConnections() > 0) {   // the server spins on: only an abort frees it
+                    assertTrue(System.nanoTime() < deadline, "the cancelled call still holds its HTTP connection");
+                    Thread.sleep(10);
+                }
+                assertEquals(1, impl.spinSawCancel.getCount(), "SOAP cannot tell the server; it works on");
+                stub.ping();   // the client still works, on a new connection
+            } finally {
+                impl.stopSpinning = true;
+            }
+        }
+    }
+}
