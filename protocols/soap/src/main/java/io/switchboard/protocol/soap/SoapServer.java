@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLServerSocketFactory;
+import javax.net.ssl.SSLContext;
 import javax.wsdl.Definition;
 import javax.wsdl.WSDLException;
 import javax.wsdl.factory.WSDLFactory;
@@ -84,12 +84,16 @@ final class SoapServer implements ProtocolServer {
             URL config = SoapServer.class.getResource(CONFIG);
             context = ConfigurationContextFactory.createConfigurationContextFromURIs(config, null);
             InetAddress bind = InetAddress.getByName(settings.bindAddress());
+            long idleMillis = Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis());
             factory = new BoundFactory(context, settings.port(),
                     new SizeLimitingWorkerFactory(settings.maxMessageBytes()), bind, 128,
-                    settings.tls() == null ? null : settings.tls().context().getServerSocketFactory());
-            factory.setRequestCoreThreadPoolSize(64);
-            factory.setRequestMaxThreadPoolSize(64);
-            factory.setRequestSocketTimeout((int) Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis()));
+                    settings.tls() == null ? null : settings.tls().context(),
+                    new BoundConnectionListener.Limits(settings.maxConnections(), idleMillis,
+                            settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond()));
+            // a thread per connection that has sent a byte; idle ones wait on the guard's selector
+            factory.setRequestCoreThreadPoolSize(settings.maxConnections());
+            factory.setRequestMaxThreadPoolSize(settings.maxConnections());
+            factory.setRequestSocketTimeout((int) idleMillis);
             http = new SimpleHTTPServer(factory);
             http.start();
             if (factory.listener.getPort() < 0) {
@@ -115,6 +119,11 @@ final class SoapServer implements ProtocolServer {
 
     int port() {
         return factory.listener.getPort();
+    }
+
+    /** The listener's connection guard; for tests. */
+    ConnectionGuard connectionGuard() {
+        return factory.listener.guard();
     }
 
     @Override
@@ -225,16 +234,18 @@ final class SoapServer implements ProtocolServer {
     static final class BoundFactory extends HttpFactory {
         private final InetAddress bindAddress;
         private final int backlog;
-        private final SSLServerSocketFactory tls;
+        private final SSLContext tls;
+        private final BoundConnectionListener.Limits limits;
         volatile BoundConnectionListener listener;
 
-        /** @param tls makes the listening socket a TLS one; null for plain HTTP */
+        /** @param tls makes every connection a TLS one; null for plain HTTP */
         BoundFactory(ConfigurationContext cc, int port, SizeLimitingWorkerFactory wf, InetAddress bindAddress,
-                     int backlog, SSLServerSocketFactory tls) throws AxisFault {
+                     int backlog, SSLContext tls, BoundConnectionListener.Limits limits) throws AxisFault {
             super(cc, port, wf);
             this.bindAddress = bindAddress;
             this.backlog = backlog;
             this.tls = tls;
+            this.limits = limits;
         }
 
         /**
@@ -251,8 +262,11 @@ final class SoapServer implements ProtocolServer {
                 t.setUncaughtExceptionHandler((th, e) -> LOG.trace("connection thread ended: {}", e.toString()));
                 return t;
             };
-            return new ThreadPoolExecutor(getRequestCoreThreadPoolSize(), getRequestMaxThreadPoolSize(),
-                    getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(), newRequestBlockingQueue(), tf);
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(getRequestCoreThreadPoolSize(),
+                    getRequestMaxThreadPoolSize(), getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(),
+                    newRequestBlockingQueue(), tf);
+            pool.allowCoreThreadTimeOut(true); // the pool is as large as the connection limit: shrink when idle
+            return pool;
         }
 
         @Override
@@ -260,7 +274,7 @@ final class SoapServer implements ProtocolServer {
                                                         Http1Config http1Config, SocketConfig socketConfig)
                 throws IOException {
             listener = new BoundConnectionListener(tls == null ? scheme : "https", bindAddress, port, backlog, manager,
-                    http1Config, socketConfig, tls);
+                    http1Config, socketConfig, tls, limits);
             return listener;
         }
     }
