@@ -211,4 +211,67 @@ class FaultInjectionTest {
         assertEquals(2, served("grpc"), "ping and the echo whose response was cut");
         assertEquals(1, served("soap"), "the idempotent echo repeated once over SOAP");
     }
+    @Test
+    void slowGrpcEndpointPastTheDeadlineFailsInTimeAndANonIdempotentCallIsNotRepeated() throws Exception {
+        Skeleton skeleton = ConformanceComponent.skeleton(impl);
+        Endpoint grpc = export("grpc", skeleton);
+        Endpoint soap = export("soap", skeleton);
+        FaultProxy proxy = proxy(grpc);
+        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
+                new FixedPolicy("grpc"), false);
+        stub.ping();
+        proxy.delay(Duration.ofMillis(1500));
+
+        long start = System.nanoTime();
+        TransportException e = assertThrows(TransportException.class,
+                () -> stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(500))).increment(1));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery(), e.getMessage());
+        assertTrue(millis < 1400, "answered at the deadline: " + millis + " ms");
+
+        proxy.pass();
+        Thread.sleep(2500);                                   // the delayed request arrives late, if at all
+        System.out.println("slow gRPC: caller got after " + millis + " ms: " + e + "; the late request ran "
+                + impl.increments.get() + " time(s)");
+        assertTrue(impl.increments.get() <= 1, "ran at most once: " + impl.increments.get());
+        assertEquals(0, served("soap"), "a non-idempotent call without call ids is not repeated over SOAP");
+    }
+
+    @Test
+    void blackHoledGrpcEndpointWithCallIdsIsRepeatedOverSoapAndRunsOnce() {
+        Skeleton skeleton = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1));
+        Endpoint grpc = export("grpc", skeleton);
+        Endpoint soap = export("soap", skeleton);
+        FaultProxy proxy = proxy(grpc);
+        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
+                new FixedPolicy("grpc"), true);
+        stub.ping();
+        proxy.blackHole();                                    // the connection stays up; nothing gets through
+
+        long answer = stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(2))).increment(4);
+
+        System.out.println("black-holed gRPC: " + calls);
+        assertEquals(4, answer);
+        assertEquals(1, impl.increments.get(), "ran once, over SOAP");
+        assertEquals(1, served("soap"));
+        assertEquals(1, served("grpc"), "only the ping reached the gRPC server");
+    }
+
+    @Test
+    void soapConnectionResetMidRequestIsAClearErrorAndTheOperationNeverRan() {
+        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
+        FaultProxy proxy = proxy(soap);
+        ConformanceStub stub = client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false);
+        stub.ping();
+        proxy.resetOnce(FaultProxy.Direction.REQUEST, 64 << 10); // 64 KiB into a ~2 MB request: RST
+
+        double[] big = new double[100_000];
+        java.util.Arrays.fill(big, 0.1);
+        TransportException e = assertThrows(TransportException.class, () -> stub.echoDoubles(big));
+        System.out.println("SOAP reset mid-request: caller got " + e);
+        assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), "cut while sent: " + e.getMessage());
+        assertEquals(1, served("soap"), "only the ping ran: the cut request never reached the operation");
+        Values.assertSameDoubles(new double[] {0.5}, stub.echoDoubles(new double[] {0.5}));
+        assertEquals(2, served("soap"));
+    }
 }

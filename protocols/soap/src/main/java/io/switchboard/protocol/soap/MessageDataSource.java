@@ -13,10 +13,16 @@ import org.apache.axiom.om.ds.AbstractPushOMDataSource;
 final class MessageDataSource extends AbstractPushOMDataSource {
     private final XmlMessages xml;
     private final Object message;
+    private volatile boolean written;
 
     MessageDataSource(XmlMessages xml, Object message) {
         this.xml = xml;
         this.message = message;
+    }
+
+    /** Whether the message was ever written whole; if not, no server can have read all of it. */
+    boolean writtenWhole() {
+        return written;
     }
 
     @Override
@@ -28,6 +34,7 @@ final class MessageDataSource extends AbstractPushOMDataSource {
     public void serialize(XMLStreamWriter writer) throws XMLStreamException {
         try {
             xml.write(message, writer);
+            written = true;
         } catch (JAXBException e) {
             throw new XMLStreamException("cannot write " + message.getClass().getSimpleName() + ": "
                     + SoapFaults.rootMessage(e), e);

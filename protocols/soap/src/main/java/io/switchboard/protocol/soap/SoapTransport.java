@@ -17,6 +17,7 @@ import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
 import org.apache.axiom.om.OMAbstractFactory;
 import org.apache.axiom.om.OMElement;
+import org.apache.axiom.om.OMException;
 import org.apache.axiom.om.OMFactory;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.addressing.EndpointReference;
@@ -59,6 +60,7 @@ final class SoapTransport implements Transport {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
         ServiceClient sc;
+        MessageDataSource source = null;
         try {
             sc = client.borrow();
         } catch (AxisFault e) {
@@ -76,7 +78,8 @@ final class SoapTransport implements Transport {
                 header.addAttribute("id", options.callId(), null);
                 sc.addHeader(header);
             }
-            OMElement payload = OM.createOMElement(new MessageDataSource(xml, request),
+            source = new MessageDataSource(xml, request);
+            OMElement payload = OM.createOMElement(source,
                     operation.requestElement().getLocalPart(),
                     OM.createOMNamespace(operation.requestElement().getNamespaceURI(), "m"));
             if (operation.oneWay()) {
@@ -94,6 +97,14 @@ final class SoapTransport implements Transport {
         } catch (JAXBException e) {
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     "malformed response to " + operation.name() + ": " + SoapFaults.rootMessage(e), e);
+        } catch (OMException e) {
+            // Axiom streams both ways: a connection broken while the request was written (the
+            // operation cannot have read it whole) or while the response was read lazily
+            boolean requestIncomplete = source != null && !source.writtenWhole();
+            throw new TransportException(protocol(), requestIncomplete ? TransportException.Delivery.NOT_DELIVERED
+                    : TransportException.Delivery.MAY_HAVE_RUN, operation.name() + " at " + endpoint.address()
+                    + (requestIncomplete ? ": the request was cut while it was sent: " : ": ")
+                    + SoapFaults.rootMessage(e), e);
         } finally {
             sc.removeHeaders();
             try {
