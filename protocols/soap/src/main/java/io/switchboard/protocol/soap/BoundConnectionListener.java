@@ -90,6 +90,8 @@ final class BoundConnectionListener extends DefaultConnectionListener {
                     channel.close();
                 }
             }
+        } catch (java.nio.channels.ClosedChannelException e) {
+            LOG.debug("listener closed", e);   // stopping: Axis2 interrupts this thread, which closes the channel
         } catch (IOException e) {
             if (!destroyed) {
                 LOG.warn("Listener stopped", e);

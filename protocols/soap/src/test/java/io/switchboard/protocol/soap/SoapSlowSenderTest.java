@@ -140,10 +140,13 @@ class SoapSlowSenderTest {
         start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
         Socket slow = connect();
         // a byte every 200 ms: far inside the 30 s idle timeout, so only the request deadline can end it
+        long start = System.nanoTime();
         drip(slow, head("/axis2/services/Conformance", 100), 200);
         assertNormalCallWorks();
 
         String answer = readUntilClosed(slow);
+        System.out.printf("slow SOAP header: closed after %d ms with %s%n", (System.nanoTime() - start) / 1_000_000,
+                answer.lines().findFirst().orElse("nothing"));
 
         assertTrue(answer.startsWith("HTTP/1.1 408"), "answer: " + answer);
         awaitValue(server.connectionGuard()::busyConnections, 0, "connections in a request after the slow one");
@@ -158,9 +161,12 @@ class SoapSlowSenderTest {
                 + "envelope/\"><soapenv:Body></soapenv:Body></soapenv:Envelope>";
         slow.getOutputStream().write(head("/axis2/services/Conformance", body.length())
                 .getBytes(StandardCharsets.US_ASCII));
+        long start = System.nanoTime();
         drip(slow, body, 200);
 
         String answer = readUntilClosed(slow);
+        System.out.printf("slow SOAP body: closed after %d ms with %s%n", (System.nanoTime() - start) / 1_000_000,
+                answer.lines().findFirst().orElse("nothing"));
 
         // Axis2 has started the response (a fault for the broken body) or the guard sent 408: either way it is closed
         assertTrue(answer.startsWith("HTTP/1.1 408") || answer.startsWith("HTTP/1.1 500"), "answer: " + answer);
@@ -178,6 +184,8 @@ class SoapSlowSenderTest {
 
         assertNormalCallWorks();
 
+        System.out.println("SOAP flood: " + server.connectionGuard().openConnections() + " open connections, "
+                + soapThreads() + " request threads");
         assertTrue(soapThreads() <= 4, "request threads with 500 idle connections: " + soapThreads());
     }
 
@@ -191,6 +199,8 @@ class SoapSlowSenderTest {
 
         assertNormalCallWorks();
 
+        System.out.println("SOAP flood past the limit of 50: 200 idle connections, " + server.connectionGuard()
+                .openConnections() + " open after a good call");
         assertTrue(server.connectionGuard().openConnections() <= 50,
                 "open: " + server.connectionGuard().openConnections());
         assertEquals("", readUntilClosed(first), "the first idle connection is closed without an answer");
