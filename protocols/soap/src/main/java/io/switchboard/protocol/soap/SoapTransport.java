@@ -93,7 +93,7 @@ final class SoapTransport implements Transport {
             }
             return xml.read(response.getXMLStreamReaderWithoutCaching(), operation.responseClass());
         } catch (AxisFault fault) {
-            throw translate(operation, fault);
+            throw translate(operation, fault, source != null && !source.writtenWhole());
         } catch (JAXBException e) {
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     "malformed response to " + operation.name() + ": " + SoapFaults.rootMessage(e), e);
@@ -117,7 +117,8 @@ final class SoapTransport implements Transport {
     }
 
     /** Sorts an Axis2 fault into a declared fault, a refusal, a remote error or a transport failure. */
-    private RuntimeException translate(OperationDescriptor operation, AxisFault fault) throws DeclaredFault {
+    private RuntimeException translate(OperationDescriptor operation, AxisFault fault, boolean requestIncomplete)
+            throws DeclaredFault {
         OMElement detail = fault.getDetail();
         if (detail != null && operation.faultInfoClass() != null && operation.faultElement().equals(detail.getQName())) {
             Object info;
@@ -138,6 +139,10 @@ final class SoapTransport implements Transport {
                 || cause instanceof UnknownHostException || cause instanceof NoRouteToHostException) {
             return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
                     "cannot connect to " + endpoint.address() + ": " + cause.getMessage(), fault);
+        }
+        if (cause != null && requestIncomplete) {   // the connection broke before the request was written whole
+            return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, operation.name() + " at "
+                    + endpoint.address() + ": the request was cut while it was sent: " + cause, fault);
         }
         if (cause != null) {
             return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
