@@ -79,6 +79,24 @@ class FaultInjectionTest {
         return ConformanceComponent.stub(channel);
     }
 
+    private record Proxied(FaultProxy proxy, ConformanceStub stub) { }
+
+    /** gRPC and SOAP servers for one skeleton, the gRPC one behind a proxy; calls pinned to gRPC by the policy. */
+    private Proxied grpcBehindProxy(Skeleton skeleton, boolean callIds) {
+        Endpoint grpc = export("grpc", skeleton);
+        Endpoint soap = export("soap", skeleton);
+        FaultProxy proxy = proxy(grpc);
+        return new Proxied(proxy, client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
+                new FixedPolicy("grpc"), callIds));
+    }
+
+    /** A SOAP server behind a proxy, and a SOAP-only client. */
+    private Proxied soapBehindProxy() {
+        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
+        FaultProxy proxy = proxy(soap);
+        return new Proxied(proxy, client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false));
+    }
+
     private int served(String protocol) {
         AtomicInteger n = served.get(protocol);
         return n == null ? 0 : n.get();
@@ -90,12 +108,9 @@ class FaultInjectionTest {
 
     @Test
     void grpcConnectionResetMidRequestOfALargeCallFallsBackToSoapAndRunsOnce() {
-        Skeleton skeleton = ConformanceComponent.skeleton(impl);
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), false);
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();                                          // the connection is up, through the proxy
         proxy.resetOnce(FaultProxy.Direction.REQUEST, 2 << 20); // 2 MiB into the 8 MB request: RST
 
@@ -116,12 +131,9 @@ class FaultInjectionTest {
 
     @Test
     void grpcConnectionResetAfterTheServerRanANonIdempotentCallSaysItMayHaveRunAndRunsOnce() throws Exception {
-        Skeleton skeleton = ConformanceComponent.skeleton(impl);
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), false);
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         afterRun = p -> proxy.resetAll();                     // the response never leaves
 
         TransportException e = assertThrows(TransportException.class, () -> stub.increment(5));
@@ -136,12 +148,9 @@ class FaultInjectionTest {
 
     @Test
     void grpcConnectionResetAfterTheServerRanIsRepeatedOverSoapWithCallIdsAndRunsOnce() {
-        Skeleton skeleton = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1));
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), true);
+        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1)), true);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         afterRun = p -> {
             if (p.equals("grpc")) {
                 proxy.resetAll();
@@ -155,9 +164,9 @@ class FaultInjectionTest {
 
     @Test
     void slowSoapEndpointPastTheDeadlineFailsInTimeAndRunsAtMostOnce() throws Exception {
-        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
-        FaultProxy proxy = proxy(soap);
-        ConformanceStub stub = client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false);
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.delay(Duration.ofMillis(1500));
 
@@ -180,9 +189,9 @@ class FaultInjectionTest {
 
     @Test
     void truncatedSoapResponseIsAClearErrorAndTheCallRanOnce() throws Exception {
-        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
-        FaultProxy proxy = proxy(soap);
-        ConformanceStub stub = client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false);
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         proxy.truncateOnce(FaultProxy.Direction.RESPONSE, 120); // the HTTP headers and a little of the envelope
 
         TransportException e = assertThrows(TransportException.class, () -> stub.increment(7));
@@ -195,12 +204,9 @@ class FaultInjectionTest {
 
     @Test
     void truncatedGrpcResponseOfALargeIdempotentCallFallsBackToSoap() {
-        Skeleton skeleton = ConformanceComponent.skeleton(impl);
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), false);
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.truncateOnce(FaultProxy.Direction.RESPONSE, 4 << 20); // half of the 8 MB response, then FIN
 
@@ -213,12 +219,9 @@ class FaultInjectionTest {
     }
     @Test
     void slowGrpcEndpointPastTheDeadlineFailsInTimeAndANonIdempotentCallIsNotRepeated() throws Exception {
-        Skeleton skeleton = ConformanceComponent.skeleton(impl);
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), false);
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.delay(Duration.ofMillis(1500));
 
@@ -239,12 +242,9 @@ class FaultInjectionTest {
 
     @Test
     void blackHoledGrpcEndpointWithCallIdsIsRepeatedOverSoapAndRunsOnce() {
-        Skeleton skeleton = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1));
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), true);
+        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1)), true);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.blackHole();                                    // the connection stays up; nothing gets through
 
@@ -259,9 +259,9 @@ class FaultInjectionTest {
 
     @Test
     void soapConnectionResetMidRequestIsAClearErrorAndTheOperationNeverRan() {
-        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
-        FaultProxy proxy = proxy(soap);
-        ConformanceStub stub = client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false);
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.resetOnce(FaultProxy.Direction.REQUEST, 64 << 10); // 64 KiB into a ~2 MB request: RST
 
@@ -278,9 +278,9 @@ class FaultInjectionTest {
     }
     @Test
     void blackHoledSoapEndpointFailsAtTheDeadlineAndNothingRuns() {
-        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
-        FaultProxy proxy = proxy(soap);
-        ConformanceStub stub = client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false);
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.blackHole();
 

@@ -214,14 +214,20 @@ class SoakTest {
 
     private record Snapshot(long heapBytes, int threads) { }
 
-    /** Heap after a full GC and the live thread count, with no call in flight. */
-    private Snapshot snapshot() {
+    /**
+     * Heap after a full GC and the live thread count, with no call in flight: the least of three
+     * readings, after a pause in which servers finish the calls their clients already have answers to.
+     */
+    private Snapshot snapshot() throws InterruptedException {
         quiet.writeLock().lock();
         try {
+            Thread.sleep(300);
+            long heap = Long.MAX_VALUE;
             for (int i = 0; i < 3; i++) {
                 System.gc();
+                heap = Math.min(heap, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+                Thread.sleep(100);
             }
-            long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
             int threads = ManagementFactory.getThreadMXBean().getThreadCount();
             return new Snapshot(heap, threads);
         } finally {

@@ -15,6 +15,7 @@ import java.net.URL;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -91,7 +92,6 @@ final class SoapServer implements ProtocolServer {
                     new BoundConnectionListener.Limits(settings.maxConnections(), idleMillis,
                             settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond()));
             // a thread per connection that has sent a byte; idle ones wait on the guard's selector
-            factory.setRequestCoreThreadPoolSize(settings.maxConnections());
             factory.setRequestMaxThreadPoolSize(settings.maxConnections());
             factory.setRequestSocketTimeout((int) idleMillis);
             http = new SimpleHTTPServer(factory);
@@ -232,6 +232,7 @@ final class SoapServer implements ProtocolServer {
 
     /** Axis2's HTTP factory, but listening on the configured address and remembering the listener. */
     static final class BoundFactory extends HttpFactory {
+        private static final int THREAD_SLACK = 16;
         private final InetAddress bindAddress;
         private final int backlog;
         private final SSLContext tls;
@@ -253,7 +254,6 @@ final class SoapServer implements ProtocolServer {
          * closes an already closed connection (harmless, but it prints a stack trace).
          */
         @Override
-        @SuppressWarnings("unchecked") // Axis2's newRequestBlockingQueue() returns a raw BlockingQueue
         public ExecutorService newRequestExecutor(int port) {
             AtomicInteger n = new AtomicInteger();
             ThreadFactory tf = r -> {
@@ -262,11 +262,11 @@ final class SoapServer implements ProtocolServer {
                 t.setUncaughtExceptionHandler((th, e) -> LOG.trace("connection thread ended: {}", e.toString()));
                 return t;
             };
-            ThreadPoolExecutor pool = new ThreadPoolExecutor(getRequestCoreThreadPoolSize(),
-                    getRequestMaxThreadPoolSize(), getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(),
-                    newRequestBlockingQueue(), tf);
-            pool.allowCoreThreadTimeOut(true); // the pool is as large as the connection limit: shrink when idle
-            return pool;
+            // a cached pool: idle threads are reused, and there are never more than the connections
+            // being served; the guard bounds those, and the slack covers threads still finishing
+            // the work of a connection that has already been counted as closed
+            return new ThreadPoolExecutor(0, getRequestMaxThreadPoolSize() + THREAD_SLACK, getThreadKeepAliveTime(),
+                    getThreadKeepAliveTimeUnit(), new SynchronousQueue<>(), tf);
         }
 
         @Override
