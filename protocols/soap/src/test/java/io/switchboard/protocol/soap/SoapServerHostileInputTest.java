@@ -182,6 +182,8 @@ class SoapServerHostileInputTest {
                 + "</t:echoDoubles></soapenv:Body></soapenv:Envelope>");
         System.out.println("deep nesting: HTTP " + r.statusCode() + " " + r.body());
         assertFault(r, "Depth");
+        assertEquals(400, r.statusCode(), "a refusal of the request, not a server error");
+        assertTrue(r.body().contains("reason=\"malformed\""), r.body());
         assertFalse(r.body().contains("StackOverflowError"), r.body());
     }
 
@@ -201,5 +203,7 @@ class SoapServerHostileInputTest {
         assertEquals(200, one.statusCode(), "an unknown attribute is ignored, whatever its length");
         assertTrue(one.body().contains(">1<") || one.body().contains(">1.0<"), one.body());
         assertFault(lots, "Attribute limit (1000)");
+        assertEquals(400, lots.statusCode(), "a refusal of the request, not a server error");
+        assertTrue(lots.body().contains("reason=\"malformed\""), lots.body());
     }
 }
