@@ -154,7 +154,12 @@ final class ConnectionGuard implements AutoCloseable {
             refuse(channel);
             return;
         }
-        channel.configureBlocking(false);
+        try {
+            channel.configureBlocking(false);
+        } catch (IOException e) {
+            c.closed();   // gone before it was registered: do not count it
+            throw e;
+        }
         toRegister.add(c);
         selector.wakeup();
     }
