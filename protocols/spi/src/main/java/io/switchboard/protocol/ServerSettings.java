@@ -9,6 +9,8 @@ import java.time.Duration;
  *
  * <pre>{@code
  * ServerSettings s = ServerSettings.defaults().withBindAddress("0.0.0.0").withPort(8081);
+ * // stricter against slow senders and floods: 10 s plus size at 64 KiB/s per request, 256 connections
+ * ServerSettings strict = s.withRequestTimeout(Duration.ofSeconds(10)).withMaxConnections(256);
  * }</pre>
  *
  * @param bindAddress      address to listen on: {@code 127.0.0.1} (default), {@code 0.0.0.0} for all
