@@ -123,6 +123,10 @@ final class ConnectionGuard implements AutoCloseable {
         Connection c = new Connection(channel);
         Connection victim = null;
         synchronized (this) {
+            if (closing) {   // accepted just as the listener stopped: nobody would ever serve or close it
+                channel.close();
+                return;
+            }
             if (open.size() >= maxConnections) {
                 victim = longestIdle().orElse(null);
                 if (victim == null) {
@@ -251,7 +255,9 @@ final class ConnectionGuard implements AutoCloseable {
 
     @Override
     public void close() {
-        closing = true;
+        synchronized (this) {
+            closing = true;
+        }
         selector.wakeup();
         try {
             waitingRoom.join(2000);

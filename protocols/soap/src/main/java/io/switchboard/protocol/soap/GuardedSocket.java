@@ -77,6 +77,10 @@ final class GuardedSocket extends Socket {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
+            return uninterrupted(() -> readWithDeadline(b, off, len));
+        }
+
+        private int readWithDeadline(byte[] b, int off, int len) throws IOException {
             if (responseBegun) { // the previous request is answered: this read waits for the next one
                 responseBegun = false;
                 requestBytes = 0;
@@ -139,19 +143,47 @@ final class GuardedSocket extends Socket {
         @Override
         public void write(int b) throws IOException {
             begin();
-            out.write(b);
+            uninterrupted(() -> {
+                out.write(b);
+                return null;
+            });
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             begin();
-            out.write(b, off, len);
+            uninterrupted(() -> {
+                out.write(b, off, len);
+                return null;
+            });
         }
 
         private void begin() {
             if (!responseBegun) {
                 responseBegun = true;
                 connection.enter(State.RESPONDING);
+            }
+        }
+    }
+
+    private interface Io<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * The socket comes from a channel, whose I/O closes the connection when the thread's interrupt
+     * flag is set. An operation that leaves the flag set (restoring it after catching an
+     * InterruptedException, say) must not lose its response, as it would not on a plain socket: the
+     * flag is put aside for the I/O and set again after it. A thread interrupted while it blocks
+     * (the server stopping) still closes the connection.
+     */
+    private static <T> T uninterrupted(Io<T> io) throws IOException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return io.run();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
