@@ -79,6 +79,24 @@ class FaultInjectionTest {
         return ConformanceComponent.stub(channel);
     }
 
+    private record Proxied(FaultProxy proxy, ConformanceStub stub) { }
+
+    /** gRPC and SOAP servers for one skeleton, the gRPC one behind a proxy; calls pinned to gRPC by the policy. */
+    private Proxied grpcBehindProxy(Skeleton skeleton, boolean callIds) {
+        Endpoint grpc = export("grpc", skeleton);
+        Endpoint soap = export("soap", skeleton);
+        FaultProxy proxy = proxy(grpc);
+        return new Proxied(proxy, client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
+                new FixedPolicy("grpc"), callIds));
+    }
+
+    /** A SOAP server behind a proxy, and a SOAP-only client. */
+    private Proxied soapBehindProxy() {
+        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
+        FaultProxy proxy = proxy(soap);
+        return new Proxied(proxy, client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false));
+    }
+
     private int served(String protocol) {
         AtomicInteger n = served.get(protocol);
         return n == null ? 0 : n.get();
@@ -90,12 +108,9 @@ class FaultInjectionTest {
 
     @Test
     void grpcConnectionResetMidRequestOfALargeCallFallsBackToSoapAndRunsOnce() {
-        Skeleton skeleton = ConformanceComponent.skeleton(impl);
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), false);
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();                                          // the connection is up, through the proxy
         proxy.resetOnce(FaultProxy.Direction.REQUEST, 2 << 20); // 2 MiB into the 8 MB request: RST
 
@@ -116,12 +131,9 @@ class FaultInjectionTest {
 
     @Test
     void grpcConnectionResetAfterTheServerRanANonIdempotentCallSaysItMayHaveRunAndRunsOnce() throws Exception {
-        Skeleton skeleton = ConformanceComponent.skeleton(impl);
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), false);
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         afterRun = p -> proxy.resetAll();                     // the response never leaves
 
         TransportException e = assertThrows(TransportException.class, () -> stub.increment(5));
@@ -136,12 +148,9 @@ class FaultInjectionTest {
 
     @Test
     void grpcConnectionResetAfterTheServerRanIsRepeatedOverSoapWithCallIdsAndRunsOnce() {
-        Skeleton skeleton = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1));
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), true);
+        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1)), true);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         afterRun = p -> {
             if (p.equals("grpc")) {
                 proxy.resetAll();
@@ -155,9 +164,9 @@ class FaultInjectionTest {
 
     @Test
     void slowSoapEndpointPastTheDeadlineFailsInTimeAndRunsAtMostOnce() throws Exception {
-        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
-        FaultProxy proxy = proxy(soap);
-        ConformanceStub stub = client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false);
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.delay(Duration.ofMillis(1500));
 
@@ -180,9 +189,9 @@ class FaultInjectionTest {
 
     @Test
     void truncatedSoapResponseIsAClearErrorAndTheCallRanOnce() throws Exception {
-        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
-        FaultProxy proxy = proxy(soap);
-        ConformanceStub stub = client(List.of("soap"), List.of(proxy.route(soap)), new FixedPolicy("soap"), false);
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         proxy.truncateOnce(FaultProxy.Direction.RESPONSE, 120); // the HTTP headers and a little of the envelope
 
         TransportException e = assertThrows(TransportException.class, () -> stub.increment(7));
@@ -195,12 +204,9 @@ class FaultInjectionTest {
 
     @Test
     void truncatedGrpcResponseOfALargeIdempotentCallFallsBackToSoap() {
-        Skeleton skeleton = ConformanceComponent.skeleton(impl);
-        Endpoint grpc = export("grpc", skeleton);
-        Endpoint soap = export("soap", skeleton);
-        FaultProxy proxy = proxy(grpc);
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(proxy.route(grpc), soap),
-                new FixedPolicy("grpc"), false);
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
         stub.ping();
         proxy.truncateOnce(FaultProxy.Direction.RESPONSE, 4 << 20); // half of the 8 MB response, then FIN
 
@@ -210,5 +216,81 @@ class FaultInjectionTest {
         assertEquals(List.of("grpc", "grpc", "soap"), protocols());
         assertEquals(2, served("grpc"), "ping and the echo whose response was cut");
         assertEquals(1, served("soap"), "the idempotent echo repeated once over SOAP");
+    }
+    @Test
+    void slowGrpcEndpointPastTheDeadlineFailsInTimeAndANonIdempotentCallIsNotRepeated() throws Exception {
+        Proxied proxied = grpcBehindProxy(ConformanceComponent.skeleton(impl), false);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
+        stub.ping();
+        proxy.delay(Duration.ofMillis(1500));
+
+        long start = System.nanoTime();
+        TransportException e = assertThrows(TransportException.class,
+                () -> stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(500))).increment(1));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery(), e.getMessage());
+        assertTrue(millis < 1400, "answered at the deadline: " + millis + " ms");
+
+        proxy.pass();
+        Thread.sleep(2500);                                   // the delayed request arrives late, if at all
+        System.out.println("slow gRPC: caller got after " + millis + " ms: " + e + "; the late request ran "
+                + impl.increments.get() + " time(s)");
+        assertTrue(impl.increments.get() <= 1, "ran at most once: " + impl.increments.get());
+        assertEquals(0, served("soap"), "a non-idempotent call without call ids is not repeated over SOAP");
+    }
+
+    @Test
+    void blackHoledGrpcEndpointWithCallIdsIsRepeatedOverSoapAndRunsOnce() {
+        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1)), true);
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
+        stub.ping();
+        proxy.blackHole();                                    // the connection stays up; nothing gets through
+
+        long answer = stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(2))).increment(4);
+
+        System.out.println("black-holed gRPC: " + calls);
+        assertEquals(4, answer);
+        assertEquals(1, impl.increments.get(), "ran once, over SOAP");
+        assertEquals(1, served("soap"));
+        assertEquals(1, served("grpc"), "only the ping reached the gRPC server");
+    }
+
+    @Test
+    void soapConnectionResetMidRequestIsAClearErrorAndTheOperationNeverRan() {
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
+        stub.ping();
+        proxy.resetOnce(FaultProxy.Direction.REQUEST, 64 << 10); // 64 KiB into a ~2 MB request: RST
+
+        double[] big = new double[100_000];
+        java.util.Arrays.fill(big, 0.1);
+        TransportException e = assertThrows(TransportException.class, () -> stub.echoDoubles(big));
+        System.out.println("SOAP reset mid-request: caller got " + e);
+        // not delivered when the client saw the cut while writing; may-have-run when it surfaced on the read
+        assertTrue(e.delivery() == TransportException.Delivery.MAY_HAVE_RUN
+                || e.getMessage().contains("the request was cut while it was sent"), e.getMessage());
+        assertEquals(1, served("soap"), "only the ping ran: the cut request never reached the operation");
+        Values.assertSameDoubles(new double[] {0.5}, stub.echoDoubles(new double[] {0.5}));
+        assertEquals(2, served("soap"));
+    }
+    @Test
+    void blackHoledSoapEndpointFailsAtTheDeadlineAndNothingRuns() {
+        Proxied proxied = soapBehindProxy();
+        FaultProxy proxy = proxied.proxy();
+        ConformanceStub stub = proxied.stub();
+        stub.ping();
+        proxy.blackHole();
+
+        long start = System.nanoTime();
+        TransportException e = assertThrows(TransportException.class,
+                () -> stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(1))).increment(1));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        System.out.println("black-holed SOAP: caller got after " + millis + " ms: " + e);
+        assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery(), e.getMessage());
+        assertEquals(0, impl.increments.get(), "the request never reached the server");
+        assertEquals(1, served("soap"), "only the ping");
     }
 }

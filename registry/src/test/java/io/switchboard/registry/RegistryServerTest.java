@@ -141,4 +141,36 @@ class RegistryServerTest {
         assertEquals(200, r.statusCode());
         assertTrue(r.body().contains("RegistryPortType") && r.body().contains("lookup"), r.body());
     }
+    @Test
+    void schemasPointingAtExternalUrlsAreRefusedAndNothingIsFetched() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger fetched = new java.util.concurrent.atomic.AtomicInteger();
+        com.sun.net.httpserver.HttpServer bait = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        bait.createContext("/", exchange -> {
+            fetched.incrementAndGet();
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        bait.start();
+        try {
+            String url = "http://127.0.0.1:" + bait.getAddress().getPort() + "/x.xsd";
+            String schema = ConformanceComponent.DESCRIPTOR.schema();
+            int open = schema.indexOf('>', schema.indexOf("<xs:schema")) + 1;
+            List<String> hostile = List.of(
+                    schema.substring(0, open) + "<xs:import namespace='urn:x' schemaLocation='" + url + "'/>"
+                            + schema.substring(open),
+                    schema.substring(0, open) + "<xs:include schemaLocation='" + url + "'/>" + schema.substring(open),
+                    "<!DOCTYPE xs:schema SYSTEM '" + url + "'>" + schema.substring(schema.indexOf("<xs:schema")));
+            for (String s : hostile) {
+                ComponentEntry e = new ComponentEntry("External", "x",
+                        List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/External")), s, null, null);
+                RegistryException refused = assertThrows(RegistryException.class, () -> writer.bind(e));
+                assertEquals("invalid", refused.code(), refused.getMessage());
+            }
+            assertEquals(0, fetched.get(), "the registry fetched nothing");
+            assertTrue(reader.lookup("External").isEmpty());
+        } finally {
+            bait.stop(0);
+        }
+    }
 }

@@ -4,10 +4,13 @@ import java.time.Duration;
 
 /**
  * Settings of a protocol server. Defaults: loopback only, an ephemeral port, 64 MiB messages,
- * 2,000,000 linked nodes per message.
+ * 2,000,000 linked nodes per message, a 60 s idle timeout, requests that must arrive within 30 s
+ * plus their size at 64 KiB/s, and at most 512 open connections per SOAP listener.
  *
  * <pre>{@code
  * ServerSettings s = ServerSettings.defaults().withBindAddress("0.0.0.0").withPort(8081);
+ * // stricter against slow senders and floods: 10 s plus size at 64 KiB/s per request, 256 connections
+ * ServerSettings strict = s.withRequestTimeout(Duration.ofSeconds(10)).withMaxConnections(256);
  * }</pre>
  *
  * @param bindAddress      address to listen on: {@code 127.0.0.1} (default), {@code 0.0.0.0} for all
@@ -18,16 +21,37 @@ import java.time.Duration;
  * @param maxGraphNodes    most linked-structure nodes in one message
  * @param idleTimeout      a connection that sends nothing for this long is closed
  * @param tls              the server's key for TLS ({@code https}; SOAP only for now), or null for plain text
+ * @param requestTimeout   SOAP: a request's head and body must arrive within this time plus their
+ *                         size at {@code minRequestBytesPerSecond}, counted from its first byte;
+ *                         a slower sender gets 408 and its connection is closed
+ * @param minRequestBytesPerSecond the slowest rate a request may arrive at once {@code requestTimeout} is spent
+ * @param maxConnections   SOAP: most open connections; at the limit a new one displaces the
+ *                         longest idle one, or is answered 503 and closed if none is idle
  */
 public record ServerSettings(String bindAddress, int port, String advertisedHost, long maxMessageBytes,
-                             int maxGraphNodes, Duration idleTimeout, TlsSettings tls) {
+                             int maxGraphNodes, Duration idleTimeout, TlsSettings tls, Duration requestTimeout,
+                             long minRequestBytesPerSecond, int maxConnections) {
+    private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    private static final long DEFAULT_MIN_REQUEST_BYTES_PER_SECOND = 64 << 10;
+    private static final int DEFAULT_MAX_CONNECTIONS = 512;
+
     public ServerSettings {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port out of range: " + port);
         }
-        if (maxMessageBytes <= 0 || maxGraphNodes <= 0) {
+        if (maxMessageBytes <= 0 || maxGraphNodes <= 0 || minRequestBytesPerSecond <= 0 || maxConnections <= 0) {
             throw new IllegalArgumentException("limits must be positive");
         }
+        if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("request timeout must be positive: " + requestTimeout);
+        }
+    }
+
+    /** Settings with the default request deadline, rate and connection limit. */
+    public ServerSettings(String bindAddress, int port, String advertisedHost, long maxMessageBytes, int maxGraphNodes,
+                          Duration idleTimeout, TlsSettings tls) {
+        this(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                DEFAULT_REQUEST_TIMEOUT, DEFAULT_MIN_REQUEST_BYTES_PER_SECOND, DEFAULT_MAX_CONNECTIONS);
     }
 
     /** Settings without TLS (the form before TLS existed). */
@@ -43,31 +67,53 @@ public record ServerSettings(String bindAddress, int port, String advertisedHost
     /** Serves over TLS with this key; null: plain text. */
     public ServerSettings withTls(TlsSettings serverTls) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout,
-                serverTls);
+                serverTls, requestTimeout, minRequestBytesPerSecond, maxConnections);
     }
 
     public ServerSettings withBindAddress(String address) {
-        return new ServerSettings(address, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls);
+        return new ServerSettings(address, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
     }
 
     public ServerSettings withPort(int newPort) {
-        return new ServerSettings(bindAddress, newPort, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls);
+        return new ServerSettings(bindAddress, newPort, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
     }
 
     public ServerSettings withAdvertisedHost(String host) {
-        return new ServerSettings(bindAddress, port, host, maxMessageBytes, maxGraphNodes, idleTimeout, tls);
+        return new ServerSettings(bindAddress, port, host, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
     }
 
     public ServerSettings withMaxMessageBytes(long bytes) {
-        return new ServerSettings(bindAddress, port, advertisedHost, bytes, maxGraphNodes, idleTimeout, tls);
+        return new ServerSettings(bindAddress, port, advertisedHost, bytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
     }
 
     public ServerSettings withMaxGraphNodes(int nodes) {
-        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, nodes, idleTimeout, tls);
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, nodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
     }
 
     public ServerSettings withIdleTimeout(Duration timeout) {
-        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, timeout, tls);
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, timeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    /** A request's head and body must arrive within this plus their size at the minimum rate. */
+    public ServerSettings withRequestTimeout(Duration timeout) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                timeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withMinRequestBytesPerSecond(long bytesPerSecond) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, bytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withMaxConnections(int connections) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, connections);
     }
 
     /** The host to put in endpoint addresses. */

@@ -44,8 +44,6 @@ import org.slf4j.LoggerFactory;
  */
 final class GrpcServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcServer.class);
-    /** The slowest a request may arrive, after the idle timeout's grace: 64 MiB in 17 minutes. */
-    static final long MIN_REQUEST_BYTES_PER_SECOND = 64 << 10;
     /** The refusal reason of a request that arrived too slowly (a limit: RESOURCE_EXHAUSTED). */
     static final String TOO_SLOW = "too-slow";
 
@@ -236,10 +234,12 @@ final class GrpcServer implements ProtocolServer {
             this.queue = new ChunkQueue(call::request, settings.idleTimeout(), () -> new WireFormatException(
                     WireFormatException.MALFORMED, "no data for " + settings.idleTimeout().toSeconds() + " s"),
                     limits.maxMessageBytes(), maxChunkBytes);
-            // a request must arrive within the idle time plus its size at MIN_REQUEST_BYTES_PER_SECOND:
-            // a sender that trickles chunks cannot hold this call's worker thread for longer
-            this.queue.requireMinRate(MIN_REQUEST_BYTES_PER_SECOND, () -> new WireFormatException(TOO_SLOW,
-                    "the request arrived slower than " + (MIN_REQUEST_BYTES_PER_SECOND >> 10) + " KiB/s after the first "
+            // a request must arrive within the idle time plus its size at the settings' minimum rate
+            // (64 KiB/s by default: 64 MiB in 17 minutes): a sender that trickles chunks cannot hold
+            // this call's worker thread for longer
+            long minRate = settings.minRequestBytesPerSecond();
+            this.queue.requireMinRate(minRate, () -> new WireFormatException(TOO_SLOW,
+                    "the request arrived slower than " + minRate + " bytes/s after the first "
                     + settings.idleTimeout().toSeconds() + " s"));
         }
 

@@ -3,9 +3,12 @@ package io.switchboard.protocol.soap;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import javax.net.ssl.SSLServerSocketFactory;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import org.apache.axis2.transport.http.server.AxisHttpConnectionImpl;
 import org.apache.axis2.transport.http.server.DefaultConnectionListener;
 import org.apache.axis2.transport.http.server.DefaultConnectionListenerFailureHandler;
@@ -17,9 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replacement for Axis2's DefaultConnectionListener, which always does {@code new ServerSocket(port)}
- * (all interfaces). Binds to a chosen address instead, and listens with TLS when given a factory. It must extend DefaultConnectionListener because
+ * (all interfaces). Binds to a chosen address instead, and speaks TLS when given a context. It must extend DefaultConnectionListener because
  * SimpleHttpServer.start() casts the listener to that class (then calls awaitSocketOpen()/getPort()).
- * One accept thread; every accepted connection is handed to the connection manager (one pool thread per connection).
+ * One accept thread; every accepted connection waits in the {@link ConnectionGuard} for its first byte, then is handed
+ * to the connection manager (one pool thread per connection) on a {@link GuardedSocket} that enforces the request deadline.
  */
 final class BoundConnectionListener extends DefaultConnectionListener {
     private static final Logger LOG = LoggerFactory.getLogger(BoundConnectionListener.class);
@@ -31,13 +35,15 @@ final class BoundConnectionListener extends DefaultConnectionListener {
     private final HttpConnectionManager connManager;
     private final Http1Config http1Config;
     private final SocketConfig socketConfig;
-    private final SSLServerSocketFactory tls;
-    private ServerSocket serverSocket;
+    private final SSLContext tls;
+    private final Limits limits;
+    private ServerSocketChannel serverSocket;
+    private ConnectionGuard guard;
     private volatile boolean destroyed;
 
     BoundConnectionListener(String scheme, InetAddress bindAddress, int port, int backlog,
                             HttpConnectionManager connManager, Http1Config http1Config,
-                            SocketConfig socketConfig, SSLServerSocketFactory tls) throws IOException {
+                            SocketConfig socketConfig, SSLContext tls, Limits limits) throws IOException {
         super(scheme, port, connManager, new DefaultConnectionListenerFailureHandler(), http1Config, socketConfig);
         this.scheme = scheme;
         this.bindAddress = bindAddress;
@@ -47,17 +53,22 @@ final class BoundConnectionListener extends DefaultConnectionListener {
         this.http1Config = http1Config;
         this.socketConfig = socketConfig;
         this.tls = tls;
+        this.limits = limits;
     }
+
+    /** The guard's bounds, from ServerSettings. */
+    record Limits(int maxConnections, long idleTimeoutMillis, long requestTimeoutMillis, long minBytesPerSecond) { }
 
     @Override
     public void run() {
-        ServerSocket ss;
+        ServerSocketChannel ss;
+        ConnectionGuard g;
         try {
-            // with TLS the handshake runs on the connection's pool thread at its first read, never
-            // on this accept thread; a client that does not speak TLS fails it and is dropped
-            ss = tls == null ? new ServerSocket() : tls.createServerSocket();
-            ss.setReuseAddress(true);
+            ss = ServerSocketChannel.open();
+            ss.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             ss.bind(new InetSocketAddress(bindAddress, requestedPort), backlog);
+            g = new ConnectionGuard("soap-" + ss.socket().getLocalPort(), limits.maxConnections(),
+                    limits.idleTimeoutMillis(), this::serve);
         } catch (IOException e) {
             LOG.error("Cannot bind {}:{}", bindAddress, requestedPort, e);
             destroy();
@@ -65,19 +76,22 @@ final class BoundConnectionListener extends DefaultConnectionListener {
         }
         synchronized (this) {
             serverSocket = ss;
+            guard = g;
             notifyAll();
         }
-        LOG.debug("listening on {}", ss.getLocalSocketAddress());
+        LOG.debug("listening on {}", ss.socket().getLocalSocketAddress());
         try {
             while (!Thread.interrupted() && !destroyed) {
-                Socket socket = ss.accept();
+                SocketChannel channel = ss.accept();
                 try {
-                    connManager.process(new AxisHttpConnectionImpl(scheme, socket, http1Config, socketConfig));
+                    g.admit(channel);
                 } catch (IOException | RuntimeException e) {
-                    LOG.warn("Dropping connection from {}", socket.getRemoteSocketAddress(), e);
-                    socket.close();
+                    LOG.warn("Dropping connection from {}", channel.getRemoteAddress(), e);
+                    channel.close();
                 }
             }
+        } catch (java.nio.channels.ClosedChannelException e) {
+            LOG.debug("listener closed", e);   // stopping: Axis2 interrupts this thread, which closes the channel
         } catch (IOException e) {
             if (!destroyed) {
                 LOG.warn("Listener stopped", e);
@@ -85,6 +99,29 @@ final class BoundConnectionListener extends DefaultConnectionListener {
         } finally {
             destroy();
         }
+    }
+
+    /** A connection's first byte arrived: serve it on a request thread, under the request deadline. */
+    private void serve(ConnectionGuard.Connection connection) {
+        try {
+            Socket socket = connection.channel.socket();
+            if (tls != null) {
+                // the handshake runs at the first read, on the request thread and under the deadline;
+                // a client that does not speak TLS fails it and is dropped
+                SSLSocket ssl = (SSLSocket) tls.getSocketFactory().createSocket(socket, null, socket.getPort(), true);
+                ssl.setUseClientMode(false);
+                socket = ssl;
+            }
+            connManager.process(new AxisHttpConnectionImpl(scheme, new GuardedSocket(socket, connection,
+                    limits.requestTimeoutMillis(), limits.minBytesPerSecond()), http1Config, socketConfig));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The connection guard, once listening; for tests. */
+    synchronized ConnectionGuard guard() {
+        return guard;
     }
 
     @Override
@@ -96,17 +133,22 @@ final class BoundConnectionListener extends DefaultConnectionListener {
 
     @Override
     public synchronized int getPort() {
-        return serverSocket != null ? serverSocket.getLocalPort() : -1;
+        return serverSocket != null ? serverSocket.socket().getLocalPort() : -1;
     }
 
     @Override
     public void close() throws IOException {
-        ServerSocket ss;
+        ServerSocketChannel ss;
+        ConnectionGuard g;
         synchronized (this) {
             ss = serverSocket;
+            g = guard;
         }
         if (ss != null) {
             ss.close();
+        }
+        if (g != null) {
+            g.close();
         }
     }
 

@@ -14,10 +14,16 @@ import org.apache.axiom.om.ds.AbstractPushOMDataSource;
 final class MessageDataSource extends AbstractPushOMDataSource {
     private final XmlCodec xml;
     private final Object message;
+    private volatile boolean written;
 
     MessageDataSource(XmlCodec xml, Object message) {
         this.xml = xml;
         this.message = message;
+    }
+
+    /** Whether the message was ever written whole; if not, no server can have read all of it. */
+    boolean writtenWhole() {
+        return written;
     }
 
     @Override
@@ -31,6 +37,7 @@ final class MessageDataSource extends AbstractPushOMDataSource {
             PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
             xml.write(message, writer);
             PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
+            written = true;
         } catch (JAXBException e) {
             throw new XMLStreamException("cannot write " + message.getClass().getSimpleName() + ": "
                     + SoapFaults.rootMessage(e), e);

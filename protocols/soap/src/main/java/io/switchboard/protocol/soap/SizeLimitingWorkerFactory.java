@@ -4,6 +4,7 @@ import io.switchboard.protocol.PhaseMarks;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import org.apache.axiom.om.OMException;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.transport.http.HTTPWorker;
 import org.apache.axis2.transport.http.server.AxisHttpRequest;
@@ -55,8 +56,30 @@ public final class SizeLimitingWorkerFactory implements WorkerFactory {
                 }
                 request = limited(request, maxRequestBytes);
             }
-            delegate.service(request, response, msgContext);
+            try {
+                delegate.service(request, response, msgContext);
+            } catch (AxisFault | OMException e) {
+                throw parserLimitAsRefusal(e, msgContext);
+            }
         };
+    }
+
+    /**
+     * Axis2 parses the Header while it dispatches, before any receiver of ours: the parser's limits
+     * (element depth, attributes per element) and broken markup there would come back as a Server
+     * fault. They are the sender's fault: a {@code malformed} refusal (HTTP 400).
+     */
+    private static AxisFault parserLimitAsRefusal(Exception e, org.apache.axis2.context.MessageContext mc) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof RequestTooLargeException) {
+                return e instanceof AxisFault fault ? fault : AxisFault.makeFault(e);
+            }
+            if (c instanceof javax.xml.stream.XMLStreamException) {
+                return SkeletonMessageReceiver.refused(mc, "malformed", "cannot parse the request: "
+                        + SoapFaults.rootMessage(e));
+            }
+        }
+        return e instanceof AxisFault fault ? fault : AxisFault.makeFault(e);
     }
 
     private static AxisHttpRequest limited(AxisHttpRequest req, long limit) {

@@ -15,10 +15,11 @@ import java.net.URL;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLServerSocketFactory;
+import javax.net.ssl.SSLContext;
 import javax.wsdl.Definition;
 import javax.wsdl.WSDLException;
 import javax.wsdl.factory.WSDLFactory;
@@ -84,12 +85,15 @@ final class SoapServer implements ProtocolServer {
             URL config = SoapServer.class.getResource(CONFIG);
             context = ConfigurationContextFactory.createConfigurationContextFromURIs(config, null);
             InetAddress bind = InetAddress.getByName(settings.bindAddress());
+            long idleMillis = Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis());
             factory = new BoundFactory(context, settings.port(),
                     new SizeLimitingWorkerFactory(settings.maxMessageBytes()), bind, 128,
-                    settings.tls() == null ? null : settings.tls().context().getServerSocketFactory());
-            factory.setRequestCoreThreadPoolSize(64);
-            factory.setRequestMaxThreadPoolSize(64);
-            factory.setRequestSocketTimeout((int) Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis()));
+                    settings.tls() == null ? null : settings.tls().context(),
+                    new BoundConnectionListener.Limits(settings.maxConnections(), idleMillis,
+                            settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond()));
+            // a thread per connection that has sent a byte; idle ones wait on the guard's selector
+            factory.setRequestMaxThreadPoolSize(settings.maxConnections());
+            factory.setRequestSocketTimeout((int) idleMillis);
             http = new SimpleHTTPServer(factory);
             http.start();
             if (factory.listener.getPort() < 0) {
@@ -115,6 +119,11 @@ final class SoapServer implements ProtocolServer {
 
     int port() {
         return factory.listener.getPort();
+    }
+
+    /** The listener's connection guard; for tests. */
+    ConnectionGuard connectionGuard() {
+        return factory.listener.guard();
     }
 
     @Override
@@ -225,18 +234,21 @@ final class SoapServer implements ProtocolServer {
 
     /** Axis2's HTTP factory, but listening on the configured address and remembering the listener. */
     static final class BoundFactory extends HttpFactory {
+        private static final int THREAD_SLACK = 16;
         private final InetAddress bindAddress;
         private final int backlog;
-        private final SSLServerSocketFactory tls;
+        private final SSLContext tls;
+        private final BoundConnectionListener.Limits limits;
         volatile BoundConnectionListener listener;
 
-        /** @param tls makes the listening socket a TLS one; null for plain HTTP */
+        /** @param tls makes every connection a TLS one; null for plain HTTP */
         BoundFactory(ConfigurationContext cc, int port, SizeLimitingWorkerFactory wf, InetAddress bindAddress,
-                     int backlog, SSLServerSocketFactory tls) throws AxisFault {
+                     int backlog, SSLContext tls, BoundConnectionListener.Limits limits) throws AxisFault {
             super(cc, port, wf);
             this.bindAddress = bindAddress;
             this.backlog = backlog;
             this.tls = tls;
+            this.limits = limits;
         }
 
         /**
@@ -244,7 +256,6 @@ final class SoapServer implements ProtocolServer {
          * closes an already closed connection (harmless, but it prints a stack trace).
          */
         @Override
-        @SuppressWarnings("unchecked") // Axis2's newRequestBlockingQueue() returns a raw BlockingQueue
         public ExecutorService newRequestExecutor(int port) {
             AtomicInteger n = new AtomicInteger();
             ThreadFactory tf = r -> {
@@ -253,8 +264,11 @@ final class SoapServer implements ProtocolServer {
                 t.setUncaughtExceptionHandler((th, e) -> LOG.trace("connection thread ended: {}", e.toString()));
                 return t;
             };
-            return new ThreadPoolExecutor(getRequestCoreThreadPoolSize(), getRequestMaxThreadPoolSize(),
-                    getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(), newRequestBlockingQueue(), tf);
+            // a cached pool: idle threads are reused, and there are never more than the connections
+            // being served; the guard bounds those, and the slack covers threads still finishing
+            // the work of a connection that has already been counted as closed
+            return new ThreadPoolExecutor(0, getRequestMaxThreadPoolSize() + THREAD_SLACK, getThreadKeepAliveTime(),
+                    getThreadKeepAliveTimeUnit(), new SynchronousQueue<>(), tf);
         }
 
         @Override
@@ -262,7 +276,7 @@ final class SoapServer implements ProtocolServer {
                                                         Http1Config http1Config, SocketConfig socketConfig)
                 throws IOException {
             listener = new BoundConnectionListener(tls == null ? scheme : "https", bindAddress, port, backlog, manager,
-                    http1Config, socketConfig, tls);
+                    http1Config, socketConfig, tls, limits);
             return listener;
         }
     }

@@ -20,6 +20,7 @@ import java.net.UnknownHostException;
 import java.util.concurrent.CompletableFuture;
 import org.apache.axiom.om.OMAbstractFactory;
 import org.apache.axiom.om.OMElement;
+import org.apache.axiom.om.OMException;
 import org.apache.axiom.om.OMFactory;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.addressing.EndpointReference;
@@ -62,6 +63,7 @@ final class SoapTransport implements Transport {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
         ServiceClient sc;
+        MessageDataSource source = null;
         try {
             sc = client.borrow();
         } catch (AxisFault e) {
@@ -80,7 +82,8 @@ final class SoapTransport implements Transport {
                 header.addAttribute("id", options.callId(), null);
                 sc.addHeader(header);
             }
-            OMElement payload = OM.createOMElement(new MessageDataSource(xml, request),
+            source = new MessageDataSource(xml, request);
+            OMElement payload = OM.createOMElement(source,
                     operation.requestElement().getLocalPart(),
                     OM.createOMNamespace(operation.requestElement().getNamespaceURI(), "m"));
             if (operation.oneWay()) {
@@ -98,10 +101,18 @@ final class SoapTransport implements Transport {
             PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return value;
         } catch (AxisFault fault) {
-            throw translate(operation, fault);
+            throw translate(operation, fault, source != null && !source.writtenWhole());
         } catch (JAXBException e) {
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     "malformed response to " + operation.name() + ": " + SoapFaults.rootMessage(e), e);
+        } catch (OMException e) {
+            // Axiom streams both ways: a connection broken while the request was written (the
+            // operation cannot have read it whole) or while the response was read lazily
+            boolean requestIncomplete = source != null && !source.writtenWhole();
+            throw new TransportException(protocol(), requestIncomplete ? TransportException.Delivery.NOT_DELIVERED
+                    : TransportException.Delivery.MAY_HAVE_RUN, operation.name() + " at " + endpoint.address()
+                    + (requestIncomplete ? ": the request was cut while it was sent: " : ": ")
+                    + SoapFaults.rootMessage(e), e);
         } finally {
             sc.removeHeaders();
             try {
@@ -139,7 +150,8 @@ final class SoapTransport implements Transport {
     }
 
     /** Sorts an Axis2 fault into a declared fault, a refusal, a remote error or a transport failure. */
-    private RuntimeException translate(OperationDescriptor operation, AxisFault fault) throws DeclaredFault {
+    private RuntimeException translate(OperationDescriptor operation, AxisFault fault, boolean requestIncomplete)
+            throws DeclaredFault {
         OMElement detail = fault.getDetail();
         if (detail != null && operation.faultInfoClass() != null && operation.faultElement().equals(detail.getQName())) {
             Object info;
@@ -160,6 +172,10 @@ final class SoapTransport implements Transport {
                 || cause instanceof UnknownHostException || cause instanceof NoRouteToHostException) {
             return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
                     "cannot connect to " + endpoint.address() + ": " + cause.getMessage(), fault);
+        }
+        if (cause != null && requestIncomplete) {   // the connection broke before the request was written whole
+            return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, operation.name() + " at "
+                    + endpoint.address() + ": the request was cut while it was sent: " + cause, fault);
         }
         if (cause != null) {
             return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,

@@ -200,4 +200,40 @@ class SoapServerHostileInputTest {
         assertFault(post(NS + "/echoMixed", envelope("<t:echoMixed xmlns:t=\"" + NS + "\"><t:list><t:number>x</t:number>"
                 + "</t:list></t:echoMixed>")), "x");
     }
+
+    @Test
+    void deepNestingIsRefusedWithoutExhaustingTheStack() throws Exception {
+        int depth = 8_000;   // 216 KB of markup, under the size limit: only a depth bound can stop it
+        String nested = "<h:x xmlns:h='urn:h'>".repeat(depth) + "</h:x>".repeat(depth);
+        // in the Header, which Axiom parses whole, not in the body, which the strict binding refuses at once
+        HttpResponse<String> r = post(NS + "/echoDoubles", "<?xml version='1.0' encoding='UTF-8'?>"
+                + "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\"><soapenv:Header>"
+                + nested + "</soapenv:Header><soapenv:Body><t:echoDoubles xmlns:t=\"" + NS + "\"><t:values>1</t:values>"
+                + "</t:echoDoubles></soapenv:Body></soapenv:Envelope>");
+        System.out.println("deep nesting: HTTP " + r.statusCode() + " " + r.body());
+        assertFault(r, "Depth");
+        assertEquals(400, r.statusCode(), "a refusal of the request, not a server error");
+        assertTrue(r.body().contains("reason=\"malformed\""), r.body());
+        assertFalse(r.body().contains("StackOverflowError"), r.body());
+    }
+
+    @Test
+    void hugeAttributesAreRefused() throws Exception {
+        String huge = "a".repeat(200_000);   // one 200 KB attribute value, under the size limit
+        HttpResponse<String> one = post(NS + "/echoDoubles", envelope("<t:echoDoubles xmlns:t=\"" + NS + "\" big=\""
+                + huge + "\"><t:values>1</t:values></t:echoDoubles>"));
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 20_000; i++) {
+            many.append(" a").append(i).append("=\"x\"");   // 20,000 attributes on one element
+        }
+        HttpResponse<String> lots = post(NS + "/echoDoubles", envelope("<t:echoDoubles xmlns:t=\"" + NS + "\""
+                + many + "><t:values>1</t:values></t:echoDoubles>"));
+        System.out.println("huge attribute: HTTP " + one.statusCode() + ", 20,000 attributes: HTTP " + lots.statusCode()
+                + " " + lots.body());
+        assertEquals(200, one.statusCode(), "an unknown attribute is ignored, whatever its length");
+        assertTrue(one.body().contains(">1<") || one.body().contains(">1.0<"), one.body());
+        assertFault(lots, "Attribute limit (1000)");
+        assertEquals(400, lots.statusCode(), "a refusal of the request, not a server error");
+        assertTrue(lots.body().contains("reason=\"malformed\""), lots.body());
+    }
 }

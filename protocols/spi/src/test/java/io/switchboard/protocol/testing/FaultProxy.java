@@ -43,6 +43,7 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicInteger accepted = new AtomicInteger();
     private volatile long delayMillis;
     private volatile boolean blackHole;
+    private volatile boolean refusing;
     private volatile Trigger trigger;
 
     private record Trigger(Direction direction, long afterBytes, boolean reset) {
@@ -94,6 +95,7 @@ public final class FaultProxy implements AutoCloseable {
     public void pass() {
         delayMillis = 0;
         blackHole = false;
+        refusing = false;
         trigger = null;
     }
 
@@ -115,6 +117,12 @@ public final class FaultProxy implements AutoCloseable {
     /** Forward {@code afterBytes} in {@code direction} on the first connection that gets there, then close it; once. */
     public void truncateOnce(Direction direction, long afterBytes) {
         trigger = new Trigger(direction, afterBytes, false);
+    }
+
+    /** Cut the line: abort every open connection, and every new one as it arrives, until {@link #pass()}. */
+    public void refuse() {
+        refusing = true;
+        resetAll();
     }
 
     /** Abort every open connection now with a TCP RST. */
@@ -139,6 +147,11 @@ public final class FaultProxy implements AutoCloseable {
             try {
                 Socket client = listener.accept();
                 accepted.incrementAndGet();
+                if (refusing) {
+                    client.setSoLinger(true, 0);
+                    client.close();
+                    continue;
+                }
                 Socket server = new Socket();
                 try {
                     server.connect(target, 5_000);

@@ -1,0 +1,233 @@
+package io.switchboard.protocol.soap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.conformance.ConformanceComponent;
+import io.switchboard.protocol.conformance.ConformanceImpl;
+import io.switchboard.protocol.conformance.ConformanceStub;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Slow senders and connection floods against a real SOAP server, over raw loopback sockets. The
+ * idle timeout is kept long (30 s) in every test, so only the request deadline and the connection
+ * guard can explain a connection closed within the tests' bounds.
+ */
+class SoapSlowSenderTest {
+    private static final Duration IDLE = Duration.ofSeconds(30);
+    /** How long a test waits for the server to act; far above the 1 s deadline, far below the idle timeout. */
+    private static final int BOUND_MILLIS = 15_000;
+
+    private SoapServer server;
+    private ProtocolClient client;
+    private ConformanceStub stub;
+    private InetSocketAddress address;
+    private final List<Socket> raw = new ArrayList<>();
+    private final List<Thread> drippers = new ArrayList<>();
+
+    private void start(ServerSettings settings) {
+        server = (SoapServer) new SoapProtocolProvider().newServer(settings.withIdleTimeout(IDLE));
+        Endpoint endpoint = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+        URI uri = URI.create(endpoint.address());
+        address = new InetSocketAddress(uri.getHost(), uri.getPort());
+        client = new SoapProtocolProvider().newClient(ClientSettings.defaults());
+        stub = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, endpoint));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (Thread t : drippers) {
+            t.interrupt();
+            t.join(2000);
+        }
+        for (Socket s : raw) {
+            s.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket();
+        raw.add(s);
+        s.connect(address, 5000);
+        s.setSoTimeout(BOUND_MILLIS);
+        return s;
+    }
+
+    /** Sends {@code text} one byte per {@code everyMillis} until done, interrupted or the server closes. */
+    private void drip(Socket s, String text, long everyMillis) {
+        Thread t = new Thread(() -> {
+            try {
+                OutputStream out = s.getOutputStream();
+                for (byte b : text.getBytes(StandardCharsets.US_ASCII)) {
+                    out.write(b);
+                    out.flush();
+                    Thread.sleep(everyMillis);
+                }
+            } catch (IOException | InterruptedException e) {
+                // closed by the server, or the test is over
+            }
+        }, "dripper");
+        t.setDaemon(true);
+        drippers.add(t);
+        t.start();
+    }
+
+    /** Everything the server sends until it closes; fails if it is still open after the bound. */
+    private static String readUntilClosed(Socket s) throws IOException {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        InputStream in = s.getInputStream();
+        byte[] buf = new byte[4096];
+        try {
+            for (int n; (n = in.read(buf)) >= 0; ) {
+                got.write(buf, 0, n);
+            }
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("the server still holds the connection after " + BOUND_MILLIS + " ms; got: "
+                    + got.toString(StandardCharsets.US_ASCII), e);
+        } catch (IOException e) {
+            // a reset after the server closed also ends the connection
+        }
+        return got.toString(StandardCharsets.US_ASCII);
+    }
+
+    private static void awaitValue(IntSupplier value, int expected, String what) throws InterruptedException {
+        long end = System.nanoTime() + BOUND_MILLIS * 1_000_000L;
+        while (value.getAsInt() != expected) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError(what + ": expected " + expected + ", still " + value.getAsInt());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private void assertNormalCallWorks() {
+        double[] values = {1.5, -0.0, Double.NaN, Double.POSITIVE_INFINITY};
+        assertArrayEquals(values, stub.echoDoubles(values));
+    }
+
+    private static String head(String path, int contentLength) {
+        return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/xml; charset=UTF-8\r\n"
+                + "SOAPAction: \"urn:echoDoubles\"\r\nContent-Length: " + contentLength + "\r\n\r\n";
+    }
+
+    @Test
+    void aHeaderSentOneByteAtATimeIsCutAtTheDeadlineWhileOthersAreServed() throws Exception {
+        start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
+        Socket slow = connect();
+        // a byte every 200 ms: far inside the 30 s idle timeout, so only the request deadline can end it
+        long start = System.nanoTime();
+        drip(slow, head("/axis2/services/Conformance", 100), 200);
+        assertNormalCallWorks();
+
+        String answer = readUntilClosed(slow);
+        System.out.printf("slow SOAP header: closed after %d ms with %s%n", (System.nanoTime() - start) / 1_000_000,
+                answer.lines().findFirst().orElse("nothing"));
+
+        assertTrue(answer.startsWith("HTTP/1.1 408"), "answer: " + answer);
+        awaitValue(server.connectionGuard()::busyConnections, 0, "connections in a request after the slow one");
+        assertNormalCallWorks();
+    }
+
+    @Test
+    void aBodySentOneByteAtATimeIsCutAtTheDeadline() throws Exception {
+        start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
+        Socket slow = connect();
+        String body = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
+                + "envelope/\"><soapenv:Body></soapenv:Body></soapenv:Envelope>";
+        slow.getOutputStream().write(head("/axis2/services/Conformance", body.length())
+                .getBytes(StandardCharsets.US_ASCII));
+        long start = System.nanoTime();
+        drip(slow, body, 200);
+
+        String answer = readUntilClosed(slow);
+        System.out.printf("slow SOAP body: closed after %d ms with %s%n", (System.nanoTime() - start) / 1_000_000,
+                answer.lines().findFirst().orElse("nothing"));
+
+        // Axis2 has started the response (a fault for the broken body) or the guard sent 408: either way it is closed
+        assertTrue(answer.startsWith("HTTP/1.1 408") || answer.startsWith("HTTP/1.1 500"), "answer: " + answer);
+        awaitValue(server.connectionGuard()::busyConnections, 0, "connections in a request after the slow one");
+        assertNormalCallWorks();
+    }
+
+    @Test
+    void fiveHundredIdleConnectionsTakeNoRequestThreadAndAGoodCallSucceeds() throws Exception {
+        start(ServerSettings.defaults());
+        for (int i = 0; i < 500; i++) {
+            connect();
+        }
+        awaitValue(() -> server.connectionGuard().openConnections() >= 500 ? 1 : 0, 1, "idle connections admitted");
+
+        assertNormalCallWorks();
+
+        System.out.println("SOAP flood: " + server.connectionGuard().openConnections() + " open connections, "
+                + soapThreads() + " request threads");
+        assertTrue(soapThreads() <= 4, "request threads with 500 idle connections: " + soapThreads());
+    }
+
+    @Test
+    void atTheConnectionLimitANewConnectionDisplacesTheLongestIdle() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(50));
+        Socket first = connect();
+        for (int i = 0; i < 199; i++) {
+            connect();
+        }
+
+        assertNormalCallWorks();
+
+        System.out.println("SOAP flood past the limit of 50: 200 idle connections, " + server.connectionGuard()
+                .openConnections() + " open after a good call");
+        assertTrue(server.connectionGuard().openConnections() <= 50,
+                "open: " + server.connectionGuard().openConnections());
+        assertEquals("", readUntilClosed(first), "the first idle connection is closed without an answer");
+    }
+
+    @Test
+    void whenEveryConnectionIsInARequestANewOneGets503() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(3).withRequestTimeout(Duration.ofSeconds(60)));
+        for (int i = 0; i < 3; i++) {
+            connect().getOutputStream().write("POST /axis2/services/Conformance HTTP/1.1\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+        }
+        awaitValue(server.connectionGuard()::busyConnections, 3, "connections in a request");
+
+        String answer = readUntilClosed(connect());
+
+        assertTrue(answer.startsWith("HTTP/1.1 503"), "answer: " + answer);
+        for (Socket s : raw) {
+            s.close();
+        }
+        awaitValue(server.connectionGuard()::openConnections, 0, "open connections after the senders left");
+        assertNormalCallWorks();
+    }
+
+    private int soapThreads() {
+        String prefix = "soap-" + address.getPort() + "-";
+        return (int) Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith(prefix) && !t.getName().endsWith("-waiting")).count();
+    }
+}
