@@ -197,6 +197,7 @@ final class GuardedSocket extends Socket {
             try {
                 delegate.getOutputStream().write(TIMEOUT);
                 delegate.getOutputStream().flush();
+                lingeringClose();
             } catch (IOException e) {
                 LOG.debug("writing 408 to {}", connection.remote, e);
             }
@@ -204,6 +205,31 @@ final class GuardedSocket extends Socket {
         closeDelegateQuietly();
         return new SocketTimeoutException("request from " + connection.remote + " incomplete after " + elapsedMillis
                 + " ms: slower than the request deadline");
+    }
+
+    /**
+     * Ends the 408 with a FIN and reads what the sender still trickles in for a moment (bounded in
+     * time and bytes) before closing: closing a socket with unread input sends a reset, and a reset
+     * can make the client drop the 408 it has not read yet.
+     */
+    private void lingeringClose() throws IOException {
+        delegate.shutdownOutput();
+        delegate.setSoTimeout(250);
+        InputStream raw = delegate.getInputStream();
+        byte[] sink = new byte[4096];
+        long until = System.nanoTime() + 1_000_000_000L;
+        int drained = 0;
+        try {
+            while (System.nanoTime() < until && drained < 64 * 1024) {
+                int n = raw.read(sink);
+                if (n < 0) {
+                    return;
+                }
+                drained += n;
+            }
+        } catch (SocketTimeoutException quiet) {
+            // nothing more came: close now
+        }
     }
 
     private void closeDelegateQuietly() {
