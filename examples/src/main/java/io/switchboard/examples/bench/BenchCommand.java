@@ -23,20 +23,23 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code ./switchboard bench}: the SC2000 round-trip experiments (empty call, {@code double[]},
- * {@code LinkEntry} lists) over Switchboard's protocols and policies and over plain Java (raw
- * socket, RMI, ObjectOutputStream), measured in one run with the server in a forked JVM.
+ * {@code LinkEntry} lists) over Switchboard's protocols and policies, in process ({@code local}) and
+ * over plain Java (raw socket, RMI, ObjectOutputStream), measured in one run with the server in a
+ * forked JVM; and the async throughput ({@link AsyncBench}).
  *
  * <pre>{@code
  * ./switchboard bench --quick                              # CI: small sizes, well under a minute
  * ./switchboard bench                                      # full sweep: 10..10^7 doubles, 10..10^6 nodes
  * ./switchboard bench --workloads doubles --protocols socket,rmi,soap --max-doubles 1000000 --out /tmp/r
+ * ./switchboard bench --workloads async --protocols grpc,soap,local   # calls/s with 1, 8, 64 calls in flight
  * ./switchboard bench --phases                            # phase breakdown of one call, 1,000-node list (Gantt chart)
  * ./switchboard bench --jmh Negotiation -- -f 1 -wi 3 -w 1 -i 5 -r 1   # JMH micro-benchmarks instead
  * }</pre>
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Round-trip times of the SC2000 workloads over each protocol, client and server in separate JVMs on loopback.",
-            "Writes bench.csv, bench.md (ratios against raw socket and SOAP) and log-log plots (PNG) to the output folder."})
+            "Writes bench.csv, bench.md (ratios against raw socket and SOAP), log-log plots (PNG) and async.csv/async.md "
+                    + "(calls/s with 1, 8, 64 calls in flight) to the output folder."})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "Small sizes and few repetitions, for CI (well under a minute).")
     boolean quick;
