@@ -133,8 +133,9 @@ final class AsyncBench {
             chains.issue();
         }
         long end = start + (long) (seconds * 1e9);
-        for (long left = end - System.nanoTime(); left > 0 && !chains.stop; left = end - System.nanoTime()) {
-            TimeUnit.NANOSECONDS.sleep(Math.min(left, 50_000_000L));   // wakes early when a call failed
+        // until the time is up and one answer has come (a slow call may outlast a short cell), or a call failed
+        while (!chains.stop && (System.nanoTime() < end || chains.done.get() == 0)) {
+            TimeUnit.NANOSECONDS.sleep(Math.min(Math.max(end - System.nanoTime(), 1_000_000L), 50_000_000L));
         }
         chains.stop = true;
         long counted = chains.done.get();
