@@ -30,7 +30,9 @@ class EchoEndToEndTest {
         server = ComponentServer.builder().registry(registry.endpoint(), "t").build();
         impl = new EchoService();
         server.export(EchoComponent.skeleton(impl));
-        client = Switchboard.connect(registry.endpoint());
+        // over the network: in this JVM the meta-stub would otherwise prefer the in-process protocol
+        // (InProcessEndToEndTest covers that)
+        client = Switchboard.builder(registry.endpoint()).protocols("grpc", "soap").connect();
         echo = client.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
     }
 
