@@ -23,33 +23,38 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code ./switchboard bench}: the SC2000 round-trip experiments (empty call, {@code double[]},
- * {@code LinkEntry} lists) over Switchboard's protocols and policies and over plain Java (raw
- * socket, RMI, ObjectOutputStream), measured in one run with the server in a forked JVM.
+ * {@code LinkEntry} lists) over Switchboard's protocols and policies, in process ({@code local}) and
+ * over plain Java (raw socket, RMI, ObjectOutputStream), measured in one run with the server in a
+ * forked JVM; and the async throughput ({@link AsyncBench}).
  *
  * <pre>{@code
  * ./switchboard bench --quick                              # CI: small sizes, well under a minute
  * ./switchboard bench                                      # full sweep: 10..10^7 doubles, 10..10^6 nodes
  * ./switchboard bench --workloads doubles --protocols socket,rmi,soap --max-doubles 1000000 --out /tmp/r
+ * ./switchboard bench --workloads async --protocols grpc,soap,local   # calls/s with 1, 8, 64 calls in flight
  * ./switchboard bench --phases                            # phase breakdown of one call, 1,000-node list (Gantt chart)
  * ./switchboard bench --jmh Negotiation -- -f 1 -wi 3 -w 1 -i 5 -r 1   # JMH micro-benchmarks instead
  * }</pre>
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Round-trip times of the SC2000 workloads over each protocol, client and server in separate JVMs on loopback.",
-            "Writes bench.csv, bench.md (ratios against raw socket and SOAP) and log-log plots (PNG) to the output folder."})
+            "Writes bench.csv, bench.md (ratios against raw socket and SOAP), log-log plots (PNG) and async.csv/async.md "
+                    + "(calls/s with 1, 8, 64 calls in flight) to the output folder."})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "Small sizes and few repetitions, for CI (well under a minute).")
     boolean quick;
 
     @Option(names = "--protocols", split = ",", paramLabel = "NAME",
-            defaultValue = "soap,grpc,adaptive,size,rmi,oos,socket",
-            description = "Protocols (socket, rmi, oos, a Switchboard protocol pinned on each call) and meta-stub policies; "
+            defaultValue = "soap,grpc,adaptive,size,local,rmi,oos,socket",
+            description = "Protocols (socket, rmi, oos, a Switchboard protocol pinned on each call; local: the component in "
+                    + "this JVM, called through a stub over the in-process protocol) and meta-stub policies; "
                     + "names that are neither are skipped with a note. Default: ${DEFAULT-VALUE}.")
     List<String> protocols;
 
-    @Option(names = "--workloads", split = ",", paramLabel = "NAME", defaultValue = "empty,doubles,list,matrix",
-            description = "Any of empty, doubles, list (the SC2000 sweep) and matrix (distributed matrix multiplication on "
-                    + "worker JVMs, results in matrix.md/.csv/.png). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--workloads", split = ",", paramLabel = "NAME", defaultValue = "empty,doubles,list,matrix,async",
+            description = "Any of empty, doubles, list (the SC2000 sweep), matrix (distributed matrix multiplication on "
+                    + "worker JVMs, results in matrix.md/.csv/.png) and async (calls/s with 1, 8, 64 calls in flight over "
+                    + "the Switchboard protocols among --protocols, results in async.md/.csv). Default: ${DEFAULT-VALUE}.")
     List<String> workloads;
 
     @Option(names = "--matrix-sizes", split = ",", paramLabel = "N",
@@ -60,6 +65,14 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--matrix-workers", paramLabel = "K", defaultValue = "4",
             description = "Worker JVMs for the matrix workload, a square (Cannon's grid). Default: ${DEFAULT-VALUE}.")
     int matrixWorkers;
+
+    @Option(names = "--async-sizes", split = ",", paramLabel = "N",
+            description = "double[] lengths for the async workload (default 10,10000; 10 with --quick).")
+    List<Integer> asyncSizes;
+
+    @Option(names = "--async-millis", paramLabel = "MS",
+            description = "Time per async cell (default 3000; 400 with --quick); the warm-up per protocol and size is as long.")
+    Integer asyncMillis;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Output folder. Default: results/ at the repository root.")
     Path out;
@@ -162,6 +175,8 @@ public final class BenchCommand implements Callable<Integer> {
                 + " CPUs; results in " + dir.toAbsolutePath());
         List<Cell> cells;
         List<MatrixBench.Result> matrixResults;
+        List<AsyncBench.Row> asyncRows;
+        boolean leftProcess = false;   // a local call the failsafe moved to SOAP: the local figures would be wrong
         List<Peer> peers = new ArrayList<>();
         SwitchboardPeer.Connection switchboard = null;
         try (ServerProcess server = ServerProcess.start(serverFlags, dir.resolve("bench-server.log"))) {
@@ -175,6 +190,9 @@ public final class BenchCommand implements Callable<Integer> {
                         break;
                     case "rmi":
                         peers.add(new RmiPeer(server.get("rmi")));
+                        break;
+                    case LocalPeer.NAME:
+                        peers.add(LocalPeer.start());
                         break;
                     default:
                         if (switchboard == null) {
@@ -194,12 +212,21 @@ public final class BenchCommand implements Callable<Integer> {
             }
             Sweep sweep = new Sweep(config, peers, server);
             MatrixBench matrix = matrixBench(server, dir);
-            int steps = (config.sizes().isEmpty() ? 0 : sweep.cellCount()) + (matrix == null ? 0 : matrix.cellCount());
+            AsyncBench async = asyncBench(peers);
+            int steps = (config.sizes().isEmpty() ? 0 : sweep.cellCount()) + (matrix == null ? 0 : matrix.cellCount())
+                    + (async == null ? 0 : async.cellCount());
             try (ProgressBar progress = Progress.open("bench", steps)) {
                 cells = config.sizes().isEmpty() ? List.of() : runWithStack(() -> sweep.run(progress));
+                asyncRows = async == null ? List.of() : async.run(progress);
                 matrixResults = matrix == null ? List.of() : matrix.run(progress);
             }
             notes.addAll(sweep.notes());
+            for (Peer p : peers) {
+                if (p instanceof LocalPeer lp && lp.wrongProtocol() != null) {
+                    notes.add("local: a call did not stay in process (" + lp.wrongProtocol() + ")");
+                    leftProcess = true;
+                }
+            }
         } finally {
             peers.forEach(Peer::close);
             if (switchboard != null) {
@@ -214,8 +241,14 @@ public final class BenchCommand implements Callable<Integer> {
                         config.warmupTime().toSeconds()),
                 pinMax < 0 ? "none" : "cells of up to " + pinMax + " elements (and the empty call): both JVMs pinned to CPU 0 "
                         + "with taskset; larger cells unpinned");
+        String asyncTable = null;
+        if (!asyncRows.isEmpty()) {
+            stdout.println(AsyncBench.writeAll(asyncRows, machine, reproduce(), asyncConfig(), dir));
+            stdout.println("bench: wrote " + dir.resolve("async.csv") + " and " + dir.resolve("async.md"));
+            asyncTable = AsyncBench.table(asyncRows);
+        }
         if (!cells.isEmpty()) {
-            stdout.println(new Report(cells, machine, reproduce(), notes).writeAll(dir));
+            stdout.println(new Report(cells, machine, reproduce(), notes, asyncTable).writeAll(dir));
             stdout.println("bench: wrote " + dir.resolve("bench.csv") + ", " + dir.resolve("bench.md") + " and plots");
         }
         if (!matrixResults.isEmpty()) {
@@ -225,7 +258,8 @@ public final class BenchCommand implements Callable<Integer> {
                     + dir.resolve("matrix.png"));
         }
         boolean wrong = cells.stream().anyMatch(c -> c.note() != null && c.note().startsWith("wrong answer"))
-                || matrixResults.stream().anyMatch(r -> r.note() != null && r.note().startsWith("wrong answer"));
+                || matrixResults.stream().anyMatch(r -> r.note() != null && r.note().startsWith("wrong answer"))
+                || AsyncBench.anyWrong(asyncRows) || leftProcess;
         return wrong ? 2 : 0;
     }
 
@@ -274,11 +308,32 @@ public final class BenchCommand implements Callable<Integer> {
         return new MatrixBench(c, server.get("registry"), server.get("secret"), dir);
     }
 
+    /** The async workload of this run over the Switchboard protocols among the peers, or null when there is none. */
+    private AsyncBench asyncBench(List<Peer> peers) {
+        if (!workloads.contains("async")) {
+            return null;
+        }
+        Map<String, io.switchboard.components.echo.EchoStub> stubs = new LinkedHashMap<>();
+        for (Peer p : peers) {
+            if (p instanceof SwitchboardPeer sp && Protocols.names().contains(p.name())) {
+                stubs.put(p.name(), sp.stub());   // a protocol pinned on each call; policies would only pick one of these
+            } else if (p instanceof LocalPeer lp) {
+                stubs.put(p.name(), lp.stub());
+            }
+        }
+        return stubs.isEmpty() ? null : new AsyncBench(asyncConfig(), stubs);
+    }
+
+    private AsyncBench.Config asyncConfig() {
+        Duration cell = Duration.ofMillis(or(asyncMillis, 3000, 400));
+        return new AsyncBench.Config(asyncSizes != null ? asyncSizes : quick ? List.of(10) : List.of(10, 10_000), cell, cell);
+    }
+
     private Map<Workload, List<Integer>> sizes() {
         Map<Workload, List<Integer>> result = new LinkedHashMap<>();
         for (String key : workloads) {
-            if (key.equals("matrix")) {
-                continue;   // not a sweep workload: MatrixBench runs it
+            if (key.equals("matrix") || key.equals("async")) {
+                continue;   // not sweep workloads: MatrixBench and AsyncBench run them
             }
             Workload w = Workload.of(key);
             Integer givenMax = w == Workload.LIST ? maxList : maxDoubles;

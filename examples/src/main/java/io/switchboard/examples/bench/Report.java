@@ -37,12 +37,19 @@ public final class Report {
     private final Machine machine;
     private final String command;
     private final List<String> notes;
+    private final String asyncTable;
 
     Report(List<Cell> cells, Machine machine, String command, List<String> notes) {
+        this(cells, machine, command, notes, null);
+    }
+
+    /** @param asyncTable the async workload's table ({@link AsyncBench#table}), a section of bench.md; null for none */
+    Report(List<Cell> cells, Machine machine, String command, List<String> notes, String asyncTable) {
         this.cells = cells;
         this.machine = machine;
         this.command = command;
         this.notes = notes;
+        this.asyncTable = asyncTable;
     }
 
     /** Writes the CSV, the Markdown and the plots into {@code dir}; returns the Markdown. */
@@ -93,7 +100,8 @@ public final class Report {
                 .append("**÷ socket** and **÷ soap** divide the median by the raw socket's and SOAP's median for the same cell ")
                 .append("in this run: above 1 is slower. MB/s counts the payload both ways (2 × payload ÷ median; 8 bytes per double, ")
                 .append("34 per node). Wire bytes: what the client sent for one request, protocol headers included ")
-                .append("(counted on the client's socket, or through a counting relay for SOAP and gRPC).\n");
+                .append("(counted on the client's socket, or through a counting relay for SOAP and gRPC; none for `local`, ")
+                .append("the component in the client's JVM, called through a stub that copies through the binary codec).\n");
         for (Workload w : workloads()) {
             b.append("\n## ").append(w.key()).append("\n\n");
             b.append("| size | protocol | median µs | p10 µs | p90 µs | min µs | MB/s | wire bytes | ÷ socket | ÷ soap | note |\n");
@@ -119,6 +127,9 @@ public final class Report {
             if (plots.contains("bench-" + w.key() + ".png")) {
                 b.append("\n![round-trip time, ").append(w.key()).append("](bench-").append(w.key()).append(".png)\n");
             }
+        }
+        if (asyncTable != null) {
+            b.append("\n## async (calls per second, both JVMs unpinned; details in async.md)\n\n").append(asyncTable);
         }
         if (!notes.isEmpty()) {
             b.append("\n## Notes\n\n");

@@ -67,7 +67,8 @@ final class SwitchboardPeer implements Peer {
         return connection.upstreamBytes() - before;
     }
 
-    private static Object call(EchoStub echo, Payload p) {
+    /** One round trip of the payload through a generated echo stub. */
+    static Object call(EchoStub echo, Payload p) {
         switch (p.workload()) {
             case DOUBLES:
                 return echo.echoDoubles(p.doubles());
@@ -77,6 +78,11 @@ final class SwitchboardPeer implements Peer {
                 echo.empty();
                 return null;
         }
+    }
+
+    /** The stub this peer's timed calls use, for the async workload. */
+    EchoStub stub() {
+        return direct;
     }
 
     @Override
@@ -105,6 +111,9 @@ final class SwitchboardPeer implements Peer {
             ComponentEntry entry = switchboard.registry().lookup(EchoComponent.DESCRIPTOR.name()).get(0);
             List<Endpoint> relayed = new ArrayList<>();
             for (Endpoint e : entry.endpoints()) {
+                if (e.protocol().equals(LocalPeer.NAME)) {
+                    continue;   // the server JVM's in-process endpoint: no port, and never a candidate from here
+                }
                 Matcher m = PORT.matcher(e.address());
                 if (!m.find()) {
                     throw new IOException("no port in endpoint " + e);

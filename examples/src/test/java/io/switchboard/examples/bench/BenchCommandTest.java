@@ -56,6 +56,37 @@ class BenchCommandTest {
     }
 
     @Test
+    void quickRunWritesTheInProcessRowAndTheAsyncTableWithEveryAnswerChecked() throws Exception {
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
+                "--workloads", "doubles,async", "--protocols", "local,grpc,soap", "--async-millis", "200", "--heap", "256m",
+                "--out", dir.toString());
+        assertEquals(0, exit, "exit 2 would mean a wrong answer or a local call that left the process");
+
+        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        String local = csv.stream().filter(r -> r.startsWith("doubles,10,local,")).findFirst().orElseThrow();
+        assertTrue(local.endsWith(","), "nothing on a wire in process, so no wire bytes: " + local);
+        assertTrue(Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8).contains("| 10 | local | "));
+
+        List<String> async = Files.readAllLines(dir.resolve("async.csv"), StandardCharsets.UTF_8);
+        assertEquals(AsyncBench.CSV_HEADER, async.get(0));
+        Set<String> cells = new HashSet<>();
+        for (String row : async.subList(1, async.size())) {
+            String[] f = row.split(",", -1);
+            assertEquals("", f[7], "no failure and no wrong answer: " + row);
+            assertTrue(Long.parseLong(f[4]) > 0, "answers received and checked: " + row);
+            cells.add(f[0] + "/" + f[2] + "/" + f[3]);
+        }
+        for (String protocol : List.of("local", "grpc", "soap")) {
+            for (String cell : List.of("blocking/1", "async/1", "async/8", "async/64")) {
+                assertTrue(cells.contains(protocol + "/" + cell), "no " + cell + " over " + protocol + " in " + cells);
+            }
+        }
+        assertEquals(12, cells.size(), cells.toString());
+        assertTrue(Files.readString(dir.resolve("async.md"), StandardCharsets.UTF_8).contains("./switchboard bench --quick"));
+        assertTrue(Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8).contains("## async"));
+    }
+
+    @Test
     void phaseBreakdownHasEveryPhaseOfSoapAndGrpcAndAGanttChart() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--phases", "--quick", "--phase-size", "100", "--reps", "4",
                 "--warmup", "2", "--protocols", "soap,grpc,socket", "--heap", "256m", "--out", dir.toString());
