@@ -26,13 +26,17 @@ import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 
 /**
- * {@code ./switchboard demo}: the embedded default, end to end on loopback. Starts a registry,
- * exports the echo component on every protocol and binds it, looks it up as a client that knows
- * only the registry's address, calls each operation and checks every answer; then stops the gRPC
- * listener to show calls falling back to SOAP.
+ * {@code ./switchboard demo}: a tour of the components on loopback around one registry. The echo
+ * component exported on every protocol and called by a client that knows only the registry's
+ * address, every answer checked, then its gRPC listener stopped to show calls falling back to
+ * SOAP; matrix worker JVMs multiplying by two algorithms ({@link MatrixDemo}); a simulator and an
+ * optimizer fitting known parameters, with a progress callback ({@link SimulationDemo}); the
+ * Python echo component when its venv exists ({@link PythonDemo}); one summary table. Exits with 1
+ * only if some answer is wrong; the child processes end with it (also on Ctrl-C).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Run a registry, the echo component and a client on loopback, and show each call.")
+        description = "A tour on loopback: a registry, the echo component (with a fallback to SOAP), matrix worker JVMs, "
+                + "a simulator and an optimizer, the Python echo component if its venv exists; each call's protocol and why.")
 final class DemoCommand implements Callable<Integer> {
     private final PrintStream out = System.out;
     private final List<String[]> rows = new ArrayList<>();
