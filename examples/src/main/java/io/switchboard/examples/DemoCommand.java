@@ -13,6 +13,8 @@ import io.switchboard.registry.ComponentServer;
 import io.switchboard.registry.RegistryServer;
 import io.switchboard.registry.Switchboard;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -25,29 +27,77 @@ import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 
 /**
- * {@code ./switchboard demo}: the embedded default, end to end on loopback. Starts a registry,
- * exports the echo component on every protocol and binds it, looks it up as a client that knows
- * only the registry's address, calls each operation and checks every answer; then stops the gRPC
- * listener to show calls falling back to SOAP.
+ * {@code ./switchboard demo}: a tour of the components on loopback around one registry. The echo
+ * component exported on every protocol and called by a client that knows only the registry's
+ * address, every answer checked, then its gRPC listener stopped to show calls falling back to
+ * SOAP; matrix worker JVMs multiplying by two algorithms ({@link MatrixDemo}); a simulator and an
+ * optimizer fitting known parameters, with a progress callback ({@link SimulationDemo}); the
+ * Python echo component when its venv exists ({@link PythonDemo}); one summary table. Exits with 1
+ * only if some answer is wrong; the child processes end with it (also on Ctrl-C).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Run a registry, the echo component and a client on loopback, and show each call.")
+        description = "A tour on loopback: a registry, the echo component (with a fallback to SOAP), matrix worker JVMs, "
+                + "a simulator and an optimizer, the Python echo component if its venv exists; each call's protocol and why.")
 final class DemoCommand implements Callable<Integer> {
     private final PrintStream out = System.out;
     private final List<String[]> rows = new ArrayList<>();
     private long warmUpCalls;
+    private long exactBeforeStop;
+    private long callsBeforeStop;
 
     @Override
     public Integer call() {
-        out.println("Switchboard demo: registry, echo component and client on loopback");
+        out.println("Switchboard demo: a registry, the echo component, " + MatrixDemo.WORKERS + " matrix worker JVMs, a simulator "
+                + "and an optimizer, and a Python component, on loopback");
         out.println();
         String secret = UUID.randomUUID().toString();
-        List<CallRecord> records = new CopyOnWriteArrayList<>();
+        List<DemoStageResult> stages = new ArrayList<>();
         try (RegistryServer registry = RegistryServer.builder().secret(secret).start();
-             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), secret)
-                     .protocols(networkProtocols()).build()) {
+             ChildJvm children = new ChildJvm()) {
+            Path logDir = Files.createTempDirectory("switchboard-demo-");
+            // the worker JVMs start now and bind themselves while the echo stage runs
+            MatrixDemo matrix = new MatrixDemo(out);
+            matrix.startWorkers(children, registry.endpoint(), secret, logDir);
             out.println("registry   " + registry.endpoint());
             out.println("           writes need a shared secret (generated for this run, not shown)");
+            out.println("children   " + MatrixDemo.WORKERS + " matrix worker JVMs starting; their logs go to " + logDir);
+            out.println();
+            out.println("== echo: one component on every protocol, each call's protocol and why ==");
+            stages.addAll(echoStage(registry, secret));
+            try {
+                stages.addAll(matrix.run(registry.endpoint(), logDir));
+            } catch (Exception e) {
+                out.println("matrix stage FAILED: " + e);
+                out.println();
+                stages.add(new DemoStageResult("matrix", 0, Map.of(), 0, false, "failed: " + e.getClass().getSimpleName()));
+            }
+            stages.add(new SimulationDemo(out).run(registry.endpoint(), secret));
+            stages.add(new PythonDemo(out).run(children, registry.endpoint(), secret, logDir));
+        } catch (Exception e) {
+            out.println("demo FAILED: " + e);
+            stages.add(new DemoStageResult("demo", 0, Map.of(), 0, false, "failed: " + e.getClass().getSimpleName()));
+        }
+        printSummary(stages);
+        return stages.stream().anyMatch(s -> Boolean.FALSE.equals(s.ok())) ? 1 : 0;
+    }
+
+    private void printSummary(List<DemoStageResult> stages) {
+        out.println("== summary ==");
+        String format = "%-22s %6s  %-28s %9s  %-8s %s%n";
+        out.printf(format, "stage", "calls", "attempts per protocol", "fallbacks", "answers", "note");
+        for (DemoStageResult s : stages) {
+            out.printf(format, s.stage(), s.calls(), s.attemptsPerProtocol(), s.fallbacks(), s.answers(), s.note());
+        }
+        out.println("(calls: the demo's own client calls that were answered; the workers' and the optimizer's calls are "
+                + "listed in their stages)");
+    }
+
+    /** The echo stage: a table of calls, then the gRPC listener stopped to show the fallback. */
+    private List<DemoStageResult> echoStage(RegistryServer registry, String secret) {
+        List<CallRecord> records = new CopyOnWriteArrayList<>();
+        int stoppedAt = -1;
+        try (ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), secret)
+                .protocols(networkProtocols()).build()) {
             EchoService echoImpl = new EchoService();
             ComponentEntry entry = server.export(EchoComponent.skeleton(echoImpl));
             out.println("exported   " + entry.name() + " on " + entry.endpoints().size() + " protocol(s):");
@@ -89,6 +139,9 @@ final class DemoCommand implements Callable<Integer> {
                 });
                 if (entry.endpoint("grpc").isPresent()) {
                     server.stopProtocol("grpc");
+                    stoppedAt = records.size();
+                    exactBeforeStop = rows.stream().filter(r -> r[4].equals("exact")).count();
+                    callsBeforeStop = callRows().size();
                     rows.add(new String[] {"-- the gRPC listener is stopped now --", "", "", "", ""});
                     check(records, "echoDoubles(100,000 values)", () -> sameBits(big, echo.echoDoubles(big)));
                     check(records, "echoList(1,000 nodes)", () -> sameList(list(1_000), echo.echoList(list(1_000))));
@@ -98,14 +151,24 @@ final class DemoCommand implements Callable<Integer> {
             out.println();
             Map<String, Integer> perProtocol = new LinkedHashMap<>();
             records.forEach(r -> perProtocol.merge(r.protocol(), 1, Integer::sum));
-            List<String[]> calls = rows.stream().filter(r -> !r[0].startsWith("  then") && !r[0].startsWith("--")).toList();
+            List<String[]> calls = callRows();
             long exact = rows.stream().filter(r -> r[4].equals("exact")).count();
             long fallbacks = records.stream().filter(CallRecord::fallback).count();
             out.println("summary    " + calls.size() + " calls, " + exact + " answered exactly, " + (calls.size() - exact)
                     + " not; attempts per protocol " + perProtocol + ", " + fallbacks + " fallback(s) to SOAP; "
                     + "the component ran " + (echoImpl.calls() - warmUpCalls) + " of them once each");
-            return exact == calls.size() ? 0 : 1;
+            out.println();
+            if (stoppedAt < 0) {
+                return List.of(DemoStageResult.of("echo", records, exact == calls.size(), "gRPC not on the class path"));
+            }
+            return List.of(DemoStageResult.of("echo", records.subList(0, stoppedAt), exactBeforeStop == callsBeforeStop, ""),
+                    DemoStageResult.of("echo, gRPC stopped", records.subList(stoppedAt, records.size()),
+                            exact - exactBeforeStop == calls.size() - callsBeforeStop, "the failsafe's SOAP retries"));
         }
+    }
+
+    private List<String[]> callRows() {
+        return rows.stream().filter(r -> !r[0].startsWith("  then") && !r[0].startsWith("--")).toList();
     }
 
     /**
@@ -113,7 +176,7 @@ final class DemoCommand implements Callable<Integer> {
      * this JVM and would take {@code local} for every call (examples carries it for the bench), and
      * the demo shows the choice between the network protocols.
      */
-    private static List<String> networkProtocols() {
+    static List<String> networkProtocols() {
         List<String> network = new ArrayList<>(Protocols.names());
         network.remove("local");
         network.remove("soap");
@@ -201,7 +264,7 @@ final class DemoCommand implements Callable<Integer> {
         return head;
     }
 
-    private static boolean sameList(LinkEntry a, LinkEntry b) {
+    static boolean sameList(LinkEntry a, LinkEntry b) {
         IdentityHashMap<LinkEntry, Boolean> seen = new IdentityHashMap<>();
         while (a != null) {
             if (b == null || seen.put(a, true) != null) {

@@ -5,13 +5,10 @@ import io.switchboard.components.matrix.Blocks;
 import io.switchboard.components.matrix.MatrixManager;
 import io.switchboard.components.matrix.MatrixWorkerMain;
 import io.switchboard.components.matrix.ProtocolTally;
+import io.switchboard.examples.ChildJvm;
 import io.switchboard.metastub.Policies;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.registry.Switchboard;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import me.tongfei.progressbar.ProgressBar;
 
 /**
@@ -86,24 +82,16 @@ final class MatrixBench {
         List<String> names = new ArrayList<>();
         List<Process> processes = new ArrayList<>();
         String prefix = "bench-matrix-worker-";
-        try {
+        try (ChildJvm children = new ChildJvm()) {   // SIGTERM at the end: the worker unbinds itself in its shutdown hook
             for (int i = 0; i < config.workers(); i++) {
                 names.add(prefix + i);
-                processes.add(startWorker(names.get(i), logDir.resolve("bench-matrix-worker-" + i + ".log")));
+                processes.add(children.startJava(config.workerFlags(), MatrixWorkerMain.class,
+                        logDir.resolve("bench-matrix-worker-" + i + ".log"), registryUrl, names.get(i), secret));
             }
             for (Process p : processes) {
-                awaitReady(p);
+                ChildJvm.awaitLine(p, "READY", "a matrix worker JVM");
             }
             return measure(names, progress);
-        } finally {
-            for (Process p : processes) {
-                p.destroy();   // SIGTERM: the worker unbinds itself in its shutdown hook
-            }
-            for (Process p : processes) {
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            }
         }
     }
 
@@ -231,25 +219,6 @@ final class MatrixBench {
         return Blocks.of(n, n, values);
     }
 
-    private Process startWorker(String name, Path log) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(config.workerFlags());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MatrixWorkerMain.class.getName(), registryUrl, name, secret));
-        return new ProcessBuilder(cmd).redirectError(log.toFile()).start();
-    }
-
-    private static void awaitReady(Process p) throws IOException {
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        for (String line = out.readLine(); line != null; line = out.readLine()) {
-            if (line.startsWith("READY")) {
-                return;   // it prints its endpoints next, a few lines that fit the pipe's buffer
-            }
-        }
-        throw new IOException("a matrix worker JVM ended before it was ready (exit " + (p.isAlive() ? "-" : p.exitValue())
-                + "); see its log in the output folder");
-    }
-
     /** The orders of the full and the quick run. */
     static List<Integer> defaultSizes(boolean quick) {
         return quick ? List.of(40) : Arrays.asList(100, 200, 400, 700, 1000);
@@ -261,7 +230,6 @@ final class MatrixBench {
      * busy cores took half of a minute.
      */
     static List<String> workerFlags(boolean quick) {
-        return quick ? List.of("-Xmx192m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto")
-                : List.of("-Xms768m", "-Xmx768m", "-XX:+UseG1GC");
+        return quick ? ChildJvm.QUICK_FLAGS : List.of("-Xms768m", "-Xmx768m", "-XX:+UseG1GC");
     }
 }
