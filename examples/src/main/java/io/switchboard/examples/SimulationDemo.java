@@ -48,8 +48,8 @@ final class SimulationDemo {
     DemoStageResult run(String registryUrl, String secret) {
         out.println("== simulation: a simulator and an optimizer, each a component server bound in the registry ==");
         // in this JVM, unlike the matrix workers: a second and third JVM would add seconds of start-up on a
-        // busy machine and show nothing new; the local protocol is not on the demo's class path, so every
-        // call still goes over a loopback socket, as between processes
+        // busy machine and show nothing new; the servers offer only the network protocols, so every call
+        // still goes over a loopback socket, as between processes
         out.println("           (both served from this JVM; every call still goes over a loopback socket)");
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         try (SimulatorService simulator = new SimulatorService(registryUrl);
