@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Predicts each candidate's round-trip time for this call's payload and takes the fastest; the
@@ -23,11 +24,30 @@ public final class AdaptivePolicy implements SelectionPolicy {
     static final long MIN_DECISION_CAP = 1024;
     /** How far a call the policy did not choose (a pinned one) is counted to learn from. */
     static final long LEARNING_CAP = 1L << 20;
+    /**
+     * A runner-up that has had no sample for this long is tried once more, if its prediction is
+     * within {@link #REPROBE_RATIO} of the best or {@link #REPROBE_EXTRA_MICROS} above it: without
+     * this, a model spoilt by a burst of slow samples (queueing under load, a long GC) is never
+     * corrected, because exploration only ever picks a close runner-up.
+     */
+    static final long REPROBE_NANOS = 10_000_000_000L;
+    static final double REPROBE_RATIO = 4;
+    static final double REPROBE_EXTRA_MICROS = 20_000;
 
     // keyed by a record, not by protocol + " " + address: the concatenated key was built and hashed
     // afresh for every candidate of every call, about a quarter of the decision's time
     private final Map<ModelKey, CostModel> models = new ConcurrentHashMap<>();
     private final AtomicLong decisions = new AtomicLong();
+    private final LongSupplier clock;
+
+    public AdaptivePolicy() {
+        this(System::nanoTime);
+    }
+
+    /** With the clock that times re-probes (tests pass a fake one). */
+    AdaptivePolicy(LongSupplier nanoClock) {
+        this.clock = nanoClock;
+    }
 
     @Override
     public String name() {
@@ -42,22 +62,35 @@ public final class AdaptivePolicy implements SelectionPolicy {
         long bytes = call.estimatedBytes(decisionCap(call, candidates)) + call.expectedResponseBytes();
         String best = null;
         String second = null;
+        CostModel secondModel = null;
+        CostModel bestModel = null;
         double bestTime = Double.MAX_VALUE;
         double secondTime = Double.MAX_VALUE;
         for (String p : candidates) {
-            double t = model(p, call.suite().endpoint(p).address()).predictMicros(bytes);
+            CostModel m = model(p, call.suite().endpoint(p).address());
+            double t = m.predictMicros(bytes);
             if (t < bestTime) {
                 second = best;
+                secondModel = bestModel;
                 secondTime = bestTime;
                 best = p;
+                bestModel = m;
                 bestTime = t;
             } else if (t < secondTime) {
                 second = p;
+                secondModel = m;
                 secondTime = t;
             }
         }
+        if (second == null || !call.estimateIsExact()) {   // a capped estimate may hide a huge payload
+            return best;
+        }
         boolean close = secondTime < bestTime * 1.5 || secondTime - bestTime < 1_000;
-        if (second != null && close && call.estimateIsExact() && decisions.incrementAndGet() % EXPLORE_EVERY == 0) {
+        if (close && decisions.incrementAndGet() % EXPLORE_EVERY == 0) {
+            return second;
+        }
+        boolean affordable = secondTime <= bestTime * REPROBE_RATIO || secondTime - bestTime <= REPROBE_EXTRA_MICROS;
+        if (affordable && secondModel.claimReprobe(clock.getAsLong())) {
             return second;
         }
         return best;
@@ -84,7 +117,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
     public void observe(CallRecord r) {
         long payload = r.payloadBytes();
         if (r.succeeded() && payload >= 0 && payload <= ESTIMATE_CAP && r.address() != null) {
-            model(r.protocol(), r.address()).learn(payload, r.latency().toNanos() / 1000.0);
+            model(r.protocol(), r.address()).learn(payload, r.latency().toNanos() / 1000.0, clock.getAsLong());
         }
     }
 
@@ -101,7 +134,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
     private CostModel model(String protocol, String address) {
         ModelKey key = new ModelKey(protocol, address);
         CostModel m = models.get(key);
-        return m != null ? m : models.computeIfAbsent(key, k -> CostModel.prior(protocol));
+        return m != null ? m : models.computeIfAbsent(key, k -> CostModel.prior(protocol, clock.getAsLong()));
     }
 
     private record ModelKey(String protocol, String address) {
@@ -121,15 +154,25 @@ public final class AdaptivePolicy implements SelectionPolicy {
         private double fixed;
         private double perByte;
         private int seen;
+        /** When this model last had a sample, or was picked to get one. */
+        private final AtomicLong touchedNanos;
 
-        CostModel(double fixedMicros, double perByteMicros) {
+        CostModel(double fixedMicros, double perByteMicros, long nowNanos) {
             this.fixed = fixedMicros;
             this.perByte = perByteMicros;
+            this.touchedNanos = new AtomicLong(nowNanos);
+        }
+
+        /** True for the one caller that may re-probe this stale model now; the next may after another interval. */
+        boolean claimReprobe(long nowNanos) {
+            long touched = touchedNanos.get();
+            return nowNanos - touched >= REPROBE_NANOS && touchedNanos.compareAndSet(touched, nowNanos);
         }
 
         /** SOAP: about 10x the binary protocol's cost per byte, a little cheaper for tiny calls (SC2000). */
-        static CostModel prior(String protocol) {
-            return ProtocolSuite.SOAP.equals(protocol) ? new CostModel(400, 0.08) : new CostModel(450, 0.004);
+        static CostModel prior(String protocol, long nowNanos) {
+            return ProtocolSuite.SOAP.equals(protocol) ? new CostModel(400, 0.08, nowNanos)
+                    : new CostModel(450, 0.004, nowNanos);
         }
 
         /** The payload at which the two predictions are equal, or 0 if one is cheaper everywhere. */
@@ -157,7 +200,8 @@ public final class AdaptivePolicy implements SelectionPolicy {
             return fixed + perByte * bytes;
         }
 
-        synchronized void learn(long bytes, double sample) {
+        synchronized void learn(long bytes, double sample, long nowNanos) {
+            touchedNanos.set(nowNanos);
             if (++seen <= SKIPPED) {
                 return;
             }

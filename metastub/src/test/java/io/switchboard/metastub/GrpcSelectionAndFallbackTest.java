@@ -151,7 +151,8 @@ class GrpcSelectionAndFallbackTest {
         // from a median computed here: the policy keeps learning from its own calls, so on a noisy
         // host its model and an outside median may disagree, and which protocol is faster for tiny
         // calls is not fixed anyway. Calls whose two predictions are within 5% are not judged (the
-        // exact payload the policy counted could tip them), and one exploration may happen.
+        // exact payload the policy counted could tip them), and one exploration and one re-probe of
+        // a stale runner-up may happen.
         String soapAt = both.get(1).address();
         String grpcAt = both.get(0).address();
         int judged = 0;
@@ -169,7 +170,7 @@ class GrpcSelectionAndFallbackTest {
                 }
             }
         }
-        assertTrue(followed >= judged - 1, "small calls go over the protocol the learned model predicts faster: "
+        assertTrue(followed >= judged - 2, "small calls go over the protocol the learned model predicts faster: "
                 + followed + " of " + judged + " did");
         assertTrue(medianSmallMicros(warmUp, "soap") > 0 && medianSmallMicros(warmUp, "grpc") > 0,
                 "both protocols were measured during the warm-up");

@@ -150,9 +150,33 @@ class SizeAndAdaptivePolicyTest {
 
     @Test
     void adaptiveNeverExploresWhereTheDifferenceIsLarge() {
-        AdaptivePolicy adaptive = new AdaptivePolicy();
+        long[] now = {0};
+        AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
         for (int i = 0; i < 200; i++) {
+            now[0] += AdaptivePolicy.REPROBE_NANOS + 1;   // stale every time: not even a re-probe
             assertEquals("fast", adaptive.select(doubles(1_000_000), BOTH), "8 MB over SOAP is never worth a try");
         }
+    }
+
+    @Test
+    void aRunnerUpSpoiltByABurstOfSlowSamplesIsTriedAgainOnceItIsStale() {
+        long[] now = {0};
+        AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
+        // under a burst of load the bulk protocol measured 3x SOAP's time for 20,000 doubles
+        for (int i = 0; i < 60; i++) {
+            adaptive.observe(record("soap", 160_000, 40_000));
+            adaptive.observe(record("fast", 160_000, 120_000));
+        }
+        assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "fresh models: the learned ranking holds");
+        now[0] += AdaptivePolicy.REPROBE_NANOS / 2;
+        assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "not stale yet");
+        now[0] += AdaptivePolicy.REPROBE_NANOS;
+        assertEquals("fast", adaptive.select(doubles(20_000), BOTH), "stale and within reach: tried once more");
+        assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "one re-probe per interval, not a stampede");
+        // the re-probe shows the load has gone: the model follows and the bulk protocol wins again
+        for (int i = 0; i < 30; i++) {
+            adaptive.observe(record("fast", 160_000, 5_000));
+        }
+        assertEquals("fast", adaptive.select(doubles(20_000), BOTH));
     }
 }
