@@ -172,14 +172,17 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /**
-     * Every protocol on the class path but {@code local}, SOAP last as by default: the client runs in
-     * this JVM and would take {@code local} for every call (examples carries it for the bench), and
-     * the demo shows the choice between the network protocols.
+     * Every protocol on the class path but the in-process ones ({@code local}), SOAP last as by
+     * default: the client runs in this JVM and would take {@code local} for every call (examples
+     * carries it for the bench), and the demo shows the choice between the network protocols.
      */
     static List<String> networkProtocols() {
-        List<String> network = new ArrayList<>(Protocols.names());
-        network.remove("local");
-        network.remove("soap");
+        List<String> network = new ArrayList<>();
+        Protocols.all().forEach((name, provider) -> {
+            if (!provider.inProcessOnly() && !name.equals("soap")) {
+                network.add(name);
+            }
+        });
         network.add("soap");
         return network;
     }

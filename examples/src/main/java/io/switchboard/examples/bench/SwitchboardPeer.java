@@ -8,6 +8,7 @@ import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ProtocolProvider;
 import io.switchboard.protocol.Protocols;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.Switchboard;
@@ -111,7 +112,8 @@ final class SwitchboardPeer implements Peer {
             ComponentEntry entry = switchboard.registry().lookup(EchoComponent.DESCRIPTOR.name()).get(0);
             List<Endpoint> relayed = new ArrayList<>();
             for (Endpoint e : entry.endpoints()) {
-                if (e.protocol().equals(LocalPeer.NAME)) {
+                ProtocolProvider provider = Protocols.all().get(e.protocol());
+                if (provider != null && provider.inProcessOnly()) {
                     continue;   // the server JVM's in-process endpoint: no port, and never a candidate from here
                 }
                 Matcher m = PORT.matcher(e.address());
