@@ -264,15 +264,22 @@ final class ConnectionGuard implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        List<Connection> all;
+        // Idle connections (waiting for a first request, or kept alive between requests on a request
+        // thread) are closed now: left open, a client's next request on one would reach a stopped
+        // server. One in a request finishes its answer, then ends: marked closed, it may not wait
+        // for another request.
+        List<Connection> idle = new ArrayList<>();
         synchronized (this) {
-            all = new ArrayList<>(open);
+            for (Connection c : open) {
+                if (c.state == State.WAITING || c.state == State.BETWEEN_REQUESTS) {
+                    idle.add(c);
+                }
+                c.state = State.CLOSED;
+            }
             open.clear();
         }
-        for (Connection c : all) {
-            if (c.state == State.WAITING) {
-                c.closeNow();
-            }
+        for (Connection c : idle) {
+            c.closeNow();
         }
         try {
             selector.close();

@@ -86,7 +86,7 @@ final class GuardedSocket extends Socket {
                 requestBytes = 0;
                 requestStartNanos = -1;
                 if (!connection.enter(State.BETWEEN_REQUESTS)) {
-                    throw new SocketException("connection displaced by a new one at the connection limit");
+                    throw new SocketException("connection closed by the guard (displaced at the connection limit, or the server stopping)");
                 }
             }
             if (requestStartNanos < 0) {
@@ -96,7 +96,7 @@ final class GuardedSocket extends Socket {
                     requestStartNanos = System.nanoTime();
                     requestBytes = n;
                     if (!connection.enter(State.IN_REQUEST)) {
-                        throw new SocketException("connection displaced by a new one at the connection limit");
+                        throw new SocketException("connection closed by the guard (displaced at the connection limit, or the server stopping)");
                     }
                 }
                 return n;
