@@ -1,13 +1,13 @@
 package io.switchboard.examples;
 
 import io.switchboard.idl.runtime.DeclaredFault;
-import io.switchboard.idl.runtime.dynamic.DynamicFault;
-import io.switchboard.idl.runtime.dynamic.DynamicRecord;
+import io.switchboard.codec.dynamic.DynamicFault;
+import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
-import io.switchboard.protocol.DynamicStub;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.client.Switchboard;
 import java.lang.reflect.Array;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.switchboard.examples;
 
-import io.switchboard.registry.RegistryServer;
-import io.switchboard.registry.RegistryStore;
-import io.switchboard.registry.RegistryStores;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.registry.store.RegistryStore;
+import io.switchboard.registry.store.RegistryStores;
 import io.switchboard.protocol.TlsSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,10 +1,10 @@
 package io.switchboard.protocol.grpc;
 
-import io.switchboard.idl.runtime.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryLimits;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolProvider;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 
 /**

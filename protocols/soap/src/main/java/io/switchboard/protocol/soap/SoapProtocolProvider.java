@@ -1,9 +1,9 @@
 package io.switchboard.protocol.soap;
 
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolProvider;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 
 /**
