@@ -9,8 +9,9 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.http.MetaData;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
 import org.eclipse.jetty.io.SelectorManager;
@@ -43,6 +44,9 @@ import org.slf4j.LoggerFactory;
 final class SoapConnector extends ServerConnector {
     private static final Logger LOG = LoggerFactory.getLogger(SoapConnector.class);
     static final long TICK_MILLIS = 100;
+    /** A connection closed under a sender still sending lingers this long (see {@link SoapEndPoint}). */
+    private static final long LINGER_NANOS = 1_000_000_000L;
+    private static final long MAX_DRAIN_PER_TICK = 16L << 20;
     private static final byte[] BUSY = ("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0"
             + "\r\nRetry-After: 1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
 
@@ -50,6 +54,7 @@ final class SoapConnector extends ServerConnector {
     private final boolean tls;
     /** The connections counted against the limit: accepted and open, not displaced. Guarded by this. */
     private final Map<SelectableChannel, Admitted> admitted = new HashMap<>();
+    private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
     private long refused;
     private long displaced;
     private volatile Scheduler.Task tick;
@@ -64,7 +69,7 @@ final class SoapConnector extends ServerConnector {
     @Override
     protected SocketChannelEndPoint newEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key) {
         SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
-                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond());
+                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger);
         endPoint.setIdleTimeout(getIdleTimeout());
         synchronized (this) {
             Admitted a = admitted.get(channel);
@@ -125,6 +130,43 @@ final class SoapConnector extends ServerConnector {
             t.cancel();
         }
         super.doStop();
+        closeLingering(true);
+    }
+
+    /** A closed connection's socket, output ended, whose input is read and dropped for a while before it is closed. */
+    private void linger(SocketChannel channel) {
+        lingering.put(channel, System.nanoTime());
+        if (!isRunning()) {
+            closeLingering(true);
+        }
+    }
+
+    /** Drains every lingering socket; closes those at EOF, those past the linger time, or all of them. */
+    private void closeLingering(boolean all) {
+        long now = System.nanoTime();
+        ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
+        for (Map.Entry<SocketChannel, Long> e : lingering.entrySet()) {
+            SocketChannel channel = e.getKey();
+            boolean done = all || now - e.getValue() > LINGER_NANOS;
+            try {
+                long drained = 0;
+                for (int n; !done && drained < MAX_DRAIN_PER_TICK; drained += n) {
+                    sink.clear();
+                    n = channel.read(sink);
+                    if (n < 0) {
+                        done = true;
+                    } else if (n == 0) {
+                        break;
+                    }
+                }
+            } catch (IOException x) {
+                done = true;
+            }
+            if (done) {
+                lingering.remove(channel);
+                IO.close(channel);
+            }
+        }
     }
 
     private void tick() {
@@ -135,6 +177,7 @@ final class SoapConnector extends ServerConnector {
                     s.checkDeadline(now);
                 }
             }
+            closeLingering(false);
         } catch (RuntimeException e) {
             LOG.warn("checking SOAP request deadlines", e);
         } finally {
@@ -259,8 +302,9 @@ final class SoapConnector extends ServerConnector {
     }
 
     /**
-     * The outermost handler: tells each connection's end point when its answer begins and ends, so
-     * that the deadline stops at the answer and the connection counts as idle after it.
+     * The outermost handler: tells each connection's end point when Jetty begins to handle a
+     * request, when its body has been read whole (the deadline stops there) and when the exchange
+     * ends (the connection is idle from then on).
      */
     static final class Tracker extends Handler.Wrapper {
         Tracker(Handler handler) {
@@ -271,14 +315,15 @@ final class SoapConnector extends ServerConnector {
         public boolean handle(Request request, Response response, Callback callback) throws Exception {
             SoapEndPoint endPoint = endPointOf(request);
             if (endPoint != null) {
+                endPoint.handling();
                 request.addHttpStreamWrapper(stream -> new HttpStream.Wrapper(stream) {
                     @Override
-                    public void send(MetaData.Request req, MetaData.Response res, boolean last, ByteBuffer content,
-                                     Callback cb) {
-                        if (res != null && res.getStatus() >= 200) {
-                            endPoint.responding();
+                    public Content.Chunk read() {
+                        Content.Chunk chunk = super.read();
+                        if (chunk != null && chunk.isLast() && !Content.Chunk.isFailure(chunk)) {
+                            endPoint.arrivedWhole();
                         }
-                        super.send(req, res, last, content, cb);
+                        return chunk;
                     }
 
                     @Override

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
 import org.eclipse.jetty.io.SocketChannelEndPoint;
@@ -21,10 +22,18 @@ import org.slf4j.LoggerFactory;
  * plus their size at {@code minBytesPerSecond}, counted from its first byte; Jetty's idle timeout
  * cannot bound that alone, since every trickled byte resets it. A request that misses the deadline
  * while the server waits for its bytes gets {@code 408 Request Timeout} and its connection is
- * closed a moment later; an operation that runs long once its request has arrived is not cut.
+ * closed; an operation that runs long once its request has arrived is not cut.
+ *
+ * <p>A connection closed under a sender that may still be sending (after a 408, or a 413 for a
+ * body over the size limit) lingers: its output ends, and the connector reads and drops what still
+ * arrives for a moment before it closes the socket. Jetty closes at once, and closing a socket with
+ * unread input sends a reset, under which a client still writing its request sees a broken pipe
+ * and never reads the answer.
  *
  * <p>The bytes are counted here, on the socket (over TLS: the encrypted bytes, handshake
- * included); when an answer begins and ends is told by {@link SoapConnector}'s handler. The
+ * included); when the request has been read whole, and when the exchange ends, is told by
+ * {@link SoapConnector}'s handler. Bytes that come in between belong to no request: a pipelined
+ * request's clock starts when Jetty begins to handle it. The
  * connector checks the deadlines ({@link #checkDeadline}) and picks idle connections to displace
  * at its connection limit ({@link #displace}).
  */
@@ -32,27 +41,34 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private static final Logger LOG = LoggerFactory.getLogger(SoapEndPoint.class);
     private static final byte[] TIMEOUT = ("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0"
             + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-    /** After a 408, what the sender still sends is read and dropped this long before the close. */
-    private static final long LINGER_NANOS = 1_000_000_000L;
 
-    /** Where a connection is; only the idle ones ({@link #WAITING}, {@link #BETWEEN_REQUESTS}) may be displaced. */
-    enum State { WAITING, IN_REQUEST, RESPONDING, BETWEEN_REQUESTS, CUT, DISPLACED }
+    /**
+     * Where a connection is; only the idle ones ({@link #WAITING}, {@link #BETWEEN_REQUESTS}) may be
+     * displaced. {@link #IN_REQUEST}: a request is arriving (until its body has been read whole), under
+     * its deadline; {@link #ANSWERING}: it has arrived whole, and runs or is answered.
+     */
+    enum State { WAITING, IN_REQUEST, ANSWERING, BETWEEN_REQUESTS, CUT, DISPLACED }
 
     private final long graceNanos;
     private final long minBytesPerSecond;
+    private final SelectionKey key;
+    /** Takes the socket of a connection that lingers after its close (the connector drains and closes it). */
+    private final Consumer<SocketChannel> linger;
+    /** Whether the close lingers (a refused request whose sender may still be sending). */
+    private boolean lingerAtClose;
+    private volatile boolean lingering;
     private State state = State.WAITING;
     /** Idle since (idle states), the request's first byte ({@link State#IN_REQUEST}), or the cut. */
     private long sinceNanos = System.nanoTime();
     private long requestBytes;
-    /** The next request's bytes that came while this one was answered (pipelining): its start and size. */
-    private long nextStartNanos = -1;
-    private long nextBytes;
 
     SoapEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key, Scheduler scheduler,
-                 long requestTimeoutMillis, long minBytesPerSecond) {
+                 long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger) {
         super(channel, selector, key, scheduler);
         this.graceNanos = requestTimeoutMillis * 1_000_000L;
         this.minBytesPerSecond = minBytesPerSecond;
+        this.key = key;
+        this.linger = linger;
     }
 
     synchronized State state() {
@@ -65,7 +81,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     }
 
     synchronized boolean busy() {
-        return state == State.IN_REQUEST || state == State.RESPONDING;
+        return state == State.IN_REQUEST || state == State.ANSWERING;
     }
 
     @Override
@@ -74,16 +90,28 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         if (now == State.DISPLACED) {
             return -1;
         }
-        if (now == State.CUT) {
-            return drain();
+        if (now == State.CUT) {   // the 408 is on its way, then the close: what arrives meanwhile is dropped
+            drop();
+            return 0;
         }
         int n = super.fill(buffer);
         if (n > 0 && arrived(n)) {
-            buffer.limit(buffer.limit() - n);   // the bytes that came too late are not handed on
-            cut();
+            // past the deadline: the bytes are dropped, and the connector's next tick cuts the request,
+            // once Jetty waits for more (a close from inside this read would leave a reader waiting)
+            buffer.limit(buffer.limit() - n);
             return 0;
         }
         return n;
+    }
+
+    /** A read that waits on a connection closed meanwhile (lingering) fails as after any close. */
+    @Override
+    protected void needsFillInterest() {
+        if (lingering) {
+            getFillInterest().onClose();
+        } else {
+            super.needsFillInterest();
+        }
     }
 
     /** Counts bytes that arrived; true if they came after the request's deadline. */
@@ -100,13 +128,6 @@ final class SoapEndPoint extends SocketChannelEndPoint {
                 requestBytes += n;
                 return overdue(now);
             }
-            case RESPONDING -> {
-                if (nextStartNanos < 0) {
-                    nextStartNanos = now;
-                }
-                nextBytes += n;
-                return false;
-            }
             default -> {
                 return false;
             }
@@ -117,27 +138,28 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         return now - sinceNanos > graceNanos + requestBytes * 1_000_000_000L / minBytesPerSecond;
     }
 
-    /** The answer to the current request began: its deadline no longer applies. */
-    synchronized void responding() {
-        if (state == State.IN_REQUEST) {
-            state = State.RESPONDING;
+    /** Jetty handles a request: one whose bytes all came with the previous one's (pipelined) starts here. */
+    synchronized void handling() {
+        if (state == State.WAITING || state == State.BETWEEN_REQUESTS) {
+            state = State.IN_REQUEST;
+            sinceNanos = System.nanoTime();
+            requestBytes = 0;
         }
     }
 
-    /** The answer ended: the connection is idle, or in the next request if its bytes came meanwhile. */
-    synchronized void completed() {
-        if (state == State.IN_REQUEST || state == State.RESPONDING) {
-            if (nextStartNanos >= 0) {
-                state = State.IN_REQUEST;
-                sinceNanos = nextStartNanos;
-                requestBytes = nextBytes;
-            } else {
-                state = State.BETWEEN_REQUESTS;
-                sinceNanos = System.nanoTime();
-            }
+    /** The request's body has been read whole: its deadline no longer applies. */
+    synchronized void arrivedWhole() {
+        if (state == State.IN_REQUEST) {
+            state = State.ANSWERING;
         }
-        nextStartNanos = -1;
-        nextBytes = 0;
+    }
+
+    /** The exchange ended: the connection is idle until the next request's first byte. */
+    synchronized void completed() {
+        if (state == State.IN_REQUEST || state == State.ANSWERING) {
+            state = State.BETWEEN_REQUESTS;
+            sinceNanos = System.nanoTime();
+        }
     }
 
     /** Marks an idle connection displaced (the caller closes it); false if it is no longer idle. */
@@ -149,29 +171,50 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         return false;
     }
 
-    /**
-     * Called by the connector every tick: cuts a request past its deadline while the server waits
-     * for its bytes (not while its operation runs), and closes a cut connection once it has lingered.
-     */
+    /** The request is refused (413) while its sender may still be sending: the close that follows lingers. */
+    synchronized void lingerAtClose() {
+        lingerAtClose = true;
+    }
+
+    @Override
+    public void doClose() {
+        boolean lingers;
+        synchronized (this) {
+            lingers = lingerAtClose;
+            lingerAtClose = false;
+        }
+        if (!lingers) {
+            super.doClose();
+            return;
+        }
+        lingering = true;
+        key.cancel();   // the selector lets go; the connector drains the socket from now on
+        try {
+            getChannel().shutdownOutput();
+        } catch (IOException e) {
+            LOG.debug("ending the output", e);
+        }
+        linger.accept(getChannel());
+    }
+
+    /** Closed for Jetty once it lingers, though its socket stays open a moment longer. */
+    @Override
+    public boolean isOpen() {
+        return !lingering && super.isOpen();
+    }
+
+    /** Called by the connector every tick: cuts a request past its deadline while the server waits for its bytes. */
     void checkDeadline(long now) {
         boolean cut;
-        boolean lingered;
         synchronized (this) {
             cut = state == State.IN_REQUEST && isFillInterested() && overdue(now);
-            lingered = state == State.CUT && now - sinceNanos > LINGER_NANOS;
         }
         if (cut) {
             cut();
-        } else if (lingered) {
-            close();
         }
     }
 
-    /**
-     * Answers 408 (through TLS when the connection has it), ends the output, and from then on reads
-     * and drops what still arrives until the connection is closed: closing a socket with unread
-     * input sends a reset, and a reset can make the client drop the 408 it has not read yet.
-     */
+    /** Answers 408 (through TLS when the connection has it) and closes, lingering. */
     private void cut() {
         long elapsedMillis;
         long bytes;
@@ -184,26 +227,24 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             bytes = requestBytes;
             state = State.CUT;
             sinceNanos = now;
+            lingerAtClose = true;
         }
         LOG.warn("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
                         + " must arrive within {} ms plus its size at {} bytes/s)", getRemoteSocketAddress(), elapsedMillis,
                 bytes, graceNanos / 1_000_000L, minBytesPerSecond);
         EndPoint app = getConnection() instanceof SslConnection ssl ? ssl.getSslEndPoint() : this;
         try {
-            app.write(Callback.from(app::shutdownOutput, x -> close()), ByteBuffer.wrap(TIMEOUT));
+            app.write(Callback.from(this::close, x -> close()), ByteBuffer.wrap(TIMEOUT));
         } catch (RuntimeException e) {   // a write in progress: no clean 408 possible
             LOG.debug("writing 408", e);
             close();
         }
     }
 
-    private int drain() throws IOException {
+    private void drop() throws IOException {
         ByteBuffer sink = ByteBuffer.allocate(4096);
-        int n;
-        do {
+        while (getChannel().isOpen() && getChannel().read(sink) > 0) {
             sink.clear();
-            n = getChannel().read(sink);
-        } while (n > 0);
-        return n < 0 ? -1 : 0;
+        }
     }
 }

@@ -40,6 +40,10 @@ final class SoapErrorHandler extends ErrorHandler {
             return true;
         }
         if (code == HttpStatus.PAYLOAD_TOO_LARGE_413) {
+            SoapEndPoint endPoint = SoapConnector.endPointOf(request);
+            if (endPoint != null) {
+                endPoint.lingerAtClose();   // the unread body ends the connection: its sender may still be sending
+            }
             message = "Request body exceeds the limit of " + maxMessageBytes + " bytes"
                     + (message == null ? "" : " (" + message + ")");
         } else if (message == null) {

@@ -23,6 +23,7 @@ import org.apache.axis2.transport.http.AxisServlet;
 import org.apache.axis2.transport.http.HTTPTransportUtils;
 import org.apache.axis2.transport.http.ServletBasedOutTransportInfo;
 import org.apache.axis2.util.MessageContextBuilder;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,10 +81,10 @@ final class SoapServlet extends AxisServlet {
             }
             buffered.flush();
         } catch (AxisFault | RuntimeException e) {
-            sendFault(mc, response, out, e);
+            sendFault(mc, request, response, out, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            sendFault(mc, response, out, e);
+            sendFault(mc, request, response, out, e);
         } finally {
             closeBuilder(mc);
             TransportUtils.deleteAttachments(mc);
@@ -105,8 +106,9 @@ final class SoapServlet extends AxisServlet {
         }
     }
 
-    private void sendFault(MessageContext mc, HttpServletResponse response, OutputStream out, Exception e) {
-        AxisFault fault = asRefusal(e, mc);
+    private void sendFault(MessageContext mc, HttpServletRequest request, HttpServletResponse response,
+                           OutputStream out, Exception e) {
+        AxisFault fault = asRefusal(e, mc, request);
         LOG.debug("SOAP fault", fault);
         String state = (String) mc.getProperty(Constants.HTTP_RESPONSE_STATE);
         response.setStatus(state != null ? Integer.parseInt(state)
@@ -133,9 +135,13 @@ final class SoapServlet extends AxisServlet {
      * or its depth or attribute limits, met while Axis2 reads the Header before any receiver of
      * ours) is the sender's fault, a {@code malformed} refusal (400), not a Server fault.
      */
-    private AxisFault asRefusal(Exception e, MessageContext mc) {
+    private AxisFault asRefusal(Exception e, MessageContext mc, HttpServletRequest request) {
         if (SoapFaults.httpStatus(e) == 413) {
             mc.setProperty(Constants.HTTP_RESPONSE_STATE, "413");
+            SoapEndPoint endPoint = SoapConnector.endPointOf(ServletContextRequest.getServletContextRequest(request));
+            if (endPoint != null) {
+                endPoint.lingerAtClose();   // the unread body ends the connection: its sender may still be sending
+            }
             return new AxisFault("Request body exceeds the limit of " + maxMessageBytes + " bytes",
                     SoapFaults.senderCode(mc), e);
         }
