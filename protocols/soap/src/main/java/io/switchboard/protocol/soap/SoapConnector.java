@@ -60,7 +60,7 @@ final class SoapConnector extends ServerConnector {
     private volatile Scheduler.Task tick;
 
     SoapConnector(Server server, ServerSettings settings, ConnectionFactory... factories) {
-        super(server, 1, 1, factories);
+        super(server, -1, -1, factories);
         this.settings = settings;
         this.tls = settings.tls() != null;
         getSelectorManager().addEventListener(new Admission());

@@ -41,6 +41,7 @@ import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xml.sax.InputSource;
@@ -113,7 +114,8 @@ final class SoapServer implements ProtocolServer {
                     (int) Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis()));
             threads.setName("soap");
             threads.setDaemon(true);
-            jetty = new Server(threads);
+            // daemon threads throughout, as before: a server left open does not keep the JVM alive
+            jetty = new Server(threads, new ScheduledExecutorScheduler("soap-scheduler", true), null);
             jetty.setStopTimeout(STOP_MILLIS);
             jetty.setErrorHandler(new SoapErrorHandler(settings.maxMessageBytes()));
 
@@ -124,6 +126,8 @@ final class SoapServer implements ProtocolServer {
             ConnectionFactory[] factories;
             if (tls) {
                 http.addCustomizer(new SecureRequestCustomizer(false));   // https for Axis2; no SNI host check
+                // the settings' key; mutual TLS (the several-machines issue) is setNeedClientAuth here,
+                // with the trusted clients in the same SSLContext
                 SslContextFactory.Server ssl = new SslContextFactory.Server();
                 ssl.setSslContext(settings.tls().context());
                 factories = new ConnectionFactory[] {new SslConnectionFactory(ssl, h1.getProtocol()), h1};
@@ -152,6 +156,8 @@ final class SoapServer implements ProtocolServer {
             LOG.debug("SOAP listening at {}", root());
         } catch (Exception e) {
             stopQuietly();
+            jetty = null;
+            connector = null;
             throw new SwitchboardException("SOAP server cannot start on " + settings.bindAddress() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
@@ -257,19 +263,22 @@ final class SoapServer implements ProtocolServer {
     }
 
     private void stopQuietly() {
+        if (connector != null) {
+            connector.shutdown();   // stops accepting; an answer in progress now ends its connection
+            connector.closeIdle();
+        }
         if (jetty != null) {
             try {
-                connector.shutdown();   // stops accepting; an answer in progress now ends its connection
-                connector.closeIdle();
-                jetty.stop();
+                jetty.stop();   // waits for the answers in progress, then closes what is left
             } catch (Exception e) {
                 LOG.debug("stopping the SOAP server", e);
             }
         }
-        if (context != null) {
+        // Axis2's servlet terminates the context when Jetty destroys it; if it never started, here
+        if (context != null && context.getAxisConfiguration() != null) {
             try {
                 context.terminate();
-            } catch (AxisFault e) {
+            } catch (AxisFault | RuntimeException e) {
                 LOG.debug("terminating the Axis2 context", e);
             }
         }
