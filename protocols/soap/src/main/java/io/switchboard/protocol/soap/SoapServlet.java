@@ -5,7 +5,7 @@ import jakarta.servlet.ServletConfig;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.BufferedOutputStream;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import javax.xml.stream.XMLStreamException;
@@ -59,15 +59,24 @@ final class SoapServlet extends AxisServlet {
         MessageContext mc = createMessageContext(request, response);
         String contentType = request.getContentType();
         mc.setProperty(Constants.Configuration.CONTENT_TYPE, contentType);
-        OutputStream out = response.getOutputStream();
+        // Jetty buffers the answer: unflushed, a small one goes out in one write, with its length
+        OutputStream out = new FilterOutputStream(response.getOutputStream()) {
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+            }
+
+            @Override
+            public void flush() {
+            }
+        };
         try {
             String encoding = request.getHeader("Content-Encoding");
             if (encoding != null && !"identity".equalsIgnoreCase(encoding.trim())) {
                 mc.setProperty(Constants.HTTP_RESPONSE_STATE, "415");
                 throw new AxisFault("Content-Encoding '" + encoding + "' is not accepted", SoapFaults.senderCode(null));
             }
-            OutputStream buffered = new BufferedOutputStream(out, 8192);
-            InvocationResponse pi = HTTPTransportUtils.processHTTPPostRequest(mc, request.getInputStream(), buffered,
+            InvocationResponse pi = HTTPTransportUtils.processHTTPPostRequest(mc, request.getInputStream(), out,
                     contentType, request.getHeader("SOAPAction"), request.getRequestURL().toString());
             RequestResponseTransport transport =
                     (RequestResponseTransport) mc.getProperty(RequestResponseTransport.TRANSPORT_CONTROL);
@@ -79,7 +88,6 @@ final class SoapServlet extends AxisServlet {
                     && transport.getStatus() != RequestResponseTransport.RequestResponseTransportStatus.SIGNALLED) {
                 response.setStatus(HttpServletResponse.SC_ACCEPTED);   // a one-way operation
             }
-            buffered.flush();
         } catch (AxisFault | RuntimeException e) {
             sendFault(mc, request, response, out, e);
         } catch (InterruptedException e) {
