@@ -2,6 +2,7 @@ package io.switchboard.protocol.soap;
 
 import io.switchboard.protocol.spi.PhaseMarks;
 import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
@@ -108,7 +109,13 @@ final class SoapServlet extends AxisServlet {
      */
     private static void readToEnd(HttpServletRequest request) {
         try {
-            request.getInputStream().transferTo(OutputStream.nullOutputStream());
+            ServletInputStream in = request.getInputStream();
+            if (!in.isFinished()) {
+                byte[] sink = new byte[256];   // mostly the envelope's end tags and the last chunk
+                while (in.read(sink) >= 0) {
+                    // dropped
+                }
+            }
         } catch (IOException | RuntimeException e) {
             LOG.debug("reading the rest of the request", e);
         }
