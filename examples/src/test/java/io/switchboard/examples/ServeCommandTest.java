@@ -1,0 +1,93 @@
+package io.switchboard.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.client.Switchboard;
+import io.switchboard.components.matrix.MatrixWorker;
+import io.switchboard.components.matrix.MatrixWorkerComponent;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.RegistryEvent;
+import io.switchboard.registry.RegistryWatch;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.server.ComponentContext;
+import io.switchboard.server.ComponentProvider;
+import io.switchboard.server.ComponentProviders;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code serve} finds components through the providers the interface compiler generates: the
+ * bundled ones under their old command-line names, with no list to keep.
+ */
+class ServeCommandTest {
+    @Test
+    void theBundledComponentsAreFoundOnTheClassPathUnderTheirOldNames() {
+        Map<String, String> componentByOldName = Map.of("echo", "Echo", "matrix-worker", "MatrixWorker",
+                "simulator", "Simulator", "optimizer", "Optimizer");
+        componentByOldName.forEach((old, component) -> {
+            ComponentProvider provider = ComponentProviders.find(old);
+            assertEquals(component, provider.name(), old);
+            assertEquals(component, provider.create(ComponentContext.standalone()).descriptor().name(), old);
+        });
+        assertEquals(List.of("Echo", "MatrixWorker", "Optimizer", "Simulator"),
+                List.copyOf(ComponentProviders.all().keySet()), "progress is a callback: no provider");
+    }
+
+    @Test
+    void anUnknownNameOrAMissingJarIsRefusedSayingWhatWasFound() {
+        String unknown = runFailing("serve", "Stats", "--registry", "http://127.0.0.1:1/axis2/services/Registry");
+        assertTrue(unknown.contains("no component named 'Stats'")
+                && unknown.contains("Echo, MatrixWorker, Optimizer, Simulator"), unknown);
+        String missing = runFailing("serve", "Stats", "--classpath", "/nonexistent/stats.jar", "--registry",
+                "http://127.0.0.1:1/axis2/services/Registry");
+        assertTrue(missing.contains("--classpath: no such file or directory: /nonexistent/stats.jar"), missing);
+    }
+
+    /** The component context's stop action ends the command, which unbinds the worker on its way out. */
+    @Test
+    void aMatrixWorkersShutdownOperationEndsServeAndUnbindsIt() throws Exception {
+        ExecutorService serving = Executors.newSingleThreadExecutor();
+        try (RegistryServer registry = RegistryServer.builder().start();
+             RegistryClient reader = RegistryClient.connect(registry.endpoint());
+             Switchboard sb = Switchboard.connect(registry.endpoint())) {
+            CountDownLatch appeared = new CountDownLatch(1);
+            CountDownLatch gone = new CountDownLatch(1);
+            try (RegistryWatch watch = RegistryWatch.start(reader, List.of("worker-under-test"), e -> {
+                (e.kind() == RegistryEvent.Kind.APPEAR ? appeared : gone).countDown();
+            })) {
+                Future<Integer> exit = serving.submit(() -> Main.run("serve", "matrix-worker", "--name",
+                        "worker-under-test", "--registry", registry.endpoint()));
+                assertTrue(appeared.await(30, TimeUnit.SECONDS), "serve bound the worker");
+                MatrixWorker worker = sb.lookup("worker-under-test", MatrixWorkerComponent.DESCRIPTOR,
+                        MatrixWorkerComponent::stub);
+                assertTrue(worker.shutdown(), "a worker served from the class path may stop its host");
+                assertEquals(0, exit.get(30, TimeUnit.SECONDS));
+                assertTrue(gone.await(30, TimeUnit.SECONDS), "serve unbound the worker before it returned");
+            }
+        } finally {
+            serving.shutdownNow();
+        }
+    }
+
+    private static String runFailing(String... args) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(1, Main.run(args));
+        } finally {
+            System.setErr(original);
+        }
+        return err.toString(StandardCharsets.UTF_8);
+    }
+}
