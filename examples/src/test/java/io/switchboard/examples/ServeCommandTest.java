@@ -13,9 +13,6 @@ import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentContext;
 import io.switchboard.server.ComponentProvider;
 import io.switchboard.server.ComponentProviders;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -45,11 +42,12 @@ class ServeCommandTest {
 
     @Test
     void anUnknownNameOrAMissingJarIsRefusedSayingWhatWasFound() {
-        String unknown = runFailing("serve", "Stats", "--registry", "http://127.0.0.1:1/axis2/services/Registry");
+        String nowhere = "http://127.0.0.1:1/axis2/services/Registry";
+        String unknown = CommandOutput.stderr(1, "serve", "Stats", "--registry", nowhere);
         assertTrue(unknown.contains("no component named 'Stats'")
                 && unknown.contains("Echo, MatrixWorker, Optimizer, Simulator"), unknown);
-        String missing = runFailing("serve", "Stats", "--classpath", "/nonexistent/stats.jar", "--registry",
-                "http://127.0.0.1:1/axis2/services/Registry");
+        String missing = CommandOutput.stderr(1, "serve", "Stats", "--classpath", "/nonexistent/stats.jar",
+                "--registry", nowhere);
         assertTrue(missing.contains("--classpath: no such file or directory: /nonexistent/stats.jar"), missing);
     }
 
@@ -77,17 +75,5 @@ class ServeCommandTest {
         } finally {
             serving.shutdownNow();
         }
-    }
-
-    private static String runFailing(String... args) {
-        PrintStream original = System.err;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            assertEquals(1, Main.run(args));
-        } finally {
-            System.setErr(original);
-        }
-        return err.toString(StandardCharsets.UTF_8);
     }
 }
