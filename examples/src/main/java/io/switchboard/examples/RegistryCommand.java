@@ -30,7 +30,8 @@ final class RegistryCommand implements Callable<Integer> {
 
     @Option(names = "--store", defaultValue = RegistryStores.DEFAULT, description = "Where entries are kept: "
             + "file:PATH (default ${DEFAULT-VALUE}; entries survive a restart), memory, or "
-            + "zookeeper://HOST:PORT[,HOST:PORT...]/ROOT (several registries share one view).")
+            + "zookeeper://HOST:PORT[,HOST:PORT...]/ROOT (several registries share one view), or a store a jar on "
+            + "the class path adds.")
     String store;
 
     @Option(names = "--tls-keystore", description = "PKCS#12 key store with the registry's key and certificate: "
