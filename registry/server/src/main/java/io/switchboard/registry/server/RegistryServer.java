@@ -39,7 +39,7 @@ public final class RegistryServer implements AutoCloseable {
 
     private RegistryServer(Builder b) {
         this.service = new RegistryService(b.store, b.secret, b.clock);
-        this.soap = Protocols.get("soap").newServer(b.settings);
+        this.soap = Protocols.failsafe().newServer(b.settings);
         try {
             this.endpoint = soap.export(RegistryComponent.skeleton(service));
         } catch (RuntimeException e) {
