@@ -24,7 +24,7 @@ public final class Main {
         System.exit(run(args));
     }
 
-    /** Runs one command without exiting the JVM (tests, embedding); returns its exit code. */
+    /** Runs one command as the script would, without exiting; returns its exit status. */
     public static int run(String... args) {
         CommandLine cmd = new CommandLine(new Main());
         cmd.setExecutionExceptionHandler((e, commandLine, parseResult) -> {

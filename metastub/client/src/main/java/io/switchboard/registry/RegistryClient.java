@@ -4,6 +4,7 @@ import io.switchboard.client.ReplicatedChannel;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.registry.wire.BindFaultException;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.RegistryComponent;
@@ -58,13 +59,14 @@ public final class RegistryClient implements AutoCloseable {
             }
             // one replica per registry server, in the order given: IN_ORDER makes it fail-over only
             registries.add(new ComponentEntry("Registry", "registry-" + registries.size(),
-                    List.of(new Endpoint("soap", url)), null, null, null));
+                    List.of(new Endpoint(Protocols.failsafe().name(), url)), null, null, null));
         }
         this.urls = List.copyOf(urls);
         this.credential = credential;
         ClientSettings callSettings = settings.withCallTimeout(Duration.ofSeconds(30));
+        String failsafe = registries.get(0).endpoints().get(0).protocol();
         this.channel = new ReplicatedChannel("Registry", registries,
-                e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols("soap").endpoints(e.endpoints())
+                e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols(failsafe).endpoints(e.endpoints())
                         .settings(callSettings).build(),
                 ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO);
         this.stub = new RegistryStub(channel);
