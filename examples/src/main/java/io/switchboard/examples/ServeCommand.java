@@ -54,6 +54,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on (default ${DEFAULT-VALUE}).")
     String bind;
 
+    @Option(names = "--advertise", description = "Host name or address the component's endpoints publish, for "
+            + "callers on other hosts (default: the bind address; with --bind 0.0.0.0, the first non-loopback address).")
+    String advertise;
+
     @Option(names = "--name", description = "Name to bind under (default: the component's own).")
     String name;
 
@@ -101,8 +105,9 @@ final class ServeCommand implements Callable<Integer> {
         ComponentProvider provider = ComponentProviders.find(component);
         String secret = Secrets.read(secretFile);
         CountDownLatch stopped = new CountDownLatch(1);
+        ServerSettings settings = ServerSettings.defaults().withBindAddress(bind);
         ComponentServer server = ComponentServer.builder()
-                .settings(ServerSettings.defaults().withBindAddress(bind))
+                .settings(advertise == null ? settings : settings.withAdvertisedHost(advertise))
                 .port("soap", port)
                 .registry(registry, secret)
                 .lease(java.time.Duration.ofSeconds(leaseSeconds))

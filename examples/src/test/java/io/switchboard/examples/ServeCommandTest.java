@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.switchboard.client.Switchboard;
 import io.switchboard.components.matrix.MatrixWorker;
 import io.switchboard.components.matrix.MatrixWorkerComponent;
+import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.RegistryEvent;
 import io.switchboard.registry.RegistryWatch;
@@ -15,6 +16,7 @@ import io.switchboard.server.ComponentProvider;
 import io.switchboard.server.ComponentProviders;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,7 +53,10 @@ class ServeCommandTest {
         assertTrue(missing.contains("--classpath: no such file or directory: /nonexistent/stats.jar"), missing);
     }
 
-    /** The component context's stop action ends the command, which unbinds the worker on its way out. */
+    /**
+     * The component context's stop action ends the command, which unbinds the worker on its way out;
+     * the endpoints it published carry the advertised host.
+     */
     @Test
     void aMatrixWorkersShutdownOperationEndsServeAndUnbindsIt() throws Exception {
         ExecutorService serving = Executors.newSingleThreadExecutor();
@@ -60,12 +65,19 @@ class ServeCommandTest {
              Switchboard sb = Switchboard.connect(registry.endpoint())) {
             CountDownLatch appeared = new CountDownLatch(1);
             CountDownLatch gone = new CountDownLatch(1);
+            List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
             try (RegistryWatch watch = RegistryWatch.start(reader, List.of("worker-under-test"), e -> {
+                if (e.kind() == RegistryEvent.Kind.APPEAR) {
+                    bound.add(e.entry());
+                }
                 (e.kind() == RegistryEvent.Kind.APPEAR ? appeared : gone).countDown();
             })) {
                 Future<Integer> exit = serving.submit(() -> Main.run("serve", "matrix-worker", "--name",
-                        "worker-under-test", "--registry", registry.endpoint()));
+                        "worker-under-test", "--advertise", "localhost", "--registry", registry.endpoint()));
                 assertTrue(appeared.await(30, TimeUnit.SECONDS), "serve bound the worker");
+                String soap = bound.get(0).endpoints().stream().filter(e -> e.protocol().equals("soap")).findFirst()
+                        .orElseThrow().address();
+                assertTrue(soap.startsWith("http://localhost:"), soap);
                 MatrixWorker worker = sb.lookup("worker-under-test", MatrixWorkerComponent.DESCRIPTOR,
                         MatrixWorkerComponent::stub);
                 assertTrue(worker.shutdown(), "a worker served from the class path may stop its host");

@@ -30,15 +30,15 @@ final class PrivateMavenRepository {
     }
 
     /**
-     * Fills {@code repository} with every module of the build except the command line (its poms: the
-     * parent, the aggregators and the BOM; its jars and the Maven plug-in from their target/) and links
-     * the rest of {@code shared}.
+     * Fills {@code repository} with every published module of the build (the poms of the parent, the
+     * aggregators and the BOM; the jars and the Maven plug-in from their target/) and links the rest
+     * of {@code shared}.
      */
     static Path create(Path repository, Path shared) throws IOException {
         String version = Reactor.version();
         for (Reactor.Module m : Reactor.modules()) {
-            if (m.artifactId().equals("switchboard-examples")) {
-                continue;
+            if (!m.published() && !m.packaging().equals("pom")) {
+                continue;   // the command line and test modules: no project depends on them
             }
             Path dir = Files.createDirectories(repository.resolve("io/switchboard/" + m.artifactId() + "/" + version));
             String base = m.artifactId() + "-" + version;

@@ -12,8 +12,13 @@ import org.w3c.dom.Node;
 
 /** This repository's build as its poms describe it: the root, the version, the modules, what they manage. */
 final class Reactor {
-    /** One module of the build. */
-    record Module(Path dir, String artifactId, String packaging) {
+    /**
+     * One module of the build.
+     *
+     * @param published whether a project of one's own can depend on it: a jar or plug-in whose pom does not
+     *                  set {@code maven.deploy.skip} (the command line and test modules do)
+     */
+    record Module(Path dir, String artifactId, String packaging, boolean published) {
         Path pom() {
             return dir.resolve("pom.xml");
         }
@@ -45,8 +50,10 @@ final class Reactor {
 
     private static void collect(Path dir, List<Module> into) {
         Element project = pom(dir.resolve("pom.xml"));
-        String packaging = text(project, "packaging");
-        into.add(new Module(dir, text(project, "artifactId"), packaging == null ? "jar" : packaging));
+        String packaging = text(project, "packaging") == null ? "jar" : text(project, "packaging");
+        Element properties = child(project, "properties");
+        boolean deploySkipped = properties != null && "true".equals(text(properties, "maven.deploy.skip"));
+        into.add(new Module(dir, text(project, "artifactId"), packaging, !packaging.equals("pom") && !deploySkipped));
         Element modules = child(project, "modules");
         for (Element m : modules == null ? List.<Element>of() : children(modules, "module")) {
             collect(dir.resolve(m.getTextContent().strip()), into);
