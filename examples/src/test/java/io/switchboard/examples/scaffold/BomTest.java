@@ -1,6 +1,7 @@
 package io.switchboard.examples.scaffold;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,10 @@ class BomTest {
                 "switchboard-bom manages what switchboard-parent does, less what is not published");
 
         bom.forEach((artifact, version) -> assertEquals("${project.version}", version, artifact));
+        Map<String, String> parentPlugins = Reactor.managedPlugins(Reactor.root().resolve("pom.xml"));
+        Map<String, String> bomPlugins = Reactor.managedPlugins(Reactor.root().resolve("bom/pom.xml"));
+        assertTrue(bomPlugins.containsKey("maven-install-plugin"), "mvn install runs the build's install plug-in");
+        bomPlugins.forEach((plugin, version) -> assertEquals(parentPlugins.get(plugin), version, plugin));
         assertEquals(Reactor.version(), Reactor.text(Reactor.pom(Reactor.root().resolve("bom/pom.xml")), "version"),
                 "the BOM has no parent to inherit the version from: it is written out, and must follow the build's");
     }
