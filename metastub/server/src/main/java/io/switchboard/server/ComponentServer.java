@@ -144,11 +144,40 @@ public final class ComponentServer implements AutoCloseable {
                 published.get(ServiceDescriptor.PROTO), published.get(ServiceDescriptor.WSDL), null,
                 List.of(ComponentEntry.CALL_IDS), leaseSeconds);
         if (registry != null) {
+            warnIfUnreachable(entry);
             registry.bind(entry);
         }
         bound.add(entry);
         LOG.info("exported {} as {} at {}", d.name(), name, endpoints);
         return entry;
+    }
+
+    /**
+     * A loopback or wildcard address published to a registry on another host reaches nobody
+     * there: say so, and how to publish a reachable one.
+     */
+    private void warnIfUnreachable(ComponentEntry entry) {
+        if (isLoopback(registry.urls().get(0))) {
+            return;
+        }
+        for (Endpoint e : entry.endpoints()) {
+            if (isLoopback(e.address()) || ServerSettings.isWildcard(String.valueOf(e.uri().getHost()))) {
+                LOG.warn("{} publishes {} to the registry at {}, which other hosts cannot reach: bind to a reachable "
+                        + "address, or advertise one (ServerSettings.withAdvertisedHost, --advertise)",
+                        entry.name(), e.address(), registry.urls().get(0));
+                return;
+            }
+        }
+    }
+
+    private static boolean isLoopback(String url) {
+        try {
+            String host = java.net.URI.create(url).getHost();
+            return host != null && (host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]")
+                    || host.equals("::1"));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /**

@@ -105,6 +105,15 @@ public final class RegistryServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The host its endpoint publishes, for clients on other hosts (default: the bind address,
+         * or the first non-loopback address when bound to all).
+         */
+        public Builder advertise(String host) {
+            settings = settings.withAdvertisedHost(host);
+            return this;
+        }
+
         public Builder bindAddress(String address) {
             settings = settings.withBindAddress(address);
             return this;
