@@ -26,6 +26,17 @@ public final class ProtoSchemas {
     }
 
     /**
+     * The typed file: a protobuf message per type and operation message, one service whose methods
+     * stream those messages; what a client in any language generates its code from. Its first
+     * comment lines state the convention.
+     *
+     * @throws IllegalArgumentException when a schema name collides with a name the convention uses
+     */
+    public static ProtoFile typed(InterfaceModel model) {
+        return TypedProto.of(model);
+    }
+
+    /**
      * The gRPC service the server speaks today: one bidirectional stream of {@code Chunk}s per
      * operation, the values in the packed binary format inside the chunks' bytes. The compiler's
      * published text says the same with the layout in comments.
