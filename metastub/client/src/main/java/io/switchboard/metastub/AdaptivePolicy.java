@@ -171,7 +171,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
 
         /** SOAP: about 10x the binary protocol's cost per byte, a little cheaper for tiny calls (SC2000). */
         static CostModel prior(String protocol, long nowNanos) {
-            return ProtocolSuite.SOAP.equals(protocol) ? new CostModel(400, 0.08, nowNanos)
+            return ProtocolSuite.FAILSAFE.equals(protocol) ? new CostModel(400, 0.08, nowNanos)
                     : new CostModel(450, 0.004, nowNanos);
         }
 

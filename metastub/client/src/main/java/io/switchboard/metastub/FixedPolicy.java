@@ -23,7 +23,7 @@ public final class FixedPolicy implements SelectionPolicy {
     public String select(CallContext call, List<String> candidates) {
         if (!candidates.contains(protocol)) {
             if (call.suite().candidates().contains(protocol)) {
-                return ProtocolSuite.SOAP;
+                return ProtocolSuite.FAILSAFE;
             }
             throw new NoCommonProtocolException(protocol + " is the fixed protocol but not among the candidates "
                     + candidates);

@@ -230,7 +230,7 @@ public final class MetaStub implements Channel, AutoCloseable {
             reason = chosen.name() + " (" + level + " policy"
                     + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")";
         }
-        if (ProtocolSuite.SOAP.equals(protocol)) {
+        if (ProtocolSuite.FAILSAFE.equals(protocol)) {
             return attempt(protocol, reason, call, chosen, withId, caller);
         }
         SelectionPolicy learner = chosen;
@@ -248,14 +248,14 @@ public final class MetaStub implements Channel, AutoCloseable {
             }
             LOG.debug("{}.{} over {} failed ({}); repeating over SOAP: {}", descriptor.name(), operation.name(),
                     protocol, e.getMessage(), why);
-            return attempt(ProtocolSuite.SOAP, "fallback from " + protocol + " (" + why + ")", call, learner, withId,
+            return attempt(ProtocolSuite.FAILSAFE, "fallback from " + protocol + " (" + why + ")", call, learner, withId,
                     caller).exceptionallyCompose(secondFailure -> {
                 Throwable again = AsyncCalls.unwrap(secondFailure);
                 if (e.delivery() == TransportException.Delivery.MAY_HAVE_RUN && again instanceof TransportException t
                         && t.delivery() == TransportException.Delivery.NOT_DELIVERED) {
                     // the first attempt may have run even though the fallback never arrived: say so,
                     // or a caller that moves to another replica would run the operation twice
-                    return CompletableFuture.failedFuture(new TransportException(ProtocolSuite.SOAP,
+                    return CompletableFuture.failedFuture(new TransportException(ProtocolSuite.FAILSAFE,
                             TransportException.Delivery.MAY_HAVE_RUN, operation.name() + " over " + protocol
                             + " may have run; the fallback over SOAP was not delivered (" + again.getMessage() + ")",
                             again));
@@ -400,8 +400,8 @@ public final class MetaStub implements Channel, AutoCloseable {
         private Builder(ServiceDescriptor descriptor) {
             this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
             List<String> all = new ArrayList<>(Protocols.names());
-            all.remove(ProtocolSuite.SOAP);
-            all.add(ProtocolSuite.SOAP);
+            all.remove(ProtocolSuite.FAILSAFE);
+            all.add(ProtocolSuite.FAILSAFE);
             this.protocols = all;
         }
 

@@ -38,7 +38,7 @@ final class ProtocolHealth {
         boolean stillAvoiding = false;
         for (String p : candidates) {
             State s = states.get(p);
-            if (s == null || ProtocolSuite.SOAP.equals(p) || now - s.avoidUntil() >= 0) {
+            if (s == null || ProtocolSuite.FAILSAFE.equals(p) || now - s.avoidUntil() >= 0) {
                 out.add(p);
             } else {
                 stillAvoiding = true;
@@ -51,7 +51,7 @@ final class ProtocolHealth {
     }
 
     void failed(String protocol) {
-        if (ProtocolSuite.SOAP.equals(protocol)) {
+        if (ProtocolSuite.FAILSAFE.equals(protocol)) {
             return;
         }
         states.compute(protocol, (p, s) -> {

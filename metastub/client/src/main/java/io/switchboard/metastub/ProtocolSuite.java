@@ -22,7 +22,8 @@ import java.util.Objects;
  * }</pre>
  */
 public final class ProtocolSuite {
-    public static final String SOAP = "soap";
+    /** The failsafe's name (SOAP's): the protocol every party speaks, found once among the providers. */
+    public static final String FAILSAFE = Protocols.failsafe().name();
 
     private final List<String> clientProtocols;
     private final Map<String, Endpoint> serverEndpoints;
@@ -53,8 +54,8 @@ public final class ProtocolSuite {
             }
         }
         this.inProcess = local;
-        if (!common.contains(SOAP)) {
-            throw new IllegalArgumentException("SOAP must be spoken by both sides (client " + clientProtocols
+        if (!common.contains(FAILSAFE)) {
+            throw new IllegalArgumentException(FAILSAFE + " must be spoken by both sides (client " + clientProtocols
                     + ", server " + byName.keySet() + ")");
         }
         this.candidates = List.copyOf(common);

@@ -38,13 +38,13 @@ public final class SizePolicy implements SelectionPolicy {
     @Override
     public String select(CallContext call, List<String> candidates) {
         if (candidates.size() == 1 || call.estimatedBytes(threshold) + call.expectedResponseBytes() <= threshold) {
-            return ProtocolSuite.SOAP;
+            return ProtocolSuite.FAILSAFE;
         }
         for (String p : candidates) {
-            if (!ProtocolSuite.SOAP.equals(p)) {
+            if (!ProtocolSuite.FAILSAFE.equals(p)) {
                 return p;
             }
         }
-        return ProtocolSuite.SOAP;
+        return ProtocolSuite.FAILSAFE;
     }
 }

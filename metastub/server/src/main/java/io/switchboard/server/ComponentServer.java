@@ -60,6 +60,8 @@ public final class ComponentServer implements AutoCloseable {
     private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
     private final int leaseSeconds;
     private final ScheduledExecutorService heartbeat;
+    /** A renew waits one heartbeat period per registry (1 s at least), so that the next registry is asked within the lease. */
+    private final Duration renewTimeout;
     private boolean closed;
 
     private ComponentServer(Builder b) {
@@ -80,9 +82,11 @@ public final class ComponentServer implements AutoCloseable {
                 return t;
             });
             long every = Math.max(100, b.lease.toMillis() / 3);
+            renewTimeout = Duration.ofMillis(Math.max(1000, every));
             heartbeat.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.MILLISECONDS);
         } else {
             heartbeat = null;
+            renewTimeout = null;
         }
     }
 
@@ -90,7 +94,7 @@ public final class ComponentServer implements AutoCloseable {
     private void renewAll() {
         for (ComponentEntry e : bound) {
             try {
-                if (!registry.renew(e.name(), e.instanceId())) {
+                if (!registry.renew(e.name(), e.instanceId(), renewTimeout)) {
                     registry.rebind(e);
                     LOG.info("the registry no longer held {} ({}); bound it again", e.name(), e.instanceId());
                 }
@@ -136,12 +140,15 @@ public final class ComponentServer implements AutoCloseable {
             }
             throw e;
         }
-        String wsdl = endpoints.stream().filter(e -> e.protocol().equals("soap")).findFirst()
-                .map(e -> e.address() + "?wsdl").orElse(null);
-        String proto = endpoints.stream().anyMatch(e -> e.protocol().equals("grpc")) ? d.document(ServiceDescriptor.PROTO) : null;
-        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(), proto, wsdl,
-                null, List.of(ComponentEntry.CALL_IDS), leaseSeconds);
+        Map<String, String> published = new HashMap<>();
+        for (Endpoint e : endpoints) {
+            published.putAll(Protocols.get(e.protocol()).published(d, e));
+        }
+        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(),
+                published.get(ServiceDescriptor.PROTO), published.get(ServiceDescriptor.WSDL), null,
+                List.of(ComponentEntry.CALL_IDS), leaseSeconds);
         if (registry != null) {
+            warnIfUnreachable(entry);
             registry.bind(entry);
         }
         bound.add(entry);
@@ -150,13 +157,41 @@ public final class ComponentServer implements AutoCloseable {
     }
 
     /**
+     * A loopback or wildcard address published to a registry on another host reaches nobody
+     * there: say so, and how to publish a reachable one.
+     */
+    private void warnIfUnreachable(ComponentEntry entry) {
+        if (isLoopback(registry.urls().get(0))) {
+            return;
+        }
+        for (Endpoint e : entry.endpoints()) {
+            if (isLoopback(e.address()) || ServerSettings.isWildcard(String.valueOf(e.uri().getHost()))) {
+                LOG.warn("{} publishes {} to the registry at {}, which other hosts cannot reach: bind to a reachable "
+                        + "address, or advertise one (ServerSettings.withAdvertisedHost, --advertise)",
+                        entry.name(), e.address(), registry.urls().get(0));
+                return;
+            }
+        }
+    }
+
+    private static boolean isLoopback(String url) {
+        try {
+            String host = java.net.URI.create(url).getHost();
+            return host != null && (host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]")
+                    || host.equals("::1"));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /**
      * Stops one protocol's listener while the others go on serving, as a crash of that listener
      * would; the registry entry still lists its endpoint, so clients see it fail and fall back.
-     * For demonstrations and fault tests; SOAP, the failsafe, cannot be stopped this way.
+     * For demonstrations and fault tests; the failsafe (SOAP) cannot be stopped this way.
      */
     public synchronized void stopProtocol(String protocol) {
-        if ("soap".equals(protocol)) {
-            throw new IllegalArgumentException("SOAP is the failsafe; close the whole server instead");
+        if (Protocols.failsafe().name().equals(protocol)) {
+            throw new IllegalArgumentException(protocol + " is the failsafe; close the whole server instead");
         }
         ProtocolServer server = servers.get(protocol);
         if (server == null) {
@@ -201,9 +236,11 @@ public final class ComponentServer implements AutoCloseable {
         private Duration lease = DEFAULT_LEASE;
 
         private Builder() {
+            // the failsafe last: entries list endpoints in this order, the client's preference aside
+            String failsafe = Protocols.failsafe().name();
             List<String> all = new ArrayList<>(Protocols.names());
-            all.remove("soap");
-            all.add("soap");
+            all.remove(failsafe);
+            all.add(failsafe);
             protocols = all;
         }
 
@@ -256,8 +293,10 @@ public final class ComponentServer implements AutoCloseable {
         }
 
         public ComponentServer build() {
-            if (!protocols.contains("soap")) {
-                throw new IllegalArgumentException("a component server speaks SOAP, the protocol every party shares");
+            String failsafe = Protocols.failsafe().name();
+            if (!protocols.contains(failsafe)) {
+                throw new IllegalArgumentException("a component server speaks " + failsafe
+                        + ", the protocol every party shares");
             }
             return new ComponentServer(this);
         }

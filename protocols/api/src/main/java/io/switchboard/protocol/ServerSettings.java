@@ -116,11 +116,55 @@ public record ServerSettings(String bindAddress, int port, String advertisedHost
                 requestTimeout, minRequestBytesPerSecond, connections);
     }
 
-    /** The host to put in endpoint addresses. */
+    /**
+     * The host to put in endpoint addresses: the advertised host when set; for a wildcard bind
+     * ({@code 0.0.0.0}, {@code ::}) the host's first non-loopback address, so that other hosts can
+     * reach what the registry publishes; otherwise the bind address.
+     */
     public String hostForEndpoints() {
         if (advertisedHost != null) {
             return advertisedHost;
         }
-        return "0.0.0.0".equals(bindAddress) || "::".equals(bindAddress) ? "127.0.0.1" : bindAddress;
+        return isWildcard(bindAddress) ? HostAddresses.FIRST_NON_LOOPBACK : bindAddress;
+    }
+
+    /** Whether {@code address} means every interface. */
+    public static boolean isWildcard(String address) {
+        return "0.0.0.0".equals(address) || "::".equals(address) || "[::]".equals(address);
+    }
+
+    /** The host's addresses, looked up once. */
+    static final class HostAddresses {
+        /** The first address of an interface that is up, not loopback and not link-local, IPv4 first; 127.0.0.1 if none. */
+        static final String FIRST_NON_LOOPBACK = firstNonLoopback();
+
+        private HostAddresses() {
+        }
+
+        private static String firstNonLoopback() {
+            String v6 = null;
+            try {
+                for (java.net.NetworkInterface nic : java.util.Collections.list(
+                        java.net.NetworkInterface.getNetworkInterfaces())) {
+                    if (!nic.isUp() || nic.isLoopback()) {
+                        continue;
+                    }
+                    for (java.net.InetAddress a : java.util.Collections.list(nic.getInetAddresses())) {
+                        if (a.isLoopbackAddress() || a.isLinkLocalAddress() || a.isAnyLocalAddress()) {
+                            continue;
+                        }
+                        if (a instanceof java.net.Inet4Address) {
+                            return a.getHostAddress();
+                        }
+                        if (v6 == null) {
+                            v6 = a.getHostAddress().replaceFirst("%.*$", "");
+                        }
+                    }
+                }
+            } catch (java.net.SocketException e) {
+                // no interfaces to look at: loopback below
+            }
+            return v6 != null ? v6 : "127.0.0.1";
+        }
     }
 }

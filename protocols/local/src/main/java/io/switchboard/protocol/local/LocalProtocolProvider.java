@@ -82,6 +82,21 @@ public final class LocalProtocolProvider implements ProtocolProvider {
         return isExported(endpoint);
     }
 
+    /** {@code local://JVM-ID/...}: it names a JVM, not a host and a port; only clients in that JVM use it. */
+    @Override
+    public String checkAddress(String address) {
+        if (address.length() > io.switchboard.protocol.spi.Endpoints.MAX_ADDRESS_CHARS) {
+            return "is longer than " + io.switchboard.protocol.spi.Endpoints.MAX_ADDRESS_CHARS + " characters";
+        }
+        try {
+            URI uri = new URI(address);
+            return SCHEME.equals(uri.getScheme()) && uri.getRawAuthority() != null ? null
+                    : "is not a local endpoint (local://JVM-ID/...)";
+        } catch (java.net.URISyntaxException e) {
+            return "is not a URI";
+        }
+    }
+
     /** The id of this JVM as local endpoints carry it. */
     public static String jvmId() {
         return JVM_ID;

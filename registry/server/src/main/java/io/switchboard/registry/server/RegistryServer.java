@@ -39,7 +39,7 @@ public final class RegistryServer implements AutoCloseable {
 
     private RegistryServer(Builder b) {
         this.service = new RegistryService(b.store, b.secret, b.clock);
-        this.soap = Protocols.get("soap").newServer(b.settings);
+        this.soap = Protocols.failsafe().newServer(b.settings);
         try {
             this.endpoint = soap.export(RegistryComponent.skeleton(service));
         } catch (RuntimeException e) {
@@ -102,6 +102,15 @@ public final class RegistryServer implements AutoCloseable {
 
         public Builder port(int port) {
             settings = settings.withPort(port);
+            return this;
+        }
+
+        /**
+         * The host its endpoint publishes, for clients on other hosts (default: the bind address,
+         * or the first non-loopback address when bound to all).
+         */
+        public Builder advertise(String host) {
+            settings = settings.withAdvertisedHost(host);
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.switchboard.registry.server;
 
+import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.registry.RegistryEvent;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.store.RegistryStore;
@@ -20,7 +21,6 @@ import io.switchboard.registry.wire.RenewFault;
 import io.switchboard.registry.wire.RenewFaultException;
 import io.switchboard.registry.wire.UnbindFault;
 import io.switchboard.registry.wire.UnbindFaultException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
@@ -53,8 +53,6 @@ public final class RegistryService implements Registry {
     static final Pattern INSTANCE = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     static final Pattern PROTOCOL = Pattern.compile("[a-z][a-z0-9-]{0,31}");
     static final int MAX_ENDPOINTS = 16;
-    /** The in-process protocol's name: its endpoints name a JVM, not a host and port. */
-    static final String IN_PROCESS = "local";
     static final int MAX_PROTO_CHARS = 1 << 20;
     /** The longest lease granted: a day. */
     static final int MAX_LEASE_SECONDS = 86_400;
@@ -215,8 +213,14 @@ public final class RegistryService implements Registry {
                 }
                 if (!leases.renew(name, instanceId)) {
                     // a lease this server did not grant: bound through another registry server on a
-                    // shared store. Adopt it.
+                    // shared store. Adopt it, and take the entry over in the store, so that it now
+                    // lives with this server: the other one, no longer renewed, must not expire it,
+                    // nor may its ZooKeeper session take it along when it dies or is cut off
                     leases.grant(held.get());
+                    if (store.shared()) {
+                        store.rebind(held.get());
+                        LOG.info("took over the lease of {} ({}) from another registry server", name, instanceId);
+                    }
                 }
                 return true;
             }
@@ -234,10 +238,16 @@ public final class RegistryService implements Registry {
         synchronized (leases) {
             for (Leases.Key k : leases.expired()) {
                 try {
-                    dropped += store.unbind(k.name(), k.instanceId());
+                    boolean removed = store.expire(k.name(), k.instanceId());
                     leases.end(k.name(), k.instanceId());
-                    ownRemoval(k.name(), k.instanceId());
-                    LOG.info("lease of {} ({}) ran out; entry dropped", k.name(), k.instanceId());
+                    if (removed) {
+                        dropped++;
+                        ownRemoval(k.name(), k.instanceId());
+                        LOG.info("lease of {} ({}) ran out; entry dropped", k.name(), k.instanceId());
+                    } else {
+                        LOG.info("lease of {} ({}) ran out here; the entry is another registry server's now, "
+                                + "or gone", k.name(), k.instanceId());
+                    }
                 } catch (RuntimeException e) {
                     LOG.warn("could not drop {} ({}) whose lease ran out; will try again: {}", k.name(),
                             k.instanceId(), e.getMessage());
@@ -353,19 +363,14 @@ public final class RegistryService implements Registry {
             if (!PROTOCOL.matcher(ep.protocol()).matches()) {
                 throw new IllegalArgumentException("protocol name '" + abbreviate(ep.protocol()) + "' is not valid");
             }
-            URI uri = ep.uri();
-            if (IN_PROCESS.equals(ep.protocol())) {
-                // local://JVM-ID/SERVER/NAME: useful only to clients in the server's JVM, which tell it by the id
-                if (!IN_PROCESS.equals(uri.getScheme()) || uri.getRawAuthority() == null || ep.address().length() > 2048) {
-                    throw new IllegalArgumentException("endpoint " + abbreviate(ep.address())
-                            + " is not a local endpoint (local://JVM-ID/...)");
-                }
-            } else if (uri.getHost() == null || uri.getPort() <= 0 || ep.address().length() > 2048) {
-                throw new IllegalArgumentException("endpoint " + abbreviate(ep.address()) + " needs a host and a port");
+            String wrong = Protocols.checkAddress(ep.protocol(), ep.address());
+            if (wrong != null) {
+                throw new IllegalArgumentException("endpoint " + abbreviate(ep.address()) + " " + wrong);
             }
         }
-        if (e.endpoint("soap").isEmpty()) {
-            throw new IllegalArgumentException("an entry needs a soap endpoint: SOAP is the protocol every party speaks");
+        String failsafe = Protocols.failsafe().name();
+        if (e.endpoint(failsafe).isEmpty()) {
+            throw new IllegalArgumentException("an entry needs a " + failsafe + " endpoint: the protocol every party speaks");
         }
         if (e.interfaceSchema() != null) {
             try {

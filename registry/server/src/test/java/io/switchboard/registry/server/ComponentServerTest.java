@@ -23,7 +23,7 @@ class ComponentServerTest {
     @Test
     void entryCarriesBothEndpointsTheWsdlAddressAndTheProto() {
         try (RegistryServer registry = RegistryServer.builder().start();
-             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), null).build();
+             ComponentServer server = ComponentServer.builder().protocols("grpc", "soap").registry(registry.endpoint(), null).build();
              RegistryClient reader = RegistryClient.connect(registry.endpoint())) {
             server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
             ComponentEntry e = reader.lookup("Conformance").get(0);
