@@ -52,7 +52,8 @@ final class SoapConnector extends ServerConnector {
 
     private final ServerSettings settings;
     private final boolean tls;
-    /** The connections counted against the limit: accepted and open, not displaced. Guarded by this. */
+    private final Object lock = new Object();
+    /** The connections counted against the limit: accepted and open, not displaced. Guarded by lock. */
     private final Map<SelectableChannel, Admitted> admitted = new HashMap<>();
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
     private long refused;
@@ -71,7 +72,7 @@ final class SoapConnector extends ServerConnector {
         SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
                 settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger);
         endPoint.setIdleTimeout(getIdleTimeout());
-        synchronized (this) {
+        synchronized (lock) {
             Admitted a = admitted.get(channel);
             if (a != null) {
                 a.endPoint = endPoint;
@@ -212,7 +213,7 @@ final class SoapConnector extends ServerConnector {
         public void onAccepting(SelectableChannel channel) {
             Admitted victim = null;
             boolean refuse = false;
-            synchronized (SoapConnector.this) {
+            synchronized (lock) {
                 while (admitted.size() >= settings.maxConnections()) {
                     victim = longestIdle();
                     if (victim == null) {
@@ -265,7 +266,7 @@ final class SoapConnector extends ServerConnector {
         }
 
         private void forget(SelectableChannel channel) {
-            synchronized (SoapConnector.this) {
+            synchronized (lock) {
                 admitted.remove(channel);
             }
         }
