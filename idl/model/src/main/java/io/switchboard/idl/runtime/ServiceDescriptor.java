@@ -42,6 +42,7 @@ public final class ServiceDescriptor {
     private final BinaryCodec binaryCodec;
     private final Map<String, OperationDescriptor> operations = new LinkedHashMap<>();
     private volatile InterfaceModel model;
+    private volatile StrictXmlReader.Plan xmlPlan;
     private volatile JAXBContext jaxbContext;
     private volatile String schemaText;
     private volatile String wsdlText;
@@ -193,6 +194,15 @@ public final class ServiceDescriptor {
             }
         }
         return m;
+    }
+
+    /** The element structure of the SOAP wire form, which both XML codecs read through ({@link StrictXmlReader}). */
+    public StrictXmlReader.Plan xmlPlan() {
+        StrictXmlReader.Plan p = xmlPlan;
+        if (p == null) {
+            xmlPlan = p = StrictXmlReader.Plan.of(model());   // idempotent: a race builds two equal plans
+        }
+        return p;
     }
 
     /** One JAXB context for all message classes of this interface (thread-safe, created once). */
