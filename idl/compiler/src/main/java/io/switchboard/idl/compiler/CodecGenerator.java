@@ -271,7 +271,7 @@ final class CodecGenerator {
         CodeBlock get = requiredReference(f) ? CodeBlock.of("out.required(v.$L(), $S)", JavaTypes.getter(f), name)
                 : CodeBlock.of("v.$L()", JavaTypes.getter(f));
         if (f.graphReference()) {
-            return CodeBlock.of("out.$L($L)", f.repeated() ? "writeRefs" : "writeRef", get);
+            return f.repeated() ? CodeBlock.of("out.writeRefs($L, $S)", get, name) : CodeBlock.of("out.writeRef($L)", get);
         }
         if (f.complexType() != null) {
             String method = "write" + ctx.types.typeClass(f.complexType()).simpleName();

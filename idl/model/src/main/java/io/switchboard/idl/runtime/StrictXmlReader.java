@@ -251,7 +251,8 @@ public final class StrictXmlReader extends StreamReaderDelegate {
     private void open(Frame f, Field field, boolean item, boolean alternative) throws XMLStreamException {
         f.field = field;
         f.type = field.type;
-        boolean nillable = item || !alternative && !field.repeated && field.nillable;
+        // entries of lists are nillable, but not references: JAXB's IDREF lists cannot say nil
+        boolean nillable = item && !field.graphRef || !alternative && !field.repeated && field.nillable;
         Object[] declared = field.graphRef ? null
                 : field.scalar != null ? new Object[] {XSD, field.scalar.xsdName()} : new Object[] {plan.ns, field.type.name};
         boolean single = item || alternative || !field.repeated;

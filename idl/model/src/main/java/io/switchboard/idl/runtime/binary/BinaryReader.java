@@ -178,8 +178,9 @@ public final class BinaryReader {
         return type.cast(node);
     }
 
+    /** A list of references to linked nodes; a NULL entry is refused (see {@link BinaryWriter#writeRefs(List, String)}). */
     public <T> List<T> readRefs(String field, Class<T> type) {
-        return readList(field, (in, f) -> in.readRef(f, type));
+        return readList(field, (in, f) -> required(in.readRef(f, type), f));
     }
 
     /** True at a STRUCT tag (the caller reads the fields), false at NULL. */

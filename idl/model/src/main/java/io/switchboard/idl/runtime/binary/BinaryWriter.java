@@ -164,7 +164,21 @@ public final class BinaryWriter {
     }
 
     public void writeRefs(List<?> nodes) {
-        writeList(nodes, BinaryWriter::writeRef);
+        writeRefs(nodes, null);
+    }
+
+    /**
+     * A list of references to linked nodes. It holds no nulls: SOAP's form of such a list (JAXB's
+     * {@code IDREF}s) cannot say a nil entry, so no protocol takes one.
+     */
+    public void writeRefs(List<?> nodes, String field) {
+        writeList(nodes, (out, node) -> {
+            if (node == null) {
+                throw WireFormatException.malformed(field == null ? "(a list of references)" : field,
+                        "a list of linked nodes holds no nulls");
+            }
+            out.writeRef(node);
+        });
     }
 
     /** Writes NULL and returns false for null; otherwise writes STRUCT, and the caller writes the fields. */
@@ -180,7 +194,8 @@ public final class BinaryWriter {
     public void checkNdArray(io.switchboard.idl.runtime.NdArray array, String type) {
         String problem = io.switchboard.idl.runtime.NdArrays.inconsistency(array);
         if (problem != null) {
-            throw WireFormatException.malformed("n-d array " + type + ": " + problem);
+            // named by its type: the writer of a type does not know which field holds the value
+            throw WireFormatException.malformed(type, "n-d array " + type + ": " + problem);
         }
     }
 

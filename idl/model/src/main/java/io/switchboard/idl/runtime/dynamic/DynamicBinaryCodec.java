@@ -102,7 +102,7 @@ public final class DynamicBinaryCodec extends BinaryCodec {
         }
         if (f.graphReference()) {
             if (f.repeated()) {
-                out.writeRefs((List<?>) v);
+                out.writeRefs((List<?>) v, owner.name() + "." + f.name());
             } else {
                 out.writeRef(v);
             }
@@ -236,7 +236,7 @@ public final class DynamicBinaryCodec extends BinaryCodec {
         DynamicType target = owner.targets[i];
         if (f.graphReference()) {
             if (f.repeated()) {
-                return in.readList(name, (r, field) -> node(r, field, target));
+                return in.readList(name, (r, field) -> r.required(node(r, field, target), field));
             }
             return node(in, name, target);
         }
