@@ -1,13 +1,15 @@
 package io.switchboard.examples;
 
 import io.switchboard.idl.runtime.DeclaredFault;
-import io.switchboard.idl.runtime.dynamic.DynamicFault;
-import io.switchboard.idl.runtime.dynamic.DynamicRecord;
+import io.switchboard.codec.dynamic.DynamicFault;
+import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
+import io.switchboard.metastub.Policies;
+import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.protocol.CallOptions;
-import io.switchboard.protocol.DynamicStub;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.client.Switchboard;
 import java.lang.reflect.Array;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,10 +43,16 @@ final class CallCommand implements Callable<Integer> {
     @Option(names = "--protocol", description = "Pin the protocol of the call (soap, grpc, ...).")
     String protocol;
 
+    @Option(names = "--policy", defaultValue = "adaptive", description = "The selection policy, by name: "
+            + "adaptive (default), size[:BYTES], first-common, fixed:PROTOCOL, or one a jar on the class path adds.")
+    String policy;
+
     @Override
     public Integer call() {
         List<CallRecord> records = new CopyOnWriteArrayList<>();
-        try (Switchboard sb = Switchboard.builder(registry).listener(records::add).follow(false).connect()) {
+        SelectionPolicy selection = Policies.byName(policy);
+        try (Switchboard sb = Switchboard.builder(registry).policy(selection).listener(records::add).follow(false)
+                .connect()) {
             DynamicStub stub = sb.dynamic(name);
             if (protocol != null) {
                 stub = stub.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));

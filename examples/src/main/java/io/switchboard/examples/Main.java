@@ -22,7 +22,8 @@ public final class Main {
         System.exit(run(args));
     }
 
-    static int run(String... args) {
+    /** Runs one command as the script would, without exiting; returns its exit status. */
+    public static int run(String... args) {
         CommandLine cmd = new CommandLine(new Main());
         cmd.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));

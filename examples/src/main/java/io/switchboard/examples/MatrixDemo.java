@@ -9,7 +9,7 @@ import io.switchboard.components.matrix.WorkerStatus;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.Policies;
 import io.switchboard.metastub.SizePolicy;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

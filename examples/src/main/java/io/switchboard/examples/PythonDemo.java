@@ -6,7 +6,7 @@ import io.switchboard.components.echo.EchoStub;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;

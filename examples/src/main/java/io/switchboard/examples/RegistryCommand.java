@@ -1,8 +1,9 @@
 package io.switchboard.examples;
 
-import io.switchboard.registry.RegistryServer;
-import io.switchboard.registry.RegistryStore;
-import io.switchboard.registry.RegistryStores;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.registry.store.RegistryStore;
+import io.switchboard.registry.store.RegistryStores;
 import io.switchboard.protocol.TlsSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,13 +25,18 @@ final class RegistryCommand implements Callable<Integer> {
             description = "Address to listen on: 127.0.0.1 (default) or 0.0.0.0 for all.")
     String bind;
 
+    @Option(names = "--advertise", description = "Host name or address the registry's endpoint publishes, for "
+            + "clients on other hosts (default: the bind address; with --bind 0.0.0.0, the first non-loopback address).")
+    String advertise;
+
     @Option(names = "--secret-file", description = "File holding the shared secret that writes must carry "
             + "(default: the " + Secrets.ENV + " environment variable; without either, writes are open).")
     Path secretFile;
 
     @Option(names = "--store", defaultValue = RegistryStores.DEFAULT, description = "Where entries are kept: "
             + "file:PATH (default ${DEFAULT-VALUE}; entries survive a restart), memory, or "
-            + "zookeeper://HOST:PORT[,HOST:PORT...]/ROOT (several registries share one view).")
+            + "zookeeper://HOST:PORT[,HOST:PORT...]/ROOT (several registries share one view), or a store a jar on "
+            + "the class path adds.")
     String store;
 
     @Option(names = "--tls-keystore", description = "PKCS#12 key store with the registry's key and certificate: "
@@ -47,6 +53,9 @@ final class RegistryCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         String secret = Secrets.read(secretFile);
         RegistryServer.Builder builder = RegistryServer.builder().port(port).bindAddress(bind).secret(secret);
+        if (advertise != null) {
+            builder.advertise(advertise);
+        }
         if (tlsKeyStore != null) {
             builder.tls(TlsSettings.keyStore(tlsKeyStore, tlsPassword()));   // a bad key store stops us before the store opens
         }
@@ -58,6 +67,10 @@ final class RegistryCommand implements Callable<Integer> {
             stopped.countDown();
         }, "registry-shutdown"));
         System.out.println("registry  " + server.endpoint());
+        if (advertise == null && ServerSettings.isWildcard(bind)) {
+            System.out.println("address   listening on all interfaces; publishing " + java.net.URI.create(server.endpoint())
+                    .getHost() + ", the first non-loopback address (--advertise to choose)");
+        }
         System.out.println("wsdl      " + server.wsdlUrl());
         System.out.println("tls       " + (tlsKeyStore == null ? "off (plain http)" : "on, key from " + tlsKeyStore));
         System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));

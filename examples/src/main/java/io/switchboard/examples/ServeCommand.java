@@ -11,7 +11,7 @@ import io.switchboard.components.simulation.optimizer.OptimizerService;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.registry.ComponentEntry;
-import io.switchboard.registry.ComponentServer;
+import io.switchboard.server.ComponentServer;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;

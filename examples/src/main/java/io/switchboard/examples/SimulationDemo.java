@@ -13,9 +13,9 @@ import io.switchboard.components.simulation.progress.ProgressComponent;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.Policies;
 import io.switchboard.metastub.SizePolicy;
-import io.switchboard.registry.ComponentServer;
-import io.switchboard.registry.ExportedCallback;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.server.ComponentServer;
+import io.switchboard.server.ExportedCallback;
+import io.switchboard.client.Switchboard;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -108,7 +108,7 @@ final class SimulationDemo {
     private boolean progress(Switchboard sb, SimulatorStub sim) throws Exception {
         double[] times = times(2000, 0.05);
         List<Integer> done = new CopyOnWriteArrayList<>();
-        try (ExportedCallback callback = sb.exportCallback(ProgressComponent.skeleton((d, total, time, state) -> {
+        try (ExportedCallback callback = ExportedCallback.export(sb, ProgressComponent.skeleton((d, total, time, state) -> {
             done.add(d);
             out.printf("    progress %4d/%d  t = %6.1f  S, E, ES, P = %s%n", d, total, time, Arrays.toString(round(state)));
         }))) {

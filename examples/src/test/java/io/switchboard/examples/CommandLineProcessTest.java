@@ -7,7 +7,7 @@ import io.switchboard.components.echo.Echo;
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.RegistryClient;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -85,8 +85,8 @@ class CommandLineProcessTest {
 
     @Test
     void listAndLookupPrintEntriesReadablyAndAsJson() throws Exception {
-        try (var registry = io.switchboard.registry.RegistryServer.builder().start();
-             var server = io.switchboard.registry.ComponentServer.builder().protocols("soap")
+        try (var registry = io.switchboard.registry.server.RegistryServer.builder().start();
+             var server = io.switchboard.server.ComponentServer.builder().protocols("soap")
                      .registry(registry.endpoint(), null).build()) {
             server.export(EchoComponent.skeleton(new io.switchboard.components.echo.EchoService()));
             String table = run("list", "--registry", registry.endpoint());
@@ -104,8 +104,8 @@ class CommandLineProcessTest {
     /** {@code call}: an operation by name, values in their XML form, over the protocol asked for. */
     @Test
     void callRunsAnOperationByNameWithoutGeneratedCode() throws Exception {
-        try (var registry = io.switchboard.registry.RegistryServer.builder().start();
-             var server = io.switchboard.registry.ComponentServer.builder().registry(registry.endpoint(), null).build()) {
+        try (var registry = io.switchboard.registry.server.RegistryServer.builder().start();
+             var server = io.switchboard.server.ComponentServer.builder().registry(registry.endpoint(), null).build()) {
             var impl = new io.switchboard.components.echo.EchoService();
             server.export(EchoComponent.skeleton(impl));
             for (String protocol : List.of("soap", "grpc")) {

@@ -1,7 +1,7 @@
 package io.switchboard.examples.bench;
 
-import io.switchboard.protocol.PhaseMarks;
-import io.switchboard.protocol.Protocols;
+import io.switchboard.protocol.spi.PhaseMarks;
+import io.switchboard.protocol.spi.Protocols;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;

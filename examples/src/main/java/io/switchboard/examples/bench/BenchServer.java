@@ -2,11 +2,11 @@ package io.switchboard.examples.bench;
 
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
-import io.switchboard.protocol.PhaseMarks;
-import io.switchboard.protocol.Protocols;
+import io.switchboard.protocol.spi.PhaseMarks;
+import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.registry.ComponentServer;
-import io.switchboard.registry.RegistryServer;
+import io.switchboard.server.ComponentServer;
+import io.switchboard.registry.server.RegistryServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -8,7 +8,7 @@ import io.switchboard.components.matrix.ProtocolTally;
 import io.switchboard.examples.ChildJvm;
 import io.switchboard.metastub.Policies;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

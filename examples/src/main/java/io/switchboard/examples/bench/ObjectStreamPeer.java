@@ -1,6 +1,6 @@
 package io.switchboard.examples.bench;
 
-import io.switchboard.protocol.PhaseMarks;
+import io.switchboard.protocol.spi.PhaseMarks;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;

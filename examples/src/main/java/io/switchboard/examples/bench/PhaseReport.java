@@ -83,7 +83,7 @@ final class PhaseReport {
         b.append("| calls | ").append(machine.perCell()).append(" |\n");
         b.append("| pinning | ").append(machine.pinning()).append(" |\n\n");
         b.append("Both JVMs record `System.nanoTime()` (Linux `CLOCK_MONOTONIC`, one clock for the machine) at phase ")
-                .append("boundaries (`io.switchboard.protocol.PhaseMarks`, on only with `-Dswitchboard.phases=true`). ")
+                .append("boundaries (`io.switchboard.protocol.spi.PhaseMarks`, on only with `-Dswitchboard.phases=true`). ")
                 .append("A segment runs from one boundary to the next that the protocol marks; its median and p10/p90 are over ")
                 .append("the calls, its start is the median time from the caller's entry into the stub. Segments of one call ")
                 .append("may overlap (SOAP streams: the server starts reading while the client still writes) and then a ")

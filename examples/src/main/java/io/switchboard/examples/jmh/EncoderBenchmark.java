@@ -2,11 +2,11 @@ package io.switchboard.examples.jmh;
 
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.idl.SecureXml;
-import io.switchboard.idl.runtime.XmlMessages;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.codec.XmlMessages;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
 import jakarta.xml.bind.JAXBException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -71,7 +71,7 @@ public class EncoderBenchmark {
     public String payload;
 
     private final XmlMessages xml = new XmlMessages(EchoComponent.DESCRIPTOR, MAX_NODES);
-    private final BinaryCodec codec = EchoComponent.DESCRIPTOR.binaryCodec();
+    private final BinaryCodec codec = EchoComponent.DESCRIPTOR.codec(BinaryCodec.class);
     private Payloads.Message message;
     private Class<?> requestType;
     private ByteArrayOutputStream buffer;
@@ -165,7 +165,7 @@ public class EncoderBenchmark {
     public static void main(String[] args) throws Exception {
         PrintStream o = System.out;
         XmlMessages xml = new XmlMessages(EchoComponent.DESCRIPTOR, MAX_NODES);
-        BinaryCodec codec = EchoComponent.DESCRIPTOR.binaryCodec();
+        BinaryCodec codec = EchoComponent.DESCRIPTOR.codec(BinaryCodec.class);
         o.println("| payload | XML (SOAP body) | binary (gRPC) | Java serialization | XML / binary |");
         o.println("| --- | ---: | ---: | ---: | ---: |");
         for (String p : args.length > 0 ? List.of(args) : PAYLOADS) {

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeoutException;
  * Fuzzes {@link SchemaReader#read(byte[], String)}, which the registry runs on every interface
  * schema a component uploads, with arbitrary bytes. Only {@link SchemaException} may come out,
  * within 5 s, allocating at most 64 MiB plus 2 KiB per input byte. (The same rule as
- * {@code io.switchboard.protocol.testing.DecoderCheck}, inlined: this module sits below that one.)
+ * {@code io.switchboard.testing.DecoderCheck}, inlined: this module sits below that one.)
  *
  * <p>CI runs the inputs in {@code src/test/resources/io/switchboard/idl/SchemaReaderFuzzTestInputs}
  * (the component schemas of this repository and crashers); to fuzz:

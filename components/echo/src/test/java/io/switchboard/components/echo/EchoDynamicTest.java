@@ -6,14 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.idl.runtime.dynamic.DynamicRecord;
+import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
-import io.switchboard.protocol.DynamicStub;
-import io.switchboard.registry.ComponentServer;
-import io.switchboard.registry.RegistryServer;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.registry.testing.RunningRegistry;
+import io.switchboard.client.Switchboard;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,27 +27,23 @@ import org.junit.jupiter.api.Test;
  * records with the bytes it put on the wire.
  */
 class EchoDynamicTest {
-    private static RegistryServer registry;
-    private static ComponentServer server;
+    private static RunningRegistry registry;
     private static Switchboard client;
     private static EchoService impl;
     private static final List<CallRecord> calls = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() {
-        registry = RegistryServer.builder().secret("t").start();
-        server = ComponentServer.builder().registry(registry.endpoint(), "t").build();
+        registry = RunningRegistry.start();
         impl = new EchoService();
-        server.export(EchoComponent.skeleton(impl));
+        registry.serve(EchoComponent.skeleton(impl));
         // over the network: in this JVM the meta-stub would otherwise prefer the in-process protocol
         // (InProcessEndToEndTest covers that)
-        client = Switchboard.builder(registry.endpoint()).protocols("grpc", "soap").listener(calls::add).connect();
+        client = registry.connect(b -> b.protocols("grpc", "soap").listener(calls::add));
     }
 
     @AfterAll
     static void stop() {
-        client.close();
-        server.close();
         registry.close();
     }
 

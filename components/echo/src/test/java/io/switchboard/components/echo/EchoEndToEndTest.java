@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import io.switchboard.registry.ComponentServer;
-import io.switchboard.registry.RegistryServer;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.registry.testing.RunningRegistry;
+import io.switchboard.client.Switchboard;
 import java.util.IdentityHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,28 +17,23 @@ import org.junit.jupiter.api.Test;
  * only the registry's address, called through the generated stub.
  */
 class EchoEndToEndTest {
-    private static RegistryServer registry;
-    private static ComponentServer server;
-    private static Switchboard client;
+    private static RunningRegistry registry;
     private static Echo echo;
     private static EchoService impl;
 
     @BeforeAll
     static void start() {
-        registry = RegistryServer.builder().secret("t").start();
-        server = ComponentServer.builder().registry(registry.endpoint(), "t").build();
+        registry = RunningRegistry.start();
         impl = new EchoService();
-        server.export(EchoComponent.skeleton(impl));
+        registry.serve(EchoComponent.skeleton(impl));
         // over the network: in this JVM the meta-stub would otherwise prefer the in-process protocol
         // (InProcessEndToEndTest covers that)
-        client = Switchboard.builder(registry.endpoint()).protocols("grpc", "soap").connect();
+        Switchboard client = registry.connect(b -> b.protocols("grpc", "soap"));
         echo = client.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
     }
 
     @AfterAll
     static void stop() {
-        client.close();
-        server.close();
         registry.close();
     }
 

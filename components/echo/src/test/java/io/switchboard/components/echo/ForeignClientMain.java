@@ -1,7 +1,7 @@
 package io.switchboard.components.echo;
 
 import io.switchboard.metastub.CallRecord;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

@@ -1,5 +1,7 @@
 package io.switchboard.components.echo;
 
+import io.switchboard.testing.ChildJvm;
+import java.time.Duration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,9 +9,9 @@ import io.switchboard.metastub.CallRecord;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.local.LocalProtocolProvider;
 import io.switchboard.registry.ComponentEntry;
-import io.switchboard.registry.ComponentServer;
-import io.switchboard.registry.RegistryServer;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.server.ComponentServer;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.client.Switchboard;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -66,19 +68,8 @@ class InProcessEndToEndTest {
     }
 
     private static String runForeignClient(Path tmp, String registryUrl) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                ForeignClientMain.class.getName(), registryUrl));
-        Path err = tmp.resolve("child.err");
-        Process child = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
-        StringBuilder out = new StringBuilder();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                out.append(line).append('\n');
-            }
+        try (ChildJvm child = ChildJvm.start(tmp.resolve("child.err"), ForeignClientMain.class, registryUrl)) {
+            return child.outputUntilExit(Duration.ofMinutes(2));
         }
-        assertTrue(child.waitFor(2, TimeUnit.MINUTES), "the child JVM did not end");
-        assertEquals(0, child.exitValue(), out + Files.readString(err));
-        return out.toString();
     }
 }

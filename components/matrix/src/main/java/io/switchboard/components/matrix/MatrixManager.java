@@ -2,7 +2,7 @@ package io.switchboard.components.matrix;
 
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.registry.ComponentEntry;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

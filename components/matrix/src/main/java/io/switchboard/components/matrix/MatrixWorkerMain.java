@@ -2,7 +2,7 @@ package io.switchboard.components.matrix;
 
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.registry.ComponentEntry;
-import io.switchboard.registry.ComponentServer;
+import io.switchboard.server.ComponentServer;
 import java.util.concurrent.CountDownLatch;
 
 /**

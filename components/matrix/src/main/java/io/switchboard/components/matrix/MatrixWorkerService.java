@@ -1,7 +1,7 @@
 package io.switchboard.components.matrix;
 
 import io.switchboard.metastub.Policies;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -3,8 +3,8 @@ package io.switchboard.components.matrix;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.registry.RegistryServer;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.client.Switchboard;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.switchboard.components.simulation;
 import io.switchboard.components.simulation.progress.Progress;
 import io.switchboard.components.simulation.progress.ProgressComponent;
 import io.switchboard.metastub.MetaStub;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * server.export(SimulatorComponent.skeleton(new SimulatorService(registryUrl)));   // bound as "Simulator"
  *
  * // a caller, with its own Switchboard sb:
- * try (ExportedCallback progress = sb.exportCallback(ProgressComponent.skeleton(
+ * try (ExportedCallback progress = ExportedCallback.export(sb, ProgressComponent.skeleton(
  *         (done, total, time, state) -> System.out.printf("%d of %d at t=%.1f%n", done, total, time)))) {
  *     double[] course = simulator.simulateWithProgress(parameters, initial, times, progress.name(), 10);
  * }

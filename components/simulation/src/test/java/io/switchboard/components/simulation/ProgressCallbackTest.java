@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.components.simulation.progress.Progress;
 import io.switchboard.components.simulation.progress.ProgressComponent;
-import io.switchboard.registry.ComponentServer;
-import io.switchboard.registry.ExportedCallback;
-import io.switchboard.registry.RegistryServer;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.server.ComponentServer;
+import io.switchboard.server.ExportedCallback;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.client.Switchboard;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Callbacks: a client exports a Progress component on the fly ({@link Switchboard#exportCallback}),
+ * Callbacks: a client exports a Progress component on the fly ({@link ExportedCallback#export}),
  * passes its registry name to the simulator, which finds it in the registry and reports to it
  * while the time course is computed. Nobody is given a port: the simulator sees only the name.
  */
@@ -77,7 +77,7 @@ class ProgressCallbackTest {
         try (Switchboard sb = Switchboard.builder(registry.endpoint()).secret("t").connect()) {
             SimulatorStub sim = sb.lookup(SimulatorComponent.DESCRIPTOR, SimulatorComponent::stub);
             double[] plain = sim.simulate(EnzymeModelTest.TRUE, EnzymeModelTest.INITIAL, times);
-            try (ExportedCallback callback = sb.exportCallback(ProgressComponent.skeleton(progress))) {
+            try (ExportedCallback callback = ExportedCallback.export(sb, ProgressComponent.skeleton(progress))) {
                 name = callback.name();
                 assertTrue(name.startsWith("Progress-callback-"), name);
                 assertEquals(1, sb.registry().lookup(name).size(), "bound while open");
@@ -118,7 +118,7 @@ class ProgressCallbackTest {
     @Test
     void aFailingCallbackEndsTheCallWithAFaultThatSaysSo() {
         try (Switchboard sb = Switchboard.builder(registry.endpoint()).secret("t").connect();
-             ExportedCallback callback = sb.exportCallback(ProgressComponent.skeleton((done, total, time, state) -> {
+             ExportedCallback callback = ExportedCallback.export(sb, ProgressComponent.skeleton((done, total, time, state) -> {
                  throw new IllegalStateException("disk full at " + done);
              }))) {
             SimulatorStub sim = sb.lookup(SimulatorComponent.DESCRIPTOR, SimulatorComponent::stub);
@@ -138,7 +138,7 @@ class ProgressCallbackTest {
     void closingTheSwitchboardUnbindsItsCallbacksToo() {
         String name;
         try (Switchboard sb = Switchboard.builder(registry.endpoint()).secret("t").connect()) {
-            name = sb.exportCallback(ProgressComponent.skeleton((done, total, time, state) -> { })).name();
+            name = ExportedCallback.export(sb, ProgressComponent.skeleton((done, total, time, state) -> { })).name();
             assertEquals(1, sb.registry().lookup(name).size());
         }
         try (Switchboard sb = Switchboard.connect(registry.endpoint())) {

@@ -11,9 +11,9 @@ import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.OperationModel;
 import io.switchboard.idl.ScalarType;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
 import java.util.ArrayList;
 import java.util.List;
 import javax.lang.model.element.Modifier;
@@ -45,8 +45,8 @@ final class CodecGenerator {
                 .superclass(BinaryCodec.class)
                 .addJavadoc("The packed binary encoding of $L's messages (see {@link $T}): fields in schema order,\n"
                         + "linked structures as a node table. Used by the bulk protocol through\n"
-                        + "{@code $LComponent.DESCRIPTOR.binaryCodec()}.\n",
-                        ctx.model.componentName(), io.switchboard.idl.runtime.binary.WireFormat.class,
+                        + "{@code $LComponent.DESCRIPTOR.codec(BinaryCodec.class)}.\n",
+                        ctx.model.componentName(), io.switchboard.codec.binary.WireFormat.class,
                         ctx.model.componentName())
                 .addJavadoc(ctx.generatedNote());
 

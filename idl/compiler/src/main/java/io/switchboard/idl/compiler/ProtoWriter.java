@@ -3,7 +3,7 @@ package io.switchboard.idl.compiler;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.OperationModel;
-import io.switchboard.idl.runtime.binary.WireFormat;
+import io.switchboard.codec.binary.WireFormat;
 import java.util.List;
 
 /**

@@ -13,6 +13,9 @@ import io.switchboard.idl.ScalarType;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.codec.XmlCodec;
+import io.switchboard.codec.XmlMessages;
+import io.switchboard.codec.binary.BinaryCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -291,7 +294,7 @@ final class ServiceGenerator {
             if (op.fault() != null) {
                 one.add(".fault($T.class, $T::new)", ctx.types.typeClass(op.fault().name()), faultException(op));
             }
-            ops.add(",$L", one.build());
+            ops.add(ops.isEmpty() ? "$L" : ",$L", one.build());
         }
         return TypeSpec.classBuilder(holder).addModifiers(Modifier.PUBLIC, Modifier.FINAL)
                 .addJavadoc("Entry point of the generated $L component: its descriptor, a skeleton for an "
@@ -302,9 +305,14 @@ final class ServiceGenerator {
                 .addJavadoc(ctx.generatedNote())
                 .addField(FieldSpec.builder(ServiceDescriptor.class, "DESCRIPTOR",
                         Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
-                        .initializer("$T.of($S, $S, $T.class, $S, $S, $S, new $T()$L)", ServiceDescriptor.class, component,
-                                ctx.model.targetNamespace(), holder, schemaResource, wsdlResource, protoResource, codec,
-                                ops.build())
+                        .initializer("$T.builder($S, $S, $T.class)\n"
+                                        + ".document($T.SCHEMA, $S).document($T.WSDL, $S).document($T.PROTO, $S)\n"
+                                        + ".codec($T.class, new $T())\n.codec($T.Factory.class, $T.factory())\n"
+                                        + ".operations($L).build()",
+                                ServiceDescriptor.class, component, ctx.model.targetNamespace(), holder,
+                                ServiceDescriptor.class, schemaResource, ServiceDescriptor.class, wsdlResource,
+                                ServiceDescriptor.class, protoResource, BinaryCodec.class, codec,
+                                XmlCodec.class, XmlMessages.class, ops.build())
                         .build())
                 .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build())
                 .addMethod(MethodSpec.methodBuilder("skeleton").addModifiers(Modifier.PUBLIC, Modifier.STATIC)

@@ -1,8 +1,8 @@
 package io.switchboard.protocol.grpc;
 
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.WireFormatException;
-import io.switchboard.protocol.PhaseMarks;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.protocol.spi.PhaseMarks;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  * The chunks of one incoming message, handed from gRPC's callbacks to the thread that decodes
  * them, and checked on the way: each chunk must start at the offset where the previous one ended,
  * the first one announces the message's total size, and the stream must end exactly there
- * ({@link io.switchboard.idl.runtime.binary.WireFormat#CHUNKS}). Flow control makes it bounded:
+ * ({@link io.switchboard.codec.binary.WireFormat#CHUNKS}). Flow control makes it bounded:
  * only {@link #WINDOW} chunks are requested ahead, and each chunk the decoder takes requests one
  * more, so a slow decoder slows the sender instead of filling memory.
  *

@@ -5,8 +5,8 @@ import io.grpc.Drainable;
 import io.grpc.HasByteBuffer;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
-import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormatException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One gRPC message of the bulk protocol: the protobuf encoding of {@code message Chunk { bytes
- * data = 1; uint64 offset = 2; uint64 total = 3; }} (see {@link io.switchboard.idl.runtime.binary.WireFormat#CHUNKS}).
+ * data = 1; uint64 offset = 2; uint64 total = 3; }} (see {@link io.switchboard.codec.binary.WireFormat#CHUNKS}).
  * Building and parsing these three fields by hand is all the protobuf this protocol needs, so no
  * protoc and no generated classes are involved. Neither direction copies the payload into a
  * per-chunk array: an outgoing frame writes the caller's primitive arrays straight into gRPC's

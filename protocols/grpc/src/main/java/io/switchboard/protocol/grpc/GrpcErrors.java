@@ -2,7 +2,7 @@ package io.switchboard.protocol.grpc;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
-import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.SwitchboardException;

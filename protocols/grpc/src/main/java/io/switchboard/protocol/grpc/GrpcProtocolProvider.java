@@ -1,10 +1,13 @@
 package io.switchboard.protocol.grpc;
 
-import io.switchboard.idl.runtime.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolProvider;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.Endpoint;
+import java.util.Map;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 
 /**
@@ -51,5 +54,12 @@ public final class GrpcProtocolProvider implements ProtocolProvider {
     @Override
     public ProtocolClient newClient(ClientSettings settings) {
         return new GrpcClient(settings);
+    }
+
+    /** The interface's {@code .proto}, the contract a gRPC toolchain builds its client from. */
+    @Override
+    public Map<String, String> published(ServiceDescriptor descriptor, Endpoint endpoint) {
+        String proto = descriptor.document(ServiceDescriptor.PROTO);
+        return proto == null ? Map.of() : Map.of(ServiceDescriptor.PROTO, proto);
     }
 }

@@ -11,15 +11,15 @@ import io.grpc.util.MutableHandlerRegistry;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
-import io.switchboard.idl.runtime.binary.WireFormat;
-import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.PhaseMarks;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.PhaseMarks;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
@@ -108,7 +108,7 @@ final class GrpcServer implements ProtocolServer {
     public synchronized Endpoint export(Skeleton skeleton) {
         start();
         ServiceDescriptor d = skeleton.descriptor();
-        if (d.binaryCodec() == null) {
+        if (d.codec(BinaryCodec.class) == null) {
             throw new IllegalArgumentException(d.name() + " has no binary codec: recompile it with this Switchboard");
         }
         ServerServiceDefinition.Builder service = ServerServiceDefinition.builder(WireFormat.grpcServiceName(d.name()));
@@ -264,7 +264,7 @@ final class GrpcServer implements ProtocolServer {
         }
 
         private void serve() {
-            BinaryCodec codec = op.service().binaryCodec();
+            BinaryCodec codec = op.service().codec(BinaryCodec.class);
             Object request;
             try {
                 BinaryReader in = new BinaryReader(codec, queue, limits);

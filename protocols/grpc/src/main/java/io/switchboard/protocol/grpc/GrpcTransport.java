@@ -8,18 +8,18 @@ import io.grpc.Status;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
-import io.switchboard.idl.runtime.binary.WireFormat;
-import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.PhaseMarks;
+import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.SwitchboardException;
-import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
@@ -51,7 +51,7 @@ final class GrpcTransport implements Transport {
         this.descriptor = descriptor;
         this.endpoint = endpoint;
         this.channel = channel;
-        this.codec = descriptor.binaryCodec();
+        this.codec = descriptor.codec(BinaryCodec.class);
         if (codec == null) {
             throw new IllegalArgumentException(descriptor.name() + " has no binary codec: recompile it with this Switchboard");
         }

@@ -2,13 +2,13 @@ package io.switchboard.protocol.grpc;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.WireFormat;
-import io.switchboard.idl.runtime.binary.WireFormatException;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.testing.DecoderCheck;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.DecoderCheck;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -28,10 +28,10 @@ import java.util.List;
  * {@code JAZZER_FUZZ=1 mvn -pl protocols/grpc test -Dtest=BinaryDecoderFuzzTest}.
  */
 class BinaryDecoderFuzzTest {
-    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.binaryCodec();
+    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
     private static final List<OperationDescriptor> OPS = ConformanceComponent.DESCRIPTOR.operations();
     private static final io.switchboard.idl.runtime.ServiceDescriptor DYNAMIC =
-            io.switchboard.idl.runtime.dynamic.DynamicInterface.fromSchema(ConformanceComponent.DESCRIPTOR.schema())
+            io.switchboard.codec.dynamic.DynamicInterface.fromSchema(ConformanceComponent.DESCRIPTOR.schema())
                     .descriptor();
     /** The server's defaults: 64 MiB, 2,000,000 nodes. */
     private static final BinaryLimits LIMITS = BinaryLimits.of(64L << 20, 2_000_000);
@@ -49,7 +49,7 @@ class BinaryDecoderFuzzTest {
      */
     @FuzzTest(maxDuration = "2m")
     void decodeDynamic(byte[] input) {
-        decode(DYNAMIC.binaryCodec(), DYNAMIC.operations(), input);
+        decode(DYNAMIC.codec(BinaryCodec.class), DYNAMIC.operations(), input);
     }
 
     private static void decode(BinaryCodec codec, List<OperationDescriptor> ops, byte[] input) {

@@ -1,12 +1,13 @@
 package io.switchboard.protocol.grpc;
 
+import io.switchboard.codec.binary.BinaryCodec;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.WireFormatException;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.testing.DecoderCheck;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.DecoderCheck;
 import java.io.ByteArrayInputStream;
 import java.time.Duration;
 import java.util.Arrays;
@@ -56,7 +57,7 @@ class ChunkFramingFuzzTest {
             }
             queue.end();
             try {
-                BinaryReader in = new BinaryReader(op.service().binaryCodec(), queue, LIMITS);
+                BinaryReader in = new BinaryReader(op.service().codec(BinaryCodec.class), queue, LIMITS);
                 Object request = in.readMessage(op.requestClass());
                 in.expectEnd();
                 if (requested.get() > frames) {

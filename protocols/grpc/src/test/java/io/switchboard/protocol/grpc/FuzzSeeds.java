@@ -1,19 +1,19 @@
 package io.switchboard.protocol.grpc;
 
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
-import io.switchboard.idl.runtime.binary.WireFormat;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.Divide;
-import io.switchboard.protocol.conformance.DivideFault;
-import io.switchboard.protocol.conformance.EchoDoubles;
-import io.switchboard.protocol.conformance.EchoList;
-import io.switchboard.protocol.conformance.EchoRecord;
-import io.switchboard.protocol.conformance.Increment;
-import io.switchboard.protocol.conformance.LinkEntry;
-import io.switchboard.protocol.conformance.Ping;
-import io.switchboard.protocol.conformance.Values;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.Divide;
+import io.switchboard.testing.conformance.DivideFault;
+import io.switchboard.testing.conformance.EchoDoubles;
+import io.switchboard.testing.conformance.EchoList;
+import io.switchboard.testing.conformance.EchoRecord;
+import io.switchboard.testing.conformance.Increment;
+import io.switchboard.testing.conformance.LinkEntry;
+import io.switchboard.testing.conformance.Ping;
+import io.switchboard.testing.conformance.Values;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,7 +31,7 @@ import java.util.Map;
  * Crashers that the fuzzer finds are kept beside these seeds under their own names.
  */
 final class FuzzSeeds {
-    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.binaryCodec();
+    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
 
     private FuzzSeeds() {
     }
@@ -98,10 +98,10 @@ final class FuzzSeeds {
         Increment inc = new Increment();
         inc.setBy(3);
         m.put("increment", new Message(d.operation("increment"), false, inc, 0));
-        var resp = new io.switchboard.protocol.conformance.EchoListResponse();
+        var resp = new io.switchboard.testing.conformance.EchoListResponse();
         resp.setHead(Values.list(2));
         m.put("echoList-response", new Message(d.operation("echoList"), true, resp, WireFormat.RESPONSE));
-        var mixed = new io.switchboard.protocol.conformance.EchoMixed();
+        var mixed = new io.switchboard.testing.conformance.EchoMixed();
         mixed.setList(Values.mixedOfEveryKind());
         mixed.setMore(List.of(Values.nested(4)));
         m.put("echoMixed", new Message(d.operation("echoMixed"), false, mixed, 0));

@@ -1,5 +1,6 @@
 package io.switchboard.protocol.grpc;
 
+import io.switchboard.idl.runtime.ServiceDescriptor;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,24 +9,24 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.idl.runtime.binary.WireFormat;
+import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolServer;
-import io.switchboard.protocol.Protocols;
 import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.TransportException;
-import io.switchboard.protocol.conformance.Conformance;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.ConformanceImpl;
-import io.switchboard.protocol.conformance.LinkEntry;
-import io.switchboard.protocol.conformance.Point;
-import io.switchboard.protocol.conformance.Record;
-import io.switchboard.protocol.conformance.Values;
+import io.switchboard.testing.conformance.Conformance;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.LinkEntry;
+import io.switchboard.testing.conformance.Point;
+import io.switchboard.testing.conformance.Record;
+import io.switchboard.testing.conformance.Values;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -221,7 +222,7 @@ class GrpcBulkTest {
 
     @Test
     void protoDescribesTheServiceTheServerRuns() {
-        String proto = ConformanceComponent.DESCRIPTOR.proto();
+        String proto = ConformanceComponent.DESCRIPTOR.document(ServiceDescriptor.PROTO);
         assertTrue(proto.contains("package switchboard.conformance;"), proto);
         assertTrue(proto.contains("service Conformance {"), proto);
         assertTrue(proto.matches("(?s).*message Chunk \\{\\n(  //[^\\n]*\\n)?  bytes data = 1;\\n"

@@ -1,7 +1,7 @@
 package io.switchboard.protocol.grpc;
 
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.conformance.AbstractProtocolConformanceTest;
+import io.switchboard.testing.conformance.AbstractProtocolConformanceTest;
 
 /** gRPC passes the protocol conformance suite. */
 class GrpcConformanceTest extends AbstractProtocolConformanceTest {

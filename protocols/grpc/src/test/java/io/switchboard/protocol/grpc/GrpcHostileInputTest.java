@@ -6,24 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
-import io.switchboard.idl.runtime.binary.WireFormat;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.Transport;
-import io.switchboard.protocol.conformance.Conformance;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.ConformanceImpl;
-import io.switchboard.protocol.conformance.EchoDoubles;
-import io.switchboard.protocol.conformance.EchoList;
-import io.switchboard.protocol.conformance.Record;
-import io.switchboard.protocol.conformance.Values;
+import io.switchboard.protocol.spi.Transport;
+import io.switchboard.testing.conformance.Conformance;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.EchoDoubles;
+import io.switchboard.testing.conformance.EchoList;
+import io.switchboard.testing.conformance.Record;
+import io.switchboard.testing.conformance.Values;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GrpcHostileInputTest {
-    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.binaryCodec();
+    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
     private static final OperationDescriptor ECHO_LIST = ConformanceComponent.DESCRIPTOR.operation("echoList");
     private static final OperationDescriptor ECHO_DOUBLES = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
 

@@ -1,5 +1,6 @@
 package io.switchboard.protocol.grpc;
 
+import io.switchboard.codec.binary.BinaryCodec;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,13 +10,13 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.ConformanceImpl;
-import io.switchboard.protocol.conformance.EchoDoubles;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.EchoDoubles;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +42,7 @@ class GrpcSlowSenderTest {
             OperationDescriptor op = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
             EchoDoubles request = new EchoDoubles();
             request.setValues(new double[124]);
-            byte[] message = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.binaryCodec(), request, 10);
+            byte[] message = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class), request, 10);
             int total = message.length; // a valid request of about 1000 bytes: 300 s at this rate
             CompletableFuture<Status> closed = new CompletableFuture<>();
             ClientCall<Frame, Frame> call = channel.newCall(GrpcTransport.method(op),

@@ -4,24 +4,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
-import io.switchboard.idl.runtime.binary.WireFormatException;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.EchoDoubles;
-import io.switchboard.protocol.conformance.EchoList;
-import io.switchboard.protocol.conformance.EchoRecord;
-import io.switchboard.protocol.conformance.Record;
-import io.switchboard.protocol.conformance.Values;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.EchoDoubles;
+import io.switchboard.testing.conformance.EchoList;
+import io.switchboard.testing.conformance.EchoRecord;
+import io.switchboard.testing.conformance.Record;
+import io.switchboard.testing.conformance.Values;
 import java.nio.ByteBuffer;
 import java.util.Iterator;
 import org.junit.jupiter.api.Test;
 
 /** The generated codec and the chunking, without a network: every value may be cut anywhere. */
 class PackedCodecTest {
-    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.binaryCodec();
+    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
 
     /** Decodes from chunks of {@code size} bytes, so values straddle chunk boundaries. */
     private static <T> T readInPieces(byte[] bytes, int size, Class<T> type) {

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolServer;
-import io.switchboard.protocol.Protocols;
+import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.ConformanceImpl;
-import io.switchboard.protocol.conformance.LinkEntry;
-import io.switchboard.protocol.testing.PythonPeers;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.LinkEntry;
+import io.switchboard.testing.PythonPeers;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,8 +72,8 @@ class PythonClientTest {
                 }
 
                 @Override
-                public io.switchboard.protocol.conformance.EchoMixedResponse echoMixed(
-                        io.switchboard.protocol.conformance.Mixed list, List<io.switchboard.protocol.conformance.Mixed> more) {
+                public io.switchboard.testing.conformance.EchoMixedResponse echoMixed(
+                        io.switchboard.testing.conformance.Mixed list, List<io.switchboard.testing.conformance.Mixed> more) {
                     calls.get("echoMixed").incrementAndGet();
                     return super.echoMixed(list, more);
                 }

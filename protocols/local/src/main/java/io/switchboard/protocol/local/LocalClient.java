@@ -2,8 +2,8 @@ package io.switchboard.protocol.local;
 
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.Transport;
 
 /** Makes local transports; holds nothing, so closing it only stops new calls. */
 final class LocalClient implements ProtocolClient {

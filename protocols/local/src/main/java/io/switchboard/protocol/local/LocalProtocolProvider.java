@@ -2,9 +2,9 @@ package io.switchboard.protocol.local;
 
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolProvider;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 import java.net.URI;
 import java.util.UUID;
@@ -80,6 +80,21 @@ public final class LocalProtocolProvider implements ProtocolProvider {
     @Override
     public boolean reachableInProcess(Endpoint endpoint) {
         return isExported(endpoint);
+    }
+
+    /** {@code local://JVM-ID/...}: it names a JVM, not a host and a port; only clients in that JVM use it. */
+    @Override
+    public String checkAddress(String address) {
+        if (address.length() > io.switchboard.protocol.spi.Endpoints.MAX_ADDRESS_CHARS) {
+            return "is longer than " + io.switchboard.protocol.spi.Endpoints.MAX_ADDRESS_CHARS + " characters";
+        }
+        try {
+            URI uri = new URI(address);
+            return SCHEME.equals(uri.getScheme()) && uri.getRawAuthority() != null ? null
+                    : "is not a local endpoint (local://JVM-ID/...)";
+        } catch (java.net.URISyntaxException e) {
+            return "is not a URI";
+        }
     }
 
     /** The id of this JVM as local endpoints carry it. */

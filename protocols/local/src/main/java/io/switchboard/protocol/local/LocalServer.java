@@ -1,7 +1,7 @@
 package io.switchboard.protocol.local;
 
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.Skeleton;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,14 +3,14 @@ package io.switchboard.protocol.local;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.Skeleton;
-import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.WireBytes;
 
@@ -30,7 +30,7 @@ final class LocalTransport implements Transport {
         this.descriptor = descriptor;
         this.endpoint = endpoint;
         this.thisJvm = LocalProtocolProvider.isLocal(endpoint);
-        if (descriptor.binaryCodec() == null) {
+        if (descriptor.codec(BinaryCodec.class) == null) {
             throw new IllegalArgumentException(descriptor.name() + " has no binary codec: recompile it with this Switchboard");
         }
     }
@@ -71,8 +71,8 @@ final class LocalTransport implements Transport {
         boolean sameClasses = served == descriptor;
         boolean share = sameClasses && operation.byReference();
         OperationDescriptor target = sameClasses ? operation : served.operation(operation.name());
-        BinaryCodec callerCodec = descriptor.binaryCodec();
-        BinaryCodec componentCodec = served.binaryCodec();
+        BinaryCodec callerCodec = descriptor.codec(BinaryCodec.class);
+        BinaryCodec componentCodec = served.codec(BinaryCodec.class);
 
         Object in;
         try {

@@ -1,9 +1,9 @@
 package io.switchboard.protocol.local;
 
-import io.switchboard.idl.runtime.binary.BinaryCodec;
-import io.switchboard.idl.runtime.binary.BinaryLimits;
-import io.switchboard.idl.runtime.binary.BinaryReader;
-import io.switchboard.idl.runtime.binary.BinaryWriter;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
 import java.nio.ByteBuffer;
 import java.util.List;
 

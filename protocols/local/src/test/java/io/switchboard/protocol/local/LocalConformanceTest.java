@@ -1,7 +1,7 @@
 package io.switchboard.protocol.local;
 
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.conformance.AbstractProtocolConformanceTest;
+import io.switchboard.testing.conformance.AbstractProtocolConformanceTest;
 
 /** The local protocol passes the protocol conformance suite. */
 class LocalConformanceTest extends AbstractProtocolConformanceTest {

@@ -1,27 +1,28 @@
 package io.switchboard.protocol.local;
 
+import io.switchboard.codec.binary.BinaryCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.switchboard.idl.runtime.binary.BinaryWriter;
-import io.switchboard.idl.runtime.dynamic.DynamicFault;
-import io.switchboard.idl.runtime.dynamic.DynamicInterface;
-import io.switchboard.idl.runtime.dynamic.DynamicRecord;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.dynamic.DynamicFault;
+import io.switchboard.codec.dynamic.DynamicInterface;
+import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.protocol.DynamicStub;
+import io.switchboard.codec.dynamic.DynamicStub;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolServer;
-import io.switchboard.protocol.Protocols;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.WireBytes;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.ConformanceImpl;
-import io.switchboard.protocol.conformance.EchoDoubles;
-import io.switchboard.protocol.conformance.Values;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.EchoDoubles;
+import io.switchboard.testing.conformance.Values;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ class LocalDynamicTest {
         Values.assertSameDoubles(values, (double[]) stub.call("echoDoubles", Map.of("values", values)));
         EchoDoubles bean = new EchoDoubles();
         bean.setValues(values);
-        long encoded = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.binaryCodec(), bean, 10).length;
+        long encoded = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class), bean, 10).length;
         assertEquals(encoded, wire.sent());
         assertEquals(encoded, wire.received(), "the response is the same array, copied once more");
 

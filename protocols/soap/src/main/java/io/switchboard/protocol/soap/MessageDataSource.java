@@ -1,7 +1,7 @@
 package io.switchboard.protocol.soap;
 
-import io.switchboard.idl.runtime.XmlCodec;
-import io.switchboard.protocol.PhaseMarks;
+import io.switchboard.codec.XmlCodec;
+import io.switchboard.protocol.spi.PhaseMarks;
 import jakarta.xml.bind.JAXBException;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamWriter;

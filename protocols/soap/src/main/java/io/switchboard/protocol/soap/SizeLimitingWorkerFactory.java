@@ -1,6 +1,6 @@
 package io.switchboard.protocol.soap;
 
-import io.switchboard.protocol.PhaseMarks;
+import io.switchboard.protocol.spi.PhaseMarks;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

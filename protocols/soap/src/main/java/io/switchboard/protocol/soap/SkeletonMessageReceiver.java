@@ -1,12 +1,12 @@
 package io.switchboard.protocol.soap;
 
 import io.switchboard.idl.runtime.DeclaredFault;
-import io.switchboard.idl.runtime.Graphs;
-import io.switchboard.idl.runtime.MalformedXmlException;
+import io.switchboard.codec.Graphs;
+import io.switchboard.codec.MalformedXmlException;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.XmlMessages;
-import io.switchboard.idl.runtime.binary.WireFormatException;
-import io.switchboard.protocol.PhaseMarks;
+import io.switchboard.codec.XmlMessages;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.Skeleton;
 import jakarta.xml.bind.JAXBException;
 import javax.xml.stream.XMLStreamReader;
@@ -121,7 +121,7 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
                         + m.getMessage());
             }
             for (Throwable c = e; c != null; c = c.getCause()) {
-                if (c instanceof io.switchboard.idl.runtime.XmlMessages.ListDepthException) {
+                if (c instanceof io.switchboard.codec.XmlMessages.ListDepthException) {
                     throw refused(in, "depth-limit", c.getMessage());
                 }
             }

@@ -1,9 +1,12 @@
 package io.switchboard.protocol.soap;
 
+import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.protocol.ProtocolClient;
-import io.switchboard.protocol.ProtocolProvider;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.Endpoint;
+import java.util.Map;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 
 /**
@@ -32,5 +35,16 @@ public final class SoapProtocolProvider implements ProtocolProvider {
     @Override
     public ProtocolClient newClient(ClientSettings settings) {
         return new SoapClient(settings);
+    }
+
+    @Override
+    public boolean failsafe() {
+        return true;
+    }
+
+    /** The address of the component's WSDL, served by Axis2 with the endpoint's real address in it. */
+    @Override
+    public Map<String, String> published(ServiceDescriptor descriptor, Endpoint endpoint) {
+        return Map.of(ServiceDescriptor.WSDL, endpoint.address() + "?wsdl");
     }
 }

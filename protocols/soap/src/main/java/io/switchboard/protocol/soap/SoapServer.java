@@ -2,9 +2,9 @@ package io.switchboard.protocol.soap;
 
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.idl.runtime.XmlMessages;
+import io.switchboard.codec.XmlMessages;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
@@ -175,7 +175,7 @@ final class SoapServer implements ProtocolServer {
             WSDLReader reader = WSDLFactory.newInstance().newWSDLReader();
             reader.setFeature("javax.wsdl.verbose", false);
             reader.setFeature("javax.wsdl.importDocuments", false);
-            return reader.readWSDL(null, new InputSource(new StringReader(d.wsdl())));
+            return reader.readWSDL(null, new InputSource(new StringReader(d.document(ServiceDescriptor.WSDL))));
         } catch (WSDLException e) {
             throw AxisFault.makeFault(e);
         }

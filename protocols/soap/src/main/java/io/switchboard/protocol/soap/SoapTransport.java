@@ -3,15 +3,15 @@ package io.switchboard.protocol.soap;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.idl.runtime.XmlCodec;
-import io.switchboard.idl.runtime.binary.WireFormatException;
+import io.switchboard.codec.XmlCodec;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.PhaseMarks;
+import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
-import io.switchboard.protocol.Transport;
+import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.TransportException;
 import jakarta.xml.bind.JAXBException;
 import java.io.IOException;
@@ -45,7 +45,7 @@ final class SoapTransport implements Transport {
         this.descriptor = descriptor;
         this.endpoint = endpoint;
         this.target = new EndpointReference(endpoint.address());
-        this.xml = descriptor.xmlCodec(client.settings().maxGraphNodes());
+        this.xml = XmlCodec.of(descriptor, client.settings().maxGraphNodes());
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.switchboard.protocol.soap;
 
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.conformance.AbstractProtocolConformanceTest;
+import io.switchboard.testing.conformance.AbstractProtocolConformanceTest;
 
 /** SOAP passes the protocol conformance suite. */
 class SoapConformanceTest extends AbstractProtocolConformanceTest {

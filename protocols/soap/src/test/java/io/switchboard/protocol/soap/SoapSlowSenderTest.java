@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.ConformanceImpl;
-import io.switchboard.protocol.conformance.ConformanceStub;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.ConformanceStub;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

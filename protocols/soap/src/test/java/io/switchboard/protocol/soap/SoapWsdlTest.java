@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.ProtocolServer;
+import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.conformance.ConformanceComponent;
-import io.switchboard.protocol.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
 import java.io.StringReader;
 import java.net.URI;
 import java.net.URL;

@@ -7,7 +7,7 @@ import io.switchboard.components.simulation.SimulatorStub;
 import io.switchboard.components.simulation.SteadyStateFaultException;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.Policies;
-import io.switchboard.registry.Switchboard;
+import io.switchboard.client.Switchboard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

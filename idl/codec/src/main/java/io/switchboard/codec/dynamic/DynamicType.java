@@ -1,0 +1,130 @@
+package io.switchboard.codec.dynamic;
+
+import io.switchboard.idl.ComplexTypeModel;
+import io.switchboard.idl.FieldModel;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One complex type of an interface read at run time (a named type or a message element), with
+ * what the dynamic codecs need about it worked out once: its fields by name, the type of each
+ * complex field, whether it is a node of a linked structure (and its node type number), and which
+ * fields lead to linked nodes.
+ *
+ * <pre>{@code
+ * DynamicType record = DynamicInterface.of(model).type("Record");
+ * DynamicRecord r = record.newRecord().set("name", "x");
+ * }</pre>
+ */
+public final class DynamicType {
+    final ComplexTypeModel model;
+    final FieldModel[] fields;
+    /** The type of each complex field; null for scalars. Filled by {@link DynamicInterface}. */
+    final DynamicType[] targets;
+    /** Whether a field is visited when collecting linked nodes: a reference, or a value that leads to one. */
+    final boolean[] visits;
+    private final Map<String, Integer> index;
+    /** Node type of a recursive type (document order from 0), -1 for other types. */
+    int nodeType = -1;
+    /** Whether values of this type hold references to linked nodes, directly or further down. */
+    boolean reachesGraph;
+
+    DynamicType(ComplexTypeModel model) {
+        this.model = model;
+        List<FieldModel> f = model.fields();
+        this.fields = f.toArray(FieldModel[]::new);
+        this.targets = new DynamicType[fields.length];
+        this.visits = new boolean[fields.length];
+        Map<String, Integer> byName = new HashMap<>();
+        for (int i = 0; i < fields.length; i++) {
+            byName.put(fields[i].name(), i);
+        }
+        this.index = Collections.unmodifiableMap(byName);
+    }
+
+    /** The schema name: the type's, or the message element's. */
+    public String name() {
+        return model.name();
+    }
+
+    public ComplexTypeModel model() {
+        return model;
+    }
+
+    /** Whether this is a message element (request, response or fault). */
+    public boolean message() {
+        return model.element();
+    }
+
+    /** Whether instances are nodes of a linked structure (the type reaches itself). */
+    public boolean recursive() {
+        return model.recursive();
+    }
+
+    public List<String> fieldNames() {
+        return model.fields().stream().map(FieldModel::name).toList();
+    }
+
+    /** The type of a complex field, null for a scalar one. */
+    public DynamicType fieldType(String field) {
+        return targets[indexOf(field)];
+    }
+
+    /** A new record of this type, every field null. */
+    public DynamicRecord newRecord() {
+        return new DynamicRecord(this);
+    }
+
+    /** Whether this is a heterogeneous list type (an {@code xs:choice} list): its values are {@link DynamicList}s. */
+    public boolean heterogeneousList() {
+        return model.heterogeneousList();
+    }
+
+    /**
+     * A new heterogeneous list of this type holding {@code items}, in order.
+     *
+     * @throws IllegalArgumentException this is not a list type, or an item is null or fits no alternative
+     */
+    public DynamicList newList(Object... items) {
+        if (!heterogeneousList()) {
+            throw new IllegalArgumentException(name() + " is not a heterogeneous list type");
+        }
+        DynamicList list = new DynamicList(this, items.length);
+        java.util.Collections.addAll(list, items);
+        return list;
+    }
+
+    /**
+     * The alternative of this list type that {@code element} is (its index in schema order), -1 for
+     * none: a scalar by its Java class, a record or a nested list by its type.
+     */
+    int alternativeOf(Object element) {
+        DynamicType of = element instanceof DynamicRecord r ? r.type : element instanceof DynamicList l ? l.type : null;
+        for (int i = 0; i < fields.length; i++) {
+            if (of != null ? targets[i] == of : targets[i] == null && DynamicRecord.scalarClass(fields[i].scalar()).isInstance(element)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    int indexOf(String field) {
+        Integer i = index.get(field);
+        if (i == null) {
+            throw new IllegalArgumentException(name() + " has no field '" + field + "'; its fields are " + fieldNames());
+        }
+        return i;
+    }
+
+    /** Whether a scalar field is a required primitive: always present on the wire, never null. */
+    static boolean requiredPrimitive(FieldModel f) {
+        return f.isScalar() && !f.repeated() && f.scalar().isPrimitive() && !f.optional() && !f.nillable();
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

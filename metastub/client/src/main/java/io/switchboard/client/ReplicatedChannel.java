@@ -1,0 +1,382 @@
+package io.switchboard.client;
+
+import io.switchboard.registry.RegistryEvent;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.protocol.AsyncCalls;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.Channel;
+import io.switchboard.protocol.TransportException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A channel over every replica of one component (the instances bound under one name), one
+ * {@link MetaStub} per replica. Each call goes to one replica: the one with the fewest calls in
+ * flight from this channel, ties taken in turn (so an idle client goes round-robin), or, with
+ * {@link Choice#IN_ORDER}, the first that has not failed lately (fail-over only, as for
+ * registries). A replica that fails a call with a {@link TransportException} is avoided for a
+ * back-off (1 s, doubling up to 30 s) unless every replica is.
+ *
+ * <p>When a call fails on one replica it moves to the next only if that cannot run the operation
+ * twice: the request never reached the operation ({@link TransportException.Delivery#NOT_DELIVERED})
+ * or the operation is idempotent. Unlike the meta-stub's failsafe, a server that recognises call
+ * ids does not make a call repeatable here: each replica remembers only its own calls. Otherwise,
+ * and when every replica has been tried, the caller gets the last failure. Refusals, declared
+ * faults and remote errors are answers and are never repeated.
+ *
+ * <p>The replica set follows the registry through {@link #apply(RegistryEvent)} (a watch feeds
+ * it): a new instance is added, one that went is dropped (its meta-stub closed once its calls
+ * finish), one that moved gets its endpoints updated. With no replica bound, a call waits up to
+ * {@code waitForReplica} for one to appear (a server restarting), then fails with {@link
+ * Switchboard.NotBoundException}.
+ *
+ * <pre>{@code
+ * ReplicatedChannel channel = new ReplicatedChannel("Echo", registry.lookup("Echo"),
+ *         entry -> MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(entry.endpoints()).build(),
+ *         ReplicatedChannel.Choice.LEAST_LOADED, Duration.ofSeconds(5));
+ * Echo echo = EchoComponent.stub(channel);
+ * }</pre>
+ */
+public final class ReplicatedChannel implements Channel, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedChannel.class);
+    private static final long FIRST_BACKOFF_NANOS = Duration.ofSeconds(1).toNanos();
+    private static final long MAX_BACKOFF_NANOS = Duration.ofSeconds(30).toNanos();
+
+    /** How a call picks its replica. */
+    public enum Choice {
+        /** Fewest calls in flight from this channel; ties in turn (round-robin when idle). */
+        LEAST_LOADED,
+        /** The first in the list that has not failed lately: fail-over, no spreading. */
+        IN_ORDER
+    }
+
+    private final String name;
+    private final Function<ComponentEntry, MetaStub> stubs;
+    private final Choice choice;
+    private final Duration waitForReplica;
+    private final Object lock = new Object();
+    /** Immutable snapshot, replaced under {@link #lock}: calls read it without locking. */
+    private volatile List<Replica> replicas = List.of();
+    private final AtomicInteger turn = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * @param stubs          makes the meta-stub of one replica from its entry
+     * @param waitForReplica how long a call waits for an instance when none is bound
+     */
+    public ReplicatedChannel(String name, List<ComponentEntry> entries, Function<ComponentEntry, MetaStub> stubs,
+                             Choice choice, Duration waitForReplica) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.stubs = Objects.requireNonNull(stubs, "stubs");
+        this.choice = Objects.requireNonNull(choice, "choice");
+        this.waitForReplica = Objects.requireNonNull(waitForReplica, "waitForReplica");
+        entries.forEach(this::upsert);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The replicas calls may go to now, oldest first. */
+    public List<ComponentEntry> entries() {
+        return replicas.stream().map(r -> r.entry).toList();
+    }
+
+    /** Calls this channel has in flight on the replica {@code instanceId} (0 if it has none or is unknown). */
+    public int inFlight(String instanceId) {
+        return replicas.stream().filter(r -> r.entry.instanceId().equals(instanceId)).mapToInt(r -> r.inFlight.get())
+                .sum();
+    }
+
+    /** Follows one change of the registry; events for other names are ignored. */
+    public void apply(RegistryEvent event) {
+        if (!event.name().equals(name)) {
+            return;
+        }
+        if (event.kind() == RegistryEvent.Kind.GO) {
+            remove(event.instanceId());
+        } else {
+            upsert(event.entry());
+        }
+    }
+
+    /** Adds the instance, or brings a known one up to date (new endpoints: the same meta-stub, re-pointed). */
+    public void upsert(ComponentEntry entry) {
+        synchronized (lock) {
+            if (closed || !entry.name().equals(name)) {
+                return;
+            }
+            List<Replica> next = new ArrayList<>(replicas);
+            int at = indexOf(next, entry.instanceId());
+            if (at >= 0) {
+                Replica known = next.get(at);
+                if (known.entry.endpoints().equals(entry.endpoints()) && known.entry.features().equals(entry.features())) {
+                    known.entry = entry;
+                    return;
+                }
+                if (known.entry.features().equals(entry.features())) {
+                    try {
+                        known.stub.updateEndpoints(entry.endpoints());
+                        known.entry = entry;
+                        known.succeeded();
+                        return;
+                    } catch (IllegalArgumentException e) {
+                        LOG.warn("{} ({}) can no longer be called: {}", name, entry.instanceId(), e.getMessage());
+                    }
+                }
+                next.remove(at);
+                known.retire();
+            }
+            try {
+                next.add(at >= 0 ? at : next.size(), new Replica(entry, stubs.apply(entry)));
+            } catch (RuntimeException e) {
+                // e.g. no protocol in common: the other replicas still serve
+                LOG.warn("{} ({}) cannot be called from here: {}", name, entry.instanceId(), e.getMessage());
+            }
+            replicas = List.copyOf(next);
+            lock.notifyAll();
+        }
+    }
+
+    /** Drops one instance; calls under way on it finish, then its meta-stub closes. */
+    public void remove(String instanceId) {
+        synchronized (lock) {
+            List<Replica> next = new ArrayList<>(replicas);
+            int at = indexOf(next, instanceId);
+            if (at >= 0) {
+                next.remove(at).retire();
+                replicas = List.copyOf(next);
+            }
+        }
+    }
+
+    private static int indexOf(List<Replica> list, String instanceId) {
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i).entry.instanceId().equals(instanceId)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        // the same path as callAsync, with blocking attempts: complete when it returns
+        return AsyncCalls.await(attempt(operation, request, options, new HashSet<>(), null, null));
+    }
+
+    /**
+     * The non-blocking form: each replica's meta-stub is called through its own
+     * {@link MetaStub#callAsync}, and a failure that allows it moves on to the next replica, as
+     * {@link #call} does. Cancelling the future cancels the attempt under way. Only when no
+     * replica is bound at all does the calling thread wait for one (as {@link #call} does).
+     */
+    @Override
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+        return AsyncCalls.start(caller -> attempt(operation, request, options, new HashSet<>(), null, caller));
+    }
+
+    /**
+     * The call on the next replica not {@code tried}; on a failure that cannot have run the
+     * operation (or of an idempotent one), the next. Blocking when {@code caller} is null.
+     */
+    private CompletableFuture<Object> attempt(OperationDescriptor operation, Object request, CallOptions options,
+                                              Set<Replica> tried, TransportException last,
+                                              CompletableFuture<Object> caller) {
+        while (true) {
+            Replica r = pick(tried);
+            if (r == null && last == null) {
+                r = awaitReplica();
+            }
+            if (r == null) {
+                return CompletableFuture.failedFuture(last);
+            }
+            if (!r.enter()) {   // dropped since it was picked
+                tried.add(r);
+                continue;
+            }
+            Replica replica = r;
+            CompletableFuture<Object> sent;
+            if (caller == null) {
+                sent = AsyncCalls.now(r.stub, operation, request, options);
+            } else {
+                sent = r.stub.callAsync(operation, request, options);
+                AsyncCalls.cancelWith(caller, sent);
+            }
+            return sent.handle((response, failure) -> {
+                Throwable error = failure == null ? null : AsyncCalls.unwrap(failure);
+                if (error == null) {
+                    replica.succeeded();
+                } else if (error instanceof TransportException) {
+                    replica.failed();
+                }
+                replica.exit();
+                if (error == null) {
+                    return CompletableFuture.completedFuture(response);
+                }
+                if (!(error instanceof TransportException e) || (caller != null && caller.isCancelled())
+                        || (e.delivery() != TransportException.Delivery.NOT_DELIVERED && !operation.idempotent())) {
+                    return CompletableFuture.<Object>failedFuture(error);
+                }
+                LOG.debug("{}.{} failed on {} ({}); trying another replica", name, operation.name(),
+                        replica.entry.instanceId(), e.getMessage());
+                tried.add(replica);
+                return attempt(operation, request, options, tried, e, caller);
+            }).thenCompose(Function.identity());
+        }
+    }
+
+    /** The replica for the next attempt, or null when every one has been tried. */
+    private Replica pick(Set<Replica> tried) {
+        List<Replica> all = replicas;
+        List<Replica> open = new ArrayList<>(all.size());
+        List<Replica> healthy = new ArrayList<>(all.size());
+        long now = System.nanoTime();
+        for (Replica r : all) {
+            if (!tried.contains(r)) {
+                open.add(r);
+                if (!r.avoided(now)) {
+                    healthy.add(r);
+                }
+            }
+        }
+        List<Replica> from = healthy.isEmpty() ? open : healthy;
+        if (from.isEmpty()) {
+            return null;
+        }
+        if (choice == Choice.IN_ORDER) {
+            return from.get(0);
+        }
+        int n = from.size();
+        int start = Math.floorMod(turn.getAndIncrement(), n);
+        Replica best = null;
+        for (int i = 0; i < n; i++) {
+            Replica r = from.get((start + i) % n);
+            if (best == null || r.inFlight.get() < best.inFlight.get()) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    private Replica awaitReplica() {
+        long end = System.nanoTime() + waitForReplica.toNanos();
+        synchronized (lock) {
+            while (replicas.isEmpty() && !closed) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                try {
+                    lock.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            if (closed) {
+                throw new IllegalStateException("the channel to " + name + " is closed");
+            }
+        }
+        Replica r = pick(Set.of());
+        if (r == null) {
+            throw new Switchboard.NotBoundException("no instance of " + name + " is bound (waited "
+                    + waitForReplica.toMillis() + " ms for one)");
+        }
+        return r;
+    }
+
+    @Override
+    public void close() {
+        List<Replica> all;
+        synchronized (lock) {
+            closed = true;
+            all = replicas;
+            replicas = List.of();
+            lock.notifyAll();
+        }
+        all.forEach(Replica::retire);
+    }
+
+    @Override
+    public String toString() {
+        return "ReplicatedChannel[" + name + ", " + choice + ", " + entries().stream().map(ComponentEntry::instanceId)
+                .toList() + "]";
+    }
+
+    /** One instance: its meta-stub, calls in flight, back-off. */
+    private static final class Replica {
+        volatile ComponentEntry entry;
+        final MetaStub stub;
+        final AtomicInteger inFlight = new AtomicInteger();
+        private final AtomicBoolean closedStub = new AtomicBoolean();
+        private volatile boolean retired;
+        private volatile int failures;
+        private volatile long avoidUntil;
+
+        Replica(ComponentEntry entry, MetaStub stub) {
+            this.entry = entry;
+            this.stub = stub;
+        }
+
+        /** Counts a call in; false if the replica was dropped (the call goes elsewhere). */
+        boolean enter() {
+            inFlight.incrementAndGet();
+            if (retired) {
+                exit();
+                return false;
+            }
+            return true;
+        }
+
+        void exit() {
+            if (inFlight.decrementAndGet() == 0 && retired) {
+                closeStub();
+            }
+        }
+
+        /** No new calls; the meta-stub closes when the last call under way ends. */
+        void retire() {
+            retired = true;
+            if (inFlight.get() == 0) {
+                closeStub();
+            }
+        }
+
+        private void closeStub() {
+            if (closedStub.compareAndSet(false, true)) {
+                stub.close();
+            }
+        }
+
+        void failed() {
+            int f = failures + 1;
+            failures = f;
+            avoidUntil = System.nanoTime() + Math.min(MAX_BACKOFF_NANOS, FIRST_BACKOFF_NANOS << Math.min(f - 1, 10));
+        }
+
+        void succeeded() {
+            if (failures != 0) {
+                failures = 0;
+                avoidUntil = 0;
+            }
+        }
+
+        boolean avoided(long now) {
+            return failures != 0 && now - avoidUntil < 0;
+        }
+    }
+}

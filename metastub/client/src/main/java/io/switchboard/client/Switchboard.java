@@ -1,0 +1,336 @@
+package io.switchboard.client;
+
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.RegistryWatch;
+import io.switchboard.registry.RegistryEvent;
+import io.switchboard.registry.RegistryException;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.codec.dynamic.DynamicInterface;
+import io.switchboard.metastub.CallListener;
+import io.switchboard.metastub.AdaptivePolicy;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.metastub.SelectionPolicy;
+import io.switchboard.protocol.Channel;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import java.time.Duration;
+import io.switchboard.codec.dynamic.DynamicStub;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The client's entry point: looks components up in a registry and returns generated stubs over
+ * meta-stubs, which pick the protocol of each call.
+ *
+ * <p>A stub from {@link #lookup} calls every replica bound under its name ({@link
+ * ReplicatedChannel}: least calls in flight, round-robin when idle; a failed call moves to another
+ * replica when that cannot run it twice) and follows the registry: one watch per {@code
+ * Switchboard}, on every name, adds replicas that appear, drops those that go and re-points those
+ * that moved, so a server that restarts on new ports is found again. {@link Builder#follow
+ * follow(false)} turns that off (the replicas stay those of the lookup).
+ *
+ * <p>A client can also be called back: {@link io.switchboard.server.ExportedCallback#export} serves a small component of its
+ * own, bound under a generated name that the client passes to a server, which reaches it through
+ * {@link #callbackChannel} (see {@link ExportedCallback}).
+ *
+ * <pre>{@code
+ * try (Switchboard sb = Switchboard.connect("http://127.0.0.1:8081/axis2/services/Registry")) {
+ *     EchoStub echo = sb.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
+ *     double[] back = echo.echoDoubles(new double[] {1, 2, 3});
+ *     sb.watch("Echo", event -> System.out.println(event.kind() + " " + event.entry().endpoints()));
+ * }
+ * }</pre>
+ */
+public final class Switchboard implements AutoCloseable {
+    private final RegistryClient registry;
+    private final List<String> protocols;
+    private final SelectionPolicy policy;
+    private final ClientSettings settings;
+    private final List<CallListener> listeners;
+    private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+    private final boolean follow;
+    /** The replica sets that follow the registry, fed by {@link #follower}. */
+    private final List<ReplicatedChannel> following = new CopyOnWriteArrayList<>();
+    private RegistryWatch follower;
+
+    private final ServerSettings callbackSettings;
+    private final Duration callbackLease;
+
+    private Switchboard(Builder b) {
+        // the secret rides on writes only: callbacks bind through this client
+        this.registry = RegistryClient.connect(RegistryClient.split(b.registryUrl), b.secret, b.settings);
+        this.callbackSettings = b.callbackSettings;
+        this.callbackLease = b.callbackLease;
+        this.follow = b.follow;
+        this.protocols = b.protocols;
+        this.policy = b.policy;
+        this.settings = b.settings;
+        this.listeners = List.copyOf(b.listeners);
+    }
+
+    public static Switchboard connect(String registryUrl) {
+        return builder(registryUrl).connect();
+    }
+
+    public static Builder builder(String registryUrl) {
+        return new Builder(registryUrl);
+    }
+
+    public RegistryClient registry() {
+        return registry;
+    }
+
+    /** A stub for the component bound under its own name. */
+    public <T> T lookup(ServiceDescriptor descriptor, Function<Channel, T> stubFactory) {
+        return lookup(descriptor.name(), descriptor, stubFactory);
+    }
+
+    /** A stub for the component bound under {@code name}: over all its replicas, following the registry. */
+    public <T> T lookup(String name, ServiceDescriptor descriptor, Function<Channel, T> stubFactory) {
+        return stubFactory.apply(replicas(name, descriptor));
+    }
+
+    /**
+     * A stub for the component bound under {@code name} that needs no generated code: the
+     * interface schema comes from the registry entry, read by the secure {@link
+     * io.switchboard.idl.SchemaReader} (no DTDs, no imports, its size limit), and calls go over
+     * the same replicas and meta-stubs as {@link #lookup}'s, with the same negotiation, failsafe
+     * and call records.
+     *
+     * <pre>{@code
+     * DynamicStub echo = sb.dynamic("Echo");
+     * double[] back = (double[]) echo.call("echoDoubles", Map.of("values", new double[] {1, 2, 3}));
+     * }</pre>
+     *
+     * @throws NotBoundException nothing is bound under {@code name}
+     * @throws io.switchboard.idl.SchemaException the entry's schema is missing, oversized or not one Switchboard reads
+     */
+    public DynamicStub dynamic(String name) {
+        List<ComponentEntry> entries = registry.lookup(name);
+        if (entries.isEmpty()) {
+            throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
+        }
+        String schema = entries.get(0).interfaceSchema();
+        if (schema == null || schema.isBlank()) {
+            throw new io.switchboard.idl.SchemaException("the registry entry of " + name + " carries no interface schema");
+        }
+        DynamicInterface iface = DynamicInterface.fromSchema(schema);
+        return new DynamicStub(iface, replicas(name, iface.descriptor()));
+    }
+
+    /**
+     * The channel over every replica bound under {@code name}, following the registry unless the
+     * builder said otherwise.
+     *
+     * @throws NotBoundException nothing is bound under {@code name}
+     */
+    public ReplicatedChannel replicas(String name, ServiceDescriptor descriptor) {
+        ReplicatedChannel channel = new ReplicatedChannel(name, List.of(), e -> metaStub(descriptor, e),
+                ReplicatedChannel.Choice.LEAST_LOADED, settings.connectTimeout());
+        if (follow) {
+            // follow before looking up, and look up only once the watch knows what is bound: every
+            // change after that reaches the channel as an event (one older than the lookup may come
+            // late, and the ones after it set the state right again), including the departure of
+            // an instance the lookup found
+            following.add(channel);
+            try {
+                startFollowing().awaitSynced(settings.connectTimeout());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        List<ComponentEntry> entries = registry.lookup(name);
+        if (entries.isEmpty()) {
+            following.remove(channel);
+            throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
+        }
+        entries.forEach(channel::upsert);
+        closeables.add(channel);
+        return channel;
+    }
+
+    /**
+     * The meta-stub for the first instance bound under {@code name}, for per-operation settings
+     * and listeners. It neither follows the registry nor moves to other replicas: {@link #lookup}
+     * does.
+     */
+    public MetaStub channel(String name, ServiceDescriptor descriptor) {
+        List<ComponentEntry> entries = registry.lookup(name);
+        if (entries.isEmpty()) {
+            throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
+        }
+        MetaStub channel = metaStub(descriptor, entries.get(0));
+        closeables.add(channel);
+        return channel;
+    }
+
+    /**
+     * Where this client's callbacks listen and how long their lease is ({@link Builder#callbacks});
+     * {@code ExportedCallback.export} in the server runtime reads them.
+     */
+    public ServerSettings callbackSettings() {
+        return callbackSettings;
+    }
+
+    public Duration callbackLease() {
+        return callbackLease;
+    }
+
+    /** Closes {@code resource} when this {@code Switchboard} closes (callbacks use it). */
+    public <C extends AutoCloseable> C closeWith(C resource) {
+        closeables.add(Objects.requireNonNull(resource));
+        return resource;
+    }
+
+    /** Forgets a resource given to {@link #closeWith} that was closed already. */
+    public void forget(AutoCloseable resource) {
+        closeables.remove(resource);
+    }
+
+    /**
+     * The meta-stub of a callback a caller passed by its registry name (see {@link
+     * io.switchboard.server.ExportedCallback#export}): the first instance bound under {@code name}, found in the registry like
+     * any component. Unlike {@link #channel} it is not kept by this {@code Switchboard}: the
+     * caller closes it when the call that uses it ends, so a server that takes many callbacks
+     * holds none of them afterwards.
+     *
+     * <pre>{@code
+     * try (MetaStub channel = sb.callbackChannel(progressName, ProgressComponent.DESCRIPTOR)) {
+     *     ProgressComponent.stub(channel).report(done, total, time, state);
+     * }
+     * }</pre>
+     *
+     * @throws NotBoundException nothing is bound under {@code name} (the caller closed it, say)
+     */
+    public MetaStub callbackChannel(String name, ServiceDescriptor descriptor) {
+        List<ComponentEntry> entries = registry.lookup(name);
+        if (entries.isEmpty()) {
+            throw new NotBoundException("callback " + name + " is not bound in the registry at " + registry.url());
+        }
+        return metaStub(descriptor, entries.get(0));
+    }
+
+    private MetaStub metaStub(ServiceDescriptor descriptor, ComponentEntry entry) {
+        MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).settings(settings)
+                .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS));
+        if (protocols != null) {
+            b.protocols(protocols);
+        }
+        listeners.forEach(b::listener);
+        return b.build();
+    }
+
+    /**
+     * Tells {@code listener} about the instances of {@code name} (every name when null): first
+     * each one bound now as {@link RegistryEvent.Kind#APPEAR}, then every change, in order, on a
+     * daemon thread. Close the watch to stop it; closing this {@code Switchboard} stops it too.
+     */
+    public RegistryWatch watch(String name, Consumer<RegistryEvent> listener) {
+        RegistryWatch w = RegistryWatch.start(registry, name == null ? List.of() : List.of(name), listener);
+        closeables.add(w);
+        return w;
+    }
+
+    private synchronized RegistryWatch startFollowing() {
+        if (follower == null) {
+            follower = RegistryWatch.start(registry, List.of(), e -> following.forEach(c -> c.apply(e)));
+            closeables.add(follower);
+        }
+        return follower;
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable c : closeables) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // closing anyway
+            }
+        }
+        registry.close();
+    }
+
+    /** Nothing is bound under the name asked for. */
+    public static final class NotBoundException extends RegistryException {
+        public NotBoundException(String message) {
+            super("not-bound", message);
+        }
+    }
+
+    /** Configures a {@link Switchboard}. Defaults: every protocol on the class path, the adaptive policy. */
+    public static final class Builder {
+        private final String registryUrl;
+        private List<String> protocols;
+        private SelectionPolicy policy = new AdaptivePolicy();
+        private ClientSettings settings = ClientSettings.defaults();
+        private final List<CallListener> listeners = new ArrayList<>();
+        private boolean follow = true;
+        private String secret;
+        private ServerSettings callbackSettings = ServerSettings.defaults();
+        private Duration callbackLease = Duration.ofSeconds(10);
+
+        /** {@code registryUrl}: one registry's SOAP endpoint, or several sharing a store, separated by commas. */
+        private Builder(String registryUrl) {
+            this.registryUrl = Objects.requireNonNull(registryUrl, "registryUrl");
+        }
+
+        /** The client's protocols, most preferred first. */
+        public Builder protocols(String... names) {
+            protocols = List.of(names);
+            return this;
+        }
+
+        public Builder policy(SelectionPolicy stubPolicy) {
+            policy = Objects.requireNonNull(stubPolicy);
+            return this;
+        }
+
+        public Builder settings(ClientSettings clientSettings) {
+            settings = Objects.requireNonNull(clientSettings);
+            return this;
+        }
+
+        public Builder listener(CallListener listener) {
+            listeners.add(Objects.requireNonNull(listener));
+            return this;
+        }
+
+        /**
+         * Whether stubs follow the registry (default true): a watch keeps their replicas current.
+         * False: the replicas are those found at lookup, and no watch thread runs.
+         */
+        public Builder follow(boolean followRegistry) {
+            follow = followRegistry;
+            return this;
+        }
+
+        /** The registry's shared secret, needed to {@link Switchboardio.switchboard.server.ExportedCallback#export export callbacks} when it has one. */
+        public Builder secret(String sharedSecret) {
+            secret = sharedSecret;
+            return this;
+        }
+
+        /**
+         * Where callbacks listen (default: loopback, ephemeral ports; a server on another host
+         * needs a bind address it can reach, and maybe an advertised host) and their lease
+         * (default 10 s: a dead client's callbacks leave the registry soon).
+         */
+        public Builder callbacks(ServerSettings settings, Duration lease) {
+            callbackSettings = Objects.requireNonNull(settings);
+            callbackLease = Objects.requireNonNull(lease);
+            return this;
+        }
+
+        public Switchboard connect() {
+            return new Switchboard(this);
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package io.switchboard.metastub;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Predicts each candidate's round-trip time for this call's payload and takes the fastest; the
+ * default policy. Each protocol to each endpoint has a cost model, time = fixed cost + payload ×
+ * cost per byte, that starts from a prior (SOAP cheap to start but costly per byte, binary the
+ * opposite, in the proportions the SC2000 and Blue Pencil studies measured) and follows the calls
+ * the meta-stub makes: small calls refine the fixed cost, large ones the cost per byte. So the
+ * crossover follows the real network and server. Now and then, when two protocols are predicted
+ * close, it tries the runner-up to keep both models fresh; never where the difference is large.
+ */
+public final class AdaptivePolicy implements SelectionPolicy {
+    public static final String NAME = "adaptive";
+    /** Payloads are estimated up to this size; beyond it the choice no longer depends on size. */
+    static final long ESTIMATE_CAP = 8L << 20;
+    static final int EXPLORE_EVERY = 32;
+    /** Counting a payload at least this far is always cheap. */
+    static final long MIN_DECISION_CAP = 1024;
+    /** How far a call the policy did not choose (a pinned one) is counted to learn from. */
+    static final long LEARNING_CAP = 1L << 20;
+    /**
+     * A runner-up that has had no sample for this long is tried once more, if its prediction is
+     * within {@link #REPROBE_RATIO} of the best or {@link #REPROBE_EXTRA_MICROS} above it: without
+     * this, a model spoilt by a burst of slow samples (queueing under load, a long GC) is never
+     * corrected, because exploration only ever picks a close runner-up.
+     */
+    static final long REPROBE_NANOS = 10_000_000_000L;
+    static final double REPROBE_RATIO = 4;
+    static final double REPROBE_EXTRA_MICROS = 20_000;
+
+    // keyed by a record, not by protocol + " " + address: the concatenated key was built and hashed
+    // afresh for every candidate of every call, about a quarter of the decision's time
+    private final Map<ModelKey, CostModel> models = new ConcurrentHashMap<>();
+    private final AtomicLong decisions = new AtomicLong();
+    private final LongSupplier clock;
+
+    public AdaptivePolicy() {
+        this(System::nanoTime);
+    }
+
+    /** With the clock that times re-probes (tests pass a fake one). */
+    AdaptivePolicy(LongSupplier nanoClock) {
+        this.clock = nanoClock;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String select(CallContext call, List<String> candidates) {
+        if (candidates.size() == 1) {
+            return candidates.get(0);
+        }
+        long bytes = call.estimatedBytes(decisionCap(call, candidates)) + call.expectedResponseBytes();
+        String best = null;
+        String second = null;
+        CostModel secondModel = null;
+        CostModel bestModel = null;
+        double bestTime = Double.MAX_VALUE;
+        double secondTime = Double.MAX_VALUE;
+        for (String p : candidates) {
+            CostModel m = model(p, call.suite().endpoint(p).address());
+            double t = m.predictMicros(bytes);
+            if (t < bestTime) {
+                second = best;
+                secondModel = bestModel;
+                secondTime = bestTime;
+                best = p;
+                bestModel = m;
+                bestTime = t;
+            } else if (t < secondTime) {
+                second = p;
+                secondModel = m;
+                secondTime = t;
+            }
+        }
+        if (second == null || !call.estimateIsExact()) {   // a capped estimate may hide a huge payload
+            return best;
+        }
+        boolean close = secondTime < bestTime * 1.5 || secondTime - bestTime < 1_000;
+        if (close && decisions.incrementAndGet() % EXPLORE_EVERY == 0) {
+            return second;
+        }
+        boolean affordable = secondTime <= bestTime * REPROBE_RATIO || secondTime - bestTime <= REPROBE_EXTRA_MICROS;
+        if (affordable && secondModel.claimReprobe(clock.getAsLong())) {
+            return second;
+        }
+        return best;
+    }
+
+    /**
+     * How far the payload must be counted for the ranking to be final: twice the largest size at
+     * which two candidates' predictions cross. Past it the cheapest per byte wins whatever the
+     * exact size, so a 10^6-node list is counted only up to the crossover, not node by node.
+     */
+    private long decisionCap(CallContext call, List<String> candidates) {
+        double crossing = 0;
+        for (int i = 0; i < candidates.size(); i++) {
+            CostModel p = model(candidates.get(i), call.suite().endpoint(candidates.get(i)).address());
+            for (int j = i + 1; j < candidates.size(); j++) {
+                CostModel q = model(candidates.get(j), call.suite().endpoint(candidates.get(j)).address());
+                crossing = Math.max(crossing, p.crossover(q));
+            }
+        }
+        return (long) Math.min(ESTIMATE_CAP, Math.max(MIN_DECISION_CAP, 2 * crossing));
+    }
+
+    @Override
+    public void observe(CallRecord r) {
+        long payload = r.payloadBytes();
+        if (r.succeeded() && payload >= 0 && payload <= ESTIMATE_CAP && r.address() != null) {
+            model(r.protocol(), r.address()).learn(payload, r.latency().toNanos() / 1000.0, clock.getAsLong());
+        }
+    }
+
+    @Override
+    public long learningEstimateCap() {
+        return LEARNING_CAP;
+    }
+
+    /** The current prediction for a payload over one protocol to one endpoint, in microseconds. */
+    public double predictMicros(String protocol, String address, long bytes) {
+        return model(protocol, address).predictMicros(bytes);
+    }
+
+    private CostModel model(String protocol, String address) {
+        ModelKey key = new ModelKey(protocol, address);
+        CostModel m = models.get(key);
+        return m != null ? m : models.computeIfAbsent(key, k -> CostModel.prior(protocol, clock.getAsLong()));
+    }
+
+    private record ModelKey(String protocol, String address) {
+    }
+
+    /**
+     * time = fixed + bytes × perByte, both in microseconds, learned by exponential averaging. The
+     * first calls to an endpoint (connection set-up, a cold JIT) and single outliers (a GC pause)
+     * would throw the averages far off, so the first samples are skipped and each sample counts
+     * for at most three times the current prediction.
+     */
+    static final class CostModel {
+        private static final double RATE = 0.2;
+        private static final long SMALL = 2 * 1024;
+        private static final long LARGE = 32 * 1024;
+        private static final int SKIPPED = 2;
+        private double fixed;
+        private double perByte;
+        private int seen;
+        /** When this model last had a sample, or was picked to get one. */
+        private final AtomicLong touchedNanos;
+
+        CostModel(double fixedMicros, double perByteMicros, long nowNanos) {
+            this.fixed = fixedMicros;
+            this.perByte = perByteMicros;
+            this.touchedNanos = new AtomicLong(nowNanos);
+        }
+
+        /** True for the one caller that may re-probe this stale model now; the next may after another interval. */
+        boolean claimReprobe(long nowNanos) {
+            long touched = touchedNanos.get();
+            return nowNanos - touched >= REPROBE_NANOS && touchedNanos.compareAndSet(touched, nowNanos);
+        }
+
+        /** SOAP: about 10x the binary protocol's cost per byte, a little cheaper for tiny calls (SC2000). */
+        static CostModel prior(String protocol, long nowNanos) {
+            return ProtocolSuite.FAILSAFE.equals(protocol) ? new CostModel(400, 0.08, nowNanos)
+                    : new CostModel(450, 0.004, nowNanos);
+        }
+
+        /** The payload at which the two predictions are equal, or 0 if one is cheaper everywhere. */
+        double crossover(CostModel other) {
+            double f1;
+            double b1;
+            double f2;
+            double b2;
+            synchronized (this) {
+                f1 = fixed;
+                b1 = perByte;
+            }
+            synchronized (other) {
+                f2 = other.fixed;
+                b2 = other.perByte;
+            }
+            if (b1 == b2) {
+                return 0;
+            }
+            double x = (f2 - f1) / (b1 - b2);
+            return x > 0 ? x : 0;
+        }
+
+        synchronized double predictMicros(long bytes) {
+            return fixed + perByte * bytes;
+        }
+
+        synchronized void learn(long bytes, double sample, long nowNanos) {
+            touchedNanos.set(nowNanos);
+            if (++seen <= SKIPPED) {
+                return;
+            }
+            double micros = Math.min(sample, 3 * (fixed + perByte * bytes));
+            if (bytes <= SMALL) {
+                fixed += RATE * (micros - perByte * bytes - fixed);
+                fixed = Math.max(1, fixed);
+            } else if (bytes >= LARGE) {
+                double observed = Math.max(0, micros - fixed) / bytes;
+                perByte += RATE * (observed - perByte);
+                perByte = Math.max(1e-6, perByte);
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.switchboard.registry;
+
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.registry.wire.EndpointInfo;
+import io.switchboard.registry.wire.Entry;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Converts between registry entries and their wire form. */
+public final class Entries {
+    private Entries() {
+    }
+
+    public static Entry toWire(ComponentEntry e) {
+        Entry w = new Entry();
+        w.setName(e.name());
+        w.setInstanceId(e.instanceId());
+        List<EndpointInfo> eps = new ArrayList<>();
+        for (Endpoint ep : e.endpoints()) {
+            EndpointInfo i = new EndpointInfo();
+            i.setProtocol(ep.protocol());
+            i.setAddress(ep.address());
+            eps.add(i);
+        }
+        w.setEndpoints(eps);
+        w.setInterfaceSchema(e.interfaceSchema());
+        w.setInterfaceProto(e.interfaceProto());
+        w.setWsdlUrl(e.wsdlUrl());
+        w.setBoundAt(e.boundAt() == null ? null : e.boundAt().atOffset(ZoneOffset.UTC));
+        w.setFeatures(e.features().isEmpty() ? null : new ArrayList<>(e.features()));
+        w.setLeaseSeconds(e.leased() ? e.leaseSeconds() : null);
+        return w;
+    }
+
+    public static ComponentEntry fromWire(Entry w) {
+        List<Endpoint> eps = new ArrayList<>();
+        if (w.getEndpoints() != null) {
+            for (EndpointInfo i : w.getEndpoints()) {
+                if (i == null) {
+                    throw new IllegalArgumentException("an endpoint of " + w.getName() + " is empty");
+                }
+                eps.add(new Endpoint(i.getProtocol(), i.getAddress()));
+            }
+        }
+        Instant boundAt = w.getBoundAt() == null ? null : w.getBoundAt().toInstant();
+        List<String> features = new ArrayList<>();
+        if (w.getFeatures() != null) {
+            w.getFeatures().stream().filter(java.util.Objects::nonNull).forEach(features::add);
+        }
+        int lease = w.getLeaseSeconds() == null ? 0 : w.getLeaseSeconds();
+        if (lease < 0) {
+            throw new IllegalArgumentException("leaseSeconds of " + w.getName() + " is negative");
+        }
+        return new ComponentEntry(w.getName(), w.getInstanceId(), eps, w.getInterfaceSchema(), w.getInterfaceProto(),
+                w.getWsdlUrl(), boundAt, features, lease);
+    }
+
+    public static List<ComponentEntry> fromWire(List<Entry> wire) {
+        List<ComponentEntry> out = new ArrayList<>();
+        if (wire != null) {
+            for (Entry e : wire) {
+                out.add(fromWire(e));
+            }
+        }
+        return out;
+    }
+}

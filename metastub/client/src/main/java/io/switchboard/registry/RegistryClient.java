@@ -1,0 +1,187 @@
+package io.switchboard.registry;
+
+import io.switchboard.client.ReplicatedChannel;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.Protocols;
+import io.switchboard.registry.wire.BindFaultException;
+import io.switchboard.registry.wire.RebindFaultException;
+import io.switchboard.registry.wire.RegistryComponent;
+import io.switchboard.registry.wire.RenewFaultException;
+import io.switchboard.registry.wire.UnbindFaultException;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.registry.wire.Event;
+import io.switchboard.registry.wire.RegistryStub;
+import io.switchboard.registry.wire.WatchResponse;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Talks to a registry: the generated registry stub over SOAP, with plain Java types.
+ *
+ * <p>Several registry servers that share one store (ZooKeeper) can be given as a list, or as one
+ * string with the URLs separated by commas: calls go to the first that answers and move to the
+ * next when one cannot be reached (or, for idempotent operations, when one fails mid-call). A
+ * {@code bind} that may have reached a registry is not repeated on another; a component server's
+ * heartbeat binds again if the entry is missing.
+ *
+ * <pre>{@code
+ * try (RegistryClient registry = RegistryClient.connect("http://127.0.0.1:8081/axis2/services/Registry", secret)) {
+ *     List<ComponentEntry> echoes = registry.lookup("Echo");
+ * }
+ * RegistryClient both = RegistryClient.connect("http://zk-reg-1:8081/axis2/services/Registry,"
+ *         + "http://zk-reg-2:8081/axis2/services/Registry", secret);
+ * }</pre>
+ */
+public final class RegistryClient implements AutoCloseable {
+    /** The longest a watch waits for a change; under the SOAP server's 60 s idle timeout. */
+    public static final int MAX_WATCH_SECONDS = 25;
+    private final ReplicatedChannel channel;
+    private final RegistryStub stub;
+    private final String credential;
+    private final List<String> urls;
+
+    private RegistryClient(List<String> urls, String credential, ClientSettings settings) {
+        if (urls.isEmpty()) {
+            throw new IllegalArgumentException("no registry URL given");
+        }
+        List<ComponentEntry> registries = new ArrayList<>();
+        for (String url : urls) {
+            URI uri = URI.create(url);
+            if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+                throw new IllegalArgumentException("a registry URL is the registry's SOAP endpoint (http://HOST:PORT/"
+                        + "axis2/services/Registry), not " + url);
+            }
+            // one replica per registry server, in the order given: IN_ORDER makes it fail-over only
+            registries.add(new ComponentEntry("Registry", "registry-" + registries.size(),
+                    List.of(new Endpoint(Protocols.failsafe().name(), url)), null, null, null));
+        }
+        this.urls = List.copyOf(urls);
+        this.credential = credential;
+        ClientSettings callSettings = settings.withCallTimeout(Duration.ofSeconds(30));
+        String failsafe = registries.get(0).endpoints().get(0).protocol();
+        this.channel = new ReplicatedChannel("Registry", registries,
+                e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols(failsafe).endpoints(e.endpoints())
+                        .settings(callSettings).build(),
+                ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO);
+        this.stub = new RegistryStub(channel);
+    }
+
+    /**
+     * A client for reads only, or for writes to a registry that takes them without a credential.
+     * {@code url} may list several registry servers, separated by commas.
+     */
+    public static RegistryClient connect(String url) {
+        return connect(url, null);
+    }
+
+    /** A client whose writes carry {@code credential}, the registry's shared secret. */
+    public static RegistryClient connect(String url, String credential) {
+        return connect(split(url), credential, ClientSettings.defaults());
+    }
+
+    /**
+     * A client of several registry servers that share one store, tried in this order; {@code
+     * settings} carry, for instance, the TLS trust for {@code https} registries.
+     */
+    public static RegistryClient connect(List<String> urls, String credential, ClientSettings settings) {
+        return new RegistryClient(urls, credential, settings);
+    }
+
+    /** {@code "u1,u2"} as {@code [u1, u2]}. */
+    public static List<String> split(String urls) {
+        return Arrays.stream(urls.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList();
+    }
+
+    /** The registry's URL; several, separated by commas, when this client fails over between them. */
+    public String url() {
+        return String.join(",", urls);
+    }
+
+    public List<String> urls() {
+        return urls;
+    }
+
+    public void bind(ComponentEntry entry) {
+        try {
+            stub.bind(Entries.toWire(entry), credential);
+        } catch (BindFaultException e) {
+            throw new RegistryException(e.getFaultInfo().getCode(), "bind " + entry.name() + ": "
+                    + e.getFaultInfo().getReason());
+        }
+    }
+
+    public void rebind(ComponentEntry entry) {
+        try {
+            stub.rebind(Entries.toWire(entry), credential);
+        } catch (RebindFaultException e) {
+            throw new RegistryException(e.getFaultInfo().getCode(), "rebind " + entry.name() + ": "
+                    + e.getFaultInfo().getReason());
+        }
+    }
+
+    /** Removes one instance, or every instance of {@code name} when {@code instanceId} is null. */
+    public int unbind(String name, String instanceId) {
+        try {
+            return stub.unbind(name, instanceId, credential);
+        } catch (UnbindFaultException e) {
+            throw new RegistryException(e.getFaultInfo().getCode(), "unbind " + name + ": "
+                    + e.getFaultInfo().getReason());
+        }
+    }
+
+    /**
+     * Extends the lease of one instance; false when the registry no longer holds it (bind it
+     * again). {@link ComponentServer} calls this on its heartbeat.
+     */
+    public boolean renew(String name, String instanceId) {
+        try {
+            return stub.renew(name, instanceId, credential);
+        } catch (RenewFaultException e) {
+            throw new RegistryException(e.getFaultInfo().getCode(), "renew " + name + ": "
+                    + e.getFaultInfo().getReason());
+        }
+    }
+
+    /** Every instance bound under {@code name}; empty if none. */
+    public List<ComponentEntry> lookup(String name) {
+        return Entries.fromWire(stub.lookup(name));
+    }
+
+    /** Every entry, without interface schemas. */
+    public List<ComponentEntry> list() {
+        return Entries.fromWire(stub.listEntries());
+    }
+
+    /** One answer of the registry's {@code watch}; see {@link RegistryWatch}, which is how to use it. */
+    record WatchResult(String epoch, long version, boolean reset, List<RegistryEvent> events) {
+    }
+
+    /** One long poll: the changes after {@code since} to {@code names} (all when empty), waiting up to {@code waitSeconds}. */
+    WatchResult watch(Collection<String> names, String epoch, Long since, int waitSeconds) {
+        WatchResponse r = stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(waitSeconds + 30L)))
+                .watch(new ArrayList<>(names), epoch, since, waitSeconds);
+        List<RegistryEvent> events = new ArrayList<>();
+        if (r.getEvents() != null) {
+            for (Event e : r.getEvents()) {
+                RegistryEvent.Kind kind = RegistryEvent.Kind.fromWire(e.getKind());
+                ComponentEntry entry = e.getEntry() == null ? null : Entries.fromWire(e.getEntry());
+                if (kind != RegistryEvent.Kind.GO && entry == null) {
+                    throw new IllegalStateException("the registry sent a " + e.getKind() + " event without its entry");
+                }
+                events.add(new RegistryEvent(kind, e.getName(), e.getInstanceId(), entry));
+            }
+        }
+        return new WatchResult(r.getEpoch(), r.getVersion(), r.getReset(), events);
+    }
+
+    @Override
+    public void close() {
+        channel.close();
+    }
+}

@@ -1,0 +1,182 @@
+package io.switchboard.metastub;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.EchoDoubles;
+import io.switchboard.testing.conformance.EchoList;
+import io.switchboard.testing.conformance.EchoMixed;
+import io.switchboard.testing.conformance.Mixed;
+import io.switchboard.testing.conformance.Tensor;
+import io.switchboard.testing.conformance.Values;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The size and adaptive policies decide from the call's shape, and adaptive learns from what it sees. */
+class SizeAndAdaptivePolicyTest {
+    private static final OperationDescriptor DOUBLES = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
+    private static final OperationDescriptor LIST = ConformanceComponent.DESCRIPTOR.operation("echoList");
+    private static final ProtocolSuite SUITE = ProtocolSuite.of(List.of("fast", "soap"),
+            List.of(new Endpoint("fast", "fast://h:1/C"), new Endpoint("soap", "http://h:2/axis2/services/C")));
+    private static final List<String> BOTH = SUITE.candidates();
+    private final MessageSize sizes = new MessageSize(ConformanceComponent.DESCRIPTOR.model());
+
+    private CallContext doubles(int n) {
+        EchoDoubles m = new EchoDoubles();
+        m.setValues(new double[n]);
+        return new CallContext(DOUBLES, m, SUITE, sizes);
+    }
+
+    private CallContext list(int n) {
+        EchoList m = new EchoList();
+        m.setHead(Values.list(n));
+        return new CallContext(LIST, m, SUITE, sizes);
+    }
+
+    @Test
+    void sizePolicySendsSmallOverSoapAndLargeOverTheBulkProtocol() {
+        SizePolicy size = new SizePolicy();
+        assertEquals("soap", size.select(doubles(10), BOTH));
+        assertEquals("soap", size.select(doubles(99), BOTH));
+        assertEquals("fast", size.select(doubles(101), BOTH));
+        assertEquals("soap", size.select(list(5), BOTH));
+        assertEquals("fast", size.select(list(50), BOTH));
+        assertEquals("soap", size.select(doubles(1_000_000), List.of("soap")), "SOAP when it is the only candidate");
+    }
+
+    @Test
+    void theSizeWalkStopsAtItsCap() {
+        CallContext huge = list(1_000_000);
+        long estimate = huge.estimatedBytes(800);
+        assertTrue(estimate > 800 && estimate < 800 + 200, "stopped just past the cap: " + estimate);
+        assertEquals(8_000_000 + 2, doubles(1_000_000).estimatedBytes(Long.MAX_VALUE), "arrays are counted, not walked");
+    }
+
+    @Test
+    void sharedAndCyclicNodesAreCountedOnce() {
+        EchoList m = new EchoList();
+        m.setHead(Values.list(10));
+        long straight = sizes.estimate(m, LIST.model().request(), Long.MAX_VALUE);
+        var tail = m.getHead();
+        while (tail.getNextLink() != null) {
+            tail = tail.getNextLink();
+        }
+        tail.setNextLink(m.getHead());
+        assertEquals(straight + 2, sizes.estimate(m, LIST.model().request(), Long.MAX_VALUE),
+                "the walk ends at the cycle: only the tail's new reference is added");
+    }
+
+    @Test
+    void heterogeneousListsAreCountedDownToTheirNestedValues() {
+        var mixed = ConformanceComponent.DESCRIPTOR.model().operation("echoMixed").request();
+        EchoMixed small = new EchoMixed();
+        small.setList(Mixed.of(1.0, "abc"));
+        assertEquals(2 + 2 + 8 + 2 + 3 + 2, sizes.estimate(small, mixed, Long.MAX_VALUE),
+                "field, list, a double and a string, each with its framing");
+        EchoMixed big = new EchoMixed();
+        big.setList(Mixed.of("x", Mixed.of(Mixed.of(Tensor.of(new int[] {1000}, new double[1000])))));
+        assertTrue(sizes.estimate(big, mixed, Long.MAX_VALUE) > 8000, "the tensor three lists down is counted");
+        Mixed self = Mixed.of(1.0);
+        self.getItems().add(self);
+        EchoMixed cyclic = new EchoMixed();
+        cyclic.setList(self);
+        assertTrue(sizes.estimate(cyclic, mixed, Long.MAX_VALUE) < 100, "a list that holds itself is counted once");
+    }
+
+    private static CallRecord record(String protocol, long bytes, double micros) {
+        String address = SUITE.endpoint(protocol).address();
+        return new CallRecord("C", "echoDoubles", "id", protocol, address, "test", bytes,
+                Duration.ofNanos((long) (micros * 1000)), null);
+    }
+
+    @Test
+    void adaptiveLearnsTheCrossoverOfTheRealLink() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        // a link where SOAP costs 100 µs + 0.1 µs/byte and the bulk protocol 900 µs + 0.001 µs/byte:
+        // the true crossover is near 8,080 bytes, about 1,000 doubles
+        for (int round = 0; round < 60; round++) {
+            for (long bytes : new long[] {100, 1_000, 50_000, 500_000}) {
+                adaptive.observe(record("soap", bytes, 100 + 0.1 * bytes));
+                adaptive.observe(record("fast", bytes, 900 + 0.001 * bytes));
+            }
+        }
+        assertEquals("soap", decide(adaptive, 10));
+        assertEquals("soap", decide(adaptive, 500));
+        assertEquals("fast", decide(adaptive, 2_000));
+        assertEquals("fast", decide(adaptive, 1_000_000));
+        double soapAt1k = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), 8_000);
+        assertEquals(900, soapAt1k, 90, "the learned SOAP model predicts the link within 10%");
+    }
+
+    /** The choice most of the time: exploration may pick the runner-up once in a while when close. */
+    private String decide(AdaptivePolicy adaptive, int doubles) {
+        int fast = 0;
+        for (int i = 0; i < 64; i++) {
+            if (adaptive.select(doubles(doubles), BOTH).equals("fast")) {
+                fast++;
+            }
+        }
+        return fast > 32 ? "fast" : "soap";
+    }
+
+    @Test
+    void coldStartAndOutliersDoNotThrowTheModelOff() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        adaptive.observe(record("soap", 80, 40_000));          // connection set-up and a cold JIT
+        adaptive.observe(record("soap", 80, 20_000));
+        for (int i = 0; i < 30; i++) {
+            adaptive.observe(record("soap", 80, 300));
+        }
+        adaptive.observe(record("soap", 80, 90_000));          // one GC pause
+        double predicted = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), 80);
+        assertTrue(predicted < 600, "prediction after the outlier: " + predicted);
+    }
+
+    @Test
+    void adaptiveCountsALongListOnlyUpToTheCrossoverOfItsModels() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        CallContext huge = list(1_000_000);
+        assertEquals("fast", adaptive.select(huge, BOTH));
+        assertTrue(!huge.estimateIsExact(), "the walk stopped early");
+        assertTrue(huge.estimatedBytes(0) < 64 * 1024, "counted " + huge.estimatedBytes(0) + " bytes, not 34 MB");
+        CallContext array = doubles(1_000_000);
+        adaptive.select(array, BOTH);
+        assertTrue(array.estimateIsExact(), "an array is counted whole at no cost");
+    }
+
+    @Test
+    void adaptiveNeverExploresWhereTheDifferenceIsLarge() {
+        long[] now = {0};
+        AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
+        for (int i = 0; i < 200; i++) {
+            now[0] += AdaptivePolicy.REPROBE_NANOS + 1;   // stale every time: not even a re-probe
+            assertEquals("fast", adaptive.select(doubles(1_000_000), BOTH), "8 MB over SOAP is never worth a try");
+        }
+    }
+
+    @Test
+    void aRunnerUpSpoiltByABurstOfSlowSamplesIsTriedAgainOnceItIsStale() {
+        long[] now = {0};
+        AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
+        // under a burst of load the bulk protocol measured 3x SOAP's time for 20,000 doubles
+        for (int i = 0; i < 60; i++) {
+            adaptive.observe(record("soap", 160_000, 40_000));
+            adaptive.observe(record("fast", 160_000, 120_000));
+        }
+        assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "fresh models: the learned ranking holds");
+        now[0] += AdaptivePolicy.REPROBE_NANOS / 2;
+        assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "not stale yet");
+        now[0] += AdaptivePolicy.REPROBE_NANOS;
+        assertEquals("fast", adaptive.select(doubles(20_000), BOTH), "stale and within reach: tried once more");
+        assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "one re-probe per interval, not a stampede");
+        // the re-probe shows the load has gone: the model follows and the bulk protocol wins again
+        for (int i = 0; i < 30; i++) {
+            adaptive.observe(record("fast", 160_000, 5_000));
+        }
+        assertEquals("fast", adaptive.select(doubles(20_000), BOTH));
+    }
+}

@@ -1,0 +1,300 @@
+package io.switchboard.server;
+
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.spi.DeduplicatingSkeleton;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.Protocols;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves components on several protocols at once and binds each in a registry under a lease that
+ * a heartbeat renews (at a third of the lease, on a daemon thread); closing it unbinds them first,
+ * then stops the listeners. If the process dies without closing, the registry drops its entries
+ * when their lease runs out. If the registry answers a renew with "not bound" (it restarted
+ * without the entry, or the lease lapsed while the registry was unreachable), the heartbeat binds
+ * the entry again.
+ *
+ * <p>With the local protocol ({@code protocols/local}) on the class path, or {@code "local"} among
+ * {@link Builder#protocols}, the entry also lists a {@code local://JVM-ID/...} endpoint: a
+ * meta-stub in this JVM calls the component over it, in process; one in another JVM ignores it.
+ *
+ * <pre>{@code
+ * try (ComponentServer server = ComponentServer.builder()
+ *         .registry("http://127.0.0.1:8081/axis2/services/Registry", secret)
+ *         .build()) {
+ *     ComponentEntry entry = server.export(EchoComponent.skeleton(new EchoService()));
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class ComponentServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ComponentServer.class);
+    /** Calls remembered per component for de-duplication, and for how long. */
+    static final int RECENT_CALLS = 10_000;
+    static final java.time.Duration RECENT_CALL_RETENTION = java.time.Duration.ofMinutes(5);
+    /** The lease a server asks for unless told otherwise. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+    private final Map<String, ProtocolServer> servers = new LinkedHashMap<>();
+    private final RegistryClient registry;
+    /** Whether {@link #registry} is this server's own (closed with it) or a caller's. */
+    private final boolean ownsRegistry;
+    private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
+    private final int leaseSeconds;
+    private final ScheduledExecutorService heartbeat;
+    private boolean closed;
+
+    private ComponentServer(Builder b) {
+        for (String protocol : b.protocols) {
+            ServerSettings s = b.settings;
+            Integer port = b.ports.get(protocol);
+            s = s.withPort(port == null ? 0 : port);
+            servers.put(protocol, Protocols.get(protocol).newServer(s));
+        }
+        this.ownsRegistry = b.sharedRegistry == null;
+        this.registry = b.sharedRegistry != null ? b.sharedRegistry
+                : b.registryUrl == null ? null : RegistryClient.connect(b.registryUrl, b.credential);
+        this.leaseSeconds = (int) b.lease.toSeconds();
+        if (registry != null && leaseSeconds > 0) {
+            heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "component-lease-heartbeat");
+                t.setDaemon(true);   // never keeps a JVM alive on its own
+                return t;
+            });
+            long every = Math.max(100, b.lease.toMillis() / 3);
+            heartbeat.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.MILLISECONDS);
+        } else {
+            heartbeat = null;
+        }
+    }
+
+    /** One heartbeat: renews every bound entry, and binds again those the registry no longer holds. */
+    private void renewAll() {
+        for (ComponentEntry e : bound) {
+            try {
+                if (!registry.renew(e.name(), e.instanceId())) {
+                    registry.rebind(e);
+                    LOG.info("the registry no longer held {} ({}); bound it again", e.name(), e.instanceId());
+                }
+            } catch (RuntimeException ex) {
+                LOG.warn("could not renew the lease of {} ({}); will try again: {}", e.name(), e.instanceId(),
+                        ex.getMessage());
+            }
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The protocols this server speaks, in its order of preference. */
+    public List<String> protocols() {
+        return List.copyOf(servers.keySet());
+    }
+
+    /** Exports under the component's own name. */
+    public ComponentEntry export(Skeleton skeleton) {
+        return export(skeleton.descriptor().name(), skeleton);
+    }
+
+    /**
+     * Exports on every protocol and binds {@code name} in the registry (if there is one). The
+     * skeleton is wrapped once so that each call id runs at most once across all protocols.
+     */
+    public synchronized ComponentEntry export(String name, Skeleton plain) {
+        if (closed) {
+            throw new IllegalStateException("component server is closed");
+        }
+        Skeleton skeleton = new DeduplicatingSkeleton(plain, RECENT_CALLS, RECENT_CALL_RETENTION);
+        ServiceDescriptor d = skeleton.descriptor();
+        List<Endpoint> endpoints = new ArrayList<>();
+        try {
+            for (ProtocolServer server : servers.values()) {
+                endpoints.add(server.export(skeleton));
+            }
+        } catch (RuntimeException e) {
+            for (ProtocolServer server : servers.values()) {
+                server.unexport(d.name());
+            }
+            throw e;
+        }
+        Map<String, String> published = new HashMap<>();
+        for (Endpoint e : endpoints) {
+            published.putAll(Protocols.get(e.protocol()).published(d, e));
+        }
+        ComponentEntry entry = new ComponentEntry(name, UUID.randomUUID().toString(), endpoints, d.schema(),
+                published.get(ServiceDescriptor.PROTO), published.get(ServiceDescriptor.WSDL), null,
+                List.of(ComponentEntry.CALL_IDS), leaseSeconds);
+        if (registry != null) {
+            warnIfUnreachable(entry);
+            registry.bind(entry);
+        }
+        bound.add(entry);
+        LOG.info("exported {} as {} at {}", d.name(), name, endpoints);
+        return entry;
+    }
+
+    /**
+     * A loopback or wildcard address published to a registry on another host reaches nobody
+     * there: say so, and how to publish a reachable one.
+     */
+    private void warnIfUnreachable(ComponentEntry entry) {
+        if (isLoopback(registry.urls().get(0))) {
+            return;
+        }
+        for (Endpoint e : entry.endpoints()) {
+            if (isLoopback(e.address()) || ServerSettings.isWildcard(String.valueOf(e.uri().getHost()))) {
+                LOG.warn("{} publishes {} to the registry at {}, which other hosts cannot reach: bind to a reachable "
+                        + "address, or advertise one (ServerSettings.withAdvertisedHost, --advertise)",
+                        entry.name(), e.address(), registry.urls().get(0));
+                return;
+            }
+        }
+    }
+
+    private static boolean isLoopback(String url) {
+        try {
+            String host = java.net.URI.create(url).getHost();
+            return host != null && (host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]")
+                    || host.equals("::1"));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Stops one protocol's listener while the others go on serving, as a crash of that listener
+     * would; the registry entry still lists its endpoint, so clients see it fail and fall back.
+     * For demonstrations and fault tests; the failsafe (SOAP) cannot be stopped this way.
+     */
+    public synchronized void stopProtocol(String protocol) {
+        if (Protocols.failsafe().name().equals(protocol)) {
+            throw new IllegalArgumentException(protocol + " is the failsafe; close the whole server instead");
+        }
+        ProtocolServer server = servers.get(protocol);
+        if (server == null) {
+            throw new IllegalArgumentException("this server does not speak " + protocol + " (it speaks " + protocols() + ")");
+        }
+        server.close();
+    }
+
+    /** Unbinds everything this server bound, then stops its listeners. Safe to call twice. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (heartbeat != null) {
+            heartbeat.shutdownNow();
+        }
+        if (registry != null) {
+            for (ComponentEntry e : bound) {
+                try {
+                    registry.unbind(e.name(), e.instanceId());
+                } catch (RuntimeException ex) {
+                    LOG.warn("could not unbind {} ({}): {}", e.name(), e.instanceId(), ex.getMessage());
+                }
+            }
+            if (ownsRegistry) {
+                registry.close();
+            }
+        }
+        servers.values().forEach(ProtocolServer::close);
+    }
+
+    /** Configures a {@link ComponentServer}. Defaults: every protocol on the class path, loopback, ephemeral ports. */
+    public static final class Builder {
+        private List<String> protocols;
+        private ServerSettings settings = ServerSettings.defaults();
+        private final Map<String, Integer> ports = new HashMap<>();
+        private String registryUrl;
+        private String credential;
+        private RegistryClient sharedRegistry;
+        private Duration lease = DEFAULT_LEASE;
+
+        private Builder() {
+            // the failsafe last: entries list endpoints in this order, the client's preference aside
+            String failsafe = Protocols.failsafe().name();
+            List<String> all = new ArrayList<>(Protocols.names());
+            all.remove(failsafe);
+            all.add(failsafe);
+            protocols = all;
+        }
+
+        public Builder protocols(String... names) {
+            protocols = List.of(names);
+            return this;
+        }
+
+        public Builder protocols(List<String> names) {
+            protocols = List.copyOf(names);
+            return this;
+        }
+
+        /** Listener settings shared by all protocols (bind address, limits). */
+        public Builder settings(ServerSettings serverSettings) {
+            settings = Objects.requireNonNull(serverSettings);
+            return this;
+        }
+
+        /** A fixed port for one protocol; the others pick free ports. */
+        public Builder port(String protocol, int port) {
+            ports.put(protocol, port);
+            return this;
+        }
+
+        public Builder registry(String url, String sharedSecret) {
+            registryUrl = url;
+            credential = sharedSecret;
+            sharedRegistry = null;
+            return this;
+        }
+
+        /** Binds through a registry client of the caller's, which the server uses but does not close. */
+        public Builder registry(RegistryClient client) {
+            sharedRegistry = java.util.Objects.requireNonNull(client);
+            registryUrl = null;
+            return this;
+        }
+
+        /**
+         * How long the registry keeps an entry without a heartbeat (whole seconds, default 30 s);
+         * {@link Duration#ZERO}: no lease, the entry stays until unbound.
+         */
+        public Builder lease(Duration leaseLength) {
+            if (leaseLength.isNegative() || (!leaseLength.isZero() && leaseLength.toSeconds() < 1)) {
+                throw new IllegalArgumentException("a lease is zero or at least one second");
+            }
+            lease = leaseLength;
+            return this;
+        }
+
+        public ComponentServer build() {
+            String failsafe = Protocols.failsafe().name();
+            if (!protocols.contains(failsafe)) {
+                throw new IllegalArgumentException("a component server speaks " + failsafe
+                        + ", the protocol every party shares");
+            }
+            return new ComponentServer(this);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.switchboard.protocol;
+
+import java.time.Duration;
+
+/**
+ * Settings of a protocol server. Defaults: loopback only, an ephemeral port, 64 MiB messages,
+ * 2,000,000 linked nodes per message, a 60 s idle timeout, requests that must arrive within 30 s
+ * plus their size at 64 KiB/s, and at most 512 open connections per SOAP listener.
+ *
+ * <pre>{@code
+ * ServerSettings s = ServerSettings.defaults().withBindAddress("0.0.0.0").withPort(8081);
+ * // stricter against slow senders and floods: 10 s plus size at 64 KiB/s per request, 256 connections
+ * ServerSettings strict = s.withRequestTimeout(Duration.ofSeconds(10)).withMaxConnections(256);
+ * }</pre>
+ *
+ * @param bindAddress      address to listen on: {@code 127.0.0.1} (default), {@code 0.0.0.0} for all
+ * @param port             port to listen on; 0 picks a free one
+ * @param advertisedHost   host name written into endpoints; null means the bind address (or the
+ *                         loopback name when binding to all addresses)
+ * @param maxMessageBytes  largest request body accepted
+ * @param maxGraphNodes    most linked-structure nodes in one message
+ * @param idleTimeout      a connection that sends nothing for this long is closed
+ * @param tls              the server's key for TLS ({@code https}; SOAP only for now), or null for plain text
+ * @param requestTimeout   SOAP: a request's head and body must arrive within this time plus their
+ *                         size at {@code minRequestBytesPerSecond}, counted from its first byte;
+ *                         a slower sender gets 408 and its connection is closed
+ * @param minRequestBytesPerSecond the slowest rate a request may arrive at once {@code requestTimeout} is spent
+ * @param maxConnections   SOAP: most open connections; at the limit a new one displaces the
+ *                         longest idle one, or is answered 503 and closed if none is idle
+ */
+public record ServerSettings(String bindAddress, int port, String advertisedHost, long maxMessageBytes,
+                             int maxGraphNodes, Duration idleTimeout, TlsSettings tls, Duration requestTimeout,
+                             long minRequestBytesPerSecond, int maxConnections) {
+    private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    private static final long DEFAULT_MIN_REQUEST_BYTES_PER_SECOND = 64 << 10;
+    private static final int DEFAULT_MAX_CONNECTIONS = 512;
+
+    public ServerSettings {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+        if (maxMessageBytes <= 0 || maxGraphNodes <= 0 || minRequestBytesPerSecond <= 0 || maxConnections <= 0) {
+            throw new IllegalArgumentException("limits must be positive");
+        }
+        if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("request timeout must be positive: " + requestTimeout);
+        }
+    }
+
+    /** Settings with the default request deadline, rate and connection limit. */
+    public ServerSettings(String bindAddress, int port, String advertisedHost, long maxMessageBytes, int maxGraphNodes,
+                          Duration idleTimeout, TlsSettings tls) {
+        this(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                DEFAULT_REQUEST_TIMEOUT, DEFAULT_MIN_REQUEST_BYTES_PER_SECOND, DEFAULT_MAX_CONNECTIONS);
+    }
+
+    /** Settings without TLS (the form before TLS existed). */
+    public ServerSettings(String bindAddress, int port, String advertisedHost, long maxMessageBytes, int maxGraphNodes,
+                          Duration idleTimeout) {
+        this(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, null);
+    }
+
+    public static ServerSettings defaults() {
+        return new ServerSettings("127.0.0.1", 0, null, 64L << 20, 2_000_000, Duration.ofSeconds(60), null);
+    }
+
+    /** Serves over TLS with this key; null: plain text. */
+    public ServerSettings withTls(TlsSettings serverTls) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout,
+                serverTls, requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withBindAddress(String address) {
+        return new ServerSettings(address, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withPort(int newPort) {
+        return new ServerSettings(bindAddress, newPort, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withAdvertisedHost(String host) {
+        return new ServerSettings(bindAddress, port, host, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withMaxMessageBytes(long bytes) {
+        return new ServerSettings(bindAddress, port, advertisedHost, bytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withMaxGraphNodes(int nodes) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, nodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withIdleTimeout(Duration timeout) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, timeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    /** A request's head and body must arrive within this plus their size at the minimum rate. */
+    public ServerSettings withRequestTimeout(Duration timeout) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                timeout, minRequestBytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withMinRequestBytesPerSecond(long bytesPerSecond) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, bytesPerSecond, maxConnections);
+    }
+
+    public ServerSettings withMaxConnections(int connections) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, connections);
+    }
+
+    /**
+     * The host to put in endpoint addresses: the advertised host when set; for a wildcard bind
+     * ({@code 0.0.0.0}, {@code ::}) the host's first non-loopback address, so that other hosts can
+     * reach what the registry publishes; otherwise the bind address.
+     */
+    public String hostForEndpoints() {
+        if (advertisedHost != null) {
+            return advertisedHost;
+        }
+        return isWildcard(bindAddress) ? HostAddresses.FIRST_NON_LOOPBACK : bindAddress;
+    }
+
+    /** Whether {@code address} means every interface. */
+    public static boolean isWildcard(String address) {
+        return "0.0.0.0".equals(address) || "::".equals(address) || "[::]".equals(address);
+    }
+
+    /** The host's addresses, looked up once. */
+    static final class HostAddresses {
+        /** The first address of an interface that is up, not loopback and not link-local, IPv4 first; 127.0.0.1 if none. */
+        static final String FIRST_NON_LOOPBACK = firstNonLoopback();
+
+        private HostAddresses() {
+        }
+
+        private static String firstNonLoopback() {
+            String v6 = null;
+            try {
+                for (java.net.NetworkInterface nic : java.util.Collections.list(
+                        java.net.NetworkInterface.getNetworkInterfaces())) {
+                    if (!nic.isUp() || nic.isLoopback()) {
+                        continue;
+                    }
+                    for (java.net.InetAddress a : java.util.Collections.list(nic.getInetAddresses())) {
+                        if (a.isLoopbackAddress() || a.isLinkLocalAddress() || a.isAnyLocalAddress()) {
+                            continue;
+                        }
+                        if (a instanceof java.net.Inet4Address) {
+                            return a.getHostAddress();
+                        }
+                        if (v6 == null) {
+                            v6 = a.getHostAddress().replaceFirst("%.*$", "");
+                        }
+                    }
+                }
+            } catch (java.net.SocketException e) {
+                // no interfaces to look at: loopback below
+            }
+            return v6 != null ? v6 : "127.0.0.1";
+        }
+    }
+}

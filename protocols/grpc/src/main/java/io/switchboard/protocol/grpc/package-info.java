@@ -1,0 +1,4 @@
+/**
+ * Internal: the gRPC protocol ({@code grpc}), reached through its {@code ProtocolProvider}.
+ */
+package io.switchboard.protocol.grpc;

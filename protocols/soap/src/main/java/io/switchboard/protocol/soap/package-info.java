@@ -1,0 +1,4 @@
+/**
+ * Internal: the SOAP protocol ({@code soap}, the failsafe), reached through its {@code ProtocolProvider}.
+ */
+package io.switchboard.protocol.soap;

@@ -1,0 +1,27 @@
+package io.switchboard.protocol.spi;
+
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.Skeleton;
+/**
+ * The listener of one protocol in a server process. It serves any number of components on one
+ * port; the listener starts with the first export.
+ *
+ * <pre>{@code
+ * try (ProtocolServer soap = Protocols.get("soap").newServer(ServerSettings.defaults())) {
+ *     Endpoint at = soap.export(EchoComponent.skeleton(new EchoImpl()));
+ * }
+ * }</pre>
+ */
+public interface ProtocolServer extends AutoCloseable {
+    String protocol();
+
+    /** Serves a component and returns where clients reach it. Exporting a name twice is an error. */
+    Endpoint export(Skeleton skeleton);
+
+    /** Stops serving one component; its endpoint refuses calls afterwards. */
+    void unexport(String componentName);
+
+    /** Stops the listener and releases its port. */
+    @Override
+    void close();
+}

@@ -1,0 +1,4 @@
+/**
+ * Internal: the {@code file:PATH} registry store.
+ */
+package io.switchboard.registry.file;

@@ -1,0 +1,166 @@
+package io.switchboard.registry.server;
+
+import io.switchboard.registry.store.RegistryStore;
+import io.switchboard.registry.store.InMemoryRegistryStore;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.Protocols;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.registry.wire.RegistryComponent;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registry served over SOAP at {@code http://HOST:PORT/axis2/services/Registry}, with a sweeper
+ * that drops entries whose lease ran out.
+ *
+ * <pre>{@code
+ * try (RegistryServer registry = RegistryServer.builder().port(8081).secret("s3cret")
+ *         .store(RegistryStores.open("file:/var/lib/switchboard/registry.json")).start()) {
+ *     System.out.println(registry.endpoint());        // give this URL to servers and clients
+ * }
+ * }</pre>
+ */
+public final class RegistryServer implements AutoCloseable {
+    /** The port the standalone registry listens on unless told otherwise. */
+    public static final int DEFAULT_PORT = 8081;
+    private static final Logger LOG = LoggerFactory.getLogger(RegistryServer.class);
+
+    private final ProtocolServer soap;
+    private final RegistryService service;
+    private final Endpoint endpoint;
+    private final ScheduledExecutorService sweeper;
+
+    private RegistryServer(Builder b) {
+        this.service = new RegistryService(b.store, b.secret, b.clock);
+        this.soap = Protocols.failsafe().newServer(b.settings);
+        try {
+            this.endpoint = soap.export(RegistryComponent.skeleton(service));
+        } catch (RuntimeException e) {
+            soap.close();
+            b.store.close();
+            throw e;
+        }
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "registry-lease-sweeper");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = b.sweepInterval.toMillis();
+        sweeper.scheduleWithFixedDelay(() -> {
+            try {
+                service.sweep();
+            } catch (RuntimeException e) {
+                LOG.warn("lease sweep failed; will try again: {}", e.toString());
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The registry's SOAP endpoint URL, as clients and servers pass it around. */
+    public String endpoint() {
+        return endpoint.address();
+    }
+
+    public String wsdlUrl() {
+        return endpoint.address() + "?wsdl";
+    }
+
+    public RegistryStore store() {
+        return service.store();
+    }
+
+    /** The registry component itself, for a sweep on demand in tests. */
+    public RegistryService service() {
+        return service;
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+        service.closeWatches();
+        soap.close();
+        service.store().close();
+    }
+
+    /** Configures a {@link RegistryServer}. Defaults: loopback, an ephemeral port, in-memory store, open writes. */
+    public static final class Builder {
+        private ServerSettings settings = ServerSettings.defaults().withMaxMessageBytes(4L << 20);
+        private RegistryStore store = new InMemoryRegistryStore();
+        private String secret;
+        private Clock clock = Clock.systemUTC();
+        private Duration sweepInterval = Duration.ofSeconds(1);
+
+        public Builder port(int port) {
+            settings = settings.withPort(port);
+            return this;
+        }
+
+        /**
+         * The host its endpoint publishes, for clients on other hosts (default: the bind address,
+         * or the first non-loopback address when bound to all).
+         */
+        public Builder advertise(String host) {
+            settings = settings.withAdvertisedHost(host);
+            return this;
+        }
+
+        public Builder bindAddress(String address) {
+            settings = settings.withBindAddress(address);
+            return this;
+        }
+
+        /**
+         * Serves the registry over TLS ({@code https://}) with this key, e.g. {@code
+         * TlsSettings.keyStore(Path.of("registry.p12"), password)}; clients must trust its certificate.
+         */
+        public Builder tls(io.switchboard.protocol.TlsSettings serverTls) {
+            settings = settings.withTls(serverTls);
+            return this;
+        }
+
+        public Builder settings(ServerSettings serverSettings) {
+            settings = Objects.requireNonNull(serverSettings);
+            return this;
+        }
+
+        public Builder store(RegistryStore registryStore) {
+            store = Objects.requireNonNull(registryStore);
+            return this;
+        }
+
+        /** The shared secret that bind, rebind and unbind must carry; null leaves writes open. */
+        public Builder secret(String sharedSecret) {
+            secret = sharedSecret;
+            return this;
+        }
+
+        /** The clock leases are measured by (tests move a fake one). */
+        public Builder clock(Clock leaseClock) {
+            clock = Objects.requireNonNull(leaseClock);
+            return this;
+        }
+
+        /** How often entries whose lease ran out are looked for (default 1 s). */
+        public Builder sweepInterval(Duration interval) {
+            if (interval.toMillis() <= 0) {
+                throw new IllegalArgumentException("the sweep interval must be positive");
+            }
+            sweepInterval = interval;
+            return this;
+        }
+
+        public RegistryServer start() {
+            return new RegistryServer(this);
+        }
+    }
+}

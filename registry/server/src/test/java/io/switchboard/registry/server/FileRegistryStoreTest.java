@@ -1,0 +1,174 @@
+package io.switchboard.registry.server;
+
+import io.switchboard.testing.ChildJvm;
+
+import io.switchboard.registry.file.FileRegistryStore;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.file.FileRegistryStore;
+import io.switchboard.registry.store.RegistryStore;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The file store: entries survive a restart, and neither a crash nor a bad file loses any silently. */
+class FileRegistryStoreTest {
+    @TempDir
+    Path dir;
+
+    private static ComponentEntry entry(String name, String instance) {
+        return new ComponentEntry(name, instance, List.of(new Endpoint("grpc", "grpc://127.0.0.1:9999/" + name),
+                new Endpoint("soap", "http://127.0.0.1:9998/axis2/services/" + name)),
+                ConformanceComponent.DESCRIPTOR.schema(), "syntax = \"proto3\";", "http://127.0.0.1:9998/x?wsdl",
+                Instant.parse("2026-11-22T10:15:30.123456789Z"), List.of(ComponentEntry.CALL_IDS), 30);
+    }
+
+    @Test
+    void entriesComeBackAfterARestartExactlyAsTheyWere() throws Exception {
+        Path file = dir.resolve("nested/registry.json");
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            store.bind(entry("Alpha", "a1"));
+            store.bind(entry("Alpha", "a2"));
+            store.bind(entry("Beta", "b1"));
+            store.rebind(entry("Gamma", "g1"));
+            assertEquals(1, store.unbind("Gamma", null));
+        }
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            assertEquals(List.of(entry("Alpha", "a1"), entry("Alpha", "a2")), store.lookup("Alpha"),
+                    "every field, and the order of instances, come back");
+            assertEquals(3, store.list().size());
+            assertThrows(RegistryStore.AlreadyBoundException.class, () -> store.bind(entry("Beta", "b1")));
+        }
+        assertTrue(Files.readString(file).contains("\"format\": \"switchboard-registry\""));
+    }
+
+    @Test
+    void aRegistryServerRestartedOverTheFileServesItsEntries() {
+        Path file = dir.resolve("registry.json");
+        try (RegistryServer registry = RegistryServer.builder().store(FileRegistryStore.open(file)).secret("s").start();
+             RegistryClient writer = RegistryClient.connect(registry.endpoint(), "s")) {
+            writer.bind(entry("Durable", "d1").withLeaseSeconds(0));
+        }
+        try (RegistryServer registry = RegistryServer.builder().store(FileRegistryStore.open(file)).start();
+             RegistryClient reader = RegistryClient.connect(registry.endpoint())) {
+            List<ComponentEntry> found = reader.lookup("Durable");
+            assertEquals(1, found.size());
+            assertEquals(ConformanceComponent.DESCRIPTOR.schema(), found.get(0).interfaceSchema());
+        }
+        assertTrue(!readString(file).contains("\"s\""), "the store holds entries only, no credential");
+    }
+
+    @Test
+    void aBadFileStopsTheStoreWithAMessageNamingItAndIsLeftAlone() throws Exception {
+        Path file = dir.resolve("registry.json");
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            store.bind(entry("Alpha", "a1"));
+        }
+        byte[] good = Files.readAllBytes(file);
+        List<byte[]> bad = List.of(
+                java.util.Arrays.copyOf(good, good.length / 2),                       // torn in the middle
+                new byte[0],                                                           // empty
+                "{\"format\":\"switchboard-registry\",\"version\":2,\"entries\":[]}".getBytes(StandardCharsets.UTF_8),
+                "{\"format\":\"something-else\",\"version\":1,\"entries\":[]}".getBytes(StandardCharsets.UTF_8),
+                "{\"format\":\"switchboard-registry\",\"version\":1,\"entries\":[{\"name\":\"X\"}]}"
+                        .getBytes(StandardCharsets.UTF_8),                             // an entry without its id
+                new byte[] {(byte) 0xC3, (byte) 0x28, '{', '}'},                       // not UTF-8
+                (new String(good, StandardCharsets.UTF_8) + "{}").getBytes(StandardCharsets.UTF_8));
+        for (byte[] content : bad) {
+            Files.write(file, content);
+            RegistryStore.StoreException e = assertThrows(RegistryStore.StoreException.class,
+                    () -> FileRegistryStore.open(file));
+            assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("does not start"),
+                    e.getMessage());
+            assertArrayEquals(content, Files.readAllBytes(file), "a bad store is never overwritten");
+        }
+        Files.write(file, good);
+        RegistryStore.StoreException tooLarge = assertThrows(RegistryStore.StoreException.class,
+                () -> FileRegistryStore.open(file, 100));
+        assertTrue(tooLarge.getMessage().contains("over the limit"), tooLarge.getMessage());
+        try (FileRegistryStore store = FileRegistryStore.open(file, 100_000)) {
+            assertEquals(1, store.list().size());
+            assertThrows(IllegalArgumentException.class, () -> store.rebind(FileStoreWriterMain.burst(1,
+                    "y".repeat(200_000))), "a write that would pass the limit is refused");
+            assertEquals(1, store.list().size());
+        }
+        assertArrayEquals(good, Files.readAllBytes(file));
+    }
+
+    @Test
+    void aSecondOpenOfTheSameFileIsRefusedAndLeftoversOfACrashAreCleared() throws Exception {
+        Path file = dir.resolve("registry.json");
+        Path leftover = dir.resolve(".registry.json.12345.tmp");
+        Files.writeString(leftover, "{half");
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            assertTrue(Files.notExists(leftover));
+            RegistryStore.StoreException e = assertThrows(RegistryStore.StoreException.class,
+                    () -> FileRegistryStore.open(file));
+            assertTrue(e.getMessage().contains("in use"), e.getMessage());
+            store.bind(entry("Alpha", "a1"));
+        }
+        try (FileRegistryStore again = FileRegistryStore.open(file)) {
+            assertEquals(1, again.list().size(), "closing releases the lock");
+        }
+    }
+
+    /**
+     * A separate JVM writes in a burst and is killed with SIGKILL at a random moment, over and
+     * over; every time the store loads and holds a prefix of the writes: Burst 0..n-1 with no gap,
+     * and Counter saying n-1 or n-2 (killed between the two writes of one step).
+     */
+    @Test
+    void killingTheWriterMidBurstAlwaysLeavesALoadablePrefix() throws Exception {
+        Path file = dir.resolve("registry.json");
+        Random random = new Random(42);
+        int before = 0;
+        int rounds = 8;
+        for (int round = 0; round < rounds; round++) {
+            try (ChildJvm writer = ChildJvm.start(dir.resolve("writer-" + round + ".err"), FileStoreWriterMain.class,
+                    file.toString(), "4000")) {
+                assertEquals(before, Integer.parseInt(writer.await("ready")), "round " + round + " starts where the "
+                        + "last one's store ended");
+                Thread.sleep(50 + random.nextInt(400));
+                writer.kill();
+            }
+            try (FileRegistryStore store = FileRegistryStore.open(file)) {
+                List<String> ids = store.lookup("Burst").stream().map(ComponentEntry::instanceId).toList();
+                int n = ids.size();
+                assertEquals(IntStream.range(0, n).mapToObj(Integer::toString).toList(), ids,
+                        "round " + round + ": the writes form a prefix");
+                assertTrue(n >= before, "nothing written before is lost");
+                List<ComponentEntry> counter = store.lookup("Counter");
+                if (n >= 2) {
+                    int last = Integer.parseInt(counter.get(0).features().get(0));
+                    assertTrue(last == n - 1 || last == n - 2, "round " + round + ": counter " + last + " after " + n);
+                }
+                before = n;
+            }
+        }
+        assertTrue(before > rounds, "the writer made progress (" + before + " writes)");
+        try (var leftovers = Files.list(dir)) {
+            assertTrue(leftovers.noneMatch(p -> p.getFileName().toString().endsWith(".tmp")));
+        }
+    }
+
+    private static String readString(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

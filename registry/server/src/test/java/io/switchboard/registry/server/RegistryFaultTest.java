@@ -1,0 +1,126 @@
+package io.switchboard.registry.server;
+
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.zookeeper.ZooKeeperRegistryStore;
+import io.switchboard.client.Switchboard;
+import io.switchboard.server.ComponentServer;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.TransportException;
+import io.switchboard.testing.conformance.Conformance;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.CountingSkeleton;
+import io.switchboard.testing.FaultProxy;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.KillSession;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The registry failing under running components and clients: cut off by a {@link FaultProxy}, and
+ * its ZooKeeper session expired. Calls to a component already looked up go on (each counted once
+ * on the server: none lost, none run twice), lookups fail clearly while the registry is away, and
+ * the component's lease heartbeat puts its entry back once the registry is reachable again.
+ */
+class RegistryFaultTest {
+    private static final Duration GENEROUS = Duration.ofSeconds(20);
+    private static final String SECRET = "s";
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + GENEROUS.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < end, "waited " + GENEROUS + " for: " + what);
+            Thread.sleep(50);
+        }
+    }
+
+    private static List<String> bound(RegistryServer registry) {
+        return registry.store().lookup("Conformance").stream().map(ComponentEntry::instanceId).toList();
+    }
+
+    @Test
+    void aCutRegistryLeavesCallsWorkingFailsLookupsClearlyAndTheLeaseRecovers() throws Exception {
+        ConformanceImpl impl = new ConformanceImpl();
+        Map<String, AtomicInteger> served = new ConcurrentHashMap<>();
+        try (RegistryServer registry = RegistryServer.builder().secret(SECRET).sweepInterval(Duration.ofMillis(100))
+                .start();
+             FaultProxy line = FaultProxy.to(URI.create(registry.endpoint()).getHost(),
+                     URI.create(registry.endpoint()).getPort())) {
+            String viaLine = registry.endpoint().replaceFirst(":" + URI.create(registry.endpoint()).getPort() + "/",
+                    ":" + line.port() + "/");
+            try (ComponentServer server = ComponentServer.builder().registry(viaLine, SECRET)
+                         .lease(Duration.ofSeconds(1)).build();
+                 Switchboard client = Switchboard.builder(viaLine)
+                         .settings(ClientSettings.defaults().withCallTimeout(Duration.ofSeconds(5))).connect()) {
+                ComponentEntry entry = server.export(new CountingSkeleton(ConformanceComponent.skeleton(impl),
+                        "component", served, x -> { }));
+                Conformance stub = client.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub);
+                assertEquals(1, stub.increment(1));
+
+                line.refuse();
+                // with no renewal getting through, the registry drops the entry when its 1 s lease runs out
+                await("the unrenewed entry to go", () -> bound(registry).isEmpty());
+                for (int i = 2; i <= 21; i++) {
+                    assertEquals(i, stub.increment(1), "a call to the component looked up before the cut");
+                }
+                // the registry cannot be reached: a transport failure naming it, not a hang or a wrong answer
+                TransportException lookup = assertThrows(TransportException.class,
+                        () -> client.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub));
+                System.out.println("lookup with the registry cut: " + lookup.getMessage());
+                assertTrue(lookup.getMessage().contains(String.valueOf(line.port())),
+                        "the error names the registry it could not reach: " + lookup.getMessage());
+
+                line.pass();
+                await("the heartbeat to bind the entry again", () -> bound(registry).equals(List.of(entry.instanceId())));
+                Conformance again = client.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub);
+                assertEquals(22, again.increment(1));
+                assertEquals(23, stub.increment(1));
+                assertEquals(23, impl.increments.get(), "every call ran once: none lost, none twice");
+                assertEquals(23, served.get("component").get());
+            }
+        }
+    }
+
+    @Test
+    void anExpiredZooKeeperSessionLosesNoCallAndTheEntryComesBack() throws Exception {
+        ConformanceImpl impl = new ConformanceImpl();
+        try (TestingServer zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+             ZooKeeperRegistryStore store = ZooKeeperRegistryStore.builder(zookeeper.getConnectString())
+                     .root("/fault").sessionTimeout(Duration.ofSeconds(2)).connectionTimeout(Duration.ofSeconds(2))
+                     .start();
+             RegistryServer registry = RegistryServer.builder().store(store).secret(SECRET).start();
+             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .lease(Duration.ofSeconds(1)).build();
+             Switchboard client = Switchboard.connect(registry.endpoint())) {
+            ComponentEntry entry = server.export(ConformanceComponent.skeleton(impl));
+            Conformance stub = client.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub);
+            assertEquals(1, stub.increment(1));
+            long oldSession = store.sessionId();
+
+            KillSession.kill(store.curator().getZookeeperClient().getZooKeeper());
+            for (int i = 2; i <= 11; i++) {
+                assertEquals(i, stub.increment(1), "calls go straight to the component, not through ZooKeeper");
+            }
+            await("a new ZooKeeper session", () -> store.sessionId() != oldSession);
+            await("the entry back under the new session", () -> bound(registry).equals(List.of(entry.instanceId())));
+            assertNotEquals(oldSession, store.sessionId());
+
+            Conformance fresh = client.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub);
+            assertEquals(12, fresh.increment(1));
+            assertEquals(13, stub.increment(1));
+            assertEquals(13, impl.increments.get(), "every call ran once: none lost, none twice");
+        }
+    }
+}

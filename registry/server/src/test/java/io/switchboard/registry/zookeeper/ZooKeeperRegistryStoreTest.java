@@ -1,0 +1,223 @@
+package io.switchboard.registry.zookeeper;
+
+import io.switchboard.testing.ChildJvm;
+
+import io.switchboard.registry.store.RegistryStore;
+import io.switchboard.registry.RegistryException;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.registry.ComponentEntry;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.KillSession;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ZooKeeper store against a real ZooKeeper server in this JVM (Curator's TestingServer with
+ * a 200 ms tick, so sessions may be as short as 400 ms): shared view, killed registry processes,
+ * session expiry, connection loss and a ZooKeeper restart.
+ */
+class ZooKeeperRegistryStoreTest {
+    private static final Duration SESSION = Duration.ofSeconds(2);
+    private TestingServer zookeeper;
+    private int roots;
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void startZooKeeper() throws Exception {
+        zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+    }
+
+    @AfterEach
+    void stopZooKeeper() throws Exception {
+        zookeeper.close();
+    }
+
+    private ZooKeeperRegistryStore store(String root) {
+        return ZooKeeperRegistryStore.builder(zookeeper.getConnectString()).root(root).sessionTimeout(SESSION)
+                .connectionTimeout(Duration.ofSeconds(2)).retries(1).start();
+    }
+
+    private static ComponentEntry entry(String name, String instance, int lease) {
+        return new ComponentEntry(name, instance, List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/" + name)),
+                ConformanceComponent.DESCRIPTOR.schema(), null, null, null, List.of(ComponentEntry.CALL_IDS), lease);
+    }
+
+    private static void await(String what, Duration limit, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < end, "waited " + limit + " for: " + what);
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void storeOperationsAndTheEphemeralOrPersistentChoice() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/ops"); ZooKeeperRegistryStore b = store("/t/ops")) {
+            a.bind(entry("Echo", "e1", 30));
+            a.bind(entry("Echo", "e2", 0));
+            assertThrows(RegistryStore.AlreadyBoundException.class, () -> b.bind(entry("Echo", "e1", 30)));
+            assertEquals(List.of(entry("Echo", "e1", 30), entry("Echo", "e2", 0)), b.lookup("Echo"),
+                    "every field comes back, oldest first");
+            Stat leased = a.curator().checkExists().forPath("/t/ops/Echo/e1");
+            Stat forever = a.curator().checkExists().forPath("/t/ops/Echo/e2");
+            assertEquals(a.sessionId(), leased.getEphemeralOwner(), "a leased entry is an ephemeral node of its session");
+            assertEquals(0, forever.getEphemeralOwner(), "an entry without a lease is persistent");
+
+            b.rebind(entry("Echo", "e1", 60));
+            assertEquals(60, a.find("Echo", "e1").orElseThrow().leaseSeconds());
+            assertEquals(b.sessionId(), a.curator().checkExists().forPath("/t/ops/Echo/e1").getEphemeralOwner(),
+                    "a rebind moves the node to the rebinding store's session");
+            assertEquals(2, a.list().size());
+            assertEquals(2, b.unbind("Echo", null));
+            assertTrue(a.lookup("Echo").isEmpty());
+            assertEquals(0, a.unbind("Nothing", "x"));
+        }
+    }
+
+    @Test
+    void twoRegistryServersOnOneZooKeeperSeeEachOthersBinds() throws Exception {
+        try (RegistryServer one = RegistryServer.builder().store(store("/t/shared")).secret("s").start();
+             RegistryServer two = RegistryServer.builder().store(store("/t/shared")).secret("s").start();
+             RegistryClient viaOne = RegistryClient.connect(one.endpoint(), "s");
+             RegistryClient viaTwo = RegistryClient.connect(two.endpoint(), "s")) {
+            viaOne.bind(entry("Echo", "e1", 30));
+            viaTwo.bind(entry("Echo", "e2", 30));
+            assertEquals(List.of("e1", "e2"), viaTwo.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
+            assertEquals(List.of("e1", "e2"), viaOne.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
+            assertTrue(viaTwo.renew("Echo", "e1"), "a renew through the other server finds the entry");
+            assertEquals(1, viaTwo.unbind("Echo", "e1"));
+            assertEquals(List.of("e2"), viaOne.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
+            try (RegistryClient intruder = RegistryClient.connect(two.endpoint(), "wrong")) {
+                assertEquals("unauthorized", assertThrows(RegistryException.class,
+                        () -> intruder.unbind("Echo", null)).code());
+            }
+            assertEquals(1, viaOne.list().size());
+        }
+    }
+
+    @Test
+    void aKilledRegistrysLeasedEntriesGoWhenItsSessionExpires() throws Exception {
+        try (RegistryServer survivor = RegistryServer.builder().store(store("/t/kill")).start();
+             RegistryClient reader = RegistryClient.connect(survivor.endpoint());
+             ChildJvm child = ChildJvm.start(dir.resolve("registry.err"), ZooKeeperRegistryMain.class,
+                     zookeeper.getConnectString(), "/t/kill", Long.toString(SESSION.toMillis()))) {
+            String url = child.await("registry");
+            try (RegistryClient viaChild = RegistryClient.connect(url, "s")) {
+                viaChild.bind(entry("Leased", "l1", 600));
+                viaChild.bind(entry("Durable", "d1", 0));
+            }
+            assertEquals(1, reader.lookup("Leased").size());
+            child.kill();
+            long killed = System.nanoTime();
+            await("the killed registry's ephemeral entry goes", SESSION.multipliedBy(4),
+                    () -> reader.lookup("Leased").isEmpty());
+            assertTrue(System.nanoTime() - killed > SESSION.toNanos() / 2, "it went with the session, not before");
+            assertEquals(1, reader.lookup("Durable").size(), "an entry without a lease stays");
+        }
+    }
+
+    @Test
+    void afterASessionExpiryTheEntriesComeBackUnderTheNewSession() throws Exception {
+        try (ZooKeeperRegistryStore store = store("/t/expiry"); ZooKeeperRegistryStore observer = store("/t/expiry")) {
+            store.bind(entry("Echo", "e1", 30));
+            store.rebind(entry("Echo", "e2", 30));
+            ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();
+            long old = zk.getSessionId();
+            byte[] password = zk.getSessionPasswd();
+            // the client is told its session expired, but the server still holds the old session and
+            // its ephemeral nodes: here for as long as a second connection keeps it alive (in life,
+            // until the server notices). The store must not trust those nodes: they go when it does.
+            KillSession.kill(zk);
+            ZooKeeper oldSession = new ZooKeeper(zookeeper.getConnectString(), (int) SESSION.toMillis(), event -> { },
+                    old, password);
+            try {
+                await("a new session", Duration.ofSeconds(10), () -> store.sessionId() != old);
+                await("both nodes owned by the new session", Duration.ofSeconds(10),
+                        () -> owners(observer, store.sessionId()));
+            } finally {
+                oldSession.close();   // ends the old session: its ephemeral nodes, if any were left, go now
+            }
+            Thread.sleep(500);
+            assertTrue(owners(observer, store.sessionId()), "the nodes outlive the old session");
+            assertEquals(List.of("e1", "e2"), observer.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
+            assertNotEquals(old, store.sessionId());
+        }
+    }
+
+    @Test
+    void aNodeTakenOverByAnotherRegistryIsLeftToItAfterASessionExpiry() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/takeover"); ZooKeeperRegistryStore b = store("/t/takeover")) {
+            a.bind(entry("Echo", "e1", 30));
+            b.rebind(entry("Echo", "e1", 45));   // b now owns the instance
+            long old = a.sessionId();
+            KillSession.kill(a.curator().getZookeeperClient().getZooKeeper());
+            await("a new session for a", Duration.ofSeconds(10), () -> a.sessionId() != old);
+            Thread.sleep(1_000);
+            assertEquals(b.sessionId(), a.curator().checkExists().forPath("/t/takeover/Echo/e1").getEphemeralOwner());
+            assertEquals(45, a.find("Echo", "e1").orElseThrow().leaseSeconds());
+        }
+    }
+
+    @Test
+    void connectionLossIsAClearErrorAndAZooKeeperRestartIsSurvived() throws Exception {
+        try (ZooKeeperRegistryStore store = store("/t/restart")) {
+            store.bind(entry("Echo", "e1", 30));
+            store.bind(entry("Durable", "d1", 0));
+            zookeeper.stop();
+            RegistryStore.StoreException e = assertThrows(RegistryStore.StoreException.class,
+                    () -> store.bind(entry("Echo", "e2", 30)));
+            assertTrue(e.getMessage().contains(zookeeper.getConnectString()) && e.getMessage().contains("cannot be reached"),
+                    e.getMessage());
+            Thread.sleep(SESSION.multipliedBy(2).toMillis());   // long enough for the session to expire
+            zookeeper.restart();
+            try (ZooKeeperRegistryStore observer = store("/t/restart")) {
+                await("the leased entry is back", Duration.ofSeconds(20), () -> observer.lookup("Echo").size() == 1);
+                assertEquals(List.of("d1"), observer.lookup("Durable").stream().map(ComponentEntry::instanceId).toList());
+                assertTrue(observer.lookup("Echo").stream().noneMatch(x -> x.instanceId().equals("e2")),
+                        "the failed bind changed nothing");
+            }
+        }
+    }
+
+    @Test
+    void anUnreachableEnsembleFailsToStartWithItsAddress() {
+        RegistryStore.StoreException e = assertThrows(RegistryStore.StoreException.class,
+                () -> ZooKeeperRegistryStore.builder("127.0.0.1:1,127.0.0.1:2").connectionTimeout(Duration.ofMillis(500))
+                        .start());
+        assertTrue(e.getMessage().contains("127.0.0.1:1,127.0.0.1:2"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ZooKeeperRegistryStore.builder("x:1").root("no-slash"));
+    }
+
+    private static boolean owners(ZooKeeperRegistryStore observer, long session) {
+        try {
+            for (String id : List.of("e1", "e2")) {
+                Stat s = observer.curator().checkExists().forPath("/t/expiry/Echo/" + id);
+                if (s == null || s.getEphemeralOwner() != session) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.switchboard.registry.store;
+
+import io.switchboard.registry.ComponentEntry;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Entries in memory: gone when the registry stops. Key {@code memory}. */
+public final class InMemoryRegistryStore implements RegistryStore {
+    private final Map<String, Map<String, ComponentEntry>> byName = new TreeMap<>();
+
+    @Override
+    public synchronized void bind(ComponentEntry entry) throws AlreadyBoundException {
+        Map<String, ComponentEntry> instances = byName.computeIfAbsent(entry.name(), n -> new LinkedHashMap<>());
+        if (instances.containsKey(entry.instanceId())) {
+            throw new AlreadyBoundException(entry.name() + " instance " + entry.instanceId() + " is already bound");
+        }
+        instances.put(entry.instanceId(), entry);
+    }
+
+    @Override
+    public synchronized void rebind(ComponentEntry entry) {
+        byName.computeIfAbsent(entry.name(), n -> new LinkedHashMap<>()).put(entry.instanceId(), entry);
+    }
+
+    @Override
+    public synchronized int unbind(String name, String instanceId) {
+        Map<String, ComponentEntry> instances = byName.get(name);
+        if (instances == null) {
+            return 0;
+        }
+        int removed;
+        if (instanceId == null) {
+            removed = instances.size();
+            instances.clear();
+        } else {
+            removed = instances.remove(instanceId) == null ? 0 : 1;
+        }
+        if (instances.isEmpty()) {
+            byName.remove(name);
+        }
+        return removed;
+    }
+
+    @Override
+    public synchronized List<ComponentEntry> lookup(String name) {
+        Map<String, ComponentEntry> instances = byName.get(name);
+        return instances == null ? List.of() : List.copyOf(instances.values());
+    }
+
+    @Override
+    public synchronized List<ComponentEntry> list() {
+        List<ComponentEntry> all = new ArrayList<>();
+        byName.values().forEach(m -> all.addAll(m.values()));
+        all.sort(Comparator.comparing(ComponentEntry::name));
+        return all;
+    }
+}

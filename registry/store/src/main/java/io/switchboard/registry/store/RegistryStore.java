@@ -1,0 +1,90 @@
+package io.switchboard.registry.store;
+
+import io.switchboard.registry.ComponentEntry;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where the registry keeps its entries. Implementations are thread-safe and hold entries only
+ * (never a credential). Named by a short key in configuration ({@link RegistryStores#open}):
+ * {@code memory} ({@link InMemoryRegistryStore}), {@code file} ({@link FileRegistryStore}, the
+ * standalone registry's default) and {@code zookeeper} ({@link ZooKeeperRegistryStore}, shared by
+ * several registry servers).
+ *
+ * <p>A store keeps an entry's {@link ComponentEntry#leaseSeconds() lease length} but not its
+ * deadline: deadlines live in the registry server that granted them (see {@link RegistryService}),
+ * so a heartbeat never costs a store write.
+ */
+public interface RegistryStore extends AutoCloseable {
+    /** Adds an instance; fails if an instance with the same name and id is bound. */
+    void bind(ComponentEntry entry) throws AlreadyBoundException;
+
+    /** Adds or replaces the instance with this name and id. */
+    void rebind(ComponentEntry entry);
+
+    /** Removes one instance, or all instances of {@code name} when {@code instanceId} is null; returns how many. */
+    int unbind(String name, String instanceId);
+
+    /** Every instance bound under {@code name}, oldest first; empty if none. */
+    List<ComponentEntry> lookup(String name);
+
+    /** Every entry, by name then age. */
+    List<ComponentEntry> list();
+
+    /** The instance {@code instanceId} of {@code name}, if bound. */
+    default Optional<ComponentEntry> find(String name, String instanceId) {
+        return lookup(name).stream().filter(e -> e.instanceId().equals(instanceId)).findFirst();
+    }
+
+    /**
+     * True when other registry servers write the same entries (ZooKeeper). A registry server then
+     * times out only the leases it granted itself, never the entries it merely finds in the store.
+     */
+    default boolean shared() {
+        return false;
+    }
+
+    /**
+     * Asks the store to report every change to {@code sink}, also those made by other registry
+     * servers; false when it cannot (then the registry reports its own writes, which are all
+     * there are). A store that says true reports the current entries once as well; reporting a
+     * state twice is harmless.
+     */
+    default boolean reportChanges(ChangeSink sink) {
+        return false;
+    }
+
+    @Override
+    default void close() {
+    }
+
+    /** Where a store reports changes (see {@link #reportChanges}). Called from the store's own thread. */
+    interface ChangeSink {
+        /** The instance is bound now as {@code entry}. */
+        void bound(ComponentEntry entry);
+
+        /** The instance left the store. */
+        void gone(String name, String instanceId);
+    }
+
+    /** Raised by {@link #bind} when the name and instance id are taken. */
+    final class AlreadyBoundException extends Exception {
+        public AlreadyBoundException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The store cannot do what was asked: its file is unreadable or cannot be written, or ZooKeeper
+     * cannot be reached. The message names the file or the ensemble; nothing was changed.
+     */
+    class StoreException extends RuntimeException {
+        public StoreException(String message, Throwable cause) {
+            super(message, cause);
+        }
+
+        public StoreException(String message) {
+            super(message);
+        }
+    }
+}

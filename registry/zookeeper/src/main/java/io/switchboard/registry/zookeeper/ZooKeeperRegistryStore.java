@@ -1,0 +1,527 @@
+package io.switchboard.registry.zookeeper;
+
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.store.RegistryStore;
+import io.switchboard.registry.store.StoreFormat;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Entries in ZooKeeper, through Apache Curator, so that several registry servers share one view.
+ * Key {@code zookeeper}. One znode per instance, {@code ROOT/NAME/INSTANCE}, whose data is the
+ * entry as JSON (one entry of {@code StoreFormat}); a leased entry is an ephemeral node of this
+ * store's session, an entry without a lease a persistent one.
+ *
+ * <pre>{@code
+ * RegistryStore store = ZooKeeperRegistryStore.builder("zk1:2181,zk2:2181,zk3:2181").root("/switchboard").start();
+ * try (RegistryServer registry = RegistryServer.builder().store(store).start()) { ... }
+ * }</pre>
+ *
+ * <p>Ephemeral nodes die with the ZooKeeper session that made them: when this registry process
+ * dies, its leased entries go when its session expires. When the session expires but the process
+ * lives (a long pause, a partition), Curator opens a new session and this store creates its
+ * ephemeral nodes again. It checks each one first: a node still owned by one of its old sessions
+ * (the server has not yet noticed that session's end) is deleted and created again under the new
+ * session; a node owned by any other session belongs to another registry server now and is left
+ * alone. (Apache Dubbo lost providers for good until it learned both halves of this.)
+ *
+ * <p>Connection loss: each operation is retried by Curator's policy (exponential back-off) and
+ * then fails with {@link StoreException} naming the ensemble; nothing is changed in that case.
+ */
+public final class ZooKeeperRegistryStore implements RegistryStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperRegistryStore.class);
+    /** ZooKeeper refuses znode data over about 1 MiB (jute.maxbuffer); stay below it. */
+    static final int MAX_DATA_BYTES = 1_000_000;
+    private static final Pattern ROOT = Pattern.compile("(/[A-Za-z0-9_.:-]+)+");
+
+    private final CuratorFramework client;
+    private final String ensemble;
+    private final String root;
+    private final int retries;
+    /** The ephemeral nodes this store made, by path: what it owes ZooKeeper after a new session. */
+    private final Map<String, ComponentEntry> ephemerals = new LinkedHashMap<>();
+    private final Set<Long> formerSessions = new HashSet<>();
+    private long session;
+    /** Set by {@link #reportChanges}: a copy of the tree under the root that ZooKeeper keeps current. */
+    private CuratorCache cache;
+    private final ExecutorService restorer = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "zookeeper-store-restorer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private ZooKeeperRegistryStore(Builder b) {
+        this.ensemble = b.ensemble;
+        this.root = b.root;
+        this.retries = b.retries;
+        this.client = CuratorFrameworkFactory.builder().connectString(b.ensemble)
+                .sessionTimeoutMs((int) b.sessionTimeout.toMillis())
+                .connectionTimeoutMs((int) b.connectionTimeout.toMillis())
+                .retryPolicy(new ExponentialBackoffRetry(200, b.retries, 2_000))
+                .build();
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.LOST || state == ConnectionState.SUSPENDED) {
+                LOG.warn("ZooKeeper at {}: connection {}", ensemble, state.name().toLowerCase());
+            } else if (state.isConnected()) {
+                restorer.execute(this::restoreAfterNewSession);
+            }
+        });
+        client.start();
+        boolean started = false;
+        try {
+            if (!client.blockUntilConnected((int) b.connectionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                client.close();
+                throw new StoreException("cannot reach ZooKeeper at " + ensemble + " within "
+                        + b.connectionTimeout.toMillis() + " ms");
+            }
+            synchronized (this) {
+                if (session == 0) {
+                    session = currentSession();
+                }
+            }
+            started = true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            client.close();
+            throw new StoreException("interrupted while connecting to ZooKeeper at " + ensemble, e);
+        } catch (StoreException e) {
+            throw e;
+        } catch (Exception e) {
+            client.close();
+            throw new StoreException("cannot reach ZooKeeper at " + ensemble + ": " + e, e);
+        } finally {
+            if (!started) {
+                restorer.shutdownNow();
+            }
+        }
+        LOG.info("registry store: ZooKeeper at {}, root {}", ensemble, root);
+    }
+
+    /** A store on {@code ensemble}, a ZooKeeper connect string ({@code host:port[,host:port...]}). */
+    public static Builder builder(String ensemble) {
+        return new Builder(ensemble);
+    }
+
+    public String root() {
+        return root;
+    }
+
+    @Override
+    public boolean shared() {
+        return true;
+    }
+
+    @Override
+    public synchronized void bind(ComponentEntry entry) throws AlreadyBoundException {
+        String path = path(entry.name(), entry.instanceId());
+        byte[] data = encode(entry);
+        try {
+            client.create().creatingParentContainersIfNeeded().withMode(mode(entry)).forPath(path, data);
+        } catch (KeeperException.NodeExistsException e) {
+            throw new AlreadyBoundException(entry.name() + " instance " + entry.instanceId() + " is already bound");
+        } catch (Exception e) {
+            throw failure("bind " + path, e);
+        }
+        remember(path, entry);
+    }
+
+    @Override
+    public synchronized void rebind(ComponentEntry entry) {
+        String path = path(entry.name(), entry.instanceId());
+        try {
+            put(path, entry);
+        } catch (Exception e) {
+            throw failure("rebind " + path, e);
+        }
+        remember(path, entry);
+    }
+
+    @Override
+    public synchronized int unbind(String name, String instanceId) {
+        try {
+            List<String> instances = instanceId == null ? children(namePath(name)) : List.of(instanceId);
+            int removed = 0;
+            for (String id : instances) {
+                String path = path(name, id);
+                ephemerals.remove(path);
+                try {
+                    client.delete().forPath(path);
+                    removed++;
+                } catch (KeeperException.NoNodeException gone) {
+                    // already gone: not counted
+                }
+            }
+            return removed;
+        } catch (Exception e) {
+            throw failure("unbind " + namePath(name), e);
+        }
+    }
+
+    @Override
+    public List<ComponentEntry> lookup(String name) {
+        try {
+            List<Read> found = new ArrayList<>();
+            for (String id : children(namePath(name))) {
+                read(path(name, id)).ifPresent(found::add);
+            }
+            // oldest first: ZooKeeper's creation order
+            found.sort(Comparator.comparingLong(Read::czxid));
+            return found.stream().map(Read::entry).toList();
+        } catch (Exception e) {
+            throw failure("lookup " + namePath(name), e);
+        }
+    }
+
+    @Override
+    public List<ComponentEntry> list() {
+        List<ComponentEntry> all = new ArrayList<>();
+        try {
+            for (String name : children(root).stream().sorted().toList()) {
+                all.addAll(lookup(name));
+            }
+        } catch (Exception e) {
+            throw failure("list " + root, e);
+        }
+        return all;
+    }
+
+    @Override
+    public Optional<ComponentEntry> find(String name, String instanceId) {
+        try {
+            return read(path(name, instanceId)).map(Read::entry);
+        } catch (Exception e) {
+            throw failure("read " + path(name, instanceId), e);
+        }
+    }
+
+    /**
+     * Reports every create, change and delete of an instance node under the root, whoever made it,
+     * through a Curator {@link CuratorCache}: so that watchers of this registry server also hear of
+     * binds made through other servers, and of entries that left with another server's session.
+     */
+    @Override
+    public synchronized boolean reportChanges(ChangeSink sink) {
+        if (cache != null) {
+            throw new IllegalStateException("this store already reports its changes");
+        }
+        cache = CuratorCache.build(client, root);
+        cache.listenable().addListener(CuratorCacheListener.builder()
+                .forCreates(node -> reportBound(sink, node))
+                .forChanges((before, node) -> reportBound(sink, node))
+                .forDeletes(node -> {
+                    String[] segments = instanceSegments(node.getPath());
+                    if (segments != null) {
+                        sink.gone(segments[0], segments[1]);
+                    }
+                })
+                .build());
+        cache.start();
+        return true;
+    }
+
+    private void reportBound(ChangeSink sink, ChildData node) {
+        if (instanceSegments(node.getPath()) == null) {
+            return;
+        }
+        byte[] data = node.getData();
+        if (data == null || data.length > MAX_DATA_BYTES) {
+            return;
+        }
+        try {
+            sink.bound(StoreFormat.decodeEntry(data));
+        } catch (IllegalArgumentException e) {
+            LOG.warn("ZooKeeper at {}: {} is not a registry entry; not reported to watchers: {}", ensemble,
+                    node.getPath(), e.getMessage());
+        }
+    }
+
+    /** {@code [name, instanceId]} for {@code ROOT/NAME/INSTANCE}, else null. */
+    private String[] instanceSegments(String path) {
+        if (!path.startsWith(root + "/")) {
+            return null;
+        }
+        String[] segments = path.substring(root.length() + 1).split("/");
+        return segments.length == 2 ? segments : null;
+    }
+
+    /** Closes the session: this store's ephemeral entries leave ZooKeeper now. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (cache != null) {
+                cache.close();
+            }
+        }
+        restorer.shutdownNow();
+        client.close();
+    }
+
+    /** The id of the current ZooKeeper session (for tests). */
+    public synchronized long sessionId() {
+        return session;
+    }
+
+    /** The Curator client (for tests that expire its session). */
+    public CuratorFramework curator() {
+        return client;
+    }
+
+    /** Creates or replaces the node at {@code path} under this session. */
+    private void put(String path, ComponentEntry entry) throws Exception {
+        byte[] data = encode(entry);
+        for (int attempt = 0; attempt < 10; attempt++) {
+            Stat stat = client.checkExists().forPath(path);
+            try {
+                if (stat == null) {
+                    client.create().creatingParentContainersIfNeeded().withMode(mode(entry)).forPath(path, data);
+                } else if (stat.getEphemeralOwner() == (entry.leased() ? session : 0)) {
+                    // already a node of the right kind and owner: change it in place, so that
+                    // watchers see one change rather than the instance going and coming back
+                    client.setData().withVersion(stat.getVersion()).forPath(path, data);
+                } else {
+                    // delete and create in one transaction: an ephemeral node moves to this session,
+                    // and no reader ever sees the instance missing
+                    client.transaction().forOperations(
+                            client.transactionOp().delete().withVersion(stat.getVersion()).forPath(path),
+                            client.transactionOp().create().withMode(mode(entry)).forPath(path, data));
+                }
+                return;
+            } catch (KeeperException.NodeExistsException | KeeperException.NoNodeException
+                     | KeeperException.BadVersionException raced) {
+                // another writer got there between our read and our write: look again
+            }
+        }
+        throw new StoreException("ZooKeeper at " + ensemble + ": " + path + " kept changing under concurrent writers");
+    }
+
+    private void remember(String path, ComponentEntry entry) {
+        if (entry.leased()) {
+            ephemerals.put(path, entry);
+        } else {
+            ephemerals.remove(path);
+        }
+    }
+
+    /** Runs after every (re)connection; does work only when the session is a new one. */
+    private synchronized void restoreAfterNewSession() {
+        long now;
+        try {
+            now = currentSession();
+        } catch (Exception e) {
+            return;   // not connected after all; the next CONNECTED/RECONNECTED event runs this again
+        }
+        if (now == session || now == 0) {
+            return;
+        }
+        if (session == 0) {   // the first connection, before the constructor noted it: nothing to restore
+            session = now;
+            return;
+        }
+        formerSessions.add(session);
+        session = now;
+        LOG.info("ZooKeeper at {}: new session {}; restoring {} leased entries", ensemble, Long.toHexString(now),
+                ephemerals.size());
+        for (Map.Entry<String, ComponentEntry> e : new ArrayList<>(ephemerals.entrySet())) {
+            try {
+                restore(e.getKey(), e.getValue());
+            } catch (Exception ex) {
+                LOG.warn("could not restore {} on the new session; will try at the next one: {}", e.getKey(),
+                        ex.toString());
+            }
+        }
+    }
+
+    private void restore(String path, ComponentEntry entry) throws Exception {
+        byte[] data = encode(entry);
+        for (int attempt = 0; attempt < 10; attempt++) {
+            Stat stat = client.checkExists().forPath(path);
+            if (stat == null) {
+                try {
+                    client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
+                    return;
+                } catch (KeeperException.NodeExistsException raced) {
+                    continue;
+                }
+            }
+            long owner = stat.getEphemeralOwner();
+            if (owner == session) {
+                return;
+            }
+            if (owner != 0 && formerSessions.contains(owner)) {
+                // left from our old session, which the server has not yet expired: it would vanish soon
+                LOG.info("{} is still held by old session {}; creating it again under {}", path, Long.toHexString(owner),
+                        Long.toHexString(session));
+                try {
+                    client.delete().withVersion(stat.getVersion()).forPath(path);
+                } catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
+                    // expired or changed meanwhile: look again
+                }
+                continue;
+            }
+            // another registry server's node (it rebound the instance), or made persistent: not ours any more
+            ephemerals.remove(path);
+            return;
+        }
+        throw new StoreException(path + " kept changing while it was being restored");
+    }
+
+    private record Read(ComponentEntry entry, long czxid) {
+    }
+
+    private Optional<Read> read(String path) throws Exception {
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = client.getData().storingStatIn(stat).forPath(path);
+        } catch (KeeperException.NoNodeException gone) {
+            return Optional.empty();
+        }
+        if (data == null || data.length > MAX_DATA_BYTES) {
+            throw new StoreException("ZooKeeper at " + ensemble + ": " + path + " holds no entry or one over "
+                    + MAX_DATA_BYTES + " bytes");
+        }
+        try {
+            return Optional.of(new Read(StoreFormat.decodeEntry(data), stat.getCzxid()));
+        } catch (IllegalArgumentException e) {
+            throw new StoreException("ZooKeeper at " + ensemble + ": " + path + " is not a registry entry: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private List<String> children(String path) throws Exception {
+        try {
+            return client.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException none) {
+            return List.of();
+        }
+    }
+
+    private static byte[] encode(ComponentEntry entry) {
+        byte[] data = StoreFormat.encodeEntry(entry);
+        if (data.length > MAX_DATA_BYTES) {
+            throw new IllegalArgumentException("the entry is " + data.length + " bytes; the zookeeper store holds "
+                    + "entries of up to " + MAX_DATA_BYTES);
+        }
+        return data;
+    }
+
+    private static CreateMode mode(ComponentEntry entry) {
+        return entry.leased() ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT;
+    }
+
+    private String namePath(String name) {
+        return root + "/" + checkSegment(name);
+    }
+
+    private String path(String name, String instanceId) {
+        return namePath(name) + "/" + checkSegment(instanceId);
+    }
+
+    /** Names and ids become path segments: no slash, no dot segments (the registry refuses them too). */
+    private static String checkSegment(String s) {
+        if (s.isEmpty() || s.contains("/") || s.equals(".") || s.equals("..")) {
+            throw new IllegalArgumentException("'" + s + "' cannot name a znode");
+        }
+        return s;
+    }
+
+    private long currentSession() throws Exception {
+        return client.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+
+    private StoreException failure(String what, Exception e) {
+        if (e instanceof StoreException se) {
+            return se;
+        }
+        if (e instanceof IllegalArgumentException iae) {
+            throw iae;
+        }
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        if (e instanceof KeeperException.ConnectionLossException || e instanceof KeeperException.SessionExpiredException
+                || e instanceof KeeperException.OperationTimeoutException) {
+            return new StoreException("ZooKeeper at " + ensemble + " cannot be reached (" + e.getMessage()
+                    + ", after " + retries + " retries): " + what + " did not happen", e);
+        }
+        return new StoreException("ZooKeeper at " + ensemble + ": " + what + " failed: " + e, e);
+    }
+
+    /** Configures a {@link ZooKeeperRegistryStore}. */
+    public static final class Builder {
+        private final String ensemble;
+        private String root = "/switchboard";
+        private Duration sessionTimeout = Duration.ofSeconds(15);
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+        private int retries = 3;
+
+        private Builder(String ensemble) {
+            this.ensemble = Objects.requireNonNull(ensemble, "ensemble");
+            if (ensemble.isBlank()) {
+                throw new IllegalArgumentException("the ZooKeeper ensemble is empty");
+            }
+        }
+
+        /** The znode under which entries live (default {@code /switchboard}). */
+        public Builder root(String path) {
+            String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+            if (!ROOT.matcher(p).matches() || p.contains("/./") || p.contains("/../") || p.endsWith("/.")
+                    || p.endsWith("/..")) {
+                throw new IllegalArgumentException("'" + path + "' is not a znode path like /switchboard");
+            }
+            root = p;
+            return this;
+        }
+
+        /** How long ZooKeeper keeps this store's session, and so its ephemeral entries, after it goes silent. */
+        public Builder sessionTimeout(Duration timeout) {
+            sessionTimeout = timeout;
+            return this;
+        }
+
+        /** How long one attempt waits for a connection. */
+        public Builder connectionTimeout(Duration timeout) {
+            connectionTimeout = timeout;
+            return this;
+        }
+
+        /** How often an operation is retried on connection loss before it fails. */
+        public Builder retries(int count) {
+            retries = count;
+            return this;
+        }
+
+        /**
+         * Connects, waiting up to the connection timeout.
+         *
+         * @throws StoreException no server of the ensemble answered in time
+         */
+        public ZooKeeperRegistryStore start() {
+            return new ZooKeeperRegistryStore(this);
+        }
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * Internal: the {@code zookeeper://} registry store.
+ */
+package io.switchboard.registry.zookeeper;
