@@ -27,8 +27,9 @@ import java.util.Objects;
  *       ({@code EchoStub}) and the holder with the descriptor ({@code EchoComponent});</li>
  *   <li>the packed binary codec of the bulk protocol ({@code EchoBinaryCodec}), plain getter and
  *       setter calls in schema order;</li>
- *   <li>resources beside them: the schema itself, the WSDL ({@code Echo.wsdl}) and the gRPC
- *       contract of the bulk protocol ({@code Echo.proto}).</li>
+ *   <li>resources beside them: the schema itself, the WSDL ({@code Echo.wsdl}), the gRPC
+ *       contract of the bulk protocol ({@code Echo.proto}) and the typed protobuf form of the same
+ *       interface ({@code Echo.typed.proto}, see {@link #typedProtoName}).</li>
  * </ul>
  *
  * <pre>{@code
@@ -52,6 +53,7 @@ public final class InterfaceCompiler {
         CompileContext ctx = new CompileContext(model, javaPackage, schemaFile);
         ServiceGenerator service = new ServiceGenerator(ctx);
         checkNames(model, service);
+        String typedProtoText = ProtoWriter.typed(ctx); // refuses names the typed .proto needs before anything is written
 
         List<TypeSpec> specs = new ArrayList<>();
         BeanGenerator beans = new BeanGenerator(ctx);
@@ -95,10 +97,20 @@ public final class InterfaceCompiler {
             Files.writeString(wsdl, new WsdlWriter(ctx).write(), StandardCharsets.UTF_8);
             Path proto = resDir.resolve(protoName);
             Files.writeString(proto, new ProtoWriter(ctx).write(), StandardCharsets.UTF_8);
-            return new Result(model, sources, List.of(schemaCopy, wsdl, proto));
+            Path typedProto = resDir.resolve(typedProtoName(model.componentName()));
+            Files.writeString(typedProto, typedProtoText, StandardCharsets.UTF_8);
+            return new Result(model, sources, List.of(schemaCopy, wsdl, proto, typedProto));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write generated files: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The resource name of the typed {@code .proto} (every value as ordinary protobuf): published as
+     * the component's {@code .proto} once the gRPC wire carries it; until then beside it.
+     */
+    public static String typedProtoName(String componentName) {
+        return componentName + ".typed.proto";
     }
 
     /** The package's namespace and qualified element form, as JAXB reads them from package-info. */

@@ -63,6 +63,24 @@ class InterfaceCompilerTest {
     }
 
     @Test
+    void refusesATypeNamedLikeAMessageTheTypedProtoDeclares() throws Exception {
+        Path f = dir.resolve("d.xsd");
+        Files.writeString(f, "<xs:schema xmlns:xs='http://www.w3.org/2001/XMLSchema' xmlns:tns='urn:t' targetNamespace='urn:t'"
+                + " elementFormDefault='qualified'>"
+                + "<xs:annotation><xs:appinfo><sb:component xmlns:sb='urn:switchboard:idl' name='Clock'/>"
+                + "</xs:appinfo></xs:annotation>"
+                + "<xs:complexType name='DateTime'><xs:sequence><xs:element name='at' type='xs:dateTime'/>"
+                + "</xs:sequence></xs:complexType>"
+                + "<xs:element name='now'><xs:complexType><xs:sequence/></xs:complexType></xs:element>"
+                + "<xs:element name='nowResponse'><xs:complexType><xs:sequence><xs:element name='time'"
+                + " type='tns:DateTime'/></xs:sequence></xs:complexType></xs:element>"
+                + "</xs:schema>");
+        SchemaException e = assertThrows(SchemaException.class,
+                () -> new InterfaceCompiler().compile(f, "com.example.t", dir.resolve("src"), dir.resolve("res")));
+        assertTrue(e.getMessage().contains("DateTime"), e.getMessage());
+    }
+
+    @Test
     void refusesABadPackageName() throws Exception {
         Path f = write("Node", "Thing");
         assertThrows(SchemaException.class,

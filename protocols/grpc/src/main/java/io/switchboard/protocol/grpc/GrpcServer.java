@@ -6,7 +6,10 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.grpc.util.MutableHandlerRegistry;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
@@ -17,6 +20,7 @@ import io.switchboard.codec.binary.BinaryReader;
 import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
@@ -41,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * {@code switchboard.<name>.<Name>} of its {@code .proto}, one bidirectional streaming method per
  * operation. gRPC's callbacks only queue frames; a worker thread per call decodes the request as
  * its chunks arrive, runs the skeleton and streams the response back under flow control.
+ *
+ * <p>Beside the components, every server offers server reflection ({@code grpc.reflection.v1}, the
+ * descriptors built from each component's interface model) and the standard health service
+ * ({@code grpc.health.v1}): a component's service is SERVING while it is exported and NOT_SERVING
+ * after it is unexported or the server closes; the server as a whole ({@code ""}) is SERVING until
+ * it closes.
  */
 final class GrpcServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcServer.class);
@@ -52,6 +62,7 @@ final class GrpcServer implements ProtocolServer {
     private final int maxChunkBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
+    private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
     private Server server;
     private boolean closed;
@@ -86,6 +97,9 @@ final class GrpcServer implements ProtocolServer {
         try {
             server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.bindAddress(), settings.port()))
                     .fallbackHandlerRegistry(registry)
+                    // reflection finds the components in the fallback registry too (the server's mutable services)
+                    .addService(ProtoReflectionServiceV1.newInstance())
+                    .addService(health.getHealthService())
                     // callbacks only queue frames and wake a worker: they may run on the event loop
                     .directExecutor()
                     .maxInboundMessageSize(maxChunkBytes + Frame.MAX_HEADER)
@@ -111,7 +125,13 @@ final class GrpcServer implements ProtocolServer {
         if (d.codec(BinaryCodec.class) == null) {
             throw new IllegalArgumentException(d.name() + " has no binary codec: recompile it with this Switchboard");
         }
-        ServerServiceDefinition.Builder service = ServerServiceDefinition.builder(WireFormat.grpcServiceName(d.name()));
+        String serviceName = WireFormat.grpcServiceName(d.name());
+        io.grpc.ServiceDescriptor.Builder schema = io.grpc.ServiceDescriptor.newBuilder(serviceName)
+                .setSchemaDescriptor(new ReflectionSchema(ProtoDescriptors.build(ProtoSchemas.chunked(d.model())), d.name()));
+        for (OperationDescriptor op : d.operations()) {
+            schema.addMethod(GrpcTransport.method(op));
+        }
+        ServerServiceDefinition.Builder service = ServerServiceDefinition.builder(schema.build());
         for (OperationDescriptor op : d.operations()) {
             service.addMethod(GrpcTransport.method(op), new Handler(skeleton, op));
         }
@@ -120,6 +140,7 @@ final class GrpcServer implements ProtocolServer {
             throw new IllegalStateException(d.name() + " is already exported on this gRPC server");
         }
         registry.addService(definition);
+        health.setStatus(serviceName, ServingStatus.SERVING);
         String host = settings.hostForEndpoints();
         if (host.contains(":") && !host.startsWith("[")) {
             host = "[" + host + "]";
@@ -132,6 +153,7 @@ final class GrpcServer implements ProtocolServer {
         ServerServiceDefinition definition = exported.remove(componentName);
         if (definition != null) {
             registry.removeService(definition);
+            health.setStatus(definition.getServiceDescriptor().getName(), ServingStatus.NOT_SERVING);
         }
     }
 
@@ -142,6 +164,9 @@ final class GrpcServer implements ProtocolServer {
         }
         closed = true;
         exported.clear();
+        // every service, the server's own ("") included, answers NOT_SERVING from here on: a health
+        // watcher hears it before its stream ends with the server
+        health.enterTerminalState();
         if (server != null) {
             server.shutdownNow();
             try {

@@ -1,0 +1,200 @@
+package io.switchboard.codec.proto;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Writes protobuf's wire format, field by field, into one growing buffer: the primitives the
+ * generated codecs of the typed {@code .proto} call. Packed arrays of fixed-size numbers are one
+ * tag, one length and the raw little-endian values, copied in bulk; nothing is boxed.
+ *
+ * <p>Lengths of nested messages come first on the wire, so a caller knows them before it writes a
+ * message field ({@link #writeLengthDelimited}); the generated codecs compute them in a size pass.
+ */
+public final class ProtoOutput {
+    public static final int VARINT = 0;
+    public static final int FIXED64 = 1;
+    public static final int LENGTH_DELIMITED = 2;
+    public static final int FIXED32 = 5;
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private byte[] buf;
+    private int pos;
+
+    public ProtoOutput(int initialCapacity) {
+        buf = new byte[Math.max(16, initialCapacity)];
+    }
+
+    /** The bytes written so far. */
+    public byte[] toByteArray() {
+        return Arrays.copyOf(buf, pos);
+    }
+
+    public int size() {
+        return pos;
+    }
+
+    /** Forgets what was written, keeping the buffer: the next part starts here. */
+    public void reset() {
+        pos = 0;
+    }
+
+    public void writeTag(int field, int wireType) {
+        writeVarint32((field << 3) | wireType);
+    }
+
+    public void writeVarint32(int v) {
+        ensure(5);
+        while ((v & ~0x7F) != 0) {
+            buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        buf[pos++] = (byte) v;
+    }
+
+    public void writeVarint64(long v) {
+        ensure(10);
+        while ((v & ~0x7FL) != 0) {
+            buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        buf[pos++] = (byte) v;
+    }
+
+    /** An int32 field: negative values take ten bytes, as protobuf sign-extends them. */
+    public void writeInt32(int field, int v) {
+        writeTag(field, VARINT);
+        writeVarint64(v);
+    }
+
+    public void writeInt64(int field, long v) {
+        writeTag(field, VARINT);
+        writeVarint64(v);
+    }
+
+    public void writeUInt32(int field, int v) {
+        writeTag(field, VARINT);
+        writeVarint32(v);
+    }
+
+    public void writeBool(int field, boolean v) {
+        writeTag(field, VARINT);
+        ensure(1);
+        buf[pos++] = (byte) (v ? 1 : 0);
+    }
+
+    public void writeDouble(int field, double v) {
+        writeTag(field, FIXED64);
+        ensure(8);
+        LONGS.set(buf, pos, Double.doubleToRawLongBits(v)); // raw bits: NaN payloads and -0.0 exact
+        pos += 8;
+    }
+
+    public void writeFloat(int field, float v) {
+        writeTag(field, FIXED32);
+        ensure(4);
+        INTS.set(buf, pos, Float.floatToRawIntBits(v));
+        pos += 4;
+    }
+
+    public void writeString(int field, String v) {
+        byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
+        writeBytes(field, utf8, 0, utf8.length);
+    }
+
+    public void writeBytes(int field, byte[] v, int from, int to) {
+        writeLengthDelimited(field, to - from);
+        ensure(to - from);
+        System.arraycopy(v, from, buf, pos, to - from);
+        pos += to - from;
+    }
+
+    /** The tag and length of a length-delimited field (a message, a packed array) whose body follows. */
+    public void writeLengthDelimited(int field, int length) {
+        writeTag(field, LENGTH_DELIMITED);
+        writeVarint32(length);
+    }
+
+    /** {@code values[from..to)} as one packed field; nothing when the range is empty (proto3 writes no empty packed field). */
+    public void writePackedDoubles(int field, double[] values, int from, int to) {
+        if (from == to) {
+            return;
+        }
+        int n = to - from;
+        writeLengthDelimited(field, Math.multiplyExact(n, 8));
+        ensure(n * 8);
+        // one bulk copy; a byte-buffer view stores raw bits, so NaN payloads and -0.0 stay exact
+        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().put(values, from, n);
+        pos += n * 8;
+    }
+
+    public void writePackedFloats(int field, float[] values, int from, int to) {
+        if (from == to) {
+            return;
+        }
+        int n = to - from;
+        writeLengthDelimited(field, Math.multiplyExact(n, 4));
+        ensure(n * 4);
+        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(values, from, n);
+        pos += n * 4;
+    }
+
+    /** A packed sfixed32 field: the raw little-endian ints. */
+    public void writePackedSFixed32(int field, int[] values, int from, int to) {
+        if (from == to) {
+            return;
+        }
+        int n = to - from;
+        writeLengthDelimited(field, Math.multiplyExact(n, 4));
+        ensure(n * 4);
+        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(values, from, n);
+        pos += n * 4;
+    }
+
+    public void writePackedSFixed64(int field, long[] values, int from, int to) {
+        if (from == to) {
+            return;
+        }
+        int n = to - from;
+        writeLengthDelimited(field, Math.multiplyExact(n, 8));
+        ensure(n * 8);
+        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(values, from, n);
+        pos += n * 8;
+    }
+
+    public void writePackedBools(int field, boolean[] values, int from, int to) {
+        if (from == to) {
+            return;
+        }
+        writeLengthDelimited(field, to - from);
+        ensure(to - from);
+        for (int i = from; i < to; i++) {
+            buf[pos++] = (byte) (values[i] ? 1 : 0);
+        }
+    }
+
+    /** Bytes a varint of {@code v} takes. */
+    public static int varint32Size(int v) {
+        return v >= 0 ? (38 - Integer.numberOfLeadingZeros(v | 1)) / 7 : 5;
+    }
+
+    public static int varint64Size(long v) {
+        return (70 - Long.numberOfLeadingZeros(v | 1)) / 7;
+    }
+
+    private void ensure(int more) {
+        if (buf.length - pos < more) {
+            long wanted = Math.max((long) buf.length * 2, (long) pos + more);
+            if (wanted > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("a part over 2 GiB: the codec should have cut the message into parts");
+            }
+            buf = Arrays.copyOf(buf, (int) wanted);
+        }
+    }
+}
