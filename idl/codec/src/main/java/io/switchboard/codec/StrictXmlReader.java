@@ -107,7 +107,21 @@ public final class StrictXmlReader extends StreamReaderDelegate {
             depth--;
             done = depth == 0;
         }
-        int event = super.next();
+        int event;
+        try {
+            event = super.next();
+        } catch (XMLStreamException e) {
+            if (done) {
+                throw e;
+            }
+            // the parser's own refusal (not well-formed, an illegal character such as &#xD800;): say where
+            throw new Refusal(path(), "not well-formed XML: " + parserMessage(e), e);
+        } catch (RuntimeException e) {
+            if (done || !(e.getCause() instanceof XMLStreamException cause)) {
+                throw e;
+            }
+            throw new Refusal(path(), "not well-formed XML: " + parserMessage(cause), e);   // Woodstox, reading lazily
+        }
         if (done) {
             return event;
         }
@@ -407,6 +421,13 @@ public final class StrictXmlReader extends StreamReaderDelegate {
         return f;
     }
 
+    /** The parser's message without its location lines (the path says where). */
+    private static String parserMessage(XMLStreamException e) {
+        String m = String.valueOf(e.getMessage());
+        int location = m.indexOf("\n at [");
+        return (location > 0 ? m.substring(0, location) : m).replace('\n', ' ').strip();
+    }
+
     private String childPath(String local) {
         return path() + "/" + local;
     }
@@ -436,7 +457,12 @@ public final class StrictXmlReader extends StreamReaderDelegate {
         private final String problem;
 
         Refusal(String path, String problem) {
-            super("field " + path + ": " + problem, null, false, false);
+            this(path, problem, null);
+        }
+
+        /** {@code cause}: the parser's exception, kept so that what lies under it (a size limit, say) is still found. */
+        Refusal(String path, String problem, Throwable cause) {
+            super("field " + path + ": " + problem, cause, false, false);
             this.path = path;
             this.problem = problem;
         }

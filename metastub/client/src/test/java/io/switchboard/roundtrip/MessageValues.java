@@ -168,7 +168,8 @@ final class MessageValues {
                 alternatives.add(scalar(a.scalar()));
             } else if (target.heterogeneousList()) {
                 if (depth < MAX_CHOICE_DEPTH) {
-                    alternatives.add(Arbitraries.lazy(() -> choices(target, depth + 1)).map(l -> (Object) l));
+                    // built eagerly: the depth bound ends it, and a lazy arbitrary would make new ones per value
+                    alternatives.add(choices(target, depth + 1).map(l -> (Object) l));
                 }
             } else {
                 alternatives.add(record(target, depth + 1).map(r -> (Object) r));
