@@ -18,8 +18,21 @@ import javax.xml.stream.XMLStreamWriter;
  * }</pre>
  */
 public interface XmlCodec {
-    /** Writes {@code message} (a request, response or fault) as one element, no document. */
+    /**
+     * Writes {@code message} (a request, response or fault) as one element, no document. A message
+     * that {@link #check} refuses is refused before anything is written.
+     */
     void write(Object message, XMLStreamWriter out) throws JAXBException;
+
+    /**
+     * Refuses {@code message} as writing it would, without writing: a transport calls it before it
+     * sends a byte, so a value no protocol can carry (a lone surrogate, a required field that is
+     * null, a date-time {@code xs:dateTime} cannot say) is refused on every protocol alike, with
+     * the field's name.
+     *
+     * @throws io.switchboard.codec.binary.WireFormatException the refusal, naming the field
+     */
+    void check(Object message);
 
     /**
      * Reads one message element from {@code in}, positioned at its start tag. Generated codecs know

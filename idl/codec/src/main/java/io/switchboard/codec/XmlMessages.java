@@ -5,6 +5,9 @@ import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.NdArray;
 import io.switchboard.idl.runtime.GraphMessage;
 import io.switchboard.idl.SecureXml;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import jakarta.xml.bind.JAXBContext;
@@ -16,6 +19,8 @@ import jakarta.xml.bind.Unmarshaller;
 import jakarta.xml.bind.ValidationEvent;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.util.HashMap;
+import java.util.Map;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
@@ -38,6 +43,7 @@ public final class XmlMessages implements XmlCodec {
     private final ServiceDescriptor descriptor;
     private final JAXBContext context;
     private final int maxGraphNodes;
+    private volatile Map<Class<?>, String> elements;
 
     private XmlMessages(ServiceDescriptor descriptor, JAXBContext context, int maxGraphNodes) {
         this.descriptor = descriptor;
@@ -109,6 +115,16 @@ public final class XmlMessages implements XmlCodec {
     /** Writes {@code message} (a generated request, response or fault bean) as one element, no document. */
     @Override
     public void write(Object message, XMLStreamWriter out) throws JAXBException {
+        try {
+            check(message);
+        } catch (WireFormatException e) {
+            if (WireFormatException.NODE_LIMIT.equals(e.reason())) {
+                throw new Graphs.GraphLimitException(e.getMessage());   // a limit, as JAXB's walk reports it
+            }
+            throw new JAXBException("cannot write " + message.getClass().getSimpleName() + ": " + e.getMessage(), e);
+        } catch (IllegalArgumentException | ClassCastException e) {
+            throw new JAXBException("cannot write " + message.getClass().getSimpleName() + ": " + e.getMessage(), e);
+        }
         Marshaller m = context.createMarshaller();
         m.setProperty(Marshaller.JAXB_FRAGMENT, Boolean.TRUE);
         m.setEventHandler(XmlMessages::failOnEvent);
@@ -126,7 +142,23 @@ public final class XmlMessages implements XmlCodec {
         }
     }
 
-    /** Reads one message element of the given class from {@code in}, positioned at its start tag. */
+    /**
+     * Walks {@code message} with the generated binary codec in a writer that keeps no bytes: the
+     * checks of every protocol's writers, in one place (see {@link BinaryWriter#check}).
+     */
+    @Override
+    public void check(Object message) {
+        BinaryCodec codec = descriptor.codec(BinaryCodec.class);
+        if (codec != null) {   // descriptors made without one predate the checks; JAXB writes them as before
+            BinaryWriter.check(codec, message, maxGraphNodes);
+        }
+    }
+
+    /**
+     * Reads one message element of the given class from {@code in}, positioned at its start tag,
+     * through a {@link StrictXmlReader}: anything the wire schema does not allow is a
+     * {@link MalformedXmlException} naming the element.
+     */
     @Override
     public <T> T read(XMLStreamReader in, Class<T> type) throws JAXBException {
         Unmarshaller u = context.createUnmarshaller();
@@ -136,13 +168,33 @@ public final class XmlMessages implements XmlCodec {
         u.setProperty(org.glassfish.jaxb.runtime.IDResolver.class.getName(), new StrictIds());
         T value;
         try {
-            value = u.unmarshal(in, type).getValue();
+            StrictXmlReader checked = new StrictXmlReader(in, StrictXmlReader.Plan.of(descriptor), elementOf(type));
+            check.reader = checked;
+            value = u.unmarshal(checked, type).getValue();
+        } catch (StrictXmlReader.Refusal e) {
+            throw e.toJaxb();
+        } catch (XMLStreamException e) {
+            throw new JAXBException("cannot read " + type.getSimpleName() + ": " + e.getMessage(), e);
+        } catch (JAXBException e) {
+            StrictXmlReader.Refusal refusal = StrictXmlReader.Refusal.in(e);
+            if (refusal != null) {
+                throw refusal.toJaxb();
+            }
+            if (check.failure != null) {
+                // JAXB's own complaint, with where it was: better than its exception's message
+                throw new MalformedXmlException(check.failurePath, check.failure, e);
+            }
+            throw e;
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             // JAXB's lexical converters throw these for some bad values instead of reporting an event
             // (an xsi:type whose prefix is not bound; xsi:nil="t", which DatatypeConverterImpl.
             // _parseBoolean reads past the end of): a malformed message like any other
             throw new JAXBException("cannot read " + type.getSimpleName() + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
+            StrictXmlReader.Refusal refusal = StrictXmlReader.Refusal.in(e);
+            if (refusal != null) {
+                throw refusal.toJaxb();
+            }
             if (e.getCause() instanceof XMLStreamException cause) {
                 // a StAX parser that reads lazily (Woodstox, which Axis2 brings) reports malformed
                 // XML met inside JAXB as an unchecked wrapper of its XMLStreamException
@@ -151,12 +203,31 @@ public final class XmlMessages implements XmlCodec {
             throw e;
         }
         if (check.failure != null) {
-            throw new JAXBException(check.failure);
+            throw new MalformedXmlException(check.failurePath, check.failure);
         }
         if (value instanceof GraphMessage g) {
             g.switchboardGraph(null);
         }
         return value;
+    }
+
+    /** The element name of a message class of this interface, for the reader to expect; null if unknown. */
+    private String elementOf(Class<?> type) {
+        Map<Class<?>, String> m = elements;
+        if (m == null) {
+            m = new HashMap<>();
+            for (OperationDescriptor op : descriptor.operations()) {
+                m.put(op.requestClass(), op.requestElement().getLocalPart());
+                if (op.responseClass() != null) {
+                    m.put(op.responseClass(), op.responseElement().getLocalPart());
+                }
+                if (op.faultInfoClass() != null) {
+                    m.put(op.faultInfoClass(), op.faultElement().getLocalPart());
+                }
+            }
+            elements = m;
+        }
+        return m.get(type);
     }
 
     /**
@@ -247,6 +318,8 @@ public final class XmlMessages implements XmlCodec {
         private int nodes;
         private int listDepth;
         private String failure;
+        private String failurePath;
+        private StrictXmlReader reader;
 
         GraphCheck(int maxNodes) {
             this.maxNodes = maxNodes;
@@ -257,6 +330,7 @@ public final class XmlMessages implements XmlCodec {
             if (failure == null) {
                 failure = event.getMessage() + (event.getLocator() != null && event.getLocator().getLineNumber() > 0
                         ? " (line " + event.getLocator().getLineNumber() + ")" : "");
+                failurePath = reader != null ? reader.path() : "(message)";
             }
             return false;
         }
@@ -265,14 +339,16 @@ public final class XmlMessages implements XmlCodec {
         public void afterUnmarshal(Object target, Object parent) {
             if (target instanceof HeterogeneousList list) {
                 listDepth--;
-                if (failure == null) {
+                if (failure == null && list.problem() != null) {
                     failure = list.problem();   // an alternative marked xsi:nil, say
+                    failurePath = reader != null ? reader.path() : "(message)";
                 }
             }
             if (target instanceof NdArray array && failure == null) {
                 String problem = NdArrays.inconsistency(array);
                 if (problem != null) {
                     failure = "n-d array " + target.getClass().getSimpleName() + ": " + problem;
+                    failurePath = reader != null ? reader.path() : "(message)";
                 }
             }
         }

@@ -34,14 +34,24 @@ public final class Entries {
         return w;
     }
 
+    /**
+     * The entry a wire {@code Entry} says.
+     *
+     * @throws IllegalArgumentException a member the schema requires is missing (name, instance id,
+     *         an endpoint's protocol or address), an endpoint is empty, or the lease is negative
+     */
     public static ComponentEntry fromWire(Entry w) {
+        // the strict SOAP reader refuses these already; an Entry built in code gets the same answer
+        String name = member(w.getName(), "a name", "the entry");
+        member(w.getInstanceId(), "an instanceId", name);
         List<Endpoint> eps = new ArrayList<>();
         if (w.getEndpoints() != null) {
             for (EndpointInfo i : w.getEndpoints()) {
                 if (i == null) {
-                    throw new IllegalArgumentException("an endpoint of " + w.getName() + " is empty");
+                    throw new IllegalArgumentException("an endpoint of " + name + " is empty");
                 }
-                eps.add(new Endpoint(i.getProtocol(), i.getAddress()));
+                eps.add(new Endpoint(member(i.getProtocol(), "a protocol", "an endpoint of " + name),
+                        member(i.getAddress(), "an address", "an endpoint of " + name)));
             }
         }
         Instant boundAt = w.getBoundAt() == null ? null : w.getBoundAt().toInstant();
@@ -55,6 +65,13 @@ public final class Entries {
         }
         return new ComponentEntry(w.getName(), w.getInstanceId(), eps, w.getInterfaceSchema(), w.getInterfaceProto(),
                 w.getWsdlUrl(), boundAt, features, lease);
+    }
+
+    private static String member(String value, String what, String of) {
+        if (value == null) {
+            throw new IllegalArgumentException(of + " has no " + what.substring(what.indexOf(' ') + 1));
+        }
+        return value;
     }
 
     public static List<ComponentEntry> fromWire(List<Entry> wire) {

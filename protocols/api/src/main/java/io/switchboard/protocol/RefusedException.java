@@ -7,19 +7,34 @@ package io.switchboard.protocol;
  */
 public class RefusedException extends SwitchboardException {
     private final String reason;
+    private final String field;
 
     public RefusedException(String reason, String message) {
-        super(message);
-        this.reason = reason;
+        this(reason, null, message, null);
     }
 
     public RefusedException(String reason, String message, Throwable cause) {
+        this(reason, null, message, cause);
+    }
+
+    /** A refusal of one field's value; {@code field} may be null when the whole message is at fault. */
+    public RefusedException(String reason, String field, String message, Throwable cause) {
         super(message, cause);
         this.reason = reason;
+        this.field = field;
     }
 
     /** A short code for the refusal, e.g. {@code size-limit}, {@code malformed}, {@code unknown-operation}. */
     public String reason() {
         return reason;
+    }
+
+    /**
+     * The field the refusal names, or null when it concerns the whole message. A SOAP reader names
+     * the element's path from the message element ({@code echoList/sb-graph/LinkEntry[2]/iint}); the
+     * binary codec names {@code Type.field} ({@code LinkEntry[node 1].iint} for a linked node).
+     */
+    public String field() {
+        return field;
     }
 }

@@ -25,7 +25,8 @@ import java.util.concurrent.TimeoutException;
  * }</pre>
  *
  * The decoder runs on a worker thread of its own (replaced after a hang), so that a hang is
- * reported rather than waited for and its allocation can be measured per input.
+ * reported rather than waited for and its allocation can be measured per input. What a decoder
+ * accepts must also survive its writer: {@link #assertRoundTrip}.
  */
 public final class DecoderCheck {
     private final Duration timeout;
@@ -91,6 +92,50 @@ public final class DecoderCheck {
         }
         throw new AssertionError("the decoder threw an undocumented " + outcome.error.getClass().getName()
                 + " on " + inputLength + " bytes of input: " + outcome.error.getMessage(), outcome.error);
+    }
+
+    /** Writes a decoded value in its wire form; for {@link #assertRoundTrip}. */
+    @FunctionalInterface
+    public interface Writer<T> {
+        byte[] write(T value) throws Exception;
+    }
+
+    /** Reads a value from its wire form; for {@link #assertRoundTrip}. */
+    @FunctionalInterface
+    public interface Reader<T> {
+        T read(byte[] bytes) throws Exception;
+    }
+
+    /**
+     * The round trip every fuzz target checks on what its decoder accepted: the value is written,
+     * read back, and written again, and both writings must be the same bytes. A writer that refuses
+     * what its reader took, a reader that reads its own writer's output as something else, a value
+     * that changes as it travels: each is an {@link AssertionError}, a finding. (Compared by bytes
+     * so that values without {@code equals} can be checked, cycles and all.)
+     */
+    public static <T> void assertRoundTrip(T value, Writer<T> write, Reader<T> read) {
+        byte[] first;
+        try {
+            first = write.write(value);
+        } catch (Exception | Error e) {
+            throw new AssertionError("the writer refused a value its reader accepted: " + e, e);
+        }
+        byte[] second;
+        try {
+            second = write.write(read.read(first));
+        } catch (Exception | Error e) {
+            throw new AssertionError("the reader refused what the writer wrote: " + e, e);
+        }
+        if (!java.util.Arrays.equals(first, second)) {
+            throw new AssertionError("a value changed in a round trip:\n" + show(first) + "\nread and written again as\n"
+                    + show(second));
+        }
+    }
+
+    private static String show(byte[] bytes) {
+        String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        boolean printable = text.chars().allMatch(c -> c >= 0x20 || c == '\n' || c == '\t' || c == '\r');
+        return printable ? text : java.util.HexFormat.of().formatHex(bytes);
     }
 
     private <T> Outcome<T> runOnce(long inputLength, Callable<T> decode) {

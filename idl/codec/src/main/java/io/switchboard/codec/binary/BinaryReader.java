@@ -1,5 +1,6 @@
 package io.switchboard.codec.binary;
 
+import io.switchboard.idl.runtime.XsdValues;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
@@ -137,9 +138,25 @@ public final class BinaryReader {
             table[i] = node;
         }
         nodes = table;
-        for (Object node : table) {
-            codec.readNode(this, node);
+        for (int i = 0; i < table.length; i++) {
+            try {
+                codec.readNode(this, table[i]);
+            } catch (WireFormatException e) {
+                throw e.inNode(i);
+            }
         }
+    }
+
+    /**
+     * A value of a required field that is not nillable: null (NULL on the wire) is refused, as an
+     * XML reader refuses the element missing or nil. Generated codecs call it for such fields of
+     * reference type (strings, bytes, date-times, structs, lists, references).
+     */
+    public <T> T required(T value, String field) {
+        if (value == null) {
+            throw WireFormatException.malformed(field, "required and not nillable, but the message says null");
+        }
+        return value;
     }
 
     public <T> T readRef(String field, Class<T> type) {
@@ -150,19 +167,20 @@ public final class BinaryReader {
         expect(t, WireFormat.REF, field);
         long i = readVarint(field);
         if (i >= nodes.length) {
-            throw WireFormatException.malformed("field " + field + ": reference to node " + i + ", but the message has "
+            throw WireFormatException.malformed(field, "reference to node " + i + ", but the message has "
                     + nodes.length + " nodes");
         }
         Object node = nodes[(int) i];
         if (!type.isInstance(node)) {
-            throw WireFormatException.malformed("field " + field + ": node " + i + " is a "
+            throw WireFormatException.malformed(field, "node " + i + " is a "
                     + node.getClass().getSimpleName() + ", expected " + type.getSimpleName());
         }
         return type.cast(node);
     }
 
+    /** A list of references to linked nodes; a NULL entry is refused (see {@link BinaryWriter#writeRefs(List, String)}). */
     public <T> List<T> readRefs(String field, Class<T> type) {
-        return readList(field, (in, f) -> in.readRef(f, type));
+        return readList(field, (in, f) -> required(in.readRef(f, type), f));
     }
 
     /** True at a STRUCT tag (the caller reads the fields), false at NULL. */
@@ -179,7 +197,7 @@ public final class BinaryReader {
     public void checkNdArray(io.switchboard.idl.runtime.NdArray array, String field) {
         String problem = io.switchboard.codec.NdArrays.inconsistency(array);
         if (problem != null) {
-            throw WireFormatException.malformed("field " + field + ": n-d array " + problem);
+            throw WireFormatException.malformed(field, "n-d array " + problem);
         }
     }
 
@@ -196,8 +214,8 @@ public final class BinaryReader {
         }
         expect(t, WireFormat.CHOICES, field);
         if (++listDepth > limits.maxListDepth()) {
-            throw new WireFormatException(WireFormatException.DEPTH_LIMIT, "field " + field
-                    + ": heterogeneous lists nested deeper than the limit of " + limits.maxListDepth() + " levels");
+            throw new WireFormatException(WireFormatException.DEPTH_LIMIT, field,
+                    "heterogeneous lists nested deeper than the limit of " + limits.maxListDepth() + " levels");
         }
         // every element takes at least two bytes: its alternative and a tag
         return checkBudget(readVarint(field), 2, field);
@@ -211,7 +229,7 @@ public final class BinaryReader {
     public int readAlternative(String field, int alternatives) {
         long a = readVarint(field);
         if (a >= alternatives) {
-            throw WireFormatException.malformed("field " + field + ": alternative " + a + " of a list type that has "
+            throw WireFormatException.malformed(field, "alternative " + a + " of a list type that has "
                     + alternatives);
         }
         return (int) a;
@@ -220,7 +238,7 @@ public final class BinaryReader {
     /** A list element, refused when the message says null: heterogeneous lists hold no nulls. */
     public <T> T element(T value, String field) {
         if (value == null) {
-            throw WireFormatException.malformed("field " + field + ": null element in a heterogeneous list");
+            throw WireFormatException.malformed(field, "null element in a heterogeneous list");
         }
         return value;
     }
@@ -339,9 +357,15 @@ public final class BinaryReader {
             if (nanos < 0 || nanos > 999_999_999) {
                 throw new DateTimeException("nanoseconds " + nanos);
             }
-            return OffsetDateTime.ofInstant(Instant.ofEpochSecond(seconds, nanos), ZoneOffset.ofTotalSeconds(offset));
+            OffsetDateTime v = OffsetDateTime.ofInstant(Instant.ofEpochSecond(seconds, nanos),
+                    ZoneOffset.ofTotalSeconds(offset));
+            String problem = XsdValues.dateTimeProblem(v);
+            if (problem != null) {
+                throw new DateTimeException(problem);
+            }
+            return v;
         } catch (DateTimeException e) {
-            throw WireFormatException.malformed("field " + field + ": not a date-time: " + e.getMessage());
+            throw WireFormatException.malformed(field, "not a date-time: " + e.getMessage());
         }
     }
 
@@ -489,7 +513,7 @@ public final class BinaryReader {
                 return result;
             }
         }
-        throw WireFormatException.malformed("field " + field + ": malformed varint at byte " + position());
+        throw WireFormatException.malformed(field, "malformed varint at byte " + position());
     }
 
     private int tag() {
@@ -510,14 +534,14 @@ public final class BinaryReader {
 
     private void expect(int tag, int expected, String field) {
         if (tag != expected) {
-            throw WireFormatException.malformed("field " + field + ": expected tag " + WireFormat.tagName(expected)
+            throw WireFormatException.malformed(field, "expected tag " + WireFormat.tagName(expected)
                     + ", got " + WireFormat.tagName(tag) + " at byte " + (position() - 1));
         }
     }
 
     private void expectRequired(int tag, int expected, String field) {
         if (tag == WireFormat.NULL) {
-            throw WireFormatException.malformed("field " + field + " is required but the message says null");
+            throw WireFormatException.malformed(field, "required, but the message says null");
         }
         expect(tag, expected, field);
     }
@@ -525,7 +549,7 @@ public final class BinaryReader {
     private boolean bool(String field) {
         int b = u8(field);
         if (b > 1) {
-            throw WireFormatException.malformed("field " + field + ": boolean byte " + b + " is neither 0 nor 1");
+            throw WireFormatException.malformed(field, "boolean byte " + b + " is neither 0 nor 1");
         }
         return b == 1;
     }
@@ -586,7 +610,7 @@ public final class BinaryReader {
     private int lengthOf(String field) {
         long length = readVarint(field);
         if (length > limits.maxStringBytes()) {
-            throw new WireFormatException(WireFormatException.STRING_LIMIT, "field " + field + ": " + length
+            throw new WireFormatException(WireFormatException.STRING_LIMIT, field, length
                     + " bytes, more than the limit of " + limits.maxStringBytes() + " for one string or byte array");
         }
         return checkBudget(length, 1, field);
@@ -600,13 +624,13 @@ public final class BinaryReader {
     private int checkBudget(long count, int width, String field) {
         long budget = limits.maxMessageBytes() - position();
         if (count > Integer.MAX_VALUE - 16 || count * width > budget) {
-            throw new WireFormatException(WireFormatException.SIZE_LIMIT, "field " + field + ": " + count
+            throw new WireFormatException(WireFormatException.SIZE_LIMIT, field, count
                     + " elements of " + width + " bytes exceed the message size limit of " + limits.maxMessageBytes()
                     + " bytes");
         }
         long size = source.knownSize();
         if (size >= 0 && count * width > size - position()) {
-            throw WireFormatException.malformed("field " + field + ": " + count + " elements of at least " + width
+            throw WireFormatException.malformed(field, "" + count + " elements of at least " + width
                     + " bytes do not fit in the " + Math.max(0, size - position()) + " bytes left of the message");
         }
         return (int) count;
@@ -638,12 +662,24 @@ public final class BinaryReader {
         return WireFormatException.malformed("truncated message: it ends at byte " + position() + " inside field " + field);
     }
 
+    /**
+     * UTF-8 into a string that {@code xs:string} can hold ({@link XsdValues}): invalid UTF-8 (which
+     * includes encoded surrogates) and characters XML cannot carry are refused, so a string that
+     * arrives over gRPC could also have arrived over SOAP.
+     */
     private String decodeUtf8(byte[] bytes, int offset, int length, String field) {
         boolean ascii = true;
         for (int i = offset, end = offset + length; i < end; i++) {
-            if (bytes[i] < 0) {
-                ascii = false;
-                break;
+            byte b = bytes[i];
+            if (b < 0x20) {
+                if (b < 0) {
+                    ascii = false;
+                    break;
+                }
+                if (b != '\t' && b != '\n' && b != '\r') {
+                    throw WireFormatException.malformed(field, String.format(
+                            "control character U+%04X at index %d, which a string may not hold", b, i - offset));
+                }
             }
         }
         if (ascii) {
@@ -655,9 +691,14 @@ public final class BinaryReader {
         }
         try {
             CharBuffer chars = utf8.reset().decode(ByteBuffer.wrap(bytes, offset, length));
-            return chars.toString();
+            String s = chars.toString();
+            String problem = XsdValues.stringProblem(s);
+            if (problem != null) {
+                throw WireFormatException.malformed(field, problem);
+            }
+            return s;
         } catch (CharacterCodingException e) {
-            throw WireFormatException.malformed("field " + field + ": string is not valid UTF-8");
+            throw WireFormatException.malformed(field, "string is not valid UTF-8");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.switchboard.codec.binary;
 
+import io.switchboard.idl.runtime.XsdValues;
 import io.switchboard.idl.runtime.GraphHolder;
 import io.switchboard.idl.runtime.HeterogeneousList;
 import java.nio.ByteBuffer;
@@ -32,6 +33,8 @@ public final class BinaryWriter {
 
     private final BinaryCodec codec;
     private final int maxNodes;
+    /** A writer that only checks: it walks and refuses as an encoder does, and keeps no bytes ({@link #check}). */
+    private final boolean discard;
     private final List<Segment> segments = new ArrayList<>();
     private ByteBuffer buf = ByteBuffer.allocate(FIRST_BLOCK).order(ByteOrder.LITTLE_ENDIAN);
     private long flushed;
@@ -42,8 +45,24 @@ public final class BinaryWriter {
     private int listDepth;
 
     public BinaryWriter(BinaryCodec codec, int maxNodes) {
+        this(codec, maxNodes, false);
+    }
+
+    private BinaryWriter(BinaryCodec codec, int maxNodes, boolean discard) {
         this.codec = codec;
         this.maxNodes = maxNodes;
+        this.discard = discard;
+    }
+
+    /**
+     * Refuses {@code message} exactly as encoding it would (a {@link WireFormatException} naming
+     * the field: a lone surrogate, a required field that is null, a date-time no protocol can
+     * carry, a bad heterogeneous list or n-d array, too many linked nodes) without keeping any of
+     * its bytes: primitive arrays are not even read. Protocols that write another form (SOAP's XML)
+     * call it before they send a byte, so that every protocol refuses the same values, up front.
+     */
+    public static void check(BinaryCodec codec, Object message, int maxNodes) {
+        codec.writeMessage(new BinaryWriter(codec, maxNodes, true), message);
     }
 
     /** Encodes one message into a byte array; for tests and small messages. */
@@ -145,7 +164,21 @@ public final class BinaryWriter {
     }
 
     public void writeRefs(List<?> nodes) {
-        writeList(nodes, BinaryWriter::writeRef);
+        writeRefs(nodes, null);
+    }
+
+    /**
+     * A list of references to linked nodes. It holds no nulls: SOAP's form of such a list (JAXB's
+     * {@code IDREF}s) cannot say a nil entry, so no protocol takes one.
+     */
+    public void writeRefs(List<?> nodes, String field) {
+        writeList(nodes, (out, node) -> {
+            if (node == null) {
+                throw WireFormatException.malformed(field == null ? "(a list of references)" : field,
+                        "a list of linked nodes holds no nulls");
+            }
+            out.writeRef(node);
+        });
     }
 
     /** Writes NULL and returns false for null; otherwise writes STRUCT, and the caller writes the fields. */
@@ -161,7 +194,8 @@ public final class BinaryWriter {
     public void checkNdArray(io.switchboard.idl.runtime.NdArray array, String type) {
         String problem = io.switchboard.codec.NdArrays.inconsistency(array);
         if (problem != null) {
-            throw WireFormatException.malformed("n-d array " + type + ": " + problem);
+            // named by its type: the writer of a type does not know which field holds the value
+            throw WireFormatException.malformed(type, "n-d array " + type + ": " + problem);
         }
     }
 
@@ -301,10 +335,30 @@ public final class BinaryWriter {
         }
     }
 
+    /**
+     * The value of a required field that is not nillable, refused when null (a reader would refuse
+     * the message); generated codecs call it for such fields of reference type.
+     */
+    public <T> T required(T value, String field) {
+        if (value == null) {
+            throw WireFormatException.malformed(field, "required and not nillable, but null");
+        }
+        return value;
+    }
+
     public void writeString(String v) {
+        writeString(v, null);
+    }
+
+    /** A string, refused (naming {@code field}) when {@code xs:string} cannot hold it: see {@link XsdValues}. */
+    public void writeString(String v, String field) {
         if (v == null) {
             tag(WireFormat.NULL);
             return;
+        }
+        String problem = XsdValues.stringProblem(v);
+        if (problem != null) {
+            throw WireFormatException.malformed(field == null ? "(a string)" : field, problem);
         }
         tag(WireFormat.STRING);
         byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
@@ -323,9 +377,18 @@ public final class BinaryWriter {
     }
 
     public void writeDateTime(OffsetDateTime v) {
+        writeDateTime(v, null);
+    }
+
+    /** A date-time, refused (naming {@code field}) when {@code xs:dateTime} cannot say it: see {@link XsdValues}. */
+    public void writeDateTime(OffsetDateTime v, String field) {
         if (v == null) {
             tag(WireFormat.NULL);
             return;
+        }
+        String problem = XsdValues.dateTimeProblem(v);
+        if (problem != null) {
+            throw WireFormatException.malformed(field == null ? "(a date-time)" : field, problem);
         }
         ensure(17);
         buf.put((byte) WireFormat.DATE_TIME).putLong(v.toEpochSecond()).putInt(v.getNano())
@@ -334,6 +397,14 @@ public final class BinaryWriter {
 
     public void writeStrings(List<String> v) {
         writeList(v, BinaryWriter::writeString);
+    }
+
+    public void writeStrings(List<String> v, String field) {
+        writeList(v, (out, s) -> out.writeString(s, field));
+    }
+
+    public void writeDateTimes(List<OffsetDateTime> v, String field) {
+        writeList(v, (out, d) -> out.writeDateTime(d, field));
     }
 
     public void writeBytesList(List<byte[]> v) {
@@ -440,6 +511,10 @@ public final class BinaryWriter {
     }
 
     private void raw(byte[] bytes) {
+        if (discard) {
+            flushed += bytes.length;
+            return;
+        }
         if (bytes.length >= BIG_ARRAY_BYTES) {
             flushBlock(true);
             segments.add(new Segment(bytes, bytes.length, 1, flushedLengthOf(bytes.length, 1)));
@@ -455,6 +530,10 @@ public final class BinaryWriter {
     }
 
     private void packed(Object array, int count, int width) {
+        if (discard) {
+            flushed += (long) count * width;
+            return;
+        }
         if ((long) count * width >= BIG_ARRAY_BYTES) {
             flushBlock(true);
             segments.add(new Segment(array, count, width, flushedLengthOf(count, width)));
@@ -486,6 +565,11 @@ public final class BinaryWriter {
 
     /** Ends the current block as a segment; blocks double in size up to a limit. */
     private void flushBlock(boolean more) {
+        if (discard) {
+            flushed += buf.position();
+            buf.clear();
+            return;
+        }
         if (buf.position() > 0) {
             segments.add(new Segment(buf.array(), buf.position(), 1, buf.position()));
             flushed += buf.position();

@@ -88,13 +88,21 @@ public final class DynamicBinaryCodec extends BinaryCodec {
         }
     }
 
+    /** A required field that is not nillable, of reference type: null is refused both ways, as in generated codecs. */
+    static boolean requiredReference(FieldModel f) {
+        return !f.optional() && !f.repeated() && !f.nillable() && !(f.isScalar() && f.scalar().isPrimitive());
+    }
+
     @SuppressWarnings("unchecked")
     private void writeField(BinaryWriter out, DynamicType owner, int i, Object v) {
         FieldModel f = owner.fields[i];
         DynamicRecord.check(owner, i, v);   // a value set around set(), e.g. into a list afterwards
+        if (requiredReference(f)) {
+            out.required(v, owner.name() + "." + f.name());
+        }
         if (f.graphReference()) {
             if (f.repeated()) {
-                out.writeRefs((List<?>) v);
+                out.writeRefs((List<?>) v, owner.name() + "." + f.name());
             } else {
                 out.writeRef(v);
             }
@@ -115,11 +123,11 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             return;
         }
         if (v == null && DynamicType.requiredPrimitive(f)) {
-            throw new IllegalArgumentException("field '" + f.name() + "' of " + owner.name() + " is required ("
-                    + f.scalar().xsdName() + "), but it is not set");
+            throw WireFormatException.malformed(owner.name() + "." + f.name(), "required (xs:" + f.scalar().xsdName()
+                    + "), but it is not set");
         }
         if (!f.repeated()) {
-            writeScalar(out, f, v);
+            writeScalar(out, f, v, owner.name() + "." + f.name());
             return;
         }
         switch (f.scalar()) {
@@ -130,13 +138,13 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             case LONG -> out.writeLongs((long[]) v);
             case FLOAT -> out.writeFloats((float[]) v);
             case DOUBLE -> out.writeDoubles((double[]) v);
-            case STRING -> out.writeStrings((List<String>) v);
+            case STRING -> out.writeStrings((List<String>) v, owner.name() + "." + f.name());
             case BYTES -> out.writeBytesList((List<byte[]>) v);
-            case DATE_TIME -> out.writeDateTimes((List<OffsetDateTime>) v);
+            case DATE_TIME -> out.writeDateTimes((List<OffsetDateTime>) v, owner.name() + "." + f.name());
         }
     }
 
-    private static void writeScalar(BinaryWriter out, FieldModel f, Object v) {
+    private static void writeScalar(BinaryWriter out, FieldModel f, Object v, String name) {
         switch (f.scalar()) {
             case BOOLEAN -> out.writeBoolean((Boolean) v);
             case BYTE -> out.writeByte((Byte) v);
@@ -145,9 +153,9 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             case LONG -> out.writeLong((Long) v);
             case FLOAT -> out.writeFloat((Float) v);
             case DOUBLE -> out.writeDouble((Double) v);
-            case STRING -> out.writeString((String) v);
+            case STRING -> out.writeString((String) v, name);
             case BYTES -> out.writeBytes((byte[]) v);
-            case DATE_TIME -> out.writeDateTime((OffsetDateTime) v);
+            case DATE_TIME -> out.writeDateTime((OffsetDateTime) v, name);
         }
     }
 
@@ -168,7 +176,7 @@ public final class DynamicBinaryCodec extends BinaryCodec {
             out.writeVarint(a);
             DynamicType target = t.targets[a];
             if (target == null) {
-                writeScalar(out, t.fields[a], e);
+                writeScalar(out, t.fields[a], e, t.name() + "." + t.fields[a].name());
             } else if (target.heterogeneousList()) {
                 writeChoices(out, (DynamicList) e);
             } else {
@@ -217,7 +225,8 @@ public final class DynamicBinaryCodec extends BinaryCodec {
     private void readFields(BinaryReader in, DynamicRecord r) {
         DynamicType t = r.type;
         for (int i = 0; i < t.fields.length; i++) {
-            r.values[i] = readField(in, t, i);
+            Object v = readField(in, t, i);
+            r.values[i] = requiredReference(t.fields[i]) ? in.required(v, t.name() + "." + t.fields[i].name()) : v;
         }
     }
 
@@ -227,7 +236,7 @@ public final class DynamicBinaryCodec extends BinaryCodec {
         DynamicType target = owner.targets[i];
         if (f.graphReference()) {
             if (f.repeated()) {
-                return in.readList(name, (r, field) -> node(r, field, target));
+                return in.readList(name, (r, field) -> r.required(node(r, field, target), field));
             }
             return node(in, name, target);
         }

@@ -5,8 +5,12 @@ import io.switchboard.idl.ScalarType;
 import io.switchboard.codec.Graphs;
 import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.OffsetDateTimeAdapter;
+import io.switchboard.codec.StrictXmlReader;
 import io.switchboard.codec.XmlCodec;
 import io.switchboard.codec.XmlMessages;
+import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.binary.WireFormatException;
 import jakarta.xml.bind.JAXBException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
@@ -59,9 +63,24 @@ public final class DynamicXml implements XmlCodec {
     // ---- writing
 
     @Override
+    public void check(Object message) {
+        BinaryWriter.check(iface.descriptor().codec(BinaryCodec.class), message, maxGraphNodes);
+    }
+
+    @Override
     public void write(Object message, XMLStreamWriter out) throws JAXBException {
         if (!(message instanceof DynamicRecord r) || !r.type.message()) {
             throw new JAXBException("not a message of " + iface.model().componentName() + ": " + message);
+        }
+        try {
+            check(message);
+        } catch (WireFormatException e) {
+            if (WireFormatException.NODE_LIMIT.equals(e.reason())) {
+                throw new Graphs.GraphLimitException(e.getMessage());   // a limit, as JAXB's walk reports it
+            }
+            throw new JAXBException("cannot write " + r.type.name() + ": " + e.getMessage(), e);
+        } catch (IllegalArgumentException | ClassCastException e) {
+            throw new JAXBException("cannot write " + r.type.name() + ": " + e.getMessage(), e);
         }
         try {
             Map<Object, String> ids = null;
@@ -230,7 +249,7 @@ public final class DynamicXml implements XmlCodec {
             case FLOAT -> printFloat((Float) v);
             case DOUBLE -> printDouble((Double) v);
             case BYTES -> Base64.getEncoder().encodeToString((byte[]) v);
-            case DATE_TIME -> DateTimeFormatter.ISO_OFFSET_DATE_TIME.format((OffsetDateTime) v);
+            case DATE_TIME -> new OffsetDateTimeAdapter().marshal((OffsetDateTime) v);
             default -> v.toString();
         };
     }
@@ -263,9 +282,8 @@ public final class DynamicXml implements XmlCodec {
             throw new JAXBException("messages of an interface read at run time are DynamicRecords, not " + type.getName());
         }
         try {
-            if (!in.isStartElement()) {
-                in.nextTag();
-            }
+            // the same checks, paths and messages as the generated codec's: see StrictXmlReader
+            in = new StrictXmlReader(in, StrictXmlReader.Plan.of(iface.descriptor()), null);
             DynamicType t = ns.equals(in.getNamespaceURI()) ? iface.messageOrNull(in.getLocalName()) : null;
             if (t == null) {
                 throw new JAXBException("unexpected element " + in.getName() + ": not a message of "
@@ -276,6 +294,8 @@ public final class DynamicXml implements XmlCodec {
             readFields(in, r, reading);
             reading.resolve();
             return type.cast(r);
+        } catch (StrictXmlReader.Refusal e) {
+            throw e.toJaxb();
         } catch (XMLStreamException e) {
             throw new JAXBException("malformed message: " + e.getMessage(), e);
         } catch (IllegalArgumentException | java.time.DateTimeException e) {
@@ -345,8 +365,9 @@ public final class DynamicXml implements XmlCodec {
             }
         }
         for (int i = 0; i < t.fields.length; i++) {
-            if (!seen[i] && DynamicType.requiredPrimitive(t.fields[i])) {
-                r.values[i] = zero(t.fields[i].scalar());   // as a generated bean leaves a missing primitive
+            if (!seen[i] && !t.fields[i].optional() && !t.fields[i].repeated()) {
+                // StrictXmlReader refuses this first; kept so this reader never yields a record without a required field
+                throw new JAXBException("field " + t.name() + "." + t.fields[i].name() + " is required but missing");
             }
         }
         if (t.model.ndArray()) {
@@ -444,19 +465,6 @@ public final class DynamicXml implements XmlCodec {
         if (in.nextTag() != XMLStreamConstants.END_ELEMENT) {
             throw new JAXBException("nil element " + element + " has content");
         }
-    }
-
-    private static Object zero(ScalarType s) {
-        return switch (s) {
-            case BOOLEAN -> Boolean.FALSE;
-            case BYTE -> (byte) 0;
-            case SHORT -> (short) 0;
-            case INT -> 0;
-            case LONG -> 0L;
-            case FLOAT -> 0f;
-            case DOUBLE -> 0.0;
-            default -> null;
-        };
     }
 
     static Object parse(ScalarType s, String text, String field) throws JAXBException {

@@ -13,6 +13,7 @@ import com.squareup.javapoet.WildcardTypeName;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.ScalarType;
+import io.switchboard.idl.runtime.ByteListAdapter;
 import io.switchboard.idl.runtime.GraphHolder;
 import io.switchboard.idl.runtime.GraphMessage;
 import io.switchboard.codec.Graphs;
@@ -236,14 +237,22 @@ final class BeanGenerator {
 
     private FieldSpec field(FieldModel f) {
         FieldSpec.Builder fb = FieldSpec.builder(ctx.types.fieldType(f), f.name(), Modifier.PRIVATE);
-        if (JavaTypes.isPackedArray(f)) {
+        if (JavaTypes.isPackedArray(f) && f.scalar() == ScalarType.BYTE) {
+            // JAXB takes byte[] for base64 and refuses @XmlList on it: the same list text through an adapter
+            fb.addAnnotation(AnnotationSpec.builder(XmlJavaTypeAdapter.class)
+                    .addMember("value", "$T.class", ByteListAdapter.class).build());
+            fb.addAnnotation(AnnotationSpec.builder(XmlElement.class).addMember("name", "$S", f.name()).build());
+        } else if (JavaTypes.isPackedArray(f)) {
             // a packed array is one element holding a whitespace-separated list: absent = null, empty = empty
             fb.addAnnotation(XmlList.class);
             fb.addAnnotation(AnnotationSpec.builder(XmlElement.class).addMember("name", "$S", f.name()).build());
         } else if (f.repeated()) {
             fb.addAnnotation(AnnotationSpec.builder(XmlElementWrapper.class).addMember("name", "$S", f.name()).build());
-            fb.addAnnotation(AnnotationSpec.builder(XmlElement.class).addMember("name", "$S", LIST_ITEM)
-                    .addMember("nillable", "true").build());
+            AnnotationSpec.Builder item = AnnotationSpec.builder(XmlElement.class).addMember("name", "$S", LIST_ITEM);
+            if (!f.graphReference()) {
+                item.addMember("nillable", "true");   // JAXB's IDREF lists cannot say nil: references are never null
+            }
+            fb.addAnnotation(item.build());
         } else {
             AnnotationSpec.Builder el = AnnotationSpec.builder(XmlElement.class).addMember("name", "$S", f.name());
             if (!f.optional()) {

@@ -137,7 +137,7 @@ final class CodecGenerator {
             w.addStatement("out.writeNodes(v)");
         }
         for (FieldModel f : m.fields()) {
-            w.addStatement(writeField(f));
+            w.addStatement(writeField(m, f));
         }
         return w.build();
     }
@@ -167,7 +167,7 @@ final class CodecGenerator {
             }
         }
         for (FieldModel f : type.fields()) {
-            w.addStatement(writeField(f));
+            w.addStatement(writeField(type, f));
         }
         return w.build();
     }
@@ -216,7 +216,9 @@ final class CodecGenerator {
                 w.nextControlFlow("else if (e instanceof $T x)", java);
             }
             w.addStatement("out.writeVarint($L)", i);
-            if (alternative.isScalar()) {
+            if (alternative.isScalar() && alternative.scalar() == ScalarType.STRING) {
+                w.addStatement("out.writeString(x, $S)", type.name() + "." + alternative.name());
+            } else if (alternative.isScalar()) {
                 w.addStatement("out.write$L(x)", scalarSuffix(alternative));
             } else {
                 w.addStatement("write$L(out, x)", ctx.types.typeClass(alternative.complexType()).simpleName());
@@ -256,15 +258,29 @@ final class CodecGenerator {
                 .addStatement("return v").build();
     }
 
-    private CodeBlock writeField(FieldModel f) {
-        String get = "v." + JavaTypes.getter(f) + "()";
+    /**
+     * A required field that is not nillable and has a reference type: null is refused on both sides
+     * ({@code out.required}, {@code in.required}), as the XML readers refuse the element missing.
+     */
+    private static boolean requiredReference(FieldModel f) {
+        return !f.optional() && !f.repeated() && !f.nillable() && !(f.isScalar() && f.scalar().isPrimitive());
+    }
+
+    private CodeBlock writeField(ComplexTypeModel owner, FieldModel f) {
+        String name = owner.name() + "." + f.name();
+        CodeBlock get = requiredReference(f) ? CodeBlock.of("out.required(v.$L(), $S)", JavaTypes.getter(f), name)
+                : CodeBlock.of("v.$L()", JavaTypes.getter(f));
         if (f.graphReference()) {
-            return CodeBlock.of("out.$L($L)", f.repeated() ? "writeRefs" : "writeRef", get);
+            return f.repeated() ? CodeBlock.of("out.writeRefs($L, $S)", get, name) : CodeBlock.of("out.writeRef($L)", get);
         }
         if (f.complexType() != null) {
             String method = "write" + ctx.types.typeClass(f.complexType()).simpleName();
             return f.repeated() ? CodeBlock.of("out.writeList($L, $T::$L)", get, self, method)
                     : CodeBlock.of("$L(out, $L)", method, get);
+        }
+        if (f.scalar() == ScalarType.STRING || f.scalar() == ScalarType.DATE_TIME) {
+            // checked against what xs:string and xs:dateTime can hold, so the error names the field
+            return CodeBlock.of("out.write$L($L, $S)", scalarSuffix(f), get, name);
         }
         return CodeBlock.of("out.write$L($L)", scalarSuffix(f), get);
     }
@@ -272,19 +288,23 @@ final class CodecGenerator {
     private CodeBlock readField(ComplexTypeModel owner, FieldModel f) {
         String set = "v." + JavaTypes.setter(f);
         String name = owner.name() + "." + f.name();
+        CodeBlock read;
         if (f.graphReference()) {
-            return CodeBlock.of("$L(in.$L($S, $T.class))", set, f.repeated() ? "readRefs" : "readRef", name,
+            read = CodeBlock.of("in.$L($S, $T.class)", f.repeated() ? "readRefs" : "readRef", name,
                     ctx.types.typeClass(f.complexType()));
-        }
-        if (f.complexType() != null) {
+        } else if (f.complexType() != null) {
             String method = "read" + ctx.types.typeClass(f.complexType()).simpleName();
-            return f.repeated() ? CodeBlock.of("$L(in.readList($S, $T::$L))", set, name, self, method)
-                    : CodeBlock.of("$L($L(in, $S))", set, method, name);
+            read = f.repeated() ? CodeBlock.of("in.readList($S, $T::$L)", name, self, method)
+                    : CodeBlock.of("$L(in, $S)", method, name);
+        } else {
+            TypeName javaType = ctx.types.fieldType(f);
+            boolean orNull = !f.repeated() && f.scalar().isPrimitive() && !javaType.isPrimitive();
+            read = CodeBlock.of("in.read$L$L($S)", scalarSuffix(f), orNull ? "OrNull" : "", name);
         }
-        String suffix = scalarSuffix(f);
-        TypeName javaType = ctx.types.fieldType(f);
-        boolean orNull = !f.repeated() && f.scalar().isPrimitive() && !javaType.isPrimitive();
-        return CodeBlock.of("$L(in.read$L$L($S))", set, suffix, orNull ? "OrNull" : "", name);
+        if (requiredReference(f)) {
+            read = CodeBlock.of("in.required($L, $S)", read, name);
+        }
+        return CodeBlock.of("$L($L)", set, read);
     }
 
     /** The writer and reader method suffix of a scalar field: {@code Double}, {@code Doubles}, {@code Strings}. */

@@ -125,8 +125,9 @@ final class WireSchema {
         } else if (f.repeated()) {
             line(indent, "<xs:element name=\"" + f.name() + "\" minOccurs=\"0\">");
             line(indent + 2, "<xs:complexType><xs:sequence>");
+            // entries may be nil, except references: a list of linked nodes holds no nulls
             line(indent + 4, "<xs:element name=\"" + BeanGenerator.LIST_ITEM + "\" type=\"" + itemType
-                    + "\" minOccurs=\"0\" maxOccurs=\"unbounded\" nillable=\"true\"/>");
+                    + "\" minOccurs=\"0\" maxOccurs=\"unbounded\"" + (f.graphReference() ? "" : " nillable=\"true\"") + "/>");
             line(indent + 2, "</xs:sequence></xs:complexType>");
             line(indent, "</xs:element>");
         } else {

@@ -23,6 +23,8 @@ final class GrpcErrors {
     /** Request header: the call id, so that a server running a DeduplicatingSkeleton runs a repeat once. */
     static final Metadata.Key<String> CALL_ID = Metadata.Key.of("sb-call-id", Metadata.ASCII_STRING_MARSHALLER);
     static final Metadata.Key<String> ERROR_TYPE = Metadata.Key.of("sb-error-type", Metadata.ASCII_STRING_MARSHALLER);
+    /** Beside {@link #REFUSED}: the field a refusal names ({@code Type.field}), when it names one. */
+    static final Metadata.Key<String> REFUSED_FIELD = Metadata.Key.of("sb-refused-field", Metadata.ASCII_STRING_MARSHALLER);
 
     private GrpcErrors() {
     }
@@ -30,6 +32,9 @@ final class GrpcErrors {
     /** Server side: a request that could not be decoded. */
     static Status refusal(WireFormatException e, String what, Metadata trailers) {
         trailers.put(REFUSED, e.reason());
+        if (e.field() != null && e.field().chars().allMatch(c -> c >= 0x20 && c < 0x7F)) {
+            trailers.put(REFUSED_FIELD, e.field());   // schema names; an ASCII header value or none
+        }
         Status code = e.isLimit() ? Status.RESOURCE_EXHAUSTED : Status.INVALID_ARGUMENT;
         return code.withDescription((e.isLimit() ? "request to " : "malformed request to ") + what + ": " + e.getMessage());
     }
@@ -45,7 +50,7 @@ final class GrpcErrors {
         String description = status.getDescription() != null ? status.getDescription() : status.getCode().toString();
         String refused = trailers == null ? null : trailers.get(REFUSED);
         if (refused != null) {
-            return new RefusedException(refused, description, status.asRuntimeException());
+            return new RefusedException(refused, trailers.get(REFUSED_FIELD), description, status.asRuntimeException());
         }
         String errorType = trailers == null ? null : trailers.get(ERROR_TYPE);
         if (errorType != null) {

@@ -212,7 +212,7 @@ final class GrpcTransport implements Transport {
             codec.writeMessage(out, request);
             PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         } catch (WireFormatException e) {
-            throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
+            throw new RefusedException(e.reason(), e.field(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         }
         return out;
     }

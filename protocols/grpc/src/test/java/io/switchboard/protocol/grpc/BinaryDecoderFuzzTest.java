@@ -5,6 +5,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.codec.binary.BinaryCodec;
 import io.switchboard.codec.binary.BinaryLimits;
 import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.testing.conformance.ConformanceComponent;
@@ -19,7 +20,8 @@ import java.util.List;
  * with arbitrary bytes, as the gRPC server reads a request and the client reads a response.
  * The first byte picks the operation and direction, the second how the bytes are cut into
  * chunks; the rest is the message. Only {@link WireFormatException} may come out, within
- * 5 s and without allocating much more than the input could hold.
+ * 5 s and without allocating much more than the input could hold; a message it reads must survive
+ * a round trip through the writer ({@link DecoderCheck#assertRoundTrip}).
  *
  * <p>{@code decodeDynamic} runs the same inputs through the model-driven codec of a client without
  * generated code.
@@ -60,26 +62,37 @@ class BinaryDecoderFuzzTest {
         boolean response = (input[0] & 0x80) != 0;
         int piece = 1 + (input[1] & 0xFF);
         byte[] message = Arrays.copyOfRange(input, 2, input.length);
-        CHECK.run(message.length, () -> {
+        String[] element = new String[1];
+        Class<?>[] type = new Class<?>[1];
+        Object value = CHECK.run(message.length, () -> {
             BinaryReader in = new BinaryReader(codec, pieces(message, piece), LIMITS);
-            Object value;
-            if (!response) {
-                value = in.readMessage(op.requestElement().getLocalPart(), op.requestClass());
-            } else if (op.oneWay()) {
-                value = null;
-            } else {
+            element[0] = op.requestElement().getLocalPart();
+            type[0] = op.requestClass();
+            if (response && op.oneWay()) {
+                in.expectEnd();
+                return null;
+            }
+            if (response) {
                 int kind = in.readKind();
                 if (kind == WireFormat.DECLARED_FAULT && op.faultInfoClass() != null) {
-                    value = in.readMessage(op.faultElement().getLocalPart(), op.faultInfoClass());
+                    element[0] = op.faultElement().getLocalPart();
+                    type[0] = op.faultInfoClass();
                 } else if (kind == WireFormat.RESPONSE) {
-                    value = in.readMessage(op.responseElement().getLocalPart(), op.responseClass());
+                    element[0] = op.responseElement().getLocalPart();
+                    type[0] = op.responseClass();
                 } else {
                     throw WireFormatException.malformed("response starts with kind " + kind);
                 }
             }
+            Object read = in.readMessage(element[0], type[0]);
             in.expectEnd();
-            return value;
+            return read;
         });
+        if (value != null) {
+            // what the reader took, the writer writes, and reads back the same
+            DecoderCheck.assertRoundTrip(value, v -> BinaryWriter.toBytes(codec, v, 2_000_000),
+                    bytes -> BinaryReader.fromBytes(codec, bytes, LIMITS, element[0], type[0]));
+        }
     }
 
     /** The message in pieces of {@code size} bytes; like a chunked stream, it announces its whole size. */

@@ -5,6 +5,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.codec.binary.BinaryLimits;
 import io.switchboard.codec.binary.BinaryReader;
+import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.DecoderCheck;
@@ -20,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * queued in a {@link ChunkQueue} with small limits, and decoded as a request. Input layout: one
  * byte picks the operation, then frames, each one length byte and that many bytes. Only
  * {@link WireFormatException} may come out, within 5 s; the queue must never ask for more
- * chunks than it was given plus its window.
+ * chunks than it was given plus its window; a request it reads must survive a round trip through
+ * the writer.
  *
  * <p>CI runs the inputs in {@code src/test/resources/.../ChunkFramingFuzzTestInputs}; to fuzz:
  * {@code JAZZER_FUZZ=1 mvn -pl protocols/grpc test -Dtest=ChunkFramingFuzzTest}.
@@ -39,7 +41,7 @@ class ChunkFramingFuzzTest {
             return;
         }
         OperationDescriptor op = OPS.get((input[0] & 0xFF) % OPS.size());
-        CHECK.run(input.length, () -> {
+        Object decoded = CHECK.run(input.length, () -> {
             AtomicLong requested = new AtomicLong();
             // the stream has ended before decoding starts, so the queue must never wait: waiting is an
             // undocumented exception (a failure), not a refusal
@@ -69,5 +71,10 @@ class ChunkFramingFuzzTest {
                 queue.close();
             }
         });
+        if (decoded != null) {
+            BinaryCodec codec = op.service().codec(BinaryCodec.class);
+            DecoderCheck.assertRoundTrip(decoded, v -> BinaryWriter.toBytes(codec, v, 10_000),
+                    bytes -> BinaryReader.fromBytes(codec, bytes, LIMITS, op.requestClass()));
+        }
     }
 }

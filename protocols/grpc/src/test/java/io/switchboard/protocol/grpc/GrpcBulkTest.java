@@ -13,6 +13,7 @@ import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
@@ -139,12 +140,24 @@ class GrpcBulkTest {
     @Test
     void supplementaryCharactersAndLongStrings() {
         Record r = new Record();
-        String s = "\uD83D\uDE00\uD834\uDD1E\u0000nul e\u0301 " + "\uD800\uDC00".repeat(50_000);
+        String s = "\uD83D\uDE00\uD834\uDD1E\r\t e\u0301 " + "\uD800\uDC00".repeat(50_000);
         r.setName(s);
         r.setTags(new ArrayList<>(Values.EDGE_STRINGS));
         Record back = stub.echoRecord(r);
         assertEquals(s, back.getName());
         assertEquals(Values.EDGE_STRINGS, back.getTags());
+    }
+
+    @Test
+    void stringsThatXmlCannotCarryAreRefusedBeforeSending() {
+        // the same values as on SOAP, so that a call's fate never depends on the protocol it takes
+        for (String bad : new String[] {"nul \u0000", "lone \uD800 high", "lone \uDC00 low", "\uFFFF"}) {
+            Record r = new Record();
+            r.setName(bad);
+            RefusedException e = assertThrows(RefusedException.class, () -> stub.echoRecord(r));
+            assertEquals("malformed", e.reason());
+            assertEquals("Record.name", e.field(), e.getMessage());
+        }
     }
 
     @Test

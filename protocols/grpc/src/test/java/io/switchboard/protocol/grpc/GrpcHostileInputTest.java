@@ -115,8 +115,9 @@ class GrpcHostileInputTest {
     void wrongTypeTag() throws Exception {
         byte[] bad = threeNodeList();
         bad[4] = WireFormat.DOUBLE; // node 0's first field (llong) after count and three node types
-        assertRefused(raw.call(ECHO_LIST, bad), Status.Code.INVALID_ARGUMENT, "malformed",
-                "LinkEntry.llong: expected tag LONG, got DOUBLE");
+        RawCalls.Result r = raw.call(ECHO_LIST, bad);
+        assertRefused(r, Status.Code.INVALID_ARGUMENT, "malformed", "LinkEntry[node 0].llong: expected tag LONG, got DOUBLE");
+        assertEquals("LinkEntry[node 0].llong", r.trailers().get(GrpcErrors.REFUSED_FIELD), "the field, in its own trailer");
     }
 
     @Test

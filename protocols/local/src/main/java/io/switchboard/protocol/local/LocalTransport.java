@@ -83,7 +83,7 @@ final class LocalTransport implements Transport {
             in = share ? request : MessageCopy.copy(callerCodec, request, componentCodec,
                     target.requestElement().getLocalPart(), target.requestClass(), wire == null ? null : wire::addSent);
         } catch (WireFormatException e) {
-            throw new RefusedException(e.reason(), operation + ": the request cannot be sent: " + e.getMessage(), e);
+            throw new RefusedException(e.reason(), e.field(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new RefusedException(WireFormatException.MALFORMED, operation + ": the request cannot be sent: "
                     + e.getMessage(), e);

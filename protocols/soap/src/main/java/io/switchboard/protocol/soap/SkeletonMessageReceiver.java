@@ -2,8 +2,10 @@ package io.switchboard.protocol.soap;
 
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.codec.Graphs;
+import io.switchboard.codec.MalformedXmlException;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.codec.XmlMessages;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.Skeleton;
 import jakarta.xml.bind.JAXBException;
@@ -39,6 +41,12 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
     @Override
     public void invokeBusinessLogic(MessageContext in, MessageContext out) throws AxisFault {
         Object response = run(in);
+        try {
+            xml.check(response);   // before Axis2 starts the HTTP answer: a refusal mid-stream would read as a broken connection
+        } catch (WireFormatException e) {
+            throw new AxisFault("the response of " + operation + " cannot be sent: " + e.getMessage(),
+                    SoapFaults.receiverCode(in));
+        }
         SOAPFactory f = getSOAPFactory(in);
         SOAPEnvelope env = f.getDefaultEnvelope();
         env.getBody().addChild(f.createOMElement(new MessageDataSource(xml, response)));
@@ -52,6 +60,12 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
         try {
             return skeleton.invoke(operation, request, callId);
         } catch (DeclaredFault fault) {
+            try {
+                xml.check(fault.faultInfo());
+            } catch (WireFormatException e) {
+                throw new AxisFault("the declared fault of " + operation + " cannot be sent: " + e.getMessage(),
+                        SoapFaults.receiverCode(in));
+            }
             OMFactory f = OMAbstractFactory.getOMFactory();
             OMElement detail = f.createOMElement(new MessageDataSource(xml, fault.faultInfo()));
             throw new AxisFault(SoapFaults.receiverCode(in), fault.getMessage(), null, null, detail);
@@ -101,6 +115,10 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             if (e instanceof Graphs.GraphLimitException) {
                 throw refused(in, "node-limit", e.getMessage());
             }
+            if (e instanceof MalformedXmlException m) {
+                throw refused(in, "malformed", m.path(), "cannot read " + body.getQName().getLocalPart() + ": "
+                        + m.getMessage());
+            }
             for (Throwable c = e; c != null; c = c.getCause()) {
                 if (c instanceof io.switchboard.codec.XmlMessages.ListDepthException) {
                     throw refused(in, "depth-limit", c.getMessage());
@@ -112,9 +130,21 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
     }
 
     static AxisFault refused(MessageContext in, String reason, String message) {
+        return refused(in, reason, null, message);
+    }
+
+    /**
+     * A refusal as a {@code Client}/{@code Sender} fault whose detail is
+     * {@code <sb:refused reason="..." field="..."/>}; {@code field} (the element's path in the
+     * message) is left out when null.
+     */
+    static AxisFault refused(MessageContext in, String reason, String field, String message) {
         OMFactory f = OMAbstractFactory.getOMFactory();
         OMElement detail = f.createOMElement(SoapFaults.REFUSED);
         detail.addAttribute("reason", reason, null);
+        if (field != null) {
+            detail.addAttribute("field", field, null);
+        }
         return new AxisFault(SoapFaults.senderCode(in), message, null, null, detail);
     }
 }

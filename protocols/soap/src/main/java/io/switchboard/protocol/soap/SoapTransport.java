@@ -4,6 +4,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.XmlCodec;
+import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
@@ -61,6 +62,12 @@ final class SoapTransport implements Transport {
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
+        }
+        try {
+            xml.check(request);   // Axis2 writes the request while it sends: refuse before the first byte
+        } catch (WireFormatException e) {
+            throw new RefusedException(e.reason(), e.field(), operation + ": the request cannot be sent: "
+                    + e.getMessage(), e);
         }
         ServiceClient sc;
         MessageDataSource source = null;
@@ -165,7 +172,7 @@ final class SoapTransport implements Transport {
         }
         if (detail != null && SoapFaults.REFUSED.equals(detail.getQName())) {
             return new RefusedException(detail.getAttributeValue(new javax.xml.namespace.QName("reason")),
-                    fault.getMessage(), fault);
+                    detail.getAttributeValue(new javax.xml.namespace.QName("field")), fault.getMessage(), fault);
         }
         Throwable cause = ioCause(fault);
         if (cause instanceof ConnectException || cause instanceof ConnectTimeoutException

@@ -368,10 +368,12 @@ class DynamicCodecsTest {
         assertTrue(e.getMessage().contains("expects Long, got Integer"), e.getMessage());
         // a required number left unset is refused when written, in both forms, naming it
         divide.set("dividend", 7L);
-        e = assertThrows(IllegalArgumentException.class, () -> BinaryWriter.toBytes(dynamicBinary, divide, MAX_NODES));
-        assertTrue(e.getMessage().contains("'divisor'") && e.getMessage().contains("required"), e.getMessage());
+        WireFormatException w = assertThrows(WireFormatException.class,
+                () -> BinaryWriter.toBytes(dynamicBinary, divide, MAX_NODES));
+        assertEquals("divide.divisor", w.field());
+        assertTrue(w.getMessage().contains("required"), w.getMessage());
         JAXBException x = assertThrows(JAXBException.class, () -> write(dynamicXml, divide));
-        assertTrue(x.getMessage().contains("'divisor'"), x.getMessage());
+        assertTrue(x.getMessage().contains("divide.divisor"), x.getMessage());
         // a list item of another type, put in after the check of set()
         List<Object> points = new ArrayList<>(Arrays.asList(dynamic.type("Point").newRecord().set("x", 1.0).set("y", 2.0)));
         DynamicRecord record = dynamic.type("Record").newRecord().set("flag", true).set("small", (byte) 1)
@@ -393,8 +395,9 @@ class DynamicCodecsTest {
         String badNumber = "<echoDoubles xmlns=\"urn:switchboard:test:conformance\"><values>1 x</values></echoDoubles>";
         e = assertThrows(JAXBException.class, () -> read(dynamicXml, badNumber, DynamicRecord.class));
         assertTrue(e.getMessage().contains("echoDoubles.values"), e.getMessage());
-        String twice = "<echoList xmlns=\"urn:switchboard:test:conformance\"><sb-graph>"
-                + "<LinkEntry sb-id=\"n0\"><llong>1</llong></LinkEntry><LinkEntry sb-id=\"n0\"><llong>2</llong></LinkEntry>"
+        String node = "<LinkEntry sb-id=\"n0\"><llong>1</llong><sshort>1</sshort><iint>1</iint><ffloat>1</ffloat>"
+                + "<ddouble>1</ddouble></LinkEntry>";
+        String twice = "<echoList xmlns=\"urn:switchboard:test:conformance\"><sb-graph>" + node + node
                 + "</sb-graph></echoList>";
         e = assertThrows(JAXBException.class, () -> read(dynamicXml, twice, DynamicRecord.class));
         assertTrue(e.getMessage().contains("twice"), e.getMessage());

@@ -22,7 +22,8 @@ import javax.xml.stream.XMLStreamReader;
  * Fuzzes the model-driven XML reader ({@code DynamicXml}, what a client without generated code
  * reads SOAP responses with) on the conformance interface, with the inputs and input format of
  * {@link XmlMessagesFuzzTest} (the first byte is ignored here: the element names the message).
- * Only {@link JAXBException} (and {@link Graphs.GraphLimitException}) may come out, within 5 s.
+ * Only {@link JAXBException} (and {@link Graphs.GraphLimitException}) may come out, within 5 s; a
+ * message it reads must survive a round trip through the writer.
  *
  * <p>CI runs the inputs in {@code src/test/resources/.../DynamicXmlFuzzTestInputs}; to fuzz:
  * {@code JAZZER_FUZZ=1 mvn -pl protocols/testing test -Dtest=DynamicXmlFuzzTest}.
@@ -40,7 +41,7 @@ class DynamicXmlFuzzTest {
             return;
         }
         String xml = new String(input, 1, input.length - 1, StandardCharsets.UTF_8);
-        CHECK.run(input.length, () -> {
+        Object value = CHECK.run(input.length, () -> {
             XMLStreamReader in;
             try {
                 in = INPUT.createXMLStreamReader(new StringReader(xml));
@@ -50,5 +51,22 @@ class DynamicXmlFuzzTest {
             }
             return XML.read(in, DynamicRecord.class);
         });
+        if (value != null) {
+            DecoderCheck.assertRoundTrip(value, DynamicXmlFuzzTest::write, DynamicXmlFuzzTest::readBack);
+        }
+    }
+
+    private static byte[] write(Object message) throws Exception {
+        java.io.StringWriter w = new java.io.StringWriter();
+        javax.xml.stream.XMLStreamWriter out = javax.xml.stream.XMLOutputFactory.newFactory().createXMLStreamWriter(w);
+        XML.write(message, out);
+        out.flush();
+        return w.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Object readBack(byte[] bytes) throws Exception {
+        XMLStreamReader in = INPUT.createXMLStreamReader(new StringReader(new String(bytes, StandardCharsets.UTF_8)));
+        in.nextTag();
+        return XML.read(in, DynamicRecord.class);
     }
 }

@@ -30,7 +30,8 @@ import java.util.List;
  * first byte picks the class; the rest is the XML, as UTF-8. Only {@link JAXBException} (and
  * {@link Graphs.GraphLimitException} for too many linked nodes, {@link XmlMessages.ListDepthException}
  * for heterogeneous lists nested too deeply) may come out, within 5 s,
- * allocating at most 64 MiB plus 256 bytes per input byte.
+ * allocating at most 64 MiB plus 256 bytes per input byte; a message it reads must survive a round
+ * trip through the writer ({@link DecoderCheck#assertRoundTrip}).
  *
  * <p>CI runs the inputs in {@code src/test/resources/.../XmlMessagesFuzzTestInputs}; to fuzz:
  * {@code JAZZER_FUZZ=1 mvn -pl protocols/testing test -Dtest=XmlMessagesFuzzTest}. {@link #main}
@@ -73,7 +74,11 @@ class XmlMessagesFuzzTest {
         }
         Class<?> type = CLASSES.get((input[0] & 0xFF) % CLASSES.size());
         String xml = new String(input, 1, input.length - 1, StandardCharsets.UTF_8);
-        CHECK.run(input.length, () -> XML.fromXml(xml, type));
+        Object value = CHECK.run(input.length, () -> XML.fromXml(xml, type));
+        if (value != null) {
+            DecoderCheck.assertRoundTrip(value, v -> XML.toXml(v).getBytes(StandardCharsets.UTF_8),
+                    bytes -> XML.fromXml(new String(bytes, StandardCharsets.UTF_8), type));
+        }
     }
 
     /** Writes the seed inputs into {@code args[0]} (the module's {@code src/test/resources}). */

@@ -344,12 +344,7 @@ public final class RegistryService implements Registry {
         if (entry == null) {
             throw new IllegalArgumentException("the entry is missing");
         }
-        ComponentEntry e;
-        try {
-            e = Entries.fromWire(entry);
-        } catch (NullPointerException ex) {
-            throw new IllegalArgumentException("the entry has no " + ex.getMessage());
-        }
+        ComponentEntry e = Entries.fromWire(entry);   // refuses missing members by name
         if (!NAME.matcher(e.name()).matches()) {
             throw new IllegalArgumentException("name '" + abbreviate(e.name()) + "' is not a valid component name");
         }
