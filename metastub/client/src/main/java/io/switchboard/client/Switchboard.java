@@ -66,7 +66,9 @@ public final class Switchboard implements AutoCloseable {
     private Switchboard(Builder b) {
         // the secret rides on writes only: callbacks bind through this client
         this.registry = RegistryClient.connect(RegistryClient.split(b.registryUrl), b.secret, b.settings);
-        this.callbackSettings = b.callbackSettings;
+        // a client with a key serves its callbacks over TLS with it, unless told otherwise
+        this.callbackSettings = b.callbackSettings.tls() == null && b.settings.tls() != null && b.settings.tls().hasKey()
+                ? b.callbackSettings.withTls(b.settings.tls()) : b.callbackSettings;
         this.callbackLease = b.callbackLease;
         this.follow = b.follow;
         this.protocols = b.protocols;
@@ -293,6 +295,11 @@ public final class Switchboard implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Timeouts, limits and TLS ({@link ClientSettings#withTls}): whom to trust on {@code https://}
+         * and {@code grpcs://} endpoints, the registry's included, and the key to present to servers
+         * that require client certificates; callbacks are then served over TLS with that key.
+         */
         public Builder settings(ClientSettings clientSettings) {
             settings = Objects.requireNonNull(clientSettings);
             return this;

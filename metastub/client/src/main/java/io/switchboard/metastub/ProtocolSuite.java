@@ -14,7 +14,10 @@ import java.util.Objects;
  * server's endpoints. The candidates for a call are the protocols both speak, in the client's
  * order. SOAP is the common denominator: a suite without it on both sides is refused. An endpoint
  * of an in-process-only protocol ({@code local}) is a candidate only if the component is served
- * in this JVM ({@link ProtocolProvider#reachableInProcess}).
+ * in this JVM ({@link ProtocolProvider#reachableInProcess}). When the server's SOAP endpoint is
+ * protected ({@code https://}, {@link ProtocolProvider#protectedEndpoint}), an unprotected endpoint
+ * of another protocol ({@code grpc://} in plain text) is never a candidate: a client is not
+ * downgraded from TLS to plain text, and the fallback to SOAP stays on {@code https://}.
  *
  * <pre>{@code
  * ProtocolSuite suite = ProtocolSuite.of(List.of("grpc", "soap"), entry.endpoints());
@@ -39,6 +42,8 @@ public final class ProtocolSuite {
         this.serverEndpoints = java.util.Collections.unmodifiableMap(byName);
         List<String> common = new ArrayList<>();
         Map<String, ProtocolProvider> providers = Protocols.all();
+        Endpoint failsafe = byName.get(FAILSAFE);
+        boolean mustProtect = failsafe != null && providers.get(FAILSAFE).protectedEndpoint(failsafe);
         String local = null;
         for (String p : this.clientProtocols) {
             if (byName.containsKey(p) && !common.contains(p)) {
@@ -46,6 +51,9 @@ public final class ProtocolSuite {
                 boolean reachable = provider != null && provider.reachableInProcess(byName.get(p));
                 if (provider != null && provider.inProcessOnly() && !reachable) {
                     continue;   // an in-process endpoint of another JVM: it leads nowhere from here
+                }
+                if (mustProtect && (provider == null || !provider.protectedEndpoint(byName.get(p)))) {
+                    continue;   // the server speaks TLS: a plain-text endpoint beside it would be a downgrade
                 }
                 common.add(p);
                 if (reachable && local == null) {

@@ -7,6 +7,7 @@ import io.switchboard.protocol.spi.DeduplicatingSkeleton;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
+import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import java.time.Duration;
@@ -35,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * <p>With the local protocol ({@code protocols/local}) on the class path, or {@code "local"} among
  * {@link Builder#protocols}, the entry also lists a {@code local://JVM-ID/...} endpoint: a
  * meta-stub in this JVM calls the component over it, in process; one in another JVM ignores it.
+ *
+ * <p>With TLS in its settings ({@link ServerSettings#tls}) every listener speaks TLS (SOAP
+ * {@code https://}, gRPC {@code grpcs://}) and, with a trust store, requires trusted client
+ * certificates; the server reaches its registry with the same key and trust.
  *
  * <pre>{@code
  * try (ComponentServer server = ComponentServer.builder()
@@ -73,7 +78,8 @@ public final class ComponentServer implements AutoCloseable {
         }
         this.ownsRegistry = b.sharedRegistry == null;
         this.registry = b.sharedRegistry != null ? b.sharedRegistry
-                : b.registryUrl == null ? null : RegistryClient.connect(b.registryUrl, b.credential);
+                : b.registryUrl == null ? null : RegistryClient.connect(RegistryClient.split(b.registryUrl),
+                        b.credential, ClientSettings.defaults().withTls(b.settings.tls()));
         this.leaseSeconds = (int) b.lease.toSeconds();
         if (registry != null && leaseSeconds > 0) {
             heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -200,6 +206,13 @@ public final class ComponentServer implements AutoCloseable {
         server.close();
     }
 
+    /** Connections its listeners refused at TLS (see {@link ProtocolServer#refusedConnections}), by protocol. */
+    public Map<String, Long> refusedConnections() {
+        Map<String, Long> refused = new LinkedHashMap<>();
+        servers.forEach((protocol, server) -> refused.put(protocol, server.refusedConnections()));
+        return refused;
+    }
+
     /** Unbinds everything this server bound, then stops its listeners. Safe to call twice. */
     @Override
     public synchronized void close() {
@@ -254,7 +267,7 @@ public final class ComponentServer implements AutoCloseable {
             return this;
         }
 
-        /** Listener settings shared by all protocols (bind address, limits). */
+        /** Listener settings shared by all protocols (bind address, limits, TLS). */
         public Builder settings(ServerSettings serverSettings) {
             settings = Objects.requireNonNull(serverSettings);
             return this;

@@ -8,10 +8,11 @@ import java.time.Duration;
  * checked against the JVM's trust store.
  *
  * <pre>{@code
- * ClientSettings s = ClientSettings.defaults().withTls(TlsSettings.trustStore(Path.of("trust.p12"), pw));
+ * ClientSettings s = ClientSettings.defaults().withTls(TlsSettings.of(Path.of("me.p12"), Path.of("trust.p12"), pw));
  * }</pre>
  *
- * @param tls whom to trust on {@code https} endpoints; null: the JVM's default trust store
+ * @param tls whom to trust on TLS endpoints ({@code https://}, {@code grpcs://}) and the key to
+ *            present to servers that require one; null: the JVM's default trust store, no key
  */
 public record ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
                              TlsSettings tls) {
@@ -24,7 +25,7 @@ public record ClientSettings(Duration connectTimeout, Duration callTimeout, long
         return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), 64L << 20, 2_000_000, null);
     }
 
-    /** Trusts what {@code clientTls} trusts on {@code https} endpoints; null: the JVM's default. */
+    /** Trusts what {@code clientTls} trusts on TLS endpoints and presents its key; null: the JVM's default trust, no key. */
     public ClientSettings withTls(TlsSettings clientTls) {
         return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, clientTls);
     }

@@ -20,7 +20,9 @@ import java.time.Duration;
  * @param maxMessageBytes  largest request body accepted
  * @param maxGraphNodes    most linked-structure nodes in one message
  * @param idleTimeout      a connection that sends nothing for this long is closed
- * @param tls              the server's key for TLS ({@code https}; SOAP only for now), or null for plain text
+ * @param tls              TLS on every listener ({@code https://} SOAP, {@code grpcs://} gRPC) with this key;
+ *                         with a trust store in it, callers must present a certificate it trusts
+ *                         (mutual TLS); null for plain text
  * @param requestTimeout   SOAP: a request's head and body must arrive within this time plus their
  *                         size at {@code minRequestBytesPerSecond}, counted from its first byte;
  *                         a slower sender gets 408 and its connection is closed
@@ -45,6 +47,9 @@ public record ServerSettings(String bindAddress, int port, String advertisedHost
         if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
             throw new IllegalArgumentException("request timeout must be positive: " + requestTimeout);
         }
+        if (tls != null) {
+            tls.checkServable();
+        }
     }
 
     /** Settings with the default request deadline, rate and connection limit. */
@@ -64,7 +69,7 @@ public record ServerSettings(String bindAddress, int port, String advertisedHost
         return new ServerSettings("127.0.0.1", 0, null, 64L << 20, 2_000_000, Duration.ofSeconds(60), null);
     }
 
-    /** Serves over TLS with this key; null: plain text. */
+    /** Serves over TLS with this key (and requires trusted client certificates if it has a trust store); null: plain text. */
     public ServerSettings withTls(TlsSettings serverTls) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout,
                 serverTls, requestTimeout, minRequestBytesPerSecond, maxConnections);

@@ -6,67 +6,144 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.util.Objects;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * TLS for a protocol's connections: an {@link SSLContext} with the key (server side) or the
- * trusted certificates (client side). Today the SOAP protocol uses it (the registry's endpoint and
- * components' SOAP endpoints become {@code https://}); gRPC stays plain.
+ * TLS for a party's connections, the same for servers and clients: its own key and certificate
+ * chain (a PKCS#12 key store), whom it trusts (a PKCS#12 trust store), or both.
+ * <ul>
+ * <li>A server needs a key. With a trust store too, it requires every caller to present a
+ * certificate signed by what it trusts (mutual TLS): a caller without one fails the handshake and
+ * never reaches a component.</li>
+ * <li>A client trusts the servers its trust store vouches for (without one: what the JVM trusts)
+ * and presents its key, if it has one, to servers that ask.</li>
+ * </ul>
+ * Every protocol with a network form uses it: SOAP ({@code https://}) and gRPC ({@code grpcs://}).
  *
  * <pre>{@code
- * ServerSettings server = ServerSettings.defaults().withTls(TlsSettings.keyStore(Path.of("registry.p12"), pw));
- * ClientSettings client = ClientSettings.defaults().withTls(TlsSettings.trustStore(Path.of("trust.p12"), pw));
+ * char[] pw = Files.readString(Path.of("tls-password")).strip().toCharArray();
+ * TlsSettings tls = TlsSettings.of(Path.of("me.p12"), Path.of("trust.p12"), pw);
+ * ServerSettings server = ServerSettings.defaults().withTls(tls);   // https, grpcs; callers need a trusted key
+ * ClientSettings client = ClientSettings.defaults().withTls(tls);   // trusts trust.p12, presents me.p12
  * }</pre>
  *
- * A client without TLS settings still speaks {@code https} to servers the JVM trusts (its default
- * trust store, or {@code -Djavax.net.ssl.trustStore}).
+ * A client without TLS settings still speaks TLS to servers the JVM trusts (its default trust
+ * store, or {@code -Djavax.net.ssl.trustStore}), but presents no key.
  */
-public record TlsSettings(SSLContext context) {
-    public TlsSettings {
-        Objects.requireNonNull(context, "context");
+public final class TlsSettings {
+    private final KeyManager[] keyManagers;
+    private final TrustManager[] trustManagers;
+    private final SSLContext context;
+
+    private TlsSettings(KeyManager[] keyManagers, TrustManager[] trustManagers) {
+        if (keyManagers == null && trustManagers == null) {
+            throw new IllegalArgumentException("TLS settings need a key store, a trust store or both");
+        }
+        this.keyManagers = keyManagers;
+        this.trustManagers = trustManagers;
+        try {
+            this.context = SSLContext.getInstance("TLS");
+            context.init(keyManagers, trustManagers, null);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot set up TLS: " + e.getMessage(), e);
+        }
     }
 
-    /** A server's key and certificate chain from a PKCS#12 key store (as {@code keytool -genkeypair} makes). */
+    /** Own key and certificate chain only: a server that takes any caller, or a client that trusts what the JVM trusts. */
     public static TlsSettings keyStore(Path pkcs12, char[] password) {
+        return new TlsSettings(keyManagers(pkcs12, password), null);
+    }
+
+    /** Trusted certificates only: a client that presents no key. */
+    public static TlsSettings trustStore(Path pkcs12, char[] password) {
+        return new TlsSettings(null, trustManagers(pkcs12, password));
+    }
+
+    /**
+     * Own key and trusted certificates, both PKCS#12 with the same password; either path may be
+     * null (not both). A server with both requires trusted client certificates.
+     */
+    public static TlsSettings of(Path keyStore, Path trustStore, char[] password) {
+        return new TlsSettings(keyStore == null ? null : keyManagers(keyStore, password),
+                trustStore == null ? null : trustManagers(trustStore, password));
+    }
+
+    /** Whether there is an own key to present (a server must have one). */
+    public boolean hasKey() {
+        return keyManagers != null;
+    }
+
+    /** Whether a trust store was given: a client trusts only it, a server requires client certificates signed by it. */
+    public boolean requiresTrustedPeer() {
+        return trustManagers != null;
+    }
+
+    /** The key managers, or null without a key store. */
+    public KeyManager[] keyManagers() {
+        return keyManagers == null ? null : keyManagers.clone();
+    }
+
+    /** The trust managers, or null without a trust store (the JVM's defaults then apply). */
+    public TrustManager[] trustManagers() {
+        return trustManagers == null ? null : trustManagers.clone();
+    }
+
+    /** An {@link SSLContext} with both: what JSSE-based stacks (Jetty, HttpClient) take. */
+    public SSLContext context() {
+        return context;
+    }
+
+    /** Throws unless this can serve: a server needs a key. */
+    public TlsSettings checkServable() {
+        if (!hasKey()) {
+            throw new IllegalArgumentException("a TLS server needs its key: give a key store (--tls-keystore)");
+        }
+        return this;
+    }
+
+    private static KeyManager[] keyManagers(Path pkcs12, char[] password) {
         try {
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(load(pkcs12, password), password);
-            SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(kmf.getKeyManagers(), null, null);
-            return new TlsSettings(ctx);
+            kmf.init(load(pkcs12, password, "key store"), password);
+            return kmf.getKeyManagers();
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot use the key store " + pkcs12 + ": " + e.getMessage(), e);
         }
     }
 
-    /** A client that trusts the certificates in a PKCS#12 store (and only those). */
-    public static TlsSettings trustStore(Path pkcs12, char[] password) {
+    private static TrustManager[] trustManagers(Path pkcs12, char[] password) {
         try {
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(load(pkcs12, password));
-            SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(null, tmf.getTrustManagers(), null);
-            return new TlsSettings(ctx);
+            KeyStore ks = load(pkcs12, password, "trust store");
+            if (ks.size() == 0) {
+                throw new IllegalArgumentException("the trust store " + pkcs12 + " holds no certificate");
+            }
+            tmf.init(ks);
+            return tmf.getTrustManagers();
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot use the trust store " + pkcs12 + ": " + e.getMessage(), e);
         }
     }
 
-    private static KeyStore load(Path pkcs12, char[] password) throws GeneralSecurityException {
+    private static KeyStore load(Path pkcs12, char[] password, String what) throws GeneralSecurityException {
         KeyStore ks = KeyStore.getInstance("PKCS12");
         try (InputStream in = Files.newInputStream(pkcs12)) {
             ks.load(in, password);
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the key store " + pkcs12 + ": " + e.getMessage(), e);
+            // a wrong password shows as an IOException too; its message names no secret
+            throw new IllegalArgumentException("cannot read the " + what + " " + pkcs12 + ": " + e.getMessage(), e);
         }
         return ks;
     }
 
+    /** Says what is set, never a password or key material. */
     @Override
     public String toString() {
-        return "TlsSettings[" + context.getProtocol() + "]";
+        return "TlsSettings[" + (hasKey() ? "key" : "no key") + ", "
+                + (requiresTrustedPeer() ? "trust store" : "JVM trust") + "]";
     }
 }

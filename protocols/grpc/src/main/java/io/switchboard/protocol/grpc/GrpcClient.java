@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The client side of gRPC: one HTTP/2 channel per server address, shared by every transport to
- * that server (gRPC multiplexes concurrent calls on it).
+ * that server (gRPC multiplexes concurrent calls on it); over TLS for a {@code grpcs://} endpoint
+ * (trusting and presenting what the settings' {@link io.switchboard.protocol.TlsSettings} hold).
  */
 final class GrpcClient implements ProtocolClient {
     private final ClientSettings settings;
@@ -46,10 +47,11 @@ final class GrpcClient implements ProtocolClient {
             throw new IllegalArgumentException("not a gRPC endpoint: " + endpoint);
         }
         URI uri = endpoint.uri();
-        if (!"grpc".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-            throw new IllegalArgumentException("a gRPC endpoint looks like grpc://HOST:PORT/Component, not " + endpoint.address());
+        if (!GrpcTls.isEndpoint(uri)) {
+            throw new IllegalArgumentException("a gRPC endpoint looks like grpc://HOST:PORT/Component (grpcs:// with TLS), not "
+                    + endpoint.address());
         }
-        return new GrpcTransport(this, descriptor, endpoint, channel(uri.getHost(), uri.getPort()));
+        return new GrpcTransport(this, descriptor, endpoint, channel(uri.getScheme(), uri.getHost(), uri.getPort()));
     }
 
     Executor readers() {
@@ -60,13 +62,14 @@ final class GrpcClient implements ProtocolClient {
         return settings;
     }
 
-    private ManagedChannel channel(String host, int port) {
+    /** One channel per scheme and address: a {@code grpcs} endpoint is never reached in plain text. */
+    private ManagedChannel channel(String scheme, String host, int port) {
         if (closed) {
             throw new IllegalStateException("gRPC client is closed");
         }
         String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
-        return channels.computeIfAbsent(h + ":" + port, key -> NettyChannelBuilder.forAddress(h, port)
-                .usePlaintext()
+        return channels.computeIfAbsent(scheme + "://" + h + ":" + port, key -> NettyChannelBuilder.forAddress(h, port,
+                        GrpcTls.channel(scheme, settings.tls()))
                 // our listener only queues frames and wakes the calling thread
                 .directExecutor()
                 .maxInboundMessageSize(GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES + Frame.MAX_HEADER)

@@ -4,6 +4,8 @@ import io.switchboard.codec.binary.BinaryLimits;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.Endpoints;
+import java.net.URI;
 import java.util.Map;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolProvider;
@@ -18,7 +20,7 @@ import io.switchboard.protocol.ServerSettings;
  * <pre>{@code
  * ProtocolServer server = Protocols.get("grpc").newServer(ServerSettings.defaults());
  * Endpoint endpoint = server.export(EchoComponent.skeleton(new EchoService()));
- * // endpoint.address() is grpc://127.0.0.1:PORT/Echo
+ * // endpoint.address() is grpc://127.0.0.1:PORT/Echo, or grpcs://... with ServerSettings.withTls
  * Transport t = Protocols.get("grpc").newClient(ClientSettings.defaults()).connect(EchoComponent.DESCRIPTOR, endpoint);
  * double[] back = EchoComponent.stub(t).echoDoubles(new double[10_000_000]);
  * }</pre>
@@ -56,7 +58,23 @@ public final class GrpcProtocolProvider implements ProtocolProvider {
         return new GrpcClient(settings);
     }
 
-    /** The interface's {@code .proto}, the contract a gRPC toolchain builds its client from. */
+    /** {@code grpc://HOST:PORT/...} (plain text) or {@code grpcs://HOST:PORT/...} (TLS). */
+    @Override
+    public String checkAddress(String address) {
+        String why = Endpoints.checkNetworkAddress(address);
+        if (why == null && !GrpcTls.isEndpoint(URI.create(address))) {
+            return "is not grpc://HOST:PORT/... or grpcs://HOST:PORT/...";
+        }
+        return why;
+    }
+
+    /** A {@code grpcs://} endpoint: TLS. */
+    @Override
+    public boolean protectedEndpoint(Endpoint endpoint) {
+        return GrpcTls.TLS_SCHEME.equals(endpoint.uri().getScheme());
+    }
+
+        /** The interface's {@code .proto}, the contract a gRPC toolchain builds its client from. */
     @Override
     public Map<String, String> published(ServiceDescriptor descriptor, Endpoint endpoint) {
         String proto = descriptor.document(ServiceDescriptor.PROTO);

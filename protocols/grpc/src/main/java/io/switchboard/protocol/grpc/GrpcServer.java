@@ -64,6 +64,8 @@ final class GrpcServer implements ProtocolServer {
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
+    /** Counts connections refused at TLS; a plain-text server has none. */
+    private final GrpcTls.Refusals refusals = new GrpcTls.Refusals();
     private Server server;
     private boolean closed;
 
@@ -95,7 +97,9 @@ final class GrpcServer implements ProtocolServer {
             return;
         }
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.bindAddress(), settings.port()))
+            server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.bindAddress(), settings.port()),
+                            GrpcTls.server(settings.tls()))
+                    .addTransportFilter(refusals)
                     .fallbackHandlerRegistry(registry)
                     // reflection finds the components in the fallback registry too (the server's mutable services)
                     .addService(ProtoReflectionServiceV1.newInstance())
@@ -112,6 +116,11 @@ final class GrpcServer implements ProtocolServer {
             throw new SwitchboardException("gRPC server cannot listen on " + settings.bindAddress() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public long refusedConnections() {
+        return settings.tls() == null ? 0 : refusals.count.sum();
     }
 
     int port() {
@@ -145,7 +154,7 @@ final class GrpcServer implements ProtocolServer {
         if (host.contains(":") && !host.startsWith("[")) {
             host = "[" + host + "]";
         }
-        return new Endpoint(protocol(), "grpc://" + host + ":" + port() + "/" + d.name());
+        return new Endpoint(protocol(), GrpcTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name());
     }
 
     @Override

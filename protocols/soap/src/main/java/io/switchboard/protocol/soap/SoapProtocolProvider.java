@@ -18,6 +18,9 @@ import io.switchboard.protocol.ServerSettings;
  * Endpoint endpoint = server.export(EchoComponent.skeleton(new EchoService()));
  * // endpoint.address() is http://127.0.0.1:8081/axis2/services/Echo; add ?wsdl for the WSDL
  * }</pre>
+ *
+ * With {@link ServerSettings#tls} the endpoint is {@code https://}, and with a trust store in it
+ * callers need a trusted client certificate; the client presents its {@link ClientSettings#tls} key.
  */
 public final class SoapProtocolProvider implements ProtocolProvider {
     public static final String NAME = "soap";
@@ -40,6 +43,12 @@ public final class SoapProtocolProvider implements ProtocolProvider {
     @Override
     public boolean failsafe() {
         return true;
+    }
+
+    /** An {@code https://} endpoint. */
+    @Override
+    public boolean protectedEndpoint(Endpoint endpoint) {
+        return "https".equalsIgnoreCase(endpoint.uri().getScheme());
     }
 
     /** The address of the component's WSDL, served by Axis2 with the endpoint's real address in it. */

@@ -12,6 +12,7 @@ import java.io.StringReader;
 import java.net.URL;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import javax.wsdl.Definition;
 import javax.wsdl.WSDLException;
 import javax.wsdl.factory.WSDLFactory;
@@ -30,6 +31,7 @@ import org.apache.axis2.engine.ListenerManager;
 import org.apache.axis2.transport.http.AxisServletListener;
 import org.apache.axis2.wsdl.WSDLConstants;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.io.ssl.SslHandshakeListener;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -59,7 +61,9 @@ import org.xml.sax.InputSource;
  * <li>a connection idle for {@code idleTimeout} is closed (the connector's idle timeout);</li>
  * <li>at {@code maxConnections} a new connection displaces the longest idle one, or gets 503
  *     ({@link SoapConnector});</li>
- * <li>TLS from {@code tls} through Jetty's {@link SslContextFactory.Server};</li>
+ * <li>TLS from {@code tls} through Jetty's {@link SslContextFactory.Server}; with a trust store in
+ *     it, client certificates are required (mutual TLS), and failed handshakes are counted
+ *     ({@link #refusedConnections}) and logged;</li>
  * <li>at most {@code maxConnections} + {@value #THREAD_SLACK} threads; a thread serves a request
  *     only while it runs, idle connections take none.</li>
  * </ul>
@@ -75,6 +79,7 @@ final class SoapServer implements ProtocolServer {
 
     private final ServerSettings settings;
     private final Map<String, Skeleton> exported = new ConcurrentHashMap<>();
+    private final Refusals refusals = new Refusals();
     private ConfigurationContext context;
     private Server jetty;
     private SoapConnector connector;
@@ -126,11 +131,14 @@ final class SoapServer implements ProtocolServer {
             ConnectionFactory[] factories;
             if (tls) {
                 http.addCustomizer(new SecureRequestCustomizer(false));   // https for Axis2; no SNI host check
-                // the settings' key; mutual TLS (the several-machines issue) is setNeedClientAuth here,
-                // with the trusted clients in the same SSLContext
+                // the settings' key; with a trust store, mutual TLS: a caller without a certificate
+                // it trusts fails the handshake and never reaches Axis2
                 SslContextFactory.Server ssl = new SslContextFactory.Server();
                 ssl.setSslContext(settings.tls().context());
-                factories = new ConnectionFactory[] {new SslConnectionFactory(ssl, h1.getProtocol()), h1};
+                ssl.setNeedClientAuth(settings.tls().requiresTrustedPeer());
+                SslConnectionFactory tlsFactory = new SslConnectionFactory(ssl, h1.getProtocol());
+                tlsFactory.addBean(refusals);
+                factories = new ConnectionFactory[] {tlsFactory, h1};
             } else {
                 factories = new ConnectionFactory[] {h1};
             }
@@ -174,6 +182,26 @@ final class SoapServer implements ProtocolServer {
 
     int port() {
         return connector.getLocalPort();
+    }
+
+    @Override
+    public long refusedConnections() {
+        return refusals.count.sum();
+    }
+
+    /**
+     * Counts and logs the TLS handshakes that fail: a caller without a trusted certificate, or one
+     * speaking plain HTTP to the TLS port. The log names the peer and JSSE's reason, nothing secret.
+     */
+    private static final class Refusals implements SslHandshakeListener {
+        final LongAdder count = new LongAdder();
+
+        @Override
+        public void handshakeFailed(Event event, Throwable failure) {
+            count.increment();
+            LOG.warn("SOAP refused a connection from {} at TLS: {}", event.getEndPoint().getRemoteSocketAddress(),
+                    failure.getMessage());
+        }
     }
 
     /** The listener's connector; for tests (its open and busy connections). */

@@ -11,6 +11,7 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.TlsSettings;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.testing.TestCertificates;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
@@ -20,27 +21,19 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SOAP over TLS (Jetty's SslContextFactory with the settings' key, made by keytool for the test):
+ * SOAP over TLS (Jetty's SslContextFactory with the settings' key, from {@link TestCertificates}):
  * calls go through, a kept-alive connection is idle between calls and not held to a request's
  * deadline, a slow sender is cut with a 408 that travels through TLS, and plain HTTP is refused.
  */
 class SoapTlsTest {
-    private static final char[] PASSWORD = "test-only-password".toCharArray();
-
-    @TempDir
-    static Path dir;
     private static SoapServer server;
     private static ProtocolClient client;
     private static ConformanceStub stub;
@@ -49,20 +42,10 @@ class SoapTlsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Path keyStore = dir.resolve("server.p12");
-        Path trustStore = dir.resolve("trust.p12");
-        Path cert = dir.resolve("server.cer");
-        keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", keyStore.toString(), "-storepass", new String(PASSWORD),
-                "-keypass", new String(PASSWORD));
-        keytool("-exportcert", "-alias", "server", "-keystore", keyStore.toString(), "-storepass",
-                new String(PASSWORD), "-file", cert.toString());
-        keytool("-importcert", "-noprompt", "-alias", "server", "-file", cert.toString(), "-storetype", "PKCS12",
-                "-keystore", trustStore.toString(), "-storepass", new String(PASSWORD));
-        trust = TlsSettings.trustStore(trustStore, PASSWORD);
+        TestCertificates certs = TestCertificates.get();
+        trust = certs.clientWithoutKey();
         server = (SoapServer) new SoapProtocolProvider().newServer(ServerSettings.defaults()
-                .withTls(TlsSettings.keyStore(keyStore, PASSWORD)).withRequestTimeout(Duration.ofSeconds(1))
+                .withTls(certs.server()).withRequestTimeout(Duration.ofSeconds(1))
                 .withIdleTimeout(Duration.ofSeconds(30)));
         endpoint = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
         client = new SoapProtocolProvider().newClient(ClientSettings.defaults().withTls(trust));
@@ -77,15 +60,6 @@ class SoapTlsTest {
         if (server != null) {
             server.close();
         }
-    }
-
-    private static void keytool(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool finished");
-        assertEquals(0, p.exitValue(), "keytool " + args[0] + ": " + out);
     }
 
     @Test

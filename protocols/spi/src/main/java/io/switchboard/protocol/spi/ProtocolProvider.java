@@ -55,6 +55,16 @@ public interface ProtocolProvider {
     }
 
     /**
+     * Whether calls to {@code endpoint} are protected: they travel over TLS ({@code https://},
+     * {@code grpcs://}) or never leave the JVM. A client never trades an entry's protected failsafe
+     * endpoint for an unprotected one of another protocol (see the meta-stub's {@code ProtocolSuite}).
+     * By default: only in-process-only protocols.
+     */
+    default boolean protectedEndpoint(Endpoint endpoint) {
+        return inProcessOnly();
+    }
+
+    /**
      * What a registry entry publishes for a component served at {@code endpoint}: document kind
      * ({@link ServiceDescriptor#WSDL}, {@link ServiceDescriptor#PROTO}) to its text or URL. None by default.
      */

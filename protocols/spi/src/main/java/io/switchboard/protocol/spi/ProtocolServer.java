@@ -21,6 +21,15 @@ public interface ProtocolServer extends AutoCloseable {
     /** Stops serving one component; its endpoint refuses calls afterwards. */
     void unexport(String componentName);
 
+    /**
+     * Connections refused at TLS since the listener started: a handshake that failed (a caller
+     * without a certificate the server trusts, an untrusted server for the caller, plain text on the
+     * TLS port). Such a caller never reaches a component. Always 0 without TLS.
+     */
+    default long refusedConnections() {
+        return 0;
+    }
+
     /** Stops the listener and releases its port. */
     @Override
     void close();

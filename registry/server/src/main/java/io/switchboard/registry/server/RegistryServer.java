@@ -75,6 +75,11 @@ public final class RegistryServer implements AutoCloseable {
         return endpoint.address() + "?wsdl";
     }
 
+    /** Connections refused at TLS: callers without a trusted certificate, plain HTTP on the TLS port. */
+    public long refusedConnections() {
+        return soap.refusedConnections();
+    }
+
     public RegistryStore store() {
         return service.store();
     }
@@ -122,6 +127,8 @@ public final class RegistryServer implements AutoCloseable {
         /**
          * Serves the registry over TLS ({@code https://}) with this key, e.g. {@code
          * TlsSettings.keyStore(Path.of("registry.p12"), password)}; clients must trust its certificate.
+         * With a trust store too ({@code TlsSettings.of(key, trust, password)}) every caller, reader
+         * or writer, must present a certificate it trusts (mutual TLS).
          */
         public Builder tls(io.switchboard.protocol.TlsSettings serverTls) {
             settings = settings.withTls(serverTls);

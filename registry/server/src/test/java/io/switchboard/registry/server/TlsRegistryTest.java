@@ -1,91 +1,148 @@
 package io.switchboard.registry.server;
 
-import io.switchboard.client.Switchboard;
-import io.switchboard.registry.RegistryClient;
-import io.switchboard.registry.ComponentEntry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.client.Switchboard;
+import io.switchboard.metastub.CallRecord;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.TlsSettings;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.server.ComponentServer;
+import io.switchboard.testing.CountingSkeleton;
+import io.switchboard.testing.TestCertificates;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.ConformanceStub;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** The registry's SOAP endpoint over TLS, with a self-signed key made by keytool for the test. */
+/**
+ * The registry and a component server over TLS with client certificates (keys from {@link
+ * TestCertificates}): trusted parties bind, look up and call over SOAP and gRPC; plain HTTP, a TLS
+ * caller without a key, one with an untrusted key and one that does not trust the registry are
+ * refused before the registry does anything, and the registry counts the refusals.
+ */
 class TlsRegistryTest {
-    private static final char[] PASSWORD = "test-only-password".toCharArray();
+    private final TestCertificates certs = TestCertificates.get();
 
-    @TempDir
-    static Path dir;
-    private static Path keyStore;
-    private static Path trustStore;
-
-    @BeforeAll
-    static void makeKeys() throws Exception {
-        keyStore = dir.resolve("registry.p12");
-        trustStore = dir.resolve("trust.p12");
-        Path cert = dir.resolve("registry.cer");
-        keytool("-genkeypair", "-alias", "registry", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", keyStore.toString(), "-storepass", new String(PASSWORD),
-                "-keypass", new String(PASSWORD));
-        keytool("-exportcert", "-alias", "registry", "-keystore", keyStore.toString(), "-storepass",
-                new String(PASSWORD), "-file", cert.toString());
-        keytool("-importcert", "-noprompt", "-alias", "registry", "-file", cert.toString(), "-storetype", "PKCS12",
-                "-keystore", trustStore.toString(), "-storepass", new String(PASSWORD));
-    }
-
-    private static void keytool(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool finished");
-        assertEquals(0, p.exitValue(), "keytool " + args[0] + ": " + out);
+    private static ClientSettings with(TlsSettings tls) {
+        return ClientSettings.defaults().withTls(tls);
     }
 
     @Test
-    void trustingClientsTalkTlsAndPlainHttpIsRefused() throws Exception {
-        try (RegistryServer registry = RegistryServer.builder().secret("s")
-                .tls(TlsSettings.keyStore(keyStore, PASSWORD)).start()) {
+    void aServerWithoutATrustStoreTakesAnyTlsCallerThatTrustsIt() {
+        try (RegistryServer registry = RegistryServer.builder().secret("s").tls(certs.server()).start()) {
             assertTrue(registry.endpoint().startsWith("https://127.0.0.1:"), registry.endpoint());
-            ClientSettings trusting = ClientSettings.defaults().withTls(TlsSettings.trustStore(trustStore, PASSWORD));
-            try (RegistryClient client = RegistryClient.connect(List.of(registry.endpoint()), "s", trusting)) {
+            try (RegistryClient client = RegistryClient.connect(List.of(registry.endpoint()), "s",
+                    with(certs.clientWithoutKey()))) {
                 client.bind(RegistryWatchTest.entry("Secure", "s1", 1001, 0));
-                assertEquals(List.of("s1"), client.lookup("Secure").stream().map(ComponentEntry::instanceId).toList());
+                assertEquals(1, client.lookup("Secure").size());
             }
-            try (Switchboard sb = Switchboard.builder(registry.endpoint()).settings(trusting).connect()) {
-                assertEquals(1, sb.registry().lookup("Secure").size());
-            }
-
-            // the same port spoken to in plain HTTP: no answer, the connection is dropped
-            String plain = registry.endpoint().replaceFirst("^https:", "http:");
-            try (RegistryClient client = RegistryClient.connect(plain)) {
-                assertThrows(TransportException.class, () -> client.lookup("Secure"));
-            }
-            HttpClient http = HttpClient.newHttpClient();
-            assertThrows(IOException.class, () -> http.send(HttpRequest.newBuilder(URI.create(plain + "?wsdl")).build(),
-                    HttpResponse.BodyHandlers.ofString()));
-
-            // a client that does not trust the registry's certificate does not get through either
+            // a client that does not trust the registry's certificate does not get through
             try (RegistryClient client = RegistryClient.connect(registry.endpoint())) {
                 TransportException e = assertThrows(TransportException.class, () -> client.lookup("Secure"));
                 assertTrue(e.getMessage().toLowerCase().contains("certif") || e.getMessage().contains("PKIX"),
                         e.getMessage());
             }
-            assertEquals(1, registry.store().lookup("Secure").size());
+        }
+    }
+
+    @Test
+    void withMutualTlsOnlyTrustedCallersReachTheRegistry() throws Exception {
+        try (RegistryServer registry = RegistryServer.builder().secret("s").tls(certs.serverMutual()).start()) {
+            try (RegistryClient trusted = RegistryClient.connect(List.of(registry.endpoint()), "s", with(certs.client()))) {
+                trusted.bind(RegistryWatchTest.entry("Secure", "s1", 1001, 0));
+                assertEquals(List.of("s1"), trusted.lookup("Secure").stream().map(ComponentEntry::instanceId).toList());
+            }
+            long refusedBefore = registry.refusedConnections();
+
+            String plain = registry.endpoint().replaceFirst("^https:", "http:");
+            try (RegistryClient client = RegistryClient.connect(plain, "s")) {
+                assertThrows(TransportException.class, () -> client.bind(RegistryWatchTest.entry("Secure", "p", 1002, 0)));
+            }
+            HttpClient http = HttpClient.newHttpClient();
+            assertThrows(IOException.class, () -> http.send(HttpRequest.newBuilder(URI.create(plain + "?wsdl")).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+            for (TlsSettings refused : List.of(certs.clientWithoutKey(), certs.rogueClient())) {
+                try (RegistryClient client = RegistryClient.connect(List.of(registry.endpoint()), "s", with(refused))) {
+                    assertThrows(TransportException.class, () -> client.lookup("Secure"), refused.toString());
+                    assertThrows(TransportException.class,
+                            () -> client.bind(RegistryWatchTest.entry("Secure", "r", 1003, 0)), refused.toString());
+                }
+            }
+
+            assertEquals(1, registry.store().lookup("Secure").size(), "no refused write ran");
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (registry.refusedConnections() < refusedBefore + 5 && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+            assertTrue(registry.refusedConnections() >= refusedBefore + 5,
+                    "refusals counted: " + (registry.refusedConnections() - refusedBefore));
+        }
+    }
+
+    @Test
+    void aComponentServerWithMutualTlsIsCalledOverHttpsAndGrpcsByTrustedClientsOnly() throws InterruptedException {
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        List<CallRecord> calls = new CopyOnWriteArrayList<>();
+        try (RegistryServer registry = RegistryServer.builder().secret("s").tls(certs.serverMutual()).start();
+             ComponentServer components = ComponentServer.builder().protocols("grpc", "soap")
+                     .settings(ServerSettings.defaults().withTls(certs.serverMutual()))
+                     .registry(registry.endpoint(), "s").build()) {
+            ComponentEntry entry = components.export(new CountingSkeleton(
+                    ConformanceComponent.skeleton(new ConformanceImpl()), "runs", runs, label -> { }));
+            List<String> addresses = entry.endpoints().stream().map(Endpoint::address).toList();
+            assertTrue(addresses.get(0).startsWith("grpcs://127.0.0.1:"), addresses.toString());
+            assertTrue(addresses.get(1).startsWith("https://127.0.0.1:"), addresses.toString());
+
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).settings(with(certs.client()))
+                    .listener(calls::add).connect()) {
+                ConformanceStub c = sb.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub);
+                for (String protocol : List.of("grpc", "soap")) {
+                    c.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol)).ping();
+                }
+                c.ping();
+            }
+            assertEquals(3, runs.get("runs").get());
+            assertEquals(List.of("grpc", "soap"), calls.stream().limit(2).map(CallRecord::protocol).toList());
+
+            // an untrusted client reaches neither the registry nor the component
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).settings(with(certs.rogueClient()))
+                    .follow(false).connect()) {
+                assertThrows(TransportException.class, () -> sb.registry().lookup("Conformance"));
+            }
+            for (Endpoint e : entry.endpoints()) {
+                try (var client = io.switchboard.protocol.spi.Protocols.get(e.protocol())
+                        .newClient(with(certs.rogueClient()))) {
+                    assertThrows(TransportException.class,
+                            () -> ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, e)).ping(),
+                            e.toString());
+                }
+            }
+            assertEquals(3, runs.get("runs").get(), "no refused call ran");
+            long end = System.nanoTime() + 10_000_000_000L;   // counted as each refused connection closes
+            while (!components.refusedConnections().values().stream().allMatch(n -> n >= 1) && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+            assertTrue(components.refusedConnections().values().stream().allMatch(n -> n >= 1),
+                    "each listener counted its refusal: " + components.refusedConnections());
         }
     }
 }

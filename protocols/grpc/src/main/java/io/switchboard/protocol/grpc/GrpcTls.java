@@ -1,0 +1,95 @@
+package io.switchboard.protocol.grpc;
+
+import io.grpc.Attributes;
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerTransportFilter;
+import io.grpc.TlsChannelCredentials;
+import io.grpc.TlsServerCredentials;
+import io.switchboard.protocol.TlsSettings;
+import java.net.URI;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link TlsSettings} as grpc-java credentials, and the endpoint form that says TLS: a server with
+ * TLS publishes {@code grpcs://HOST:PORT/Component} (plain text: {@code grpc://}), and a client
+ * speaks TLS to a {@code grpcs} endpoint and only to it. A server whose settings hold a trust store
+ * requires client certificates it trusts ({@link TlsServerCredentials.ClientAuth#REQUIRE}); a
+ * connection that closes before its TLS handshake completed (no trusted certificate, plain text)
+ * is counted and logged by {@link Refusals}.
+ */
+final class GrpcTls {
+    private static final Logger LOG = LoggerFactory.getLogger(GrpcTls.class);
+    static final String PLAIN_SCHEME = "grpc";
+    static final String TLS_SCHEME = "grpcs";
+
+    private GrpcTls() {
+    }
+
+    /** The server's credentials: insecure without TLS settings. */
+    static ServerCredentials server(TlsSettings tls) {
+        if (tls == null) {
+            return InsecureServerCredentials.create();
+        }
+        TlsServerCredentials.Builder b = TlsServerCredentials.newBuilder().keyManager(tls.checkServable().keyManagers());
+        if (tls.requiresTrustedPeer()) {
+            b.trustManager(tls.trustManagers()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+        }
+        return b.build();
+    }
+
+    /**
+     * A channel's credentials for an endpoint of {@code scheme}: TLS for {@code grpcs} (the
+     * settings' trust, else the JVM's, and the settings' key if any), plain text for {@code grpc}.
+     */
+    static ChannelCredentials channel(String scheme, TlsSettings tls) {
+        if (!TLS_SCHEME.equals(scheme)) {
+            return InsecureChannelCredentials.create();
+        }
+        TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder();
+        if (tls != null && tls.hasKey()) {
+            b.keyManager(tls.keyManagers());
+        }
+        if (tls != null && tls.requiresTrustedPeer()) {
+            b.trustManager(tls.trustManagers());
+        }
+        return b.build();
+    }
+
+    /** The scheme a server with these settings publishes. */
+    static String scheme(TlsSettings tls) {
+        return tls == null ? PLAIN_SCHEME : TLS_SCHEME;
+    }
+
+    /** Whether {@code uri} is a gRPC endpoint's: either scheme, a host and a port. */
+    static boolean isEndpoint(URI uri) {
+        return (PLAIN_SCHEME.equals(uri.getScheme()) || TLS_SCHEME.equals(uri.getScheme())) && uri.getHost() != null
+                && uri.getPort() > 0;
+    }
+
+    /**
+     * Counts the connections of a TLS server that ended without ever becoming ready: their
+     * handshake failed (gRPC reports such a transport terminated with no attributes).
+     */
+    static final class Refusals extends ServerTransportFilter {
+        final LongAdder count = new LongAdder();
+
+        @Override
+        public Attributes transportReady(Attributes attributes) {
+            return attributes;
+        }
+
+        @Override
+        public void transportTerminated(Attributes attributes) {
+            if (attributes == null || attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION) == null) {
+                count.increment();
+                LOG.warn("gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate");
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package io.switchboard.protocol.grpc;
+
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.testing.conformance.AbstractMutualTlsTest;
+
+/** gRPC over TLS with client certificates (grpc-java's TlsServerCredentials, ClientAuth.REQUIRE). */
+class GrpcMutualTlsTest extends AbstractMutualTlsTest {
+    @Override
+    protected String protocolName() {
+        return "grpc";
+    }
+
+    @Override
+    protected Endpoint plainTextForm(Endpoint tlsEndpoint) {
+        return new Endpoint("grpc", tlsEndpoint.address().replaceFirst("^grpcs:", "grpc:"));
+    }
+}

@@ -1,0 +1,179 @@
+package io.switchboard.testing;
+
+import io.switchboard.protocol.TlsSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keys and certificates for TLS tests, made once per JVM by the JDK's {@code keytool} in a
+ * temporary directory: a test certificate authority, a server key ({@code CN=localhost}, valid for
+ * {@code 127.0.0.1} and {@code localhost}) and a client key, both signed by it, a trust store
+ * holding the authority, and a rogue key the authority never signed. Every store is PKCS#12 with
+ * {@link #PASSWORD}, which is for tests only.
+ *
+ * <pre>{@code
+ * TestCertificates certs = TestCertificates.get();
+ * ServerSettings server = ServerSettings.defaults().withTls(certs.serverMutual());   // requires trusted clients
+ * ClientSettings client = ClientSettings.defaults().withTls(certs.client());        // trusts the CA, presents its key
+ * }</pre>
+ */
+public final class TestCertificates {
+    /** The password of every store made here; for tests only. */
+    public static final char[] PASSWORD = "test-only-password".toCharArray();
+    private static TestCertificates instance;
+
+    private final Path dir;
+
+    private TestCertificates(Path dir) {
+        this.dir = dir;
+    }
+
+    /** The certificates of this JVM, made on first use (a few seconds of keytool). */
+    public static synchronized TestCertificates get() {
+        if (instance == null) {
+            try {
+                Path dir = Files.createTempDirectory("switchboard-tls-");
+                make(dir);
+                instance = new TestCertificates(dir);
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir)));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return instance;
+    }
+
+    /** The server's key store (key + chain up to the test CA). */
+    public Path serverKeyStore() {
+        return dir.resolve("server.p12");
+    }
+
+    /** The trusted client's key store (key + chain up to the test CA). */
+    public Path clientKeyStore() {
+        return dir.resolve("client.p12");
+    }
+
+    /** A self-signed key no trust store here holds. */
+    public Path rogueKeyStore() {
+        return dir.resolve("rogue.p12");
+    }
+
+    /** The trust store: the test CA only. */
+    public Path trustStore() {
+        return dir.resolve("trust.p12");
+    }
+
+    /** A file holding {@link #PASSWORD}, as {@code --tls-password-file} takes it. */
+    public Path passwordFile() {
+        return dir.resolve("password");
+    }
+
+    /** A server that takes any caller (TLS, no client certificates). */
+    public TlsSettings server() {
+        return TlsSettings.keyStore(serverKeyStore(), PASSWORD);
+    }
+
+    /** A server that requires client certificates signed by the test CA (mutual TLS). */
+    public TlsSettings serverMutual() {
+        return TlsSettings.of(serverKeyStore(), trustStore(), PASSWORD);
+    }
+
+    /** A trusted client: trusts the test CA and presents a key it signed. */
+    public TlsSettings client() {
+        return TlsSettings.of(clientKeyStore(), trustStore(), PASSWORD);
+    }
+
+    /** A client that trusts the server but has no key to present. */
+    public TlsSettings clientWithoutKey() {
+        return TlsSettings.trustStore(trustStore(), PASSWORD);
+    }
+
+    /** A client that trusts the server but presents a key nobody trusts. */
+    public TlsSettings rogueClient() {
+        return TlsSettings.of(rogueKeyStore(), trustStore(), PASSWORD);
+    }
+
+    /** Five rounds of keytool runs, the runs of a round in parallel (each is a JVM start). */
+    private static void make(Path dir) throws IOException {
+        String pw = new String(PASSWORD);
+        String ca = dir.resolve("ca.p12").toString();
+        List<String> store = List.of("-storetype", "PKCS12", "-storepass", pw);
+        round(dir, genkeypair("ca", "CN=Switchboard test CA", ca, "-ext", "bc:c"),
+                genkeypair("server", "CN=localhost", dir.resolve("server.p12").toString()),
+                genkeypair("client", "CN=switchboard-test-client", dir.resolve("client.p12").toString()),
+                genkeypair("rogue", "CN=rogue", dir.resolve("rogue.p12").toString()));
+        round(dir, List.of("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw, "-file", "ca.cer"),
+                List.of("-certreq", "-alias", "server", "-keystore", "server.p12", "-storepass", pw, "-file", "server.csr"),
+                List.of("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", pw, "-file", "client.csr"));
+        List<String> gencert = List.of("-gencert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw,
+                "-validity", "2");
+        round(dir, concat(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "trust.p12"),
+                        store),
+                concat(gencert, List.of("-infile", "server.csr", "-outfile", "server.cer", "-ext",
+                        "SAN=ip:127.0.0.1,dns:localhost")),
+                concat(gencert, List.of("-infile", "client.csr", "-outfile", "client.cer")));
+        round(dir, List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "server.p12",
+                        "-storepass", pw),
+                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client.p12",
+                        "-storepass", pw));
+        round(dir, List.of("-importcert", "-alias", "server", "-file", "server.cer", "-keystore", "server.p12",
+                        "-storepass", pw),
+                List.of("-importcert", "-alias", "client", "-file", "client.cer", "-keystore", "client.p12",
+                        "-storepass", pw));
+        Files.writeString(dir.resolve("password"), pw + "\n");
+    }
+
+    private static List<String> genkeypair(String alias, String dname, String keyStore, String... more) {
+        List<String> args = new ArrayList<>(List.of("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname",
+                "secp256r1", "-dname", dname, "-validity", "2", "-storetype", "PKCS12", "-keystore", keyStore,
+                "-storepass", new String(PASSWORD)));
+        args.addAll(List.of(more));
+        return args;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    @SafeVarargs
+    private static void round(Path dir, List<String>... runs) throws IOException {
+        List<Process> started = new ArrayList<>();
+        for (List<String> args : runs) {
+            List<String> cmd = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                    // a short-lived tool: start fast
+                    "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-J-Xshare:auto"));
+            cmd.addAll(args);
+            started.add(new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start());
+        }
+        for (int i = 0; i < runs.length; i++) {
+            Process p = started.get(i);
+            try {
+                String out = new String(p.getInputStream().readAllBytes());
+                if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    p.destroyForcibly();
+                    throw new IOException("keytool " + runs[i].get(0) + " failed: " + out);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while keytool ran", e);
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (var files = Files.list(dir)) {
+            files.forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory: left behind at worst
+        }
+        dir.toFile().delete();
+    }
+}

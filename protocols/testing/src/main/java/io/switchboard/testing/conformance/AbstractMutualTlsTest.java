@@ -1,0 +1,118 @@
+package io.switchboard.testing.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.TlsSettings;
+import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.Protocols;
+import io.switchboard.testing.CountingSkeleton;
+import io.switchboard.testing.TestCertificates;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What every network protocol does with TLS and client certificates, on a real server and real
+ * sockets: a server whose settings hold a trust store serves only callers that present a
+ * certificate it trusts; plain text, a TLS caller without a key and one with an untrusted key are
+ * refused before anything runs (the counting skeleton stays still) and the refusal is counted.
+ * A protocol's test extends it and says how its endpoint looks in plain text.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractMutualTlsTest {
+    private final Map<String, AtomicInteger> served = new ConcurrentHashMap<>();
+    private TestCertificates certs;
+    private ProtocolProvider provider;
+    private ProtocolServer server;
+    private Endpoint endpoint;
+
+    /** The protocol under test, by name. */
+    protected abstract String protocolName();
+
+    /** The same endpoint as a plain-text client would name it ({@code http://}, {@code grpc://}). */
+    protected abstract Endpoint plainTextForm(Endpoint tlsEndpoint);
+
+    @BeforeAll
+    void start() {
+        certs = TestCertificates.get();
+        provider = Protocols.get(protocolName());
+        server = provider.newServer(ServerSettings.defaults().withTls(certs.serverMutual()));
+        endpoint = server.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()), "runs",
+                served, label -> { }));
+    }
+
+    @AfterAll
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private int runs() {
+        AtomicInteger n = served.get("runs");
+        return n == null ? 0 : n.get();
+    }
+
+    private void ping(TlsSettings clientTls, Endpoint at) {
+        try (ProtocolClient client = provider.newClient(ClientSettings.defaults().withTls(clientTls))) {
+            ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at)).ping();
+        }
+    }
+
+    @Test
+    void aTrustedCallerGetsThroughOnAProtectedEndpoint() {
+        assertTrue(provider.protectedEndpoint(endpoint), endpoint + " says TLS");
+        assertEquals(null, provider.checkAddress(endpoint.address()), "a registry entry may carry " + endpoint);
+        int before = runs();
+        ping(certs.client(), endpoint);
+        assertEquals(before + 1, runs());
+    }
+
+    @Test
+    void callersWithoutATrustedCertificateAreRefusedBeforeAnythingRuns() throws InterruptedException {
+        ping(certs.client(), endpoint);   // the server is up and its connections warm
+        int before = runs();
+        long refused = server.refusedConnections();
+
+        Endpoint plain = plainTextForm(endpoint);
+        assertTrue(!provider.protectedEndpoint(plain), plain + " is plain text");
+        assertThrows(TransportException.class, () -> ping(null, plain), "plain text");
+        assertThrows(TransportException.class, () -> ping(certs.clientWithoutKey(), endpoint), "TLS without a key");
+        assertThrows(TransportException.class, () -> ping(certs.rogueClient(), endpoint), "an untrusted key");
+
+        assertEquals(before, runs(), "no refused call ran");
+        long end = System.nanoTime() + 10_000_000_000L;   // the server counts as each connection closes
+        while (server.refusedConnections() < refused + 3 && System.nanoTime() < end) {
+            Thread.sleep(20);
+        }
+        assertTrue(server.refusedConnections() >= refused + 3,
+                "refusals counted: " + (server.refusedConnections() - refused));
+        ping(certs.client(), endpoint);
+        assertEquals(before + 1, runs(), "trusted callers still get through");
+    }
+
+    @Test
+    void withoutATrustStoreTheServerTakesTlsCallersWithoutKeys() {
+        try (ProtocolServer open = provider.newServer(ServerSettings.defaults().withTls(certs.server()))) {
+            Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
+            Endpoint at = open.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()), "runs",
+                    count, label -> { }));
+            assertTrue(provider.protectedEndpoint(at), at + " says TLS");
+            ping(certs.clientWithoutKey(), at);
+            assertThrows(TransportException.class, () -> ping(null, plainTextForm(at)), "plain text");
+            assertEquals(1, count.get("runs").get());
+        }
+    }
+}
