@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -47,12 +48,15 @@ final class CallCommand implements Callable<Integer> {
             + "adaptive (default), size[:BYTES], first-common, fixed:PROTOCOL, or one a jar on the class path adds.")
     String policy;
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Override
     public Integer call() {
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         SelectionPolicy selection = Policies.byName(policy);
         try (Switchboard sb = Switchboard.builder(registry).policy(selection).listener(records::add).follow(false)
-                .connect()) {
+                .settings(tls.client()).connect()) {
             DynamicStub stub = sb.dynamic(name);
             if (protocol != null) {
                 stub = stub.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));

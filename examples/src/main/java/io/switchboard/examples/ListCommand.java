@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ./switchboard list}: every entry of a registry. */
@@ -21,9 +22,12 @@ final class ListCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON for scripts.")
     boolean json;
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Override
     public Integer call() {
-        try (RegistryClient client = RegistryClient.connect(registry)) {
+        try (RegistryClient client = RegistryClient.connect(RegistryClient.split(registry), null, tls.client())) {
             List<ComponentEntry> entries = client.list();
             System.out.println(json ? EntryFormat.json(entries) : EntryFormat.table(entries));
         }

@@ -5,6 +5,7 @@ import io.switchboard.registry.RegistryClient;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -20,9 +21,12 @@ final class LookupCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON for scripts.")
     boolean json;
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Override
     public Integer call() {
-        try (RegistryClient client = RegistryClient.connect(registry)) {
+        try (RegistryClient client = RegistryClient.connect(RegistryClient.split(registry), null, tls.client())) {
             List<ComponentEntry> entries = client.lookup(name);
             if (entries.isEmpty() && !json) {
                 System.err.println(name + " is not bound");

@@ -4,14 +4,11 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.store.RegistryStores;
-import io.switchboard.protocol.TlsSettings;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ./switchboard registry}: a standalone registry that serves until stopped. */
@@ -39,15 +36,8 @@ final class RegistryCommand implements Callable<Integer> {
             + "the class path adds.")
     String store;
 
-    @Option(names = "--tls-keystore", description = "PKCS#12 key store with the registry's key and certificate: "
-            + "serve https:// instead of http://. Its password comes from --tls-password-file or the "
-            + TLS_PASSWORD_ENV + " environment variable.")
-    Path tlsKeyStore;
-
-    @Option(names = "--tls-password-file", description = "File holding the password of --tls-keystore.")
-    Path tlsPasswordFile;
-
-    static final String TLS_PASSWORD_ENV = "SWITCHBOARD_TLS_PASSWORD";
+    @Mixin
+    TlsOptions tls = new TlsOptions();
 
     @Override
     public Integer call() throws InterruptedException {
@@ -56,9 +46,7 @@ final class RegistryCommand implements Callable<Integer> {
         if (advertise != null) {
             builder.advertise(advertise);
         }
-        if (tlsKeyStore != null) {
-            builder.tls(TlsSettings.keyStore(tlsKeyStore, tlsPassword()));   // a bad key store stops us before the store opens
-        }
+        builder.tls(tls.serverTls());   // a bad key store stops us before the store opens
         RegistryStore entries = RegistryStores.open(store);   // a bad store stops us here, naming the file
         RegistryServer server = builder.store(entries).start();   // closes the store if it cannot start
         CountDownLatch stopped = new CountDownLatch(1);
@@ -72,27 +60,11 @@ final class RegistryCommand implements Callable<Integer> {
                     .getHost() + ", the first non-loopback address (--advertise to choose)");
         }
         System.out.println("wsdl      " + server.wsdlUrl());
-        System.out.println("tls       " + (tlsKeyStore == null ? "off (plain http)" : "on, key from " + tlsKeyStore));
+        System.out.println("tls       " + tls.describeServer());
         System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));
         System.out.println("store     " + store + " (" + server.store().list().size() + " entries)");
         System.out.flush();
         stopped.await();
         return 0;
-    }
-
-    private char[] tlsPassword() {
-        if (tlsPasswordFile != null) {
-            try {
-                return Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip().toCharArray();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("cannot read " + tlsPasswordFile + ": " + e.getMessage(), e);
-            }
-        }
-        String env = System.getenv(TLS_PASSWORD_ENV);
-        if (env == null) {
-            throw new IllegalArgumentException("--tls-keystore needs its password: --tls-password-file FILE or "
-                    + TLS_PASSWORD_ENV);
-        }
-        return env.toCharArray();
     }
 }

@@ -1,5 +1,6 @@
 package io.switchboard.examples;
 
+import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.registry.ComponentEntry;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -69,6 +71,9 @@ final class ServeCommand implements Callable<Integer> {
             + Secrets.ENV + " environment variable).")
     Path secretFile;
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Override
     public Integer call() throws InterruptedException {
         Thread thread = Thread.currentThread();
@@ -105,7 +110,8 @@ final class ServeCommand implements Callable<Integer> {
         ComponentProvider provider = ComponentProviders.find(component);
         String secret = Secrets.read(secretFile);
         CountDownLatch stopped = new CountDownLatch(1);
-        ServerSettings settings = ServerSettings.defaults().withBindAddress(bind);
+        // TLS on every listener, and the same key and trust toward the registry
+        ServerSettings settings = tls.server(ServerSettings.defaults().withBindAddress(bind));
         ComponentServer server = ComponentServer.builder()
                 .settings(advertise == null ? settings : settings.withAdvertisedHost(advertise))
                 .port("soap", port)
@@ -116,7 +122,8 @@ final class ServeCommand implements Callable<Integer> {
         try {
             // a component that stops its host (a matrix worker's shutdown) ends this command; the exit
             // that follows runs the shutdown hook below, which unbinds it first
-            Skeleton skeleton = provider.create(ComponentContext.of(registry, secret, stopped::countDown));
+            Skeleton skeleton = provider.create(ComponentContext.of(registry, secret, stopped::countDown,
+                    ClientSettings.defaults().withTls(settings.tls())));
             entry = name == null ? server.export(skeleton) : server.export(name, skeleton);
         } catch (RuntimeException e) {
             server.close();

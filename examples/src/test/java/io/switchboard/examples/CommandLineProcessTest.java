@@ -8,6 +8,7 @@ import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.client.Switchboard;
+import io.switchboard.testing.TestCertificates;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -81,6 +82,59 @@ class CommandLineProcessTest {
         }
         registry.destroy();
         assertTrue(registry.waitFor(30, TimeUnit.SECONDS), "registry stops on SIGTERM");
+    }
+
+    /**
+     * Every command takes the same TLS flags: a registry and a server that require client
+     * certificates, a client that presents one, and one that does not and is refused; the
+     * password never shows in any output.
+     */
+    @Test
+    void registryServeCallAndListSpeakMutualTlsWithTheSameFlags() throws Exception {
+        TestCertificates certs = TestCertificates.get();
+        Path secret = Files.writeString(dir.resolve("secret"), "s3cret-for-test\n");
+        String[] serverTls = {"--tls-keystore", certs.serverKeyStore().toString(), "--tls-truststore",
+                certs.trustStore().toString(), "--tls-password-file", certs.passwordFile().toString()};
+        Process registry = start(secret, concat(new String[] {"registry", "--port", "0", "--store", "memory"}, serverTls));
+        String url = await(registry, "registry");
+        assertTrue(url.startsWith("https://127.0.0.1:"), url);
+        Process server = start(secret, concat(new String[] {"serve", "echo", "--registry", url}, serverTls));
+        await(server, "serving");
+
+        String[] clientTls = {"--tls-keystore", certs.clientKeyStore().toString(), "--tls-truststore",
+                certs.trustStore().toString(), "--tls-password-file", certs.passwordFile().toString()};
+        String table = run(concat(new String[] {"list", "--registry", url}, clientTls));
+        assertTrue(table.contains("grpcs://127.0.0.1:") && table.contains("https://127.0.0.1:"), table);
+        for (String protocol : List.of("soap", "grpc")) {
+            String out = run(concat(new String[] {"call", "Echo", "echoDoubles", "values=1.5 -0.0", "--registry", url,
+                    "--protocol", protocol}, clientTls));
+            assertEquals("values = [1.5, -0.0]", out.strip(), protocol);
+        }
+        PrintStream original = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(1, Main.run("list", "--registry", url, "--tls-truststore", certs.trustStore().toString(),
+                    "--tls-password-file", certs.passwordFile().toString()), "without a key: refused");
+        } finally {
+            System.setErr(original);
+        }
+        server.destroy();
+        registry.destroy();
+        assertTrue(server.waitFor(30, TimeUnit.SECONDS) && registry.waitFor(30, TimeUnit.SECONDS));
+        String password = new String(TestCertificates.PASSWORD);
+        assertTrue(!err.toString(StandardCharsets.UTF_8).contains(password) && !table.contains(password));
+        try (var files = Files.list(dir)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("stderr-")).toList()) {
+                assertTrue(!Files.readString(f).contains(password), "no password in " + f);
+            }
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
     @Test

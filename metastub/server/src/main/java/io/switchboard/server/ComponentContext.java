@@ -1,8 +1,12 @@
 package io.switchboard.server;
 
+import io.switchboard.protocol.ClientSettings;
+import java.util.Objects;
+
 /**
  * What a component found on the class path gets from the process that serves it: the registry it
- * is bound in (components that call other components look them up there), the registry's shared
+ * is bound in (components that call other components look them up there, with {@link
+ * #clientSettings()}: the host's TLS key and trust), the registry's shared
  * secret (for those that bind callbacks), and a way to stop the serving process (a matrix
  * worker's {@code shutdown} operation uses it). {@link ComponentProvider#create} receives it; an
  * implementation class takes it in a public constructor, or has a no-argument one if it needs
@@ -23,11 +27,14 @@ public final class ComponentContext {
     private final String registryUrl;
     private final String registrySecret;
     private final Runnable stopServing;
+    private final ClientSettings clientSettings;
 
-    private ComponentContext(String registryUrl, String registrySecret, Runnable stopServing) {
+    private ComponentContext(String registryUrl, String registrySecret, Runnable stopServing,
+                             ClientSettings clientSettings) {
         this.registryUrl = registryUrl;
         this.registrySecret = registrySecret;
         this.stopServing = stopServing;
+        this.clientSettings = Objects.requireNonNull(clientSettings, "clientSettings");
     }
 
     /**
@@ -37,12 +44,21 @@ public final class ComponentContext {
      *                       stopped by its components
      */
     public static ComponentContext of(String registryUrl, String registrySecret, Runnable stopServing) {
-        return new ComponentContext(registryUrl, registrySecret, stopServing);
+        return of(registryUrl, registrySecret, stopServing, ClientSettings.defaults());
+    }
+
+    /**
+     * A context whose component reaches the registry and other components with {@code
+     * clientSettings}: the host's TLS key and trust, so that it gets through where the host does.
+     */
+    public static ComponentContext of(String registryUrl, String registrySecret, Runnable stopServing,
+                                      ClientSettings clientSettings) {
+        return new ComponentContext(registryUrl, registrySecret, stopServing, clientSettings);
     }
 
     /** A context with no registry that cannot stop its host: for tests and in-process use. */
     public static ComponentContext standalone() {
-        return new ComponentContext(null, null, null);
+        return new ComponentContext(null, null, null, ClientSettings.defaults());
     }
 
     /** The registry's SOAP endpoint the component is bound in, or null. */
@@ -53,6 +69,14 @@ public final class ComponentContext {
     /** The registry's shared secret, or null. */
     public String registrySecret() {
         return registrySecret;
+    }
+
+    /**
+     * How to reach the registry and other components (give it to {@code Switchboard.Builder.settings}):
+     * the host's TLS among them; the defaults when the host set none.
+     */
+    public ClientSettings clientSettings() {
+        return clientSettings;
     }
 
     /** Whether {@link #stopServing()} does anything. */

@@ -130,5 +130,15 @@ class ComponentProvidersTest {
         assertEquals(null, standalone.registryUrl());
         assertTrue(!standalone.canStopServing());
         assertThrows(UnsupportedOperationException.class, standalone::stopServing);
+        assertEquals(null, standalone.clientSettings().tls(), "no TLS unless the host gives it");
+    }
+
+    @Test
+    void aContextPassesTheHostsClientSettingsOn() {
+        io.switchboard.protocol.ClientSettings hosts = io.switchboard.protocol.ClientSettings.defaults()
+                .withCallTimeout(java.time.Duration.ofSeconds(7));   // TLS in a real host; identity is what counts
+        ComponentContext context = ComponentContext.of("https://127.0.0.1:1/axis2/services/Registry", null, null, hosts);
+        assertSame(hosts, context.clientSettings());
+        assertEquals(null, ComponentContext.of("http://h:1/", null, null).clientSettings().tls());
     }
 }

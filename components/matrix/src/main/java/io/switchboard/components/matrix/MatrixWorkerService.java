@@ -1,5 +1,6 @@
 package io.switchboard.components.matrix;
 
+import io.switchboard.protocol.ClientSettings;
 import io.switchboard.metastub.Policies;
 import io.switchboard.client.Switchboard;
 import io.switchboard.server.ComponentContext;
@@ -34,6 +35,7 @@ import java.util.function.Consumer;
  */
 public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
     private final String registryUrl;
+    private final ClientSettings clientSettings;
     private final Runnable onShutdown;
     private final Map<String, Switchboard> clients = new ConcurrentHashMap<>();
     private final Map<String, MatrixWorkerStub> neighbours = new ConcurrentHashMap<>();
@@ -49,8 +51,14 @@ public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
      *                    {@code shutdown} is refused (answers false)
      */
     public MatrixWorkerService(String registryUrl, Runnable onShutdown) {
+        this(registryUrl, onShutdown, ClientSettings.defaults());
+    }
+
+    /** As above, reaching the registry and the neighbours with {@code clientSettings} (TLS, say). */
+    public MatrixWorkerService(String registryUrl, Runnable onShutdown, ClientSettings clientSettings) {
         this.registryUrl = registryUrl;
         this.onShutdown = onShutdown;
+        this.clientSettings = clientSettings;
     }
 
     /**
@@ -59,7 +67,7 @@ public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
      * lets components do that.
      */
     public MatrixWorkerService(ComponentContext context) {
-        this(context.registryUrl(), context.canStopServing() ? context::stopServing : null);
+        this(context.registryUrl(), context.canStopServing() ? context::stopServing : null, context.clientSettings());
     }
 
     /** One Cannon job: the grid position, the blocks and the progress. */
@@ -287,7 +295,7 @@ public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
             throw new IllegalStateException("the worker is closed");
         }
         return clients.computeIfAbsent(policy, p -> Switchboard.builder(registryUrl).policy(Policies.byName(p))
-                .listener(outgoing).connect());
+                .settings(clientSettings).listener(outgoing).connect());
     }
 
     private static StepFaultException stepFault(String reason) {

@@ -1,5 +1,6 @@
 package io.switchboard.components.simulation;
 
+import io.switchboard.protocol.ClientSettings;
 import io.switchboard.components.simulation.progress.Progress;
 import io.switchboard.components.simulation.progress.ProgressComponent;
 import io.switchboard.metastub.MetaStub;
@@ -30,6 +31,7 @@ public final class SimulatorService implements Simulator, AutoCloseable {
 
     private final AtomicLong simulations = new AtomicLong();
     private final String registryUrl;
+    private final ClientSettings clientSettings;
     private Switchboard callbacks;
 
     /** A simulator that cannot call back: {@code simulateWithProgress} is refused with its fault. */
@@ -39,12 +41,18 @@ public final class SimulatorService implements Simulator, AutoCloseable {
 
     /** A simulator that finds progress callbacks in the registry at {@code registryUrl}. */
     public SimulatorService(String registryUrl) {
+        this(registryUrl, ClientSettings.defaults());
+    }
+
+    /** As above, reaching the registry and the callbacks with {@code clientSettings} (TLS, say). */
+    public SimulatorService(String registryUrl, ClientSettings clientSettings) {
         this.registryUrl = registryUrl;
+        this.clientSettings = clientSettings;
     }
 
     /** A simulator served from the class path: progress callbacks are found in the context's registry. */
     public SimulatorService(ComponentContext context) {
-        this(context.registryUrl());
+        this(context.registryUrl(), context.clientSettings());
     }
 
     @Override
@@ -94,7 +102,7 @@ public final class SimulatorService implements Simulator, AutoCloseable {
 
     private synchronized Switchboard callbacks() {
         if (callbacks == null) {
-            callbacks = Switchboard.builder(registryUrl).follow(false).connect();
+            callbacks = Switchboard.builder(registryUrl).settings(clientSettings).follow(false).connect();
         }
         return callbacks;
     }

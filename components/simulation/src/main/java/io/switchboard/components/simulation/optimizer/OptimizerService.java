@@ -1,5 +1,6 @@
 package io.switchboard.components.simulation.optimizer;
 
+import io.switchboard.protocol.ClientSettings;
 import io.switchboard.components.simulation.EnzymeModel;
 import io.switchboard.components.simulation.SimulateFaultException;
 import io.switchboard.components.simulation.SimulatorComponent;
@@ -51,14 +52,21 @@ public final class OptimizerService implements Optimizer {
     static final int MAX_EVALUATIONS = 2_000;
 
     private final String registryUrl;
+    private final ClientSettings clientSettings;
 
     public OptimizerService(String registryUrl) {
+        this(registryUrl, ClientSettings.defaults());
+    }
+
+    /** An optimizer that reaches the registry and the simulators with {@code clientSettings} (TLS, say). */
+    public OptimizerService(String registryUrl, ClientSettings clientSettings) {
         this.registryUrl = registryUrl;
+        this.clientSettings = clientSettings;
     }
 
     /** An optimizer served from the class path: it finds the simulator in the context's registry. */
     public OptimizerService(ComponentContext context) {
-        this(context.registryUrl());
+        this(context.registryUrl(), context.clientSettings());
     }
 
     @Override
@@ -88,7 +96,7 @@ public final class OptimizerService implements Optimizer {
         }
         Tally tally = new Tally();
         AtomicInteger simulations = new AtomicInteger();
-        Switchboard.Builder b = Switchboard.builder(registryUrl).listener(tally::onCall);
+        Switchboard.Builder b = Switchboard.builder(registryUrl).settings(clientSettings).listener(tally::onCall);
         if (policy != null) {
             b.policy(Policies.byName(policy));
         }
