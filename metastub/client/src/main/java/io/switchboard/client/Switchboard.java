@@ -305,6 +305,15 @@ public final class Switchboard implements AutoCloseable {
             return this;
         }
 
+        /**
+         * TLS on every connection: trusts what {@code tls} trusts and presents its key (shorthand for
+         * {@code settings(settings.withTls(tls))}); null: the JVM's trust, no key.
+         */
+        public Builder tls(io.switchboard.protocol.TlsSettings tls) {
+            settings = settings.withTls(tls);
+            return this;
+        }
+
         public Builder listener(CallListener listener) {
             listeners.add(Objects.requireNonNull(listener));
             return this;

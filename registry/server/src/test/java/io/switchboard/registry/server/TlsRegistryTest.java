@@ -112,7 +112,7 @@ class TlsRegistryTest {
             assertTrue(addresses.get(0).startsWith("grpcs://127.0.0.1:"), addresses.toString());
             assertTrue(addresses.get(1).startsWith("https://127.0.0.1:"), addresses.toString());
 
-            try (Switchboard sb = Switchboard.builder(registry.endpoint()).settings(with(certs.client()))
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).tls(certs.client())
                     .listener(calls::add).connect()) {
                 ConformanceStub c = sb.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub);
                 for (String protocol : List.of("grpc", "soap")) {
@@ -128,20 +128,25 @@ class TlsRegistryTest {
                     .follow(false).connect()) {
                 assertThrows(TransportException.class, () -> sb.registry().lookup("Conformance"));
             }
+            // nor do plain text, a TLS caller without a key and one with an untrusted key, on either endpoint
             for (Endpoint e : entry.endpoints()) {
-                try (var client = io.switchboard.protocol.spi.Protocols.get(e.protocol())
-                        .newClient(with(certs.rogueClient()))) {
-                    assertThrows(TransportException.class,
-                            () -> ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, e)).ping(),
-                            e.toString());
+                Endpoint plain = new Endpoint(e.protocol(), e.address().replaceFirst("^(https|grpcs):",
+                        e.protocol().equals("soap") ? "http:" : "grpc:"));
+                for (TlsSettings refused : java.util.Arrays.asList(null, certs.clientWithoutKey(), certs.rogueClient())) {
+                    Endpoint at = refused == null ? plain : e;
+                    try (var client = io.switchboard.protocol.spi.Protocols.get(e.protocol()).newClient(with(refused))) {
+                        assertThrows(TransportException.class,
+                                () -> ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at)).ping(),
+                                at + " with " + refused);
+                    }
                 }
             }
             assertEquals(3, runs.get("runs").get(), "no refused call ran");
             long end = System.nanoTime() + 10_000_000_000L;   // counted as each refused connection closes
-            while (!components.refusedConnections().values().stream().allMatch(n -> n >= 1) && System.nanoTime() < end) {
+            while (!components.refusedConnections().values().stream().allMatch(n -> n >= 3) && System.nanoTime() < end) {
                 Thread.sleep(20);
             }
-            assertTrue(components.refusedConnections().values().stream().allMatch(n -> n >= 1),
+            assertTrue(components.refusedConnections().values().stream().allMatch(n -> n >= 3),
                     "each listener counted its refusal: " + components.refusedConnections());
         }
     }
