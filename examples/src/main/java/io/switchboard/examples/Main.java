@@ -1,6 +1,7 @@
 package io.switchboard.examples;
 
 import io.switchboard.examples.bench.BenchCommand;
+import io.switchboard.examples.scaffold.NewCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,12 +12,13 @@ import picocli.CommandLine.Command;
  * ./switchboard demo
  * ./switchboard registry --port 8081
  * ./switchboard serve echo --registry http://127.0.0.1:8081/axis2/services/Registry
+ * ./switchboard new /tmp/stats --component Stats --package org.acme.stats
  * }</pre>
  */
 @Command(name = "switchboard", mixinStandardHelpOptions = true, version = "Switchboard 0.1.0",
         description = "Multi-protocol components: SOAP's reach, a binary protocol's speed, one generated stub.",
         subcommands = {DemoCommand.class, RegistryCommand.class, ServeCommand.class, ListCommand.class, BenchCommand.class,
-            LookupCommand.class, CallCommand.class, CommandLine.HelpCommand.class})
+            LookupCommand.class, CallCommand.class, NewCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     public static void main(String[] args) {
         System.exit(run(args));

@@ -1,47 +1,48 @@
 package io.switchboard.examples;
 
-import io.switchboard.components.echo.EchoComponent;
-import io.switchboard.components.echo.EchoService;
-import io.switchboard.components.matrix.MatrixWorkerComponent;
-import io.switchboard.components.matrix.MatrixWorkerService;
-import io.switchboard.components.simulation.SimulatorComponent;
-import io.switchboard.components.simulation.SimulatorService;
-import io.switchboard.components.simulation.optimizer.OptimizerComponent;
-import io.switchboard.components.simulation.optimizer.OptimizerService;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.registry.ComponentEntry;
+import io.switchboard.server.ComponentContext;
+import io.switchboard.server.ComponentProvider;
+import io.switchboard.server.ComponentProviders;
 import io.switchboard.server.ComponentServer;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ./switchboard serve COMPONENT}: exports a component, binds it, serves until stopped, then unbinds. */
+/**
+ * {@code ./switchboard serve COMPONENT [--classpath JARS]}: finds the component on the class path
+ * (its {@link ComponentProvider}, which the interface compiler generates), exports it, binds it,
+ * serves until stopped, then unbinds. The bundled components are found the same way as a team's own.
+ *
+ * <pre>{@code
+ * ./switchboard serve echo --registry http://127.0.0.1:8081/axis2/services/Registry
+ * ./switchboard serve Stats --classpath target/stats-1.0-SNAPSHOT.jar --registry http://127.0.0.1:8081/axis2/services/Registry
+ * }</pre>
+ */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = "Export a component on every protocol, bind it in a registry, serve until stopped "
-                + "(Ctrl-C or SIGTERM unbinds it first).")
+        description = "Export a component found on the class path on every protocol, bind it in a registry, serve "
+                + "until stopped (Ctrl-C or SIGTERM unbinds it first).")
 final class ServeCommand implements Callable<Integer> {
-    /**
-     * The components by the name {@code serve} takes; each is made from the registry's URL, which
-     * those that call other components (a matrix worker its neighbours, the optimizer the
-     * simulator) use to find them.
-     */
-    static final Map<String, Function<String, Skeleton>> COMPONENTS = Map.of(
-            "echo", registryUrl -> EchoComponent.skeleton(new EchoService()),
-            // its shutdown operation stops the process; the shutdown hook below unbinds it first
-            "matrix-worker", registryUrl -> MatrixWorkerComponent.skeleton(
-                    new MatrixWorkerService(registryUrl, () -> System.exit(0))),
-            // it finds the progress callbacks its callers name in the registry
-            "simulator", registryUrl -> SimulatorComponent.skeleton(new SimulatorService(registryUrl)),
-            "optimizer", registryUrl -> OptimizerComponent.skeleton(new OptimizerService(registryUrl)));
-
-    @Parameters(index = "0", description = "The component: ${COMPLETION-CANDIDATES}.", completionCandidates = Names.class)
+    @Parameters(index = "0", paramLabel = "COMPONENT", description = "The component's name, without regard to case, "
+            + "hyphens or underscores: a bundled one (echo, matrix-worker, simulator, optimizer) or one in --classpath. "
+            + "An unknown name lists those found.")
     String component;
+
+    @Option(names = "--classpath", paramLabel = "JARS", split = "${sys:path.separator}", description = "Jars or class "
+            + "directories to find the component in, separated by '${sys:path.separator}' (repeatable). Name the "
+            + "component's own dependencies too; Switchboard's runtime and protocols are here already.")
+    List<Path> classpath = new ArrayList<>();
 
     @Option(names = "--registry", required = true, description = "The registry's SOAP endpoint, as "
             + "'./switchboard registry' prints it.")
@@ -52,6 +53,10 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on (default ${DEFAULT-VALUE}).")
     String bind;
+
+    @Option(names = "--advertise", description = "Host name or address the component's endpoints publish, for "
+            + "callers on other hosts (default: the bind address; with --bind 0.0.0.0, the first non-loopback address).")
+    String advertise;
 
     @Option(names = "--name", description = "Name to bind under (default: the component's own).")
     String name;
@@ -64,34 +69,59 @@ final class ServeCommand implements Callable<Integer> {
             + Secrets.ENV + " environment variable).")
     Path secretFile;
 
-    static final class Names extends java.util.ArrayList<String> {
-        Names() {
-            super(new java.util.TreeSet<>(COMPONENTS.keySet()));
+    @Override
+    public Integer call() throws InterruptedException {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        // before anything is looked up: providers of every kind (components, protocols, codecs) come
+        // through the context class loader, and threads the server starts inherit it
+        URLClassLoader extra = classpath.isEmpty() ? null : loader(classpath);
+        if (extra != null) {
+            thread.setContextClassLoader(extra);
+        }
+        try {
+            return serve();
+        } finally {
+            thread.setContextClassLoader(previous);
         }
     }
 
-    @Override
-    public Integer call() throws InterruptedException {
-        Function<String, Skeleton> factory = COMPONENTS.get(component);
-        if (factory == null) {
-            throw new IllegalArgumentException("unknown component '" + component + "' (known: "
-                    + new java.util.TreeSet<>(COMPONENTS.keySet()) + ")");
+    private static URLClassLoader loader(List<Path> entries) {
+        List<URL> urls = new ArrayList<>();
+        for (Path entry : entries) {
+            if (!Files.exists(entry)) {
+                throw new IllegalArgumentException("--classpath: no such file or directory: " + entry);
+            }
+            try {
+                urls.add(entry.toAbsolutePath().toUri().toURL());
+            } catch (MalformedURLException e) {
+                throw new IllegalArgumentException("--classpath: not a usable path: " + entry, e);
+            }
         }
+        return new URLClassLoader("serve-classpath", urls.toArray(URL[]::new), ServeCommand.class.getClassLoader());
+    }
+
+    private int serve() throws InterruptedException {
+        ComponentProvider provider = ComponentProviders.find(component);
+        String secret = Secrets.read(secretFile);
+        CountDownLatch stopped = new CountDownLatch(1);
+        ServerSettings settings = ServerSettings.defaults().withBindAddress(bind);
         ComponentServer server = ComponentServer.builder()
-                .settings(ServerSettings.defaults().withBindAddress(bind))
+                .settings(advertise == null ? settings : settings.withAdvertisedHost(advertise))
                 .port("soap", port)
-                .registry(registry, Secrets.read(secretFile))
+                .registry(registry, secret)
                 .lease(java.time.Duration.ofSeconds(leaseSeconds))
                 .build();
         ComponentEntry entry;
         try {
-            Skeleton skeleton = factory.apply(registry);
+            // a component that stops its host (a matrix worker's shutdown) ends this command; the exit
+            // that follows runs the shutdown hook below, which unbinds it first
+            Skeleton skeleton = provider.create(ComponentContext.of(registry, secret, stopped::countDown));
             entry = name == null ? server.export(skeleton) : server.export(name, skeleton);
         } catch (RuntimeException e) {
             server.close();
             throw e;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
             stopped.countDown();
@@ -101,6 +131,7 @@ final class ServeCommand implements Callable<Integer> {
         System.out.println("bound in  " + registry + (entry.leased() ? " (lease " + entry.leaseSeconds() + " s)" : ""));
         System.out.flush();
         stopped.await();
+        server.close();
         return 0;
     }
 }

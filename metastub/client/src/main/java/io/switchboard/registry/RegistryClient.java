@@ -41,6 +41,8 @@ import java.util.List;
 public final class RegistryClient implements AutoCloseable {
     /** The longest a watch waits for a change; under the SOAP server's 60 s idle timeout. */
     public static final int MAX_WATCH_SECONDS = 25;
+    /** The longest a registry call waits for its answer (a client's shorter call timeout applies). */
+    private static final Duration MAX_CALL_TIMEOUT = Duration.ofSeconds(30);
     private final ReplicatedChannel channel;
     private final RegistryStub stub;
     private final String credential;
@@ -63,7 +65,10 @@ public final class RegistryClient implements AutoCloseable {
         }
         this.urls = List.copyOf(urls);
         this.credential = credential;
-        ClientSettings callSettings = settings.withCallTimeout(Duration.ofSeconds(30));
+        // the client's call timeout, at most 30 s: a registry that is cut off costs a caller
+        // that wants to move on quickly (a short call timeout) no more than that before the next one
+        ClientSettings callSettings = settings.withCallTimeout(
+                settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout() : MAX_CALL_TIMEOUT);
         String failsafe = registries.get(0).endpoints().get(0).protocol();
         this.channel = new ReplicatedChannel("Registry", registries,
                 e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols(failsafe).endpoints(e.endpoints())
@@ -140,8 +145,19 @@ public final class RegistryClient implements AutoCloseable {
      * again). {@link ComponentServer} calls this on its heartbeat.
      */
     public boolean renew(String name, String instanceId) {
+        return renew(name, instanceId, null);
+    }
+
+    /**
+     * {@link #renew(String, String)} with a timeout per registry tried (null: the client's). A
+     * heartbeat passes its own period: a registry that does not answer within it is as good as
+     * gone, and the next one must be asked while the lease still runs (with the default 30 s, a
+     * component whose first registry was cut off dropped out of the registry for 30 s).
+     */
+    public boolean renew(String name, String instanceId, Duration timeout) {
         try {
-            return stub.renew(name, instanceId, credential);
+            RegistryStub s = timeout == null ? stub : stub.withOptions(CallOptions.DEFAULT.withTimeout(timeout));
+            return s.renew(name, instanceId, credential);
         } catch (RenewFaultException e) {
             throw new RegistryException(e.getFaultInfo().getCode(), "renew " + name + ": "
                     + e.getFaultInfo().getReason());

@@ -60,6 +60,8 @@ public final class ComponentServer implements AutoCloseable {
     private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
     private final int leaseSeconds;
     private final ScheduledExecutorService heartbeat;
+    /** A renew waits one heartbeat period per registry (1 s at least), so that the next registry is asked within the lease. */
+    private final Duration renewTimeout;
     private boolean closed;
 
     private ComponentServer(Builder b) {
@@ -80,9 +82,11 @@ public final class ComponentServer implements AutoCloseable {
                 return t;
             });
             long every = Math.max(100, b.lease.toMillis() / 3);
+            renewTimeout = Duration.ofMillis(Math.max(1000, every));
             heartbeat.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.MILLISECONDS);
         } else {
             heartbeat = null;
+            renewTimeout = null;
         }
     }
 
@@ -90,7 +94,7 @@ public final class ComponentServer implements AutoCloseable {
     private void renewAll() {
         for (ComponentEntry e : bound) {
             try {
-                if (!registry.renew(e.name(), e.instanceId())) {
+                if (!registry.renew(e.name(), e.instanceId(), renewTimeout)) {
                     registry.rebind(e);
                     LOG.info("the registry no longer held {} ({}); bound it again", e.name(), e.instanceId());
                 }

@@ -3,10 +3,15 @@ package io.switchboard.testing;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,41 +24,91 @@ import java.util.concurrent.TimeUnit;
  *     String url = registry.await("registry");
  * }
  * }</pre>
+ *
+ * A daemon thread reads the child's standard output as it comes, so a child that prints more than
+ * a pipe holds never blocks on it, and {@link #await} can give up after a time instead of hanging
+ * a test on a child that stopped talking.
  */
 public final class ChildJvm implements AutoCloseable {
-    private final Process process;
-    private final BufferedReader out;
-    private final Path stderr;
+    /** How long {@link #await(String)} waits for its line: far above any start-up seen, below a test's patience. */
+    public static final Duration DEFAULT_AWAIT = Duration.ofMinutes(2);
+    /** Put on the queue once the output ended, so that a reader waiting for a line learns that none will come. */
+    private static final String END = new String("end of output");
 
-    private ChildJvm(Process process, Path stderr) {
+    private final Process process;
+    private final Path stderr;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+    private ChildJvm(Process process, Path stderr, String name) {
         this.process = process;
         this.stderr = stderr;
-        this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        Thread reader = new Thread(this::readOutput, "child-output-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    private void readOutput() {
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                lines.add(line);
+            }
+        } catch (IOException e) {
+            // the process was killed under the reader: the output ends here
+        } finally {
+            lines.add(END);
+        }
     }
 
     /** {@code java -Xmx256m -cp THIS_CLASS_PATH MAIN ARGS}, standard error to {@code stderr}. */
     public static ChildJvm start(Path stderr, Class<?> main, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), main.getName()));
+        return start(List.of(), List.of("-Xmx256m"), stderr, main, args);
+    }
+
+    /**
+     * {@code LAUNCHER... java JVM_OPTIONS -cp THIS_CLASS_PATH MAIN ARGS}: the launcher runs the JVM
+     * somewhere else, e.g. {@code ip netns exec NS} in a network namespace (it must exec the
+     * command, so that killing the process kills the JVM).
+     */
+    public static ChildJvm start(List<String> launcher, List<String> jvmOptions, Path stderr, Class<?> main,
+                                 String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(launcher);
+        cmd.addAll(javaCommand(jvmOptions, main, args));
+        return new ChildJvm(new ProcessBuilder(cmd).redirectError(stderr.toFile()).start(), stderr,
+                main.getSimpleName());
+    }
+
+    /** The command line of {@link #start}: this JVM's {@code java}, the options, quick start-up, this class path. */
+    public static List<String> javaCommand(List<String> jvmOptions, Class<?> main, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), main.getName()));
         cmd.addAll(List.of(args));
-        return new ChildJvm(new ProcessBuilder(cmd).redirectError(stderr.toFile()).start(), stderr);
+        return cmd;
     }
 
     /**
      * Everything the process prints until it ends; an {@link IllegalStateException} with its
      * standard error when it exits with a status other than 0 or is still running after {@code limit}.
      */
-    public String outputUntilExit(java.time.Duration limit) throws IOException, InterruptedException {
+    public String outputUntilExit(Duration limit) throws IOException, InterruptedException {
+        long end = System.nanoTime() + limit.toNanos();
         StringBuilder all = new StringBuilder();
-        for (String line = out.readLine(); line != null; line = out.readLine()) {
+        for (String line = lines.poll(limit.toMillis(), TimeUnit.MILLISECONDS); line != END;
+             line = lines.poll(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            if (line == null) {
+                throw new IllegalStateException("the child process did not end within " + limit + ":\n" + all);
+            }
             all.append(line).append('\n');
         }
-        if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+        lines.add(END);
+        if (!process.waitFor(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("the child process did not end within " + limit);
         }
         if (process.exitValue() != 0) {
             throw new IllegalStateException("the child process exited with " + process.exitValue() + ":\n" + all
-                    + java.nio.file.Files.readString(stderr));
+                    + Files.readString(stderr));
         }
         return all.toString();
     }
@@ -63,14 +118,61 @@ public final class ChildJvm implements AutoCloseable {
         return process;
     }
 
-    /** Reads output until a line starts with {@code prefix}; returns the rest of it. */
+    /** Reads output until a line starts with {@code prefix}; returns the rest of it. Waits {@link #DEFAULT_AWAIT} at most. */
     public String await(String prefix) throws IOException {
-        for (String line = out.readLine(); line != null; line = out.readLine()) {
-            if (line.startsWith(prefix)) {
-                return line.substring(prefix.length()).trim();
+        return await(prefix, DEFAULT_AWAIT);
+    }
+
+    /**
+     * Reads output until a line starts with {@code prefix} and returns the rest of it; lines
+     * before it are skipped. An {@link IllegalStateException} with the end of the child's
+     * standard error when the output ends first or nothing matched within {@code limit}.
+     */
+    public String await(String prefix, Duration limit) throws IOException {
+        long end = System.nanoTime() + limit.toNanos();
+        try {
+            while (true) {
+                String line = lines.poll(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line == null) {
+                    throw new IllegalStateException("the child process printed no line starting with '" + prefix
+                            + "' within " + limit + stderrTail());
+                }
+                if (line == END) {
+                    lines.add(END);
+                    throw new IllegalStateException("the child process ended before printing '" + prefix + "'"
+                            + stderrTail());
+                }
+                if (line.startsWith(prefix)) {
+                    return line.substring(prefix.length()).trim();
+                }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for '" + prefix + "'", e);
         }
-        throw new IllegalStateException("the child process ended before printing '" + prefix + "'");
+    }
+
+    /** Writes one line to the child's standard input: a command to a child that reads them. */
+    public void send(String line) throws IOException {
+        OutputStream in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    /** Sends {@code command} and returns the rest of the answer line that starts with the command's first word. */
+    public String ask(String command, Duration limit) throws IOException {
+        send(command);
+        return await(command.split(" ", 2)[0] + " ", limit);
+    }
+
+    private String stderrTail() {
+        try {
+            String err = Files.readString(stderr);
+            return "; the end of its standard error (" + stderr + "):\n"
+                    + err.substring(Math.max(0, err.length() - 4000));
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     /** SIGKILL: no shutdown hook, no unbind, no flush. */

@@ -2,6 +2,7 @@ package io.switchboard.components.matrix;
 
 import io.switchboard.metastub.Policies;
 import io.switchboard.client.Switchboard;
+import io.switchboard.server.ComponentContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,15 @@ public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
     public MatrixWorkerService(String registryUrl, Runnable onShutdown) {
         this.registryUrl = registryUrl;
         this.onShutdown = onShutdown;
+    }
+
+    /**
+     * A worker served from the class path ({@code ./switchboard serve matrix-worker}): neighbours are
+     * looked up in the context's registry, and {@code shutdown} stops the serving process if its host
+     * lets components do that.
+     */
+    public MatrixWorkerService(ComponentContext context) {
+        this(context.registryUrl(), context.canStopServing() ? context::stopServing : null);
     }
 
     /** One Cannon job: the grid position, the blocks and the progress. */

@@ -4,6 +4,7 @@ import io.switchboard.components.simulation.progress.Progress;
 import io.switchboard.components.simulation.progress.ProgressComponent;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.client.Switchboard;
+import io.switchboard.server.ComponentContext;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,12 +34,17 @@ public final class SimulatorService implements Simulator, AutoCloseable {
 
     /** A simulator that cannot call back: {@code simulateWithProgress} is refused with its fault. */
     public SimulatorService() {
-        this(null);
+        this((String) null);
     }
 
     /** A simulator that finds progress callbacks in the registry at {@code registryUrl}. */
     public SimulatorService(String registryUrl) {
         this.registryUrl = registryUrl;
+    }
+
+    /** A simulator served from the class path: progress callbacks are found in the context's registry. */
+    public SimulatorService(ComponentContext context) {
+        this(context.registryUrl());
     }
 
     @Override

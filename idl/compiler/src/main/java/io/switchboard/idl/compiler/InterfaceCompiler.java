@@ -1,5 +1,6 @@
 package io.switchboard.idl.compiler;
 
+import com.squareup.javapoet.ClassName;
 import com.squareup.javapoet.JavaFile;
 import com.squareup.javapoet.TypeSpec;
 import io.switchboard.idl.ComplexTypeModel;
@@ -29,25 +30,47 @@ import java.util.Objects;
  *       setter calls in schema order;</li>
  *   <li>resources beside them: the schema itself, the WSDL ({@code Echo.wsdl}), the gRPC
  *       contract of the bulk protocol ({@code Echo.proto}) and the typed protobuf form of the same
- *       interface ({@code Echo.typed.proto}, see {@link #typedProtoName}).</li>
+ *       interface ({@code Echo.typed.proto}, see {@link #typedProtoName});</li>
+ *   <li>given the implementation class, a component provider ({@code EchoComponentProvider}) and its
+ *       line in {@code META-INF/services/io.switchboard.server.ComponentProvider} under the resource
+ *       directory, so that a server finds the component on the class path.</li>
  * </ul>
  *
  * <pre>{@code
  * new InterfaceCompiler().compile(Path.of("src/main/xsd/echo.xsd"), "io.example.echo",
- *         Path.of("target/generated-sources/switchboard"), Path.of("target/generated-resources/switchboard"));
+ *         Path.of("target/generated-sources/switchboard"), Path.of("target/generated-resources/switchboard"),
+ *         "io.example.echo.EchoService");
  * }</pre>
  */
 public final class InterfaceCompiler {
 
-    /** What one compilation wrote. */
-    public record Result(InterfaceModel model, List<Path> sources, List<Path> resources) {
+    /** Where a server finds component providers, relative to the resource directory. */
+    public static final String PROVIDER_SERVICES = "META-INF/services/io.switchboard.server.ComponentProvider";
+
+    /**
+     * What one compilation wrote.
+     *
+     * @param provider the component provider's class name, or null when no implementation was given
+     */
+    public record Result(InterfaceModel model, List<Path> sources, List<Path> resources, String provider) {
     }
 
+    /** Compiles without a component provider: for interfaces a module only calls, or serves by hand. */
     public Result compile(Path schema, String javaPackage, Path sourceDir, Path resourceDir) {
+        return compile(schema, javaPackage, sourceDir, resourceDir, null);
+    }
+
+    /**
+     * Compiles, and with {@code implementation} (a class name, qualified or in {@code javaPackage})
+     * also writes the component provider and its service line; without it, removes a provider that an
+     * earlier compilation into the same directories wrote, so a stale one is never served.
+     */
+    public Result compile(Path schema, String javaPackage, Path sourceDir, Path resourceDir, String implementation) {
         Objects.requireNonNull(javaPackage, "javaPackage");
-        if (!javaPackage.matches("[a-zA-Z_][\\w]*(\\.[a-zA-Z_][\\w]*)*")) {
+        if (!javaPackage.matches(QUALIFIED_NAME)) {
             throw new SchemaException("'" + javaPackage + "' is not a Java package name");
         }
+        ClassName implementationClass = implementation == null ? null : implementationClass(implementation, javaPackage);
         InterfaceModel model = SchemaReader.read(schema);
         String schemaFile = schema.getFileName().toString();
         CompileContext ctx = new CompileContext(model, javaPackage, schemaFile);
@@ -77,6 +100,9 @@ public final class InterfaceCompiler {
         specs.add(service.stubClass());
         specs.add(new CodecGenerator(ctx).generate());
         specs.add(service.holderClass(schemaFile, wsdlName, protoName, CodecGenerator.className(ctx)));
+        if (implementationClass != null) {
+            specs.add(service.providerClass(implementationClass));
+        }
 
         try {
             List<Path> sources = new ArrayList<>();
@@ -99,7 +125,15 @@ public final class InterfaceCompiler {
             Files.writeString(proto, new ProtoWriter(ctx).write(), StandardCharsets.UTF_8);
             Path typedProto = resDir.resolve(typedProtoName(model.componentName()));
             Files.writeString(typedProto, typedProtoText, StandardCharsets.UTF_8);
-            return new Result(model, sources, List.of(schemaCopy, wsdl, proto, typedProto));
+            String provider = service.provider().canonicalName();
+            List<Path> resources = new ArrayList<>(List.of(schemaCopy, wsdl, proto, typedProto));
+            if (implementationClass != null) {
+                resources.add(updateProviderServices(resourceDir, provider, true));
+            } else {
+                Files.deleteIfExists(sourceDir.resolve(provider.replace('.', '/') + ".java"));
+                updateProviderServices(resourceDir, provider, false);
+            }
+            return new Result(model, sources, resources, implementationClass == null ? null : provider);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write generated files: " + e.getMessage(), e);
         }
@@ -111,6 +145,41 @@ public final class InterfaceCompiler {
      */
     public static String typedProtoName(String componentName) {
         return componentName + ".typed.proto";
+    }
+
+    private static final String QUALIFIED_NAME = "[a-zA-Z_][\\w]*(\\.[a-zA-Z_][\\w]*)*";
+
+    private static ClassName implementationClass(String implementation, String javaPackage) {
+        String name = implementation.strip();
+        if (!name.matches(QUALIFIED_NAME) || !javax.lang.model.SourceVersion.isName(name)) {
+            throw new SchemaException("implementation '" + implementation + "' is not a Java class name");
+        }
+        int dot = name.lastIndexOf('.');
+        return dot < 0 ? ClassName.get(javaPackage, name) : ClassName.get(name.substring(0, dot), name.substring(dot + 1));
+    }
+
+    /**
+     * Adds or removes one provider's line in the services file, keeping the others: several schemas
+     * of one module share the file. The file goes when its last line does.
+     */
+    private static Path updateProviderServices(Path resourceDir, String provider, boolean present) throws IOException {
+        Path file = resourceDir.resolve(PROVIDER_SERVICES);
+        java.util.TreeSet<String> lines = new java.util.TreeSet<>();
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (!line.isBlank()) {
+                    lines.add(line.strip());
+                }
+            }
+        }
+        boolean changed = present ? lines.add(provider) : lines.remove(provider);
+        if (lines.isEmpty()) {
+            Files.deleteIfExists(file);
+        } else if (changed) {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+        }
+        return file;
     }
 
     /** The package's namespace and qualified element form, as JAXB reads them from package-info. */

@@ -33,6 +33,10 @@ final class ServiceGenerator {
     static final ClassName CALL_OPTIONS = ClassName.get("io.switchboard.protocol", "CallOptions");
     static final ClassName REMOTE_INVOCATION = ClassName.get("io.switchboard.protocol", "RemoteInvocationException");
     static final ClassName ASYNC_CALLS = ClassName.get("io.switchboard.protocol", "AsyncCalls");
+    /** Server runtime types a component provider uses; by name too, the compiler does not depend on the server. */
+    static final ClassName COMPONENT_PROVIDER = ClassName.get("io.switchboard.server", "ComponentProvider");
+    static final ClassName COMPONENT_PROVIDERS = ClassName.get("io.switchboard.server", "ComponentProviders");
+    static final ClassName COMPONENT_CONTEXT = ClassName.get("io.switchboard.server", "ComponentContext");
 
     private final CompileContext ctx;
     private final String component;
@@ -40,6 +44,7 @@ final class ServiceGenerator {
     private final ClassName holder;
     private final ClassName skeleton;
     private final ClassName stub;
+    private final ClassName provider;
 
     ServiceGenerator(CompileContext ctx) {
         this.ctx = ctx;
@@ -48,12 +53,19 @@ final class ServiceGenerator {
         this.holder = ClassName.get(ctx.javaPackage, component + "Component");
         this.skeleton = ClassName.get(ctx.javaPackage, component + "Skeleton");
         this.stub = ClassName.get(ctx.javaPackage, component + "Stub");
+        this.provider = ClassName.get(ctx.javaPackage, component + "ComponentProvider");
+    }
+
+    /** The component provider's class, written only when the configuration names an implementation. */
+    ClassName provider() {
+        return provider;
     }
 
     /** Names this generator claims, so the compiler can refuse schema types that collide with them. */
     List<String> generatedNames() {
-        List<String> names = new ArrayList<>(List.of(iface.simpleName(), holder.simpleName(),
-                skeleton.simpleName(), stub.simpleName(), CodecGenerator.className(ctx).simpleName()));
+        // the provider's name is claimed even without an implementation, so adding one later breaks nothing
+        List<String> names = new ArrayList<>(List.of(iface.simpleName(), holder.simpleName(), skeleton.simpleName(),
+                stub.simpleName(), provider.simpleName(), CodecGenerator.className(ctx).simpleName()));
         for (OperationModel op : ctx.model.operations()) {
             if (op.fault() != null) {
                 names.add(faultException(op).simpleName());
@@ -321,6 +333,32 @@ final class ServiceGenerator {
                 .addMethod(MethodSpec.methodBuilder("stub").addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                         .returns(stub).addParameter(CHANNEL, "channel")
                         .addStatement("return new $T(channel)", stub).build())
+                .build();
+    }
+
+    /**
+     * {@code XxxComponentProvider}: lets a server find the component on the class path and make it
+     * from {@code implementation}, whose constructor is picked by reflection once per serving. The
+     * call {@code XxxComponent.skeleton(...)} makes javac check that the class implements the interface.
+     */
+    TypeSpec providerClass(ClassName implementation) {
+        return TypeSpec.classBuilder(provider).addModifiers(Modifier.PUBLIC, Modifier.FINAL)
+                .addSuperinterface(COMPONENT_PROVIDER)
+                .addJavadoc("Lets a server find the $L component on the class path and serve {@link $T}\n"
+                        + "(listed in {@code META-INF/services/$L}):\n\n<pre>{@code\n"
+                        + "./switchboard serve $L --classpath my-component.jar --registry URL\n}</pre>\n"
+                        + "<p>The implementation is made by its public constructor taking a {@link $T}, or else\n"
+                        + "its public no-argument one.\n",
+                        component, implementation, COMPONENT_PROVIDER.canonicalName(), component, COMPONENT_CONTEXT)
+                .addJavadoc(ctx.generatedNote())
+                .addMethod(MethodSpec.methodBuilder("name").addAnnotation(Override.class).addModifiers(Modifier.PUBLIC)
+                        .returns(String.class).addStatement("return $S", component).build())
+                .addMethod(MethodSpec.methodBuilder("create").addAnnotation(Override.class)
+                        .addModifiers(Modifier.PUBLIC).returns(SKELETON)
+                        .addParameter(COMPONENT_CONTEXT, "context")
+                        .addStatement("return $T.skeleton($T.instantiate($T.class, context))", holder,
+                                COMPONENT_PROVIDERS, implementation)
+                        .build())
                 .build();
     }
 

@@ -1,6 +1,7 @@
 package io.switchboard.idl.compiler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import io.switchboard.idl.SchemaException;
 import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import javax.wsdl.Definition;
 import javax.wsdl.factory.WSDLFactory;
 import javax.wsdl.xml.WSDLReader;
@@ -85,5 +87,45 @@ class InterfaceCompilerTest {
         Path f = write("Node", "Thing");
         assertThrows(SchemaException.class,
                 () -> new InterfaceCompiler().compile(f, "com.example.1t", dir.resolve("src"), dir.resolve("res")));
+    }
+
+    @Test
+    void anImplementationGetsAProviderAndAServiceLineThatFollowTheConfiguration() throws Exception {
+        Path thing = write("Node", "Thing");
+        Path other = Files.writeString(dir.resolve("other.xsd"), Files.readString(thing)
+                .replace("name='Thing'", "name='Other'").replace("urn:t", "urn:o"));
+        Path src = dir.resolve("src");
+        Path res = dir.resolve("res");
+        Path services = res.resolve(InterfaceCompiler.PROVIDER_SERVICES);
+        Path thingProvider = src.resolve("com/example/t/ThingComponentProvider.java");
+
+        InterfaceCompiler.Result r = new InterfaceCompiler().compile(thing, "com.example.t", src, res, "ThingService");
+        assertEquals("com.example.t.ThingComponentProvider", r.provider());
+        String provider = Files.readString(thingProvider);
+        assertTrue(provider.contains("implements ComponentProvider") && provider.contains("return \"Thing\";")
+                && provider.contains("ThingComponent.skeleton(ComponentProviders.instantiate(ThingService.class, context))"),
+                "a simple name is a class of the schema's package:\n" + provider);
+        new InterfaceCompiler().compile(other, "com.example.o", src, res, "org.acme.OtherImpl");
+        assertTrue(Files.readString(src.resolve("com/example/o/OtherComponentProvider.java"))
+                .contains("import org.acme.OtherImpl;"));
+        assertEquals(List.of("com.example.o.OtherComponentProvider", "com.example.t.ThingComponentProvider"),
+                Files.readAllLines(services), "schemas of one module share the services file");
+
+        InterfaceCompiler.Result without = new InterfaceCompiler().compile(thing, "com.example.t", src, res);
+        assertEquals(null, without.provider());
+        assertFalse(Files.exists(thingProvider), "a provider left from an earlier build would still be served");
+        assertEquals(List.of("com.example.o.OtherComponentProvider"), Files.readAllLines(services));
+        new InterfaceCompiler().compile(other, "com.example.o", src, res, null);
+        assertFalse(Files.exists(services), "no providers, no services file");
+    }
+
+    @Test
+    void refusesAnImplementationThatIsNotAClassName() throws Exception {
+        Path f = write("Node", "Thing");
+        for (String bad : List.of("com.example.1Thing", "com.example.class.Thing", "Thing Service", "")) {
+            SchemaException e = assertThrows(SchemaException.class, () -> new InterfaceCompiler()
+                    .compile(f, "com.example.t", dir.resolve("src"), dir.resolve("res"), bad), bad);
+            assertTrue(e.getMessage().contains("is not a Java class name"), e.getMessage());
+        }
     }
 }

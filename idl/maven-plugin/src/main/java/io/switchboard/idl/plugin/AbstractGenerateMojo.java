@@ -18,7 +18,9 @@ abstract class AbstractGenerateMojo extends AbstractMojo {
 
     /**
      * The schemas to compile:
-     * {@code <schemas><schema><file>src/main/xsd/echo.xsd</file><packageName>com.example.echo</packageName></schema></schemas>}.
+     * {@code <schemas><schema><file>src/main/xsd/echo.xsd</file><packageName>com.example.echo</packageName></schema></schemas>};
+     * a schema with {@code <implementation>com.example.echo.EchoService</implementation>} also gets a
+     * component provider and its {@code META-INF/services} line in the generated resources.
      */
     @Parameter(required = true)
     List<SchemaSpec> schemas;
@@ -46,9 +48,10 @@ abstract class AbstractGenerateMojo extends AbstractMojo {
             File file = spec.file.isAbsolute() ? spec.file : new File(project.getBasedir(), spec.file.getPath());
             try {
                 InterfaceCompiler.Result r = compiler.compile(file.toPath(), spec.packageName, sourceDir().toPath(),
-                        resourceDir().toPath());
+                        resourceDir().toPath(), spec.implementation);
                 getLog().info("Compiled " + file.getName() + ": component " + r.model().componentName() + ", "
-                        + r.model().operations().size() + " operations, " + r.sources().size() + " sources");
+                        + r.model().operations().size() + " operations, " + r.sources().size() + " sources"
+                        + (r.provider() == null ? "" : "; served from the class path as " + spec.implementation));
             } catch (SchemaException e) {
                 throw new MojoFailureException(e.getMessage(), e);
             }

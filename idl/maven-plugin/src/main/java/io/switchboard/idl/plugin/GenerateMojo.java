@@ -15,7 +15,14 @@ import org.apache.maven.plugins.annotations.Parameter;
  *   <artifactId>switchboard-maven-plugin</artifactId>
  *   <executions><execution><goals><goal>generate</goal></goals></execution></executions>
  *   <configuration>
- *     <schemas><schema><file>src/main/xsd/echo.xsd</file><packageName>com.example.echo</packageName></schema></schemas>
+ *     <schemas>
+ *       <schema>
+ *         <file>src/main/xsd/echo.xsd</file>
+ *         <packageName>com.example.echo</packageName>
+ *         <!-- optional: servers find the component on the class path (./switchboard serve Echo) -->
+ *         <implementation>com.example.echo.EchoService</implementation>
+ *       </schema>
+ *     </schemas>
  *   </configuration>
  * </plugin>
  * }</pre>

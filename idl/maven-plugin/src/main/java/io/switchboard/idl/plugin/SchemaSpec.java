@@ -8,9 +8,14 @@ public class SchemaSpec {
     File file;
     /** The Java package of the generated code. */
     String packageName;
+    /**
+     * The class that implements the component's interface (qualified, or in {@link #packageName}); when
+     * set, a component provider is generated so that servers find the component on the class path.
+     */
+    String implementation;
 
     @Override
     public String toString() {
-        return file + " -> " + packageName;
+        return file + " -> " + packageName + (implementation == null ? "" : " (implementation " + implementation + ")");
     }
 }

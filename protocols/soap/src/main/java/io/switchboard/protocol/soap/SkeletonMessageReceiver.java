@@ -109,9 +109,8 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return request;
         } catch (JAXBException | RuntimeException e) {
-            RequestTooLargeException tooLarge = RequestTooLargeException.findIn(e);
-            if (tooLarge != null) {
-                throw tooLarge.toAxisFault(in);
+            if (SoapFaults.httpStatus(e) == 413) {   // the body went past the size limit: SoapServlet answers 413
+                throw AxisFault.makeFault(e);
             }
             if (e instanceof Graphs.GraphLimitException) {
                 throw refused(in, "node-limit", e.getMessage());

@@ -37,6 +37,19 @@ final class SoapFaults {
         return mc != null && mc.getEnvelope() != null && !mc.isSOAP11();
     }
 
+    /**
+     * The HTTP status that a Jetty exception in the cause chain carries, or -1: a body read past the
+     * server's size limit fails with 413.
+     */
+    static int httpStatus(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.eclipse.jetty.http.HttpException h) {
+                return h.getCode();
+            }
+        }
+        return -1;
+    }
+
     static String rootMessage(Throwable t) {
         Throwable c = t;
         while (c.getCause() != null && c.getCause() != c) {

@@ -8,18 +8,10 @@ import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
-import java.io.IOException;
 import java.io.StringReader;
-import java.net.InetAddress;
 import java.net.URL;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLContext;
 import javax.wsdl.Definition;
 import javax.wsdl.WSDLException;
 import javax.wsdl.factory.WSDLFactory;
@@ -33,36 +25,59 @@ import org.apache.axis2.description.AxisService;
 import org.apache.axis2.description.InOnlyAxisOperation;
 import org.apache.axis2.description.InOutAxisOperation;
 import org.apache.axis2.description.Parameter;
-import org.apache.axis2.transport.http.SimpleHTTPServer;
-import org.apache.axis2.transport.http.server.HttpConnectionManager;
-import org.apache.axis2.transport.http.server.HttpFactory;
-import org.apache.axis2.transport.http.server.IOProcessor;
+import org.apache.axis2.description.TransportInDescription;
+import org.apache.axis2.engine.ListenerManager;
+import org.apache.axis2.transport.http.AxisServletListener;
 import org.apache.axis2.wsdl.WSDLConstants;
-import org.apache.hc.core5.http.config.Http1Config;
-import org.apache.hc.core5.http.io.SocketConfig;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.ConnectionFactory;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.server.handler.SizeLimitHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xml.sax.InputSource;
 
 /**
- * Axis2 embedded without a servlet container: one HTTP listener, any number of components at
- * {@code http://HOST:PORT/axis2/services/NAME}, each with its compiler-made WSDL at {@code ?wsdl}.
- * Request bodies over the configured limit are refused with HTTP 413 before they are parsed.
+ * The SOAP listener: Axis2's servlet on an embedded Jetty 12, one Jetty for every component of the
+ * server at {@code http://HOST:PORT/axis2/services/NAME}, each with its compiler-made WSDL at
+ * {@code ?wsdl}. The bounds of {@link ServerSettings}, each from Jetty:
+ * <ul>
+ * <li>a request body over {@code maxMessageBytes} is answered 413 before it is parsed, by its
+ *     {@code Content-Length} or, when chunked, as the count passes the limit (Jetty's
+ *     {@link SizeLimitHandler}; the fault is written by {@link SoapErrorHandler});</li>
+ * <li>a request must arrive within {@code requestTimeout} plus its size at
+ *     {@code minRequestBytesPerSecond}, or gets 408 ({@link SoapEndPoint});</li>
+ * <li>a connection idle for {@code idleTimeout} is closed (the connector's idle timeout);</li>
+ * <li>at {@code maxConnections} a new connection displaces the longest idle one, or gets 503
+ *     ({@link SoapConnector});</li>
+ * <li>TLS from {@code tls} through Jetty's {@link SslContextFactory.Server};</li>
+ * <li>at most {@code maxConnections} + {@value #THREAD_SLACK} threads; a thread serves a request
+ *     only while it runs, idle connections take none.</li>
+ * </ul>
+ * Closing stops accepting, closes idle connections at once and lets each request in progress
+ * finish its answer (for up to {@value #STOP_MILLIS} ms), which ends its connection.
  */
 final class SoapServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(SoapServer.class);
     static final String CONFIG = "switchboard-axis2.xml";
-
-    static {
-        // Without it, stopping waits a fixed 3 s whenever a keep-alive connection is open.
-        System.setProperty("org.apache.axis2.transport.http.server.fastShutdown", "true");
-    }
+    /** Threads beyond one per connection: the acceptor, the selector and Jetty's reserved threads. */
+    private static final int THREAD_SLACK = 16;
+    private static final long STOP_MILLIS = 5_000;
 
     private final ServerSettings settings;
     private final Map<String, Skeleton> exported = new ConcurrentHashMap<>();
     private ConfigurationContext context;
-    private SimpleHTTPServer http;
-    private BoundFactory factory;
+    private Server jetty;
+    private SoapConnector connector;
     private boolean closed;
 
     SoapServer(ServerSettings settings) {
@@ -78,31 +93,71 @@ final class SoapServer implements ProtocolServer {
         if (closed) {
             throw new IllegalStateException("SOAP server is closed");
         }
-        if (http != null) {
+        if (jetty != null) {
             return;
         }
+        boolean tls = settings.tls() != null;
         try {
             URL config = SoapServer.class.getResource(CONFIG);
             context = ConfigurationContextFactory.createConfigurationContextFromURIs(config, null);
-            InetAddress bind = InetAddress.getByName(settings.bindAddress());
-            long idleMillis = Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis());
-            factory = new BoundFactory(context, settings.port(),
-                    new SizeLimitingWorkerFactory(settings.maxMessageBytes()), bind, 128,
-                    settings.tls() == null ? null : settings.tls().context(),
-                    new BoundConnectionListener.Limits(settings.maxConnections(), idleMillis,
-                            settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond()));
-            // a thread per connection that has sent a byte; idle ones wait on the guard's selector
-            factory.setRequestMaxThreadPoolSize(settings.maxConnections());
-            factory.setRequestSocketTimeout((int) idleMillis);
-            http = new SimpleHTTPServer(factory);
-            http.start();
-            if (factory.listener.getPort() < 0) {
-                throw new SwitchboardException("SOAP server cannot listen on " + settings.bindAddress() + ":"
-                        + settings.port());
+            // Axis2's servlet takes requests for the transports that have its listener
+            AxisServletListener listener = new AxisServletListener();
+            TransportInDescription in = new TransportInDescription(tls ? "https" : "http");
+            in.setReceiver(listener);
+            context.getAxisConfiguration().addTransportIn(in);
+            ListenerManager listeners = new ListenerManager();
+            listeners.setShutdownHookRequired(false);   // closed with the server, not at JVM exit
+            listeners.init(context);
+            listeners.start();
+
+            QueuedThreadPool threads = new QueuedThreadPool(settings.maxConnections() + THREAD_SLACK, 2,
+                    (int) Math.min(Integer.MAX_VALUE, settings.idleTimeout().toMillis()));
+            threads.setName("soap");
+            threads.setDaemon(true);
+            // daemon threads throughout, as before: a server left open does not keep the JVM alive
+            jetty = new Server(threads, new ScheduledExecutorScheduler("soap-scheduler", true), null);
+            jetty.setStopTimeout(STOP_MILLIS);
+            jetty.setErrorHandler(new SoapErrorHandler(settings.maxMessageBytes()));
+
+            HttpConfiguration http = new HttpConfiguration();
+            http.setSendServerVersion(false);
+            http.setSendXPoweredBy(false);
+            HttpConnectionFactory h1 = new HttpConnectionFactory(http);
+            ConnectionFactory[] factories;
+            if (tls) {
+                http.addCustomizer(new SecureRequestCustomizer(false));   // https for Axis2; no SNI host check
+                // the settings' key; mutual TLS (the several-machines issue) is setNeedClientAuth here,
+                // with the trusted clients in the same SSLContext
+                SslContextFactory.Server ssl = new SslContextFactory.Server();
+                ssl.setSslContext(settings.tls().context());
+                factories = new ConnectionFactory[] {new SslConnectionFactory(ssl, h1.getProtocol()), h1};
+            } else {
+                factories = new ConnectionFactory[] {h1};
             }
+            connector = new SoapConnector(jetty, settings, factories);
+            connector.setHost(settings.bindAddress());
+            connector.setPort(settings.port());
+            connector.setReuseAddress(true);
+            connector.setAcceptQueueSize(128);
+            connector.setIdleTimeout(settings.idleTimeout().toMillis());
+            jetty.addConnector(connector);
+
+            ServletContextHandler axis2 = new ServletContextHandler("/axis2", ServletContextHandler.NO_SESSIONS);
+            ServletHolder servlet = new ServletHolder("axis2", new SoapServlet(context, settings.maxMessageBytes()));
+            servlet.setInitOrder(0);
+            axis2.addServlet(servlet, "/services/*");
+            SizeLimitHandler sizeLimit = new SizeLimitHandler(settings.maxMessageBytes(), -1);
+            sizeLimit.setHandler(axis2);
+            jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
+            jetty.start();
+
+            listener.setPort(connector.getLocalPort());
             context.getAxisConfiguration().addParameter(new Parameter(Constants.HTTP_FRONTEND_HOST_URL, root()));
             LOG.debug("SOAP listening at {}", root());
-        } catch (IOException e) {
+        } catch (Exception e) {
+            stopQuietly();
+            jetty = null;
+            connector = null;
             throw new SwitchboardException("SOAP server cannot start on " + settings.bindAddress() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
@@ -118,12 +173,17 @@ final class SoapServer implements ProtocolServer {
     }
 
     int port() {
-        return factory.listener.getPort();
+        return connector.getLocalPort();
     }
 
-    /** The listener's connection guard; for tests. */
-    ConnectionGuard connectionGuard() {
-        return factory.listener.guard();
+    /** The listener's connector; for tests (its open and busy connections). */
+    SoapConnector connector() {
+        return connector;
+    }
+
+    /** Threads running a request right now (not the acceptor or selector); for tests. */
+    int requestThreads() {
+        return ((QueuedThreadPool) jetty.getThreadPool()).getUtilizedThreads();
     }
 
     @Override
@@ -199,85 +259,28 @@ final class SoapServer implements ProtocolServer {
         }
         closed = true;
         exported.clear();
-        if (http != null) {
-            withoutStopBanner(http::stop);
+        stopQuietly();
+    }
+
+    private void stopQuietly() {
+        if (connector != null) {
+            connector.shutdown();   // stops accepting; an answer in progress now ends its connection
+            connector.closeIdle();
+        }
+        if (jetty != null) {
+            try {
+                jetty.stop();   // waits for the answers in progress, then closes what is left
+            } catch (Exception e) {
+                LOG.debug("stopping the SOAP server", e);
+            }
+        }
+        // Axis2's servlet terminates the context when Jetty destroys it; if it never started, here
+        if (context != null && context.getAxisConfiguration() != null) {
             try {
                 context.terminate();
-            } catch (AxisFault e) {
+            } catch (AxisFault | RuntimeException e) {
                 LOG.debug("terminating the Axis2 context", e);
             }
-        }
-    }
-
-    /**
-     * Axis2 prints "[SimpleHTTPServer] Stop called" to standard output on every stop, which would
-     * land in the output of command-line tools; this drops that one line and passes the rest.
-     */
-    private static void withoutStopBanner(Runnable stop) {
-        synchronized (System.class) {
-            java.io.PrintStream original = System.out;
-            System.setOut(new java.io.PrintStream(original, true) {
-                @Override
-                public void println(String line) {
-                    if (!"[SimpleHTTPServer] Stop called".equals(line)) {
-                        super.println(line);
-                    }
-                }
-            });
-            try {
-                stop.run();
-            } finally {
-                System.setOut(original);
-            }
-        }
-    }
-
-    /** Axis2's HTTP factory, but listening on the configured address and remembering the listener. */
-    static final class BoundFactory extends HttpFactory {
-        private static final int THREAD_SLACK = 16;
-        private final InetAddress bindAddress;
-        private final int backlog;
-        private final SSLContext tls;
-        private final BoundConnectionListener.Limits limits;
-        volatile BoundConnectionListener listener;
-
-        /** @param tls makes every connection a TLS one; null for plain HTTP */
-        BoundFactory(ConfigurationContext cc, int port, SizeLimitingWorkerFactory wf, InetAddress bindAddress,
-                     int backlog, SSLContext tls, BoundConnectionListener.Limits limits) throws AxisFault {
-            super(cc, port, wf);
-            this.bindAddress = bindAddress;
-            this.backlog = backlog;
-            this.tls = tls;
-            this.limits = limits;
-        }
-
-        /**
-         * Axis2's pool, with named daemon threads that swallow the NPE Axis2 2.0.0 throws when it
-         * closes an already closed connection (harmless, but it prints a stack trace).
-         */
-        @Override
-        public ExecutorService newRequestExecutor(int port) {
-            AtomicInteger n = new AtomicInteger();
-            ThreadFactory tf = r -> {
-                Thread t = new Thread(r, "soap-" + port + "-" + n.incrementAndGet());
-                t.setDaemon(true);
-                t.setUncaughtExceptionHandler((th, e) -> LOG.trace("connection thread ended: {}", e.toString()));
-                return t;
-            };
-            // a cached pool: idle threads are reused, and there are never more than the connections
-            // being served; the guard bounds those, and the slack covers threads still finishing
-            // the work of a connection that has already been counted as closed
-            return new ThreadPoolExecutor(0, getRequestMaxThreadPoolSize() + THREAD_SLACK, getThreadKeepAliveTime(),
-                    getThreadKeepAliveTimeUnit(), new SynchronousQueue<>(), tf);
-        }
-
-        @Override
-        public IOProcessor newRequestConnectionListener(String scheme, int port, HttpConnectionManager manager,
-                                                        Http1Config http1Config, SocketConfig socketConfig)
-                throws IOException {
-            listener = new BoundConnectionListener(tls == null ? scheme : "https", bindAddress, port, backlog, manager,
-                    http1Config, socketConfig, tls, limits);
-            return listener;
         }
     }
 }

@@ -229,7 +229,7 @@ final class SoapTransport implements Transport {
     private static Throwable ioCause(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             // AxisFault is itself an IOException (through RemoteException): look beneath it
-            if (c instanceof IOException && !(c instanceof AxisFault) && !(c instanceof RequestTooLargeException)) {
+            if (c instanceof IOException && !(c instanceof AxisFault)) {
                 return c;
             }
         }

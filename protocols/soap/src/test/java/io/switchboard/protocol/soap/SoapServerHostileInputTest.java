@@ -178,6 +178,18 @@ class SoapServerHostileInputTest {
     }
 
     @Test
+    void callsFarOverTheLimitAreRefusalsEveryTimeNotBrokenPipes() {
+        // about 20 times the limit, sent whole before the client reads: the server must read and drop
+        // the rest after its 413, or the client sees a reset instead of the refusal
+        double[] far = new double[(int) LIMIT];
+        java.util.Arrays.fill(far, 1.2345678901234567);
+        for (int i = 0; i < 3; i++) {
+            RefusedException e = assertThrows(RefusedException.class, () -> stub.echoDoubles(far));
+            assertEquals("size-limit", e.reason());
+        }
+    }
+
+    @Test
     void linkedNodesOverTheServersLimitAreRefusedWithAClearError() {
         try (ProtocolServer small = new SoapProtocolProvider().newServer(ServerSettings.defaults().withMaxGraphNodes(1000));
              Transport t = client.connect(ConformanceComponent.DESCRIPTOR,

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Slow senders and connection floods against a real SOAP server, over raw loopback sockets. The
  * idle timeout is kept long (30 s) in every test, so only the request deadline and the connection
- * guard can explain a connection closed within the tests' bounds.
+ * limit can explain a connection closed within the tests' bounds.
  */
 class SoapSlowSenderTest {
     private static final Duration IDLE = Duration.ofSeconds(30);
@@ -149,7 +149,7 @@ class SoapSlowSenderTest {
                 answer.lines().findFirst().orElse("nothing"));
 
         assertTrue(answer.startsWith("HTTP/1.1 408"), "answer: " + answer);
-        awaitValue(server.connectionGuard()::busyConnections, 0, "connections in a request after the slow one");
+        awaitValue(server.connector()::busyConnections, 0, "connections in a request after the slow one");
         assertNormalCallWorks();
     }
 
@@ -168,9 +168,9 @@ class SoapSlowSenderTest {
         System.out.printf("slow SOAP body: closed after %d ms with %s%n", (System.nanoTime() - start) / 1_000_000,
                 answer.lines().findFirst().orElse("nothing"));
 
-        // Axis2 has started the response (a fault for the broken body) or the guard sent 408: either way it is closed
+        // Axis2 has started the response (a fault for the broken body) or the deadline sent 408: either way it is closed
         assertTrue(answer.startsWith("HTTP/1.1 408") || answer.startsWith("HTTP/1.1 500"), "answer: " + answer);
-        awaitValue(server.connectionGuard()::busyConnections, 0, "connections in a request after the slow one");
+        awaitValue(server.connector()::busyConnections, 0, "connections in a request after the slow one");
         assertNormalCallWorks();
     }
 
@@ -180,11 +180,11 @@ class SoapSlowSenderTest {
         for (int i = 0; i < 500; i++) {
             connect();
         }
-        awaitValue(() -> server.connectionGuard().openConnections() >= 500 ? 1 : 0, 1, "idle connections admitted");
+        awaitValue(() -> server.connector().openConnections() >= 500 ? 1 : 0, 1, "idle connections admitted");
 
         assertNormalCallWorks();
 
-        System.out.println("SOAP flood: " + server.connectionGuard().openConnections() + " open connections, "
+        System.out.println("SOAP flood: " + server.connector().openConnections() + " open connections, "
                 + soapThreads() + " request threads");
         assertTrue(soapThreads() <= 4, "request threads with 500 idle connections: " + soapThreads());
     }
@@ -199,10 +199,10 @@ class SoapSlowSenderTest {
 
         assertNormalCallWorks();
 
-        System.out.println("SOAP flood past the limit of 50: 200 idle connections, " + server.connectionGuard()
+        System.out.println("SOAP flood past the limit of 50: 200 idle connections, " + server.connector()
                 .openConnections() + " open after a good call");
-        assertTrue(server.connectionGuard().openConnections() <= 50,
-                "open: " + server.connectionGuard().openConnections());
+        assertTrue(server.connector().openConnections() <= 50,
+                "open: " + server.connector().openConnections());
         assertEquals("", readUntilClosed(first), "the first idle connection is closed without an answer");
     }
 
@@ -213,7 +213,7 @@ class SoapSlowSenderTest {
             connect().getOutputStream().write("POST /axis2/services/Conformance HTTP/1.1\r\n"
                     .getBytes(StandardCharsets.US_ASCII));
         }
-        awaitValue(server.connectionGuard()::busyConnections, 3, "connections in a request");
+        awaitValue(server.connector()::busyConnections, 3, "connections in a request");
 
         String answer = readUntilClosed(connect());
 
@@ -221,13 +221,12 @@ class SoapSlowSenderTest {
         for (Socket s : raw) {
             s.close();
         }
-        awaitValue(server.connectionGuard()::openConnections, 0, "open connections after the senders left");
+        awaitValue(server.connector()::openConnections, 0, "open connections after the senders left");
         assertNormalCallWorks();
     }
 
+    /** Threads of the server running a request (Jetty's utilized threads: not its acceptor or selector). */
     private int soapThreads() {
-        String prefix = "soap-" + address.getPort() + "-";
-        return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith(prefix) && !t.getName().endsWith("-waiting")).count();
+        return server.requestThreads();
     }
 }

@@ -213,8 +213,14 @@ public final class RegistryService implements Registry {
                 }
                 if (!leases.renew(name, instanceId)) {
                     // a lease this server did not grant: bound through another registry server on a
-                    // shared store. Adopt it.
+                    // shared store. Adopt it, and take the entry over in the store, so that it now
+                    // lives with this server: the other one, no longer renewed, must not expire it,
+                    // nor may its ZooKeeper session take it along when it dies or is cut off
                     leases.grant(held.get());
+                    if (store.shared()) {
+                        store.rebind(held.get());
+                        LOG.info("took over the lease of {} ({}) from another registry server", name, instanceId);
+                    }
                 }
                 return true;
             }
@@ -232,10 +238,16 @@ public final class RegistryService implements Registry {
         synchronized (leases) {
             for (Leases.Key k : leases.expired()) {
                 try {
-                    dropped += store.unbind(k.name(), k.instanceId());
+                    boolean removed = store.expire(k.name(), k.instanceId());
                     leases.end(k.name(), k.instanceId());
-                    ownRemoval(k.name(), k.instanceId());
-                    LOG.info("lease of {} ({}) ran out; entry dropped", k.name(), k.instanceId());
+                    if (removed) {
+                        dropped++;
+                        ownRemoval(k.name(), k.instanceId());
+                        LOG.info("lease of {} ({}) ran out; entry dropped", k.name(), k.instanceId());
+                    } else {
+                        LOG.info("lease of {} ({}) ran out here; the entry is another registry server's now, "
+                                + "or gone", k.name(), k.instanceId());
+                    }
                 } catch (RuntimeException e) {
                     LOG.warn("could not drop {} ({}) whose lease ran out; will try again: {}", k.name(),
                             k.instanceId(), e.getMessage());

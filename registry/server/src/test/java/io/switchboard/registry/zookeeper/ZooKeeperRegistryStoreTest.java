@@ -8,6 +8,7 @@ import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.registry.ComponentEntry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,6 +67,21 @@ class ZooKeeperRegistryStoreTest {
         while (!condition.getAsBoolean()) {
             assertTrue(System.nanoTime() < end, "waited " + limit + " for: " + what);
             Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void anExpiredLeaseRemovesTheEntryOnlyWhileItIsStillThisServers() throws Exception {
+        try (ZooKeeperRegistryStore first = store("/t/expire"); ZooKeeperRegistryStore second = store("/t/expire")) {
+            first.bind(entry("Echo", "e1", 30));
+            // the component renews through the second server now, which takes the entry over
+            second.rebind(entry("Echo", "e1", 30));
+            assertEquals(second.sessionId(), first.curator().checkExists().forPath("/t/expire/Echo/e1").getEphemeralOwner());
+            assertFalse(first.expire("Echo", "e1"), "the first server's lease ran out, but the entry is not its own now");
+            assertEquals(List.of(entry("Echo", "e1", 30)), first.lookup("Echo"));
+            assertTrue(second.expire("Echo", "e1"));
+            assertEquals(List.of(), second.lookup("Echo"));
+            assertFalse(second.expire("Echo", "e1"), "gone already");
         }
     }
 

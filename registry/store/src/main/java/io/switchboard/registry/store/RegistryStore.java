@@ -45,6 +45,16 @@ public interface RegistryStore extends AutoCloseable {
     }
 
     /**
+     * Removes an instance whose lease, granted by this registry server, ran out; returns whether
+     * it removed it. A shared store leaves an instance alone that another registry server has
+     * taken over since (its component now renews there): removing it would drop an entry that is
+     * being renewed. Default: {@link #unbind}.
+     */
+    default boolean expire(String name, String instanceId) {
+        return unbind(name, instanceId) > 0;
+    }
+
+    /**
      * Asks the store to report every change to {@code sink}, also those made by other registry
      * servers; false when it cannot (then the registry reports its own writes, which are all
      * there are). A store that says true reports the current entries once as well; reporting a

@@ -181,6 +181,32 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         }
     }
 
+    /**
+     * Deletes the node only while it is still an ephemeral node of this server's session: one that
+     * another registry server re-created under its own session (a component renewing through it
+     * after this one was unreachable) is theirs now, and is only forgotten here.
+     */
+    @Override
+    public synchronized boolean expire(String name, String instanceId) {
+        String path = path(name, instanceId);
+        try {
+            Stat stat = client.checkExists().forPath(path);
+            if (stat == null || stat.getEphemeralOwner() != session) {
+                ephemerals.remove(path);
+                return false;
+            }
+            client.delete().withVersion(stat.getVersion()).forPath(path);
+            ephemerals.remove(path);
+            return true;
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException changed) {
+            // deleted or re-written by another server between our read and our delete: theirs now
+            ephemerals.remove(path);
+            return false;
+        } catch (Exception e) {
+            throw failure("expire " + path, e);
+        }
+    }
+
     @Override
     public List<ComponentEntry> lookup(String name) {
         try {

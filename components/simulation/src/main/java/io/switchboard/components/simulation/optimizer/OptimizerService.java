@@ -8,6 +8,7 @@ import io.switchboard.components.simulation.SteadyStateFaultException;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.Policies;
 import io.switchboard.client.Switchboard;
+import io.switchboard.server.ComponentContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,11 @@ public final class OptimizerService implements Optimizer {
 
     public OptimizerService(String registryUrl) {
         this.registryUrl = registryUrl;
+    }
+
+    /** An optimizer served from the class path: it finds the simulator in the context's registry. */
+    public OptimizerService(ComponentContext context) {
+        this(context.registryUrl());
     }
 
     @Override

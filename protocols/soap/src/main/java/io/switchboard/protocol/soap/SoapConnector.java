@@ -1,0 +1,346 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.protocol.ServerSettings;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ManagedSelector;
+import org.eclipse.jetty.io.SelectorManager;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
+import org.eclipse.jetty.io.ssl.SslConnection;
+import org.eclipse.jetty.server.ConnectionFactory;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpStream;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.IO;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Jetty's connector for the SOAP server, with the two bounds Jetty does not offer as such: a
+ * whole-request deadline ({@link SoapEndPoint}) checked every {@value #TICK_MILLIS} ms, and a
+ * connection limit that favours work over idleness. At {@code maxConnections} open connections a
+ * new one displaces the connection idle longest (waiting for its first request, or kept alive
+ * between two), which is closed without an answer; if every connection is in a request, the new one
+ * is answered {@code 503 Service Unavailable} with {@code Retry-After: 1} and closed (over TLS it
+ * is closed without an answer, since no handshake has been made). Jetty's own
+ * {@code NetworkConnectionLimit} would instead stop accepting, and leave the new client waiting in
+ * the kernel's accept queue with no answer at all.
+ */
+final class SoapConnector extends ServerConnector {
+    private static final Logger LOG = LoggerFactory.getLogger(SoapConnector.class);
+    static final long TICK_MILLIS = 100;
+    /** A connection closed under a sender still sending lingers this long (see {@link SoapEndPoint}). */
+    private static final long LINGER_NANOS = 1_000_000_000L;
+    private static final long MAX_DRAIN_PER_TICK = 16L << 20;
+    private static final byte[] BUSY = ("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0"
+            + "\r\nRetry-After: 1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+
+    private final ServerSettings settings;
+    private final boolean tls;
+    private final Object lock = new Object();
+    /** The connections counted against the limit: accepted and open, not displaced. Guarded by lock. */
+    private final Map<SelectableChannel, Admitted> admitted = new HashMap<>();
+    private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
+    private long refused;
+    private long displaced;
+    private volatile Scheduler.Task tick;
+
+    SoapConnector(Server server, ServerSettings settings, ConnectionFactory... factories) {
+        super(server, -1, -1, factories);
+        this.settings = settings;
+        this.tls = settings.tls() != null;
+        getSelectorManager().addEventListener(new Admission());
+    }
+
+    @Override
+    protected SocketChannelEndPoint newEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key) {
+        SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
+                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger);
+        endPoint.setIdleTimeout(getIdleTimeout());
+        synchronized (lock) {
+            Admitted a = admitted.get(channel);
+            if (a != null) {
+                a.endPoint = endPoint;
+            }
+        }
+        return endPoint;
+    }
+
+    /** A connection counted against the limit; its end point is made a moment after it is accepted. */
+    private static final class Admitted {
+        final SelectableChannel channel;
+        final long acceptedNanos = System.nanoTime();
+        SoapEndPoint endPoint;
+
+        Admitted(SelectableChannel channel) {
+            this.channel = channel;
+        }
+
+        /** Since when it has been idle: a connection without its end point yet has not sent a byte. */
+        long idleSinceNanos() {
+            return endPoint == null ? acceptedNanos : endPoint.idleSinceNanos();
+        }
+
+        /** Marks it displaced, if it is idle; the caller closes it. */
+        boolean displace() {
+            return endPoint == null || endPoint.displace();
+        }
+
+        void close() {
+            if (endPoint == null) {
+                IO.close(channel);
+            } else {
+                endPoint.close();
+            }
+        }
+
+        Object remote() {
+            try {
+                return ((SocketChannel) channel).getRemoteAddress();
+            } catch (IOException e) {
+                return "?";
+            }
+        }
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        tick = getScheduler().schedule(this::tick, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        Scheduler.Task t = tick;
+        if (t != null) {
+            t.cancel();
+        }
+        super.doStop();
+        closeLingering(true);
+    }
+
+    /** A closed connection's socket, output ended, whose input is read and dropped for a while before it is closed. */
+    private void linger(SocketChannel channel) {
+        lingering.put(channel, System.nanoTime());
+        if (!isRunning()) {
+            closeLingering(true);
+        }
+    }
+
+    /** Drains every lingering socket; closes those at EOF, those past the linger time, or all of them. */
+    private void closeLingering(boolean all) {
+        long now = System.nanoTime();
+        ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
+        for (Map.Entry<SocketChannel, Long> e : lingering.entrySet()) {
+            SocketChannel channel = e.getKey();
+            boolean done = all || now - e.getValue() > LINGER_NANOS;
+            try {
+                long drained = 0;
+                for (int n; !done && drained < MAX_DRAIN_PER_TICK; drained += n) {
+                    sink.clear();
+                    n = channel.read(sink);
+                    if (n < 0) {
+                        done = true;
+                    } else if (n == 0) {
+                        break;
+                    }
+                }
+            } catch (IOException x) {
+                done = true;
+            }
+            if (done) {
+                lingering.remove(channel);
+                IO.close(channel);
+            }
+        }
+    }
+
+    private void tick() {
+        try {
+            long now = System.nanoTime();
+            for (EndPoint e : getConnectedEndPoints()) {
+                if (e instanceof SoapEndPoint s) {
+                    s.checkDeadline(now);
+                }
+            }
+            closeLingering(false);
+        } catch (RuntimeException e) {
+            LOG.warn("checking SOAP request deadlines", e);
+        } finally {
+            if (isRunning()) {
+                tick = getScheduler().schedule(this::tick, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Open connections, for tests and logs. */
+    int openConnections() {
+        return getConnectedEndPoints().size();
+    }
+
+    /** Connections in a request or its answer. */
+    int busyConnections() {
+        return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();
+    }
+
+    /** Closes the idle connections (the server stops: left open, a client's next request on one would be lost). */
+    void closeIdle() {
+        for (EndPoint e : getConnectedEndPoints()) {
+            if (e instanceof SoapEndPoint s && s.displace()) {
+                s.close();
+            }
+        }
+    }
+
+    /** The connection limit, applied as each connection is accepted (see the class comment). */
+    private final class Admission implements SelectorManager.AcceptListener {
+        @Override
+        public void onAccepting(SelectableChannel channel) {
+            Admitted victim = null;
+            boolean refuse = false;
+            synchronized (lock) {
+                while (admitted.size() >= settings.maxConnections()) {
+                    victim = longestIdle();
+                    if (victim == null) {
+                        refuse = true;
+                        refused++;
+                        if (refused == 1 || refused % 100 == 0) {
+                            LOG.warn("SOAP server at its limit of {} connections, all in a request: refusing {} with 503"
+                                    + " ({} refused so far)", settings.maxConnections(), remote(channel), refused);
+                        }
+                        break;
+                    }
+                    if (victim.displace()) {
+                        admitted.remove(victim.channel);
+                        displaced++;
+                        if (displaced == 1 || displaced % 100 == 0) {
+                            LOG.warn("SOAP server at its limit of {} connections: closing idle {} for {} ({} displaced"
+                                    + " so far)", settings.maxConnections(), victim.remote(), remote(channel), displaced);
+                        }
+                        break;
+                    }
+                    victim = null;   // it began a request meanwhile: no longer idle, so another is chosen
+                }
+                if (!refuse) {
+                    admitted.put(channel, new Admitted(channel));
+                }
+            }
+            if (victim != null) {
+                victim.close();
+            }
+            if (refuse) {
+                if (!tls) {
+                    try {
+                        ((SocketChannel) channel).write(ByteBuffer.wrap(BUSY));   // non-blocking: best effort
+                    } catch (IOException e) {
+                        LOG.debug("refusing", e);
+                    }
+                }
+                IO.close(channel);
+            }
+        }
+
+        @Override
+        public void onAcceptFailed(SelectableChannel channel, Throwable cause) {
+            forget(channel);
+        }
+
+        @Override
+        public void onClosed(SelectableChannel channel) {
+            forget(channel);
+        }
+
+        private void forget(SelectableChannel channel) {
+            synchronized (lock) {
+                admitted.remove(channel);
+            }
+        }
+
+        private Admitted longestIdle() {
+            Admitted best = null;
+            long bestSince = Long.MAX_VALUE;
+            for (Admitted a : admitted.values()) {
+                long since = a.idleSinceNanos();
+                if (since < bestSince) {
+                    best = a;
+                    bestSince = since;
+                }
+            }
+            return best;
+        }
+
+        private Object remote(SelectableChannel channel) {
+            try {
+                return ((SocketChannel) channel).getRemoteAddress();
+            } catch (IOException e) {
+                return "?";
+            }
+        }
+    }
+
+    /** The connection's end point under a request, through TLS if there is one. */
+    static SoapEndPoint endPointOf(Request request) {
+        EndPoint e = request.getConnectionMetaData().getConnection().getEndPoint();
+        if (e instanceof SslConnection.SslEndPoint ssl) {
+            e = ssl.getSslConnection().getEndPoint();
+        }
+        return e instanceof SoapEndPoint s ? s : null;
+    }
+
+    /**
+     * The outermost handler: tells each connection's end point when Jetty begins to handle a
+     * request, when its body has been read whole (the deadline stops there) and when the exchange
+     * ends (the connection is idle from then on).
+     */
+    static final class Tracker extends Handler.Wrapper {
+        Tracker(Handler handler) {
+            super(handler);
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            SoapEndPoint endPoint = endPointOf(request);
+            if (endPoint != null) {
+                endPoint.handling();
+                request.addHttpStreamWrapper(stream -> new HttpStream.Wrapper(stream) {
+                    @Override
+                    public Content.Chunk read() {
+                        Content.Chunk chunk = super.read();
+                        if (chunk != null && chunk.isLast() && !Content.Chunk.isFailure(chunk)) {
+                            endPoint.arrivedWhole();
+                        }
+                        return chunk;
+                    }
+
+                    @Override
+                    public void succeeded() {
+                        endPoint.completed();
+                        super.succeeded();
+                    }
+
+                    @Override
+                    public void failed(Throwable x) {
+                        endPoint.completed();
+                        super.failed(x);
+                    }
+                });
+            }
+            return super.handle(request, response, callback);
+        }
+    }
+}

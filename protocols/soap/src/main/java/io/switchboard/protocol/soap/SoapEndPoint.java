@@ -1,0 +1,250 @@
+package io.switchboard.protocol.soap;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ManagedSelector;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
+import org.eclipse.jetty.io.ssl.SslConnection;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection of the SOAP server: Jetty's socket end point, which also knows where the
+ * connection is (waiting for a request, receiving one, answering, between two) and holds each
+ * request to its deadline. A request's head and body must arrive within {@code requestTimeout}
+ * plus their size at {@code minBytesPerSecond}, counted from its first byte; Jetty's idle timeout
+ * cannot bound that alone, since every trickled byte resets it. A request that misses the deadline
+ * while the server waits for its bytes gets {@code 408 Request Timeout} and its connection is
+ * closed; an operation that runs long once its request has arrived is not cut.
+ *
+ * <p>A connection closed under a sender that may still be sending (after a 408, or a 413 for a
+ * body over the size limit) lingers: its output ends, and the connector reads and drops what still
+ * arrives for a moment before it closes the socket. Jetty closes at once, and closing a socket with
+ * unread input sends a reset, under which a client still writing its request sees a broken pipe
+ * and never reads the answer.
+ *
+ * <p>The bytes are counted here, on the socket (over TLS: the encrypted bytes, handshake
+ * included); when the request has been read whole, and when the exchange ends, is told by
+ * {@link SoapConnector}'s handler. Bytes that come in between belong to no request: a pipelined
+ * request's clock starts when Jetty begins to handle it. The
+ * connector checks the deadlines ({@link #checkDeadline}) and picks idle connections to displace
+ * at its connection limit ({@link #displace}).
+ */
+final class SoapEndPoint extends SocketChannelEndPoint {
+    private static final Logger LOG = LoggerFactory.getLogger(SoapEndPoint.class);
+    private static final byte[] TIMEOUT = ("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0"
+            + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * Where a connection is; only the idle ones ({@link #WAITING}, {@link #BETWEEN_REQUESTS}) may be
+     * displaced. {@link #IN_REQUEST}: a request is arriving (until its body has been read whole), under
+     * its deadline; {@link #ANSWERING}: it has arrived whole, and runs or is answered.
+     */
+    enum State { WAITING, IN_REQUEST, ANSWERING, BETWEEN_REQUESTS, CUT, DISPLACED }
+
+    private final long graceNanos;
+    private final long minBytesPerSecond;
+    private final SelectionKey key;
+    /** Takes the socket of a connection that lingers after its close (the connector drains and closes it). */
+    private final Consumer<SocketChannel> linger;
+    /** Whether the close lingers (a refused request whose sender may still be sending). */
+    private boolean lingerAtClose;
+    private volatile boolean lingering;
+    private State state = State.WAITING;
+    /** Idle since (idle states), the request's first byte ({@link State#IN_REQUEST}), or the cut. */
+    private long sinceNanos = System.nanoTime();
+    private long requestBytes;
+
+    SoapEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key, Scheduler scheduler,
+                 long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger) {
+        super(channel, selector, key, scheduler);
+        this.graceNanos = requestTimeoutMillis * 1_000_000L;
+        this.minBytesPerSecond = minBytesPerSecond;
+        this.key = key;
+        this.linger = linger;
+    }
+
+    synchronized State state() {
+        return state;
+    }
+
+    /** Since when an idle connection has been idle; {@link Long#MAX_VALUE} for any other. */
+    synchronized long idleSinceNanos() {
+        return state == State.WAITING || state == State.BETWEEN_REQUESTS ? sinceNanos : Long.MAX_VALUE;
+    }
+
+    synchronized boolean busy() {
+        return state == State.IN_REQUEST || state == State.ANSWERING;
+    }
+
+    @Override
+    public int fill(ByteBuffer buffer) throws IOException {
+        State now = state();
+        if (now == State.DISPLACED) {
+            return -1;
+        }
+        if (now == State.CUT) {   // the 408 is on its way, then the close: what arrives meanwhile is dropped
+            drop();
+            return 0;
+        }
+        int n = super.fill(buffer);
+        if (n > 0 && arrived(n)) {
+            // past the deadline: the bytes are dropped, and the connector's next tick cuts the request,
+            // once Jetty waits for more (a close from inside this read would leave a reader waiting)
+            buffer.limit(buffer.limit() - n);
+            return 0;
+        }
+        return n;
+    }
+
+    /** A read that waits on a connection closed meanwhile (lingering) fails as after any close. */
+    @Override
+    protected void needsFillInterest() {
+        if (lingering) {
+            getFillInterest().onClose();
+        } else {
+            super.needsFillInterest();
+        }
+    }
+
+    /** Counts bytes that arrived; true if they came after the request's deadline. */
+    private synchronized boolean arrived(int n) {
+        long now = System.nanoTime();
+        switch (state) {
+            case WAITING, BETWEEN_REQUESTS -> {
+                state = State.IN_REQUEST;
+                sinceNanos = now;
+                requestBytes = n;
+                return false;
+            }
+            case IN_REQUEST -> {
+                requestBytes += n;
+                return overdue(now);
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    private boolean overdue(long now) {
+        return now - sinceNanos > graceNanos + requestBytes * 1_000_000_000L / minBytesPerSecond;
+    }
+
+    /** Jetty handles a request: one whose bytes all came with the previous one's (pipelined) starts here. */
+    synchronized void handling() {
+        if (state == State.WAITING || state == State.BETWEEN_REQUESTS) {
+            state = State.IN_REQUEST;
+            sinceNanos = System.nanoTime();
+            requestBytes = 0;
+        }
+    }
+
+    /** The request's body has been read whole: its deadline no longer applies. */
+    synchronized void arrivedWhole() {
+        if (state == State.IN_REQUEST) {
+            state = State.ANSWERING;
+        }
+    }
+
+    /** The exchange ended: the connection is idle until the next request's first byte. */
+    synchronized void completed() {
+        if (state == State.IN_REQUEST || state == State.ANSWERING) {
+            state = State.BETWEEN_REQUESTS;
+            sinceNanos = System.nanoTime();
+        }
+    }
+
+    /** Marks an idle connection displaced (the caller closes it); false if it is no longer idle. */
+    synchronized boolean displace() {
+        if (state == State.WAITING || state == State.BETWEEN_REQUESTS) {
+            state = State.DISPLACED;
+            return true;
+        }
+        return false;
+    }
+
+    /** The request is refused (413) while its sender may still be sending: the close that follows lingers. */
+    synchronized void lingerAtClose() {
+        lingerAtClose = true;
+    }
+
+    @Override
+    public void doClose() {
+        boolean lingers;
+        synchronized (this) {
+            lingers = lingerAtClose;
+            lingerAtClose = false;
+        }
+        if (!lingers) {
+            super.doClose();
+            return;
+        }
+        lingering = true;
+        key.cancel();   // the selector lets go; the connector drains the socket from now on
+        try {
+            getChannel().shutdownOutput();
+        } catch (IOException e) {
+            LOG.debug("ending the output", e);
+        }
+        linger.accept(getChannel());
+    }
+
+    /** Closed for Jetty once it lingers, though its socket stays open a moment longer. */
+    @Override
+    public boolean isOpen() {
+        return !lingering && super.isOpen();
+    }
+
+    /** Called by the connector every tick: cuts a request past its deadline while the server waits for its bytes. */
+    void checkDeadline(long now) {
+        boolean cut;
+        synchronized (this) {
+            cut = state == State.IN_REQUEST && isFillInterested() && overdue(now);
+        }
+        if (cut) {
+            cut();
+        }
+    }
+
+    /** Answers 408 (through TLS when the connection has it) and closes, lingering. */
+    private void cut() {
+        long elapsedMillis;
+        long bytes;
+        synchronized (this) {
+            if (state != State.IN_REQUEST) {
+                return;
+            }
+            long now = System.nanoTime();
+            elapsedMillis = (now - sinceNanos) / 1_000_000L;
+            bytes = requestBytes;
+            state = State.CUT;
+            sinceNanos = now;
+            lingerAtClose = true;
+        }
+        LOG.warn("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
+                        + " must arrive within {} ms plus its size at {} bytes/s)", getRemoteSocketAddress(), elapsedMillis,
+                bytes, graceNanos / 1_000_000L, minBytesPerSecond);
+        EndPoint app = getConnection() instanceof SslConnection ssl ? ssl.getSslEndPoint() : this;
+        try {
+            app.write(Callback.from(this::close, x -> close()), ByteBuffer.wrap(TIMEOUT));
+        } catch (RuntimeException e) {   // a write in progress: no clean 408 possible
+            LOG.debug("writing 408", e);
+            close();
+        }
+    }
+
+    private void drop() throws IOException {
+        ByteBuffer sink = ByteBuffer.allocate(4096);
+        while (getChannel().isOpen() && getChannel().read(sink) > 0) {
+            sink.clear();
+        }
+    }
+}
