@@ -739,8 +739,8 @@ public final class StrictXmlReader extends StreamReaderDelegate {
                 case FLOATING -> {
                     for (int i = start, end = start + length; i < end; i++) {
                         if ((c[i] | 0x20) == 'x') {   // one comparison per character: a double[] stays cheap
-                            return "a hexadecimal number (an 'x' at character " + (stringIndex + i - start + 1)
-                                    + "), which xs:" + field.scalar.xsdName() + " does not allow";
+                            return "'" + c[i] + "' at character " + (stringIndex + i - start + 1) + " is not part of an xs:"
+                                    + field.scalar.xsdName() + " (hexadecimal forms such as 0x1p3 are Java's, not XML's)";
                         }
                     }
                     stringIndex += length;
