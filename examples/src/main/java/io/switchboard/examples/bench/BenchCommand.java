@@ -45,9 +45,11 @@ public final class BenchCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--protocols", split = ",", paramLabel = "NAME",
-            defaultValue = "soap,grpc,adaptive,size,local,rmi,oos,socket",
-            description = "Protocols (socket, rmi, oos, a Switchboard protocol pinned on each call; local: the component in "
-                    + "this JVM, called through a stub over the in-process protocol) and meta-stub policies; "
+            defaultValue = "soap,grpc,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
+            description = "Protocols (a Switchboard protocol pinned on each call; local: the component in this JVM, called "
+                    + "through a stub over the in-process protocol), meta-stub policies, and the plain peers: socket (a "
+                    + "hand-written protocol), grpc-plain and grpc-plain-direct (grpc-java unary, default and direct executor), "
+                    + "axis2 (a bare Axis2 POJO service), rmi, fory (Apache Fory over a socket), oos (object streams); "
                     + "names that are neither are skipped with a note. Default: ${DEFAULT-VALUE}.")
     List<String> protocols;
 
@@ -94,7 +96,8 @@ public final class BenchCommand implements Callable<Integer> {
     Integer warmup;
 
     @Option(names = "--budget", paramLabel = "SECONDS",
-            description = "Time per cell and protocol (default 10; 2 with --quick); a call expected to take over a quarter of it is skipped.")
+            description = "Time per cell for its slowest protocol (default 10; 2 with --quick): every protocol of a cell gets as many "
+                    + "samples as the slowest fits in it; a call expected (from the previous size's p10) to take over a quarter of it is skipped.")
     Integer budget;
 
     @Option(names = "--heap", paramLabel = "SIZE", defaultValue = "2g", description = "Server JVM -Xms and -Xmx. Default: ${DEFAULT-VALUE}.")
@@ -190,6 +193,16 @@ public final class BenchCommand implements Callable<Integer> {
                         break;
                     case "rmi":
                         peers.add(new RmiPeer(server.get("rmi")));
+                        break;
+                    case ForyPeer.NAME:
+                        peers.add(new ForyPeer(Integer.parseInt(server.get(ForyPeer.NAME))));
+                        break;
+                    case PlainGrpcPeer.NAME:
+                    case PlainGrpcPeer.DIRECT_NAME:
+                        peers.add(new PlainGrpcPeer(Integer.parseInt(server.get(name)), name.equals(PlainGrpcPeer.DIRECT_NAME)));
+                        break;
+                    case BareAxis2Peer.NAME:
+                        peers.add(new BareAxis2Peer(Integer.parseInt(server.get(BareAxis2Peer.NAME))));
                         break;
                     case LocalPeer.NAME:
                         peers.add(LocalPeer.start());

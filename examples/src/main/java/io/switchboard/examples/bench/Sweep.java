@@ -10,11 +10,13 @@ import java.util.Map;
 import me.tongfei.progressbar.ProgressBar;
 
 /**
- * Runs the measurement: for each workload and size, every protocol in turn (A B C A B C ..., so
- * that a noisy moment hits all of them alike), first a warm-up, then timed round trips, each
- * result checked against what was sent. Each cell is bounded by a count and a time budget; a cell
- * whose single call is expected (from the previous size) to take more than a quarter of the budget
- * is skipped, and so are the larger sizes of a protocol that failed, each with the reason.
+ * Runs the measurement: for each workload and size, every protocol in turn, the order rotated every
+ * round (A B C, B C A, C A B, ..., so that a noisy moment hits all of them alike and none always
+ * follows another), first a warm-up, then timed round trips, each result checked against what was
+ * sent. Every protocol of a cell gets the same number of samples, bounded by a count and the slowest
+ * protocol's time budget; a cell whose single call is expected (from the previous size's p10) to take
+ * more than a quarter of the budget is skipped, and so are the larger sizes of a protocol that failed,
+ * each with the reason.
  *
  * <pre>{@code
  * Sweep sweep = new Sweep(config, peers, server);
@@ -130,19 +132,29 @@ public final class Sweep {
                     ? "skipped: failed at " + Report.size(before.size()) + " (" + before.note() + ")"
                     : before.note();
         }
-        double expectedSeconds = before.medianMicros() / 1e6 * size / Math.max(1, before.size());
+        // from p10, not the median: a few slow samples (GC, a noisy neighbour) must not skip a protocol
+        double expectedSeconds = before.p10Micros() / 1e6 * size / Math.max(1, before.size());
         double limit = config.budget().toMillis() / 1e3 / 4;
         if (expectedSeconds > limit) {
-            return String.format("skipped: about %.1f s per call expected (%.1f s at %s), over a quarter of the %d s budget",
-                    expectedSeconds, before.medianMicros() / 1e6, Report.size(before.size()), config.budget().toSeconds());
+            return String.format("skipped: about %.1f s per call expected (p10 %.1f s at %s), over a quarter of the %d s budget",
+                    expectedSeconds, before.p10Micros() / 1e6, Report.size(before.size()), config.budget().toSeconds());
         }
         return null;
     }
 
+    /**
+     * Warm-up, then timed rounds: each round calls every protocol once, starting one protocol further
+     * along each time (A B C, B C A, C A B, ...) so that no protocol always runs right after another.
+     * Every protocol gets the same number of samples: the rounds stop at {@code reps}, or once the
+     * slowest protocol has used its time budget (after a few samples each).
+     */
     private void measure(Payload payload, Map<Peer, State> active) {
         long budget = config.budget().toNanos();
+        List<Map.Entry<Peer, State>> order = new ArrayList<>(active.entrySet());
+        int n = order.size();
         for (int r = 0; r < config.warmup(); r++) {
-            for (Map.Entry<Peer, State> a : active.entrySet()) {
+            for (int i = 0; i < n; i++) {
+                Map.Entry<Peer, State> a = order.get((r + i) % n);
                 State s = a.getValue();
                 if (s.failure == null && s.elapsed < budget / 2) {
                     s.call(a.getKey(), payload, false);
@@ -152,14 +164,16 @@ public final class Sweep {
         int minSamples = Math.min(MIN_SAMPLES, config.reps());
         for (int r = 0; r < config.reps(); r++) {
             boolean any = false;
-            for (Map.Entry<Peer, State> a : active.entrySet()) {
+            for (int i = 0; i < n; i++) {
+                Map.Entry<Peer, State> a = order.get((r + i) % n);
                 State s = a.getValue();
-                if (s.failure == null && (s.samples.size() < minSamples || s.elapsed < budget)) {
+                if (s.failure == null) {
                     s.call(a.getKey(), payload, true);
                     any = true;
                 }
             }
-            if (!any) {
+            if (!any || (r + 1 >= minSamples && order.stream().anyMatch(a -> a.getValue().failure == null
+                    && a.getValue().elapsed >= budget))) {
                 break;
             }
         }
