@@ -92,6 +92,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--reps", paramLabel = "N", description = "Timed calls per cell at most (default 30; 5 with --quick).")
     Integer reps;
 
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
+            description = "Times each cell is measured, a full GC between (default 1): the samples are pooled and each "
+                    + "run's median is in the cell's note with their range; 3 for headline figures.")
+    int runs;
+
     @Option(names = "--warmup", paramLabel = "N", description = "Untimed calls per cell first (default 5; 2 with --quick).")
     Integer warmup;
 
@@ -156,7 +161,7 @@ public final class BenchCommand implements Callable<Integer> {
         Path dir = out != null ? out : defaultOut();
         Files.createDirectories(dir);
         Sweep.Config config = new Sweep.Config(sizes(), or(warmup, 5, 2), or(reps, 30, 5),
-                Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)));
+                Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)), Math.max(1, runs));
         List<String> serverFlags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC"));
         if (phases) {
             serverFlags.add("-Dswitchboard.phases=true");
@@ -249,9 +254,10 @@ public final class BenchCommand implements Callable<Integer> {
         Report.Machine machine = new Report.Machine(Report.Machine.now(), cpus,
                 Report.Machine.currentCpuModel(), loadStart, Report.Machine.loadAverage(), Report.Machine.currentJava(), clientFlags,
                 String.join(" ", serverFlags),
-                String.format("%d untimed warm-up calls, then up to %d timed calls within %d s (after %d s of small calls "
-                        + "over every protocol before the first cell)", config.warmup(), config.reps(), config.budget().toSeconds(),
-                        config.warmupTime().toSeconds()),
+                String.format("%d untimed warm-up calls, then up to %d timed calls within %d s for the slowest protocol, "
+                        + "the same number for each%s (after %d s of small calls over every protocol before the first cell)",
+                        config.warmup(), config.reps(), config.budget().toSeconds(),
+                        config.runs() > 1 ? ", in " + config.runs() + " runs with a full GC between" : "", config.warmupTime().toSeconds()),
                 pinMax < 0 ? "none" : "cells of up to " + pinMax + " elements (and the empty call): both JVMs pinned to CPU 0 "
                         + "with taskset; larger cells unpinned");
         String asyncTable = null;

@@ -180,7 +180,7 @@ public final class Report {
         return Integer.toString(n);
     }
 
-    private static String number(double x) {
+    static String number(double x) {
         return x < 100 ? String.format(Locale.ROOT, "%.1f", x) : String.format(Locale.ROOT, "%,.0f", x);
     }
 

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import me.tongfei.progressbar.ProgressBar;
 
 /**
@@ -37,9 +38,11 @@ public final class Sweep {
      * @param warmupTime small calls over every protocol before the first cell, for the JIT compiler
      * @param pinMaxSize cells up to this size run with both JVMs pinned to CPU 0 (small messages,
      *                   see shared/BENCHMARKING.md); -1 never pins
+     * @param runs       times each cell is measured, a full GC between runs; the samples are pooled
+     *                   and each run's median goes into the cell's note, so a headline figure has its range
      */
     public record Config(Map<Workload, List<Integer>> sizes, int warmup, int reps, Duration budget, int pinMaxSize,
-                         Duration warmupTime) {
+                         Duration warmupTime, int runs) {
     }
 
     private final Config config;
@@ -89,9 +92,15 @@ public final class Sweep {
                         active.put(peer, new State());
                     }
                 }
-                measure(payload, active);
+                for (int run = 0; run < config.runs(); run++) {
+                    if (run > 0) {
+                        System.gc();
+                        server.gc();
+                    }
+                    measure(payload, active, run == 0);
+                }
                 for (Map.Entry<Peer, State> a : active.entrySet()) {
-                    previous.put(a.getKey(), a.getValue().toCell(a.getKey(), payload, pin, config.reps()));
+                    previous.put(a.getKey(), a.getValue().toCell(a.getKey(), payload, pin, config.reps(), config.runs()));
                     progress.step();
                 }
                 peers.forEach(peer -> cells.add(previous.get(peer)));   // in the order the protocols were asked for
@@ -148,11 +157,12 @@ public final class Sweep {
      * Every protocol gets the same number of samples: the rounds stop at {@code reps}, or once the
      * slowest protocol has used its time budget (after a few samples each).
      */
-    private void measure(Payload payload, Map<Peer, State> active) {
+    private void measure(Payload payload, Map<Peer, State> active, boolean warmUp) {
         long budget = config.budget().toNanos();
         List<Map.Entry<Peer, State>> order = new ArrayList<>(active.entrySet());
         int n = order.size();
-        for (int r = 0; r < config.warmup(); r++) {
+        order.forEach(a -> a.getValue().startRun());
+        for (int r = 0; warmUp && r < config.warmup(); r++) {
             for (int i = 0; i < n; i++) {
                 Map.Entry<Peer, State> a = order.get((r + i) % n);
                 State s = a.getValue();
@@ -177,6 +187,7 @@ public final class Sweep {
                 break;
             }
         }
+        order.forEach(a -> a.getValue().endRun());
         for (Map.Entry<Peer, State> a : active.entrySet()) {
             State s = a.getValue();
             if (s.failure == null) {
@@ -229,6 +240,21 @@ public final class Sweep {
         String failure;
         long wireBytes = -1;
         String wireNote;
+        /** Where the current run's samples begin, and each finished run's median (µs). */
+        private int runStart;
+        final List<Double> runMedians = new ArrayList<>();
+
+        void startRun() {
+            runStart = samples.size();
+            elapsed = 0;
+        }
+
+        void endRun() {
+            if (failure == null && samples.size() > runStart) {
+                long[] run = samples.subList(runStart, samples.size()).stream().mapToLong(Long::longValue).sorted().toArray();
+                runMedians.add(run.length % 2 == 1 ? run[run.length / 2] / 1e3 : (run[run.length / 2 - 1] + run[run.length / 2]) / 2e3);
+            }
+        }
 
         void call(Peer peer, Payload payload, boolean timed) {
             long start = System.nanoTime();
@@ -251,11 +277,17 @@ public final class Sweep {
             }
         }
 
-        Cell toCell(Peer peer, Payload p, boolean pinned, int reps) {
+        Cell toCell(Peer peer, Payload p, boolean pinned, int reps, int runs) {
             if (failure != null) {
                 return Cell.failed(p.workload(), p.size(), peer.name(), pinned, failure);
             }
-            String note = samples.size() < reps ? samples.size() + " of " + reps + " samples (time budget)" : null;
+            String note = samples.size() < reps * runs ? samples.size() + " of " + reps * runs + " samples (time budget)" : null;
+            if (runs > 1) {
+                String medians = runMedians.stream().map(Report::number).collect(Collectors.joining(", "));
+                note = (note == null ? "" : note + "; ") + "medians of the " + runMedians.size() + " runs: " + medians
+                        + " (range " + Report.number(runMedians.stream().mapToDouble(Double::doubleValue).max().orElse(0)
+                        - runMedians.stream().mapToDouble(Double::doubleValue).min().orElse(0)) + ")";
+            }
             if (wireNote != null) {
                 note = note == null ? wireNote : note + "; " + wireNote;
             }

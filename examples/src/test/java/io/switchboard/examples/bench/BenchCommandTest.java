@@ -58,9 +58,9 @@ class BenchCommandTest {
     }
 
     @Test
-    void plainLibrariesRunInTheSameTableWithEqualSampleCounts() throws Exception {
+    void plainLibrariesRunInTheSameTableWithEqualSampleCountsOverTwoRuns() throws Exception {
         List<String> plain = List.of("grpc-plain", "grpc-plain-direct", "axis2", "fory", "socket");
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "7",
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "7", "--runs", "2",
                 "--workloads", "empty,doubles,list", "--protocols", String.join(",", plain), "--heap", "256m",
                 "--out", dir.toString());
         assertEquals(0, exit);
@@ -80,11 +80,12 @@ class BenchCommandTest {
                 assertEquals(expected, seen.contains(workload + "/" + protocol), workload + " over " + protocol);
             }
         }
-        samplesPerCell.forEach((cell, counts) -> assertEquals(Set.of("7"), counts, "samples per protocol in " + cell));
+        samplesPerCell.forEach((cell, counts) -> assertEquals(Set.of("14"), counts, "samples per protocol in " + cell + " (2 runs of 7)"));
 
         String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("÷ grpc-plain") && md.contains("÷ axis2"), md);
         assertTrue(md.contains("not measured: Axis2's POJO binding has no linked lists"), md);
+        assertTrue(md.contains("medians of the 2 runs: "), "each run's median beside the pooled figures: " + md);
     }
 
     @Test
