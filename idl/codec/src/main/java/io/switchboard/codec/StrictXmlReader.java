@@ -42,8 +42,9 @@ import javax.xml.stream.util.StreamReaderDelegate;
  *       {@code xs:dateTime} outside {@link XsdValues#parseDateTime}; a string holding a lone
  *       surrogate.</li>
  * </ul>
- * Floats and doubles are left to the parsers, which already refuse what is not a number: the
- * checks cost nothing on a {@code double[]}.
+ * Floats and doubles are left to the parsers, which already refuse what is not a number, except
+ * for Java's hexadecimal form ({@code 0x1p3}), which is refused here with one comparison per
+ * character: a {@code double[]} costs next to nothing more.
  *
  * <p>Checks run inside {@link #next()}: text is checked as its events pass, in pieces, so no value
  * is buffered whole (a date-time at most 64 characters). {@link #getElementText()} and
@@ -641,6 +642,7 @@ public final class StrictXmlReader extends StreamReaderDelegate {
         static final int BASE64 = 3;
         static final int DATE_TIME = 4;
         static final int STRING = 5;
+        static final int FLOATING = 6;
         private static final int MAX_DATE_TIME = 64;
 
         int kind;
@@ -673,7 +675,8 @@ public final class StrictXmlReader extends StreamReaderDelegate {
                 case BYTES -> BASE64;
                 case DATE_TIME -> DATE_TIME;
                 case STRING -> STRING;
-                case FLOAT, DOUBLE -> NONE;   // JAXB's and our parsers refuse what is not a number
+                // the parsers refuse what is not a number, except Java's hexadecimal form (0x1p3 = 8.0)
+                case FLOAT, DOUBLE -> FLOATING;
             };
         }
 
@@ -732,6 +735,16 @@ public final class StrictXmlReader extends StreamReaderDelegate {
                 }
                 case STRING -> {
                     return string(c, start, length);
+                }
+                case FLOATING -> {
+                    for (int i = start, end = start + length; i < end; i++) {
+                        if ((c[i] | 0x20) == 'x') {   // one comparison per character: a double[] stays cheap
+                            return "'" + c[i] + "' at character " + (stringIndex + i - start + 1) + " is not part of an xs:"
+                                    + field.scalar.xsdName() + " (hexadecimal forms such as 0x1p3 are Java's, not XML's)";
+                        }
+                    }
+                    stringIndex += length;
+                    return null;
                 }
                 default -> {
                     return null;
