@@ -65,7 +65,7 @@ final class GrpcServer implements ProtocolServer {
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
     /** Counts connections refused at TLS; a plain-text server has none. */
-    private final GrpcTls.Refusals refusals = new GrpcTls.Refusals();
+    private final GrpcTls.Refusals refusals;
     private Server server;
     private boolean closed;
 
@@ -76,6 +76,7 @@ final class GrpcServer implements ProtocolServer {
         this.settings = settings;
         this.limits = limits;
         this.maxChunkBytes = maxChunkBytes;
+        this.refusals = new GrpcTls.Refusals(settings.tls() != null);
         AtomicInteger n = new AtomicInteger();
         this.workers = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "grpc-call-" + n.incrementAndGet());
@@ -120,7 +121,7 @@ final class GrpcServer implements ProtocolServer {
 
     @Override
     public long refusedConnections() {
-        return settings.tls() == null ? 0 : refusals.count.sum();
+        return refusals.count.sum();
     }
 
     int port() {

@@ -78,6 +78,12 @@ final class GrpcTls {
      */
     static final class Refusals extends ServerTransportFilter {
         final LongAdder count = new LongAdder();
+        private final boolean tls;
+
+        /** {@code tls}: whether the server speaks TLS; a plain-text one refuses nothing here. */
+        Refusals(boolean tls) {
+            this.tls = tls;
+        }
 
         @Override
         public Attributes transportReady(Attributes attributes) {
@@ -86,7 +92,7 @@ final class GrpcTls {
 
         @Override
         public void transportTerminated(Attributes attributes) {
-            if (attributes == null || attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION) == null) {
+            if (tls && (attributes == null || attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION) == null)) {
                 count.increment();
                 LOG.warn("gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate");
             }

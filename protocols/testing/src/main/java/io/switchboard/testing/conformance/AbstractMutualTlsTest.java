@@ -104,6 +104,17 @@ public abstract class AbstractMutualTlsTest {
     }
 
     @Test
+    void aPlainTextServerCountsNoRefusals() throws InterruptedException {
+        try (ProtocolServer plain = provider.newServer(ServerSettings.defaults())) {
+            Endpoint at = plain.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+            assertTrue(!provider.protectedEndpoint(at), at + " is plain text");
+            ping(null, at);   // the client closes its connection: an ordinary end, not a refusal
+            Thread.sleep(300);
+            assertEquals(0, plain.refusedConnections());
+        }
+    }
+
+    @Test
     void withoutATrustStoreTheServerTakesTlsCallersWithoutKeys() {
         try (ProtocolServer open = provider.newServer(ServerSettings.defaults().withTls(certs.server()))) {
             Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
