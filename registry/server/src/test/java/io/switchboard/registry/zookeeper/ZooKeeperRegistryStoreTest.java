@@ -1,6 +1,9 @@
 package io.switchboard.registry.zookeeper;
 
 import io.switchboard.testing.ChildJvm;
+import io.switchboard.testing.ManualClock;
+import io.switchboard.registry.Entries;
+import io.switchboard.registry.server.RegistryService;
 
 import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.RegistryException;
@@ -82,6 +85,43 @@ class ZooKeeperRegistryStoreTest {
             assertTrue(second.expire("Echo", "e1"));
             assertEquals(List.of(), second.lookup("Echo"));
             assertFalse(second.expire("Echo", "e1"), "gone already");
+        }
+    }
+
+    /**
+     * A component renews through one registry server and then the other, as its heartbeat does when
+     * its first registry is slow or cut off for a moment (seen in MultiHostTest, issue 16): the
+     * server renewed last holds the node, whether or not it still held a lease of its own, so that
+     * the other one's lapsing lease never drops an entry that is being renewed.
+     */
+    @Test
+    void aServerRenewedAgainTakesTheEntryBackAndTheOthersLapsedLeaseLeavesIt() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/back"); ZooKeeperRegistryStore b = store("/t/back")) {
+            ManualClock clockA = new ManualClock();
+            ManualClock clockB = new ManualClock();
+            RegistryService first = new RegistryService(a, "s", clockA);
+            RegistryService second = new RegistryService(b, "s", clockB);
+            first.bind(Entries.toWire(entry("Echo", "e1", 3)), "s");
+            assertTrue(a.heldHere("Echo", "e1"));
+
+            assertTrue(second.renew("Echo", "e1", "s"), "one renew reaches the second server, which adopts the lease");
+            assertEquals(b.sessionId(), a.curator().checkExists().forPath("/t/back/Echo/e1").getEphemeralOwner());
+            assertFalse(a.heldHere("Echo", "e1"));
+
+            // the renews come back to the first, whose own lease never ran out
+            assertTrue(first.renew("Echo", "e1", "s"));
+            assertTrue(a.heldHere("Echo", "e1"), "the node lives with the server renewed last");
+            clockB.advance(Duration.ofSeconds(4));
+            assertEquals(0, second.sweep(), "the second server's lapsed lease leaves the entry alone");
+            assertEquals(1, first.lookup("Echo").size());
+
+            clockA.advance(Duration.ofSeconds(2));
+            assertTrue(first.renew("Echo", "e1", "s"));
+            clockA.advance(Duration.ofSeconds(2));
+            assertEquals(0, first.sweep(), "renewed 2 s ago: its lease runs");
+            clockA.advance(Duration.ofSeconds(2));
+            assertEquals(1, first.sweep(), "not renewed for 4 s: it goes");
+            assertEquals(List.of(), b.lookup("Echo"));
         }
     }
 

@@ -181,6 +181,18 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         }
     }
 
+    /** True for a node of this store's session, or a persistent one (no session holds it). */
+    @Override
+    public synchronized boolean heldHere(String name, String instanceId) {
+        String path = path(name, instanceId);
+        try {
+            Stat stat = client.checkExists().forPath(path);
+            return stat != null && (stat.getEphemeralOwner() == session || stat.getEphemeralOwner() == 0);
+        } catch (Exception e) {
+            throw failure("read " + path, e);
+        }
+    }
+
     /**
      * Deletes the node only while it is still an ephemeral node of this server's session: one that
      * another registry server re-created under its own session (a component renewing through it
