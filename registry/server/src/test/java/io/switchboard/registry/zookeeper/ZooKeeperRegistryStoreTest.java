@@ -2,6 +2,11 @@ package io.switchboard.registry.zookeeper;
 
 import io.switchboard.testing.ChildJvm;
 import io.switchboard.testing.ManualClock;
+import io.switchboard.testing.FaultProxy;
+import io.switchboard.registry.RegistryWatch;
+import io.switchboard.protocol.ClientSettings;
+import java.net.URI;
+import java.util.concurrent.CopyOnWriteArrayList;
 import io.switchboard.registry.Entries;
 import io.switchboard.registry.server.RegistryService;
 
@@ -167,6 +172,37 @@ class ZooKeeperRegistryStoreTest {
                         () -> intruder.unbind("Echo", null)).code());
             }
             assertEquals(1, viaOne.list().size());
+        }
+    }
+
+    /**
+     * A watch over two registries whose first is cut off while a poll waits there (a black hole:
+     * the connection stays open, nothing comes back) moves to the second within its short wait and
+     * the answer's margin; it waited 25 s plus 30 s before (issue 16).
+     */
+    @Test
+    void aWatchOnACutRegistryMovesToTheNextWithinItsWaitAndCallTimeout() throws Exception {
+        try (RegistryServer one = RegistryServer.builder().store(store("/t/watch")).secret("s").start();
+             RegistryServer two = RegistryServer.builder().store(store("/t/watch")).secret("s").start();
+             FaultProxy line = FaultProxy.to(URI.create(one.endpoint()).getHost(), URI.create(one.endpoint()).getPort());
+             RegistryClient viaTwo = RegistryClient.connect(two.endpoint(), "s");
+             RegistryClient both = RegistryClient.connect(List.of(one.endpoint().replaceFirst(
+                     ":" + URI.create(one.endpoint()).getPort() + "/", ":" + line.port() + "/"), two.endpoint()), null,
+                     ClientSettings.defaults().withCallTimeout(Duration.ofSeconds(2)))) {
+            List<String> seen = new CopyOnWriteArrayList<>();
+            try (RegistryWatch watch = RegistryWatch.start(both, List.of("Echo"),
+                    e -> seen.add(e.kind() + ":" + e.instanceId()))) {
+                assertTrue(watch.awaitSynced(Duration.ofSeconds(10)));
+                viaTwo.bind(entry("Echo", "e1", 0));
+                await("the first registry reports e1", Duration.ofSeconds(10), () -> seen.contains("APPEAR:e1"));
+                Thread.sleep(200);   // the next poll is on its way to the first registry
+                line.blackHole();
+                long cut = System.nanoTime();
+                viaTwo.bind(entry("Echo", "e2", 0));
+                await("the watch moves to the second registry", Duration.ofSeconds(20), () -> seen.contains("APPEAR:e2"));
+                double took = (System.nanoTime() - cut) / 1e9;
+                assertTrue(took < RegistryClient.FAILOVER_WATCH_SECONDS + 2 + 3, "noticed the cut after " + took + " s");
+            }
         }
     }
 
