@@ -226,6 +226,8 @@ public final class RegistryService implements Registry {
                     store.rebind(held.get());
                     LOG.info("took {} the lease of {} ({}) from another registry server", granted ? "back" : "over",
                             name, instanceId);
+                } else {
+                    LOG.debug("renewed {} ({})", name, instanceId);
                 }
                 return true;
             }

@@ -65,6 +65,10 @@ class MultiHostTest {
     /** Small heaps, and the INFO lines of Switchboard with times in each host log (target/multihost-TIME/HOST.err). */
     private static final List<String> SMALL_JVM = List.of("-Xmx128m", "-Xss512k",
             "-Dorg.slf4j.simpleLogger.log.io.switchboard=info", "-Dorg.slf4j.simpleLogger.showDateTime=true",
+            // every renew, where it arrived and how long the heartbeat waited for it: what a lapsed lease needs explained
+            "-Dorg.slf4j.simpleLogger.log.io.switchboard.server.ComponentServer=debug",
+            "-Dorg.slf4j.simpleLogger.log.io.switchboard.registry.server.RegistryService=debug",
+            "-Dorg.slf4j.simpleLogger.log.io.switchboard.client.ReplicatedChannel=debug",
             "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
 
     private static NetworkNamespaces net;
