@@ -130,6 +130,39 @@ class ZooKeeperRegistryStoreTest {
         }
     }
 
+    /**
+     * A take-over moves the node to another session by a delete and a create in one transaction;
+     * watchers must not see the instance go and come back (MultiHostTest saw GO and APPEAR on every
+     * take-over, and the client's replica set lost the instance for a moment). A real removal is
+     * still reported.
+     */
+    @Test
+    void aTakeOverIsReportedAsAChangeNotAsGoneAndBack() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/moves"); ZooKeeperRegistryStore b = store("/t/moves");
+             ZooKeeperRegistryStore watched = store("/t/moves")) {
+            List<String> changes = new CopyOnWriteArrayList<>();
+            watched.reportChanges(new RegistryStore.ChangeSink() {
+                @Override
+                public void bound(ComponentEntry entry) {
+                    changes.add("bound:" + entry.instanceId() + ":" + entry.leaseSeconds());
+                }
+
+                @Override
+                public void gone(String name, String instanceId) {
+                    changes.add("gone:" + instanceId);
+                }
+            });
+            a.bind(entry("Echo", "e1", 30));
+            await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
+            b.rebind(entry("Echo", "e1", 31));   // taken over by the other server, under its session
+            await("the take-over is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:31"));
+            Thread.sleep(2_500);   // past the store's second look at a node that came back
+            assertEquals(List.of("bound:e1:30", "bound:e1:31"), changes);
+            assertTrue(b.expire("Echo", "e1"));
+            await("the removal is reported", Duration.ofSeconds(10), () -> changes.contains("gone:e1"));
+        }
+    }
+
     @Test
     void storeOperationsAndTheEphemeralOrPersistentChoice() throws Exception {
         try (ZooKeeperRegistryStore a = store("/t/ops"); ZooKeeperRegistryStore b = store("/t/ops")) {
