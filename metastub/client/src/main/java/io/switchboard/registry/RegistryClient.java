@@ -83,8 +83,22 @@ public final class RegistryClient implements AutoCloseable {
         this.channel = new ReplicatedChannel("Registry", registries,
                 e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols(failsafe).endpoints(e.endpoints())
                         .settings(callSettings).build(),
-                ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO);
+                ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO, RegistryClient::storeUnavailable);
         this.stub = new RegistryStub(channel);
+    }
+
+    /**
+     * A write refused with "unavailable": that registry server cannot reach its store and changed
+     * nothing; another server of the same store may, so the call moves on to it. (A component whose
+     * first registry lost ZooKeeper renewed there in vain until its lease ran out.)
+     */
+    private static boolean storeUnavailable(Throwable answer) {
+        String code = answer instanceof BindFaultException f ? f.getFaultInfo().getCode()
+                : answer instanceof RebindFaultException f ? f.getFaultInfo().getCode()
+                : answer instanceof RenewFaultException f ? f.getFaultInfo().getCode()
+                : answer instanceof UnbindFaultException f ? f.getFaultInfo().getCode()
+                : null;
+        return "unavailable".equals(code);
     }
 
     /**
