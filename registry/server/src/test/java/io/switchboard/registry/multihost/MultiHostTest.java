@@ -52,10 +52,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-// Off in the default build until the entry flicker around a registry take-over is fixed (issue 16):
-// on main it failed two runs of four under load, once on each side of that flaw.
-@org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "switchboard.multihost", matches = "true",
-        disabledReason = "unstable under load until issue 16's take-over flicker is fixed; -Dswitchboard.multihost=true runs it")
 class MultiHostTest {
     private static final String SECRET = "multi-host-secret";
     private static final int LEASE_SECONDS = 3;
@@ -225,12 +221,17 @@ class MultiHostTest {
         int takeOversBefore = occurrences("reg2", takeOver);
         net.cut("reg1");
         long cut = System.nanoTime();
-        // comp1 bound through reg1; its renews go to reg2 now, which takes the entry over in the
-        // store (the ZooKeeper node moves to reg2's session), so reg1's expiring session cannot take it along
-        awaitLog("reg2", takeOver, takeOversBefore + 1);
-        double moved = (System.nanoTime() - cut) / 1e9;
-        System.out.printf("comp1's entry was taken over by the other registry %.1f s after the cut%n", moved);
-        assertTrue(moved < (ZK_SESSION_MS / 1000.0) + 3 * LEASE_SECONDS, "comp1 moved " + moved + " s after the cut");
+        // comp1's entry lives with reg1 when comp1 bound it there (after its heal it may have bound
+        // through reg2 instead: then nothing moves). Its renews go to reg2 now, which takes the entry
+        // over in the store (the ZooKeeper node moves to reg2's session) before reg1's session ends
+        // and would take it along
+        long sessionGone = cut + Duration.ofMillis(ZK_SESSION_MS + 2000).toNanos();
+        if (awaitLog("reg2", takeOver, takeOversBefore + 1, sessionGone)) {
+            System.out.printf("comp1's entry was taken over by the other registry %.1f s after the cut%n",
+                    (System.nanoTime() - cut) / 1e9);
+        } else {
+            System.out.println("comp1's entry lived with the other registry already: nothing to take over");
+        }
         String[] viaClient = client.ask("registry Conformance", ANSWER).split(" ");
         System.out.println("a lookup through the client's registries (the first cut off) took " + viaClient[0] + " ms");
         assertTrue(hostsOf(viaClient[1]).contains(net.address("comp2")), "the other registry answered: " + viaClient[1]);
@@ -243,9 +244,9 @@ class MultiHostTest {
         assertEquals(List.of(), during.failed, "calls never wait on a registry");
         assertEachRanOnce(calls, during);
         // past the moment ZooKeeper ends reg1's session (and its ephemeral nodes), comp1's entry never left
-        long sessionGone = cut + Duration.ofMillis(ZK_SESSION_MS + 2000).toNanos() - System.nanoTime();
-        if (sessionGone > 0) {
-            Thread.sleep(sessionGone / 1_000_000);   // a time to pass, not an event to wait for
+        long left = sessionGone - System.nanoTime();
+        if (left > 0) {
+            Thread.sleep(left / 1_000_000);   // a time to pass, not an event to wait for
         }
         assertEquals(List.of("APPEAR:" + comp1Instance), eventsOf(comp1Instance),
                 "the watch on reg2 saw comp1's entry once, and never leave");
@@ -269,7 +270,8 @@ class MultiHostTest {
         assertEachRanOnce(calls);
         // comp1's renews go back to reg1, which takes the entry back; reg2's lease of it lapses and
         // must leave it alone (an entry was dropped and bound again here before issue 16's fixes)
-        awaitLog("reg2", lapsed, lapsedBefore + 1);
+        assertTrue(awaitLog("reg2", lapsed, lapsedBefore + 1, System.nanoTime() + CONVERGE.toNanos()),
+                "reg2's lease of comp1 ran out once its renews went back to reg1");
         List<String> events = Arrays.asList(client.ask("events", ANSWER).split(","));
         List<String> after = events.subList(Math.min(eventsBefore, events.size()), events.size());
         System.out.println("entry changes seen on reg2 after the registry host healed: " + after);
@@ -357,15 +359,15 @@ class MultiHostTest {
         }
     }
 
-    /** Waits until {@code host}'s log has {@code count} lines that contain {@code text}. */
-    private static void awaitLog(String host, String text, int count) throws Exception {
-        long end = System.nanoTime() + CONVERGE.toNanos();
+    /** Waits until {@code host}'s log has {@code count} lines that contain {@code text}; false if not by {@code end} (nanoTime). */
+    private static boolean awaitLog(String host, String text, int count, long end) throws Exception {
         while (occurrences(host, text) < count) {
             if (System.nanoTime() > end) {
-                throw new AssertionError(host + " did not log '" + text + "' " + count + " times within " + CONVERGE);
+                return false;
             }
             Thread.sleep(100);   // reading a log another process writes
         }
+        return true;
     }
 
     private static String lookup(String registry, String name) throws IOException {
