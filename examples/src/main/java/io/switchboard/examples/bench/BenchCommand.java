@@ -45,9 +45,11 @@ public final class BenchCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--protocols", split = ",", paramLabel = "NAME",
-            defaultValue = "soap,grpc,adaptive,size,local,rmi,oos,socket",
-            description = "Protocols (socket, rmi, oos, a Switchboard protocol pinned on each call; local: the component in "
-                    + "this JVM, called through a stub over the in-process protocol) and meta-stub policies; "
+            defaultValue = "soap,grpc,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
+            description = "Protocols (a Switchboard protocol pinned on each call; local: the component in this JVM, called "
+                    + "through a stub over the in-process protocol), meta-stub policies, and the plain peers: socket (a "
+                    + "hand-written protocol), grpc-plain and grpc-plain-direct (grpc-java unary, default and direct executor), "
+                    + "axis2 (a bare Axis2 POJO service), rmi, fory (Apache Fory over a socket), oos (object streams); "
                     + "names that are neither are skipped with a note. Default: ${DEFAULT-VALUE}.")
     List<String> protocols;
 
@@ -90,11 +92,17 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--reps", paramLabel = "N", description = "Timed calls per cell at most (default 30; 5 with --quick).")
     Integer reps;
 
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
+            description = "Times each cell is measured, a full GC between (default 1): the samples are pooled and each "
+                    + "run's median is in the cell's note with their range; 3 for headline figures.")
+    int runs;
+
     @Option(names = "--warmup", paramLabel = "N", description = "Untimed calls per cell first (default 5; 2 with --quick).")
     Integer warmup;
 
     @Option(names = "--budget", paramLabel = "SECONDS",
-            description = "Time per cell and protocol (default 10; 2 with --quick); a call expected to take over a quarter of it is skipped.")
+            description = "Time per cell for its slowest protocol (default 10; 2 with --quick): every protocol of a cell gets as many "
+                    + "samples as the slowest fits in it; a call expected (from the previous size's p10) to take over a quarter of it is skipped.")
     Integer budget;
 
     @Option(names = "--heap", paramLabel = "SIZE", defaultValue = "2g", description = "Server JVM -Xms and -Xmx. Default: ${DEFAULT-VALUE}.")
@@ -153,7 +161,7 @@ public final class BenchCommand implements Callable<Integer> {
         Path dir = out != null ? out : defaultOut();
         Files.createDirectories(dir);
         Sweep.Config config = new Sweep.Config(sizes(), or(warmup, 5, 2), or(reps, 30, 5),
-                Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)));
+                Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)), Math.max(1, runs));
         List<String> serverFlags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC"));
         if (phases) {
             serverFlags.add("-Dswitchboard.phases=true");
@@ -190,6 +198,16 @@ public final class BenchCommand implements Callable<Integer> {
                         break;
                     case "rmi":
                         peers.add(new RmiPeer(server.get("rmi")));
+                        break;
+                    case ForyPeer.NAME:
+                        peers.add(new ForyPeer(Integer.parseInt(server.get(ForyPeer.NAME))));
+                        break;
+                    case PlainGrpcPeer.NAME:
+                    case PlainGrpcPeer.DIRECT_NAME:
+                        peers.add(new PlainGrpcPeer(Integer.parseInt(server.get(name)), name.equals(PlainGrpcPeer.DIRECT_NAME)));
+                        break;
+                    case BareAxis2Peer.NAME:
+                        peers.add(new BareAxis2Peer(Integer.parseInt(server.get(BareAxis2Peer.NAME))));
                         break;
                     case LocalPeer.NAME:
                         peers.add(LocalPeer.start());
@@ -236,9 +254,10 @@ public final class BenchCommand implements Callable<Integer> {
         Report.Machine machine = new Report.Machine(Report.Machine.now(), cpus,
                 Report.Machine.currentCpuModel(), loadStart, Report.Machine.loadAverage(), Report.Machine.currentJava(), clientFlags,
                 String.join(" ", serverFlags),
-                String.format("%d untimed warm-up calls, then up to %d timed calls within %d s (after %d s of small calls "
-                        + "over every protocol before the first cell)", config.warmup(), config.reps(), config.budget().toSeconds(),
-                        config.warmupTime().toSeconds()),
+                String.format("%d untimed warm-up calls, then up to %d timed calls within %d s for the slowest protocol, "
+                        + "the same number for each%s (after %d s of small calls over every protocol before the first cell)",
+                        config.warmup(), config.reps(), config.budget().toSeconds(),
+                        config.runs() > 1 ? ", in " + config.runs() + " runs with a full GC between" : "", config.warmupTime().toSeconds()),
                 pinMax < 0 ? "none" : "cells of up to " + pinMax + " elements (and the empty call): both JVMs pinned to CPU 0 "
                         + "with taskset; larger cells unpinned");
         String asyncTable = null;

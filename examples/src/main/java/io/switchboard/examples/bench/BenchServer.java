@@ -45,13 +45,21 @@ public final class BenchServer {
                      .settings(ServerSettings.defaults().withMaxMessageBytes(MAX_MESSAGE_BYTES))
                      .registry(registry.endpoint(), secret).lease(java.time.Duration.ZERO).build();   // no heartbeats amid the timings
              ServerSocket raw = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-             ServerSocket oos = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+             ServerSocket oos = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             ServerSocket fory = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             components.export(PhaseBreakdown.markInvocations(EchoComponent.skeleton(new EchoService())));
             PhaseBreakdown.ServerMarks marks = PhaseMarks.ENABLED ? PhaseBreakdown.ServerMarks.install() : null;
             RawSocketPeer.serve(raw);
             ObjectStreamPeer.serve(oos);
+            ForyPeer.serve(fory);
+            // the plain libraries, with no Switchboard code: grpc-java unary (default and direct executor) and Axis2
+            io.grpc.Server plainGrpc = PlainGrpcPeer.serve(false);
+            io.grpc.Server plainGrpcDirect = PlainGrpcPeer.serve(true);
+            int axis2 = BareAxis2Peer.serve();
             out.println("READY pid=" + ProcessHandle.current().pid() + " registry=" + registry.endpoint()
-                    + " socket=" + raw.getLocalPort() + " oos=" + oos.getLocalPort()
+                    + " socket=" + raw.getLocalPort() + " oos=" + oos.getLocalPort() + " " + ForyPeer.NAME + "=" + fory.getLocalPort()
+                    + " " + PlainGrpcPeer.NAME + "=" + plainGrpc.getPort() + " " + PlainGrpcPeer.DIRECT_NAME + "=" + plainGrpcDirect.getPort()
+                    + " " + BareAxis2Peer.NAME + "=" + axis2
                     + " protocols=" + String.join(",", Protocols.names()) + " rmi=" + RmiPeer.export()
                     // the registry's write secret, for the matrix workers this run starts; the pipe is the bench's own
                     + " secret=" + secret);

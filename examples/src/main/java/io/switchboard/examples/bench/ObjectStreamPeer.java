@@ -5,13 +5,12 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.OutputStream;
 import java.io.Serializable;
-import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Java serialization without RMI: {@link ObjectOutputStream} and {@link ObjectInputStream} over a
@@ -24,17 +23,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * }
  * }</pre>
  */
-final class ObjectStreamPeer implements Peer {
+final class ObjectStreamPeer extends SocketPeer {
     private static final int BUFFER = 64 * 1024;
 
-    private final int port;
-    private final AtomicLong sent = new AtomicLong();
-    private Socket socket;
     private ObjectOutputStream out;
     private ObjectInputStream in;
 
     ObjectStreamPeer(int port) {
-        this.port = port;
+        super(port, "Java serialization recurses per node");
     }
 
     @Override
@@ -43,54 +39,26 @@ final class ObjectStreamPeer implements Peer {
     }
 
     @Override
-    public Object roundTrip(Payload p) throws Exception {
-        if (socket == null) {
-            socket = new Socket(InetAddress.getLoopbackAddress(), port);
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout(Sweep.CALL_TIMEOUT_MILLIS);
-            out = new ObjectOutputStream(new BufferedOutputStream(new CountingOutputStream(socket.getOutputStream(), sent), BUFFER));
-            out.flush();
-            in = new ObjectInputStream(new BufferedInputStream(socket.getInputStream(), BUFFER));
-        }
-        try {
-            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
-            out.writeObject(p.javaValue());
-            out.reset();   // else the next call would send only a back-reference to the same array
-            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);   // into the 64 KiB buffer, which it may have flushed already
-            out.flush();
-            PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
-            Object back = in.readObject();   // waits for and decodes the answer in one: no arrival mark
-            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
-            if (back instanceof ServerFailure) {
-                throw new Failure(((ServerFailure) back).reason);
-            }
-            return back;
-        } catch (StackOverflowError e) {
-            close();
-            throw new Failure("StackOverflowError in the client (Java serialization recurses per node)");
-        } catch (Exception e) {
-            close();   // the streams are out of step now; the next call reconnects
-            throw e;
-        }
+    protected void opened(OutputStream out, InputStream in) throws IOException {
+        this.out = new ObjectOutputStream(new BufferedOutputStream(out, BUFFER));
+        this.out.flush();
+        this.in = new ObjectInputStream(new BufferedInputStream(in, BUFFER));
     }
 
     @Override
-    public long requestBytes(Payload p) throws Exception {
-        long before = sent.get();
-        roundTrip(p);
-        return sent.get() - before;
-    }
-
-    @Override
-    public void close() {
-        if (socket != null) {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // closing a loopback socket; nothing to do
-            }
-            socket = null;
+    protected Object exchange(Payload p) throws Exception {
+        PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
+        out.writeObject(p.javaValue());
+        out.reset();   // else the next call would send only a back-reference to the same array
+        PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);   // into the 64 KiB buffer, which it may have flushed already
+        out.flush();
+        PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+        Object back = in.readObject();   // waits for and decodes the answer in one: no arrival mark
+        PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
+        if (back instanceof ServerFailure) {
+            throw new Failure(((ServerFailure) back).reason);
         }
+        return back;
     }
 
     /** Server side, in the forked JVM: reads an object, writes it back. */

@@ -7,11 +7,10 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetAddress;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The baseline: a hand-written protocol over a plain socket, what a careful programmer would write
@@ -25,21 +24,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * }
  * }</pre>
  */
-final class RawSocketPeer implements Peer {
+final class RawSocketPeer extends SocketPeer {
     private static final int EMPTY = 0;
     private static final int DOUBLES = 1;
     private static final int LIST = 2;
     private static final int BLOCK = 64 * 1024;
 
-    private final int port;
-    private final AtomicLong sent = new AtomicLong();
     private final Codec codec = new Codec();
-    private Socket socket;
     private DataOutputStream out;
     private DataInputStream in;
 
     RawSocketPeer(int port) {
-        this.port = port;
+        super(port, null);
     }
 
     @Override
@@ -48,40 +44,15 @@ final class RawSocketPeer implements Peer {
     }
 
     @Override
-    public Object roundTrip(Payload p) throws IOException {
-        if (socket == null) {
-            socket = new Socket(InetAddress.getLoopbackAddress(), port);
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout(Sweep.CALL_TIMEOUT_MILLIS);
-            out = new DataOutputStream(new BufferedOutputStream(new CountingOutputStream(socket.getOutputStream(), sent), BLOCK));
-            in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), BLOCK));
-        }
-        try {
-            codec.send(out, p.javaValue());
-            return codec.read(in);
-        } catch (IOException | RuntimeException e) {
-            close();   // the stream is out of step now; the next call reconnects
-            throw e;
-        }
+    protected void opened(OutputStream out, InputStream in) {
+        this.out = new DataOutputStream(new BufferedOutputStream(out, BLOCK));
+        this.in = new DataInputStream(new BufferedInputStream(in, BLOCK));
     }
 
     @Override
-    public long requestBytes(Payload p) throws IOException {
-        long before = sent.get();
-        roundTrip(p);
-        return sent.get() - before;
-    }
-
-    @Override
-    public void close() {
-        if (socket != null) {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // closing a loopback socket; nothing to do
-            }
-            socket = null;
-        }
+    protected Object exchange(Payload p) throws IOException {
+        codec.send(out, p.javaValue());
+        return codec.read(in);
     }
 
     /** Server side, in the forked JVM: decodes each request into objects and encodes them back. */
@@ -103,8 +74,8 @@ final class RawSocketPeer implements Peer {
         });
     }
 
-    /** The wire format, with its scratch block; one per connection. */
-    private static final class Codec {
+    /** The wire format, with its scratch block; one per connection (plain gRPC's marshaller uses it too). */
+    static final class Codec {
         private final byte[] block = new byte[BLOCK];
         private final ByteBuffer buffer = ByteBuffer.wrap(block);
 

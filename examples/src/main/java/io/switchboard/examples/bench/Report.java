@@ -31,7 +31,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class Report {
     /** The CSV header, exactly as issue 6 asks for it. */
-    public static final String CSV_HEADER = "workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes";
+    /** The rows every other row is divided by, where the run has them: the floor, then the plain libraries. */
+    static final List<String> BASELINES = List.of("socket", PlainGrpcPeer.NAME, BareAxis2Peer.NAME, "rmi", "soap");
+    public static final String CSV_HEADER = "workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples";
 
     private final List<Cell> cells;
     private final Machine machine;
@@ -75,10 +77,10 @@ public final class Report {
             if (!c.isMeasured()) {
                 continue;   // the CSV has no column for a reason; failed and skipped cells are listed in bench.md
             }
-            b.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.1f,%.1f,%s,%s%n", c.workload().key(), c.size(),
+            b.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.1f,%.1f,%s,%s,%d%n", c.workload().key(), c.size(),
                     c.protocol(), c.medianMicros(), c.p10Micros(), c.p90Micros(),
                     c.workload() == Workload.EMPTY ? "" : String.format(Locale.ROOT, "%.4g", c.payloadMegabytesPerSecond()),
-                    c.wireBytes() < 0 ? "" : Long.toString(c.wireBytes())));
+                    c.wireBytes() < 0 ? "" : Long.toString(c.wireBytes()), c.samplesNanos().length));
         }
         return b.toString();
     }
@@ -96,16 +98,23 @@ public final class Report {
         b.append("| server JVM flags | `").append(machine.serverFlags()).append("` |\n");
         b.append("| per cell and protocol | ").append(machine.perCell()).append(" |\n");
         b.append("| pinning | ").append(machine.pinning()).append(" |\n\n");
-        b.append("Times are round trips in µs over the timed calls (median, p10, p90, min); protocols were interleaved call by call. ")
-                .append("**÷ socket** and **÷ soap** divide the median by the raw socket's and SOAP's median for the same cell ")
-                .append("in this run: above 1 is slower. MB/s counts the payload both ways (2 × payload ÷ median; 8 bytes per double, ")
+        b.append("Times are round trips in µs over the timed calls (median, p10, p90, min); protocols were interleaved call by call, ")
+                .append("the order rotated every round, and every protocol of a cell has the same number of samples. ")
+                .append("Each **÷ X** column divides this row's median by X's median, and its p10 by X's p10, for the same cell ")
+                .append("in this run (median / p10; above 1 is slower), for the baselines present: the raw socket, plain grpc-java ")
+                .append("unary (default executor), bare Axis2, Java RMI and Switchboard's SOAP. MB/s counts the payload both ways (2 × payload ÷ median; 8 bytes per double, ")
                 .append("34 per node). Wire bytes: what the client sent for one request, protocol headers included ")
                 .append("(counted on the client's socket, or through a counting relay for SOAP and gRPC; none for `local`, ")
                 .append("the component in the client's JVM, called through a stub that copies through the binary codec).\n");
+        List<String> baselines = BASELINES.stream().filter(n -> cells.stream().anyMatch(c -> c.isMeasured()
+                && c.protocol().equals(n))).toList();
         for (Workload w : workloads()) {
             b.append("\n## ").append(w.key()).append("\n\n");
-            b.append("| size | protocol | median µs | p10 µs | p90 µs | min µs | MB/s | wire bytes | ÷ socket | ÷ soap | note |\n");
-            b.append("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+            b.append("| size | protocol | median µs | p10 µs | p90 µs | min µs | MB/s | wire bytes | ");
+            baselines.forEach(n -> b.append("÷ ").append(n).append(" | "));
+            b.append("note |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ");
+            baselines.forEach(n -> b.append("---: | "));
+            b.append("--- |\n");
             for (Cell c : cells) {
                 if (c.workload() != w) {
                     continue;
@@ -116,11 +125,11 @@ public final class Report {
                             .append(number(c.p90Micros())).append(" | ").append(number(c.minMicros())).append(" | ")
                             .append(w == Workload.EMPTY ? "" : number(c.payloadMegabytesPerSecond())).append(" | ")
                             .append(c.wireBytes() < 0 ? "" : String.format(Locale.ROOT, "%,d", c.wireBytes())).append(" | ")
-                            .append(ratio(c, "socket")).append(" | ").append(ratio(c, "soap")).append(" | ");
+                            .append(baselines.stream().map(n -> ratio(c, n) + " | ").collect(Collectors.joining()));
                     String note = (c.pinned() ? "pinned" : "") + (c.note() == null ? "" : (c.pinned() ? "; " : "") + c.note());
                     b.append(note).append(" |\n");
                 } else {
-                    b.append("| | | | | | | | ").append(c.status().name().toLowerCase(Locale.ROOT)).append(": ")
+                    b.append("| | | | | | ").append("| ".repeat(baselines.size())).append(c.status().name().toLowerCase(Locale.ROOT)).append(": ")
                             .append(c.note().replaceFirst("^skipped: ", "")).append(" |\n");
                 }
             }
@@ -141,7 +150,8 @@ public final class Report {
     private String ratio(Cell c, String baseline) {
         Optional<Cell> base = cells.stream().filter(o -> o.isMeasured() && o.workload() == c.workload()
                 && o.size() == c.size() && o.protocol().equals(baseline)).findFirst();
-        return base.map(o -> String.format(Locale.ROOT, "%.2f", c.medianMicros() / o.medianMicros())).orElse("–");
+        return base.map(o -> String.format(Locale.ROOT, "%.2f / %.2f", c.medianMicros() / o.medianMicros(),
+                c.p10Micros() / o.p10Micros())).orElse("–");
     }
 
     private XYChart chart(Workload w) {
@@ -170,7 +180,7 @@ public final class Report {
         return Integer.toString(n);
     }
 
-    private static String number(double x) {
+    static String number(double x) {
         return x < 100 ? String.format(Locale.ROOT, "%.1f", x) : String.format(Locale.ROOT, "%,.0f", x);
     }
 

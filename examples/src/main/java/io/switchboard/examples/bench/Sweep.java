@@ -7,14 +7,17 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import me.tongfei.progressbar.ProgressBar;
 
 /**
- * Runs the measurement: for each workload and size, every protocol in turn (A B C A B C ..., so
- * that a noisy moment hits all of them alike), first a warm-up, then timed round trips, each
- * result checked against what was sent. Each cell is bounded by a count and a time budget; a cell
- * whose single call is expected (from the previous size) to take more than a quarter of the budget
- * is skipped, and so are the larger sizes of a protocol that failed, each with the reason.
+ * Runs the measurement: for each workload and size, every protocol in turn, the order rotated every
+ * round (A B C, B C A, C A B, ..., so that a noisy moment hits all of them alike and none always
+ * follows another), first a warm-up, then timed round trips, each result checked against what was
+ * sent. Every protocol of a cell gets the same number of samples, bounded by a count and the slowest
+ * protocol's time budget; a cell whose single call is expected (from the previous size's p10) to take
+ * more than a quarter of the budget is skipped, and so are the larger sizes of a protocol that failed,
+ * each with the reason.
  *
  * <pre>{@code
  * Sweep sweep = new Sweep(config, peers, server);
@@ -35,9 +38,11 @@ public final class Sweep {
      * @param warmupTime small calls over every protocol before the first cell, for the JIT compiler
      * @param pinMaxSize cells up to this size run with both JVMs pinned to CPU 0 (small messages,
      *                   see shared/BENCHMARKING.md); -1 never pins
+     * @param runs       times each cell is measured, a full GC between runs; the samples are pooled
+     *                   and each run's median goes into the cell's note, so a headline figure has its range
      */
     public record Config(Map<Workload, List<Integer>> sizes, int warmup, int reps, Duration budget, int pinMaxSize,
-                         Duration warmupTime) {
+                         Duration warmupTime, int runs) {
     }
 
     private final Config config;
@@ -87,9 +92,15 @@ public final class Sweep {
                         active.put(peer, new State());
                     }
                 }
-                measure(payload, active);
+                for (int run = 0; run < config.runs(); run++) {
+                    if (run > 0) {
+                        System.gc();
+                        server.gc();
+                    }
+                    measure(payload, active, run == 0);
+                }
                 for (Map.Entry<Peer, State> a : active.entrySet()) {
-                    previous.put(a.getKey(), a.getValue().toCell(a.getKey(), payload, pin, config.reps()));
+                    previous.put(a.getKey(), a.getValue().toCell(a.getKey(), payload, pin, config.reps(), config.runs()));
                     progress.step();
                 }
                 peers.forEach(peer -> cells.add(previous.get(peer)));   // in the order the protocols were asked for
@@ -130,19 +141,30 @@ public final class Sweep {
                     ? "skipped: failed at " + Report.size(before.size()) + " (" + before.note() + ")"
                     : before.note();
         }
-        double expectedSeconds = before.medianMicros() / 1e6 * size / Math.max(1, before.size());
+        // from p10, not the median: a few slow samples (GC, a noisy neighbour) must not skip a protocol
+        double expectedSeconds = before.p10Micros() / 1e6 * size / Math.max(1, before.size());
         double limit = config.budget().toMillis() / 1e3 / 4;
         if (expectedSeconds > limit) {
-            return String.format("skipped: about %.1f s per call expected (%.1f s at %s), over a quarter of the %d s budget",
-                    expectedSeconds, before.medianMicros() / 1e6, Report.size(before.size()), config.budget().toSeconds());
+            return String.format("skipped: about %.1f s per call expected (p10 %.1f s at %s), over a quarter of the %d s budget",
+                    expectedSeconds, before.p10Micros() / 1e6, Report.size(before.size()), config.budget().toSeconds());
         }
         return null;
     }
 
-    private void measure(Payload payload, Map<Peer, State> active) {
+    /**
+     * Warm-up, then timed rounds: each round calls every protocol once, starting one protocol further
+     * along each time (A B C, B C A, C A B, ...) so that no protocol always runs right after another.
+     * Every protocol gets the same number of samples: the rounds stop at {@code reps}, or once the
+     * slowest protocol has used its time budget (after a few samples each).
+     */
+    private void measure(Payload payload, Map<Peer, State> active, boolean warmUp) {
         long budget = config.budget().toNanos();
-        for (int r = 0; r < config.warmup(); r++) {
-            for (Map.Entry<Peer, State> a : active.entrySet()) {
+        List<Map.Entry<Peer, State>> order = new ArrayList<>(active.entrySet());
+        int n = order.size();
+        order.forEach(a -> a.getValue().startRun());
+        for (int r = 0; warmUp && r < config.warmup(); r++) {
+            for (int i = 0; i < n; i++) {
+                Map.Entry<Peer, State> a = order.get((r + i) % n);
                 State s = a.getValue();
                 if (s.failure == null && s.elapsed < budget / 2) {
                     s.call(a.getKey(), payload, false);
@@ -152,17 +174,20 @@ public final class Sweep {
         int minSamples = Math.min(MIN_SAMPLES, config.reps());
         for (int r = 0; r < config.reps(); r++) {
             boolean any = false;
-            for (Map.Entry<Peer, State> a : active.entrySet()) {
+            for (int i = 0; i < n; i++) {
+                Map.Entry<Peer, State> a = order.get((r + i) % n);
                 State s = a.getValue();
-                if (s.failure == null && (s.samples.size() < minSamples || s.elapsed < budget)) {
+                if (s.failure == null) {
                     s.call(a.getKey(), payload, true);
                     any = true;
                 }
             }
-            if (!any) {
+            if (!any || (r + 1 >= minSamples && order.stream().anyMatch(a -> a.getValue().failure == null
+                    && a.getValue().elapsed >= budget))) {
                 break;
             }
         }
+        order.forEach(a -> a.getValue().endRun());
         for (Map.Entry<Peer, State> a : active.entrySet()) {
             State s = a.getValue();
             if (s.failure == null) {
@@ -215,6 +240,21 @@ public final class Sweep {
         String failure;
         long wireBytes = -1;
         String wireNote;
+        /** Where the current run's samples begin, and each finished run's median (µs). */
+        private int runStart;
+        final List<Double> runMedians = new ArrayList<>();
+
+        void startRun() {
+            runStart = samples.size();
+            elapsed = 0;
+        }
+
+        void endRun() {
+            if (failure == null && samples.size() > runStart) {
+                long[] run = samples.subList(runStart, samples.size()).stream().mapToLong(Long::longValue).sorted().toArray();
+                runMedians.add(run.length % 2 == 1 ? run[run.length / 2] / 1e3 : (run[run.length / 2 - 1] + run[run.length / 2]) / 2e3);
+            }
+        }
 
         void call(Peer peer, Payload payload, boolean timed) {
             long start = System.nanoTime();
@@ -237,11 +277,17 @@ public final class Sweep {
             }
         }
 
-        Cell toCell(Peer peer, Payload p, boolean pinned, int reps) {
+        Cell toCell(Peer peer, Payload p, boolean pinned, int reps, int runs) {
             if (failure != null) {
                 return Cell.failed(p.workload(), p.size(), peer.name(), pinned, failure);
             }
-            String note = samples.size() < reps ? samples.size() + " of " + reps + " samples (time budget)" : null;
+            String note = samples.size() < reps * runs ? samples.size() + " of " + reps * runs + " samples (time budget)" : null;
+            if (runs > 1) {
+                String medians = runMedians.stream().map(Report::number).collect(Collectors.joining(", "));
+                note = (note == null ? "" : note + "; ") + "medians of the " + runMedians.size() + " runs: " + medians
+                        + " (range " + Report.number(runMedians.stream().mapToDouble(Double::doubleValue).max().orElse(0)
+                        - runMedians.stream().mapToDouble(Double::doubleValue).min().orElse(0)) + ")";
+            }
             if (wireNote != null) {
                 note = note == null ? wireNote : note + "; " + wireNote;
             }

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,11 +30,11 @@ class BenchCommandTest {
         assertEquals(0, exit);
 
         List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
-        assertEquals("workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes", csv.get(0));
+        assertEquals("workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples", csv.get(0));
         Set<String> seen = new HashSet<>();
         for (String row : csv.subList(1, csv.size())) {
             String[] f = row.split(",", -1);
-            assertEquals(8, f.length, row);
+            assertEquals(9, f.length, row);
             seen.add(f[0] + "/" + f[2]);
             for (int i = 3; i <= 5; i++) {
                 assertTrue(Double.parseDouble(f[i]) > 0, row);
@@ -48,11 +50,42 @@ class BenchCommandTest {
         }
 
         String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("÷ socket") && md.contains("÷ soap"), md);
+        assertTrue(md.contains("÷ socket") && md.contains("÷ soap") && md.contains("÷ rmi"), md);
         assertTrue(md.contains("./switchboard bench --quick"), "the command that reproduces the run");
         assertTrue(md.contains("load average"), md);
         assertTrue(Files.size(dir.resolve("bench-doubles.png")) > 0);
         assertTrue(Files.size(dir.resolve("bench-list.png")) > 0);
+    }
+
+    @Test
+    void plainLibrariesRunInTheSameTableWithEqualSampleCountsOverTwoRuns() throws Exception {
+        List<String> plain = List.of("grpc-plain", "grpc-plain-direct", "axis2", "fory", "socket");
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "7", "--runs", "2",
+                "--workloads", "empty,doubles,list", "--protocols", String.join(",", plain), "--heap", "256m",
+                "--out", dir.toString());
+        assertEquals(0, exit);
+
+        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        Map<String, Set<String>> samplesPerCell = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            seen.add(f[0] + "/" + f[2]);
+            assertTrue(Long.parseLong(f[7]) > 0, "every plain peer counts its wire bytes: " + row);
+            samplesPerCell.computeIfAbsent(f[0] + "/" + f[1], k -> new HashSet<>()).add(f[8]);
+        }
+        for (String protocol : plain) {
+            for (String workload : List.of("empty", "doubles", "list")) {
+                boolean expected = !(protocol.equals("axis2") && workload.equals("list"));
+                assertEquals(expected, seen.contains(workload + "/" + protocol), workload + " over " + protocol);
+            }
+        }
+        samplesPerCell.forEach((cell, counts) -> assertEquals(Set.of("14"), counts, "samples per protocol in " + cell + " (2 runs of 7)"));
+
+        String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("÷ grpc-plain") && md.contains("÷ axis2"), md);
+        assertTrue(md.contains("not measured: Axis2's POJO binding has no linked lists"), md);
+        assertTrue(md.contains("medians of the 2 runs: "), "each run's median beside the pooled figures: " + md);
     }
 
     @Test
@@ -64,7 +97,7 @@ class BenchCommandTest {
 
         List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
         String local = csv.stream().filter(r -> r.startsWith("doubles,10,local,")).findFirst().orElseThrow();
-        assertTrue(local.endsWith(","), "nothing on a wire in process, so no wire bytes: " + local);
+        assertEquals("", local.split(",", -1)[7], "nothing on a wire in process, so no wire bytes: " + local);
         assertTrue(Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8).contains("| 10 | local | "));
 
         List<String> async = Files.readAllLines(dir.resolve("async.csv"), StandardCharsets.UTF_8);

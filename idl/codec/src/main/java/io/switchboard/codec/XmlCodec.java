@@ -6,7 +6,7 @@ import javax.xml.stream.XMLStreamReader;
 import javax.xml.stream.XMLStreamWriter;
 
 /**
- * Writes and reads the messages of one interface in the SOAP wire form (see the README, "The SOAP
+ * Writes and reads the messages of one interface in the SOAP wire form (see docs/wire-forms.md, "The SOAP
  * wire form"). Transports get one from {@link #of}, out of the descriptor's codec slot: for generated code
  * it is {@link XmlMessages} (JAXB on the generated beans), for an interface read at run time the
  * model-driven {@code io.switchboard.codec.dynamic.DynamicXml}; both write the same bytes.

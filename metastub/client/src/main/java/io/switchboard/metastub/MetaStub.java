@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every call has a non-blocking form, {@link #callAsync} (generated stubs: {@code opAsync}),
  * on the same path: the same negotiation, failsafe and call records; cancelling its future
  * cancels the attempt under way (on the wire where the protocol can) and starts no fallback.
- * One-way operations return when the server has run them; see the README for the delivery each
+ * One-way operations return when the server has run them; see docs/guide.md for the delivery each
  * protocol guarantees.
  *
  * <p>The failsafe: when a call chosen by a policy fails on a protocol other than SOAP with a

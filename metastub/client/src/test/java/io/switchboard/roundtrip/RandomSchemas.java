@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Interface schemas made at random within the compiler's conventions (README, "Writing a
+ * Interface schemas made at random within the compiler's conventions (docs/guide.md, "Writing a
  * component"): structs of scalars of every type, optional, nillable and repeated fields, structs
  * nested in structs, a linked type with two references to itself (cycles and shared nodes) and
  * sometimes a second linked type referring back to it, a heterogeneous list that nests itself and
@@ -15,7 +15,7 @@ import java.util.Random;
 final class RandomSchemas {
     static final String[] SCALARS = {"boolean", "byte", "short", "int", "long", "float", "double", "string",
         "base64Binary", "dateTime"};
-    /** Alternatives of a heterogeneous list: distinct Java classes, no date-time (README). */
+    /** Alternatives of a heterogeneous list: distinct Java classes, no date-time (docs/guide.md). */
     private static final String[] LIST_SCALARS = {"boolean", "byte", "short", "int", "long", "float", "double",
         "string", "base64Binary"};
     private static final String[] ND_VALUES = {"double", "int", "long", "float"};

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Exact equality of message values, as the README promises it: doubles and floats bit for bit
+ * Exact equality of message values, as docs/validation.md promises it: doubles and floats bit for bit
  * (-0.0 is not 0.0) except that any NaN equals any NaN (XML has one NaN), date-times with their
  * offset, null apart from empty, and linked nodes with their shape: two references to one node
  * must come back as two references to one node. Records of different types compare by field name,
