@@ -54,7 +54,7 @@ for t in "${targets[@]}"; do
       kept=$((kept + 1))
     fi
   done
-  grep -hoE "#[0-9]+ +(DONE|pulse).*" "$log" | tail -1 | sed 's/^/   /'
+  grep -aoE "#[0-9]+[[:space:]]+(DONE|pulse).*" "$log" | tail -1 | sed 's/^/   /'
   echo "   kept $kept new inputs in $inputs ($(ls "$inputs" | wc -l) in all)"
 done
 exit "$failed"
