@@ -58,6 +58,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private boolean lingerAtClose;
     private volatile boolean lingering;
     private State state = State.WAITING;
+    /** Whether the current request's answer has begun (it may, before the request's last bytes are read). */
+    private boolean answered;
     /** Idle since (idle states), the request's first byte ({@link State#IN_REQUEST}), or the cut. */
     private long sinceNanos = System.nanoTime();
     private long requestBytes;
@@ -154,8 +156,14 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
     }
 
+    /** The answer to the current request has begun: a cut then closes without a 408. */
+    synchronized void answering() {
+        answered = true;
+    }
+
     /** The exchange ended: the connection is idle until the next request's first byte. */
     synchronized void completed() {
+        answered = false;
         if (state == State.IN_REQUEST || state == State.ANSWERING) {
             state = State.BETWEEN_REQUESTS;
             sinceNanos = System.nanoTime();
@@ -214,10 +222,11 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
     }
 
-    /** Answers 408 (through TLS when the connection has it) and closes, lingering. */
+    /** Answers 408 (through TLS when the connection has it) unless an answer has begun, and closes, lingering. */
     private void cut() {
         long elapsedMillis;
         long bytes;
+        boolean answerBegun;
         synchronized (this) {
             if (state != State.IN_REQUEST) {
                 return;
@@ -228,10 +237,15 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             state = State.CUT;
             sinceNanos = now;
             lingerAtClose = true;
+            answerBegun = answered;
         }
         LOG.warn("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
                         + " must arrive within {} ms plus its size at {} bytes/s)", getRemoteSocketAddress(), elapsedMillis,
                 bytes, graceNanos / 1_000_000L, minBytesPerSecond);
+        if (answerBegun) {   // a 408 after an answer would read as a second one
+            close();
+            return;
+        }
         EndPoint app = getConnection() instanceof SslConnection ssl ? ssl.getSslEndPoint() : this;
         try {
             app.write(Callback.from(this::close, x -> close()), ByteBuffer.wrap(TIMEOUT));
