@@ -57,6 +57,7 @@ final class SoapConnector extends ServerConnector {
     /** The connections counted against the limit: accepted and open, not displaced. Guarded by lock. */
     private final Map<SelectableChannel, Admitted> admitted = new HashMap<>();
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
+    private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private long refused;
     private long displaced;
     private volatile Scheduler.Task tick;
@@ -71,7 +72,7 @@ final class SoapConnector extends ServerConnector {
     @Override
     protected SocketChannelEndPoint newEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key) {
         SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
-                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger);
+                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger, waiters);
         endPoint.setIdleTimeout(getIdleTimeout());
         synchronized (lock) {
             Admitted a = admitted.get(channel);
@@ -133,6 +134,7 @@ final class SoapConnector extends ServerConnector {
         }
         super.doStop();
         closeLingering(true);
+        waiters.close();
     }
 
     /** A closed connection's socket, output ended, whose input is read and dropped for a while before it is closed. */
