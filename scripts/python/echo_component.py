@@ -3,8 +3,9 @@
 itself in a Switchboard registry, knowing nothing of the Java side but three documents.
 
 - The interface: ``echo.xsd`` (sent to the registry as the entry's interface schema), and what the
-  interface compiler derives from it: ``Echo.proto`` (the gRPC service and, in its comments, the
-  packed binary layout this program encodes; stubs generated from it at run time with grpc_tools)
+  interface compiler derives from it: ``Echo.proto`` (the gRPC service and its typed protobuf
+  messages; stubs generated from it at run time with grpc_tools; its comments say what each field
+  may hold, which the SOAP side reads)
   and ``Echo.wsdl`` (served at ``<soap endpoint>?wsdl``; its schema is the SOAP wire form).
 - The registry: only its address. The registry client is built by zeep from ``<registry>?wsdl``,
   fetched at run time; bind, renew and unbind carry the shared secret (``SWITCHBOARD_SECRET`` or
@@ -42,15 +43,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.dont_write_bytecode = True  # importing echo_grpc_client leaves no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from echo_grpc_client import (FIXED, RESPONSE, Layout, Node, Packed, Reader,  # noqa: E402
-                              WireError, Writer, chunks, generate_stub, join)
+from echo_grpc_client import FIXED, Layout, Node, Packed, generate_stub  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ECHO_GENERATED = os.path.join(REPO, "components/echo/target/generated-resources/switchboard/io/switchboard/components/echo")
 SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/"
 SOAP12 = "http://www.w3.org/2003/05/soap-envelope"
 SB_SOAP = "urn:switchboard:soap"  # the namespace of the <sb:refused reason="..."/> fault detail
-RESPONSE_CHUNK = 1 << 20
 DEFAULT_MAX_MESSAGE = 64 << 20
 
 
@@ -94,38 +93,40 @@ class EchoImplementation:
 
 
 # ---------------------------------------------------------------------------------------------
-# gRPC: the generated service, each operation a stream of Chunks carrying the packed layout
-
-
-def bounded(request_iterator, limit):
-    """The chunks of one request, refusing one whose announced or actual size passes the limit."""
-    seen = 0
-    for chunk in request_iterator:
-        seen += len(chunk.data)
-        if chunk.total > limit or seen > limit:
-            raise TooLarge("request over %d bytes" % limit)
-        yield chunk
+# gRPC: the generated service, each operation unary or a stream of partial messages (the .proto says)
 
 
 def grpc_servicer(pb2, pb2_grpc, layout, impl, max_message):
+    """Echo over the typed messages: the response has the request's fields, so its bytes are the
+    request's bytes; a streamed request is the merge of its parts, answered in one part."""
     import grpc
 
+    def refuse(context, e):
+        context.set_trailing_metadata((("sb-refused", "size-limit"),))
+        context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))
+
     def handler(op):
-        spec = layout.ops[op]
+        request_type, response_type = (getattr(pb2, name) for name in layout.messages[op])
 
-        def handle(self, request_iterator, context):
-            try:
-                request = Reader(layout, join(bounded(request_iterator, max_message))).message(spec["request"])
-            except TooLarge as e:
-                context.set_trailing_metadata((("sb-refused", "size-limit"),))
-                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))
-            except (WireError, ValueError, UnicodeDecodeError) as e:
-                context.set_trailing_metadata((("sb-refused", "malformed"),))
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "malformed request: %s" % e)
-            answer = impl.run("grpc", op, request)
-            yield from chunks(pb2, bytes([RESPONSE]) + Writer(layout).message(spec["response"], answer), RESPONSE_CHUNK)
+        def answer(request):
+            impl.run("grpc", op, {})
+            return response_type.FromString(request.SerializeToString())
 
-        return handle
+        def unary(self, request, context):
+            if request.ByteSize() > max_message:
+                refuse(context, TooLarge("request over %d bytes" % max_message))
+            return answer(request)
+
+        def streaming(self, request_iterator, context):
+            request, seen = request_type(), 0
+            for part in request_iterator:
+                seen += part.ByteSize()
+                if seen > max_message:
+                    refuse(context, TooLarge("request over %d bytes" % max_message))
+                request.MergeFrom(part)
+            yield answer(request)
+
+        return streaming if layout.streams[op] else unary
 
     base = getattr(pb2_grpc, layout.service + "Servicer")
     return type(layout.service + "InPython", (base,), {op: handler(op) for op in layout.ops})()
@@ -135,7 +136,8 @@ def start_grpc(host, pb2, pb2_grpc, layout, impl, max_message):
     import grpc
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8),
-                         options=[("grpc.max_receive_message_length", 2 * RESPONSE_CHUNK + 1024)])
+                         options=[("grpc.max_receive_message_length", max_message + 1024),
+                                  ("grpc.max_send_message_length", max_message + 1024)])
     getattr(pb2_grpc, "add_%sServicer_to_server" % layout.service)(
         grpc_servicer(pb2, pb2_grpc, layout, impl, max_message), server)
     port = server.add_insecure_port("%s:0" % host)

@@ -5,14 +5,14 @@ Nothing here comes from the Java side: the client
 
 1. runs grpc_tools.protoc on the given .proto, at run time, into a temporary directory, and imports
    the generated Python stub (``<Name>_pb2_grpc.<Service>Stub``);
-2. reads the packed binary layout of every message and type from the .proto's own comments (the
-   ``Types, fields in wire order`` block and the ``request``/``response`` lines above each rpc), and
-   encodes and decodes that layout itself, with ``struct`` (little-endian) as the comments say;
-3. calls the echo operations with edge values, streaming each request as ``Chunk`` messages cut
-   into small pieces (each with its byte ``offset``, the first with the ``total`` length), checks
-   and joins the response chunks the same way, decodes them and compares them bit for bit with
-   what it sent (doubles and floats by their IEEE bits; linked nodes by shape, so a cycle must come
-   back as a cycle);
+2. reads what each field may hold from the .proto's own comments (the ``Schema types`` block and
+   the ``request``/``response`` lines above each rpc) and builds each request as the typed protobuf
+   message the .proto declares (linked nodes in the ``sb_nodes`` table, numbered breadth first from
+   1; null lists and elements in ``sb_nulls``), following the convention at the top of the file;
+3. calls the echo operations with edge values: a unary method with the one message, a streaming
+   method with the request cut into partial messages (repeated fields and the node table split
+   across them), merges the response's parts, and compares it bit for bit with what it sent (by
+   the serialized bytes: doubles by their IEEE bits, node numbers and so the shape of a cycle);
 4. prints a JSON summary, one case per line, and exits 0 only if every case matched.
 
 Usage:
@@ -98,6 +98,8 @@ class Layout:
         self.lists = {}  # heterogeneous list type name -> [(alternative, FieldType)], by number
         self.structs = set()
         self.ops = {}  # rpc name -> {"request": fields, "response": fields, "fault": fields}
+        self.streams = {}  # rpc name -> whether it streams partial messages (else unary)
+        self.messages = {}  # rpc name -> (request message, response message)
         self.service = None
         pending = {}
         for line in proto_text.splitlines():
@@ -123,13 +125,15 @@ class Layout:
             if m:
                 self.service = m.group(1)
                 continue
-            m = re.match(r"\s*rpc (\w+)\(stream Chunk\) returns \(stream Chunk\);", line)
+            m = re.match(r"\s*rpc (\w+)\((stream )?([\w.]+)\) returns \((stream )?([\w.]+)\);", line)
             if m:
+                self.streams[m.group(1)] = bool(m.group(2))
+                self.messages[m.group(1)] = (m.group(3).split(".")[-1], m.group(5).split(".")[-1])
                 self.ops[m.group(1)] = pending
                 pending = {}
         self.node_numbers = {name: n for n, name in self.node_types.items()}
         if not self.service or not self.ops:
-            raise ValueError("the .proto describes no Switchboard service (no 'rpc x(stream Chunk)')")
+            raise ValueError("the .proto describes no Switchboard service (no rpc with its request and response lines)")
 
 
 class Node:
@@ -428,49 +432,144 @@ def generate_stub(proto_path, workdir):
     return importlib.import_module(module + "_pb2"), importlib.import_module(module + "_pb2_grpc")
 
 
-def chunks(pb2, message, chunk_bytes):
-    """The Chunks of one message, as the .proto's comments say: each with the byte offset of its data,
-    the first also with the message's total length; an empty message is one empty chunk."""
-    starts = range(0, len(message), chunk_bytes) if message else [0]
-    return [pb2.Chunk(data=message[i:i + chunk_bytes], offset=i, total=len(message) if i == 0 else 0)
-            for i in starts]
+NODES, NULLS = "sb_nodes", "sb_nulls"
 
 
-def join(received):
-    """The message the received Chunks carry, after checking their offsets and the announced total."""
-    total, at, parts = None, 0, []
-    for chunk in received:
-        if chunk.offset != at:
-            raise WireError("response chunk out of order: expected offset %d, got %d" % (at, chunk.offset))
-        if total is None:
-            total = chunk.total
-        elif chunk.total not in (0, total):
-            raise WireError("response chunk at %d says total %d, the first said %d" % (at, chunk.total, total))
-        parts.append(chunk.data)
-        at += len(chunk.data)
-    if total is not None and at != total:
-        raise WireError("response has %d bytes, its first chunk announced %d" % (at, total))
-    return b"".join(parts)
+class Typed:
+    """Values of the layout (dicts, Node, Packed, lists of (alternative, value)) -> typed protobuf messages."""
+
+    def __init__(self, layout, pb2):
+        self.layout, self.pb2 = layout, pb2
+
+    def message(self, name, fields, values):
+        msg = getattr(self.pb2, name)()
+        self.numbers, self.order = {}, []
+        self.collect(fields, values)
+        self.fill(msg, fields, values)
+        for node in self.order:
+            self.fill(getattr(msg, NODES).add(), self.layout.types[node.type], node.fields)
+        return msg
+
+    def collect(self, fields, values):
+        """Numbers the linked nodes breadth first: the message's references, then each node's in turn."""
+        def refs(fields, values):
+            for name, t in fields:
+                v = values.get(name)
+                if t.kind == "REF" and v is not None and id(v) not in self.numbers:
+                    self.numbers[id(v)] = len(self.order) + 1
+                    self.order.append(v)
+                elif t.kind == "STRUCT" and v is not None and t.target not in self.layout.node_numbers:
+                    refs(self.layout.types[t.target], v)
+        refs(fields, values)
+        i = 0
+        while i < len(self.order):
+            node = self.order[i]
+            refs(self.layout.types[node.type], node.fields)
+            i += 1
+
+    def fill(self, msg, fields, values):
+        for number, (name, t) in enumerate(fields, 1):
+            v = values.get(name)
+            if v is None:
+                if t.kind in ("PACKED", "LIST") and not (t.kind == "PACKED" and t.packed == "BYTE"):
+                    getattr(msg, NULLS).lists.append(number)
+                continue
+            self.set(msg, name, number, t, v)
+
+    def set(self, msg, name, number, t, v):
+        if t.kind == "PACKED":
+            if t.packed == "BYTE":
+                setattr(msg, name, v.raw if isinstance(v, Packed) else bytes(b & 0xFF for b in v))
+                return
+            if isinstance(v, Packed):
+                v = list(struct.unpack("<%d%s" % (len(v), FIXED[v.kind]), v.raw))
+            getattr(msg, name).extend(v)
+        elif t.kind == "LIST":
+            target = getattr(msg, name)
+            for i, e in enumerate(v):
+                if e is None:
+                    nulls = getattr(msg, NULLS)
+                    if not nulls.elements or nulls.elements[-1].field != number:
+                        nulls.elements.add(field=number)
+                    nulls.elements[-1].positions.append(i)
+                self.element(target, t.element, e)
+        elif t.kind == "REF":
+            setattr(msg, name, self.numbers[id(v)])
+        elif t.kind in ("STRUCT", "CHOICES"):
+            self.nested(msg, name, t, v)
+        elif t.kind == "DATE_TIME":
+            raise ValueError("date-times are not among this client's cases")
+        else:
+            setattr(msg, name, v)
+
+    def element(self, target, t, e):
+        """Appends one element of a repeated field; null as the default value (sb_nulls says so)."""
+        if t.kind in ("STRUCT", "CHOICES"):
+            sub = target.add()
+            if e is not None:
+                (self.fill(sub, self.layout.types[t.target], e) if t.kind == "STRUCT" else self.choices(sub, t.target, e))
+        else:
+            target.append(e if e is not None else ("" if t.kind == "STRING" else b""))
+
+    def choices(self, msg, list_type, items):
+        alternatives = dict(self.layout.lists[list_type])
+        for alternative, value in items:
+            el = msg.elements.add()
+            t = alternatives[alternative]
+            if t.kind in ("STRUCT", "CHOICES"):
+                self.nested(el, alternative, t, value)
+            else:
+                setattr(el, alternative, value)
+
+    def nested(self, msg, name, t, v):
+        """A struct or list field: present (even when empty), then its content."""
+        sub = getattr(msg, name)
+        sub.SetInParent()
+        if t.kind == "STRUCT":
+            self.fill(sub, self.layout.types[t.target], v)
+        else:
+            self.choices(sub, t.target, v)
 
 
-def call(stub, pb2, layout, op, values, chunk_bytes, timeout):
-    """Encodes the request, streams it as Chunks, joins the response Chunks and decodes them."""
+def parts(message, count):
+    """The message as about ``count`` partial messages whose merge in order is the message: the
+    singular fields in the first, each repeated field cut into slices across the others."""
+    first = type(message)()
+    pieces = [first]
+    for field, value in message.ListFields():
+        repeated = field.is_repeated if hasattr(field, "is_repeated") else field.label == field.LABEL_REPEATED
+        if not repeated:
+            if field.message_type is not None:
+                getattr(first, field.name).CopyFrom(value)
+            else:
+                setattr(first, field.name, value)
+            continue
+        step = max(1, -(-len(value) // count))
+        for k, at in enumerate(range(0, len(value), step)):
+            while len(pieces) <= k + 1:
+                pieces.append(type(message)())
+            getattr(pieces[k + 1], field.name).extend(value[at:at + step])
+    return pieces
+
+
+def call(stub, pb2, layout, op, values, pieces_per_request, timeout):
+    """Builds the typed request, sends it (in parts when the method streams), merges the response.
+    Returns (request, response, sizes)."""
     spec = layout.ops[op]
-    request = Writer(layout).message(spec["request"], values)
-    pieces = chunks(pb2, request, chunk_bytes)
-    received = list(getattr(stub, op)(iter(pieces), timeout=timeout))
-    response = join(received)
-    if not response:
-        raise WireError("empty response")
-    kind, body = response[0], response[1:]
-    if kind == DECLARED_FAULT:
-        fault = Reader(layout, body).message(spec.get("fault", []))
-        raise WireError("declared fault: %r" % fault)
-    if kind != RESPONSE:
-        raise WireError("response kind byte %d" % kind)
-    got = Reader(layout, body).message(spec["response"])
-    return got, {"request_bytes": len(request), "chunks_sent": len(pieces),
-                 "response_bytes": len(response), "chunks_received": len(received)}
+    request_name, response_name = layout.messages[op]
+    request = Typed(layout, pb2).message(request_name, spec["request"], values)
+    response = getattr(pb2, response_name)()
+    if layout.streams[op]:
+        sent = parts(request, pieces_per_request)
+        received = list(getattr(stub, op)(iter(sent), timeout=timeout))
+        for part in received:
+            response.MergeFrom(part)
+    else:
+        sent = [request]
+        received = [getattr(stub, op)(request, timeout=timeout)]
+        response = received[0]
+    return request, response, {"request_bytes": request.ByteSize(), "parts_sent": len(sent),
+                               "response_bytes": response.ByteSize(), "parts_received": len(received)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,9 +637,8 @@ def main():
     parser.add_argument("--empty-op", default="empty")
     parser.add_argument("--mixed-op", default=None,
                         help="an operation that echoes a heterogeneous list field `list` (and a repeated one, `more`)")
-    parser.add_argument("--chunk-bytes", type=int, default=4093,
-                        help="cut requests into chunks of at most this many bytes (default 4093: odd, so "
-                             "values straddle chunk boundaries)")
+    parser.add_argument("--parts", type=int, default=7,
+                        help="cut the request of a streaming method into about this many partial messages")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per call")
     args = parser.parse_args()
 
@@ -554,7 +652,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="switchboard-py-stub-")
     try:
         pb2, pb2_grpc = generate_stub(args.proto, workdir)
-        results = run_cases(pb2, pb2_grpc, layout, args.target, cases(args), args.chunk_bytes, args.timeout)
+        results = run_cases(pb2, pb2_grpc, layout, args.target, cases(args), args.parts, args.timeout)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -574,12 +672,14 @@ def run_cases(pb2, pb2_grpc, layout, target, case_list, chunk_bytes, timeout):
             result = {"name": name, "operation": op, "ok": False, "protocol": "grpc"}
             started = time.monotonic()
             try:
-                got, sizes = call(stub, pb2, layout, op, values, chunk_bytes, timeout)
-                diff = difference(layout, layout.ops[op]["request"], values, got)
-                result["ok"] = diff is None
+                request, got, sizes = call(stub, pb2, layout, op, values, chunk_bytes, timeout)
+                # an echo answers its request's fields: the same bytes, as the response message
+                expected = type(got).FromString(request.SerializeToString())
+                same = got.SerializeToString(deterministic=True) == expected.SerializeToString(deterministic=True)
+                result["ok"] = same
                 result.update(sizes)
-                if diff:
-                    result["detail"] = diff
+                if not same:
+                    result["detail"] = "sent %r, got %r" % (expected, got)
             except grpc.RpcError as e:
                 result["detail"] = "gRPC status %s: %s" % (e.code().name, e.details())
             except (WireError, ValueError) as e:

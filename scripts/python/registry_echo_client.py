@@ -221,7 +221,7 @@ def main():
             pb2, pb2_grpc = generate_stub(proto, workdir)
             target = endpoints["grpc"].split("://", 1)[1].split("/", 1)[0]
             ops = SimpleNamespace(doubles_op="echoDoubles", list_op="echoList", empty_op="empty", mixed_op=None)
-            results += run_cases(pb2, pb2_grpc, layout, target, cases(ops), 4093, args.timeout)
+            results += run_cases(pb2, pb2_grpc, layout, target, cases(ops), 7, args.timeout)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
     if "soap" in protocols:
