@@ -186,12 +186,7 @@ public abstract class ProtoCodec {
         }
 
         private WireFormatException named(WireFormatException e) {
-            if (e.field() != null || field == null) {
-                return e;
-            }
-            WireFormatException n = new WireFormatException(e.reason(), field, e.getMessage());
-            n.setStackTrace(e.getStackTrace());
-            return n;
+            return ProtoReadState.named(e, field);
         }
     }
 }

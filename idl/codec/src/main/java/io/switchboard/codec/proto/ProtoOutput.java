@@ -179,6 +179,38 @@ public final class ProtoOutput {
         }
     }
 
+    /** A packed sfixed32 field of schema shorts: each widened to four little-endian bytes. */
+    public void writePackedShorts(int field, short[] values, int from, int to) {
+        if (from == to) {
+            return;
+        }
+        int n = to - from;
+        writeLengthDelimited(field, Math.multiplyExact(n, 4));
+        ensure(n * 4);
+        for (int i = from; i < to; i++) {
+            INTS.set(buf, pos, (int) values[i]);
+            pos += 4;
+        }
+    }
+
+    /** A DateTime message field: seconds, nanos, offset seconds, each written when not zero. */
+    public void writeDateTime(int field, java.time.OffsetDateTime v) {
+        long seconds = v.toEpochSecond();
+        int nanos = v.getNano();
+        int offset = v.getOffset().getTotalSeconds();
+        writeLengthDelimited(field, (seconds != 0 ? 1 + varint64Size(seconds) : 0) + (nanos != 0 ? 1 + varint64Size(nanos) : 0)
+                + (offset != 0 ? 1 + varint64Size(offset) : 0));
+        if (seconds != 0) {
+            writeInt64(1, seconds);
+        }
+        if (nanos != 0) {
+            writeInt32(2, nanos);
+        }
+        if (offset != 0) {
+            writeInt32(3, offset);
+        }
+    }
+
     /** Bytes a varint of {@code v} takes. */
     public static int varint32Size(int v) {
         return v >= 0 ? (38 - Integer.numberOfLeadingZeros(v | 1)) / 7 : 5;

@@ -99,7 +99,9 @@ public final class InterfaceCompiler {
         specs.add(service.skeletonClass());
         specs.add(service.stubClass());
         specs.add(new CodecGenerator(ctx).generate());
-        specs.add(service.holderClass(schemaFile, wsdlName, protoName, CodecGenerator.className(ctx)));
+        specs.add(new ProtoCodecGenerator(ctx).generate());
+        specs.add(service.holderClass(schemaFile, wsdlName, protoName, CodecGenerator.className(ctx),
+                ProtoCodecGenerator.className(ctx)));
         if (implementationClass != null) {
             specs.add(service.providerClass(implementationClass));
         }
