@@ -2,6 +2,7 @@ package io.switchboard.codec.dynamic;
 
 import io.switchboard.codec.NdArrays;
 import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.IdentityIndex;
 import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoInput;
@@ -18,7 +19,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -126,8 +126,8 @@ public final class DynamicProtoCodec extends ProtoCodec {
     public final class Writer extends ProtoCodec.Writer {
         private final DynamicRecord message;
         private final List<DynamicType> tableTypes;
-        private final List<DynamicRecord> nodes = new ArrayList<>();
-        private final IdentityHashMap<DynamicRecord, Integer> nodeNumbers = new IdentityHashMap<>();
+        private final List<Object> nodes = new ArrayList<>();
+        private IdentityIndex nodeIndex;
         private int nextGuess;
         private ProtoOutput out;   // null in the size pass
         private long size;
@@ -151,7 +151,13 @@ public final class DynamicProtoCodec extends ProtoCodec {
             this.message = message;
             this.tableTypes = nodeTables.get(message.type);
             if (message.type.reachesGraph) {
-                collectNodes(maxNodes);
+                nodeIndex = IdentityIndex.collect(message, maxNodes, nodes);
+                for (Object node : nodes) {
+                    if (!tableTypes.contains(((DynamicRecord) node).type)) {
+                        throw new IllegalArgumentException("linked node " + ((DynamicRecord) node).type.name()
+                                + " cannot be in a " + message.type.name());
+                    }
+                }
             }
         }
 
@@ -261,31 +267,8 @@ public final class DynamicProtoCodec extends ProtoCodec {
             skipEmpty();
         }
 
-        /** Every linked node the message reaches, breadth first, numbered from 1 in that order. */
-        private void collectNodes(int maxNodes) {
-            java.util.function.Consumer<Object> enqueue = o -> {
-                DynamicRecord node = (DynamicRecord) o;
-                if (!nodeNumbers.containsKey(node)) {
-                    if (nodes.size() >= maxNodes) {
-                        throw new WireFormatException(WireFormatException.NODE_LIMIT,
-                                "message holds more than " + maxNodes + " linked nodes");
-                    }
-                    if (!tableTypes.contains(node.type)) {
-                        throw new IllegalArgumentException("linked node " + node.type.name() + " cannot be in a "
-                                + message.type.name());
-                    }
-                    nodes.add(node);
-                    nodeNumbers.put(node, nodes.size());
-                }
-            };
-            message.switchboardVisitReferences(enqueue);
-            for (int i = 0; i < nodes.size(); i++) {
-                nodes.get(i).switchboardVisitReferences(enqueue);
-            }
-        }
-
         private void emitNode(int i) {
-            DynamicRecord node = nodes.get(i);
+            DynamicRecord node = (DynamicRecord) nodes.get(i);
             try {
                 begin(NODES_NUMBER);
                 if (tableTypes.size() > 1) {
@@ -532,16 +515,17 @@ public final class DynamicProtoCodec extends ProtoCodec {
             end();
         }
 
+        /** The node number of a linked value: its place in the node table, from 1. */
         private int nodeNumber(Object node) {
             if (nextGuess < nodes.size() && nodes.get(nextGuess) == node) {
                 return ++nextGuess;   // a list's next node: no hash lookup
             }
-            Integer n = nodeNumbers.get(node);
-            if (n == null) {
+            int i = nodeIndex == null ? -1 : nodeIndex.indexOf(node);
+            if (i < 0) {
                 throw new IllegalStateException("linked node " + node + " is not in the message's node table");
             }
-            nextGuess = n;
-            return n;
+            nextGuess = i + 1;
+            return i + 1;
         }
 
         // ---- the primitives, counting or writing

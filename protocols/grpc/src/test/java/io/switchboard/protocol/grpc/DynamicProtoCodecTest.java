@@ -50,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The dynamic codec of the typed protobuf wire against protobuf-java, with descriptors protoc
  * reads from the {@code .proto} the compiler emitted: for every shape of the conformance
- * component, protobuf-java parses what the codec writes and writes it again byte for byte, and
+ * component, it writes the generated codec's bytes, protobuf-java parses them and writes them
+ * again byte for byte, and
  * the codec reads that back to exactly the values (compared through the generated binary codec's
  * bytes, which keep NaN payloads, -0.0, nulls, sharing and cycles); messages built with
  * protobuf-java's own API read to the values they say; malformed and oversized input is refused
@@ -65,6 +66,7 @@ class DynamicProtoCodecTest {
     private final DynamicProtoCodec codec = dynamic.protoCodec();
     private final BinaryCodec generatedBinary = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
     private final BinaryCodec dynamicBinary = dynamic.descriptor().codec(BinaryCodec.class);
+    private final ProtoCodec generatedProto = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
 
     /** The descriptors protoc builds from the emitted Conformance.typed.proto. */
     @BeforeAll
@@ -111,6 +113,10 @@ class DynamicProtoCodecTest {
             DynamicRecord record = record(element, m[1]);
             byte[] ours = codec.toBytes(record, MAX_NODES);
             assertEquals(ours.length, codec.writer(element, record, MAX_NODES).size(), element + ": the size pass");
+            assertArrayEquals(generatedProto.toBytes(element, m[1], MAX_NODES), ours,
+                    element + ": the generated codec writes other bytes");
+            assertArrayEquals(binary(record), binary(record(element, generatedProto.fromBytes(element, ours, LIMITS))),
+                    element + ": the generated codec reads other values");
             // a list level is two messages (the list, its Element): 64 levels pass protobuf's default limit of 100
             com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(ours);
             in.setRecursionLimit(1000);
