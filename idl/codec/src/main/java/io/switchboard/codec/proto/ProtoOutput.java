@@ -40,6 +40,11 @@ public final class ProtoOutput {
         return pos;
     }
 
+    /** Copies the bytes written so far to {@code target}, without an intermediate array. */
+    public void writeTo(java.io.OutputStream target) throws java.io.IOException {
+        target.write(buf, 0, pos);
+    }
+
     /** Forgets what was written, keeping the buffer: the next part starts here. */
     public void reset() {
         pos = 0;

@@ -67,6 +67,9 @@ public abstract class ProtoPartWriter extends ProtoCodec.Writer {
                 int m = 1;
                 if (kind == PACKED) {
                     long room = (targetBytes - written - 16) / widths[field];
+                    if (room < 1 && written > 0) {
+                        return; // the next piece starts the next part
+                    }
                     m = (int) Math.min(n - index, Math.max(room, 1));
                 }
                 write(field, out, index, index + m);

@@ -59,7 +59,7 @@ public final class ProtoReadState {
     public void enterList(String field) {
         if (++depth > limits.maxListDepth()) {
             throw new WireFormatException(WireFormatException.DEPTH_LIMIT, field,
-                    "lists nest more than " + limits.maxListDepth() + " deep");
+                    "lists nest deeper than " + limits.maxListDepth());
         }
     }
 
@@ -158,11 +158,27 @@ public final class ProtoReadState {
         if (nanos < 0 || nanos > 999_999_999 || offset < -64800 || offset > 64800) {
             throw WireFormatException.malformed(field, "a date-time with nanos " + nanos + " and offset " + offset);
         }
+        OffsetDateTime v;
         try {
-            return OffsetDateTime.ofInstant(Instant.ofEpochSecond(seconds, nanos), ZoneOffset.ofTotalSeconds(offset));
+            v = OffsetDateTime.ofInstant(Instant.ofEpochSecond(seconds, nanos), ZoneOffset.ofTotalSeconds(offset));
         } catch (DateTimeException e) {
             throw WireFormatException.malformed(field, "a date-time out of range: " + e.getMessage());
         }
+        String problem = io.switchboard.idl.runtime.XsdValues.dateTimeProblem(v);
+        if (problem != null) {
+            throw WireFormatException.malformed(field, problem);
+        }
+        return v;
+    }
+
+    /** A string, refused (naming {@code field}) when {@code xs:string} cannot hold it: every protocol carries the same values. */
+    public static String readString(ProtoInput in, String field) {
+        String v = in.readString();
+        String problem = io.switchboard.idl.runtime.XsdValues.stringProblem(v);
+        if (problem != null) {
+            throw WireFormatException.malformed(field, problem);
+        }
+        return v;
     }
 
     /** An int32 that must fit a schema byte. */

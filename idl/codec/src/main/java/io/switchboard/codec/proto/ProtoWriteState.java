@@ -57,7 +57,7 @@ public final class ProtoWriteState {
     public void enterList(String field) {
         if (++depth > HeterogeneousList.MAX_DEPTH) {
             throw new WireFormatException(WireFormatException.DEPTH_LIMIT, field,
-                    "lists nest more than " + HeterogeneousList.MAX_DEPTH + " deep");
+                    "lists nest deeper than " + HeterogeneousList.MAX_DEPTH);
         }
     }
 

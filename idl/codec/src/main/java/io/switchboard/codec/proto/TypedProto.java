@@ -113,7 +113,7 @@ final class TypedProto {
                         + ": sent in the details of the call's status, as google.protobuf.Any."));
             }
             List<String> comment = new ArrayList<>();
-            comment.add(op.name() + (op.oneWay() ? ": one-way; the response stream ends with no message"
+            comment.add(op.name() + (op.oneWay() ? ": one-way; the response is Empty, sent once the operation has run"
                     : op.idempotent() ? ": idempotent, may be repeated" : ""));
             if (op.fault() != null) {
                 comment.add("declared fault: " + op.fault().name() + " in the status details");

@@ -598,7 +598,8 @@ final class ProtoCodecGenerator {
                         .addStatement("in.endMessage(o)").build();
             }
             return c.addStatement("$T.expect(tag, 2, $S)", R, nm)
-                    .addStatement("$L.add(in.$L())", get, s == ScalarType.STRING ? "readString" : "readBytes").build();
+                    .addStatement("$L.add($L)", get, s == ScalarType.STRING ? CodeBlock.of("$T.readString(in, $S)", R, nm)
+                            : CodeBlock.of("in.readBytes()")).build();
         }
         return c.addStatement("$T.expect(tag, $L, $S)", R, wireType(s), nm).add(scalarRead(s, set, nm)).build();
     }
@@ -621,7 +622,7 @@ final class ProtoCodecGenerator {
             case LONG -> CodeBlock.of("$L(in.readVarint64());\n", set);
             case FLOAT -> CodeBlock.of("$L(in.readFloat());\n", set);
             case DOUBLE -> CodeBlock.of("$L(in.readDouble());\n", set);
-            case STRING -> CodeBlock.of("$L(in.readString());\n", set);
+            case STRING -> CodeBlock.of("$L($T.readString(in, $S));\n", set, R, nm);
             case BYTES -> CodeBlock.of("$L(in.readBytes());\n", set);
             case DATE_TIME -> CodeBlock.builder().addStatement("int o = in.beginMessage(in.readLength())")
                     .addStatement("$L($T.readDateTime(in, $S))", set, R, nm).addStatement("in.endMessage(o)").build();
@@ -742,7 +743,7 @@ final class ProtoCodecGenerator {
                     case LONG -> CodeBlock.of("in.readVarint64()");
                     case FLOAT -> CodeBlock.of("in.readFloat()");
                     case DOUBLE -> CodeBlock.of("in.readDouble()");
-                    case STRING -> CodeBlock.of("in.readString()");
+                    case STRING -> CodeBlock.of("$T.readString(in, $S)", R, nm);
                     case BYTES -> CodeBlock.of("in.readBytes()");
                     case DATE_TIME -> CodeBlock.of("readDateTimeField(in, $S)", nm);
                 });

@@ -72,7 +72,7 @@ class DynamicProtoCodecTest {
     @BeforeAll
     static void protoc(@TempDir Path dir) throws Exception {
         String text;
-        try (InputStream in = ConformanceComponent.class.getResourceAsStream("Conformance.typed.proto")) {
+        try (InputStream in = ConformanceComponent.class.getResourceAsStream("Conformance.proto")) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         Path protoc = Path.of(System.getProperty("switchboard.protoc", "target/protoc/protoc.exe"));
