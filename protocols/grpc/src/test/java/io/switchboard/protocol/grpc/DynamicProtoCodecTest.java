@@ -68,7 +68,7 @@ class DynamicProtoCodecTest {
     private final BinaryCodec dynamicBinary = dynamic.descriptor().codec(BinaryCodec.class);
     private final ProtoCodec generatedProto = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
 
-    /** The descriptors protoc builds from the emitted Conformance.typed.proto. */
+    /** The descriptors protoc builds from the emitted Conformance.proto. */
     @BeforeAll
     static void protoc(@TempDir Path dir) throws Exception {
         String text;
