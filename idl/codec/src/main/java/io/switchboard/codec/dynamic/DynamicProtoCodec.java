@@ -747,6 +747,8 @@ public final class DynamicProtoCodec extends ProtoCodec {
         private int fixCount;
         /** Records whose required fields and n-d array shapes are checked once the message is whole. */
         private final List<DynamicRecord> toCheck = new ArrayList<>();
+        /** Records read as elements that sb_nulls then made null: the empty messages on the wire, not values to check. */
+        private final java.util.Set<DynamicRecord> nulled = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         private int listDepth;
 
         private Reader(DynamicType type, BinaryLimits limits) {
@@ -791,7 +793,9 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 }
             }
             for (DynamicRecord r : toCheck) {
-                check(r);
+                if (!nulled.contains(r)) {
+                    check(r);
+                }
             }
             check(root.record);
             return root.record;
@@ -1167,7 +1171,9 @@ public final class DynamicProtoCodec extends ProtoCodec {
                             throw WireFormatException.malformed(name, "sb_nulls names element " + p + " of "
                                     + list.size());
                         }
-                        list.set(p, null);
+                        if (list.set(p, null) instanceof DynamicRecord gone) {
+                            nulled.add(gone);
+                        }
                     }
                 }
             }

@@ -25,6 +25,9 @@ public final class ProtoReadState {
     private int[] slots = new int[16];
     private int[] numbers = new int[16];
     private int refs;
+    private Object[] requiredHolders = new Object[0];
+    private int[] requiredSlots = new int[0];
+    private int required;
 
     /** {@code expectedBytes}: the sender's announced size, or -1; only sizes arrays. */
     public ProtoReadState(BinaryLimits limits, long expectedBytes) {
@@ -99,6 +102,19 @@ public final class ProtoReadState {
         numbers[refs++] = number;
     }
 
+    /**
+     * A reference field that must not be null: checked once references are resolved (a node's
+     * reference may point to a later node), refused by the field's name when still unset.
+     */
+    public void required(Object holder, int slot) {
+        if (required == requiredSlots.length) {
+            requiredHolders = Arrays.copyOf(requiredHolders, Math.max(16, required * 2));
+            requiredSlots = Arrays.copyOf(requiredSlots, Math.max(16, required * 2));
+        }
+        requiredHolders[required] = holder;
+        requiredSlots[required++] = slot;
+    }
+
     /** Sets every reference read, refusing numbers past the node table by the field's name. */
     public void resolve(Resolver resolver) {
         for (int i = 0; i < refs; i++) {
@@ -110,6 +126,12 @@ public final class ProtoReadState {
             resolver.set(holders[i], slots[i], nodes[n - 1]);
         }
         holders = null;
+        for (int i = 0; i < required; i++) {
+            if (!resolver.isSet(requiredHolders[i], requiredSlots[i])) {
+                throw WireFormatException.malformed(resolver.field(requiredSlots[i]), "required and not nillable, but absent");
+            }
+        }
+        requiredHolders = null;
     }
 
     /** Generated per codec: sets a reference field, identified by its slot, on its holder. */
@@ -119,6 +141,11 @@ public final class ProtoReadState {
 
         /** {@code Type.field} of a slot, for refusals. */
         String field(int slot);
+
+        /** Whether the reference of a slot is set on its holder (for {@link #required}); true unless a codec registers required references. */
+        default boolean isSet(Object holder, int slot) {
+            return true;
+        }
     }
 
     /**

@@ -103,7 +103,7 @@ final class ProtoCodecGenerator {
             if (t.heterogeneousList()) {
                 b.addMethod(listSize(t)).addMethod(listWrite(t)).addMethod(listRead(t));
             } else {
-                b.addMethod(structSize(t)).addMethod(structWrite(t)).addMethod(structRead(t));
+                b.addMethod(structSize(t)).addMethod(structWrite(t)).addMethod(structRead(t)).addMethod(structCheck(t));
             }
         }
         for (MethodSpec h : helpers()) {
@@ -189,6 +189,9 @@ final class ProtoCodecGenerator {
         CodeBlock.Builder c = CodeBlock.builder();
         if (f.graphReference()) {
             if (!f.repeated()) {
+                if (requiredReference(f)) {
+                    c.addStatement("if ($L == null) throw $T.malformed($S, $S)", get, WFE, nm, "required and not nillable, but null");
+                }
                 return c.addStatement("{ int ref = w.number($L); if (ref != 0) n += $T.uint32Size($L, ref); }", get, W, num)
                         .build();
             }
@@ -440,17 +443,35 @@ final class ProtoCodecGenerator {
         ClassName c = ctx.types.typeClass(t.name());
         MethodSpec.Builder m = MethodSpec.methodBuilder("read" + typeName(t)).addModifiers(Modifier.STATIC)
                 .returns(c).addParameter(IN, "in").addParameter(R, "r").addParameter(c, "into")
-                .addJavadoc("Reads one occurrence (its tag read), merging it into {@code into} when not null.\n")
+                .addParameter(boolean.class, "element")
+                .addJavadoc("Reads one occurrence (its tag read), merging it into {@code into} when not null. An element of\n"
+                        + "a repeated field ({@code element}) is checked by its owner once null elements are known.\n")
                 .addStatement("int outer = in.beginMessage(in.readLength())")
                 .addStatement("$T v = into != null ? into : new $T()", c, c);
         m.addCode(readBody(t, false));
         m.addStatement("in.endMessage(outer)");
         m.addCode(finishBody(t, false));
+        m.addStatement("if (!element) check$L(v, r)", typeName(t));
+        return m.addStatement("return v").build();
+    }
+
+    /** The checks of a struct value that need it whole: required values present, an n-d array's shape. */
+    private MethodSpec structCheck(ComplexTypeModel t) {
+        MethodSpec.Builder m = MethodSpec.methodBuilder("check" + typeName(t)).addModifiers(Modifier.STATIC)
+                .addParameter(ctx.types.typeClass(t.name()), "v").addParameter(R, "r");
+        for (FieldModel f : t.fields()) {
+            if (requiredReference(f) && f.graphReference()) {
+                m.addStatement("r.required(v, $L)", slot(t, f)); // checked once references are resolved
+            } else if (requiredReference(f)) {
+                m.addStatement("if (v.$L() == null) throw $T.malformed($S, $S)", JavaTypes.getter(f), WFE, name(t, f),
+                        "required and not nillable, but absent");
+            }
+        }
         if (t.ndArray()) {
             m.addStatement("String problem = io.switchboard.codec.NdArrays.inconsistency(v)")
                     .addStatement("if (problem != null) throw $T.malformed($S, $S + problem)", WFE, t.name(), "n-d array ");
         }
-        return m.addStatement("return v").build();
+        return m.build();
     }
 
     private static ClassName accumulatorClass(ScalarType s) {
@@ -545,7 +566,20 @@ final class ProtoCodecGenerator {
             c.endControlFlow();
         }
         for (FieldModel f : t.fields()) {
-            if (requiredReference(f)) {
+            if (protoRepeated(f) && f.complexType() != null && !f.graphReference()
+                    && !ctx.model.type(f.complexType()).heterogeneousList()) {
+                // the elements, now that null elements are known
+                c.addStatement("if (v.$L() != null) for ($T e : v.$L()) if (e != null) check$L(e, r)", JavaTypes.getter(f),
+                        elementType(f), JavaTypes.getter(f), typeName(ctx.model.type(f.complexType())));
+            }
+        }
+        for (FieldModel f : t.fields()) {
+            if (!topLevel) {
+                break; // a struct's required values: check<Type>, once it is known not to be a null element
+            }
+            if (requiredReference(f) && f.graphReference()) {
+                c.addStatement("r.required(v, $L)", slot(t, f)); // checked once references are resolved
+            } else if (requiredReference(f)) {
                 c.addStatement("if (v.$L() == null) throw $T.malformed($S, $S)", JavaTypes.getter(f), WFE, name(t, f),
                         "required and not nillable, but absent");
             }
@@ -579,9 +613,10 @@ final class ProtoCodecGenerator {
             String read = "read" + typeName(target);
             c.addStatement("$T.expect(tag, 2, $S)", R, nm);
             if (!f.repeated()) {
-                return c.addStatement("$L($L(in, r, $L))", set, read, get).build();
+                return c.addStatement("$L($L(in, r, $L$L))", set, read, get, target.heterogeneousList() ? "" : ", false")
+                        .build();
             }
-            return c.addStatement("$L.add($L(in, r, null))", get, read).build();
+            return c.addStatement("$L.add($L(in, r, null$L))", get, read, target.heterogeneousList() ? "" : ", true").build();
         }
         ScalarType s = f.scalar();
         if (f.repeated()) {
@@ -636,7 +671,7 @@ final class ProtoCodecGenerator {
         if (types.size() == 1) {
             ClassName t = ctx.types.typeClass(types.get(0));
             return c.addStatement("$T node = new $T()", t, t).addStatement("r.addNode(node)")
-                    .addStatement("read$L(in, r, node)", t.simpleName()).build();
+                    .addStatement("read$L(in, r, node, false)", t.simpleName()).build();
         }
         c.addStatement("int outer = in.beginMessage(in.readLength())").addStatement("Object node = null")
                 .beginControlFlow("for (int t = in.readTag(); t != 0; t = in.readTag())")
@@ -648,7 +683,7 @@ final class ProtoCodecGenerator {
                             "a node entry with two values")
                     .addStatement("$T.expect(t, 2, $S)", R, message.name() + ".sb_nodes")
                     .addStatement("$T x = new $T()", t, t).addStatement("r.addNode(x)")
-                    .addStatement("read$L(in, r, x)", t.simpleName()).addStatement("node = x").add("$<}\n");
+                    .addStatement("read$L(in, r, x, false)", t.simpleName()).addStatement("node = x").add("$<}\n");
         }
         return c.addStatement("default -> in.skipField(t)").endControlFlow().endControlFlow()
                 .addStatement("in.endMessage(outer)")
@@ -750,7 +785,8 @@ final class ProtoCodecGenerator {
             } else {
                 ClassName at = ctx.types.typeClass(a.complexType());
                 m.addStatement("$T.expect(t, 2, $S)", R, nm)
-                        .addStatement("e = read$L(in, r, e instanceof $T x ? x : null)", at.simpleName(), at);
+                        .addStatement("e = read$L(in, r, e instanceof $T x ? x : null$L)", at.simpleName(), at,
+                                ctx.model.type(a.complexType()).heterogeneousList() ? "" : ", false");
             }
             m.addCode("$<}\n");
         }
@@ -931,6 +967,9 @@ final class ProtoCodecGenerator {
                 .beginControlFlow("switch (slot)");
         MethodSpec.Builder field = MethodSpec.methodBuilder("field").addAnnotation(Override.class).addModifiers(Modifier.PUBLIC)
                 .returns(String.class).addParameter(int.class, "slot").beginControlFlow("switch (slot)");
+        MethodSpec.Builder isSet = MethodSpec.methodBuilder("isSet").addAnnotation(Override.class).addModifiers(Modifier.PUBLIC)
+                .returns(boolean.class).addParameter(Object.class, "holder").addParameter(int.class, "slot")
+                .beginControlFlow("switch (slot)");
         int i = 0;
         for (Map.Entry<String, FieldModel> e : refSlots.entrySet()) {
             FieldModel f = e.getValue();
@@ -948,12 +987,15 @@ final class ProtoCodecGenerator {
             }
             set.addCode("$<}\n");
             field.addStatement("case $L: return $S", i, e.getKey());
+            isSet.addStatement("case $L: return (($T) holder).$L() != null", i, owner, JavaTypes.getter(f));
             i++;
         }
+        isSet.addStatement("default: return true").endControlFlow();
         set.addStatement("default -> throw new $T()", IllegalStateException.class).endControlFlow();
         field.addStatement("default: return null").endControlFlow();
         return TypeSpec.classBuilder("Resolver").addModifiers(Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
-                .addSuperinterface(ProtoReadState.Resolver.class).addMethod(set.build()).addMethod(field.build()).build();
+                .addSuperinterface(ProtoReadState.Resolver.class).addMethod(set.build()).addMethod(field.build())
+                .addMethod(isSet.build()).build();
     }
 
     /** Helpers every codec has: node entries, reference lists, List range writers. */
