@@ -563,20 +563,6 @@ def fault_text(e):
 # ---------------------------------------------------------------------------------------------
 
 
-def typed_proto_default():
-    """The build's typed Echo.proto: Echo.proto once the compiler publishes the typed file under that
-    name, Echo.typed.proto before."""
-    for name in ("Echo.proto", "Echo.typed.proto"):
-        path = os.path.join(ECHO_GENERATED, name)
-        try:
-            with open(path, encoding="utf-8") as f:
-                if "Convention (Switchboard typed protobuf" in f.read(4096):
-                    return path
-        except OSError:
-            pass
-    return os.path.join(ECHO_GENERATED, "Echo.proto")
-
-
 def read_text(path, what):
     try:
         with open(path, encoding="utf-8") as f:
@@ -597,7 +583,7 @@ def main():
     parser.add_argument("--registry", required=True, help="the registry's SOAP address (its WSDL is at ?wsdl)")
     parser.add_argument("--name", help="the name to bind (default: the component's name, Echo)")
     parser.add_argument("--xsd", default=os.path.join(REPO, "components/echo/src/main/xsd/echo.xsd"))
-    parser.add_argument("--proto", default=typed_proto_default(),
+    parser.add_argument("--proto", default=os.path.join(ECHO_GENERATED, "Echo.proto"),
                         help="the typed .proto (default: the echo component's, after a build)")
     parser.add_argument("--wsdl", default=os.path.join(ECHO_GENERATED, "Echo.wsdl"))
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on and to publish")

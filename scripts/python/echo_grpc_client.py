@@ -90,8 +90,7 @@ class Interface:
 
     def __init__(self, proto_text, workdir):
         if TYPED_MARK not in proto_text:
-            raise SystemExit("this .proto is not a Switchboard typed .proto (its header lacks the convention); "
-                             "the server publishes the typed form once it serves the typed methods")
+            raise SystemExit("this .proto is not a Switchboard typed .proto (its header lacks the convention)")
         # a module name of its own per file, so that two components' files never collide
         file_name = "sb_%s.proto" % abs(hash(proto_text))
         self.pb2, self.pb2_grpc = generate(proto_text, file_name, workdir)

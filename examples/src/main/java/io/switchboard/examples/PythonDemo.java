@@ -47,23 +47,17 @@ final class PythonDemo {
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         Process component = null;
         try {
-            for (String file : List.of("echo.xsd", "Echo.proto", "Echo.typed.proto", "Echo.wsdl")) {
+            for (String file : List.of("echo.xsd", "Echo.proto", "Echo.wsdl")) {
                 try (InputStream in = EchoComponent.class.getResourceAsStream(file)) {
-                    if (in == null && file.equals("Echo.typed.proto")) {
-                        continue;   // once Echo.proto is the typed file, the compiler may no longer emit this one
-                    }
                     if (in == null) {
                         return skipped(file + " is not on the class path");
                     }
                     Files.copy(in, logDir.resolve(file), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 }
             }
-            // the Python component speaks the typed gRPC wire; Java serves it once Echo.proto is the typed file (issue 14)
-            boolean javaSpeaksTyped = Files.readString(logDir.resolve("Echo.proto")).contains("Convention (Switchboard typed protobuf");
-            Path typedProto = logDir.resolve(javaSpeaksTyped ? "Echo.proto" : "Echo.typed.proto");
             Process started = component = children.start(List.of(python.toString(),
                     root.resolve("scripts/python/echo_component.py").toString(), "--registry", registryUrl, "--name", "PyEcho",
-                    "--xsd", logDir.resolve("echo.xsd").toString(), "--proto", typedProto.toString(),
+                    "--xsd", logDir.resolve("echo.xsd").toString(), "--proto", logDir.resolve("Echo.proto").toString(),
                     "--wsdl", logDir.resolve("Echo.wsdl").toString()), logDir.resolve("python-echo.log"), Map.of("SWITCHBOARD_SECRET", secret));
             String serving = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -78,7 +72,7 @@ final class PythonDemo {
             try (Switchboard sb = Switchboard.builder(registryUrl).listener(records::add).connect()) {
                 EchoStub echo = sb.lookup("PyEcho", EchoComponent.DESCRIPTOR, EchoComponent::stub);
                 double[] values = {0.0, -0.0, Double.POSITIVE_INFINITY, Double.MIN_VALUE, Double.MAX_VALUE, 1.0 / 3};
-                for (String protocol : javaSpeaksTyped ? List.of("grpc", "soap") : List.of("soap")) {
+                for (String protocol : List.of("grpc", "soap")) {
                     EchoStub pinned = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
                     boolean same = Arrays.equals(values, pinned.echoDoubles(values));
                     boolean list = DemoCommand.sameList(DemoCommand.list(100), pinned.echoList(DemoCommand.list(100)));

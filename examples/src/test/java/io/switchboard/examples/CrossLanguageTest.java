@@ -63,8 +63,6 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>grpcurl lists the Java component's service by reflection, finds its health SERVING and calls
  * echoDoubles with JSON.</li>
  * </ul>
- * The tests in which the Java side speaks the typed gRPC wire wait, by an assumption that names
- * it, for the switch of its gRPC server and transport to the typed methods (issue 14, branch h14a).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class CrossLanguageTest {
@@ -202,7 +200,6 @@ class CrossLanguageTest {
 
     @Test
     void aPythonClientThatKnowsOnlyTheRegistryCallsTheJavaComponent() throws Exception {
-        PythonPeers.assumeTypedGrpcServed(onlyEntry("Echo").interfaceProto());
         long before = javaEchoImpl.calls();
         List<PythonPeers.Case> cases = runRegistryClient("py-client", "Echo");
         // each case is one call, and each reached the Java component once
@@ -260,7 +257,6 @@ class CrossLanguageTest {
     /** A Java meta-stub calls the Python component over typed gRPC: every value form, and the declared fault. */
     @Test
     void aJavaMetaStubCallsThePythonComponentOverGrpc() throws Exception {
-        PythonPeers.assumeTypedGrpcServed(Files.readString(resource("Echo.proto")));
         Process component = startPythonComponent("py-grpc-component", "PyEchoGrpc");
         try {
             JsonObject serving = awaitEvent(component, "py-grpc-component", "serving", 1);
@@ -349,7 +345,6 @@ class CrossLanguageTest {
         } finally {
             component.destroyForcibly();
         }
-        PythonPeers.assumeTypedGrpcServed(onlyEntry("Echo").interfaceProto());
         String target = hostPort(onlyEntry("Echo").endpoint("grpc").orElseThrow().address());
         assertEchoedDoubles(Grpcurl.run(dir, "grpcurl-java", Duration.ofMinutes(1), "-plaintext", "-d", request, target,
                 "switchboard.echo.Echo/echoDoubles"), "grpcurl on the Java component");
@@ -380,10 +375,9 @@ class CrossLanguageTest {
         return PythonPeers.start(dir, processName, Map.of("SWITCHBOARD_SECRET", SECRET), command.toArray(String[]::new));
     }
 
-    /** The typed .proto of the echo interface: Echo.proto once the compiler publishes it so, Echo.typed.proto before. */
+    /** The typed .proto of the echo interface, as the build wrote it. */
     private static Path typedProto() throws IOException {
-        Path published = resource("Echo.proto");
-        return Files.readString(published).contains(PythonPeers.TYPED_PROTO_MARK) ? published : resource("Echo.typed.proto");
+        return resource("Echo.proto");
     }
 
     /** Makes one call and checks the meta-stub's record of it: the protocol, the Python server's address, no error. */

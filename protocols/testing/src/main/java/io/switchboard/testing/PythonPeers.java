@@ -56,20 +56,8 @@ public final class PythonPeers {
         return cases;
     }
 
-    /** What the typed {@code .proto} of a component says at its top, and the chunked one does not. */
+    /** What the typed {@code .proto} of a component says at its top (its convention). */
     public static final String TYPED_PROTO_MARK = "Convention (Switchboard typed protobuf";
-
-    /**
-     * Skips a test whose peer speaks the typed gRPC wire while the Java side still serves the
-     * chunked one: true until the gRPC server and transport switch to the typed methods and
-     * publish the typed file as {@code <Name>.proto} (issue 14, branch h14a). {@code publishedProto}
-     * is what Java publishes: the entry's PROTO document or the build's {@code <Name>.proto}.
-     */
-    public static void assumeTypedGrpcServed(String publishedProto) {
-        org.junit.jupiter.api.Assumptions.assumeTrue(publishedProto != null && publishedProto.contains(TYPED_PROTO_MARK),
-                "waits for issue 14's switch (branch h14a): Java's GrpcServer and GrpcTransport still serve the chunked"
-                        + " methods and publish the chunked .proto, so a peer built from the typed .proto cannot talk to them yet");
-    }
 
     /** The python of the project's virtual environment, built first if it is missing or stale. */
     public static String python(Path dir) throws IOException, InterruptedException {
