@@ -20,7 +20,7 @@ targets=(
   "protocols/testing io.switchboard.testing.fuzz.DynamicXmlFuzzTest read"
   "protocols/grpc io.switchboard.protocol.grpc.BinaryDecoderFuzzTest decode"
   "protocols/grpc io.switchboard.protocol.grpc.BinaryDecoderFuzzTest decodeDynamic"
-  "protocols/grpc io.switchboard.protocol.grpc.ChunkFramingFuzzTest framing"
+  "protocols/grpc io.switchboard.protocol.grpc.PartFramingFuzzTest framing"
   "registry/store io.switchboard.registry.store.StoreFormatFuzzTest decode"
   "registry/server io.switchboard.registry.server.RegistryEntryFuzzTest bind"
 )

@@ -3,9 +3,10 @@
 itself in a Switchboard registry, knowing nothing of the Java side but three documents.
 
 - The interface: ``echo.xsd`` (sent to the registry as the entry's interface schema), and what the
-  interface compiler derives from it: ``Echo.proto`` (the gRPC service and, in its comments, the
-  packed binary layout this program encodes; stubs generated from it at run time with grpc_tools)
-  and ``Echo.wsdl`` (served at ``<soap endpoint>?wsdl``; its schema is the SOAP wire form).
+  interface compiler derives from it: the typed ``Echo.proto`` (every value an ordinary protobuf
+  message; the service's messages and servicer are generated from it at run time with grpc_tools,
+  and it goes into the entry, so that any gRPC client is built from the entry alone) and
+  ``Echo.wsdl`` (served at ``<soap endpoint>?wsdl``; its schema is the SOAP wire form).
 - The registry: only its address. The registry client is built by zeep from ``<registry>?wsdl``,
   fetched at run time; bind, renew and unbind carry the shared secret (``SWITCHBOARD_SECRET`` or
   ``--secret-file``), as a Java ``ComponentServer``'s do.
@@ -16,9 +17,15 @@ answers that it no longer holds the entry, and unbinds on SIGTERM or Ctrl-C. It 
 object per line: ``serving`` (the entry), ``rebound``, ``renewed`` (with ``--verbose-renew``) and,
 last, ``stopped`` with the calls it served per protocol and operation.
 
+The gRPC side serves the typed methods: a streaming method's request is the protobuf merge of the
+parts it receives, and its answer goes out in parts the same way; a declared fault ends the call
+with its fault message in the status details (google.rpc.Status, the fault as google.protobuf.Any).
+
 The SOAP side is written here on the standard library's HTTP server and lxml, because the SOAP wire
 form (an ``xs:list`` per numeric array, linked nodes flat in ``sb-graph`` with ``sb-id``/IDREF) is
-not one a Python SOAP server library produces. It reads SOAP 1.1 and 1.2 envelopes, refuses DTDs
+not one a Python SOAP server library produces. It maps that form to and from the same generated
+protobuf messages (numbers, strings, numeric arrays and linked nodes; the operations whose messages
+hold other structures are served over gRPC only). It reads SOAP 1.1 and 1.2 envelopes, refuses DTDs
 and entities, and bounds the body (``--max-message-bytes``), as the gRPC side bounds its streams.
 
 Usage (paths default to the repository's echo component, after a build):
@@ -42,15 +49,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.dont_write_bytecode = True  # importing echo_grpc_client leaves no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from echo_grpc_client import (FIXED, RESPONSE, Layout, Node, Packed, Reader,  # noqa: E402
-                              WireError, Writer, chunks, generate_stub, join)
+from echo_grpc_client import DETAILS_KEY, PART_BYTES, Interface, merged, parts  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ECHO_GENERATED = os.path.join(REPO, "components/echo/target/generated-resources/switchboard/io/switchboard/components/echo")
 SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/"
 SOAP12 = "http://www.w3.org/2003/05/soap-envelope"
 SB_SOAP = "urn:switchboard:soap"  # the namespace of the <sb:refused reason="..."/> fault detail
-RESPONSE_CHUNK = 1 << 20
 DEFAULT_MAX_MESSAGE = 64 << 20
 
 
@@ -75,72 +80,102 @@ class Refused(Exception):
 
 
 class EchoImplementation:
-    """Echo answers what it was sent; it counts every call it ran, per protocol and operation."""
+    """Echo answers what it was sent (the response has the request's fields, so its protobuf bytes
+    are the answer), divides, and counts every call it ran, per protocol and operation."""
 
-    OPERATIONS = {"echoDoubles": "values", "echoList": "head", "empty": None}
+    ECHOED = ("echoDoubles", "echoList", "empty", "echoTensor", "echoMixed")
+    OPERATIONS = ECHOED + ("divide",)
 
-    def __init__(self):
+    def __init__(self, iface):
+        self.iface = iface
         self.lock = threading.Lock()
         self.calls = {}
 
     def run(self, protocol, operation, request):
+        """The response message, or raises DeclaredFault with the fault message."""
         if operation not in self.OPERATIONS:
             raise Refused("no operation " + operation)
         with self.lock:
             key = protocol + " " + operation
             self.calls[key] = self.calls.get(key, 0) + 1
-        field = self.OPERATIONS[operation]
-        return {} if field is None else {field: request.get(field)}
+        response = self.iface.message(self.iface.methods[operation].output_type.name)
+        if operation in self.ECHOED:
+            return response.FromString(request.SerializeToString())
+        if request.divisor == 0:
+            raise DeclaredFault(self.iface.message(operation + "Fault")(reason="division by zero",
+                                                                          dividend=request.dividend))
+        # Java's long division: truncated toward zero
+        quotient = abs(request.dividend) // abs(request.divisor) * (-1 if (request.dividend < 0) != (request.divisor < 0) else 1)
+        quotient = (quotient + 2 ** 63) % 2 ** 64 - 2 ** 63  # MIN_VALUE / -1 wraps, as in Java
+        return response(quotient=quotient, remainder=request.dividend - request.divisor * quotient
+                        if request.divisor != -1 else 0)
+
+
+class DeclaredFault(Exception):
+    """An operation's declared fault; its message is the opFault message."""
+
+    def __init__(self, message):
+        super().__init__(str(message))
+        self.message = message
 
 
 # ---------------------------------------------------------------------------------------------
-# gRPC: the generated service, each operation a stream of Chunks carrying the packed layout
+# gRPC: the typed methods, generated from the .proto
 
 
 def bounded(request_iterator, limit):
-    """The chunks of one request, refusing one whose announced or actual size passes the limit."""
+    """The parts of one request, refusing a request whose parts pass the limit together."""
     seen = 0
-    for chunk in request_iterator:
-        seen += len(chunk.data)
-        if chunk.total > limit or seen > limit:
+    for part in request_iterator:
+        seen += part.ByteSize()
+        if seen > limit:
             raise TooLarge("request over %d bytes" % limit)
-        yield chunk
+        yield part
 
 
-def grpc_servicer(pb2, pb2_grpc, layout, impl, max_message):
+def grpc_servicer(iface, impl, max_message):
     import grpc
+    from google.protobuf import any_pb2
+
+    def answer(op, request, context):
+        try:
+            return impl.run("grpc", op, request)
+        except DeclaredFault as f:
+            detail = any_pb2.Any()
+            detail.Pack(f.message, "type.googleapis.com/")
+            status = iface.status.Status(code=grpc.StatusCode.FAILED_PRECONDITION.value[0],
+                                         message=str(f.message).strip(), details=[detail])
+            context.set_trailing_metadata(((DETAILS_KEY, status.SerializeToString()),))
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, status.message)
 
     def handler(op):
-        spec = layout.ops[op]
+        request_cls = iface.message(iface.methods[op].input_type.name)
+        if not iface.streams(op):
+            return lambda self, request, context: answer(op, request, context)
 
         def handle(self, request_iterator, context):
             try:
-                request = Reader(layout, join(bounded(request_iterator, max_message))).message(spec["request"])
+                request = merged(request_cls, bounded(request_iterator, max_message))
             except TooLarge as e:
                 context.set_trailing_metadata((("sb-refused", "size-limit"),))
                 context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))
-            except (WireError, ValueError, UnicodeDecodeError) as e:
-                context.set_trailing_metadata((("sb-refused", "malformed"),))
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "malformed request: %s" % e)
-            answer = impl.run("grpc", op, request)
-            yield from chunks(pb2, bytes([RESPONSE]) + Writer(layout).message(spec["response"], answer), RESPONSE_CHUNK)
-
+            yield from parts(answer(op, request, context))
         return handle
 
-    base = getattr(pb2_grpc, layout.service + "Servicer")
-    return type(layout.service + "InPython", (base,), {op: handler(op) for op in layout.ops})()
+    base = getattr(iface.pb2_grpc, iface.service + "Servicer")
+    return type(iface.service + "InPython", (base,), {op: handler(op) for op in iface.methods})()
 
 
-def start_grpc(host, pb2, pb2_grpc, layout, impl, max_message):
+def start_grpc(host, iface, impl, max_message):
     import grpc
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8),
-                         options=[("grpc.max_receive_message_length", 2 * RESPONSE_CHUNK + 1024)])
-    getattr(pb2_grpc, "add_%sServicer_to_server" % layout.service)(
-        grpc_servicer(pb2, pb2_grpc, layout, impl, max_message), server)
+                         options=[("grpc.max_receive_message_length", 2 * PART_BYTES + 1024),
+                                  ("grpc.max_send_message_length", 64 << 20)])
+    getattr(iface.pb2_grpc, "add_%sServicer_to_server" % iface.service)(grpc_servicer(iface, impl, max_message), server)
     port = server.add_insecure_port("%s:0" % host)
     server.start()
-    return server, "grpc://%s:%d/%s" % (host, port, layout.service)
+    return server, "grpc://%s:%d/%s" % (host, port, iface.service)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,7 +186,6 @@ XSD_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 XSD_SPECIAL = {"INF": float("inf"), "+INF": float("inf"), "-INF": float("-inf"), "NaN": float("nan")}
 INTEGER = re.compile(r"^[+-]?\d+$")
 RANGES = {"BYTE": 8, "SHORT": 16, "INT": 32, "LONG": 64}
-SOAP_KINDS = {"BOOL", "BYTE", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "STRING", "BYTES", "REF", "PACKED"}
 
 
 def parse_number(kind, text):
@@ -190,98 +224,118 @@ def format_number(kind, v):
 
 
 class SoapCodec:
-    """Values of the layout <-> the elements of the SOAP wire form, in the component's namespace."""
+    """The generated protobuf messages <-> the elements of the SOAP wire form, in the component's
+    namespace. A message's fields are its schema's elements in order: a repeated number is an
+    ``xs:list`` (absent: null, listed in ``sb_nulls``), a ``uint32`` is a linked node's ``sb-id``
+    (the node table ``sb_nodes`` is ``sb-graph``), other scalars are their XML Schema text."""
 
-    def __init__(self, layout, namespace):
-        for type_name, fields in list(layout.types.items()) + [
-                (op + " " + part, f) for op, spec in layout.ops.items() for part, f in spec.items()]:
-            for name, t in fields:
-                if t.kind not in SOAP_KINDS:
-                    raise ValueError("the SOAP side of this component does not handle %s (%s.%s)" % (t.text, type_name, name))
-        self.layout, self.ns = layout, namespace
+    KINDS = {"TYPE_DOUBLE": "DOUBLE", "TYPE_FLOAT": "FLOAT", "TYPE_INT32": "INT", "TYPE_SFIXED32": "INT",
+             "TYPE_INT64": "LONG", "TYPE_SFIXED64": "LONG", "TYPE_BOOL": "BOOL", "TYPE_STRING": "STRING",
+             "TYPE_BYTES": "BYTES", "TYPE_UINT32": "REF"}
+
+    def __init__(self, iface, namespace):
+        from google.protobuf.descriptor import FieldDescriptor
+        self.types = {getattr(FieldDescriptor, n): n for n in dir(FieldDescriptor) if n.startswith("TYPE_")}
+        self.iface, self.ns = iface, namespace
 
     def q(self, local):
         return "{%s}%s" % (self.ns, local)
 
-    def read(self, fields, element):
-        """The values of one wrapper element (a request)."""
+    def fields(self, descriptor):
+        """(field, kind) in schema order; refuses a message holding what this SOAP side does not map."""
+        out = []
+        for f in descriptor.fields:
+            if f.name in ("sb_nodes", "sb_nulls"):
+                continue
+            kind = self.KINDS.get(self.types[f.type])
+            if kind is None:
+                raise Refused("%s.%s (a %s) is not served over SOAP by this component; call it over gRPC"
+                              % (descriptor.name, f.name, f.message_type.name if f.message_type else f.type))
+            out.append((f, "PACKED" if f.is_repeated else kind, kind))
+        return out
+
+    def node_class(self, message_cls):
+        nodes = message_cls.DESCRIPTOR.fields_by_name.get("sb_nodes")
+        if nodes is None or nodes.message_type.containing_type is not None:
+            return None  # no linked values, or several linked types (a nested Node; not in the echo interface)
+        return self.iface.message(nodes.message_type.name)
+
+    def read(self, message_cls, element):
+        """The message one wrapper element (a request) holds."""
+        message = message_cls()
         ids = {}
         graph = element.find(self.q("sb-graph"))
+        node_cls = self.node_class(message_cls)
         if graph is not None:
-            for el in graph:  # every node exists before any field is read, so references resolve
-                type_name = el.tag.split("}")[-1]
-                if type_name not in self.layout.node_numbers or el.get("sb-id") in ids or not el.get("sb-id"):
-                    raise Refused("sb-graph holds %s with id %r" % (type_name, el.get("sb-id")))
-                ids[el.get("sb-id")] = (Node(type_name), el)
-            for node, el in ids.values():
-                node.fields = self.read_fields(self.layout.types[node.type], el, ids)
-        return self.read_fields(fields, element, ids)
+            if node_cls is None:
+                raise Refused("%s holds no linked values" % message_cls.DESCRIPTOR.name)
+            for el in graph:  # every node is numbered before any field is read, so references resolve
+                if el.tag != self.q(node_cls.DESCRIPTOR.name) or not el.get("sb-id") or el.get("sb-id") in ids:
+                    raise Refused("sb-graph holds %s with id %r" % (el.tag, el.get("sb-id")))
+                ids[el.get("sb-id")] = len(ids) + 1
+            for el in graph:
+                message.sb_nodes.append(self.read_fields(node_cls(), el, ids))
+        return self.read_fields(message, element, ids)
 
-    def read_fields(self, fields, element, ids):
-        values = {}
-        for name, t in fields:
-            el = element.find(self.q(name))
+    def read_fields(self, message, element, ids):
+        for f, kind, scalar in self.fields(message.DESCRIPTOR):
+            el = element.find(self.q(f.name))
             if el is None:
-                if not t.nullable:
-                    raise Refused("%s is missing" % name)
-                values[name] = None
+                if kind == "PACKED":
+                    message.sb_nulls.lists.append(f.number)   # an absent array is null, an empty one empty
+                elif not f.has_presence and kind != "REF":   # an absent reference is null: node 0
+                    raise Refused("%s is missing" % f.name)
                 continue
             text = el.text or ""
-            if t.kind == "STRING":
-                values[name] = text
-            elif t.kind == "BYTES":
-                values[name] = base64.b64decode(text, validate=True)
-            elif t.kind == "REF":
+            if kind == "STRING":
+                setattr(message, f.name, text)
+            elif kind == "BYTES":
+                setattr(message, f.name, base64.b64decode(text, validate=True))
+            elif kind == "REF":
                 if text.strip() not in ids:
-                    raise Refused("%s refers to %r, which sb-graph does not hold" % (name, text.strip()[:40]))
-                values[name] = ids[text.strip()][0]
-            elif t.kind == "PACKED":
-                values[name] = Packed.of(t.packed, [parse_number(t.packed, s) for s in text.split()])
+                    raise Refused("%s refers to %r, which sb-graph does not hold" % (f.name, text.strip()[:40]))
+                setattr(message, f.name, ids[text.strip()])
+            elif kind == "PACKED":
+                getattr(message, f.name).extend(parse_number(scalar, t) for t in text.split())
             else:
-                values[name] = parse_number(t.kind, text)
-        return values
+                setattr(message, f.name, parse_number(scalar, text))
+        return message
 
-    def write(self, fields, values, parent):
+    def write(self, message, parent):
         """Writes one wrapper element's fields under ``parent``; linked nodes go into sb-graph."""
         from lxml import etree
 
-        ids, nodes = {}, []
-
-        def node_id(node):
-            if id(node) not in ids:
-                ids[id(node)] = "n%d" % len(nodes)
-                nodes.append(node)
-            return ids[id(node)]
-
-        def put(element, fields, values):
-            for name, t in fields:
-                v = values.get(name)
-                if v is None:
+        def put(element, message):
+            nulls = set(message.sb_nulls.lists) if "sb_nulls" in message.DESCRIPTOR.fields_by_name else set()
+            for f, kind, scalar in self.fields(message.DESCRIPTOR):
+                if kind == "PACKED":
+                    if f.number in nulls:
+                        continue
+                elif kind == "REF":
+                    if not getattr(message, f.name):
+                        continue
+                elif f.has_presence and not message.HasField(f.name):
                     continue
-                child = etree.SubElement(element, self.q(name))
-                if t.kind == "STRING":
+                child = etree.SubElement(element, self.q(f.name))
+                v = getattr(message, f.name)
+                if kind == "STRING":
                     child.text = v
-                elif t.kind == "BYTES":
+                elif kind == "BYTES":
                     child.text = base64.b64encode(v).decode("ascii")
-                elif t.kind == "REF":
-                    child.text = node_id(v)
-                elif t.kind == "PACKED":
-                    raw = v.raw if isinstance(v, Packed) else Packed.of(t.packed, v).raw
-                    numbers = struct.unpack("<%d%s" % (len(raw) // struct.calcsize(FIXED[t.packed]), FIXED[t.packed]), raw)
-                    child.text = " ".join(format_number(t.packed, x) for x in numbers)
+                elif kind == "REF":
+                    child.text = "n%d" % (v - 1)
+                elif kind == "PACKED":
+                    child.text = " ".join(format_number(scalar, x) for x in v)
                 else:
-                    child.text = format_number(t.kind, v)
-
-        put(parent, fields, values)
+                    child.text = format_number(scalar, v)
+        put(parent, message)
+        nodes = message.sb_nodes if "sb_nodes" in message.DESCRIPTOR.fields_by_name else []
         if nodes:
             graph = etree.SubElement(parent, self.q("sb-graph"))
-            i = 0
-            while i < len(nodes):  # the list is its own work queue: no recursion on long chains
-                node = nodes[i]
-                el = etree.SubElement(graph, self.q(node.type))
-                el.set("sb-id", ids[id(node)])
-                put(el, self.layout.types[node.type], node.fields)
-                i += 1
+            for i, node in enumerate(nodes):  # flat: no recursion on long chains
+                el = etree.SubElement(graph, self.q(node.DESCRIPTOR.name))
+                el.set("sb-id", "n%d" % i)
+                put(el, node)
 
 
 def safe_parser():
@@ -339,10 +393,10 @@ def read_body(handler, limit):
     return handler.rfile.read(length)
 
 
-def soap_handler_class(codec, layout, impl, wsdl_text, path, max_message):
+def soap_handler_class(codec, iface, impl, wsdl_text, path, max_message):
     from lxml import etree
 
-    wire_ops = {codec.q(op): op for op in layout.ops}
+    wire_ops = {codec.q(op): op for op in iface.methods}
 
     class SoapHandler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -380,20 +434,30 @@ def soap_handler_class(codec, layout, impl, wsdl_text, path, max_message):
                     raise Refused("not a SOAP envelope: " + doc.tag[:80])
                 soap_body = doc.find("{%s}Body" % envelope_ns)
                 if soap_body is None or len(soap_body) != 1 or soap_body[0].tag not in wire_ops:
-                    raise Refused("the body holds no operation of " + layout.service)
+                    raise Refused("the body holds no operation of " + iface.service)
                 op = wire_ops[soap_body[0].tag]
-                request = codec.read(layout.ops[op]["request"], soap_body[0])
+                request = codec.read(iface.message(iface.methods[op].input_type.name), soap_body[0])
             except TooLarge as e:
                 self.fault(envelope_ns, "size-limit", str(e), 413)
                 return
             except (Refused, etree.XMLSyntaxError, ValueError, struct.error) as e:
                 self.fault(envelope_ns, "malformed", "cannot read the request: %s" % e, 500)
                 return
-            answer = impl.run("soap", op, request)
+            try:
+                answer = impl.run("soap", op, request)
+            except DeclaredFault as f:
+                # the SOAP form of declared faults is not written here: gRPC carries them
+                self.fault(envelope_ns, "malformed", "%s raised its declared fault (served over gRPC only): %s"
+                           % (op, f), 500)
+                return
             out_env = etree.Element("{%s}Envelope" % envelope_ns, nsmap={"soapenv": envelope_ns})
             out_body = etree.SubElement(out_env, "{%s}Body" % envelope_ns)
             response = etree.SubElement(out_body, codec.q(op + "Response"), nsmap={None: codec.ns})
-            codec.write(layout.ops[op]["response"], answer, response)
+            try:
+                codec.write(answer, response)
+            except Refused as e:
+                self.fault(envelope_ns, "malformed", str(e), 500)
+                return
             self.send(200, etree.tostring(out_env, xml_declaration=True, encoding="UTF-8"),
                       self.content_type(envelope_ns))
 
@@ -422,13 +486,13 @@ def soap_handler_class(codec, layout, impl, wsdl_text, path, max_message):
     return SoapHandler
 
 
-def start_soap(host, codec, layout, impl, wsdl_template, max_message):
-    path = "/services/" + layout.service
-    server = ThreadingHTTPServer((host, 0), soap_handler_class(codec, layout, impl, "", path, max_message))
+def start_soap(host, codec, iface, impl, wsdl_template, max_message):
+    path = "/services/" + iface.service
+    server = ThreadingHTTPServer((host, 0), soap_handler_class(codec, iface, impl, "", path, max_message))
     address = "http://%s:%d%s" % (host, server.server_address[1], path)
     # the WSDL names the address it is served from
     wsdl = re.sub(r'(<soap:address\s+location=")[^"]*(")', lambda m: m.group(1) + address + m.group(2), wsdl_template)
-    server.RequestHandlerClass = soap_handler_class(codec, layout, impl, wsdl, path, max_message)
+    server.RequestHandlerClass = soap_handler_class(codec, iface, impl, wsdl, path, max_message)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="soap", daemon=True).start()
     return server, address
@@ -519,7 +583,8 @@ def main():
     parser.add_argument("--registry", required=True, help="the registry's SOAP address (its WSDL is at ?wsdl)")
     parser.add_argument("--name", help="the name to bind (default: the component's name, Echo)")
     parser.add_argument("--xsd", default=os.path.join(REPO, "components/echo/src/main/xsd/echo.xsd"))
-    parser.add_argument("--proto", default=os.path.join(ECHO_GENERATED, "Echo.proto"))
+    parser.add_argument("--proto", default=os.path.join(ECHO_GENERATED, "Echo.proto"),
+                        help="the typed .proto (default: the echo component's, after a build)")
     parser.add_argument("--wsdl", default=os.path.join(ECHO_GENERATED, "Echo.wsdl"))
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on and to publish")
     parser.add_argument("--lease", type=int, default=30, help="lease seconds (0: none; renewed at a third)")
@@ -535,10 +600,12 @@ def main():
     from lxml import etree
 
     xsd, proto, wsdl = read_text(args.xsd, "schema"), read_text(args.proto, ".proto"), read_text(args.wsdl, "WSDL")
-    layout = Layout(proto)
     namespace = etree.fromstring(wsdl.encode("utf-8"), safe_parser()).get("targetNamespace")
-    missing = set(layout.ops) ^ set(EchoImplementation.OPERATIONS)
+    workdir = tempfile.mkdtemp(prefix="switchboard-py-component-")
+    iface = Interface(proto, workdir)
+    missing = set(iface.methods) ^ set(EchoImplementation.OPERATIONS)
     if missing:
+        shutil.rmtree(workdir, ignore_errors=True)
         raise SystemExit("echo_component: %s does not describe the echo interface (%s)" % (args.proto, sorted(missing)))
     credential = None
     if args.secret_file:
@@ -546,17 +613,12 @@ def main():
     elif os.environ.get("SWITCHBOARD_SECRET"):
         credential = os.environ["SWITCHBOARD_SECRET"]
 
-    impl = EchoImplementation()
-    workdir = tempfile.mkdtemp(prefix="switchboard-py-component-")
-    proto_copy = os.path.join(workdir, os.path.basename(args.proto))
-    with open(proto_copy, "w", encoding="utf-8") as f:
-        f.write(proto)
-    pb2, pb2_grpc = generate_stub(proto_copy, workdir)
-    grpc_server, grpc_address = start_grpc(args.host, pb2, pb2_grpc, layout, impl, args.max_message_bytes)
-    soap_server, soap_address = start_soap(args.host, SoapCodec(layout, namespace), layout, impl, wsdl,
+    impl = EchoImplementation(iface)
+    grpc_server, grpc_address = start_grpc(args.host, iface, impl, args.max_message_bytes)
+    soap_server, soap_address = start_soap(args.host, SoapCodec(iface, namespace), iface, impl, wsdl,
                                            args.max_message_bytes)
 
-    entry = {"name": args.name or layout.service, "instanceId": str(uuid.uuid4()),
+    entry = {"name": args.name or iface.service, "instanceId": str(uuid.uuid4()),
              "endpoints": {"item": [{"protocol": "grpc", "address": grpc_address},
                                     {"protocol": "soap", "address": soap_address}]},
              "interfaceSchema": xsd, "interfaceProto": proto, "wsdlUrl": soap_address + "?wsdl",

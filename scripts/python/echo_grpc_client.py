@@ -1,26 +1,29 @@
 #!/usr/bin/env python3
-"""A gRPC client for a Switchboard echo-style component, built from the component's .proto alone.
+"""A gRPC client for a Switchboard echo-style component, built from the component's typed .proto alone.
 
-Nothing here comes from the Java side: the client
+Nothing here knows Switchboard's own encodings: the client
 
 1. runs grpc_tools.protoc on the given .proto, at run time, into a temporary directory, and imports
-   the generated Python stub (``<Name>_pb2_grpc.<Service>Stub``);
-2. reads the packed binary layout of every message and type from the .proto's own comments (the
-   ``Types, fields in wire order`` block and the ``request``/``response`` lines above each rpc), and
-   encodes and decodes that layout itself, with ``struct`` (little-endian) as the comments say;
-3. calls the echo operations with edge values, streaming each request as ``Chunk`` messages cut
-   into small pieces (each with its byte ``offset``, the first with the ``total`` length), checks
-   and joins the response chunks the same way, decodes them and compares them bit for bit with
-   what it sent (doubles and floats by their IEEE bits; linked nodes by shape, so a cycle must come
-   back as a cycle);
+   the generated messages and stub (``<Name>_pb2``, ``<Name>_pb2_grpc.<Service>Stub``); the values
+   are ordinary protobuf messages, following the convention printed at the top of the .proto (node
+   numbers into ``sb_nodes`` for linked values, ``sb_nulls`` for null arrays, a oneof per element of
+   a heterogeneous list, shape and values for an n-d array);
+2. calls the echo operations with edge values: a method that streams takes its message as parts
+   whose protobuf merge is the message (here: repeated fields cut into slices), and answers the
+   same way; a unary one takes one message;
+3. compares every answer with what it sent: by protobuf bytes (so doubles are compared bit for
+   bit, NaN payloads included), linked nodes by shape (a cycle must come back as a cycle); a
+   declared fault must come back as the call's status with the fault message in its
+   ``google.rpc.Status`` details (``grpc-status-details-bin``) as ``google.protobuf.Any``;
 4. prints a JSON summary, one case per line, and exits 0 only if every case matched.
 
 Usage:
     python echo_grpc_client.py --proto Echo.proto --target 127.0.0.1:9090
     python echo_grpc_client.py --proto Conformance.proto --target 127.0.0.1:9090 --empty-op ping
 
-The operations it calls are named by --doubles-op (default echoDoubles), --list-op (echoList) and
---empty-op (empty); their request and response must have the shapes of the echo component's.
+The operations it calls are named by --doubles-op (default echoDoubles), --list-op (echoList),
+--empty-op (empty), and, if given, --mixed-op, --tensor-op and --fault-op (a ``divide`` whose
+divisor 0 raises the declared fault).
 """
 
 import argparse
@@ -28,562 +31,295 @@ import importlib
 import json
 import os
 import random
-import re
 import shutil
 import struct
 import sys
 import tempfile
 import time
 
-# ---------------------------------------------------------------------------------------------
-# The packed binary format, version 1 (the .proto's header comment; tags as it lists them)
-
-TAGS = {"NULL": 0, "BOOL": 1, "BYTE": 2, "SHORT": 3, "INT": 4, "LONG": 5, "FLOAT": 6, "DOUBLE": 7,
-        "STRING": 8, "BYTES": 9, "DATE_TIME": 10, "STRUCT": 11, "REF": 12, "LIST": 13, "CHOICES": 14}
-PACKED = 0x20
-# struct codes of the fixed-size scalars, all little-endian ('<')
-FIXED = {"BOOL": "?", "BYTE": "b", "SHORT": "h", "INT": "i", "LONG": "q", "FLOAT": "f", "DOUBLE": "d"}
-RESPONSE, DECLARED_FAULT = 0, 1
-MAX_LIST_DEPTH = 64  # heterogeneous lists nest at most this deep, as the .proto says
-
-
-class WireError(Exception):
-    """The bytes do not follow the layout."""
-
-
-class FieldType:
-    """One field's type as the .proto's comments spell it, e.g. ``REF LinkEntry|NULL``."""
-
-    def __init__(self, text):
-        self.text = text
-        self.nullable = text.endswith("|NULL")
-        base = text[: -len("|NULL")] if self.nullable else text
-        self.target = None  # type name of a STRUCT or REF
-        self.element = None  # FieldType of a LIST's elements
-        self.packed = None  # scalar kind of a PACKED_x
-        if base.startswith("LIST<") and base.endswith(">"):
-            self.kind, self.element = "LIST", FieldType(base[5:-1])
-        elif base.startswith("PACKED_") and base[7:] in FIXED:
-            self.kind, self.packed = "PACKED", base[7:]
-        elif base.split(" ")[0] in ("STRUCT", "REF", "CHOICES") and len(base.split(" ")) == 2:
-            self.kind, self.target = base.split(" ")
-        elif base in TAGS and base != "NULL":
-            self.kind = base
-        else:
-            raise ValueError("unknown field type in the .proto: " + text)
-
-    @property
-    def tag(self):
-        return PACKED | TAGS[self.packed] if self.kind == "PACKED" else TAGS[self.kind]
+PART_BYTES = 1 << 20  # parts of streamed messages aim at this size, as the Java side's do
+MAX_MESSAGE = 64 << 20
+NODES, NULLS = "sb_nodes", "sb_nulls"
+TYPED_MARK = "Convention (Switchboard typed protobuf"
+# google/rpc/status.proto as published by Google (three fields), generated at run time like the rest
+STATUS_PROTO = """syntax = "proto3";
+package google.rpc;
+import "google/protobuf/any.proto";
+message Status {
+  int32 code = 1;
+  string message = 2;
+  repeated google.protobuf.Any details = 3;
+}
+"""
+DETAILS_KEY = "grpc-status-details-bin"
 
 
-def parse_fields(text):
-    """``llong LONG, sstring STRING|NULL`` -> [(name, FieldType)]; ``no fields`` -> []."""
-    text = text.strip()
-    if text == "no fields":
-        return []
-    fields = []
-    for part in text.split(", "):
-        name, _, type_text = part.partition(" ")
-        fields.append((name, FieldType(type_text)))
-    return fields
+class Mismatch(Exception):
+    """An answer that is not what was sent."""
 
 
-class Layout:
-    """What the .proto's comments say: node types, struct types, and each rpc's messages."""
+def generate(proto_text, file_name, workdir):
+    """protoc --python_out --grpc_python_out on the .proto text; returns (pb2 module, pb2_grpc module)."""
+    from grpc_tools import protoc
+    import grpc_tools
 
-    def __init__(self, proto_text):
-        self.node_types = {}  # node type number -> type name
-        self.types = {}  # type name -> [(field, FieldType)]
-        self.lists = {}  # heterogeneous list type name -> [(alternative, FieldType)], by number
-        self.structs = set()
-        self.ops = {}  # rpc name -> {"request": fields, "response": fields, "fault": fields}
-        self.service = None
-        pending = {}
-        for line in proto_text.splitlines():
-            m = re.match(r"\s*//\s+node type (\d+) = (\w+)\s*$", line)
-            if m:
-                self.node_types[int(m.group(1))] = m.group(2)
-                continue
-            m = re.match(r"\s*//\s+(node|struct) (\w+): (.*)$", line)
-            if m:
-                self.types[m.group(2)] = parse_fields(m.group(3))
-                if m.group(1) == "struct":
-                    self.structs.add(m.group(2))
-                continue
-            m = re.match(r"\s*//\s+list (\w+): CHOICES of (.*)$", line)
-            if m:  # "0=number DOUBLE, 1=point STRUCT Point, ..."
-                self.lists[m.group(1)] = [(name.split("=", 1)[1], ftype) for name, ftype in parse_fields(m.group(2))]
-                continue
-            m = re.match(r"\s*//\s+(request|response|declared fault) \w+: (.*)$", line)
-            if m:
-                pending[m.group(1).split(" ")[-1]] = parse_fields(m.group(2))
-                continue
-            m = re.match(r"\s*service (\w+)\s*\{", line)
-            if m:
-                self.service = m.group(1)
-                continue
-            m = re.match(r"\s*rpc (\w+)\(stream Chunk\) returns \(stream Chunk\);", line)
-            if m:
-                self.ops[m.group(1)] = pending
-                pending = {}
-        self.node_numbers = {name: n for n, name in self.node_types.items()}
-        if not self.service or not self.ops:
-            raise ValueError("the .proto describes no Switchboard service (no 'rpc x(stream Chunk)')")
+    path = os.path.join(workdir, file_name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(proto_text)
+    well_known = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
+    rc = protoc.main(["protoc", "-I" + workdir, "-I" + well_known, "--python_out=" + workdir,
+                      "--grpc_python_out=" + workdir, path])
+    if rc != 0:
+        raise RuntimeError("protoc failed on %s (exit %d)" % (file_name, rc))
+    if workdir not in sys.path:
+        sys.path.insert(0, workdir)
+    module = os.path.splitext(file_name)[0]
+    importlib.invalidate_caches()
+    return importlib.import_module(module + "_pb2"), importlib.import_module(module + "_pb2_grpc")
 
 
-class Node:
-    """A value of a linked (node table) type: its type name and its fields by name."""
-
-    def __init__(self, type_name, **fields):
-        self.type = type_name
-        self.fields = fields
-
-    def __repr__(self):
-        return "Node(%s)" % self.type
+def status_module(workdir):
+    """google.rpc.Status, generated at run time from its three-field definition (a file name of our
+    own, so that its module does not go looking for a ``google.rpc`` package)."""
+    pb2, _ = generate(STATUS_PROTO, "sb_google_rpc_status.proto", workdir)
+    return pb2
 
 
-class Packed:
-    """A packed array kept as its raw little-endian bytes, so NaN payloads stay exact."""
+class Interface:
+    """A component's typed .proto, generated: its service, its methods and their message classes."""
 
-    def __init__(self, kind, raw):
-        self.kind, self.raw = kind, bytes(raw)
+    def __init__(self, proto_text, workdir):
+        if TYPED_MARK not in proto_text:
+            raise SystemExit("this .proto is not a Switchboard typed .proto (its header lacks the convention)")
+        # a module name of its own per file, so that two components' files never collide
+        file_name = "sb_%s.proto" % abs(hash(proto_text))
+        self.pb2, self.pb2_grpc = generate(proto_text, file_name, workdir)
+        self.status = status_module(workdir)
+        service = next(iter(self.pb2.DESCRIPTOR.services_by_name.values()))
+        self.service = service.name
+        self.package = self.pb2.DESCRIPTOR.package
+        self.methods = {m.name: m for m in service.methods}
 
-    @classmethod
-    def of(cls, kind, values):
-        return cls(kind, struct.pack("<%d%s" % (len(values), FIXED[kind]), *values))
+    def message(self, name):
+        return getattr(self.pb2, name)
 
-    def __len__(self):
-        return len(self.raw) // struct.calcsize(FIXED[self.kind])
+    def streams(self, op):
+        return self.methods[op].client_streaming
 
-
-# ---------------------------------------------------------------------------------------------
-# Encoding
-
-
-class Writer:
-    def __init__(self, layout):
-        self.layout = layout
-        self.out = bytearray()
-        self.index = {}  # id(node) -> position in the node table
-
-    def varint(self, n):
-        while True:
-            b = n & 0x7F
-            n >>= 7
-            if n:
-                self.out.append(b | 0x80)
-            else:
-                self.out.append(b)
-                return
-
-    def message(self, fields, values):
-        """Node table (breadth first, no recursion, each node once), then the root's fields."""
-        nodes = []
-
-        def find_refs(ftype, value):
-            stack = [(ftype, value)]
-            while stack:
-                t, v = stack.pop()
-                if v is None:
-                    continue
-                if t.kind == "REF":
-                    if id(v) not in self.index:
-                        self.index[id(v)] = len(nodes)
-                        nodes.append(v)
-                elif t.kind == "STRUCT":
-                    stack.extend((ft, v.get(n)) for n, ft in self.layout.types[t.target])
-                elif t.kind == "LIST":
-                    stack.extend((t.element, e) for e in v)
-
-        for name, ftype in fields:
-            find_refs(ftype, values.get(name))
-        i = 0
-        while i < len(nodes):  # the table is its own work queue
-            for name, ftype in self.layout.types[nodes[i].type]:
-                find_refs(ftype, nodes[i].fields.get(name))
-            i += 1
-        self.varint(len(nodes))
-        for node in nodes:
-            self.varint(self.layout.node_numbers[node.type])
-        for node in nodes:
-            self.fields(self.layout.types[node.type], node.fields)
-        self.fields(fields, values)
-        return bytes(self.out)
-
-    def fields(self, fields, values):
-        for name, ftype in fields:
-            self.field(ftype, values.get(name), name)
-
-    def field(self, t, v, name):
-        if v is None:
-            if not t.nullable:
-                raise ValueError("field %s (%s) may not be null" % (name, t.text))
-            self.out.append(TAGS["NULL"])
-            return
-        self.out.append(t.tag)
-        if t.kind in FIXED:
-            self.out += struct.pack("<" + FIXED[t.kind], v)
-        elif t.kind in ("STRING", "BYTES"):
-            data = v.encode("utf-8") if t.kind == "STRING" else bytes(v)
-            self.varint(len(data))
-            self.out += data
-        elif t.kind == "DATE_TIME":  # (epoch seconds, nanoseconds, offset seconds)
-            self.out += struct.pack("<qii", *v)
-        elif t.kind == "STRUCT":
-            self.fields(self.layout.types[t.target], v)
-        elif t.kind == "REF":
-            self.varint(self.index[id(v)])
-        elif t.kind == "LIST":
-            self.varint(len(v))
-            for e in v:
-                self.field(t.element, e, name + "[]")
-        elif t.kind == "CHOICES":  # a heterogeneous list: [(alternative name, value)]
-            alternatives = self.layout.lists[t.target]
-            names = [a for a, _ in alternatives]
-            self.varint(len(v))
-            for alternative, e in v:
-                self.varint(names.index(alternative))
-                self.field(alternatives[names.index(alternative)][1], e, name + "[]")
-        elif t.kind == "PACKED":
-            p = v if isinstance(v, Packed) else Packed.of(t.packed, v)
-            self.varint(len(p))
-            self.out += p.raw
+    def stub(self, channel):
+        return getattr(self.pb2_grpc, self.service + "Stub")(channel)
 
 
-# ---------------------------------------------------------------------------------------------
-# Decoding
-
-
-class Reader:
-    def __init__(self, layout, data):
-        self.layout = layout
-        self.data = memoryview(data)
-        self.at = 0
-        self.nodes = []
-        self.depth = 0  # heterogeneous lists being read, one inside the other
-
-    def take(self, n):
-        if n < 0 or self.at + n > len(self.data):
-            raise WireError("message ends early at byte %d (wanted %d more)" % (self.at, n))
-        b = self.data[self.at: self.at + n]
-        self.at += n
-        return b
-
-    def varint(self):
-        n = shift = 0
-        while True:
-            b = self.take(1)[0]
-            n |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return n
-            shift += 7
-            if shift > 63:
-                raise WireError("varint too long at byte %d" % self.at)
-
-    def message(self, fields):
-        count = self.varint()
-        if count > len(self.data):
-            raise WireError("node count %d exceeds the message" % count)
-        types = [self.varint() for _ in range(count)]
-        for t in types:
-            if t not in self.layout.node_types:
-                raise WireError("unknown node type %d" % t)
-        # every node exists before any body is read, so references (and cycles) resolve at once
-        self.nodes = [Node(self.layout.node_types[t]) for t in types]
-        for node in self.nodes:
-            node.fields = self.fields(self.layout.types[node.type])
-        values = self.fields(fields)
-        if self.at != len(self.data):
-            raise WireError("%d bytes left after the message" % (len(self.data) - self.at))
-        return values
-
-    def fields(self, fields):
-        return {name: self.field(ftype, name) for name, ftype in fields}
-
-    def field(self, t, name):
-        tag = self.take(1)[0]
-        if tag == TAGS["NULL"]:
-            if not t.nullable:
-                raise WireError("field %s (%s) is null" % (name, t.text))
-            return None
-        if tag != t.tag:
-            raise WireError("field %s (%s) has tag %d, expected %d" % (name, t.text, tag, t.tag))
-        if t.kind in FIXED:
-            code = "<" + FIXED[t.kind]
-            raw = self.take(struct.calcsize(code))
-            if t.kind == "BOOL" and raw[0] > 1:
-                raise WireError("field %s: boolean byte %d" % (name, raw[0]))
-            return struct.unpack(code, raw)[0]
-        if t.kind == "STRING":
-            return str(self.take(self.varint()), "utf-8")
-        if t.kind == "BYTES":
-            return bytes(self.take(self.varint()))
-        if t.kind == "DATE_TIME":
-            return struct.unpack("<qii", self.take(16))
-        if t.kind == "STRUCT":
-            return self.fields(self.layout.types[t.target])
-        if t.kind == "REF":
-            i = self.varint()
-            if i >= len(self.nodes):
-                raise WireError("field %s refers to node %d of %d" % (name, i, len(self.nodes)))
-            return self.nodes[i]
-        if t.kind == "LIST":
-            return [self.field(t.element, name + "[]") for _ in range(self.varint())]
-        if t.kind == "CHOICES":
-            self.depth += 1
-            if self.depth > MAX_LIST_DEPTH:
-                raise WireError("field %s: lists nested deeper than %d" % (name, MAX_LIST_DEPTH))
-            alternatives = self.layout.lists[t.target]
-            items = []
-            for _ in range(self.varint()):
-                a = self.varint()
-                if a >= len(alternatives):
-                    raise WireError("field %s: alternative %d of %d" % (name, a, len(alternatives)))
-                items.append((alternatives[a][0], self.field(alternatives[a][1], name + "[]")))
-            self.depth -= 1
-            return items
-        if t.kind == "PACKED":
-            n = self.varint()
-            return Packed(t.packed, self.take(n * struct.calcsize(FIXED[t.packed])))
-        raise WireError("cannot read " + t.text)
-
-
-# ---------------------------------------------------------------------------------------------
-# Exact comparison
-
-
-def bits(kind, v):
-    return struct.pack("<" + FIXED[kind], v)
-
-
-def difference(layout, fields, sent, got):
-    """None when ``got`` equals ``sent`` exactly (IEEE bits, node shape); else where they differ."""
-    pairs = {}  # id(sent node) -> got node: the shapes must map one to one
-    seen = set()
-    stack = [(t, sent.get(n), got.get(n), n) for n, t in fields]
-    while stack:
-        t, a, b, path = stack.pop()
-        if a is None or b is None:
-            if a is not None or b is not None:
-                return "%s: sent %s, got %s" % (path, "null" if a is None else "a value", "null" if b is None else "a value")
+def parts(message, part_bytes=PART_BYTES):
+    """The message as parts whose protobuf merge is the message: singular fields in the first part,
+    each repeated field cut into slices of about ``part_bytes``."""
+    if message.ByteSize() <= part_bytes:
+        return [message]
+    first = type(message)()
+    first.CopyFrom(message)
+    repeated = [f for f in message.DESCRIPTOR.fields if f.is_repeated]
+    for f in repeated:
+        first.ClearField(f.name)
+    out = [first]
+    for f in repeated:
+        values = getattr(message, f.name)
+        if not len(values):
             continue
-        if t.kind in ("FLOAT", "DOUBLE"):
-            if bits(t.kind, a) != bits(t.kind, b):
-                return "%s: sent bits 0x%s, got 0x%s" % (path, bits(t.kind, a)[::-1].hex(), bits(t.kind, b)[::-1].hex())
-        elif t.kind == "PACKED":
-            raw_a = a.raw if isinstance(a, Packed) else Packed.of(t.packed, a).raw
-            if raw_a != b.raw:
-                size = struct.calcsize(FIXED[t.packed])
-                first = next((i for i in range(0, min(len(raw_a), len(b.raw)), size)
-                              if raw_a[i:i + size] != b.raw[i:i + size]), min(len(raw_a), len(b.raw)))
-                return "%s: %d values sent, %d got, first difference at index %d" % (
-                    path, len(raw_a) // size, len(b.raw) // size, first // size)
-        elif t.kind == "STRUCT":
-            stack.extend((ft, a.get(n), b.get(n), path + "." + n) for n, ft in layout.types[t.target])
-        elif t.kind == "LIST":
-            if len(a) != len(b):
-                return "%s: %d elements sent, %d got" % (path, len(a), len(b))
-            stack.extend((t.element, x, y, "%s[%d]" % (path, i)) for i, (x, y) in enumerate(zip(a, b)))
-        elif t.kind == "CHOICES":
-            if [x for x, _ in a] != [y for y, _ in b]:
-                return "%s: alternatives sent %s, got %s" % (path, [x for x, _ in a], [y for y, _ in b])
-            types = dict(layout.lists[t.target])
-            stack.extend((types[x], v, w, "%s[%d]" % (path, i)) for i, ((x, v), (_, w)) in enumerate(zip(a, b)))
-        elif t.kind == "REF":
-            if id(a) in pairs:
-                if pairs[id(a)] is not b:
-                    return "%s: a node sent once came back as two different nodes" % path
-                continue
-            if id(b) in seen:
-                return "%s: two different nodes sent came back as one" % path
-            pairs[id(a)] = b
-            seen.add(id(b))
-            # nodes are named by the order this walk meets them, so paths stay short on long lists
-            where = "%s node %d" % (a.type, len(pairs) - 1)
-            stack.extend((ft, a.fields.get(n), b.fields.get(n), where + "." + n)
-                         for n, ft in layout.types[a.type])
-        elif a != b or type(a) is not type(b):
-            return "%s: sent %r, got %r" % (path, a, b)
+        per_item = max(1, message.ByteSize() // max(1, sum(len(getattr(message, g.name)) for g in repeated)))
+        step = max(1, part_bytes // per_item)
+        for i in range(0, len(values), step):
+            part = type(message)()
+            getattr(part, f.name).extend(values[i:i + step])
+            out.append(part)
+    return out
+
+
+def merged(cls, received):
+    """The message the received parts merge to."""
+    message = cls()
+    for part in received:
+        message.MergeFrom(part)
+    return message
+
+
+def call(iface, stub, op, request, timeout, part_bytes=PART_BYTES):
+    """Calls op with request (as parts when the method streams); answers the response message."""
+    response_cls = iface.message(iface.methods[op].output_type.name)
+    method = getattr(stub, op)
+    if iface.streams(op):
+        sent = parts(request, part_bytes)
+        return merged(response_cls, method(iter(sent), timeout=timeout)), len(sent)
+    return method(request, timeout=timeout), 1
+
+
+def declared_fault(iface, error):
+    """The declared fault message a failed call carries in its google.rpc.Status details, or None."""
+    for key, value in (error.trailing_metadata() or ()):
+        if key == DETAILS_KEY:
+            status = iface.status.Status.FromString(value)
+            for any_message in status.details:
+                name = any_message.type_url.rsplit("/", 1)[-1]
+                if name.startswith(iface.package + "."):
+                    return iface.message(name[len(iface.package) + 1:]).FromString(any_message.value)
     return None
 
 
 # ---------------------------------------------------------------------------------------------
-# The generated stub, and one call
+# Comparing answers
 
 
-def generate_stub(proto_path, workdir):
-    """protoc --python_out --grpc_python_out on the .proto; returns (pb2 module, pb2_grpc module)."""
-    from grpc_tools import protoc
-    import grpc_tools
-
-    proto_dir = os.path.dirname(os.path.abspath(proto_path))
-    well_known = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
-    rc = protoc.main(["protoc", "-I" + proto_dir, "-I" + well_known, "--python_out=" + workdir,
-                      "--grpc_python_out=" + workdir, os.path.abspath(proto_path)])
-    if rc != 0:
-        raise RuntimeError("protoc failed on %s (exit %d)" % (proto_path, rc))
-    module = os.path.splitext(os.path.basename(proto_path))[0]
-    sys.path.insert(0, workdir)
-    return importlib.import_module(module + "_pb2"), importlib.import_module(module + "_pb2_grpc")
+def same_bytes(sent, got):
+    """Messages of two types with the same fields: equal when their protobuf bytes are."""
+    a, b = sent.SerializeToString(deterministic=True), got.SerializeToString(deterministic=True)
+    if a == b:
+        return None
+    return "the answer differs from what was sent (%d bytes sent, %d back; first difference at byte %d)" % (
+        len(a), len(b), next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b))))
 
 
-def chunks(pb2, message, chunk_bytes):
-    """The Chunks of one message, as the .proto's comments say: each with the byte offset of its data,
-    the first also with the message's total length; an empty message is one empty chunk."""
-    starts = range(0, len(message), chunk_bytes) if message else [0]
-    return [pb2.Chunk(data=message[i:i + chunk_bytes], offset=i, total=len(message) if i == 0 else 0)
-            for i in starts]
-
-
-def join(received):
-    """The message the received Chunks carry, after checking their offsets and the announced total."""
-    total, at, parts = None, 0, []
-    for chunk in received:
-        if chunk.offset != at:
-            raise WireError("response chunk out of order: expected offset %d, got %d" % (at, chunk.offset))
-        if total is None:
-            total = chunk.total
-        elif chunk.total not in (0, total):
-            raise WireError("response chunk at %d says total %d, the first said %d" % (at, chunk.total, total))
-        parts.append(chunk.data)
-        at += len(chunk.data)
-    if total is not None and at != total:
-        raise WireError("response has %d bytes, its first chunk announced %d" % (at, total))
-    return b"".join(parts)
-
-
-def call(stub, pb2, layout, op, values, chunk_bytes, timeout):
-    """Encodes the request, streams it as Chunks, joins the response Chunks and decodes them."""
-    spec = layout.ops[op]
-    request = Writer(layout).message(spec["request"], values)
-    pieces = chunks(pb2, request, chunk_bytes)
-    received = list(getattr(stub, op)(iter(pieces), timeout=timeout))
-    response = join(received)
-    if not response:
-        raise WireError("empty response")
-    kind, body = response[0], response[1:]
-    if kind == DECLARED_FAULT:
-        fault = Reader(layout, body).message(spec.get("fault", []))
-        raise WireError("declared fault: %r" % fault)
-    if kind != RESPONSE:
-        raise WireError("response kind byte %d" % kind)
-    got = Reader(layout, body).message(spec["response"])
-    return got, {"request_bytes": len(request), "chunks_sent": len(pieces),
-                 "response_bytes": len(response), "chunks_received": len(received)}
+def same_list(sent, got, field="head"):
+    """Linked nodes by shape: walk from the head in both, node numbers may differ but not the links."""
+    at_sent, at_got = getattr(sent, field), getattr(got, field)
+    mapping, steps = {}, 0
+    while at_sent:
+        if at_sent in mapping:
+            return None if mapping[at_sent] == at_got else "the cycle closes at another node"
+        if not at_got or at_got > len(got.sb_nodes):
+            return "node %d came back as %d, which the answer's sb_nodes does not hold" % (at_sent, at_got)
+        mapping[at_sent] = at_got
+        a, b = sent.sb_nodes[at_sent - 1], got.sb_nodes[at_got - 1]
+        link = "nextLink"
+        a_next, b_next = getattr(a, link), getattr(b, link)
+        a_copy, b_copy = type(a)(), type(b)()
+        a_copy.CopyFrom(a)
+        b_copy.CopyFrom(b)
+        a_copy.ClearField(link)
+        b_copy.ClearField(link)
+        if a_copy.SerializeToString() != b_copy.SerializeToString():
+            return "node %d (step %d): sent %s, got %s" % (at_sent, steps, a_copy, b_copy)
+        at_sent, at_got, steps = a_next, b_next, steps + 1
+    return None if not at_got else "the list came back longer"
 
 
 # ---------------------------------------------------------------------------------------------
 # The cases
 
 
-def double_bits(*patterns):
-    return Packed("DOUBLE", b"".join(struct.pack("<Q", p) for p in patterns))
+def doubles_of_bits(*patterns):
+    return [struct.unpack("<d", struct.pack("<Q", p))[0] for p in patterns]
 
 
-def link(i, **overrides):
-    fields = dict(llong=i, sshort=i % 32768, iint=-i, ffloat=i / 4.0, ddouble=i * 1.5, sstring="n%d" % i,
-                  nextLink=None)
+def link_entry(iface, i, **overrides):
+    fields = dict(llong=i, sshort=i % 32768, iint=-i, ffloat=i / 4.0, ddouble=i * 1.5, sstring="n%d" % i)
     fields.update(overrides)
-    return Node("LinkEntry", **fields)
+    if fields.get("sstring") is None:
+        fields.pop("sstring", None)
+    return iface.message("LinkEntry")(**fields)
 
 
-def chain(n):
-    nodes = [link(i) for i in range(n)]
-    for a, b in zip(nodes, nodes[1:]):
-        a.fields["nextLink"] = b
-    return nodes[0] if nodes else None
+def chain(iface, op, n, cycle=False):
+    """echoList's request: n nodes, numbered 1..n along the chain; the last back to the first if cycle."""
+    request = iface.message(op)(head=1 if n else 0)
+    for i in range(n):
+        nxt = i + 2 if i + 1 < n else (1 if cycle else 0)
+        request.sb_nodes.append(link_entry(iface, i, nextLink=nxt))
+    return request
 
 
-def cases(args):
+def element(mixed, **alternative):
+    return mixed.Element(**alternative)
+
+
+def mixed_value(iface):
+    """A nested heterogeneous list: numbers (NaN, -0.0), an integer, text, an empty and a nested list."""
+    mixed = iface.message("Mixed")
+    inner = mixed(elements=[element(mixed, text="inner"), element(mixed, list=mixed(elements=[
+        element(mixed, integer=7)]))])
+    return mixed(elements=[
+        element(mixed, number=float("nan")), element(mixed, number=-0.0), element(mixed, integer=-2 ** 63),
+        element(mixed, text="\u2713 \U0001d11e"), element(mixed, list=mixed()), element(mixed, list=inner)])
+
+
+def cases(iface, args):
+    """(name, operation, request, check) per case; check(request, response) answers None or the difference."""
     rnd = random.Random(2000)  # fixed seed: the same bits every run
+    d, l, e = args.doubles_op, args.list_op, args.empty_op
+    doubles = iface.message(d)
     edge = [float("nan"), -0.0, float("inf"), float("-inf"), 5e-324, 1.5, 0.0, -5e-324,
             1.7976931348623157e308, -2.2250738585072014e-308]
-    # a cycle of three nodes with extreme values, a null string, an empty one and non-ASCII text
-    a = link(0, llong=2 ** 63 - 1, sshort=-32768, iint=-2 ** 31, ffloat=-0.0, ddouble=float("nan"),
-             sstring="h\u00e9llo \u2713 \U0001d11e")
-    b = link(1, llong=-2 ** 63, sshort=32767, iint=2 ** 31 - 1, ffloat=float("inf"), ddouble=-0.0, sstring=None)
-    c = link(2, ffloat=float("nan"), ddouble=5e-324, sstring="")
-    a.fields["nextLink"], b.fields["nextLink"], c.fields["nextLink"] = b, c, a
-    d, l, e = args.doubles_op, args.list_op, args.empty_op
-    return [
-        ("doubles_edge", d, {"values": edge}),
-        ("doubles_nan_payloads", d, {"values": double_bits(0x7FF0000000000001, 0x7FF8000000000ABC,
-                                                           0xFFF0000000123456, 0xFFF8000000000000)}),
-        ("doubles_empty", d, {"values": []}),
-        ("doubles_null", d, {"values": None}),
-        ("doubles_100k_random_bits", d, {"values": Packed("DOUBLE", rnd.randbytes(8 * 100_000))}),
-        ("list_cycle_of_3", l, {"head": a}),
-        ("list_single", l, {"head": link(7, sstring=None)}),
-        ("list_null", l, {"head": None}),
-        ("list_10k_nodes", l, {"head": chain(10_000)}),
-        ("empty", e, {}),
-    ] + ([] if args.mixed_op is None else [
-        # a heterogeneous list: every scalar kind, a struct, an empty and a nested list
-        ("mixed_nested", args.mixed_op, {"list": [
-            ("number", float("nan")), ("number", -0.0), ("integer", -2 ** 63), ("flag", True), ("text", "\u2713"),
-            ("bytes", bytes(range(256))), ("point", {"x": -0.0, "y": float("inf")}), ("list", []),
-            ("list", [("text", "inner"), ("list", [("integer", 7)])]),
-            ("labelled", {"label": "l", "content": [("number", 1.5)]})], "more": None}),
-        ("mixed_empty_and_null", args.mixed_op, {"list": [], "more": [None, []]}),
-    ])
+    null_values = doubles()
+    null_values.sb_nulls.lists.append(doubles.DESCRIPTOR.fields_by_name["values"].number)
+    cycle = chain(iface, l, 3, cycle=True)
+    extremes = [dict(llong=2 ** 63 - 1, sshort=-32768, iint=-2 ** 31, ffloat=-0.0, ddouble=float("nan"),
+                     sstring="h\u00e9llo \u2713 \U0001d11e"),
+                dict(llong=-2 ** 63, sshort=32767, iint=2 ** 31 - 1, ffloat=float("inf"), ddouble=-0.0, sstring=None),
+                dict(ffloat=float("nan"), ddouble=5e-324, sstring="")]
+    for node, values in zip(cycle.sb_nodes, extremes):
+        for k, v in values.items():
+            if v is None:
+                node.ClearField(k)
+            else:
+                setattr(node, k, v)
+    result = [
+        ("doubles_edge", d, doubles(values=edge), same_bytes),
+        ("doubles_nan_payloads", d, doubles(values=doubles_of_bits(0x7FF0000000000001, 0x7FF8000000000ABC,
+                                                                    0xFFF0000000123456, 0xFFF8000000000000)), same_bytes),
+        ("doubles_empty", d, doubles(), same_bytes),
+        ("doubles_null", d, null_values, same_bytes),
+        ("doubles_100k_random_bits", d, doubles(values=[struct.unpack("<d", rnd.randbytes(8))[0]
+                                                        for _ in range(100_000)]), same_bytes),
+        ("list_cycle_of_3", l, cycle, same_list),
+        ("list_single", l, chain(iface, l, 1), same_list),
+        ("list_null", l, iface.message(l)(), same_list),
+        ("list_100k_nodes", l, chain(iface, l, 100_000), same_list),
+        ("list_100k_nodes_cycle", l, chain(iface, l, 100_000, cycle=True), same_list),
+        ("empty", e, iface.message(e)(), lambda sent, got: None),
+    ]
+    if args.mixed_op:
+        m = iface.message(args.mixed_op)
+        result.append(("mixed_nested", args.mixed_op, m(list=mixed_value(iface)), same_bytes))
+        result.append(("mixed_empty", args.mixed_op, m(list=iface.message("Mixed")()), same_bytes))
+    if args.tensor_op:
+        t = iface.message(args.tensor_op)
+        tensor = iface.message("Tensor")(shape=[2, 3, 1], values=[1.0, -0.0, float("nan"), float("inf"), 5e-324, 2.5])
+        result.append(("tensor_2x3x1", args.tensor_op, t(tensor=tensor), same_bytes))
+        result.append(("tensor_empty_0x4", args.tensor_op, t(tensor=iface.message("Tensor")(shape=[0, 4])), same_bytes))
+    if args.fault_op:
+        f = iface.message(args.fault_op)
+        result.append(("divide_answers", args.fault_op, f(dividend=-7, divisor=2),
+                       lambda sent, got: None if (got.quotient, got.remainder) == (-3, -1) else "got %s" % got))
+        result.append(("divide_declared_fault", args.fault_op, f(dividend=2 ** 62, divisor=0), "fault"))
+    return result
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--proto", required=True, help="the component's generated .proto")
-    parser.add_argument("--target", required=True, help="gRPC endpoint host:port")
-    parser.add_argument("--doubles-op", default="echoDoubles")
-    parser.add_argument("--list-op", default="echoList")
-    parser.add_argument("--empty-op", default="empty")
-    parser.add_argument("--mixed-op", default=None,
-                        help="an operation that echoes a heterogeneous list field `list` (and a repeated one, `more`)")
-    parser.add_argument("--chunk-bytes", type=int, default=4093,
-                        help="cut requests into chunks of at most this many bytes (default 4093: odd, so "
-                             "values straddle chunk boundaries)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per call")
-    args = parser.parse_args()
-
-    import grpc
-
-    with open(args.proto, encoding="utf-8") as f:
-        layout = Layout(f.read())
-    for op in (args.doubles_op, args.list_op, args.empty_op) + ((args.mixed_op,) if args.mixed_op else ()):
-        if op not in layout.ops:
-            parser.error("the .proto has no rpc %s (it has: %s)" % (op, ", ".join(layout.ops)))
-    workdir = tempfile.mkdtemp(prefix="switchboard-py-stub-")
-    try:
-        pb2, pb2_grpc = generate_stub(args.proto, workdir)
-        results = run_cases(pb2, pb2_grpc, layout, args.target, cases(args), args.chunk_bytes, args.timeout)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-
-    head = {"service": layout.service, "proto": os.path.basename(args.proto), "target": args.target,
-            "python": sys.version.split()[0], "grpcio": grpc.__version__}
-    return print_report(head, results)
-
-
-def run_cases(pb2, pb2_grpc, layout, target, case_list, chunk_bytes, timeout):
-    """Calls each (name, operation, values) case over one channel; a result dict per case."""
+def run_cases(iface, target, case_list, timeout, part_bytes=PART_BYTES):
+    """Calls each case over one channel; a result dict per case."""
     import grpc
 
     results = []
-    with grpc.insecure_channel(target) as channel:
-        stub = getattr(pb2_grpc, layout.service + "Stub")(channel)
-        for name, op, values in case_list:
+    options = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", MAX_MESSAGE)]
+    with grpc.insecure_channel(target, options=options) as channel:
+        stub = iface.stub(channel)
+        for name, op, request, check in case_list:
             result = {"name": name, "operation": op, "ok": False, "protocol": "grpc"}
             started = time.monotonic()
             try:
-                got, sizes = call(stub, pb2, layout, op, values, chunk_bytes, timeout)
-                diff = difference(layout, layout.ops[op]["request"], values, got)
+                got, sent_parts = call(iface, stub, op, request, timeout, part_bytes)
+                result["parts_sent"] = sent_parts
+                diff = "a declared fault was expected, the call answered" if check == "fault" else check(request, got)
                 result["ok"] = diff is None
-                result.update(sizes)
                 if diff:
                     result["detail"] = diff
             except grpc.RpcError as e:
-                result["detail"] = "gRPC status %s: %s" % (e.code().name, e.details())
-            except (WireError, ValueError) as e:
-                result["detail"] = "%s: %s" % (type(e).__name__, e)
+                fault = declared_fault(iface, e) if check == "fault" else None
+                if fault is not None and fault.dividend == request.dividend and fault.reason:
+                    result["ok"] = True
+                    result["status"] = e.code().name
+                    result["fault"] = {"reason": fault.reason, "dividend": str(fault.dividend)}
+                else:
+                    result["detail"] = "gRPC status %s: %s" % (e.code().name, e.details())
+            except Mismatch as e:
+                result["detail"] = str(e)
             result["ms"] = round((time.monotonic() - started) * 1000, 1)
             results.append(result)
     return results
@@ -597,6 +333,42 @@ def print_report(head, results):
     lines = ["  " + json.dumps(r) for r in results]
     print(json.dumps(head)[:-1] + ', "cases": [\n' + ",\n".join(lines) + "\n]}")
     return 0 if head["all_ok"] else 1
+
+
+def add_operation_arguments(parser):
+    parser.add_argument("--doubles-op", default="echoDoubles")
+    parser.add_argument("--list-op", default="echoList")
+    parser.add_argument("--empty-op", default="empty")
+    parser.add_argument("--mixed-op", default=None, help="an operation that echoes a heterogeneous list field `list`")
+    parser.add_argument("--tensor-op", default=None, help="an operation that echoes an n-d array field `tensor`")
+    parser.add_argument("--fault-op", default=None, help="a `divide` whose divisor 0 raises its declared fault")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--proto", required=True, help="the component's typed .proto")
+    parser.add_argument("--target", required=True, help="gRPC endpoint host:port")
+    add_operation_arguments(parser)
+    parser.add_argument("--part-bytes", type=int, default=PART_BYTES, help="parts of streamed requests aim at this size")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    args = parser.parse_args()
+
+    import grpc
+
+    with open(args.proto, encoding="utf-8") as f:
+        proto = f.read()
+    workdir = tempfile.mkdtemp(prefix="switchboard-py-stub-")
+    try:
+        iface = Interface(proto, workdir)
+        for op in (args.doubles_op, args.list_op, args.empty_op, args.mixed_op, args.tensor_op, args.fault_op):
+            if op and op not in iface.methods:
+                parser.error("the .proto has no rpc %s (it has: %s)" % (op, ", ".join(iface.methods)))
+        results = run_cases(iface, args.target, cases(iface, args), args.timeout, args.part_bytes)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    head = {"service": iface.service, "proto": os.path.basename(args.proto), "target": args.target,
+            "python": sys.version.split()[0], "grpcio": grpc.__version__}
+    return print_report(head, results)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 
 1. Builds a SOAP client for the registry with zeep from ``<registry>?wsdl`` (fetched at run time)
    and looks the component up by name.
-2. From the entry: the gRPC endpoint and the .proto. It generates its gRPC stub from that .proto
-   with grpc_tools and runs the cases of ``echo_grpc_client.py`` (NaN payloads, -0.0, infinities,
-   subnormals, empty and null arrays, 100,000 doubles, a cycle, a 10,000-node list), bit for bit.
+2. From the entry: the gRPC endpoint and the typed .proto (the entry's PROTO document). It
+   generates the messages and stub from that .proto alone with grpc_tools and runs the cases of
+   ``echo_grpc_client.py`` (NaN payloads, -0.0, infinities, subnormals, empty and null arrays,
+   100,000 doubles, a cycle, 100,000-node lists, a nested heterogeneous list, an n-d array, the
+   declared fault), bit for bit.
 3. From the entry: the WSDL address. It builds a second zeep client from the component's own WSDL
    and calls the same operations over SOAP: doubles in the SOAP wire form's ``xs:list`` (XML has one
    NaN, so NaN payloads are not expected to survive; every other double is compared by its bits),
@@ -28,11 +30,10 @@ import struct
 import sys
 import tempfile
 import time
-from types import SimpleNamespace
 
 sys.dont_write_bytecode = True  # importing echo_grpc_client leaves no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from echo_grpc_client import Layout, cases, generate_stub, print_report, run_cases  # noqa: E402
+from echo_grpc_client import Interface, add_operation_arguments, cases, print_report, run_cases  # noqa: E402
 
 
 def zeep_client(wsdl_url, plugins=()):
@@ -186,7 +187,8 @@ def main():
     parser.add_argument("--registry", required=True, help="the registry's SOAP address (its WSDL is at ?wsdl)")
     parser.add_argument("--name", default="Echo", help="the name the component is bound under")
     parser.add_argument("--protocols", default="grpc,soap", help="which to call: grpc, soap or both")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per gRPC call")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per gRPC call")
+    add_operation_arguments(parser)
     args = parser.parse_args()
     if not re.match(r"^https?://[^/?#]+/", args.registry):
         parser.error("--registry must be the registry's http:// or https:// address, as './switchboard registry' "
@@ -214,14 +216,9 @@ def main():
     if "grpc" in protocols:
         workdir = tempfile.mkdtemp(prefix="switchboard-py-client-")
         try:
-            proto = os.path.join(workdir, "%s.proto" % Layout(entry.interfaceProto).service)
-            with open(proto, "w", encoding="utf-8") as f:
-                f.write(entry.interfaceProto)
-            layout = Layout(entry.interfaceProto)
-            pb2, pb2_grpc = generate_stub(proto, workdir)
+            iface = Interface(entry.interfaceProto, workdir)
             target = endpoints["grpc"].split("://", 1)[1].split("/", 1)[0]
-            ops = SimpleNamespace(doubles_op="echoDoubles", list_op="echoList", empty_op="empty", mixed_op=None)
-            results += run_cases(pb2, pb2_grpc, layout, target, cases(ops), 4093, args.timeout)
+            results += run_cases(iface, target, cases(iface, args), args.timeout)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
     if "soap" in protocols:

@@ -52,7 +52,7 @@ final class PythonDemo {
                     if (in == null) {
                         return skipped(file + " is not on the class path");
                     }
-                    Files.copy(in, logDir.resolve(file));
+                    Files.copy(in, logDir.resolve(file), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 }
             }
             Process started = component = children.start(List.of(python.toString(),

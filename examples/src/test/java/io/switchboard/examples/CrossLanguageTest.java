@@ -20,6 +20,7 @@ import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.RefusedException;
+import io.switchboard.testing.Grpcurl;
 import io.switchboard.testing.PythonPeers;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.server.ComponentServer;
@@ -52,12 +53,15 @@ import org.junit.jupiter.api.io.TempDir;
  * Switchboard across languages (issue 7), with a real registry and the Python programs of
  * {@code scripts/python/} as child processes in the project's venv ({@code scripts/python-env.sh}):
  * <ul>
- * <li>{@code echo_component.py}, the echo interface implemented in Python, binds itself in the
- * registry through a zeep client built from the registry's WSDL, serves gRPC and SOAP, renews its
- * lease and unbinds on SIGTERM; a Java meta-stub finds it by name and calls it over both;</li>
- * <li>{@code registry_echo_client.py}, knowing only the registry's address, looks the Java echo
- * component up, builds its gRPC stub from the entry's .proto and a SOAP client from the
- * component's WSDL, and calls it over both.</li>
+ * <li>{@code echo_component.py}, the echo interface implemented in Python on code grpcio-tools
+ * generates from the typed {@code .proto}, binds itself in the registry through a zeep client built
+ * from the registry's WSDL, serves gRPC and SOAP, renews its lease and unbinds on SIGTERM; a Java
+ * meta-stub finds it by name and calls it over both;</li>
+ * <li>{@code registry_echo_client.py}, knowing only the registry's address, looks a component up,
+ * generates its gRPC messages and stub from the entry's .proto alone and a SOAP client from the
+ * component's WSDL, and calls it over both: the Java echo component and the Python one;</li>
+ * <li>grpcurl lists the Java component's service by reflection, finds its health SERVING and calls
+ * echoDoubles with JSON.</li>
  * </ul>
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -92,15 +96,14 @@ class CrossLanguageTest {
         }
     }
 
+    /** The Python component's lifecycle in the registry, and a Java meta-stub calling it over SOAP. */
     @Test
     void aJavaMetaStubCallsTheComponentWrittenInPython() throws Exception {
         Path xsd = resource("echo.xsd");
-        Path proto = resource("Echo.proto");
+        Path proto = typedProto();
         Path wsdl = resource("Echo.wsdl");
-        Process component = PythonPeers.start(dir, "py-component", Map.of("SWITCHBOARD_SECRET", SECRET), python,
-                PythonPeers.script("echo_component.py").toString(), "--registry", registry.endpoint(),
-                "--name", "PyEcho", "--lease", "3", "--verbose-renew", "--max-message-bytes", "1000000",
-                "--xsd", xsd.toString(), "--proto", proto.toString(), "--wsdl", wsdl.toString());
+        Process component = startPythonComponent("py-component", "PyEcho", "--lease", "3", "--verbose-renew",
+                "--max-message-bytes", "1000000");
         try {
             JsonObject serving = awaitEvent(component, "py-component", "serving", 1);
             String grpcAddress = serving.getAsJsonObject("endpoints").get("grpc").getAsString();
@@ -119,7 +122,7 @@ class CrossLanguageTest {
             Map<String, Integer> sent = new TreeMap<>();
             try (Switchboard sb = Switchboard.builder(registry.endpoint()).listener(records::add).connect()) {
                 EchoStub echo = sb.lookup("PyEcho", EchoComponent.DESCRIPTOR, EchoComponent::stub);
-                for (String protocol : List.of("grpc", "soap")) {
+                for (String protocol : List.of("soap")) {   // gRPC: aJavaMetaStubCallsThePythonComponentOverGrpc
                     EchoStub pinned = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
                     String address = "grpc".equals(protocol) ? grpcAddress : soapAddress;
                     // gRPC carries NaN payloads; XML has one NaN, so SOAP gets the canonical one
@@ -137,13 +140,8 @@ class CrossLanguageTest {
                         return null;
                     });
                 }
-                // no pin: the size policy sends 10,000 doubles over gRPC and the empty call over SOAP
+                // no pin: the size policy sends the empty call over SOAP
                 EchoStub sized = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.POLICY, Policies.byName("size")));
-                double[] many = new double[10_000];
-                for (int i = 0; i < many.length; i++) {
-                    many[i] = Math.scalb(i * 0.7, i % 200 - 100);
-                }
-                assertBits(many, call(records, sent, "grpc", grpcAddress, "echoDoubles", () -> sized.echoDoubles(many)));
                 call(records, sent, "soap", soapAddress, "empty", () -> {
                     sized.empty();
                     return null;
@@ -153,8 +151,8 @@ class CrossLanguageTest {
             // refusals, bounded and named, that never reach the operation (the counts below exclude them)
             try (Switchboard sb = Switchboard.connect(registry.endpoint())) {
                 EchoStub echo = sb.lookup("PyEcho", EchoComponent.DESCRIPTOR, EchoComponent::stub);
-                double[] tooBig = new double[300_000];   // 2.4 MB over gRPC, 1.2 MB as SOAP text: over 1 MB
-                for (String protocol : List.of("grpc", "soap")) {
+                double[] tooBig = new double[300_000];   // 1.2 MB as SOAP text: over 1 MB
+                for (String protocol : List.of("soap")) {
                     RefusedException e = assertThrows(RefusedException.class, () -> echo.withOptions(
                             CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol)).echoDoubles(tooBig), protocol);
                     assertEquals("size-limit", e.reason(), protocol + ": " + e);
@@ -193,7 +191,7 @@ class CrossLanguageTest {
         PythonPeers.Result refused = PythonPeers.run(dir, "py-component-no-secret", Duration.ofMinutes(2),
                 Map.of("SWITCHBOARD_SECRET", "not-the-secret"), python, PythonPeers.script("echo_component.py").toString(),
                 "--registry", registry.endpoint(), "--name", "PyEchoNoSecret", "--xsd", resource("echo.xsd").toString(),
-                "--proto", resource("Echo.proto").toString(), "--wsdl", resource("Echo.wsdl").toString());
+                "--proto", typedProto().toString(), "--wsdl", resource("Echo.wsdl").toString());
         assertEquals(2, refused.exit(), refused.report("echo_component.py"));
         assertTrue(refused.err().contains("the registry refused the bind") && refused.err().contains("code unauthorized"),
                 refused.report("echo_component.py"));
@@ -203,23 +201,183 @@ class CrossLanguageTest {
     @Test
     void aPythonClientThatKnowsOnlyTheRegistryCallsTheJavaComponent() throws Exception {
         long before = javaEchoImpl.calls();
-        PythonPeers.Result client = PythonPeers.run(dir, "py-client", Duration.ofMinutes(3), Map.of(), python,
-                PythonPeers.script("registry_echo_client.py").toString(), "--registry", registry.endpoint(), "--name", "Echo");
+        List<PythonPeers.Case> cases = runRegistryClient("py-client", "Echo");
+        // each case is one call, and each reached the Java component once
+        assertEquals(cases.size(), javaEchoImpl.calls() - before, "calls the Java component ran");
+    }
+
+    /** The same client, from the registry entry alone, calls the component written in Python: typed gRPC on both sides. */
+    @Test
+    void aPythonClientThatKnowsOnlyTheRegistryCallsThePythonComponent() throws Exception {
+        Process component = startPythonComponent("py-peer-component", "PyEchoPeer");
+        try {
+            awaitEvent(component, "py-peer-component", "serving", 1);
+            assertTrue(onlyEntry("PyEchoPeer").interfaceProto().contains(PythonPeers.TYPED_PROTO_MARK));
+            List<PythonPeers.Case> cases = runRegistryClient("py-peer-client", "PyEchoPeer");
+            component.destroy();
+            assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the Python component did not stop on SIGTERM");
+            JsonObject stopped = awaitEvent(component, "py-peer-component", "stopped", 1);
+            int ran = stopped.getAsJsonObject("calls").entrySet().stream().mapToInt(e -> e.getValue().getAsInt()).sum();
+            assertEquals(cases.size(), ran, "each case reached the Python component once");
+        } finally {
+            component.destroyForcibly();
+        }
+    }
+
+    /**
+     * registry_echo_client.py against the component bound as {@code name}: every case matched, and
+     * the cases cover every echo operation over gRPC (the edge doubles, 100,000-node lists and a
+     * cycle, a nested heterogeneous list, an n-d array, the declared fault) and the SOAP ones.
+     */
+    private static List<PythonPeers.Case> runRegistryClient(String processName, String name) throws Exception {
+        PythonPeers.Result client = PythonPeers.run(dir, processName, Duration.ofMinutes(5), Map.of(), python,
+                PythonPeers.script("registry_echo_client.py").toString(), "--registry", registry.endpoint(), "--name", name,
+                "--mixed-op", "echoMixed", "--tensor-op", "echoTensor", "--fault-op", "divide");
         String report = client.report("registry_echo_client.py");
         List<PythonPeers.Case> cases = PythonPeers.cases(client.out());
         List<String> failed = cases.stream().filter(c -> !c.ok()).map(PythonPeers.Case::name).toList();
         assertEquals(List.of(), failed, report);
         assertEquals(0, client.exit(), report);
         assertTrue(client.out().contains("\"all_ok\": true"), report);
-        for (String protocol : List.of("grpc", "soap")) {
-            for (String op : List.of("echoDoubles", "echoList", "empty")) {
-                assertTrue(cases.stream().anyMatch(c -> protocol.equals(c.protocol()) && op.equals(c.operation())),
-                        "no " + op + " over " + protocol + ": " + report);
-            }
+        for (String op : List.of("echoDoubles", "echoList", "empty", "echoMixed", "echoTensor", "divide")) {
+            assertTrue(cases.stream().anyMatch(c -> "grpc".equals(c.protocol()) && op.equals(c.operation())),
+                    "no " + op + " over grpc: " + report);
         }
-        assertTrue(cases.stream().anyMatch(c -> c.name().equals("doubles_nan_payloads")), report);
-        // each case is one call, and each reached the Java component once
-        assertEquals(cases.size(), javaEchoImpl.calls() - before, "calls the Java component ran");
+        for (String op : List.of("echoDoubles", "echoList", "empty")) {
+            assertTrue(cases.stream().anyMatch(c -> "soap".equals(c.protocol()) && op.equals(c.operation())),
+                    "no " + op + " over soap: " + report);
+        }
+        for (String name2 : List.of("doubles_nan_payloads", "list_100k_nodes", "list_100k_nodes_cycle", "mixed_nested",
+                "tensor_2x3x1", "divide_declared_fault")) {
+            assertTrue(cases.stream().anyMatch(c -> c.name().equals(name2)), name2 + ": " + report);
+        }
+        return cases;
+    }
+
+    /** A Java meta-stub calls the Python component over typed gRPC: every value form, and the declared fault. */
+    @Test
+    void aJavaMetaStubCallsThePythonComponentOverGrpc() throws Exception {
+        Process component = startPythonComponent("py-grpc-component", "PyEchoGrpc");
+        try {
+            JsonObject serving = awaitEvent(component, "py-grpc-component", "serving", 1);
+            String grpcAddress = serving.getAsJsonObject("endpoints").get("grpc").getAsString();
+            List<CallRecord> records = new CopyOnWriteArrayList<>();
+            Map<String, Integer> sent = new TreeMap<>();
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).listener(records::add).connect()) {
+                EchoStub echo = sb.lookup("PyEchoGrpc", EchoComponent.DESCRIPTOR, EchoComponent::stub)
+                        .withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "grpc"));
+                double[] values = append(EDGE, Double.longBitsToDouble(0x7ff0_0000_0000_0abcL));
+                assertBits(values, call(records, sent, "grpc", grpcAddress, "echoDoubles", () -> echo.echoDoubles(values)));
+                assertArrayEquals(new double[0], call(records, sent, "grpc", grpcAddress, "echoDoubles",
+                        () -> echo.echoDoubles(new double[0])));
+                assertNull(call(records, sent, "grpc", grpcAddress, "echoDoubles", () -> echo.echoDoubles(null)));
+                LinkEntry cycle = cycleOfThree();
+                assertSameCycle(cycle, call(records, sent, "grpc", grpcAddress, "echoList", () -> echo.echoList(cycle)));
+                LinkEntry head = null;
+                for (int i = 99_999; i >= 0; i--) {
+                    LinkEntry e = node(i, (short) i, -i, i, i * 0.5, null);
+                    e.setNextLink(head);
+                    head = e;
+                }
+                LinkEntry longList = head;
+                LinkEntry back = call(records, sent, "grpc", grpcAddress, "echoList", () -> echo.echoList(longList));
+                int length = 0;
+                for (LinkEntry e = back; e != null; e = e.getNextLink()) {
+                    assertEquals(length++, e.getLlong());
+                }
+                assertEquals(100_000, length);
+                io.switchboard.components.echo.Tensor tensor = io.switchboard.components.echo.Tensor.of(
+                        new double[][] {{1, -0.0}, {Double.NaN, Double.NEGATIVE_INFINITY}});
+                io.switchboard.components.echo.Tensor tensorBack = call(records, sent, "grpc", grpcAddress, "echoTensor",
+                        () -> echo.echoTensor(tensor));
+                assertArrayEquals(tensor.getShape(), tensorBack.getShape());
+                assertBits(tensor.getValues(), tensorBack.getValues());
+                io.switchboard.components.echo.Mixed mixed = io.switchboard.components.echo.Mixed.of(Double.NaN, 7L, "x",
+                        io.switchboard.components.echo.Mixed.of(io.switchboard.components.echo.Mixed.of()));
+                assertEquals(mixed.getItems().size(), call(records, sent, "grpc", grpcAddress, "echoMixed",
+                        () -> echo.echoMixed(mixed)).getItems().size());
+                io.switchboard.components.echo.DivideFaultException fault = assertThrows(
+                        io.switchboard.components.echo.DivideFaultException.class, () -> echo.divide(5, 0));
+                assertEquals(5, fault.getFaultInfo().getDividend());
+                call(records, sent, "grpc", grpcAddress, "empty", () -> {
+                    echo.empty();
+                    return null;
+                });
+            }
+            component.destroy();
+            assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the Python component did not stop on SIGTERM");
+        } finally {
+            component.destroyForcibly();
+        }
+    }
+
+    /** grpcurl, knowing only the Java component's address: its service by reflection, and its health. */
+    @Test
+    void grpcurlListsTheServiceByReflectionAndTheHealthCheckAnswersServing() throws Exception {
+        String target = hostPort(onlyEntry("Echo").endpoint("grpc").orElseThrow().address());
+        PythonPeers.Result list = Grpcurl.run(dir, "grpcurl-list", Duration.ofMinutes(1), "-plaintext", target, "list");
+        assertEquals(0, list.exit(), list.report("grpcurl list"));
+        assertTrue(list.out().lines().anyMatch("switchboard.echo.Echo"::equals), list.report("grpcurl list"));
+        assertTrue(list.out().lines().anyMatch("grpc.health.v1.Health"::equals), list.report("grpcurl list"));
+        PythonPeers.Result health = Grpcurl.run(dir, "grpcurl-health", Duration.ofMinutes(1), "-plaintext",
+                "-d", "{\"service\": \"switchboard.echo.Echo\"}", target, "grpc.health.v1.Health/Check");
+        assertEquals(0, health.exit(), health.report("grpcurl health"));
+        assertEquals("SERVING", JsonParser.parseString(health.out()).getAsJsonObject().get("status").getAsString(),
+                health.report("grpcurl health"));
+    }
+
+    /**
+     * grpcurl calls echoDoubles with JSON, NaN, -0 and the infinities as protobuf's JSON spells
+     * them: on the Python component from the typed .proto, and on the Java one by reflection.
+     */
+    @Test
+    void grpcurlCallsEchoDoublesWithJson() throws Exception {
+        String request = "{\"values\": [\"NaN\", -0, \"Infinity\", \"-Infinity\", 5e-324, 1.5]}";
+        Process component = startPythonComponent("py-grpcurl-component", "PyEchoCurl");
+        try {
+            JsonObject serving = awaitEvent(component, "py-grpcurl-component", "serving", 1);
+            String target = hostPort(serving.getAsJsonObject("endpoints").get("grpc").getAsString());
+            Path proto = typedProto();
+            PythonPeers.Result call = Grpcurl.run(dir, "grpcurl-python", Duration.ofMinutes(1), "-plaintext",
+                    "-import-path", proto.getParent().toString(), "-proto", proto.getFileName().toString(),
+                    "-d", request, target, "switchboard.echo.Echo/echoDoubles");
+            assertEchoedDoubles(call, "grpcurl on the Python component");
+        } finally {
+            component.destroyForcibly();
+        }
+        String target = hostPort(onlyEntry("Echo").endpoint("grpc").orElseThrow().address());
+        assertEchoedDoubles(Grpcurl.run(dir, "grpcurl-java", Duration.ofMinutes(1), "-plaintext", "-d", request, target,
+                "switchboard.echo.Echo/echoDoubles"), "grpcurl on the Java component");
+    }
+
+    private static void assertEchoedDoubles(PythonPeers.Result call, String what) {
+        assertEquals(0, call.exit(), call.report(what));
+        com.google.gson.JsonArray values = JsonParser.parseString(call.out()).getAsJsonObject().getAsJsonArray("values");
+        assertEquals(6, values.size(), call.report(what));
+        assertEquals("NaN", values.get(0).getAsString());
+        assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(values.get(1).getAsDouble()), call.out());
+        assertEquals("Infinity", values.get(2).getAsString());
+        assertEquals("-Infinity", values.get(3).getAsString());
+        assertEquals(Double.MIN_VALUE, values.get(4).getAsDouble());
+        assertEquals(1.5, values.get(5).getAsDouble());
+    }
+
+    private static String hostPort(String address) {
+        return address.replaceFirst("^[a-z]+://", "").replaceFirst("/.*$", "");
+    }
+
+    /** The Python echo component, bound as {@code name}, with the typed .proto and the build's schema and WSDL. */
+    private static Process startPythonComponent(String processName, String name, String... more) throws IOException {
+        List<String> command = new ArrayList<>(List.of(python, PythonPeers.script("echo_component.py").toString(),
+                "--registry", registry.endpoint(), "--name", name, "--xsd", resource("echo.xsd").toString(),
+                "--proto", typedProto().toString(), "--wsdl", resource("Echo.wsdl").toString()));
+        command.addAll(List.of(more));
+        return PythonPeers.start(dir, processName, Map.of("SWITCHBOARD_SECRET", SECRET), command.toArray(String[]::new));
+    }
+
+    /** The typed .proto of the echo interface, as the build wrote it. */
+    private static Path typedProto() throws IOException {
+        return resource("Echo.proto");
     }
 
     /** Makes one call and checks the meta-stub's record of it: the protocol, the Python server's address, no error. */

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * or the operation is idempotent. Unlike the meta-stub's failsafe, a server that recognises call
  * ids does not make a call repeatable here: each replica remembers only its own calls. Otherwise,
  * and when every replica has been tried, the caller gets the last failure. Refusals, declared
- * faults and remote errors are answers and are never repeated.
+ * faults and remote errors are answers and are never repeated, except the declared faults the
+ * channel was told mean "nothing done here" (a registry server cannot reach its store).
  *
  * <p>The replica set follows the registry through {@link #apply(RegistryEvent)} (a watch feeds
  * it): a new instance is added, one that went is dropped (its meta-stub closed once its calls
@@ -67,6 +69,8 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     private final Function<ComponentEntry, MetaStub> stubs;
     private final Choice choice;
     private final Duration waitForReplica;
+    /** Answers that say "not done here, another replica may": moved on like a failure not delivered. */
+    private final Predicate<Throwable> notDoneHere;
     private final Object lock = new Object();
     /** Immutable snapshot, replaced under {@link #lock}: calls read it without locking. */
     private volatile List<Replica> replicas = List.of();
@@ -79,10 +83,22 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
      */
     public ReplicatedChannel(String name, List<ComponentEntry> entries, Function<ComponentEntry, MetaStub> stubs,
                              Choice choice, Duration waitForReplica) {
+        this(name, entries, stubs, choice, waitForReplica, answer -> false);
+    }
+
+    /**
+     * @param notDoneHere the declared faults that say the replica did nothing and another one may
+     *                    succeed (a registry server that cannot reach its store): the call moves on
+     *                    to the next replica, which is avoided for a back-off, as after a failure
+     *                    that was not delivered
+     */
+    public ReplicatedChannel(String name, List<ComponentEntry> entries, Function<ComponentEntry, MetaStub> stubs,
+                             Choice choice, Duration waitForReplica, Predicate<Throwable> notDoneHere) {
         this.name = Objects.requireNonNull(name, "name");
         this.stubs = Objects.requireNonNull(stubs, "stubs");
         this.choice = Objects.requireNonNull(choice, "choice");
         this.waitForReplica = Objects.requireNonNull(waitForReplica, "waitForReplica");
+        this.notDoneHere = Objects.requireNonNull(notDoneHere, "notDoneHere");
         entries.forEach(this::upsert);
     }
 
@@ -194,7 +210,7 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
      * operation (or of an idempotent one), the next. Blocking when {@code caller} is null.
      */
     private CompletableFuture<Object> attempt(OperationDescriptor operation, Object request, CallOptions options,
-                                              Set<Replica> tried, TransportException last,
+                                              Set<Replica> tried, Throwable last,
                                               CompletableFuture<Object> caller) {
         while (true) {
             Replica r = pick(tried);
@@ -218,23 +234,24 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
             }
             return sent.handle((response, failure) -> {
                 Throwable error = failure == null ? null : AsyncCalls.unwrap(failure);
+                boolean notDone = error != null && !(error instanceof TransportException) && notDoneHere.test(error);
                 if (error == null) {
                     replica.succeeded();
-                } else if (error instanceof TransportException) {
+                } else if (error instanceof TransportException || notDone) {
                     replica.failed();
                 }
                 replica.exit();
                 if (error == null) {
                     return CompletableFuture.completedFuture(response);
                 }
-                if (!(error instanceof TransportException e) || (caller != null && caller.isCancelled())
-                        || (e.delivery() != TransportException.Delivery.NOT_DELIVERED && !operation.idempotent())) {
+                if ((caller != null && caller.isCancelled()) || !(notDone || (error instanceof TransportException e
+                        && (e.delivery() == TransportException.Delivery.NOT_DELIVERED || operation.idempotent())))) {
                     return CompletableFuture.<Object>failedFuture(error);
                 }
                 LOG.debug("{}.{} failed on {} ({}); trying another replica", name, operation.name(),
-                        replica.entry.instanceId(), e.getMessage());
+                        replica.entry.instanceId(), error.getMessage());
                 tried.add(replica);
-                return attempt(operation, request, options, tried, e, caller);
+                return attempt(operation, request, options, tried, error, caller);
             }).thenCompose(Function.identity());
         }
     }

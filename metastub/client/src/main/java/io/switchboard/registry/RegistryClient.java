@@ -41,12 +41,21 @@ import java.util.List;
 public final class RegistryClient implements AutoCloseable {
     /** The longest a watch waits for a change; under the SOAP server's 60 s idle timeout. */
     public static final int MAX_WATCH_SECONDS = 25;
+    /**
+     * The longest a watch waits for a change when there are other registries to move to: a poll
+     * that a cut-off registry never answers then costs at most this plus {@link
+     * #MAX_WATCH_ANSWER}, not {@link #MAX_WATCH_SECONDS} and a call timeout (55 s were seen).
+     */
+    public static final int FAILOVER_WATCH_SECONDS = 5;
+    /** How long a watch's answer may take beyond its wait (the client's shorter call timeout applies). */
+    private static final Duration MAX_WATCH_ANSWER = Duration.ofSeconds(5);
     /** The longest a registry call waits for its answer (a client's shorter call timeout applies). */
     private static final Duration MAX_CALL_TIMEOUT = Duration.ofSeconds(30);
     private final ReplicatedChannel channel;
     private final RegistryStub stub;
     private final String credential;
     private final List<String> urls;
+    private final Duration callTimeout;
 
     private RegistryClient(List<String> urls, String credential, ClientSettings settings) {
         if (urls.isEmpty()) {
@@ -67,14 +76,29 @@ public final class RegistryClient implements AutoCloseable {
         this.credential = credential;
         // the client's call timeout, at most 30 s: a registry that is cut off costs a caller
         // that wants to move on quickly (a short call timeout) no more than that before the next one
-        ClientSettings callSettings = settings.withCallTimeout(
-                settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout() : MAX_CALL_TIMEOUT);
+        this.callTimeout = settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout()
+                : MAX_CALL_TIMEOUT;
+        ClientSettings callSettings = settings.withCallTimeout(callTimeout);
         String failsafe = registries.get(0).endpoints().get(0).protocol();
         this.channel = new ReplicatedChannel("Registry", registries,
                 e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols(failsafe).endpoints(e.endpoints())
                         .settings(callSettings).build(),
-                ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO);
+                ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO, RegistryClient::storeUnavailable);
         this.stub = new RegistryStub(channel);
+    }
+
+    /**
+     * A write refused with "unavailable": that registry server cannot reach its store and changed
+     * nothing; another server of the same store may, so the call moves on to it. (A component whose
+     * first registry lost ZooKeeper renewed there in vain until its lease ran out.)
+     */
+    private static boolean storeUnavailable(Throwable answer) {
+        String code = answer instanceof BindFaultException f ? f.getFaultInfo().getCode()
+                : answer instanceof RebindFaultException f ? f.getFaultInfo().getCode()
+                : answer instanceof RenewFaultException f ? f.getFaultInfo().getCode()
+                : answer instanceof UnbindFaultException f ? f.getFaultInfo().getCode()
+                : null;
+        return "unavailable".equals(code);
     }
 
     /**
@@ -178,9 +202,25 @@ public final class RegistryClient implements AutoCloseable {
     record WatchResult(String epoch, long version, boolean reset, List<RegistryEvent> events) {
     }
 
+    /**
+     * How long one watch poll asks the registry to wait for a change: {@value #MAX_WATCH_SECONDS}
+     * s with one registry, {@value #FAILOVER_WATCH_SECONDS} s with several, so that a watch on a
+     * registry that is cut off (which answers nothing, not even "no change") notices within that
+     * wait and {@link #watchTimeout} and moves to the next registry.
+     */
+    int watchWaitSeconds() {
+        return urls.size() > 1 ? FAILOVER_WATCH_SECONDS : MAX_WATCH_SECONDS;
+    }
+
+    /** How long a poll that waits {@code waitSeconds} may take in all: the wait, plus the call timeout up to 5 s. */
+    Duration watchTimeout(int waitSeconds) {
+        Duration answer = callTimeout.compareTo(MAX_WATCH_ANSWER) < 0 ? callTimeout : MAX_WATCH_ANSWER;
+        return Duration.ofSeconds(waitSeconds).plus(answer);
+    }
+
     /** One long poll: the changes after {@code since} to {@code names} (all when empty), waiting up to {@code waitSeconds}. */
     WatchResult watch(Collection<String> names, String epoch, Long since, int waitSeconds) {
-        WatchResponse r = stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(waitSeconds + 30L)))
+        WatchResponse r = stub.withOptions(CallOptions.DEFAULT.withTimeout(watchTimeout(waitSeconds)))
                 .watch(new ArrayList<>(names), epoch, since, waitSeconds);
         List<RegistryEvent> events = new ArrayList<>();
         if (r.getEvents() != null) {

@@ -23,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * registry restarted, another registry server answers, changes fell out of the registry's buffer
  * — it looks the names up again and reports the difference: the listener's picture is always
  * the registry's, and each change is reported once. While the registry cannot be reached it
- * retries (back-off up to 5 s) and reports nothing.
+ * retries (back-off up to 5 s) and reports nothing. Over several registries a poll waits at most
+ * {@value RegistryClient#FAILOVER_WATCH_SECONDS} s, and its answer at most 5 s more (the call
+ * timeout when shorter): a registry that is cut off, and so answers nothing, is left for the next
+ * within that time.
  *
  * <pre>{@code
  * try (RegistryWatch watch = RegistryWatch.start(registry, List.of("Echo"), e -> log.info("{}", e))) {
@@ -78,7 +81,7 @@ public final class RegistryWatch implements AutoCloseable {
         while (!closed) {
             long started = System.nanoTime();
             try {
-                RegistryClient.WatchResult r = registry.watch(names, epoch, since, RegistryClient.MAX_WATCH_SECONDS);
+                RegistryClient.WatchResult r = registry.watch(names, epoch, since, registry.watchWaitSeconds());
                 if (closed) {
                     return;
                 }

@@ -99,14 +99,18 @@ public final class ComponentServer implements AutoCloseable {
     /** One heartbeat: renews every bound entry, and binds again those the registry no longer holds. */
     private void renewAll() {
         for (ComponentEntry e : bound) {
+            long started = System.nanoTime();
             try {
                 if (!registry.renew(e.name(), e.instanceId(), renewTimeout)) {
                     registry.rebind(e);
                     LOG.info("the registry no longer held {} ({}); bound it again", e.name(), e.instanceId());
+                } else {
+                    LOG.debug("renewed {} ({}) in {} ms", e.name(), e.instanceId(),
+                            (System.nanoTime() - started) / 1_000_000);
                 }
             } catch (RuntimeException ex) {
-                LOG.warn("could not renew the lease of {} ({}); will try again: {}", e.name(), e.instanceId(),
-                        ex.getMessage());
+                LOG.warn("could not renew the lease of {} ({}) in {} ms; will try again: {}", e.name(), e.instanceId(),
+                        (System.nanoTime() - started) / 1_000_000, ex.getMessage());
             }
         }
     }

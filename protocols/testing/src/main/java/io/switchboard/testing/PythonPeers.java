@@ -56,6 +56,9 @@ public final class PythonPeers {
         return cases;
     }
 
+    /** What the typed {@code .proto} of a component says at its top (its convention). */
+    public static final String TYPED_PROTO_MARK = "Convention (Switchboard typed protobuf";
+
     /** The python of the project's virtual environment, built first if it is missing or stale. */
     public static String python(Path dir) throws IOException, InterruptedException {
         Result env = run(dir, "python-env", Duration.ofMinutes(8), Map.of(), "bash",

@@ -1,11 +1,14 @@
 package io.switchboard.components.echo;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.codec.dynamic.DynamicFault;
+import io.switchboard.codec.dynamic.DynamicList;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
@@ -51,7 +54,7 @@ class EchoDynamicTest {
     void echoByNameOverSoapAndGrpcAnswersAsTheGeneratedStub() throws Exception {
         DynamicStub echo = client.dynamic("Echo");
         Echo generated = client.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
-        assertEquals(List.of("echoDoubles", "echoList", "empty"), echo.operations());
+        assertEquals(List.of("echoDoubles", "echoList", "empty", "echoTensor", "echoMixed", "divide"), echo.operations());
         double[] edge = {Double.NaN, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE,
             Double.MAX_VALUE, 1e-310, 0.1};
         for (String protocol : List.of("soap", "grpc")) {
@@ -95,6 +98,20 @@ class EchoDynamicTest {
                         Double.doubleToRawLongBits((Double) b.get("ddouble")), "ddouble at " + i);
             }
             assertSame(firstBack, b, "after 10,000 nodes the list is back at its head");
+
+            // an n-d array, a nested heterogeneous list and the declared fault
+            DynamicRecord tensor = echo.newRecord("Tensor").set("shape", new int[] {2, 1}).set("values", new double[] {-0.0, 1});
+            DynamicRecord tensorBack = (DynamicRecord) on.call("echoTensor", Map.of("tensor", tensor));
+            assertArrayEquals(new int[] {2, 1}, (int[]) tensorBack.get("shape"));
+            DynamicList mixed = echo.newList("Mixed", 1.5, 7L, true, "x", tensor, echo.newList("Mixed", echo.newList("Mixed")));
+            DynamicList mixedBack = (DynamicList) on.call("echoMixed", Map.of("list", mixed));
+            assertEquals(List.of("number", "integer", "flag", "text", "tensor", "list"),
+                    java.util.stream.IntStream.range(0, mixedBack.size()).mapToObj(mixedBack::alternative).toList());
+            assertEquals(List.of(List.of()), mixedBack.get(5));
+            DynamicFault fault = assertThrows(DynamicFault.class,
+                    () -> on.call("divide", Map.of("dividend", 7L, "divisor", 0L)));
+            assertEquals(7L, fault.faultInfo().get("dividend"));
+            assertEquals(3L, ((DynamicRecord) on.call("divide", Map.of("dividend", 7L, "divisor", 2L))).get("quotient"));
         }
     }
 

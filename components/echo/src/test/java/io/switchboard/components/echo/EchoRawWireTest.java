@@ -10,16 +10,15 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.idl.SecureXml;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.testing.RunningRegistry;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -39,8 +38,8 @@ import org.w3c.dom.NodeList;
 
 /**
  * What a hand-built or other-language client sends, straight to the echo component served as a
- * user serves it (a component server bound in a registry): SOAP envelopes over HTTP and gRPC
- * chunks, each with one thing wrong that the readers used to take silently (issue 17). Each is
+ * user serves it (a component server bound in a registry): SOAP envelopes over HTTP and the typed
+ * protobuf messages over gRPC, each with one thing wrong that the readers used to take silently (issue 17). Each is
  * refused naming the field: a SOAP Fault whose {@code sb:refused} detail says {@code malformed}
  * and the element's path, or gRPC {@code INVALID_ARGUMENT} with the field in {@code sb-refused-field};
  * the operation never runs, and a good call succeeds right after.
@@ -203,19 +202,16 @@ class EchoRawWireTest {
         return detail;
     }
 
-    // ---- gRPC: the binary form has no xs:int of 2147483648 to send (numbers are fixed-width);
-    // its cases are a required field sent as null, a string that is not UTF-8, a wrong type
+    // ---- gRPC: the typed protobuf messages of Echo.proto, written by hand as a client in another
+    // language would; its cases are a number out of its schema type, a string that is not UTF-8, a
+    // field of the wrong wire type and a reference past the node table
 
     @Test
-    void aRequiredFieldSentAsNullIsRefusedNamingIt() throws Exception {
-        byte[] good = oneNode("ok");
-        // node 0's first field, llong: after the node count and the node type, a LONG tag and 8 bytes
-        assertEquals(WireFormat.LONG, good[2]);
-        ByteArrayOutputStream bad = new ByteArrayOutputStream();
-        bad.write(good, 0, 2);
-        bad.write(WireFormat.NULL);
-        bad.write(good, 11, good.length - 11);
-        assertGrpcRefused(call(bad.toByteArray()), "LinkEntry[node 0].llong", "required");
+    void aShortOutOfItsRangeIsRefusedNamingIt() throws Exception {
+        // echoList { head = 1; sb_nodes { sshort (2) = 40000 } }
+        ProtoOutput node = new ProtoOutput(16);
+        node.writeInt32(2, 40_000);
+        assertGrpcRefused(call(list(node)), "LinkEntry.sshort", "40000 is out of the range of a short");
     }
 
     @Test
@@ -223,22 +219,29 @@ class EchoRawWireTest {
         byte[] bytes = oneNode("a\u0800b");   // U+0800 is E0 A0 80 in UTF-8; ED A0 80 would be U+D800
         int at = indexOf(bytes, new byte[] {(byte) 0xE0, (byte) 0xA0, (byte) 0x80});
         bytes[at] = (byte) 0xED;
-        assertGrpcRefused(call(bytes), "LinkEntry[node 0].sstring", "not valid UTF-8");
+        assertGrpcRefused(call(bytes), "LinkEntry.sstring", "not UTF-8");
     }
 
     @Test
-    void aWrongTypedFieldIsRefusedNamingIt() throws Exception {
+    void aFieldOfTheWrongWireTypeIsRefusedNamingIt() throws Exception {
+        // sshort (2) as a double (wire type 1) instead of a varint
+        ProtoOutput node = new ProtoOutput(16);
+        node.writeDouble(2, 1.0);
+        assertGrpcRefused(call(list(node)), "LinkEntry.sshort", "wire type 1");
+    }
+
+    @Test
+    void aReferencePastTheNodeTableIsRefusedNamingIt() throws Exception {
         byte[] bytes = oneNode("ok");
-        int at = 2 + 9;   // the SHORT tag of sshort, after llong's tag and 8 bytes
-        assertEquals(WireFormat.SHORT, bytes[at]);
-        bytes[at] = WireFormat.INT;
-        assertGrpcRefused(call(bytes), "LinkEntry[node 0].sshort", "expected tag SHORT, got INT");
+        assertEquals(0x08, bytes[0], "head: field 1, a varint");
+        bytes[1] = 5;
+        assertGrpcRefused(call(bytes), "echoList.head", "node number 5 is not in the node table of 1 nodes");
     }
 
     @Test
-    void aGoodBinaryCallSucceedsAfterARefusal() throws Exception {
+    void aGoodProtobufCallSucceedsAfterARefusal() throws Exception {
         byte[] bad = oneNode("ok");
-        bad[2] = WireFormat.NULL;
+        bad[1] = 5;
         long before = impl.calls();
         assertEquals(Status.Code.INVALID_ARGUMENT, call(bad).status().getCode());
         Result good = call(oneNode("ok"));
@@ -246,7 +249,7 @@ class EchoRawWireTest {
         assertEquals(before + 1, impl.calls(), "the component ran the good call only");
     }
 
-    /** An echoList request with one LinkEntry node, as the generated codec writes it. */
+    /** An echoList request with one LinkEntry node, as the generated protobuf codec writes it. */
     private static byte[] oneNode(String text) {
         LinkEntry e = new LinkEntry();
         e.setLlong(1);
@@ -257,7 +260,15 @@ class EchoRawWireTest {
         e.setSstring(text);
         EchoList m = new EchoList();
         m.setHead(e);
-        return BinaryWriter.toBytes(EchoComponent.DESCRIPTOR.codec(BinaryCodec.class), m, 10);
+        return EchoComponent.DESCRIPTOR.codec(ProtoCodec.class).toBytes("echoList", m, 10);
+    }
+
+    /** echoList { head = 1; sb_nodes = 2046 { the node's fields } }. */
+    private static byte[] list(ProtoOutput node) {
+        ProtoOutput m = new ProtoOutput(64);
+        m.writeUInt32(1, 1);
+        m.writeBytes(2046, node.toByteArray(), 0, node.size());
+        return m.toByteArray();
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {
@@ -283,24 +294,13 @@ class EchoRawWireTest {
         assertTrue(r.status().getDescription().contains(problem), r.status().getDescription());
     }
 
-    /**
-     * One request as one {@code Chunk} (protobuf, written by hand as a client in another language
-     * would from the {@code .proto}: data = 1, offset = 2, total = 3) on the operation's method.
-     */
+    /** One request as one message on the operation's (streaming) method, the bytes as given. */
     private static Result call(byte[] message) throws Exception {
         MethodDescriptor<byte[], byte[]> method = MethodDescriptor.<byte[], byte[]>newBuilder()
                 .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(
                         WireFormat.grpcServiceName(EchoComponent.DESCRIPTOR.name()), ECHO_LIST.name()))
                 .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
-        ByteArrayOutputStream chunk = new ByteArrayOutputStream();
-        chunk.write(0x0A);
-        varint(chunk, message.length);
-        chunk.write(message);
-        chunk.write(0x10);
-        varint(chunk, 0);
-        chunk.write(0x18);
-        varint(chunk, message.length);
         CompletableFuture<Result> done = new CompletableFuture<>();
         ClientCall<byte[], byte[]> call = grpc.newCall(method, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
         call.start(new ClientCall.Listener<>() {
@@ -310,17 +310,9 @@ class EchoRawWireTest {
             }
         }, new Metadata());
         call.request(Integer.MAX_VALUE);
-        call.sendMessage(chunk.toByteArray());
+        call.sendMessage(message);
         call.halfClose();
         return done.get(30, TimeUnit.SECONDS);
-    }
-
-    private static void varint(ByteArrayOutputStream out, long v) {
-        while ((v & ~0x7FL) != 0) {
-            out.write((int) ((v & 0x7F) | 0x80));
-            v >>>= 7;
-        }
-        out.write((int) v);
     }
 
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {

@@ -114,23 +114,7 @@ public final class BinaryWriter {
             return;
         }
         List<Object> nodes = new ArrayList<>();
-        IdentityIndex index = new IdentityIndex();
-        java.util.function.Consumer<Object> enqueue = node -> {
-            if (index.addIfAbsent(node) >= 0) {
-                if (nodes.size() >= maxNodes) {
-                    throw new WireFormatException(WireFormatException.NODE_LIMIT,
-                            "message holds more than " + maxNodes + " linked nodes");
-                }
-                nodes.add(node);
-            }
-        };
-        root.switchboardVisitReferences(enqueue);
-        // the list is its own work queue: nodes found later are appended and visited in turn
-        for (int i = 0; i < nodes.size(); i++) {
-            if (nodes.get(i) instanceof GraphHolder h) {
-                h.switchboardVisitReferences(enqueue);
-            }
-        }
+        IdentityIndex index = IdentityIndex.collect(root, maxNodes, nodes);
         nodeIndex = index;
         nodeList = nodes;
         nextRefGuess = 1;

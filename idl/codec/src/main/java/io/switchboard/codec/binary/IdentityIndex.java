@@ -14,18 +14,44 @@ package io.switchboard.codec.binary;
  * index.indexOf(node);       // -1 when absent
  * }</pre>
  */
-final class IdentityIndex {
+public final class IdentityIndex {
     private Object[] keys = new Object[64];
     private int[] hashes = new int[64];
     private int[] values = new int[64];
     private int size;
 
-    int size() {
+    /**
+     * Numbers every linked node reachable from {@code root}, breadth first and without recursion,
+     * appending them to {@code nodes} (the node table, in order); refuses more than {@code maxNodes}.
+     */
+    public static IdentityIndex collect(io.switchboard.idl.runtime.GraphHolder root, int maxNodes,
+                                        java.util.List<Object> nodes) {
+        IdentityIndex index = new IdentityIndex();
+        java.util.function.Consumer<Object> enqueue = node -> {
+            if (index.addIfAbsent(node) >= 0) {
+                if (nodes.size() >= maxNodes) {
+                    throw new WireFormatException(WireFormatException.NODE_LIMIT,
+                            "message holds more than " + maxNodes + " linked nodes");
+                }
+                nodes.add(node);
+            }
+        };
+        root.switchboardVisitReferences(enqueue);
+        // the list is its own work queue: nodes found later are appended and visited in turn
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i) instanceof io.switchboard.idl.runtime.GraphHolder h) {
+                h.switchboardVisitReferences(enqueue);
+            }
+        }
+        return index;
+    }
+
+    public int size() {
         return size;
     }
 
     /** Adds {@code key} with the next number and returns it; if present, returns {@code -1 - its number}. */
-    int addIfAbsent(Object key) {
+    public int addIfAbsent(Object key) {
         int h = System.identityHashCode(key);
         int mask = keys.length - 1;
         for (int i = mix(h) & mask; ; i = (i + 1) & mask) {
@@ -46,7 +72,7 @@ final class IdentityIndex {
     }
 
     /** The number of {@code key}, or -1 when it was never added. */
-    int indexOf(Object key) {
+    public int indexOf(Object key) {
         int mask = keys.length - 1;
         for (int i = mix(System.identityHashCode(key)) & mask; ; i = (i + 1) & mask) {
             Object k = keys[i];

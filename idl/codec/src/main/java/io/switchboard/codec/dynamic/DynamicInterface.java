@@ -18,7 +18,7 @@ import java.util.NoSuchElementException;
 /**
  * An interface read at run time, without generated code: its types as {@link DynamicType}s and a
  * {@link ServiceDescriptor} whose messages are {@link DynamicRecord}s, written and read by
- * model-driven codecs ({@link DynamicBinaryCodec}, {@link DynamicXml}) that put exactly the bytes
+ * model-driven codecs ({@link DynamicBinaryCodec}, {@link DynamicXml}, {@link DynamicProtoCodec}) that put exactly the bytes
  * of the generated codecs on the wire. Any transport, and the meta-stub, take the descriptor as
  * they take a generated one.
  *
@@ -35,6 +35,7 @@ public final class DynamicInterface {
     private final Map<String, DynamicType> messages = new LinkedHashMap<>();
     private final List<DynamicType> nodeTypes = new ArrayList<>();
     private final ServiceDescriptor descriptor;
+    private final DynamicProtoCodec protoCodec;
 
     private DynamicInterface(InterfaceModel model) {
         this.model = model;
@@ -94,8 +95,10 @@ public final class DynamicInterface {
             }
             ops.add(b);
         }
+        this.protoCodec = new DynamicProtoCodec(this);
         this.descriptor = ServiceDescriptor.builder(model.componentName(), model.targetNamespace(), null).model(model)
                 .codec(BinaryCodec.class, new DynamicBinaryCodec(this))
+                .codec(io.switchboard.codec.proto.ProtoCodec.class, protoCodec)
                 .codec(XmlCodec.Factory.class, (d, maxNodes) -> new DynamicXml(this, maxNodes))
                 .operations(ops).build();
     }
@@ -117,6 +120,11 @@ public final class DynamicInterface {
     /** The descriptor transports and the meta-stub take; its operations carry {@link DynamicRecord}s. */
     public ServiceDescriptor descriptor() {
         return descriptor;
+    }
+
+    /** The typed protobuf wire ({@code <Name>.proto}) for this interface's messages. */
+    public DynamicProtoCodec protoCodec() {
+        return protoCodec;
     }
 
     /** A named complex type. */

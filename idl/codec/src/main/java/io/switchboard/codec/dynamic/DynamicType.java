@@ -25,6 +25,8 @@ public final class DynamicType {
     final DynamicType[] targets;
     /** Whether a field is visited when collecting linked nodes: a reference, or a value that leads to one. */
     final boolean[] visits;
+    /** Each field's name as refusals give it: {@code Type.field}. */
+    final String[] qualified;
     private final Map<String, Integer> index;
     /** Node type of a recursive type (document order from 0), -1 for other types. */
     int nodeType = -1;
@@ -37,6 +39,10 @@ public final class DynamicType {
         this.fields = f.toArray(FieldModel[]::new);
         this.targets = new DynamicType[fields.length];
         this.visits = new boolean[fields.length];
+        this.qualified = new String[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            qualified[i] = model.name() + "." + fields[i].name();
+        }
         Map<String, Integer> byName = new HashMap<>();
         for (int i = 0; i < fields.length; i++) {
             byName.put(fields[i].name(), i);

@@ -185,6 +185,69 @@ public final class ProtoInput {
         return out;
     }
 
+    /**
+     * The number of values in one occurrence of a repeated fixed-width number field, packed or
+     * one per tag ({@code single} is the wire type of the unpacked form); the reader is left at
+     * the first value.
+     */
+    int fixedCount(int tag, int single, int width) {
+        if ((tag & 7) == ProtoOutput.LENGTH_DELIMITED) {
+            int length = readLength();
+            if (length % width != 0) {
+                throw WireFormatException.malformed("a packed field of " + length + " bytes, not a multiple of " + width);
+            }
+            return length / width;
+        }
+        if ((tag & 7) != single) {
+            throw WireFormatException.malformed("a repeated number with wire type " + (tag & 7));
+        }
+        need(width);
+        return 1;
+    }
+
+    void getDoubles(double[] into, int at, int n) {
+        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(into, at, n);
+        pos += n * 8;
+    }
+
+    void getFloats(float[] into, int at, int n) {
+        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(into, at, n);
+        pos += n * 4;
+    }
+
+    void getInts(int[] into, int at, int n) {
+        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(into, at, n);
+        pos += n * 4;
+    }
+
+    void getLongs(long[] into, int at, int n) {
+        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(into, at, n);
+        pos += n * 8;
+    }
+
+    /** The end of a packed varint field's values, or -1 for one unpacked value (wire type varint). */
+    int varintsEnd(int tag) {
+        if ((tag & 7) == ProtoOutput.LENGTH_DELIMITED) {
+            int length = readLength();
+            return pos + length;
+        }
+        if ((tag & 7) != ProtoOutput.VARINT) {
+            throw WireFormatException.malformed("a repeated varint with wire type " + (tag & 7));
+        }
+        return -1;
+    }
+
+    int position() {
+        return pos;
+    }
+
+    /** Checks that a packed varint field ended exactly at its length. */
+    void endVarints(int end) {
+        if (pos != end) {
+            throw WireFormatException.malformed("a packed field's last varint runs past its length");
+        }
+    }
+
     /** Skips a field this reader does not know: protobuf's rule for fields added by a newer schema. */
     public void skipField(int tag) {
         switch (tag & 7) {

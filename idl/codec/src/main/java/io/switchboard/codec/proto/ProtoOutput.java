@@ -40,6 +40,11 @@ public final class ProtoOutput {
         return pos;
     }
 
+    /** Copies the bytes written so far to {@code target}, without an intermediate array. */
+    public void writeTo(java.io.OutputStream target) throws java.io.IOException {
+        target.write(buf, 0, pos);
+    }
+
     /** Forgets what was written, keeping the buffer: the next part starts here. */
     public void reset() {
         pos = 0;
@@ -176,6 +181,38 @@ public final class ProtoOutput {
         ensure(to - from);
         for (int i = from; i < to; i++) {
             buf[pos++] = (byte) (values[i] ? 1 : 0);
+        }
+    }
+
+    /** A packed sfixed32 field of schema shorts: each widened to four little-endian bytes. */
+    public void writePackedShorts(int field, short[] values, int from, int to) {
+        if (from == to) {
+            return;
+        }
+        int n = to - from;
+        writeLengthDelimited(field, Math.multiplyExact(n, 4));
+        ensure(n * 4);
+        for (int i = from; i < to; i++) {
+            INTS.set(buf, pos, (int) values[i]);
+            pos += 4;
+        }
+    }
+
+    /** A DateTime message field: seconds, nanos, offset seconds, each written when not zero. */
+    public void writeDateTime(int field, java.time.OffsetDateTime v) {
+        long seconds = v.toEpochSecond();
+        int nanos = v.getNano();
+        int offset = v.getOffset().getTotalSeconds();
+        writeLengthDelimited(field, (seconds != 0 ? 1 + varint64Size(seconds) : 0) + (nanos != 0 ? 1 + varint64Size(nanos) : 0)
+                + (offset != 0 ? 1 + varint64Size(offset) : 0));
+        if (seconds != 0) {
+            writeInt64(1, seconds);
+        }
+        if (nanos != 0) {
+            writeInt32(2, nanos);
+        }
+        if (offset != 0) {
+            writeInt32(3, offset);
         }
     }
 

@@ -37,6 +37,33 @@ public final class ProtoSchemas {
     }
 
     /**
+     * Whether an operation's gRPC method streams partial messages (bidirectional) rather than
+     * being unary: when its request or response can grow without a bound the schema sets, that is
+     * when it reaches a repeated field, a heterogeneous list or a linked type. Other messages are a
+     * fixed number of fields (strings and bytes held to the reader's string limit), one part
+     * always, and a unary call costs less. The typed {@code .proto} declares the methods so, and
+     * every codec and peer follows it.
+     */
+    public static boolean streams(InterfaceModel model, OperationModel op) {
+        return unbounded(model, op.request(), new java.util.HashSet<>())
+                || op.response() != null && unbounded(model, op.response(), new java.util.HashSet<>());
+    }
+
+    private static boolean unbounded(InterfaceModel model, io.switchboard.idl.ComplexTypeModel type,
+                                     java.util.Set<String> seen) {
+        if (type.recursive() || type.heterogeneousList() || !seen.add(type.name())) {
+            return true;
+        }
+        for (io.switchboard.idl.FieldModel f : type.fields()) {
+            if (f.repeated() || f.graphReference()
+                    || f.complexType() != null && unbounded(model, model.type(f.complexType()), seen)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The gRPC service the server speaks today: one bidirectional stream of {@code Chunk}s per
      * operation, the values in the packed binary format inside the chunks' bytes. The compiler's
      * published text says the same with the layout in comments.

@@ -71,9 +71,10 @@ final class TypedProto {
                     + "` (its own linked",
             "  type, or Node with a oneof when it reaches several); a field of a linked type holds a node",
             "  number: 1 is the first entry of " + NODES_FIELD + ", 0 is null. Cycles and shared nodes keep their shape.",
-            "- Large messages: a call streams its request and its response as parts; the message is the",
+            "- Large messages: a method whose messages can grow without bound (they reach a repeated field,",
+            "  a list or a linked type) streams its request and its response as parts; the message is the",
             "  protobuf merge of its parts in order (concatenate them and parse, or MergeFrom each), repeated",
-            "  fields split across parts. A small message is one part.",
+            "  fields and packed arrays split across parts. A small message is one part. Other methods are unary.",
             "- A declared fault ends the call with a gRPC status whose google.rpc.Status details hold the",
             "  fault message as google.protobuf.Any (type URL type.googleapis.com/PACKAGE.opFault).",
             "- Refusals: INVALID_ARGUMENT (malformed: truncated, a node number out of range, an unset oneof,",
@@ -112,12 +113,15 @@ final class TypedProto {
                         + ": sent in the details of the call's status, as google.protobuf.Any."));
             }
             List<String> comment = new ArrayList<>();
-            comment.add(op.name() + (op.oneWay() ? ": one-way; the response stream ends with no message"
+            comment.add(op.name() + (op.oneWay() ? ": one-way; the response is Empty, sent once the operation has run"
                     : op.idempotent() ? ": idempotent, may be repeated" : ""));
             if (op.fault() != null) {
                 comment.add("declared fault: " + op.fault().name() + " in the status details");
             }
-            methods.add(new Method(op.name(), comment, op.request().name(), response, true, true));
+            boolean streams = ProtoSchemas.streams(model, op);
+            comment.add(streams ? "streams: request and response as partial messages, merged in order"
+                    : "unary: request and response are one message each");
+            methods.add(new Method(op.name(), comment, op.request().name(), response, streams, streams));
         }
         checkNames(messages);
         messages.addAll(helperMessages());

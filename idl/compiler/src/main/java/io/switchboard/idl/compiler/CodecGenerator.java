@@ -50,16 +50,7 @@ final class CodecGenerator {
                         ctx.model.componentName())
                 .addJavadoc(ctx.generatedNote());
 
-        List<ComplexTypeModel> messages = new ArrayList<>();
-        for (OperationModel op : ctx.model.operations()) {
-            messages.add(op.request());
-            if (op.response() != null) {
-                messages.add(op.response());
-            }
-            if (op.fault() != null) {
-                messages.add(op.fault());
-            }
-        }
+        List<ComplexTypeModel> messages = ctx.messages();
         MethodSpec.Builder write = MethodSpec.methodBuilder("writeMessage").addAnnotation(Override.class)
                 .addModifiers(Modifier.PUBLIC).addParameter(BinaryWriter.class, "out").addParameter(Object.class, "message");
         MethodSpec.Builder read = MethodSpec.methodBuilder("readMessage").addAnnotation(Override.class)

@@ -29,6 +29,21 @@ final class CompileContext {
                 + "}. Do not edit: change the schema and rebuild.\n";
     }
 
+    /** Every operation message (request, response, declared fault), in operation order. */
+    java.util.List<ComplexTypeModel> messages() {
+        java.util.List<ComplexTypeModel> messages = new java.util.ArrayList<>();
+        for (io.switchboard.idl.OperationModel op : model.operations()) {
+            messages.add(op.request());
+            if (op.response() != null) {
+                messages.add(op.response());
+            }
+            if (op.fault() != null) {
+                messages.add(op.fault());
+            }
+        }
+        return messages;
+    }
+
     /** Whether a non-recursive type holds (through its fields) a reference to a recursive type. */
     boolean reachesGraph(ComplexTypeModel type) {
         Boolean known = reachesGraph.get(type.name() + (type.element() ? "#element" : ""));

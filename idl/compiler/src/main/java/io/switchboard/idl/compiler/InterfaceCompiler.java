@@ -26,11 +26,11 @@ import java.util.Objects;
  *       {@code opFault}) and an exception per declared fault;</li>
  *   <li>the service interface ({@code Echo}), the skeleton ({@code EchoSkeleton}), the client stub
  *       ({@code EchoStub}) and the holder with the descriptor ({@code EchoComponent});</li>
- *   <li>the packed binary codec of the bulk protocol ({@code EchoBinaryCodec}), plain getter and
- *       setter calls in schema order;</li>
- *   <li>resources beside them: the schema itself, the WSDL ({@code Echo.wsdl}), the gRPC
- *       contract of the bulk protocol ({@code Echo.proto}) and the typed protobuf form of the same
- *       interface ({@code Echo.typed.proto}, see {@link #typedProtoName});</li>
+ *   <li>the packed binary codec ({@code EchoBinaryCodec}) and the protobuf codec of the gRPC wire
+ *       ({@code EchoProtoCodec}), plain getter and setter calls in schema order;</li>
+ *   <li>resources beside them: the schema itself, the WSDL ({@code Echo.wsdl}) and the gRPC
+ *       contract, the typed protobuf form of the interface ({@code Echo.proto}, see
+ *       {@link #protoName});</li>
  *   <li>given the implementation class, a component provider ({@code EchoComponentProvider}) and its
  *       line in {@code META-INF/services/io.switchboard.server.ComponentProvider} under the resource
  *       directory, so that a server finds the component on the class path.</li>
@@ -76,7 +76,7 @@ public final class InterfaceCompiler {
         CompileContext ctx = new CompileContext(model, javaPackage, schemaFile);
         ServiceGenerator service = new ServiceGenerator(ctx);
         checkNames(model, service);
-        String typedProtoText = ProtoWriter.typed(ctx); // refuses names the typed .proto needs before anything is written
+        String protoText = new ProtoWriter(ctx).write(); // refuses names the typed .proto needs before anything is written
 
         List<TypeSpec> specs = new ArrayList<>();
         BeanGenerator beans = new BeanGenerator(ctx);
@@ -99,7 +99,9 @@ public final class InterfaceCompiler {
         specs.add(service.skeletonClass());
         specs.add(service.stubClass());
         specs.add(new CodecGenerator(ctx).generate());
-        specs.add(service.holderClass(schemaFile, wsdlName, protoName, CodecGenerator.className(ctx)));
+        specs.add(new ProtoCodecGenerator(ctx).generate());
+        specs.add(service.holderClass(schemaFile, wsdlName, protoName, CodecGenerator.className(ctx),
+                ProtoCodecGenerator.className(ctx)));
         if (implementationClass != null) {
             specs.add(service.providerClass(implementationClass));
         }
@@ -122,11 +124,10 @@ public final class InterfaceCompiler {
             Path wsdl = resDir.resolve(wsdlName);
             Files.writeString(wsdl, new WsdlWriter(ctx).write(), StandardCharsets.UTF_8);
             Path proto = resDir.resolve(protoName);
-            Files.writeString(proto, new ProtoWriter(ctx).write(), StandardCharsets.UTF_8);
-            Path typedProto = resDir.resolve(typedProtoName(model.componentName()));
-            Files.writeString(typedProto, typedProtoText, StandardCharsets.UTF_8);
+            Files.writeString(proto, protoText, StandardCharsets.UTF_8);
+            Files.deleteIfExists(resDir.resolve(model.componentName() + ".typed.proto")); // the name before issue 14
             String provider = service.provider().canonicalName();
-            List<Path> resources = new ArrayList<>(List.of(schemaCopy, wsdl, proto, typedProto));
+            List<Path> resources = new ArrayList<>(List.of(schemaCopy, wsdl, proto));
             if (implementationClass != null) {
                 resources.add(updateProviderServices(resourceDir, provider, true));
             } else {
@@ -139,12 +140,9 @@ public final class InterfaceCompiler {
         }
     }
 
-    /**
-     * The resource name of the typed {@code .proto} (every value as ordinary protobuf): published as
-     * the component's {@code .proto} once the gRPC wire carries it; until then beside it.
-     */
-    public static String typedProtoName(String componentName) {
-        return componentName + ".typed.proto";
+    /** The resource name of the component's typed {@code .proto} (every value as ordinary protobuf), the gRPC contract. */
+    public static String protoName(String componentName) {
+        return componentName + ".proto";
     }
 
     private static final String QUALIFIED_NAME = "[a-zA-Z_][\\w]*(\\.[a-zA-Z_][\\w]*)*";

@@ -295,7 +295,8 @@ final class ServiceGenerator {
         return m.build();
     }
 
-    TypeSpec holderClass(String schemaResource, String wsdlResource, String protoResource, ClassName codec) {
+    TypeSpec holderClass(String schemaResource, String wsdlResource, String protoResource, ClassName codec,
+                         ClassName protoCodec) {
         CodeBlock.Builder ops = CodeBlock.builder();
         for (OperationModel op : ctx.model.operations()) {
             CodeBlock.Builder one = CodeBlock.builder().add("\nnew $T($S)", OperationDescriptor.Builder.class, op.name())
@@ -319,12 +320,13 @@ final class ServiceGenerator {
                         Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
                         .initializer("$T.builder($S, $S, $T.class)\n"
                                         + ".document($T.SCHEMA, $S).document($T.WSDL, $S).document($T.PROTO, $S)\n"
-                                        + ".codec($T.class, new $T())\n.codec($T.Factory.class, $T.factory())\n"
+                                        + ".codec($T.class, new $T())\n.codec($T.class, new $T())\n"
+                                        + ".codec($T.Factory.class, $T.factory())\n"
                                         + ".operations($L).build()",
                                 ServiceDescriptor.class, component, ctx.model.targetNamespace(), holder,
                                 ServiceDescriptor.class, schemaResource, ServiceDescriptor.class, wsdlResource,
                                 ServiceDescriptor.class, protoResource, BinaryCodec.class, codec,
-                                XmlCodec.class, XmlMessages.class, ops.build())
+                                io.switchboard.codec.proto.ProtoCodec.class, protoCodec, XmlCodec.class, XmlMessages.class, ops.build())
                         .build())
                 .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build())
                 .addMethod(MethodSpec.methodBuilder("skeleton").addModifiers(Modifier.PUBLIC, Modifier.STATIC)

@@ -72,7 +72,7 @@ final class GrpcClient implements ProtocolClient {
                         GrpcTls.channel(scheme, settings.tls()))
                 // our listener only queues frames and wakes the calling thread
                 .directExecutor()
-                .maxInboundMessageSize(GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES + Frame.MAX_HEADER)
+                .maxInboundMessageSize(GrpcServer.maxInbound(GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES, settings.maxMessageBytes()))
                 .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .disableRetry()
                 .build());

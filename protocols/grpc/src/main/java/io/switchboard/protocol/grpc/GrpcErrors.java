@@ -15,8 +15,11 @@ import java.net.UnknownHostException;
  * How failures travel as gRPC statuses, both ways. A refusal is INVALID_ARGUMENT (malformed) or
  * RESOURCE_EXHAUSTED (a limit) with the reason code in the {@code sb-refused} trailer; an
  * operation that failed is UNKNOWN with the server's message as the description and its error
- * class in {@code sb-error-type}. Declared faults are not errors on the wire: they come back as a
- * response whose first byte says "fault".
+ * class in {@code sb-error-type}. A declared fault is FAILED_PRECONDITION with the fault's message
+ * as the description and, in the {@code google.rpc.Status} details ({@code grpc-status-details-bin}),
+ * the fault message as {@code google.protobuf.Any} of type
+ * {@code type.googleapis.com/switchboard.<name>.<opFault>}: what any gRPC client reads with its
+ * rich-error support.
  */
 final class GrpcErrors {
     static final Metadata.Key<String> REFUSED = Metadata.Key.of("sb-refused", Metadata.ASCII_STRING_MARSHALLER);
@@ -26,7 +29,56 @@ final class GrpcErrors {
     /** Beside {@link #REFUSED}: the field a refusal names ({@code Type.field}), when it names one. */
     static final Metadata.Key<String> REFUSED_FIELD = Metadata.Key.of("sb-refused-field", Metadata.ASCII_STRING_MARSHALLER);
 
+    /** Request and response header: the size of the whole message as one protobuf message, so the reader can size its arrays. */
+    static final Metadata.Key<String> SIZE = Metadata.Key.of("sb-size", Metadata.ASCII_STRING_MARSHALLER);
+    /** The status code of a declared fault. */
+    static final Status.Code FAULT = Status.Code.FAILED_PRECONDITION;
+
     private GrpcErrors() {
+    }
+
+    /** The announced size in {@code headers}, or -1 when absent or not a number. */
+    static long size(Metadata headers) {
+        String v = headers == null ? null : headers.get(SIZE);
+        if (v == null || v.isEmpty() || v.length() > 19 || !v.chars().allMatch(Character::isDigit)) {
+            return -1;
+        }
+        return Long.parseLong(v);
+    }
+
+    /** The type URL of an operation's declared fault message in the status details. */
+    static String faultTypeUrl(io.switchboard.idl.runtime.OperationDescriptor op) {
+        return "type.googleapis.com/" + io.switchboard.codec.binary.WireFormat.protoPackage(op.service().name()) + "."
+                + op.faultElement().getLocalPart();
+    }
+
+    /** Server side: a declared fault, its message (protobuf bytes) in the status details. */
+    static io.grpc.StatusRuntimeException fault(io.switchboard.idl.runtime.OperationDescriptor op, Throwable fault,
+                                                 byte[] info) {
+        com.google.rpc.Status status = com.google.rpc.Status.newBuilder().setCode(FAULT.value())
+                .setMessage(fault.getMessage() != null ? fault.getMessage() : op.faultElement().getLocalPart())
+                .addDetails(com.google.protobuf.Any.newBuilder().setTypeUrl(faultTypeUrl(op))
+                        .setValue(com.google.protobuf.ByteString.copyFrom(info)))
+                .build();
+        return io.grpc.protobuf.StatusProto.toStatusRuntimeException(status);
+    }
+
+    /** Client side: the declared fault's message bytes in a failed call's details, or null when it carries none. */
+    static byte[] faultInfo(io.switchboard.idl.runtime.OperationDescriptor op, Status status, Metadata trailers) {
+        if (op.faultElement() == null || status.getCode() != FAULT || trailers == null) {
+            return null;
+        }
+        com.google.rpc.Status details = io.grpc.protobuf.StatusProto.fromStatusAndTrailers(status, trailers);
+        if (details == null) {
+            return null;
+        }
+        String url = faultTypeUrl(op);
+        for (com.google.protobuf.Any any : details.getDetailsList()) {
+            if (any.getTypeUrl().equals(url)) {
+                return any.getValue().toByteArray();
+            }
+        }
+        return null;
     }
 
     /** Server side: a request that could not be decoded. */

@@ -14,12 +14,11 @@ import io.grpc.util.MutableHandlerRegistry;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.codec.binary.BinaryCodec;
 import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryReader;
-import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.PhaseMarks;
@@ -30,7 +29,6 @@ import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -42,9 +40,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One gRPC listener serving any number of components, each as the service
- * {@code switchboard.<name>.<Name>} of its {@code .proto}, one bidirectional streaming method per
- * operation. gRPC's callbacks only queue frames; a worker thread per call decodes the request as
- * its chunks arrive, runs the skeleton and streams the response back under flow control.
+ * {@code switchboard.<name>.<Name>} of its typed {@code .proto}: per operation a unary method, or
+ * for operations whose messages can grow without bound ({@link ProtoSchemas#streams}) a
+ * bidirectional stream of partial messages. gRPC's callbacks only queue parts; a worker thread per
+ * call merges the request's parts as they arrive ({@link ProtoCodec}), runs the skeleton and sends
+ * the response back in parts under flow control. A declared fault ends the call with a status
+ * whose {@code google.rpc.Status} details hold the fault message as {@code Any}.
  *
  * <p>Beside the components, every server offers server reflection ({@code grpc.reflection.v1}, the
  * descriptors built from each component's interface model) and the standard health service
@@ -70,7 +71,7 @@ final class GrpcServer implements ProtocolServer {
     private boolean closed;
 
     GrpcServer(ServerSettings settings, BinaryLimits limits, int maxChunkBytes) {
-        if (maxChunkBytes <= 0 || maxChunkBytes > Integer.MAX_VALUE - Frame.MAX_HEADER) {
+        if (maxChunkBytes <= 0) {
             throw new IllegalArgumentException("chunk limit out of range: " + maxChunkBytes);
         }
         this.settings = settings;
@@ -105,9 +106,12 @@ final class GrpcServer implements ProtocolServer {
                     // reflection finds the components in the fallback registry too (the server's mutable services)
                     .addService(ProtoReflectionServiceV1.newInstance())
                     .addService(health.getHealthService())
-                    // callbacks only queue frames and wake a worker: they may run on the event loop
+                    // callbacks only queue parts and wake a worker: they may run on the event loop
                     .directExecutor()
-                    .maxInboundMessageSize(maxChunkBytes + Frame.MAX_HEADER)
+                    // a part is cut only between fields and inside packed arrays, so one unsplit value
+                    // (a long string, a nested message) makes a part as large as itself: the
+                    // message limit bounds it, and gRPC's per-message buffer with it
+                    .maxInboundMessageSize(maxInbound(maxChunkBytes, limits.maxMessageBytes()))
                     .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .build()
                     .start();
@@ -124,6 +128,11 @@ final class GrpcServer implements ProtocolServer {
         return refusals.count.sum();
     }
 
+    /** The largest gRPC message accepted: the part limit, or the message limit when larger. */
+    static int maxInbound(int maxPartBytes, long maxMessageBytes) {
+        return (int) Math.max(maxPartBytes, Math.min(Integer.MAX_VALUE - 16, maxMessageBytes));
+    }
+
     int port() {
         return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     }
@@ -132,12 +141,12 @@ final class GrpcServer implements ProtocolServer {
     public synchronized Endpoint export(Skeleton skeleton) {
         start();
         ServiceDescriptor d = skeleton.descriptor();
-        if (d.codec(BinaryCodec.class) == null) {
-            throw new IllegalArgumentException(d.name() + " has no binary codec: recompile it with this Switchboard");
+        if (d.codec(ProtoCodec.class) == null) {
+            throw new IllegalArgumentException(d.name() + " has no protobuf codec: recompile it with this Switchboard");
         }
         String serviceName = WireFormat.grpcServiceName(d.name());
         io.grpc.ServiceDescriptor.Builder schema = io.grpc.ServiceDescriptor.newBuilder(serviceName)
-                .setSchemaDescriptor(new ReflectionSchema(ProtoDescriptors.build(ProtoSchemas.chunked(d.model())), d.name()));
+                .setSchemaDescriptor(new ReflectionSchema(ProtoDescriptors.build(ProtoSchemas.typed(d.model())), d.name()));
         for (OperationDescriptor op : d.operations()) {
             schema.addMethod(GrpcTransport.method(op));
         }
@@ -188,8 +197,8 @@ final class GrpcServer implements ProtocolServer {
         workers.shutdownNow();
     }
 
-    /** Starts a call: queues its frames and gives the work to a worker thread. */
-    private final class Handler implements ServerCallHandler<Frame, Frame> {
+    /** Starts a call: queues its parts and gives the work to a worker thread. */
+    private final class Handler implements ServerCallHandler<Part, Part> {
         private final Skeleton skeleton;
         private final OperationDescriptor op;
 
@@ -199,7 +208,7 @@ final class GrpcServer implements ProtocolServer {
         }
 
         @Override
-        public ServerCall.Listener<Frame> startCall(ServerCall<Frame, Frame> call, Metadata headers) {
+        public ServerCall.Listener<Part> startCall(ServerCall<Part, Part> call, Metadata headers) {
             String callId = headers.get(GrpcErrors.CALL_ID);
             if (callId != null && (callId.isEmpty() || callId.length() > 128)) {
                 Metadata trailers = new Metadata();
@@ -209,7 +218,8 @@ final class GrpcServer implements ProtocolServer {
                 return new ServerCall.Listener<>() { };
             }
             Call c = new Call(skeleton, op, call, callId);
-            call.request(ChunkQueue.WINDOW);
+            c.queue.announce(GrpcErrors.size(headers));
+            call.request(PartQueue.WINDOW);
             workers.execute(c::run);
             return c.listener;
         }
@@ -219,16 +229,16 @@ final class GrpcServer implements ProtocolServer {
     private final class Call {
         private final Skeleton skeleton;
         private final OperationDescriptor op;
-        private final ServerCall<Frame, Frame> call;
+        private final ServerCall<Part, Part> call;
         private final String callId;
-        private final ChunkQueue queue;
+        private final PartQueue queue;
         private final Object ready = new Object();
         private volatile boolean cancelled;
         private Thread worker;
 
-        final ServerCall.Listener<Frame> listener = new ServerCall.Listener<>() {
+        final ServerCall.Listener<Part> listener = new ServerCall.Listener<>() {
             @Override
-            public void onMessage(Frame message) {
+            public void onMessage(Part message) {
                 PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
                 queue.add(message);
             }
@@ -261,14 +271,14 @@ final class GrpcServer implements ProtocolServer {
             }
         };
 
-        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Frame, Frame> call, String callId) {
+        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId) {
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;
             this.callId = callId;
-            this.queue = new ChunkQueue(call::request, settings.idleTimeout(), () -> new WireFormatException(
+            this.queue = new PartQueue(call::request, settings.idleTimeout(), () -> new WireFormatException(
                     WireFormatException.MALFORMED, "no data for " + settings.idleTimeout().toSeconds() + " s"),
-                    limits.maxMessageBytes(), maxChunkBytes);
+                    limits.maxMessageBytes());
             // a request must arrive within the idle time plus its size at the settings' minimum rate
             // (64 KiB/s by default: 64 MiB in 17 minutes): a sender that trickles chunks cannot hold
             // this call's worker thread for longer
@@ -284,7 +294,7 @@ final class GrpcServer implements ProtocolServer {
             }
             try {
                 serve();
-            } catch (CancelledException | ChunkQueue.CallInterruptedException e) {
+            } catch (CancelledException | PartQueue.CallInterruptedException e) {
                 LOG.debug("{} cancelled by the client", op);
             } catch (RuntimeException | Error e) {
                 LOG.warn("{} failed inside the gRPC protocol", op, e);
@@ -299,28 +309,32 @@ final class GrpcServer implements ProtocolServer {
         }
 
         private void serve() {
-            BinaryCodec codec = op.service().codec(BinaryCodec.class);
+            ProtoCodec codec = op.service().codec(ProtoCodec.class);
             Object request;
             try {
-                BinaryReader in = new BinaryReader(codec, queue, limits);
-                request = in.readMessage(op.requestClass());
-                in.expectEnd();
+                ProtoCodec.Reader reader = codec.reader(op.requestElement().getLocalPart(), limits, queue.announced());
+                Part.Scratch scratch = new Part.Scratch();
+                for (Part part = queue.take(); part != null; part = queue.take()) {
+                    PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
+                    reader.readPart(part.read(scratch), 0, part.length);
+                }
+                request = reader.finish();
                 PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             } catch (WireFormatException e) {
                 Metadata trailers = new Metadata();
                 closeQuietly(GrpcErrors.refusal(e, op.toString(), trailers), trailers);
                 return;
             } finally {
-                queue.close(); // the request is decoded (or refused): gRPC's buffers go back before the operation runs
+                queue.close(); // the request is read (or refused): queued parts go before the operation runs
             }
             Object response;
-            int kind;
             try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled)) {
                 response = skeleton.invoke(op, request, callId);
-                kind = WireFormat.RESPONSE;
             } catch (DeclaredFault fault) {
-                response = fault.faultInfo();
-                kind = WireFormat.DECLARED_FAULT;
+                if (!cancelled) {
+                    sendFault(codec, fault);
+                }
+                return;
             } catch (RuntimeException e) {
                 if (cancelled) {
                     return;
@@ -332,15 +346,12 @@ final class GrpcServer implements ProtocolServer {
             if (cancelled) {
                 return;
             }
-            if (op.oneWay()) {
-                closeQuietly(Status.OK, new Metadata());
-                return;
-            }
             PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
-            BinaryWriter out = new BinaryWriter(codec, settings.maxGraphNodes());
+            ProtoCodec.Writer writer;
             try {
-                out.writeKind(kind);
-                codec.writeMessage(out, response);
+                // a one-way operation answers Empty: a unary method must send one message
+                writer = op.oneWay() ? GrpcTransport.EMPTY.writer("", null, 0)
+                        : codec.writer(op.responseElement().getLocalPart(), response, settings.maxGraphNodes());
                 PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
             } catch (WireFormatException e) {
                 Metadata trailers = new Metadata();
@@ -348,17 +359,37 @@ final class GrpcServer implements ProtocolServer {
                         + " cannot be sent: " + e.getMessage()), trailers), trailers);
                 return;
             }
-            call.sendHeaders(new Metadata());
-            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
-            while (frames.hasNext()) {
+            Metadata headers = new Metadata();
+            headers.put(GrpcErrors.SIZE, Long.toString(writer.size()));
+            call.sendHeaders(headers);
+            int target = GrpcTransport.partTarget(op);
+            ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
+            do {
+                out.reset();
+                writer.writePart(out, target);
                 awaitReady();
-                call.sendMessage(frames.next());
-            }
+                call.sendMessage(new Part(out));
+            } while (writer.hasMore());
             call.close(Status.OK, new Metadata());
             PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
         }
 
-        /** Waits until gRPC can take another frame without buffering it: sending never outruns the peer. */
+        /** A declared fault: the call's status, the fault message in its google.rpc.Status details. */
+        private void sendFault(ProtoCodec codec, DeclaredFault fault) {
+            byte[] info;
+            try {
+                info = codec.toBytes(op.faultElement().getLocalPart(), fault.faultInfo(), settings.maxGraphNodes());
+            } catch (WireFormatException e) {
+                Metadata trailers = new Metadata();
+                closeQuietly(GrpcErrors.failure(new IllegalStateException("the declared fault of " + op
+                        + " cannot be sent: " + e.getMessage()), trailers), trailers);
+                return;
+            }
+            io.grpc.StatusRuntimeException status = GrpcErrors.fault(op, fault, info);
+            closeQuietly(status.getStatus(), status.getTrailers());
+        }
+
+        /** Waits until gRPC can take another part without buffering it: sending never outruns the peer. */
         private void awaitReady() {
             synchronized (ready) {
                 while (!call.isReady()) {

@@ -8,12 +8,13 @@ import io.grpc.Status;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.codec.binary.BinaryCodec;
 import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryReader;
-import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoInput;
+import io.switchboard.codec.proto.ProtoOutput;
+import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.PhaseMarks;
@@ -23,7 +24,6 @@ import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,18 +32,61 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Calls one component over gRPC. The request is encoded before the call opens (a refused encoding
- * sends nothing), streamed in chunks as fast as flow control allows, and the response is decoded
- * on the calling thread while its chunks arrive. Thread-safe.
+ * Calls one component over gRPC, its messages those of the typed {@code .proto}. The request's
+ * size pass runs before the call opens (a refused encoding sends nothing); its parts are written
+ * and sent one at a time as fast as flow control allows, and the response's parts are merged on
+ * the calling thread as they arrive. Thread-safe.
  */
 final class GrpcTransport implements Transport {
-    private static final Map<OperationDescriptor, MethodDescriptor<Frame, Frame>> METHODS = new ConcurrentHashMap<>();
+    private static final Map<OperationDescriptor, MethodDescriptor<Part, Part>> METHODS = new ConcurrentHashMap<>();
+
+    /** The Empty response of a one-way operation: no fields, one empty part. */
+    static final ProtoCodec EMPTY = new ProtoCodec() {
+        @Override
+        public Writer writer(String message, Object value, int maxNodes) {
+            return new Writer() {
+                private boolean written;
+
+                @Override
+                public long size() {
+                    return 0;
+                }
+
+                @Override
+                public void writePart(ProtoOutput out, int targetBytes) {
+                    written = true;
+                }
+
+                @Override
+                public boolean hasMore() {
+                    return !written;
+                }
+            };
+        }
+
+        @Override
+        public Reader reader(String message, BinaryLimits limits, long expectedBytes) {
+            return new Reader(limits) {
+                @Override
+                protected void merge(ProtoInput in) {
+                    for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+                        in.skipField(tag);
+                    }
+                }
+
+                @Override
+                protected Object complete() {
+                    return null;
+                }
+            };
+        }
+    };
 
     private final GrpcClient client;
     private final ServiceDescriptor descriptor;
     private final Endpoint endpoint;
     private final ManagedChannel channel;
-    private final BinaryCodec codec;
+    private final ProtoCodec codec;
     private final BinaryLimits limits;
 
     GrpcTransport(GrpcClient client, ServiceDescriptor descriptor, Endpoint endpoint, ManagedChannel channel) {
@@ -51,23 +94,35 @@ final class GrpcTransport implements Transport {
         this.descriptor = descriptor;
         this.endpoint = endpoint;
         this.channel = channel;
-        this.codec = descriptor.codec(BinaryCodec.class);
+        this.codec = descriptor.codec(ProtoCodec.class);
         if (codec == null) {
-            throw new IllegalArgumentException(descriptor.name() + " has no binary codec: recompile it with this Switchboard");
+            throw new IllegalArgumentException(descriptor.name() + " has no protobuf codec: recompile it with this Switchboard");
         }
         this.limits = BinaryLimits.of(client.settings().maxMessageBytes(), client.settings().maxGraphNodes());
     }
 
-    /** The gRPC method of an operation: {@code switchboard.<name>.<Name>/<operation>}, bidirectional streaming. */
-    static MethodDescriptor<Frame, Frame> method(OperationDescriptor op) {
-        return METHODS.computeIfAbsent(op, o -> MethodDescriptor.<Frame, Frame>newBuilder()
-                .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+    /**
+     * The gRPC method of an operation: {@code switchboard.<name>.<Name>/<operation>}, unary, or
+     * bidirectional streaming of partial messages when the typed {@code .proto} says it streams.
+     */
+    static MethodDescriptor<Part, Part> method(OperationDescriptor op) {
+        return METHODS.computeIfAbsent(op, o -> MethodDescriptor.<Part, Part>newBuilder()
+                .setType(streams(o) ? MethodDescriptor.MethodType.BIDI_STREAMING : MethodDescriptor.MethodType.UNARY)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(
                         WireFormat.grpcServiceName(o.service().name()), o.name()))
-                .setRequestMarshaller(Frame.MARSHALLER)
-                .setResponseMarshaller(Frame.MARSHALLER)
+                .setRequestMarshaller(Part.MARSHALLER)
+                .setResponseMarshaller(Part.MARSHALLER)
                 .setIdempotent(o.idempotent())
                 .build());
+    }
+
+    static boolean streams(OperationDescriptor op) {
+        return ProtoSchemas.streams(op.service().model(), op.model());
+    }
+
+    /** The size a part aims at: {@link ProtoCodec#PART_BYTES} when the method streams; a unary method's message is one part. */
+    static int partTarget(OperationDescriptor op) {
+        return streams(op) ? ProtoCodec.PART_BYTES : Integer.MAX_VALUE;
     }
 
     @Override
@@ -82,27 +137,31 @@ final class GrpcTransport implements Transport {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
-        BinaryWriter out = encode(operation, request);
-        ClientCall<Frame, Frame> call = newCall(operation, options);
+        ProtoCodec.Writer writer = encode(operation, request);
+        ClientCall<Part, Part> call = newCall(operation, options);
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());
-        start(call, listener, options);
+        start(call, listener, options, writer);
         return exchange(operation, call, listener, () -> {
-            Iterator<Frame> frames = Frame.split(out.segments(), out.size());
-            // A message of one chunk goes out with the headers, without waiting for the stream to be
-            // ready: gRPC holds it until the stream exists (at most 1 MiB), and the frame's scratch
-            // array is not reused. Waiting cost a hand-off to the event loop and back on every small call.
-            Frame first = frames.next();
-            if (frames.hasNext()) {
+            int target = partTarget(operation);
+            ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
+            writer.writePart(out, target);
+            // A message of one part goes out with the headers, without waiting for the stream to be
+            // ready: gRPC holds it until the stream exists. Waiting cost a hand-off to the event loop
+            // and back on every small call.
+            if (writer.hasMore()) {
                 listener.awaitReady();
             }
+            Part first = new Part(out);
             call.sendMessage(first);
             // counted once the call did not fail as undelivered: a refused connection put nothing on the wire
-            listener.unconfirmedSent = ((Frame.Outgoing) first).length();
-            while (frames.hasNext()) {
+            listener.unconfirmedSent = first.wireLength();
+            while (writer.hasMore()) {
+                out.reset();
+                writer.writePart(out, target);
                 listener.awaitReady();
-                Frame frame = frames.next();
-                call.sendMessage(frame);
-                listener.countSent(frame);
+                Part part = new Part(out);
+                call.sendMessage(part);
+                listener.countSent(part.wireLength());
             }
             call.halfClose();
             PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
@@ -118,21 +177,22 @@ final class GrpcTransport implements Transport {
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
         CompletableFuture<Object> result = new CompletableFuture<>();
-        BinaryWriter out;
-        ClientCall<Frame, Frame> call;
+        ProtoCodec.Writer writer;
+        ClientCall<Part, Part> call;
         try {
-            out = encode(operation, request);
+            writer = encode(operation, request);
             call = newCall(operation, options);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+        int target = partTarget(operation);
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes()) {
             private boolean halfClosed;
             private final AtomicBoolean reading = new AtomicBoolean();
+            private ProtoOutput out;
 
             @Override
-            public void onMessage(Frame message) {
+            public void onMessage(Part message) {
                 super.onMessage(message);
                 read();
             }
@@ -152,12 +212,19 @@ final class GrpcTransport implements Transport {
             @Override
             synchronized void send() {
                 try {
-                    while (!halfClosed && !result.isDone() && call.isReady() && frames.hasNext()) {
-                        Frame frame = frames.next();
-                        call.sendMessage(frame);
-                        countSent(frame);
+                    // the first part goes out at once, as in the blocking form: gRPC holds it until the
+                    // stream exists (a new unary call on a new connection may not report ready before)
+                    while (!halfClosed && !result.isDone() && (out == null || call.isReady()) && writer.hasMore()) {
+                        if (out == null) {
+                            out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
+                        }
+                        out.reset();
+                        writer.writePart(out, target);
+                        Part part = new Part(out);
+                        call.sendMessage(part);
+                        countSent(part.wireLength());
                     }
-                    if (!halfClosed && !result.isDone() && !frames.hasNext()) {
+                    if (!halfClosed && !result.isDone() && !writer.hasMore()) {
                         halfClosed = true;
                         call.halfClose();
                     }
@@ -166,7 +233,7 @@ final class GrpcTransport implements Transport {
                 }
             }
 
-            /** The response decodes on a client thread, pulling chunks as they arrive, as the blocking form does. */
+            /** The response is read on a client thread, taking parts as they arrive, as the blocking form does. */
             private void read() {
                 if (reading.compareAndSet(false, true)) {
                     try {
@@ -193,7 +260,7 @@ final class GrpcTransport implements Transport {
             }
         });
         try {
-            start(call, listener, options);
+            start(call, listener, options, writer);
             listener.send();
         } catch (RuntimeException e) {
             call.cancel("client failure", e);
@@ -202,64 +269,67 @@ final class GrpcTransport implements Transport {
         return result;
     }
 
-    private BinaryWriter encode(OperationDescriptor operation, Object request) {
+    /** The size pass of the request, before the call opens: a refused request sends nothing. */
+    private ProtoCodec.Writer encode(OperationDescriptor operation, Object request) {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
-        BinaryWriter out = new BinaryWriter(codec, client.settings().maxGraphNodes());
         try {
-            codec.writeMessage(out, request);
+            ProtoCodec.Writer writer = codec.writer(operation.requestElement().getLocalPart(), request,
+                    client.settings().maxGraphNodes());
             PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
+            return writer;
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), e.field(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         }
-        return out;
     }
 
-    private ClientCall<Frame, Frame> newCall(OperationDescriptor operation, CallOptions options) {
+    private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options) {
         Duration timeout = client.settings().timeoutFor(options);
         return channel.newCall(method(operation),
                 io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
     }
 
-    private static void start(ClientCall<Frame, Frame> call, Listener listener, CallOptions options) {
+    private static void start(ClientCall<Part, Part> call, Listener listener, CallOptions options,
+                              ProtoCodec.Writer writer) {
         Metadata headers = new Metadata();
         if (options.callId() != null) {
             headers.put(GrpcErrors.CALL_ID, options.callId());
         }
+        headers.put(GrpcErrors.SIZE, Long.toString(writer.size()));
         call.start(listener, headers);
-        call.request(ChunkQueue.WINDOW);
+        call.request(PartQueue.WINDOW);
     }
 
     /** Sends the request ({@code send}) and reads the response of a started call. */
-    private Object exchange(OperationDescriptor operation, ClientCall<Frame, Frame> call, Listener listener,
+    private Object exchange(OperationDescriptor operation, ClientCall<Part, Part> call, Listener listener,
                             Runnable send) throws DeclaredFault {
         try {
             send.run();
-            BinaryReader in = new BinaryReader(codec, listener.queue, limits);
-            if (operation.oneWay()) {
-                in.expectEnd();
-                return null;
-            }
-            int kind = in.readKind();
-            if (kind == WireFormat.DECLARED_FAULT && operation.faultInfoClass() != null) {
-                Object info = in.readMessage(operation.faultElement().getLocalPart(), operation.faultInfoClass());
-                in.expectEnd();
+            ProtoCodec.Reader reader;
+            try {
+                // made once the first part (or the end) is in: the response headers, with the size, came first
+                Part first = listener.queue.take();
+                Part.Scratch scratch = new Part.Scratch();
+                reader = operation.oneWay() ? EMPTY.reader("", limits, 0)
+                        : codec.reader(operation.responseElement().getLocalPart(), limits, listener.queue.announced());
+                for (Part part = first; part != null; part = listener.queue.take()) {
+                    PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
+                    reader.readPart(part.read(scratch), 0, part.length);
+                }
+            } catch (FaultArrived fault) {
+                Object info = codec.fromBytes(operation.faultElement().getLocalPart(), fault.info, limits);
                 throw operation.toException(info);
             }
-            if (kind != WireFormat.RESPONSE) {
-                throw WireFormatException.malformed("response starts with kind " + kind);
-            }
-            Object response = in.readMessage(operation.responseElement().getLocalPart(), operation.responseClass());
-            in.expectEnd();
+            Object response = reader.finish();
             PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return response;
         } catch (WireFormatException e) {
             call.cancel("the client cannot read the response", null);
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     "unreadable response to " + operation + " from " + endpoint.address() + ": " + e.getMessage(), e);
-        } catch (ChunkQueue.CallInterruptedException e) {
+        } catch (PartQueue.CallInterruptedException e) {
             call.cancel("the calling thread was interrupted", null);
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
                     operation + " was interrupted", e);
@@ -278,6 +348,16 @@ final class GrpcTransport implements Transport {
         }
     }
 
+    /** The call ended with the operation's declared fault; its message bytes from the status details. */
+    private static final class FaultArrived extends RuntimeException {
+        final byte[] info;
+
+        FaultArrived(byte[] info) {
+            super("declared fault", null, false, false);
+            this.info = info;
+        }
+    }
+
     @Override
     public void close() {
         // the GrpcClient owns the channel; a transport holds nothing of its own
@@ -288,10 +368,10 @@ final class GrpcTransport implements Transport {
         return "GrpcTransport[" + descriptor.name() + " at " + endpoint.address() + "]";
     }
 
-    /** Receives the response frames and the final status; wakes the calling thread. */
-    private class Listener extends ClientCall.Listener<Frame> {
-        final ChunkQueue queue;
-        private final ClientCall<Frame, Frame> call;
+    /** Receives the response parts and the final status; wakes the calling thread. */
+    private class Listener extends ClientCall.Listener<Part> {
+        final PartQueue queue;
+        private final ClientCall<Part, Part> call;
         private final OperationDescriptor operation;
         private volatile SwitchboardException failure;
         private volatile boolean closed;
@@ -301,27 +381,28 @@ final class GrpcTransport implements Transport {
         long unconfirmedSent;
         boolean undelivered;
 
-        Listener(ClientCall<Frame, Frame> call, OperationDescriptor operation, Duration timeout, WireBytes wire) {
+        Listener(ClientCall<Part, Part> call, OperationDescriptor operation, Duration timeout, WireBytes wire) {
             this.call = call;
             this.wire = wire;
             this.operation = operation;
             // the deadline ends the call long before this; it only guards against a lost close
-            this.queue = new ChunkQueue(call::request, timeout.plusSeconds(30), () -> new TransportException(protocol(),
+            this.queue = new PartQueue(call::request, timeout.plusSeconds(30), () -> new TransportException(protocol(),
                     TransportException.Delivery.MAY_HAVE_RUN, operation + ": no answer from " + endpoint.address(), null),
-                    limits.maxMessageBytes(), GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES);
+                    limits.maxMessageBytes());
         }
 
         @Override
-        public void onMessage(Frame message) {
-            if (wire != null && message instanceof Frame.Incoming in) {
-                wire.addReceived(in.wireLength());
+        public void onHeaders(Metadata headers) {
+            queue.announce(GrpcErrors.size(headers));
+        }
+
+        @Override
+        public void onMessage(Part message) {
+            if (wire != null) {
+                wire.addReceived(message.wireLength());
             }
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             queue.add(message);
-        }
-
-        void countSent(Frame frame) {
-            countSent(((Frame.Outgoing) frame).length());
         }
 
         void countSent(long bytes) {
@@ -333,8 +414,11 @@ final class GrpcTransport implements Transport {
         @Override
         public void onClose(Status status, Metadata trailers) {
             closed = true;
+            byte[] fault = status.isOk() ? null : GrpcErrors.faultInfo(operation, status, trailers);
             if (status.isOk()) {
                 queue.end();
+            } else if (fault != null) {
+                queue.fail(new FaultArrived(fault));
             } else {
                 failure = GrpcErrors.toException(status, trailers, operation.toString(), endpoint.address());
                 queue.fail(failure);
@@ -355,7 +439,7 @@ final class GrpcTransport implements Transport {
         void send() {
         }
 
-        /** Blocks until gRPC takes another frame; fails at once if the call already ended (say, refused). */
+        /** Blocks until gRPC takes another part; fails at once if the call already ended (say, refused). */
         void awaitReady() {
             synchronized (ready) {
                 while (!call.isReady()) {
@@ -369,7 +453,7 @@ final class GrpcTransport implements Transport {
                         ready.wait(1000);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
-                        throw new ChunkQueue.CallInterruptedException();
+                        throw new PartQueue.CallInterruptedException();
                     }
                 }
             }

@@ -76,7 +76,7 @@ class EmittedProtoTest {
         InterfaceCompiler.Result compiled = new InterfaceCompiler().compile(schema, "gen.check",
                 dir.resolve("src"), dir.resolve("res"));
         String name = compiled.model().componentName();
-        Path emitted = dir.resolve("res/gen/check").resolve(InterfaceCompiler.typedProtoName(name));
+        Path emitted = dir.resolve("res/gen/check").resolve(InterfaceCompiler.protoName(name));
         FileDescriptorProto fromText = protoc(Files.readString(emitted), ProtoSchemas.fileName(name));
         FileDescriptorProto fromJava = ProtoDescriptors.toProto(ProtoSchemas.typed(compiled.model()));
         assertEquals(TextFormat.printer().printToString(fromJava), TextFormat.printer().printToString(fromText),
@@ -152,8 +152,8 @@ class EmittedProtoTest {
     }
 
     private static String conformanceText() throws IOException {
-        try (InputStream in = ConformanceComponent.class.getResourceAsStream("Conformance.typed.proto")) {
-            assertNotNull(in, "the compiler emitted Conformance.typed.proto beside the generated classes");
+        try (InputStream in = ConformanceComponent.class.getResourceAsStream("Conformance.proto")) {
+            assertNotNull(in, "the compiler emitted Conformance.proto beside the generated classes");
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }

@@ -16,7 +16,6 @@ import io.switchboard.testing.conformance.Ping;
 import io.switchboard.testing.conformance.Values;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -39,7 +38,7 @@ final class FuzzSeeds {
     public static void main(String[] args) throws IOException {
         Path resources = Path.of(args[0], "io/switchboard/protocol/grpc");
         Path decode = resources.resolve("BinaryDecoderFuzzTestInputs/decode");
-        Path framing = resources.resolve("ChunkFramingFuzzTestInputs/framing");
+        Path framing = resources.resolve("PartFramingFuzzTestInputs/framing");
         Files.createDirectories(decode);
         Files.createDirectories(framing);
         for (Map.Entry<String, Message> m : messages().entrySet()) {
@@ -49,7 +48,7 @@ final class FuzzSeeds {
             Files.write(decode.resolve("seed-" + m.getKey()), concat(new byte[] {(byte) selector, (byte) 255}, bytes));
             Files.write(decode.resolve("seed-" + m.getKey() + "-pieces3"), concat(new byte[] {(byte) selector, 2}, bytes));
             if (!m.getValue().response) {
-                Files.write(framing.resolve("seed-" + m.getKey()), framed(op, bytes));
+                Files.write(framing.resolve("seed-" + m.getKey()), framed(op, m.getValue()));
             }
         }
     }
@@ -108,23 +107,23 @@ final class FuzzSeeds {
         return m;
     }
 
-    /** {@link ChunkFramingFuzzTest}'s layout: the operation, then each chunk as a length byte and its protobuf bytes. */
-    private static byte[] framed(int op, byte[] message) throws IOException {
+    /** {@link PartFramingFuzzTest}'s layout: the operation, then each part (of about 40 bytes) as a length byte and its bytes. */
+    private static byte[] framed(int op, Message m) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(op);
-        int step = 40;
-        for (int at = 0; at < message.length || at == 0; at += step) {
-            byte[] data = java.util.Arrays.copyOfRange(message, at, Math.min(message.length, at + step));
-            Frame f = Frame.chunk(at, at == 0 ? message.length : 0, data);
-            try (InputStream in = Frame.MARSHALLER.stream(f)) {
-                byte[] wire = in.readAllBytes();
-                out.write(wire.length);
-                out.write(wire);
+        io.switchboard.codec.proto.ProtoCodec codec = ConformanceComponent.DESCRIPTOR.codec(
+                io.switchboard.codec.proto.ProtoCodec.class);
+        io.switchboard.codec.proto.ProtoCodec.Writer w = codec.writer(m.op.requestElement().getLocalPart(), m.bean, 1000);
+        io.switchboard.codec.proto.ProtoOutput part = new io.switchboard.codec.proto.ProtoOutput(64);
+        do {
+            part.reset();
+            w.writePart(part, 40);
+            if (part.size() > 255) {
+                break; // the layout's length byte cannot say more; the seed stops here
             }
-            if (message.length == 0) {
-                break;
-            }
-        }
+            out.write(part.size());
+            out.write(part.toByteArray());
+        } while (w.hasMore());
         return out.toByteArray();
     }
 

@@ -225,10 +225,13 @@ class GrpcBulkTest {
         String proto = ConformanceComponent.DESCRIPTOR.document(ServiceDescriptor.PROTO);
         assertTrue(proto.contains("package switchboard.conformance;"), proto);
         assertTrue(proto.contains("service Conformance {"), proto);
-        assertTrue(proto.matches("(?s).*message Chunk \\{\\n(  //[^\\n]*\\n)?  bytes data = 1;\\n"
-                + "(  //[^\\n]*\\n)?  uint64 offset = 2;\\n(  //[^\\n]*\\n)?  uint64 total = 3;\\n\\}.*"), proto);
+        assertTrue(proto.contains("// Convention (Switchboard typed protobuf"), proto);
         for (var op : ConformanceComponent.DESCRIPTOR.operations()) {
-            assertTrue(proto.contains("rpc " + op.name() + "(stream Chunk) returns (stream Chunk);"), op.name());
+            String stream = GrpcTransport.streams(op) ? "stream " : "";
+            String response = op.oneWay() ? "Empty" : op.responseElement().getLocalPart();
+            String pkg = "(\\.switchboard\\.conformance\\.)?";
+            assertTrue(proto.matches("(?s).*  rpc " + op.name() + "\\(" + stream + pkg + op.requestElement().getLocalPart()
+                    + "\\) returns \\(" + stream + pkg + response + "\\);.*"), op.name());
             assertEquals(WireFormat.grpcServiceName("Conformance") + "/" + op.name(),
                     GrpcTransport.method(op).getFullMethodName());
         }

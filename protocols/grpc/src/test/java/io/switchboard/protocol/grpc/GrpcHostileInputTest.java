@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.codec.binary.BinaryCodec;
+import io.grpc.Metadata;
 import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryWriter;
-import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
@@ -33,14 +33,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Malformed and oversized requests, sent as raw bytes: each ends with a gRPC status that names
- * the problem, and the same server answers a good call right after.
+ * Malformed and oversized requests, sent as raw parts of the typed protobuf messages: each ends
+ * with a gRPC status that names the problem (and the field, in sb-refused-field), and the same
+ * server answers a good call right after.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GrpcHostileInputTest {
-    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
+    private static final ProtoCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
     private static final OperationDescriptor ECHO_LIST = ConformanceComponent.DESCRIPTOR.operation("echoList");
     private static final OperationDescriptor ECHO_DOUBLES = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
+    private static final OperationDescriptor ECHO_RECORD = ConformanceComponent.DESCRIPTOR.operation("echoRecord");
+    private static final OperationDescriptor ECHO_MIXED = ConformanceComponent.DESCRIPTOR.operation("echoMixed");
 
     private ProtocolServer server;
     private ProtocolClient client;
@@ -75,7 +78,7 @@ class GrpcHostileInputTest {
     private static byte[] threeNodeList() {
         EchoList m = new EchoList();
         m.setHead(Values.list(3));
-        return BinaryWriter.toBytes(CODEC, m, 100);
+        return CODEC.toBytes("echoList", m, 100);
     }
 
     private void assertRefused(RawCalls.Result r, Status.Code code, String reason, String text) {
@@ -88,194 +91,111 @@ class GrpcHostileInputTest {
     void aValidRawMessageIsAnswered() throws Exception {
         RawCalls.Result r = raw.call(ECHO_LIST, threeNodeList());
         assertEquals(Status.Code.OK, r.status().getCode());
-        assertEquals(WireFormat.RESPONSE, r.data()[0]);
+        assertTrue(Arrays.equals(threeNodeList(), r.data()), "the same list comes back, the same bytes");
     }
 
     @Test
-    void truncatedMessage() throws Exception {
+    void truncatedPartIsRefusedByField() throws Exception {
         byte[] ok = threeNodeList();
-        assertRefused(raw.call(ECHO_LIST, Arrays.copyOf(ok, ok.length - 3)), Status.Code.INVALID_ARGUMENT, "malformed",
-                "truncated");
-    }
-
-    @Test
-    void emptyMessage() throws Exception {
-        assertRefused(raw.call(ECHO_LIST, new byte[0]), Status.Code.INVALID_ARGUMENT, "malformed", "truncated");
+        RawCalls.Result r = raw.call(ECHO_LIST, Arrays.copyOf(ok, ok.length - 3));
+        assertRefused(r, Status.Code.INVALID_ARGUMENT, "malformed", "runs past its message");
+        assertEquals("echoList.sb_nodes", r.trailers().get(GrpcErrors.REFUSED_FIELD), "the field the part was cut in");
     }
 
     @Test
     void referenceOutOfRange() throws Exception {
         byte[] bad = threeNodeList();
-        bad[bad.length - 1] = 9; // the root's REF index
-        assertRefused(raw.call(ECHO_LIST, bad), Status.Code.INVALID_ARGUMENT, "malformed",
-                "reference to node 9, but the message has 3 nodes");
-    }
-
-    @Test
-    void wrongTypeTag() throws Exception {
-        byte[] bad = threeNodeList();
-        bad[4] = WireFormat.DOUBLE; // node 0's first field (llong) after count and three node types
+        assertEquals(0x08, bad[0], "head, field 1 varint");
+        bad[1] = 9;
         RawCalls.Result r = raw.call(ECHO_LIST, bad);
-        assertRefused(r, Status.Code.INVALID_ARGUMENT, "malformed", "LinkEntry[node 0].llong: expected tag LONG, got DOUBLE");
-        assertEquals("LinkEntry[node 0].llong", r.trailers().get(GrpcErrors.REFUSED_FIELD), "the field, in its own trailer");
+        assertRefused(r, Status.Code.INVALID_ARGUMENT, "malformed", "node number 9 is not in the node table of 3 nodes");
+        assertEquals("echoList.head", r.trailers().get(GrpcErrors.REFUSED_FIELD));
     }
 
     @Test
-    void unknownNodeType() throws Exception {
-        byte[] bad = threeNodeList();
-        bad[2] = 7;
-        assertRefused(raw.call(ECHO_LIST, bad), Status.Code.INVALID_ARGUMENT, "malformed", "unknown node type 7");
+    void valueOutOfItsSchemaRange() throws Exception {
+        // echoRecord { record (1) { small (4) = 300 } }
+        ProtoOutput inner = new ProtoOutput(16);
+        inner.writeInt32(4, 300);
+        ProtoOutput out = new ProtoOutput(16);
+        out.writeBytes(1, inner.toByteArray(), 0, inner.size());
+        RawCalls.Result r = raw.call(ECHO_RECORD, out.toByteArray());
+        assertRefused(r, Status.Code.INVALID_ARGUMENT, "malformed", "300 is out of the range of a byte");
+        assertEquals("Record.small", r.trailers().get(GrpcErrors.REFUSED_FIELD));
     }
 
     @Test
-    void trailingBytes() throws Exception {
+    void unknownFieldsAreSkipped() throws Exception {
+        ProtoOutput extra = new ProtoOutput(16);
+        extra.writeInt64(100, 42);
         byte[] ok = threeNodeList();
-        assertRefused(raw.call(ECHO_LIST, Arrays.copyOf(ok, ok.length + 2)), Status.Code.INVALID_ARGUMENT, "malformed",
-                "2 unexpected bytes after the message");
+        assertEquals(Status.Code.OK, raw.call(ECHO_LIST, List.of(ok, extra.toByteArray())).status().getCode());
     }
 
     @Test
-    void chunkThatIsNotAChunkMessage() throws Exception {
-        // field 4, varint: not one of data, offset, total
-        assertRefused(raw.call(ECHO_LIST, List.of(Frame.raw(new byte[] {0x20, 0x01}))),
-                Status.Code.INVALID_ARGUMENT, "malformed", "not a Chunk message: it has protobuf key 32 (field 4");
-    }
-
-    /** A valid message cut into three chunks, each with its offset and the first with the total. */
-    private static List<Frame> threeChunks(byte[] message) {
-        int a = message.length / 3;
-        int b = 2 * message.length / 3;
-        return List.of(Frame.chunk(0, message.length, Arrays.copyOfRange(message, 0, a)),
-                Frame.chunk(a, 0, Arrays.copyOfRange(message, a, b)),
-                Frame.chunk(b, 0, Arrays.copyOfRange(message, b, message.length)));
-    }
-
-    @Test
-    void chunksInOrderDecode() throws Exception {
-        assertEquals(Status.Code.OK, raw.call(ECHO_LIST, threeChunks(threeNodeList())).status().getCode());
+    void messageInManyPartsIsMerged() throws Exception {
+        EchoList m = new EchoList();
+        m.setHead(Values.list(3));
+        List<byte[]> parts = new java.util.ArrayList<>();
+        ProtoCodec.Writer w = CODEC.writer("echoList", m, 100);
+        ProtoOutput out = new ProtoOutput(64);
+        do {
+            out.reset();
+            w.writePart(out, 1);
+            parts.add(out.toByteArray());
+        } while (w.hasMore());
+        assertTrue(parts.size() >= 4, "head, then a part per node");
+        RawCalls.Result r = raw.call(ECHO_LIST, parts);
+        assertEquals(Status.Code.OK, r.status().getCode());
     }
 
     @Test
-    void chunkOutOfOrder() throws Exception {
-        byte[] ok = threeNodeList();
-        List<Frame> c = threeChunks(ok);
-        int a = ok.length / 3;
-        int b = 2 * ok.length / 3;
-        assertRefused(raw.call(ECHO_LIST, List.of(c.get(0), c.get(2), c.get(1))), Status.Code.INVALID_ARGUMENT,
-                "malformed", "chunk out of order: expected offset " + a + ", got " + b);
+    void announcedSizeOverTheLimit() throws Exception {
+        Metadata headers = new Metadata();
+        headers.put(GrpcErrors.SIZE, Long.toString((1 << 20) + 1));
+        assertRefused(raw.call(ECHO_DOUBLES, List.of(new byte[0]), headers), Status.Code.RESOURCE_EXHAUSTED,
+                "size-limit", "announced 1048577 bytes");
     }
 
     @Test
-    void chunkGap() throws Exception {
-        byte[] ok = threeNodeList();
-        List<Frame> c = threeChunks(ok);
-        int a = ok.length / 3;
-        int b = 2 * ok.length / 3;
-        assertRefused(raw.call(ECHO_LIST, List.of(c.get(0), c.get(2))), Status.Code.INVALID_ARGUMENT, "malformed",
-                "chunk out of order: expected offset " + a + ", got " + b + " (a gap of " + (b - a) + " bytes)");
+    void partsOverTheMessageLimit() throws Exception {
+        ProtoOutput out = new ProtoOutput(1 << 19);
+        out.writePackedDoubles(1, new double[60_000], 0, 60_000);
+        byte[] part = out.toByteArray();
+        assertRefused(raw.call(ECHO_DOUBLES, List.of(part, part, part)), Status.Code.RESOURCE_EXHAUSTED, "size-limit",
+                "over the limit of 1048576 bytes");
     }
 
     @Test
-    void repeatedChunk() throws Exception {
-        byte[] ok = threeNodeList();
-        List<Frame> c = threeChunks(ok);
-        Frame again = Frame.chunk(0, ok.length, Arrays.copyOfRange(ok, 0, ok.length / 3));
-        assertRefused(raw.call(ECHO_LIST, List.of(c.get(0), again, c.get(1), c.get(2))), Status.Code.INVALID_ARGUMENT,
-                "malformed", "chunk out of order: expected offset " + ok.length / 3 + ", got 0 (data already received)");
-    }
-
-    @Test
-    void firstChunkNotAtOffsetZero() throws Exception {
-        byte[] ok = threeNodeList();
-        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(5, ok.length, ok))), Status.Code.INVALID_ARGUMENT,
-                "malformed", "chunk out of order: expected offset 0, got 5");
-    }
-
-    @Test
-    void firstChunkAnnouncesMoreThanTheLimit() throws Exception {
-        // refused on the first chunk, before any more data is read
-        assertRefused(raw.call(ECHO_DOUBLES, List.of(Frame.chunk(0, (1 << 20) + 1, new byte[] {0}))),
-                Status.Code.RESOURCE_EXHAUSTED, "size-limit", "message of 1048577 bytes (the first chunk's total) "
-                        + "is larger than the limit of 1048576 bytes");
-    }
-
-    @Test
-    void streamEndsBeforeTheTotal() throws Exception {
-        byte[] ok = threeNodeList();
-        // the whole message, but the first chunk announced 10 bytes more
-        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(0, ok.length + 10, ok))), Status.Code.INVALID_ARGUMENT,
-                "malformed", "truncated stream: it ended after " + ok.length + " of the " + (ok.length + 10) + " bytes");
-        // two chunks of three: the stream ends inside the message
-        assertRefused(raw.call(ECHO_LIST, threeChunks(ok).subList(0, 2)), Status.Code.INVALID_ARGUMENT, "malformed",
-                "truncated stream: it ended after " + 2 * ok.length / 3 + " of the " + ok.length + " bytes");
-    }
-
-    @Test
-    void chunkPastTheTotal() throws Exception {
-        byte[] ok = threeNodeList();
-        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(0, 5, ok))), Status.Code.INVALID_ARGUMENT, "malformed",
-                "chunk at offset 0 carries " + ok.length + " bytes, past the end of the message");
-    }
-
-    @Test
-    void laterChunkContradictsTheTotal() throws Exception {
-        byte[] ok = threeNodeList();
-        int a = ok.length / 3;
-        assertRefused(raw.call(ECHO_LIST, List.of(Frame.chunk(0, ok.length, Arrays.copyOfRange(ok, 0, a)),
-                Frame.chunk(a, ok.length + 1, Arrays.copyOfRange(ok, a, ok.length)))), Status.Code.INVALID_ARGUMENT,
-                "malformed", "says the message has " + (ok.length + 1) + " bytes, the first chunk said " + ok.length);
-    }
-
-    @Test
-    void chunkOverTheChunkLimit() throws Exception {
-        byte[] big = new byte[GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES + 1];
-        assertRefused(raw.call(ECHO_DOUBLES, List.of(Frame.chunk(0, 100, big))), Status.Code.RESOURCE_EXHAUSTED,
-                "chunk-limit", "carries 4194305 bytes, more than the limit of 4194304 bytes per chunk");
-    }
-
-    @Test
-    void chunkFarOverTheChunkLimitIsStoppedByGrpc() throws Exception {
-        // too large for gRPC's inbound message limit (the chunk limit plus framing): gRPC ends the call itself
-        RawCalls.Result r = raw.call(ECHO_DOUBLES, List.of(Frame.chunk(0, 100,
-                new byte[GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES + 4096])));
-        assertEquals(Status.Code.RESOURCE_EXHAUSTED, r.status().getCode(), String.valueOf(r.status()));
-    }
-
-    @Test
-    void endlessEmptyChunksAreCut() throws Exception {
-        List<Frame> frames = new java.util.ArrayList<>();
-        frames.add(Frame.chunk(0, 10, new byte[0]));
+    void endlessEmptyPartsAreCut() throws Exception {
+        List<byte[]> parts = new java.util.ArrayList<>();
         for (int i = 0; i < 1100; i++) {
-            frames.add(Frame.chunk(0, 0, new byte[0]));
+            parts.add(new byte[0]);
         }
-        assertRefused(raw.call(ECHO_LIST, frames), Status.Code.RESOURCE_EXHAUSTED, "chunk-limit",
-                "more than 1024 chunks for a message of 10 bytes");
+        assertRefused(raw.call(ECHO_LIST, parts), Status.Code.RESOURCE_EXHAUSTED, "chunk-limit", "more than 1024 parts");
     }
 
     @Test
-    void messageCutAcrossManyChunksStillDecodes() throws Exception {
-        byte[] ok = threeNodeList();
-        List<Frame> frames = new java.util.ArrayList<>();
-        for (int i = 0; i < ok.length; i++) {
-            frames.add(Frame.chunk(i, i == 0 ? ok.length : 0, new byte[] {ok[i]}));
-        }
-        assertEquals(Status.Code.OK, raw.call(ECHO_LIST, frames).status().getCode());
+    void unaryMethodTakesOneMessage() throws Exception {
+        OperationDescriptor ping = ConformanceComponent.DESCRIPTOR.operation("ping");
+        assertEquals(io.grpc.MethodDescriptor.MethodType.UNARY, GrpcTransport.method(ping).getType());
+        assertEquals(Status.Code.OK, raw.call(ping, new byte[0]).status().getCode());
+        assertTrue(!raw.call(ping, List.of(new byte[0], new byte[0])).status().isOk(),
+                "gRPC itself refuses a second request message on a unary method");
     }
 
     @Test
-    void hostileCountIsRefusedBeforeAllocating() throws Exception {
-        // node table empty, then PACKED_DOUBLE with a count of 2^40
-        byte[] bad = {0, (byte) (WireFormat.PACKED | WireFormat.DOUBLE), (byte) 0x80, (byte) 0x80, (byte) 0x80,
-            (byte) 0x80, (byte) 0x80, 0x20};
-        assertRefused(raw.call(ECHO_DOUBLES, bad), Status.Code.RESOURCE_EXHAUSTED, "size-limit",
-                "exceed the message size limit");
+    void hostileLengthIsRefusedBeforeAllocating() throws Exception {
+        // values (1), length-delimited, a length of 2^40
+        byte[] bad = {0x0A, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x20};
+        assertRefused(raw.call(ECHO_DOUBLES, bad), Status.Code.INVALID_ARGUMENT, "malformed", "runs past its message");
     }
 
     @Test
     void tooManyNodesIsRefusedWithItsReason() {
         RefusedException e = assertThrows(RefusedException.class, () -> stub.echoList(Values.list(101)));
         assertEquals("node-limit", e.reason(), e.getMessage());
-        assertTrue(e.getMessage().contains("more than the limit of 100"), e.getMessage());
+        assertTrue(e.getMessage().contains("more than 100"), e.getMessage());
     }
 
     @Test
@@ -294,16 +214,31 @@ class GrpcHostileInputTest {
 
     @Test
     void invalidUtf8IsRefused() throws Exception {
-        // echoRecord: no nodes, STRUCT, name = STRING of 2 bytes that are not UTF-8, then cut short
-        byte[] bad = {0, WireFormat.STRUCT, WireFormat.STRING, 2, (byte) 0xC3, (byte) 0x28};
-        assertRefused(raw.call(ConformanceComponent.DESCRIPTOR.operation("echoRecord"), bad),
-                Status.Code.INVALID_ARGUMENT, "malformed", "not valid UTF-8");
+        // echoRecord { record (1) { name (1) = C3 28 } }
+        byte[] bad = {0x0A, 0x04, 0x0A, 0x02, (byte) 0xC3, (byte) 0x28};
+        RawCalls.Result r = raw.call(ECHO_RECORD, bad);
+        assertRefused(r, Status.Code.INVALID_ARGUMENT, "malformed", "not UTF-8");
+        assertEquals("Record.name", r.trailers().get(GrpcErrors.REFUSED_FIELD));
+    }
+
+    @Test
+    void declaredFaultIsInTheStatusDetails() throws Exception {
+        OperationDescriptor divide = ConformanceComponent.DESCRIPTOR.operation("divide");
+        ProtoOutput out = new ProtoOutput(16);
+        out.writeInt64(1, 7);
+        RawCalls.Result r = raw.call(divide, out.toByteArray());
+        assertEquals(Status.Code.FAILED_PRECONDITION, r.status().getCode(), String.valueOf(r.status()));
+        com.google.rpc.Status details = io.grpc.protobuf.StatusProto.fromStatusAndTrailers(r.status(), r.trailers());
+        assertEquals(1, details.getDetailsCount());
+        assertEquals("type.googleapis.com/switchboard.conformance.divideFault", details.getDetails(0).getTypeUrl());
+        io.switchboard.testing.conformance.DivideFault f = (io.switchboard.testing.conformance.DivideFault)
+                CODEC.fromBytes("divideFault", details.getDetails(0).getValue().toByteArray(), BinaryLimits.of(1000, 10));
+        assertEquals(7, f.getDividend());
     }
 
     @Test
     void unknownServiceIsUnimplemented() throws Exception {
-        EchoDoubles m = new EchoDoubles();
-        byte[] ok = BinaryWriter.toBytes(CODEC, m, 10);
+        byte[] ok = CODEC.toBytes("echoDoubles", new EchoDoubles(), 10);
         server.unexport("Conformance");
         try {
             assertEquals(Status.Code.UNIMPLEMENTED, raw.call(ECHO_DOUBLES, ok).status().getCode());
@@ -312,25 +247,19 @@ class GrpcHostileInputTest {
         }
     }
 
-    // ---- heterogeneous lists (CHOICES): nesting, nulls and alternatives are checked before use
-
-    private static final OperationDescriptor ECHO_MIXED = ConformanceComponent.DESCRIPTOR.operation("echoMixed");
-    /** The alternative number of {@code list} (a nested Mixed) in conformance.xsd's Mixed. */
-    private static final int NESTED_LIST = 9;
-
-    /** An echoMixed request whose {@code list} field holds {@code depth} lists, one inside the other. */
+    /** An echoMixed request whose {@code list} field (1) holds {@code depth} lists, one inside the other (alternative 10). */
     private static byte[] nestedLists(int depth) {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        b.write(0);   // empty node table
-        for (int i = 0; i < depth; i++) {
-            b.write(WireFormat.CHOICES);
-            b.write(i == depth - 1 ? 0 : 1);   // count
-            if (i < depth - 1) {
-                b.write(NESTED_LIST);
-            }
+        byte[] list = new byte[0];
+        for (int i = 1; i < depth; i++) {
+            ProtoOutput element = new ProtoOutput(list.length + 16);
+            element.writeBytes(10, list, 0, list.length);
+            ProtoOutput outer = new ProtoOutput(list.length + 32);
+            outer.writeBytes(1, element.toByteArray(), 0, element.size());
+            list = outer.toByteArray();
         }
-        b.write(WireFormat.NULL);   // the field "more"
-        return b.toByteArray();
+        ProtoOutput m = new ProtoOutput(list.length + 16);
+        m.writeBytes(1, list, 0, list.length);
+        return m.toByteArray();
     }
 
     @Test
@@ -342,26 +271,17 @@ class GrpcHostileInputTest {
     @Test
     void heterogeneousListsNestedTooDeeplyAreRefusedBeforeTheStackNotices() throws Exception {
         assertRefused(raw.call(ECHO_MIXED, nestedLists(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH + 1)),
-                Status.Code.RESOURCE_EXHAUSTED, "depth-limit", "nested deeper than the limit of 64 levels");
-        assertRefused(raw.call(ECHO_MIXED, nestedLists(200_000)), Status.Code.RESOURCE_EXHAUSTED, "depth-limit",
-                "nested deeper than the limit of 64 levels");
+                Status.Code.RESOURCE_EXHAUSTED, "depth-limit", "lists nest deeper than 64");
+        assertRefused(raw.call(ECHO_MIXED, nestedLists(2_000)), Status.Code.RESOURCE_EXHAUSTED, "depth-limit",
+                "lists nest deeper than 64");
     }
 
     @Test
-    void nullElementOrUnknownAlternativeIsRefused() throws Exception {
-        byte[] nullText = {0, (byte) WireFormat.CHOICES, 1, 3, (byte) WireFormat.NULL, (byte) WireFormat.NULL};
-        assertRefused(raw.call(ECHO_MIXED, nullText), Status.Code.INVALID_ARGUMENT, "malformed",
-                "null element in a heterogeneous list");
-        byte[] nullDouble = {0, (byte) WireFormat.CHOICES, 1, 0, (byte) WireFormat.NULL, (byte) WireFormat.NULL};
-        assertRefused(raw.call(ECHO_MIXED, nullDouble), Status.Code.INVALID_ARGUMENT, "malformed", "required");
-        byte[] unknown = {0, (byte) WireFormat.CHOICES, 1, 10, (byte) WireFormat.NULL, (byte) WireFormat.NULL};
-        assertRefused(raw.call(ECHO_MIXED, unknown), Status.Code.INVALID_ARGUMENT, "malformed",
-                "alternative 10 of a list type that has 10");
-        byte[] countWithNothingBehind = {0, (byte) WireFormat.CHOICES, (byte) 0xE8, 0x07};   // 1000 elements
-        assertRefused(raw.call(ECHO_MIXED, countWithNothingBehind), Status.Code.INVALID_ARGUMENT, "malformed",
-                "do not fit");
-        byte[] hugeCount = {0, (byte) WireFormat.CHOICES, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F};
-        assertRefused(raw.call(ECHO_MIXED, hugeCount), Status.Code.RESOURCE_EXHAUSTED, "size-limit",
-                "exceed the message size limit");
+    void elementWithNoAlternativeIsRefused() throws Exception {
+        // echoMixed { list (1) { elements (1) { } } }
+        byte[] unset = {0x0A, 0x02, 0x0A, 0x00};
+        RawCalls.Result r = raw.call(ECHO_MIXED, unset);
+        assertRefused(r, Status.Code.INVALID_ARGUMENT, "malformed", "an element with no alternative set");
+        assertEquals("Mixed.elements", r.trailers().get(GrpcErrors.REFUSED_FIELD));
     }
 }

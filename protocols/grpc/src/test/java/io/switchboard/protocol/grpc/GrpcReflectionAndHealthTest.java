@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.Descriptors.MethodDescriptor;
 import com.google.protobuf.DynamicMessage;
@@ -90,13 +91,16 @@ class GrpcReflectionAndHealthTest {
                 .map(OperationDescriptor::name).toList();
         assertEquals(operations, service.getMethods().stream().map(MethodDescriptor::getName).toList());
         for (MethodDescriptor m : service.getMethods()) {
-            assertTrue(m.isClientStreaming() && m.isServerStreaming(), m.getName() + " streams both ways");
-            assertEquals("switchboard.conformance.Chunk", m.getInputType().getFullName());
-            assertEquals("switchboard.conformance.Chunk", m.getOutputType().getFullName());
+            OperationDescriptor op = ConformanceComponent.DESCRIPTOR.operation(m.getName());
+            boolean streams = GrpcTransport.streams(op);
+            assertEquals(streams, m.isClientStreaming(), m.getName());
+            assertEquals(streams, m.isServerStreaming(), m.getName());
+            assertEquals("switchboard.conformance." + op.requestElement().getLocalPart(), m.getInputType().getFullName());
+            assertEquals("switchboard.conformance." + (op.oneWay() ? "Empty" : op.responseElement().getLocalPart()),
+                    m.getOutputType().getFullName());
         }
-        Descriptor chunk = file.findMessageTypeByName("Chunk");
-        assertEquals(List.of("data:1:BYTES", "offset:2:UINT64", "total:3:UINT64"), chunk.getFields().stream()
-                .map(f -> f.getName() + ":" + f.getNumber() + ":" + f.getType()).toList());
+        assertTrue(service.findMethodByName("echoDoubles").isClientStreaming(), "a packed array streams");
+        assertFalse(service.findMethodByName("divide").isClientStreaming(), "two longs are one unary message");
         assertEquals(file.toProto(), fileNamed("Conformance.proto").toProto(), "by file name, the same file");
     }
 
@@ -104,32 +108,44 @@ class GrpcReflectionAndHealthTest {
     @Test
     void aClientBuiltFromReflectionAloneCallsTheComponent() throws Exception {
         FileDescriptor file = fileContaining(SERVICE);
-        MethodDescriptor ping = file.findServiceByName("Conformance").findMethodByName("ping");
-        io.grpc.MethodDescriptor<DynamicMessage, DynamicMessage> method =
-                io.grpc.MethodDescriptor.<DynamicMessage, DynamicMessage>newBuilder()
-                        .setType(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
-                        .setFullMethodName(io.grpc.MethodDescriptor.generateFullMethodName(SERVICE, ping.getName()))
-                        .setRequestMarshaller(ProtoUtils.marshaller(DynamicMessage.getDefaultInstance(ping.getInputType())))
-                        .setResponseMarshaller(ProtoUtils.marshaller(DynamicMessage.getDefaultInstance(ping.getOutputType())))
-                        .build();
-        Descriptor chunk = ping.getInputType();
-        // ping's request in the packed binary format: no nodes, no fields
-        DynamicMessage request = DynamicMessage.newBuilder(chunk)
-                .setField(chunk.findFieldByName("data"), ByteString.copyFrom(new byte[] {0}))
-                .setField(chunk.findFieldByName("total"), 1L).build();
+        MethodDescriptor divide = file.findServiceByName("Conformance").findMethodByName("divide");
+        io.grpc.MethodDescriptor<DynamicMessage, DynamicMessage> unary = dynamic(divide,
+                io.grpc.MethodDescriptor.MethodType.UNARY);
+        Descriptor in = divide.getInputType();
+        DynamicMessage request = DynamicMessage.newBuilder(in).setField(in.findFieldByName("dividend"), -7L)
+                .setField(in.findFieldByName("divisor"), 2L).build();
+        DynamicMessage response = ClientCalls.blockingUnaryCall(channel, unary,
+                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), request);
+        assertEquals(-3L, response.getField(divide.getOutputType().findFieldByName("quotient")));
+        assertEquals(-1L, response.getField(divide.getOutputType().findFieldByName("remainder")));
+
+        // a streaming method: the request in two parts, the response merged from its parts
+        MethodDescriptor echo = file.findServiceByName("Conformance").findMethodByName("echoDoubles");
+        FieldDescriptor values = echo.getInputType().findFieldByName("values");
         BlockingQueue<Object> answers = new LinkedBlockingQueue<>();
         StreamObserver<DynamicMessage> requests = ClientCalls.asyncBidiStreamingCall(
-                channel.newCall(method, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
+                channel.newCall(dynamic(echo, io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING),
+                        io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
                 new Collect<>(answers));
-        requests.onNext(request);
+        requests.onNext(DynamicMessage.newBuilder(echo.getInputType()).addRepeatedField(values, 1.5).build());
+        requests.onNext(DynamicMessage.newBuilder(echo.getInputType()).addRepeatedField(values, -0.0).build());
         requests.onCompleted();
-        ByteString data = ByteString.EMPTY;
+        DynamicMessage.Builder merged = DynamicMessage.newBuilder(echo.getOutputType());
         for (Object answer = answers.poll(30, TimeUnit.SECONDS); answer instanceof DynamicMessage m;
                 answer = answers.poll(30, TimeUnit.SECONDS)) {
-            data = data.concat((ByteString) m.getField(chunk.findFieldByName("data")));
+            merged.mergeFrom(m);
         }
-        // the response kind byte (RESPONSE), then ping's empty response: no nodes, no fields
-        assertArrayEquals(new byte[] {0, 0}, data.toByteArray());
+        assertEquals(List.of(1.5, -0.0), merged.build().getField(echo.getOutputType().findFieldByName("values")));
+    }
+
+    private static io.grpc.MethodDescriptor<DynamicMessage, DynamicMessage> dynamic(MethodDescriptor m,
+                                                                                   io.grpc.MethodDescriptor.MethodType type) {
+        return io.grpc.MethodDescriptor.<DynamicMessage, DynamicMessage>newBuilder()
+                .setType(type)
+                .setFullMethodName(io.grpc.MethodDescriptor.generateFullMethodName(SERVICE, m.getName()))
+                .setRequestMarshaller(ProtoUtils.marshaller(DynamicMessage.getDefaultInstance(m.getInputType())))
+                .setResponseMarshaller(ProtoUtils.marshaller(DynamicMessage.getDefaultInstance(m.getOutputType())))
+                .build();
     }
 
     @Test

@@ -42,17 +42,14 @@ class GrpcSlowSenderTest {
             OperationDescriptor op = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
             EchoDoubles request = new EchoDoubles();
             request.setValues(new double[124]);
-            byte[] message = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class), request, 10);
-            int total = message.length; // a valid request of about 1000 bytes: 300 s at this rate
+            // the request as parts of one double each (a piece of the packed array): 124 parts, 37 s at this rate
+            io.switchboard.codec.proto.ProtoCodec.Writer w = ConformanceComponent.DESCRIPTOR
+                    .codec(io.switchboard.codec.proto.ProtoCodec.class).writer("echoDoubles", request, 10);
+            io.switchboard.codec.proto.ProtoOutput out = new io.switchboard.codec.proto.ProtoOutput(64);
             CompletableFuture<Status> closed = new CompletableFuture<>();
-            ClientCall<Frame, Frame> call = channel.newCall(GrpcTransport.method(op),
+            ClientCall<Part, Part> call = channel.newCall(GrpcTransport.method(op),
                     io.grpc.CallOptions.DEFAULT.withDeadlineAfter(25, TimeUnit.SECONDS));
             call.start(new ClientCall.Listener<>() {
-                @Override
-                public void onMessage(Frame message) {
-                    ((Frame.Incoming) message).release();
-                }
-
                 @Override
                 public void onClose(Status status, Metadata trailers) {
                     closed.complete(status);
@@ -60,8 +57,10 @@ class GrpcSlowSenderTest {
             }, new Metadata());
             call.request(Integer.MAX_VALUE);
             long start = System.nanoTime();
-            for (int i = 0; i < total && !closed.isDone(); i++) {
-                call.sendMessage(Frame.chunk(i, i == 0 ? total : 0, new byte[] {message[i]}));
+            while (w.hasMore() && !closed.isDone()) {
+                out.reset();
+                w.writePart(out, 1);
+                call.sendMessage(new Part(out));
                 Thread.sleep(300);
                 if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(25)) {
                     break;
@@ -78,8 +77,8 @@ class GrpcSlowSenderTest {
             assertTrue(Thread.getAllStackTraces().keySet().stream()
                     .noneMatch(t -> t.getName().startsWith("grpc-call-") && t.getState() == Thread.State.TIMED_WAITING
                             && java.util.Arrays.stream(t.getStackTrace())
-                                    .anyMatch(f -> f.getClassName().endsWith("ChunkQueue"))),
-                    "no worker thread still waits for the slow sender's chunks");
+                                    .anyMatch(f -> f.getClassName().endsWith("PartQueue"))),
+                    "no worker thread still waits for the slow sender's parts");
         } finally {
             channel.shutdownNow();
             server.close();

@@ -68,37 +68,30 @@ class PackedCodecTest {
     }
 
     @Test
-    void framesCarryBigArraysWithoutSplittingAValue() {
-        double[] values = new double[(Frame.CHUNK_BYTES / 8) * 2 + 3];
+    void partsCarryBigArraysCutInsideThePackedField() {
+        io.switchboard.codec.proto.ProtoCodec proto = ConformanceComponent.DESCRIPTOR.codec(
+                io.switchboard.codec.proto.ProtoCodec.class);
+        double[] values = new double[(io.switchboard.codec.proto.ProtoCodec.PART_BYTES / 8) * 2 + 3];
         for (int i = 0; i < values.length; i++) {
             values[i] = Math.sqrt(i);
         }
         EchoDoubles d = new EchoDoubles();
         d.setValues(values);
-        BinaryWriter out = new BinaryWriter(CODEC, 10);
-        CODEC.writeMessage(out, d);
-        Iterator<Frame> frames = Frame.split(out.segments(), out.size());
+        io.switchboard.codec.proto.ProtoCodec.Writer w = proto.writer("echoDoubles", d, 10);
+        assertEquals(1 + 4 + values.length * 8L, w.size(), "tag, length, raw doubles");
+        io.switchboard.codec.proto.ProtoCodec.Reader r = proto.reader("echoDoubles", BinaryLimits.unlimited(), w.size());
+        io.switchboard.codec.proto.ProtoOutput out = new io.switchboard.codec.proto.ProtoOutput(1 << 20);
         int count = 0;
-        long total = 0;
-        java.util.List<ByteBuffer> pieces = new java.util.ArrayList<>();
-        while (frames.hasNext()) {
-            // through the protobuf encoding and back, as the peer's marshaller sees it
-            byte[] wire = ((Frame.Outgoing) frames.next()).toBytes();
-            Frame.Incoming chunk = (Frame.Incoming) Frame.MARSHALLER.parse(new java.io.ByteArrayInputStream(wire));
-            assertEquals(null, chunk.error);
-            assertEquals(total, chunk.offset, "each chunk says where its data starts");
-            assertEquals(count == 0 ? out.size() : 0, chunk.total, "the first chunk, only, announces the total");
-            assertTrue(chunk.dataLength <= Frame.CHUNK_BYTES);
-            total += chunk.dataLength;
-            pieces.addAll(chunk.data);
+        do {
+            out.reset();
+            w.writePart(out, io.switchboard.codec.proto.ProtoCodec.PART_BYTES);
+            assertTrue(out.size() <= io.switchboard.codec.proto.ProtoCodec.PART_BYTES, "a part holds at most its target");
+            byte[] part = out.toByteArray();
+            r.readPart(part, 0, part.length);
             count++;
-        }
-        assertEquals(out.size(), total);
+        } while (w.hasMore());
         assertEquals(3, count);
-        Iterator<ByteBuffer> it = pieces.iterator();
-        BinaryReader in = new BinaryReader(CODEC, () -> it.hasNext() ? it.next() : null, BinaryLimits.unlimited());
-        Values.assertSameDoubles(values, in.readMessage(EchoDoubles.class).getValues());
-        in.expectEnd();
+        Values.assertSameDoubles(values, ((EchoDoubles) r.finish()).getValues());
     }
 
     @Test

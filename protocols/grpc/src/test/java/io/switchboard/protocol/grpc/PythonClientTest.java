@@ -28,10 +28,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Python client generated from the emitted {@code .proto} alone calls a component over the bulk
- * protocol and gets exact answers (issue 3). The client, {@code scripts/python/echo_grpc_client.py},
- * runs {@code grpc_tools.protoc} on the .proto, encodes the packed binary layout its comments
- * describe, and compares every answer bit for bit. Its Python packages come from
+ * A Python client generated from the emitted {@code .proto} alone calls a component over gRPC and
+ * gets exact answers (issues 3 and 14). The client, {@code scripts/python/echo_grpc_client.py},
+ * runs {@code grpc_tools.protoc} on the typed .proto and uses nothing but the generated messages
+ * and stub: NaN payloads, -0.0 and infinities bit for bit, null and empty arrays, 100,000-node
+ * lists and a cycle, a nested heterogeneous list, an n-d array, and the declared fault in the
+ * status details. Its Python packages come from
  * {@code scripts/python-env.sh}: a virtual environment under the repository's {@code target/},
  * created on first use (PyPI, pinned versions) and reused afterwards. Python is part of this
  * project's machines, so a missing Python or a failed install fails this test; it is never skipped.
@@ -48,7 +50,7 @@ class PythonClientTest {
         String python = PythonPeers.python(dir);
 
         Map<String, AtomicInteger> calls = new LinkedHashMap<>();
-        for (String op : List.of("echoDoubles", "echoList", "ping", "echoMixed")) {
+        for (String op : List.of("echoDoubles", "echoList", "ping", "echoMixed", "echoTensor", "divide")) {
             calls.put(op, new AtomicInteger());
         }
         ProtocolServer server = Protocols.get("grpc").newServer(ServerSettings.defaults());
@@ -77,16 +79,30 @@ class PythonClientTest {
                     calls.get("echoMixed").incrementAndGet();
                     return super.echoMixed(list, more);
                 }
+
+                @Override
+                public io.switchboard.testing.conformance.Tensor echoTensor(io.switchboard.testing.conformance.Tensor t) {
+                    calls.get("echoTensor").incrementAndGet();
+                    return t;
+                }
+
+                @Override
+                public io.switchboard.testing.conformance.DivideResponse divide(long dividend, long divisor)
+                        throws io.switchboard.testing.conformance.DivideFaultException {
+                    calls.get("divide").incrementAndGet();
+                    return super.divide(dividend, divisor);
+                }
             }));
             Matcher port = Pattern.compile("^grpc://127\\.0\\.0\\.1:(\\d+)/Conformance$").matcher(at.address());
             assertTrue(port.matches(), at.address());
 
             PythonPeers.Result client = PythonPeers.run(dir, "client", Duration.ofMinutes(3), Map.of(), python,
                     PythonPeers.script("echo_grpc_client.py").toString(),
-                    "--proto", proto.toString(), "--target", "127.0.0.1:" + port.group(1), "--empty-op", "ping", "--mixed-op", "echoMixed");
+                    "--proto", proto.toString(), "--target", "127.0.0.1:" + port.group(1), "--empty-op", "ping", "--mixed-op", "echoMixed",
+                    "--tensor-op", "echoTensor", "--fault-op", "divide");
             String report = client.report("python client");
 
-            // every case the client ran matched, and each of the three operations was among them
+            // every case the client ran matched, and each of the operations was among them
             Map<String, Integer> perOperation = new LinkedHashMap<>();
             List<String> failed = new ArrayList<>();
             for (PythonPeers.Case c : PythonPeers.cases(client.out())) {

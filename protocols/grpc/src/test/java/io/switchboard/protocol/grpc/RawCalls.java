@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** A gRPC client that sends chosen bytes, to test what the server does with hostile input. */
+/** A gRPC client that sends chosen parts, to test what the server does with hostile input. */
 final class RawCalls implements AutoCloseable {
     private final ManagedChannel channel;
 
@@ -25,41 +25,38 @@ final class RawCalls implements AutoCloseable {
     record Result(Status status, Metadata trailers, byte[] data) {
     }
 
-    Result call(OperationDescriptor op, List<Frame> frames) throws Exception {
+    Result call(OperationDescriptor op, List<byte[]> parts) throws Exception {
+        return call(op, parts, new Metadata());
+    }
+
+    /** Sends {@code parts} as the call's gRPC messages, with {@code headers}. */
+    Result call(OperationDescriptor op, List<byte[]> parts, Metadata headers) throws Exception {
         CompletableFuture<Result> done = new CompletableFuture<>();
         ByteArrayOutputStream data = new ByteArrayOutputStream();
-        ClientCall<Frame, Frame> call = channel.newCall(GrpcTransport.method(op),
+        ClientCall<Part, Part> call = channel.newCall(GrpcTransport.method(op),
                 io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
         call.start(new ClientCall.Listener<>() {
             @Override
-            public void onMessage(Frame message) {
-                Frame.Incoming chunk = (Frame.Incoming) message;
-                try {
-                    for (java.nio.ByteBuffer b : chunk.data) {
-                        byte[] bytes = new byte[b.remaining()];
-                        b.duplicate().get(bytes);
-                        data.write(bytes, 0, bytes.length);
-                    }
-                } finally {
-                    chunk.release();
-                }
+            public void onMessage(Part message) {
+                data.write(message.read(new Part.Scratch()), 0, message.length);
             }
 
             @Override
             public void onClose(Status status, Metadata trailers) {
                 done.complete(new Result(status, trailers, data.toByteArray()));
             }
-        }, new Metadata());
+        }, headers);
         call.request(Integer.MAX_VALUE);
-        for (Frame f : frames) {
-            call.sendMessage(f);
+        for (byte[] p : parts) {
+            call.sendMessage(new Part(p, p.length));
         }
         call.halfClose();
         return done.get(30, TimeUnit.SECONDS);
     }
 
+    /** A message as one part. */
     Result call(OperationDescriptor op, byte[] message) throws Exception {
-        return call(op, List.of(Frame.ofData(message)));
+        return call(op, List.of(message));
     }
 
     @Override

@@ -64,6 +64,13 @@ final class SoapClient implements ProtocolClient {
                 .evictIdleConnections(TimeValue.ofSeconds(10))
                 .disableAutomaticRetries()
                 .disableContentCompression()
+                // a call is one POST to one endpoint: no redirect is followed (a moved component is found
+                // through the registry), no cookie or auth state is kept, and each step left out is one
+                // the client no longer runs on every call
+                .disableRedirectHandling()
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .disableConnectionState()
                 .addExecInterceptorFirst(WireCounting.NAME, new WireCounting())
                 .build();
     }

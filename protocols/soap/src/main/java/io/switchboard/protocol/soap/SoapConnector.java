@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.MetaData;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
@@ -56,6 +57,7 @@ final class SoapConnector extends ServerConnector {
     /** The connections counted against the limit: accepted and open, not displaced. Guarded by lock. */
     private final Map<SelectableChannel, Admitted> admitted = new HashMap<>();
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
+    private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private long refused;
     private long displaced;
     private volatile Scheduler.Task tick;
@@ -70,7 +72,7 @@ final class SoapConnector extends ServerConnector {
     @Override
     protected SocketChannelEndPoint newEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key) {
         SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
-                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger);
+                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger, waiters);
         endPoint.setIdleTimeout(getIdleTimeout());
         synchronized (lock) {
             Admitted a = admitted.get(channel);
@@ -132,6 +134,7 @@ final class SoapConnector extends ServerConnector {
         }
         super.doStop();
         closeLingering(true);
+        waiters.close();
     }
 
     /** A closed connection's socket, output ended, whose input is read and dropped for a while before it is closed. */
@@ -304,8 +307,8 @@ final class SoapConnector extends ServerConnector {
 
     /**
      * The outermost handler: tells each connection's end point when Jetty begins to handle a
-     * request, when its body has been read whole (the deadline stops there) and when the exchange
-     * ends (the connection is idle from then on).
+     * request, when its answer begins (a cut then sends no 408), when its body has been read whole
+     * (the deadline stops there) and when the exchange ends (the connection is idle from then on).
      */
     static final class Tracker extends Handler.Wrapper {
         Tracker(Handler handler) {
@@ -318,6 +321,15 @@ final class SoapConnector extends ServerConnector {
             if (endPoint != null) {
                 endPoint.handling();
                 request.addHttpStreamWrapper(stream -> new HttpStream.Wrapper(stream) {
+                    @Override
+                    public void send(MetaData.Request req, MetaData.Response res, boolean last, ByteBuffer content,
+                                     Callback cb) {
+                        if (res != null && res.getStatus() >= 200) {
+                            endPoint.answering();
+                        }
+                        super.send(req, res, last, content, cb);
+                    }
+
                     @Override
                     public Content.Chunk read() {
                         Content.Chunk chunk = super.read();

@@ -3,14 +3,18 @@ package io.switchboard.protocol.soap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
 import org.eclipse.jetty.io.SocketChannelEndPoint;
 import org.eclipse.jetty.io.ssl.SslConnection;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.IO;
+import org.eclipse.jetty.util.thread.Invocable;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * request's clock starts when Jetty begins to handle it. The
  * connector checks the deadlines ({@link #checkDeadline}) and picks idle connections to displace
  * at its connection limit ({@link #displace}).
+ *
+ * <p>The thread that answered a request waits up to {@value #NEXT_REQUEST_WAIT_MILLIS} ms on the
+ * socket for the next one and handles it itself ({@link #awaitNextRequest}, for
+ * {@link SoapHttpConnection}); only then does the connection go back to Jetty's selector.
  */
 final class SoapEndPoint extends SocketChannelEndPoint {
     private static final Logger LOG = LoggerFactory.getLogger(SoapEndPoint.class);
@@ -49,26 +57,37 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      */
     enum State { WAITING, IN_REQUEST, ANSWERING, BETWEEN_REQUESTS, CUT, DISPLACED }
 
+    /** How long the thread that answered waits for the connection's next request before it leaves it to the selector. */
+    static final long NEXT_REQUEST_WAIT_MILLIS = 5;
+
     private final long graceNanos;
     private final long minBytesPerSecond;
     private final SelectionKey key;
     /** Takes the socket of a connection that lingers after its close (the connector drains and closes it). */
     private final Consumer<SocketChannel> linger;
+    private final Waiters waiters;
+    /** The thread that handles this connection's requests and may wait for the next one ({@link #beginAwaiting}). */
+    private volatile Thread awaiting;
+    /** Jetty asked for the next request's bytes while {@link #awaiting} ran: that thread waits for them. */
+    private boolean deferred;
     /** Whether the close lingers (a refused request whose sender may still be sending). */
     private boolean lingerAtClose;
     private volatile boolean lingering;
     private State state = State.WAITING;
+    /** Whether the current request's answer has begun (it may, before the request's last bytes are read). */
+    private boolean answered;
     /** Idle since (idle states), the request's first byte ({@link State#IN_REQUEST}), or the cut. */
     private long sinceNanos = System.nanoTime();
     private long requestBytes;
 
     SoapEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key, Scheduler scheduler,
-                 long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger) {
+                 long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger, Waiters waiters) {
         super(channel, selector, key, scheduler);
         this.graceNanos = requestTimeoutMillis * 1_000_000L;
         this.minBytesPerSecond = minBytesPerSecond;
         this.key = key;
         this.linger = linger;
+        this.waiters = waiters;
     }
 
     synchronized State state() {
@@ -104,12 +123,51 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         return n;
     }
 
-    /** A read that waits on a connection closed meanwhile (lingering) fails as after any close. */
+    /**
+     * A read that waits on a connection closed meanwhile (lingering) fails as after any close; the
+     * next request's bytes, wanted by the thread that answered, are left to that thread to wait for.
+     */
     @Override
     protected void needsFillInterest() {
         if (lingering) {
             getFillInterest().onClose();
+        } else if (awaiting == Thread.currentThread() && state() == State.BETWEEN_REQUESTS) {
+            deferred = true;
         } else {
+            super.needsFillInterest();
+        }
+    }
+
+    /** The current thread handles this connection and may wait for its next request; false if it does already, or must not block. */
+    boolean beginAwaiting() {
+        if (awaiting == Thread.currentThread() || Invocable.isNonBlockingInvocation()) {
+            return false;
+        }
+        awaiting = Thread.currentThread();
+        return true;
+    }
+
+    /**
+     * Waits for the next request's first bytes, if Jetty wants them: true if they came and were handled
+     * on this thread; false if none is wanted, or none came in time (the selector watches from now on).
+     */
+    boolean awaitNextRequest() {
+        if (!deferred) {
+            return false;
+        }
+        deferred = false;
+        if (waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS) && isOpen()) {
+            return getFillInterest().fillable();   // Jetty's read callback, here: the connection handles the request
+        }
+        super.needsFillInterest();
+        return false;
+    }
+
+    /** The thread leaves the connection; a wait it still owed goes to the selector. */
+    void endAwaiting() {
+        awaiting = null;
+        if (deferred) {
+            deferred = false;
             super.needsFillInterest();
         }
     }
@@ -154,8 +212,14 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
     }
 
+    /** The answer to the current request has begun: a cut then closes without a 408. */
+    synchronized void answering() {
+        answered = true;
+    }
+
     /** The exchange ended: the connection is idle until the next request's first byte. */
     synchronized void completed() {
+        answered = false;
         if (state == State.IN_REQUEST || state == State.ANSWERING) {
             state = State.BETWEEN_REQUESTS;
             sinceNanos = System.nanoTime();
@@ -214,10 +278,11 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
     }
 
-    /** Answers 408 (through TLS when the connection has it) and closes, lingering. */
+    /** Answers 408 (through TLS when the connection has it) unless an answer has begun, and closes, lingering. */
     private void cut() {
         long elapsedMillis;
         long bytes;
+        boolean answerBegun;
         synchronized (this) {
             if (state != State.IN_REQUEST) {
                 return;
@@ -228,10 +293,15 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             state = State.CUT;
             sinceNanos = now;
             lingerAtClose = true;
+            answerBegun = answered;
         }
         LOG.warn("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
                         + " must arrive within {} ms plus its size at {} bytes/s)", getRemoteSocketAddress(), elapsedMillis,
                 bytes, graceNanos / 1_000_000L, minBytesPerSecond);
+        if (answerBegun) {   // a 408 after an answer would read as a second one
+            close();
+            return;
+        }
         EndPoint app = getConnection() instanceof SslConnection ssl ? ssl.getSslEndPoint() : this;
         try {
             app.write(Callback.from(this::close, x -> close()), ByteBuffer.wrap(TIMEOUT));
@@ -245,6 +315,53 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         ByteBuffer sink = ByteBuffer.allocate(4096);
         while (getChannel().isOpen() && getChannel().read(sink) > 0) {
             sink.clear();
+        }
+    }
+
+    /**
+     * Selectors on which a thread waits for one socket's next bytes; reused, and closed with the
+     * connector. A socket registered with Jetty's selector may not block, but it may be watched by
+     * a second selector.
+     */
+    static final class Waiters implements AutoCloseable {
+        private final ConcurrentLinkedQueue<Selector> idle = new ConcurrentLinkedQueue<>();
+        private volatile boolean closed;
+
+        /** Whether the socket had bytes to read (or reached its end) within the time. */
+        boolean awaitReadable(SocketChannel channel, long millis) {
+            Selector selector = idle.poll();
+            boolean reusable = false;
+            try {
+                if (selector == null) {
+                    selector = Selector.open();
+                }
+                SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
+                try {
+                    return selector.select(millis) > 0;
+                } finally {
+                    key.cancel();
+                    selector.selectNow();   // deregisters the socket: the selector can take the next one
+                    reusable = true;
+                }
+            } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
+                return false;
+            } finally {
+                if (selector != null) {
+                    if (reusable && !closed) {
+                        idle.offer(selector);
+                    } else {
+                        IO.close(selector);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            for (Selector s; (s = idle.poll()) != null; ) {
+                IO.close(s);
+            }
         }
     }
 }

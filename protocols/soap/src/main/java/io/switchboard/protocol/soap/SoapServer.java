@@ -127,7 +127,7 @@ final class SoapServer implements ProtocolServer {
             HttpConfiguration http = new HttpConfiguration();
             http.setSendServerVersion(false);
             http.setSendXPoweredBy(false);
-            HttpConnectionFactory h1 = new HttpConnectionFactory(http);
+            HttpConnectionFactory h1 = new SoapHttpConnection.Factory(http);
             ConnectionFactory[] factories;
             if (tls) {
                 http.addCustomizer(new SecureRequestCustomizer(false));   // https for Axis2; no SNI host check

@@ -6,9 +6,9 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
 import javax.xml.stream.XMLStreamException;
 import org.apache.axiom.om.OMXMLParserWrapper;
 import org.apache.axiom.soap.SOAPEnvelope;
@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
 final class SoapServlet extends AxisServlet {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(SoapServlet.class);
+    /** Answers up to this size are sent whole, in one write with their length. */
+    private static final int WHOLE_ANSWER = 64 * 1024;
 
     private final transient ConfigurationContext context;
     private final long maxMessageBytes;
@@ -60,17 +62,7 @@ final class SoapServlet extends AxisServlet {
         MessageContext mc = createMessageContext(request, response);
         String contentType = request.getContentType();
         mc.setProperty(Constants.Configuration.CONTENT_TYPE, contentType);
-        // Jetty buffers the answer: unflushed, a small one goes out in one write, with its length
-        OutputStream out = new FilterOutputStream(response.getOutputStream()) {
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                out.write(b, off, len);
-            }
-
-            @Override
-            public void flush() {
-            }
-        };
+        Answer out = new Answer(response);
         try {
             String encoding = request.getHeader("Content-Encoding");
             if (encoding != null && !"identity".equalsIgnoreCase(encoding.trim())) {
@@ -97,7 +89,70 @@ final class SoapServlet extends AxisServlet {
         } finally {
             closeBuilder(mc);
             TransportUtils.deleteAttachments(mc);
+            out.send();
             readToEnd(request);
+        }
+    }
+
+    /**
+     * The answer as Axis2 writes it: kept whole up to {@value #WHOLE_ANSWER} bytes and sent in one
+     * write with its length, before the rest of the request is read, as Axis2's embedded server did.
+     * Axis2's client sends a request's last chunk a moment after its body: an answer held until it
+     * arrived would wait for it, and a larger one, or one Axis2 flushed, would go out in chunks.
+     * A larger answer streams through Jetty's buffer.
+     */
+    private static final class Answer extends OutputStream {
+        private final HttpServletResponse response;
+        private OutputStream stream;
+        private byte[] buf = new byte[4096];
+        private int count;
+
+        Answer(HttpServletResponse response) {
+            this.response = response;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (stream != null) {
+                stream.write(b, off, len);
+            } else if (count + len <= WHOLE_ANSWER) {
+                if (count + len > buf.length) {
+                    buf = Arrays.copyOf(buf, Math.min(WHOLE_ANSWER, Math.max(count + len, 2 * buf.length)));
+                }
+                System.arraycopy(b, off, buf, count, len);
+                count += len;
+            } else {
+                stream = response.getOutputStream();
+                stream.write(buf, 0, count);
+                stream.write(b, off, len);
+            }
+        }
+
+        /** Axis2 flushes as it ends a message: the answer is sent whole by {@link #send} instead. */
+        @Override
+        public void flush() {
+        }
+
+        /** Sends what is kept (with its length), or ends the streamed answer. */
+        void send() {
+            try {
+                if (stream == null) {
+                    response.setContentLength(count);
+                    if (count > 0) {
+                        response.getOutputStream().write(buf, 0, count);
+                    }
+                    response.flushBuffer();
+                } else {
+                    stream.flush();
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("sending the answer", e);
+            }
         }
     }
 

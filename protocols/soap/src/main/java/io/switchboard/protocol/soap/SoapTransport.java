@@ -82,7 +82,13 @@ final class SoapTransport implements Transport {
             Options o = sc.getOptions();
             o.setTo(target);
             o.setAction(operation.soapAction());
-            o.setProperty(HTTPConstants.SO_TIMEOUT, (int) client.settings().timeoutFor(options).toMillis());
+            long timeout = client.settings().timeoutFor(options).toMillis();
+            o.setProperty(HTTPConstants.SO_TIMEOUT, (int) timeout);
+            // the call's timeout bounds its connect too: a call given 1 s waited up to the connect
+            // timeout (5 s by default), or the 3 s in which the kernel gives up on a host that is
+            // cut off ("no route to host"), before it could move on to another server
+            o.setProperty(HTTPConstants.CONNECTION_TIMEOUT,
+                    (int) Math.min(timeout, client.settings().connectTimeout().toMillis()));
             if (options.callId() != null) {
                 OMElement header = OM.createOMElement(SoapFaults.CALL_HEADER.getLocalPart(),
                         OM.createOMNamespace(SoapFaults.NS, "sb"));

@@ -175,6 +175,27 @@ class SoapSlowSenderTest {
     }
 
     @Test
+    void aSenderThatNeverEndsItsChunkedBodyGetsItsAnswerThenTheCutWithoutA408() throws Exception {
+        start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
+        Socket s = connect();
+        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
+                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
+                + "</soapenv:Envelope>";
+        // the whole envelope in one chunk, but never the last chunk: the answer goes out, then the deadline ends it
+        s.getOutputStream().write(("POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(envelope.length()) + "\r\n" + envelope
+                + "\r\n").getBytes(StandardCharsets.US_ASCII));
+
+        String answer = readUntilClosed(s);
+
+        assertTrue(answer.startsWith("HTTP/1.1 200"), "answer: " + answer);
+        assertTrue(!answer.contains("408"), "no second answer after the first: " + answer);
+        awaitValue(server.connector()::busyConnections, 0, "connections in a request after the cut");
+        assertNormalCallWorks();
+    }
+
+    @Test
     void fiveHundredIdleConnectionsTakeNoRequestThreadAndAGoodCallSucceeds() throws Exception {
         start(ServerSettings.defaults());
         for (int i = 0; i < 500; i++) {

@@ -291,4 +291,70 @@ public final class Values {
             }
         }
     }
+
+    /**
+     * Every message shape of the conformance suite, as generated beans, with the element each one
+     * is ({@code {element, bean}}): edge doubles, empty and null arrays, records full, empty and
+     * absent, long lists, a cycle, faults, n-d arrays, heterogeneous lists of every alternative
+     * nested to the depth limit. What the codec tests run every codec through.
+     */
+    public static List<Object[]> messageShapes() {
+        List<Object[]> m = new ArrayList<>();
+        for (double[] values : new double[][] {Values.EDGE_DOUBLES.clone(), new double[0], null, new double[5_000]}) {
+            EchoDoubles d = new EchoDoubles();
+            d.setValues(values);
+            m.add(new Object[] {"echoDoubles", d});
+        }
+        for (Record r : new Record[] {Values.fullRecord(), Values.emptyRecord(), new Record(), null}) {
+            EchoRecord e = new EchoRecord();
+            e.setRecord(r);
+            m.add(new Object[] {"echoRecord", e});
+            EchoSharedResponse s = new EchoSharedResponse();
+            s.setRecord(r);
+            m.add(new Object[] {"echoSharedResponse", s});
+        }
+        LinkEntry cycle = Values.list(4);
+        cycle.getNextLink().getNextLink().getNextLink().setNextLink(cycle.getNextLink());
+        for (LinkEntry head : new LinkEntry[] {Values.list(1_000), cycle, null}) {
+            EchoList l = new EchoList();
+            l.setHead(head);
+            m.add(new Object[] {"echoList", l});
+            EchoListResponse r = new EchoListResponse();
+            r.setHead(head);
+            m.add(new Object[] {"echoListResponse", r});
+        }
+        m.add(new Object[] {"ping", new Ping()});
+        Divide divide = new Divide();
+        divide.setDividend(Long.MIN_VALUE);
+        divide.setDivisor(-1);
+        m.add(new Object[] {"divide", divide});
+        DivideFault fault = new DivideFault();
+        fault.setReason("<division> & \"zero\" \uD83D\uDE00");
+        fault.setDividend(7);
+        m.add(new Object[] {"divideFault", fault});
+        EchoTensor t = new EchoTensor();
+        t.setTensor(Tensor.of(new double[][] {{1, -0.0}, {Double.NaN, Double.NEGATIVE_INFINITY}, {5, 6}}));
+        m.add(new Object[] {"echoTensor", t});
+        EchoIntTensor it = new EchoIntTensor();
+        it.setTensor(IntTensor.of(new int[] {0, 3}, new int[0]));
+        m.add(new Object[] {"echoIntTensor", it});
+        // heterogeneous lists: every alternative, nested through lists and structs, empty, absent,
+        // repeated, and nested to the depth limit
+        Mixed every = Values.mixedOfEveryKind();
+        Object[][] lists = {{every, null}, {Mixed.of(), null}, {null, null}, {null, new Mixed[0]},
+            {Mixed.of(1L), new Mixed[] {Mixed.of(), every, Mixed.of("x")}},
+            {Values.nested(io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH), null}};
+        for (Object[] l : lists) {
+            List<Mixed> more = l[1] == null ? null : new ArrayList<>(Arrays.asList((Mixed[]) l[1]));
+            EchoMixed request = new EchoMixed();
+            request.setList((Mixed) l[0]);
+            request.setMore(more);
+            m.add(new Object[] {"echoMixed", request});
+            EchoMixedResponse response = new EchoMixedResponse();
+            response.setList((Mixed) l[0]);
+            response.setMore(more);
+            m.add(new Object[] {"echoMixedResponse", response});
+        }
+        return m;
+    }
 }

@@ -211,16 +211,23 @@ public final class RegistryService implements Registry {
                     leases.end(name, instanceId);
                     return false;
                 }
-                if (!leases.renew(name, instanceId)) {
+                boolean granted = leases.renew(name, instanceId);
+                if (!granted) {
                     // a lease this server did not grant: bound through another registry server on a
-                    // shared store. Adopt it, and take the entry over in the store, so that it now
-                    // lives with this server: the other one, no longer renewed, must not expire it,
-                    // nor may its ZooKeeper session take it along when it dies or is cut off
+                    // shared store. Adopt it
                     leases.grant(held.get());
-                    if (store.shared()) {
-                        store.rebind(held.get());
-                        LOG.info("took over the lease of {} ({}) from another registry server", name, instanceId);
-                    }
+                }
+                // and make sure the entry lives with this server in the store: the other server, no
+                // longer renewed, must not expire it, nor may its ZooKeeper session take it along
+                // when it dies or is cut off. Also when this server still holds a lease of its own:
+                // the component may have renewed through the other server for a while (this one
+                // was unreachable or slow), which then took the entry over
+                if (store.shared() && (!granted || !store.heldHere(name, instanceId))) {
+                    store.rebind(held.get());
+                    LOG.info("took {} the lease of {} ({}) from another registry server", granted ? "back" : "over",
+                            name, instanceId);
+                } else {
+                    LOG.debug("renewed {} ({})", name, instanceId);
                 }
                 return true;
             }

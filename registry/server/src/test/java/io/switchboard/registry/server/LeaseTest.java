@@ -1,6 +1,7 @@
 package io.switchboard.registry.server;
 
 import io.switchboard.testing.ChildJvm;
+import io.switchboard.testing.ManualClock;
 
 import io.switchboard.registry.file.FileRegistryStore;
 import io.switchboard.registry.RegistryClient;
@@ -21,8 +22,6 @@ import io.switchboard.registry.wire.RenewFaultException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,30 +31,6 @@ class LeaseTest {
     @TempDir
     Path dir;
 
-    /** A clock the test moves by hand. */
-    static final class FakeClock extends Clock {
-        private volatile Instant now = Instant.parse("2026-11-22T00:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
-
     private static ComponentEntry entry(String name, String instance, int lease) {
         return new ComponentEntry(name, instance, List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/" + name)),
                 null, null, null, null, List.of(), lease);
@@ -63,7 +38,7 @@ class LeaseTest {
 
     @Test
     void anEntryLivesWhileRenewedAndGoesWhenItsLeaseRunsOut() throws Exception {
-        FakeClock clock = new FakeClock();
+        ManualClock clock = new ManualClock();
         RegistryService registry = new RegistryService(new InMemoryRegistryStore(), "s", clock);
         registry.bind(Entries.toWire(entry("Leased", "l1", 10)), "s");
         registry.bind(Entries.toWire(entry("Forever", "f1", 0)), "s");
@@ -89,7 +64,7 @@ class LeaseTest {
 
     @Test
     void unbindEndsTheLeaseAndRebindRestartsIt() throws Exception {
-        FakeClock clock = new FakeClock();
+        ManualClock clock = new ManualClock();
         RegistryService registry = new RegistryService(new InMemoryRegistryStore(), null, clock);
         registry.bind(Entries.toWire(entry("A", "a", 5)), null);
         clock.advance(Duration.ofSeconds(4));
@@ -106,7 +81,7 @@ class LeaseTest {
     @Test
     void leasesRestoredFromAFileStoreGetOneFullLease() throws Exception {
         Path file = dir.resolve("registry.json");
-        FakeClock clock = new FakeClock();
+        ManualClock clock = new ManualClock();
         try (FileRegistryStore store = FileRegistryStore.open(file)) {
             new RegistryService(store, null, clock).bind(Entries.toWire(entry("A", "a", 10)), null);
         }

@@ -1,6 +1,10 @@
 package io.switchboard.registry.server;
 
 import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.store.InMemoryRegistryStore;
+import io.switchboard.registry.store.RegistryStore;
+import io.switchboard.protocol.Endpoint;
 import io.switchboard.registry.zookeeper.ZooKeeperRegistryStore;
 import io.switchboard.client.Switchboard;
 import io.switchboard.server.ComponentServer;
@@ -121,6 +125,78 @@ class RegistryFaultTest {
             assertEquals(12, fresh.increment(1));
             assertEquals(13, stub.increment(1));
             assertEquals(13, impl.increments.get(), "every call ran once: none lost, none twice");
+        }
+    }
+
+    /** A store shared with another registry server that this one can lose, as ZooKeeper when cut off from it. */
+    private static final class LosableStore implements RegistryStore {
+        private final RegistryStore shared;
+        volatile boolean lost;
+
+        LosableStore(RegistryStore shared) {
+            this.shared = shared;
+        }
+
+        private RegistryStore reach() {
+            if (lost) {
+                throw new StoreException("the store cannot be reached (test)");
+            }
+            return shared;
+        }
+
+        @Override
+        public void bind(ComponentEntry entry) throws AlreadyBoundException {
+            reach().bind(entry);
+        }
+
+        @Override
+        public void rebind(ComponentEntry entry) {
+            reach().rebind(entry);
+        }
+
+        @Override
+        public int unbind(String name, String instanceId) {
+            return reach().unbind(name, instanceId);
+        }
+
+        @Override
+        public List<ComponentEntry> lookup(String name) {
+            return reach().lookup(name);
+        }
+
+        @Override
+        public List<ComponentEntry> list() {
+            return reach().list();
+        }
+
+        @Override
+        public boolean shared() {
+            return true;
+        }
+    }
+
+    /**
+     * A registry server that has lost its store answers writes "unavailable" and changes nothing:
+     * the component's renew moves on to the next registry server instead of failing there until its
+     * lease runs out (issue 16: only transport failures moved it).
+     */
+    @Test
+    void aRegistryThatLostItsStoreSendsRenewsToTheNext() throws Exception {
+        InMemoryRegistryStore shared = new InMemoryRegistryStore();
+        LosableStore losable = new LosableStore(shared);
+        try (RegistryServer first = RegistryServer.builder().store(losable).secret(SECRET).start();
+             RegistryServer second = RegistryServer.builder().store(shared).secret(SECRET).start();
+             RegistryClient both = RegistryClient.connect(List.of(first.endpoint(), second.endpoint()), SECRET,
+                     ClientSettings.defaults())) {
+            ComponentEntry e = new ComponentEntry("Echo", "e1", List.of(new Endpoint("soap",
+                    "http://127.0.0.1:1/axis2/services/Echo")), null, null, null, null, List.of(), 30);
+            both.bind(e);
+            assertTrue(both.renew("Echo", "e1"));
+            losable.lost = true;
+            assertTrue(both.renew("Echo", "e1"), "the second registry server renewed it");
+            assertTrue(second.service().store().find("Echo", "e1").isPresent());
+            both.rebind(e);
+            assertEquals(1, both.unbind("Echo", "e1"));
         }
     }
 }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.testing.ManualClock;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -46,7 +47,7 @@ class RegistryWatchTest {
 
     @Test
     void appearChangeAndGoInOrderFromWritesAndLeaseSweeps() throws Exception {
-        LeaseTest.FakeClock clock = new LeaseTest.FakeClock();
+        ManualClock clock = new ManualClock();
         try (RegistryServer registry = RegistryServer.builder().secret("s").clock(clock)
                 .sweepInterval(Duration.ofHours(1)).start();
              RegistryClient writer = RegistryClient.connect(registry.endpoint(), "s");

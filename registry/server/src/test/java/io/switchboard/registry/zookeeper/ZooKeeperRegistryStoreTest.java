@@ -1,6 +1,14 @@
 package io.switchboard.registry.zookeeper;
 
 import io.switchboard.testing.ChildJvm;
+import io.switchboard.testing.ManualClock;
+import io.switchboard.testing.FaultProxy;
+import io.switchboard.registry.RegistryWatch;
+import io.switchboard.protocol.ClientSettings;
+import java.net.URI;
+import java.util.concurrent.CopyOnWriteArrayList;
+import io.switchboard.registry.Entries;
+import io.switchboard.registry.server.RegistryService;
 
 import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.RegistryException;
@@ -85,6 +93,76 @@ class ZooKeeperRegistryStoreTest {
         }
     }
 
+    /**
+     * A component renews through one registry server and then the other, as its heartbeat does when
+     * its first registry is slow or cut off for a moment (seen in MultiHostTest, issue 16): the
+     * server renewed last holds the node, whether or not it still held a lease of its own, so that
+     * the other one's lapsing lease never drops an entry that is being renewed.
+     */
+    @Test
+    void aServerRenewedAgainTakesTheEntryBackAndTheOthersLapsedLeaseLeavesIt() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/back"); ZooKeeperRegistryStore b = store("/t/back")) {
+            ManualClock clockA = new ManualClock();
+            ManualClock clockB = new ManualClock();
+            RegistryService first = new RegistryService(a, "s", clockA);
+            RegistryService second = new RegistryService(b, "s", clockB);
+            first.bind(Entries.toWire(entry("Echo", "e1", 3)), "s");
+            assertTrue(a.heldHere("Echo", "e1"));
+
+            assertTrue(second.renew("Echo", "e1", "s"), "one renew reaches the second server, which adopts the lease");
+            assertEquals(b.sessionId(), a.curator().checkExists().forPath("/t/back/Echo/e1").getEphemeralOwner());
+            assertFalse(a.heldHere("Echo", "e1"));
+
+            // the renews come back to the first, whose own lease never ran out
+            assertTrue(first.renew("Echo", "e1", "s"));
+            assertTrue(a.heldHere("Echo", "e1"), "the node lives with the server renewed last");
+            clockB.advance(Duration.ofSeconds(4));
+            assertEquals(0, second.sweep(), "the second server's lapsed lease leaves the entry alone");
+            assertEquals(1, first.lookup("Echo").size());
+
+            clockA.advance(Duration.ofSeconds(2));
+            assertTrue(first.renew("Echo", "e1", "s"));
+            clockA.advance(Duration.ofSeconds(2));
+            assertEquals(0, first.sweep(), "renewed 2 s ago: its lease runs");
+            clockA.advance(Duration.ofSeconds(2));
+            assertEquals(1, first.sweep(), "not renewed for 4 s: it goes");
+            assertEquals(List.of(), b.lookup("Echo"));
+        }
+    }
+
+    /**
+     * A take-over moves the node to another session by a delete and a create in one transaction;
+     * watchers must not see the instance go and come back (MultiHostTest saw GO and APPEAR on every
+     * take-over, and the client's replica set lost the instance for a moment). A real removal is
+     * still reported.
+     */
+    @Test
+    void aTakeOverIsReportedAsAChangeNotAsGoneAndBack() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/moves"); ZooKeeperRegistryStore b = store("/t/moves");
+             ZooKeeperRegistryStore watched = store("/t/moves")) {
+            List<String> changes = new CopyOnWriteArrayList<>();
+            watched.reportChanges(new RegistryStore.ChangeSink() {
+                @Override
+                public void bound(ComponentEntry entry) {
+                    changes.add("bound:" + entry.instanceId() + ":" + entry.leaseSeconds());
+                }
+
+                @Override
+                public void gone(String name, String instanceId) {
+                    changes.add("gone:" + instanceId);
+                }
+            });
+            a.bind(entry("Echo", "e1", 30));
+            await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
+            b.rebind(entry("Echo", "e1", 31));   // taken over by the other server, under its session
+            await("the take-over is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:31"));
+            Thread.sleep(2_500);   // past the store's second look at a node that came back
+            assertEquals(List.of("bound:e1:30", "bound:e1:31"), changes);
+            assertTrue(b.expire("Echo", "e1"));
+            await("the removal is reported", Duration.ofSeconds(10), () -> changes.contains("gone:e1"));
+        }
+    }
+
     @Test
     void storeOperationsAndTheEphemeralOrPersistentChoice() throws Exception {
         try (ZooKeeperRegistryStore a = store("/t/ops"); ZooKeeperRegistryStore b = store("/t/ops")) {
@@ -127,6 +205,37 @@ class ZooKeeperRegistryStoreTest {
                         () -> intruder.unbind("Echo", null)).code());
             }
             assertEquals(1, viaOne.list().size());
+        }
+    }
+
+    /**
+     * A watch over two registries whose first is cut off while a poll waits there (a black hole:
+     * the connection stays open, nothing comes back) moves to the second within its short wait and
+     * the answer's margin; it waited 25 s plus 30 s before (issue 16).
+     */
+    @Test
+    void aWatchOnACutRegistryMovesToTheNextWithinItsWaitAndCallTimeout() throws Exception {
+        try (RegistryServer one = RegistryServer.builder().store(store("/t/watch")).secret("s").start();
+             RegistryServer two = RegistryServer.builder().store(store("/t/watch")).secret("s").start();
+             FaultProxy line = FaultProxy.to(URI.create(one.endpoint()).getHost(), URI.create(one.endpoint()).getPort());
+             RegistryClient viaTwo = RegistryClient.connect(two.endpoint(), "s");
+             RegistryClient both = RegistryClient.connect(List.of(one.endpoint().replaceFirst(
+                     ":" + URI.create(one.endpoint()).getPort() + "/", ":" + line.port() + "/"), two.endpoint()), null,
+                     ClientSettings.defaults().withCallTimeout(Duration.ofSeconds(2)))) {
+            List<String> seen = new CopyOnWriteArrayList<>();
+            try (RegistryWatch watch = RegistryWatch.start(both, List.of("Echo"),
+                    e -> seen.add(e.kind() + ":" + e.instanceId()))) {
+                assertTrue(watch.awaitSynced(Duration.ofSeconds(10)));
+                viaTwo.bind(entry("Echo", "e1", 0));
+                await("the first registry reports e1", Duration.ofSeconds(10), () -> seen.contains("APPEAR:e1"));
+                Thread.sleep(200);   // the next poll is on its way to the first registry
+                line.blackHole();
+                long cut = System.nanoTime();
+                viaTwo.bind(entry("Echo", "e2", 0));
+                await("the watch moves to the second registry", Duration.ofSeconds(20), () -> seen.contains("APPEAR:e2"));
+                double took = (System.nanoTime() - cut) / 1e9;
+                assertTrue(took < RegistryClient.FAILOVER_WATCH_SECONDS + 2 + 3, "noticed the cut after " + took + " s");
+            }
         }
     }
 

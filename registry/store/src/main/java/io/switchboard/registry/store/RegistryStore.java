@@ -45,6 +45,17 @@ public interface RegistryStore extends AutoCloseable {
     }
 
     /**
+     * Whether the instance lives with this registry server, so that it is this server's lease that
+     * keeps it: false when it is not bound, or when a shared store holds it for another server
+     * (ZooKeeper: an ephemeral node of another session, after that server took it over). A server
+     * renewing an instance that is held elsewhere must take it back ({@link #rebind}), or the other
+     * server, no longer renewed, expires it. Default: whether it is bound.
+     */
+    default boolean heldHere(String name, String instanceId) {
+        return find(name, instanceId).isPresent();
+    }
+
+    /**
      * Removes an instance whose lease, granted by this registry server, ran out; returns whether
      * it removed it. A shared store leaves an instance alone that another registry server has
      * taken over since (its component now renews there): removing it would drop an entry that is

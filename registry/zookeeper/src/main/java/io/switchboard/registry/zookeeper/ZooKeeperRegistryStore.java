@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
@@ -68,6 +69,15 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private long session;
     /** Set by {@link #reportChanges}: a copy of the tree under the root that ZooKeeper keeps current. */
     private CuratorCache cache;
+    /** How long after a delete the cache may take to report the node's re-creation. */
+    private static final long RECHECK_MILLIS = 2_000;
+    /** Deleted nodes found again, whose creation the cache has not reported yet (see {@link #reportGone}). */
+    private final Set<String> recreated = new HashSet<>();
+    private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "zookeeper-store-recheck");
+        t.setDaemon(true);
+        return t;
+    });
     private final ExecutorService restorer = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "zookeeper-store-restorer");
         t.setDaemon(true);
@@ -116,6 +126,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         } finally {
             if (!started) {
                 restorer.shutdownNow();
+                recheck.shutdownNow();
             }
         }
         LOG.info("registry store: ZooKeeper at {}, root {}", ensemble, root);
@@ -178,6 +189,18 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             return removed;
         } catch (Exception e) {
             throw failure("unbind " + namePath(name), e);
+        }
+    }
+
+    /** True for a node of this store's session, or a persistent one (no session holds it). */
+    @Override
+    public synchronized boolean heldHere(String name, String instanceId) {
+        String path = path(name, instanceId);
+        try {
+            Stat stat = client.checkExists().forPath(path);
+            return stat != null && (stat.getEphemeralOwner() == session || stat.getEphemeralOwner() == 0);
+        } catch (Exception e) {
+            throw failure("read " + path, e);
         }
     }
 
@@ -258,20 +281,55 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         cache.listenable().addListener(CuratorCacheListener.builder()
                 .forCreates(node -> reportBound(sink, node))
                 .forChanges((before, node) -> reportBound(sink, node))
-                .forDeletes(node -> {
-                    String[] segments = instanceSegments(node.getPath());
-                    if (segments != null) {
-                        sink.gone(segments[0], segments[1]);
-                    }
-                })
+                .forDeletes(node -> reportGone(sink, node.getPath()))
                 .build());
         cache.start();
         return true;
     }
 
+    /**
+     * A deleted node is reported gone only if it is still absent: a registry server that takes an
+     * instance over deletes and creates its node in one transaction ({@link #put}), which the cache
+     * reports as a delete and then a create; passed on, every watcher saw the instance go and come
+     * back. Runs on the thread that reports the cache's events (so in their order). A node found
+     * again is checked once more a moment later, in case the cache never reports it as created
+     * (deleted again before it read it): then it is reported gone.
+     */
+    private void reportGone(ChangeSink sink, String path) {
+        String[] segments = instanceSegments(path);
+        if (segments == null) {
+            return;
+        }
+        boolean there;
+        try {
+            there = client.checkExists().forPath(path) != null;
+        } catch (Exception e) {
+            there = false;   // cannot tell: report what the cache saw
+        }
+        if (!there) {
+            sink.gone(segments[0], segments[1]);
+            return;
+        }
+        synchronized (recreated) {
+            recreated.add(path);
+        }
+        recheck.schedule(() -> client.runSafe(() -> {
+            boolean unreported;
+            synchronized (recreated) {
+                unreported = recreated.remove(path);
+            }
+            if (unreported && cache.get(path).isEmpty()) {
+                reportGone(sink, path);
+            }
+        }), RECHECK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
     private void reportBound(ChangeSink sink, ChildData node) {
         if (instanceSegments(node.getPath()) == null) {
             return;
+        }
+        synchronized (recreated) {
+            recreated.remove(node.getPath());
         }
         byte[] data = node.getData();
         if (data == null || data.length > MAX_DATA_BYTES) {
@@ -303,6 +361,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             }
         }
         restorer.shutdownNow();
+        recheck.shutdownNow();
         client.close();
     }
 

@@ -1,0 +1,233 @@
+package io.switchboard.codec.proto;
+
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.WireFormatException;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+
+/**
+ * What reading one message keeps between its parts; generated codecs use it. Linked nodes are
+ * read into a flat table and references kept as numbers ({@link #ref}) until the whole message is
+ * in, then {@link #resolve resolved} in one loop: no recursion, a reference may point forward, and
+ * a number past the table is refused. It also counts how deeply heterogeneous lists nest.
+ */
+public final class ProtoReadState {
+    private final BinaryLimits limits;
+    private final long expectedBytes;
+    private int depth;
+    private String field;
+    private Object[] nodes = new Object[16];
+    private int nodeCount;
+    private Object[] holders = new Object[16];
+    private int[] slots = new int[16];
+    private int[] numbers = new int[16];
+    private int refs;
+    private Object[] requiredHolders = new Object[0];
+    private int[] requiredSlots = new int[0];
+    private int required;
+
+    /** {@code expectedBytes}: the sender's announced size, or -1; only sizes arrays. */
+    public ProtoReadState(BinaryLimits limits, long expectedBytes) {
+        this.limits = limits;
+        this.expectedBytes = expectedBytes >= 0 && expectedBytes <= limits.maxMessageBytes() ? expectedBytes : -1;
+    }
+
+    public BinaryLimits limits() {
+        return limits;
+    }
+
+    /** Notes the field being read ({@code Type.field}), so that a refusal without a field names it. */
+    public void at(String field) {
+        this.field = field;
+    }
+
+    /** The refusal, naming the field being read when it names none. */
+    public WireFormatException named(WireFormatException e) {
+        return named(e, field);
+    }
+
+    /** {@code e} naming {@code field} when it names no field itself. */
+    static WireFormatException named(WireFormatException e, String field) {
+        if (e.field() != null || field == null) {
+            return e;
+        }
+        WireFormatException n = new WireFormatException(e.reason(), field, e.getMessage());
+        n.setStackTrace(e.getStackTrace());
+        return n;
+    }
+
+    public void enterList(String field) {
+        if (++depth > limits.maxListDepth()) {
+            throw new WireFormatException(WireFormatException.DEPTH_LIMIT, field,
+                    "lists nest deeper than " + limits.maxListDepth());
+        }
+    }
+
+    public void leaveList() {
+        depth--;
+    }
+
+    /** Adds a node to the table (node number = its index + 1), refusing more than the limit. */
+    public void addNode(Object node) {
+        if (nodeCount >= limits.maxNodes()) {
+            throw new WireFormatException(WireFormatException.NODE_LIMIT,
+                    "the message holds more than " + limits.maxNodes() + " linked nodes");
+        }
+        if (nodeCount == nodes.length) {
+            nodes = Arrays.copyOf(nodes, nodeCount * 2);
+        }
+        nodes[nodeCount++] = node;
+    }
+
+    public int nodeCount() {
+        return nodeCount;
+    }
+
+    /**
+     * A reference from field {@code slot} of {@code holder} to node {@code number}, set when the
+     * message is complete; 0 (null) sets nothing, so call it for non-zero numbers and for every
+     * element of a repeated reference (where 0 is refused at resolution).
+     */
+    public void ref(Object holder, int slot, int number) {
+        if (refs == numbers.length) {
+            holders = Arrays.copyOf(holders, refs * 2);
+            slots = Arrays.copyOf(slots, refs * 2);
+            numbers = Arrays.copyOf(numbers, refs * 2);
+        }
+        holders[refs] = holder;
+        slots[refs] = slot;
+        numbers[refs++] = number;
+    }
+
+    /**
+     * A reference field that must not be null: checked once references are resolved (a node's
+     * reference may point to a later node), refused by the field's name when still unset.
+     */
+    public void required(Object holder, int slot) {
+        if (required == requiredSlots.length) {
+            requiredHolders = Arrays.copyOf(requiredHolders, Math.max(16, required * 2));
+            requiredSlots = Arrays.copyOf(requiredSlots, Math.max(16, required * 2));
+        }
+        requiredHolders[required] = holder;
+        requiredSlots[required++] = slot;
+    }
+
+    /** Sets every reference read, refusing numbers past the node table by the field's name. */
+    public void resolve(Resolver resolver) {
+        for (int i = 0; i < refs; i++) {
+            int n = numbers[i];
+            if (n <= 0 || n > nodeCount) {
+                throw WireFormatException.malformed(resolver.field(slots[i]), "node number "
+                        + Integer.toUnsignedString(n) + " is not in the node table of " + nodeCount + " nodes");
+            }
+            resolver.set(holders[i], slots[i], nodes[n - 1]);
+        }
+        holders = null;
+        for (int i = 0; i < required; i++) {
+            if (!resolver.isSet(requiredHolders[i], requiredSlots[i])) {
+                throw WireFormatException.malformed(resolver.field(requiredSlots[i]), "required and not nillable, but absent");
+            }
+        }
+        requiredHolders = null;
+    }
+
+    /** Generated per codec: sets a reference field, identified by its slot, on its holder. */
+    public interface Resolver {
+        /** Sets (or, for a list, appends) the reference; refuses a node of the wrong type by the field's name. */
+        void set(Object holder, int slot, Object node);
+
+        /** {@code Type.field} of a slot, for refusals. */
+        String field(int slot);
+
+        /** Whether the reference of a slot is set on its holder (for {@link #required}); true unless a codec registers required references. */
+        default boolean isSet(Object holder, int slot) {
+            return true;
+        }
+    }
+
+    /**
+     * The capacity for a packed array that already holds {@code used} values and gets
+     * {@code more}: for a field of the operation message ({@code presize}) that arrives in
+     * pieces, on its first growth, what the announced size of the message can hold (so an honest
+     * sender's large array is allocated once, exactly); otherwise doubling.
+     */
+    public int capacity(int length, int used, int more, int width, boolean presize) {
+        long wanted = (long) used + more;
+        if (wanted > Integer.MAX_VALUE - 16 || wanted * width > limits.maxMessageBytes()) {
+            throw new WireFormatException(WireFormatException.SIZE_LIMIT, "a list of " + wanted + " values is over the"
+                    + " limit of " + limits.maxMessageBytes() + " bytes");
+        }
+        if (length >= wanted) {
+            return length;
+        }
+        if (presize && used == 0 && more >= 4096 && expectedBytes > 0 && expectedBytes / width >= wanted) {
+            return (int) Math.min(Integer.MAX_VALUE - 16, expectedBytes / width);
+        }
+        return (int) Math.max(wanted, Math.min(Integer.MAX_VALUE - 16, (long) length * 2));
+    }
+
+    /** A DateTime message's body; {@code xs:dateTime}'s range and offsets are checked. */
+    public static OffsetDateTime readDateTime(ProtoInput in, String field) {
+        long seconds = 0;
+        int nanos = 0;
+        int offset = 0;
+        for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+            switch (tag) {
+                case 8 -> seconds = in.readVarint64();
+                case 16 -> nanos = in.readVarint32();
+                case 24 -> offset = in.readVarint32();
+                default -> in.skipField(tag);
+            }
+        }
+        if (nanos < 0 || nanos > 999_999_999 || offset < -64800 || offset > 64800) {
+            throw WireFormatException.malformed(field, "a date-time with nanos " + nanos + " and offset " + offset);
+        }
+        OffsetDateTime v;
+        try {
+            v = OffsetDateTime.ofInstant(Instant.ofEpochSecond(seconds, nanos), ZoneOffset.ofTotalSeconds(offset));
+        } catch (DateTimeException e) {
+            throw WireFormatException.malformed(field, "a date-time out of range: " + e.getMessage());
+        }
+        String problem = io.switchboard.idl.runtime.XsdValues.dateTimeProblem(v);
+        if (problem != null) {
+            throw WireFormatException.malformed(field, problem);
+        }
+        return v;
+    }
+
+    /** A string, refused (naming {@code field}) when {@code xs:string} cannot hold it: every protocol carries the same values. */
+    public static String readString(ProtoInput in, String field) {
+        String v = in.readString();
+        String problem = io.switchboard.idl.runtime.XsdValues.stringProblem(v);
+        if (problem != null) {
+            throw WireFormatException.malformed(field, problem);
+        }
+        return v;
+    }
+
+    /** An int32 that must fit a schema byte. */
+    public static byte toByte(int v, String field) {
+        if (v < Byte.MIN_VALUE || v > Byte.MAX_VALUE) {
+            throw WireFormatException.malformed(field, v + " is out of the range of a byte");
+        }
+        return (byte) v;
+    }
+
+    /** An int32 that must fit a schema short. */
+    public static short toShort(int v, String field) {
+        if (v < Short.MIN_VALUE || v > Short.MAX_VALUE) {
+            throw WireFormatException.malformed(field, v + " is out of the range of a short");
+        }
+        return (short) v;
+    }
+
+    /** A field that must be a given wire type. */
+    public static void expect(int tag, int wireType, String field) {
+        if ((tag & 7) != wireType) {
+            throw WireFormatException.malformed(field, "wire type " + (tag & 7) + " where " + wireType + " belongs");
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.switchboard.protocol.grpc;
+
+import io.switchboard.codec.binary.WireFormatException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.function.IntConsumer;
+import java.util.function.Supplier;
+
+/**
+ * The parts of one incoming message, handed from gRPC's callbacks to the thread that reads them.
+ * Flow control makes it bounded: only {@link #WINDOW} parts are requested ahead and each part
+ * taken requests one more, so a slow reader slows the sender instead of filling memory. It also
+ * bounds what a hostile sender can make the reading thread do: how many parts per byte, how long
+ * between parts ({@code idle}), and how slowly the whole message may arrive
+ * ({@link #requireMinRate}).
+ */
+final class PartQueue {
+    static final int WINDOW = 4;
+    /** Parts any message may use, however small; beyond them, one more per {@link #BYTES_PER_EXTRA_PART} bytes received. */
+    static final int FREE_PARTS = 1024;
+    static final int BYTES_PER_EXTRA_PART = 1024;
+    private static final Object END = new Object();
+
+    private final ArrayDeque<Object> items = new ArrayDeque<>();
+    private final IntConsumer request;
+    private final long idleNanos;
+    private final Supplier<RuntimeException> idleError;
+    private final long maxMessageBytes;
+    private final long startNanos = System.nanoTime();
+    private long minBytesPerSecond;
+    private Supplier<RuntimeException> slowError;
+    private boolean closed;
+    private volatile long announced = -1;
+    // the reading thread's side
+    private long received;
+    private long parts;
+
+    PartQueue(IntConsumer request, Duration idle, Supplier<RuntimeException> idleError, long maxMessageBytes) {
+        this.request = request;
+        this.idleNanos = idle.toNanos();
+        this.idleError = idleError;
+        this.maxMessageBytes = maxMessageBytes;
+    }
+
+    /**
+     * Bounds the time the whole message may take: the idle time plus its size (the announced one,
+     * or what has arrived) at {@code bytesPerSecond}; a sender that trickles bytes, each within the
+     * idle time, cannot hold the reading thread for longer (a slow-loris).
+     */
+    void requireMinRate(long bytesPerSecond, Supplier<RuntimeException> error) {
+        this.minBytesPerSecond = bytesPerSecond;
+        this.slowError = error;
+    }
+
+    /** The size the sender announced (its {@code sb-size} header), or -1. */
+    void announce(long size) {
+        this.announced = size;
+    }
+
+    long announced() {
+        return announced;
+    }
+
+    void add(Part part) {
+        synchronized (this) {
+            if (!closed) {
+                items.add(part);
+                notifyAll();
+                return;
+            }
+        }
+        part.release(); // the reader is gone: nobody will read it
+    }
+
+    /** The message is complete: the peer half-closed, or the call ended well. */
+    synchronized void end() {
+        items.add(END);
+        notifyAll();
+    }
+
+    /** The call failed: the reader gets {@code error} on its next take, ahead of any part left. */
+    synchronized void fail(RuntimeException error) {
+        releaseQueued();
+        items.add(error);
+        notifyAll();
+    }
+
+    /** The reader is done or gives up: parts still queued are dropped. */
+    synchronized void close() {
+        closed = true;
+        releaseQueued();
+    }
+
+    private void releaseQueued() {
+        for (Object item : items) {
+            if (item instanceof Part p) {
+                p.release();
+            }
+        }
+        items.clear();
+    }
+
+    /** The next part, or null at the end of the message; throws the call's failure or a refusal. */
+    Part take() {
+        Object item = waitForItem();
+        long size = announced;
+        if (size > maxMessageBytes) {
+            throw new WireFormatException(WireFormatException.SIZE_LIMIT, "the sender announced " + size
+                    + " bytes, over the limit of " + maxMessageBytes + " bytes");
+        }
+        if (item == END) {
+            return null;
+        }
+        Part part = (Part) item;
+        request.accept(1);
+        parts++;
+        received += part.length;
+        if (received > maxMessageBytes || parts > FREE_PARTS + received / BYTES_PER_EXTRA_PART) {
+            part.release();
+        }
+        if (received > maxMessageBytes) {
+            throw new WireFormatException(WireFormatException.SIZE_LIMIT, "the message is over the limit of "
+                    + maxMessageBytes + " bytes");
+        }
+        long allowed = FREE_PARTS + received / BYTES_PER_EXTRA_PART;
+        if (parts > allowed) {
+            throw new WireFormatException(WireFormatException.CHUNK_LIMIT, "more than " + allowed + " parts for "
+                    + received + " bytes");
+        }
+        return part;
+    }
+
+    private long messageTimeLeft(long now) {
+        if (minBytesPerSecond <= 0) {
+            return Long.MAX_VALUE;
+        }
+        long size = Math.max(received, Math.min(announced, maxMessageBytes));
+        return startNanos + idleNanos + size * 1_000_000_000L / minBytesPerSecond - now;
+    }
+
+    private Object waitForItem() {
+        Object item;
+        synchronized (this) {
+            long start = System.nanoTime();
+            if (messageTimeLeft(start) <= 0) {
+                throw slowError.get();
+            }
+            long idleDeadline = start + idleNanos;
+            while (items.isEmpty()) {
+                long now = System.nanoTime();
+                long left = messageTimeLeft(now);
+                if (left <= 0) {
+                    throw slowError.get();
+                }
+                if (idleDeadline - now <= 0) {
+                    throw idleError.get();
+                }
+                long wait = Math.min(idleDeadline - now, left);
+                try {
+                    wait(wait / 1_000_000, (int) (wait % 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new CallInterruptedException();
+                }
+            }
+            item = items.peek();
+            if (item instanceof Part) {
+                items.poll();
+            }
+        }
+        if (item instanceof RuntimeException e) {
+            throw e;
+        }
+        return item;
+    }
+
+    /** The reading thread was interrupted: the call is being abandoned. */
+    static final class CallInterruptedException extends RuntimeException {
+        CallInterruptedException() {
+            super("interrupted", null, false, false);
+        }
+    }
+}
