@@ -25,18 +25,8 @@ package io.switchboard.codec.binary;
  * with one more byte: {@link #RESPONSE} or {@link #DECLARED_FAULT} (then the message is the fault
  * element).
  *
- * <p>Over gRPC a message travels as a stream of protobuf {@code Chunk}s ({@link #CHUNKS}). Each
- * chunk says where its data belongs, so that a receiver notices a chunk out of order, a gap, a
- * repeat or a truncated stream as such, instead of decoding shifted bytes; and the first chunk
- * announces the whole size, so that a receiver refuses an oversized message before reading it.
- *
- * <pre>
- * message Chunk { bytes data = 1; uint64 offset = 2; uint64 total = 3; }
- * offset := byte offset of this chunk's data in the message: 0 for the first, then the previous
- *           chunk's offset plus its data length (chunks are sent in order, no gaps, no overlaps)
- * total  := on the first chunk (offset 0): the message's length in bytes; on later chunks 0
- *           (absent) or the same value. The stream ends after exactly total bytes.
- * </pre>
+ * <p>It is the format the {@code local} protocol copies messages through. The gRPC wire is
+ * protobuf, by the typed {@code .proto} ({@link io.switchboard.codec.proto.ProtoCodec}).
  */
 public final class WireFormat {
     public static final int NULL = 0;
@@ -94,17 +84,6 @@ public final class WireFormat {
     public static String grpcServiceName(String componentName) {
         return protoPackage(componentName) + "." + componentName;
     }
-
-    /** How a message is cut into gRPC {@code Chunk}s, as plain text lines for the generated {@code .proto}. */
-    public static final java.util.List<String> CHUNKS = java.util.List.of(
-            "message Chunk { bytes data = 1; uint64 offset = 2; uint64 total = 3; }",
-            "data      := the next bytes of the message; chunks may be cut anywhere (Switchboard sends 1 MiB)",
-            "offset    := byte offset of this chunk's data within the whole message: 0 for the first chunk,",
-            "             then the previous chunk's offset plus its data length (in order, no gaps, no repeats)",
-            "total     := on the first chunk: the length of the whole message in bytes; later chunks: 0 or the same",
-            "a stream that ends before `total` bytes, a chunk at another offset or one past `total` ends the",
-            "call with INVALID_ARGUMENT; a `total` over the server's message limit, a chunk over its chunk limit",
-            "(4 MiB of data by default) or more than 1024 + total/1024 chunks ends it with RESOURCE_EXHAUSTED");
 
     /** A readable name for a tag, for error messages. */
     public static String tagName(int tag) {

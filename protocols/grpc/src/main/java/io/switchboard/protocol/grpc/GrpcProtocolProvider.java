@@ -13,9 +13,10 @@ import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 
 /**
- * The bulk protocol: messages in the packed binary format (packed IEEE arrays, linked structures
- * as a node table) streamed in chunks over gRPC with HTTP/2 flow control. Each component is the
- * gRPC service its generated {@code .proto} declares, so other languages can call it too.
+ * The bulk protocol: each component is the gRPC service its typed {@code .proto} declares, every
+ * value ordinary protobuf (packed arrays copied in bulk, linked structures as a node table), unary
+ * for bounded messages and streamed in parts whose merge is the message otherwise; so other
+ * languages call it with their own generated code (docs/grpc-wire.md).
  *
  * <pre>{@code
  * ProtocolServer server = Protocols.get("grpc").newServer(ServerSettings.defaults());
@@ -28,8 +29,9 @@ import io.switchboard.protocol.ServerSettings;
 public final class GrpcProtocolProvider implements ProtocolProvider {
     public static final String NAME = "grpc";
     /**
-     * Largest chunk a server accepts by default, in data bytes: gRPC's own default message limit.
-     * Switchboard sends 1 MiB chunks; a larger one ends the call with RESOURCE_EXHAUSTED.
+     * Largest part (one gRPC message) a server accepts by default, in bytes: gRPC's own default
+     * message limit. Switchboard sends parts of about 1 MiB; a larger one ends the call with
+     * RESOURCE_EXHAUSTED.
      */
     public static final int DEFAULT_MAX_CHUNK_BYTES = 4 << 20;
 
