@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -31,6 +32,8 @@ public final class ProtoInput {
     private int pos;
     /** The end of the message being read: the whole input, or a nested message's end. */
     private int limit;
+    /** Decodes the strings that are not ASCII; made at the first one, reused after. */
+    private CharsetDecoder utf8;
 
     public ProtoInput(byte[] buf, int from, int to, BinaryLimits limits) {
         if (from < 0 || to > buf.length || from > to) {
@@ -124,10 +127,23 @@ public final class ProtoInput {
             throw new WireFormatException(WireFormatException.STRING_LIMIT, "a string of " + length
                     + " bytes is over the limit of " + limits.maxStringBytes());
         }
+        int end = pos + length;
+        int i = pos;
+        while (i < end && buf[i] >= 0) {
+            i++;
+        }
+        if (i == end) {   // ASCII, as most strings are: no decoder needed
+            String ascii = new String(buf, pos, length, StandardCharsets.ISO_8859_1);
+            pos = end;
+            return ascii;
+        }
         try {
-            CharBuffer chars = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(buf, pos, length));
-            pos += length;
+            if (utf8 == null) {
+                utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT);
+            }
+            CharBuffer chars = utf8.reset().decode(ByteBuffer.wrap(buf, pos, length));
+            pos = end;
             return chars.toString();
         } catch (CharacterCodingException e) {
             throw WireFormatException.malformed("a string at byte " + pos + " is not UTF-8");
