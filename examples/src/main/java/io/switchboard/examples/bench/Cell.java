@@ -61,11 +61,15 @@ public record Cell(Workload workload, int size, String protocol, Status status, 
         return 2.0 * workload.payloadBytes(size) / (medianMicros() / 1e6) / 1e6;
     }
 
-    /** Linear interpolation between order statistics (the usual "type 7" quantile). */
     private double quantileMicros(double q) {
-        double pos = q * (samplesNanos.length - 1);
+        return quantileMicros(samplesNanos, q);
+    }
+
+    /** Linear interpolation between order statistics of sorted samples (the usual "type 7" quantile), in µs. */
+    static double quantileMicros(long[] sortedNanos, double q) {
+        double pos = q * (sortedNanos.length - 1);
         int lo = (int) Math.floor(pos);
-        int hi = Math.min(lo + 1, samplesNanos.length - 1);
-        return (samplesNanos[lo] + (pos - lo) * (samplesNanos[hi] - samplesNanos[lo])) / 1e3;
+        int hi = Math.min(lo + 1, sortedNanos.length - 1);
+        return (sortedNanos[lo] + (pos - lo) * (sortedNanos[hi] - sortedNanos[lo])) / 1e3;
     }
 }

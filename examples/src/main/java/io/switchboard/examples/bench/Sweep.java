@@ -252,7 +252,7 @@ public final class Sweep {
         void endRun() {
             if (failure == null && samples.size() > runStart) {
                 long[] run = samples.subList(runStart, samples.size()).stream().mapToLong(Long::longValue).sorted().toArray();
-                runMedians.add(run.length % 2 == 1 ? run[run.length / 2] / 1e3 : (run[run.length / 2 - 1] + run[run.length / 2]) / 2e3);
+                runMedians.add(Cell.quantileMicros(run, 0.5));
             }
         }
 

@@ -175,7 +175,9 @@ class SoakTest {
         long start = System.nanoTime();
         long end = start + seconds * 1_000_000_000L;
         long warmUpEnd = start + seconds * 1_000_000_000L / 3;   // the first third
-        long[] window = {weigh ? Long.MAX_VALUE : warmUpEnd, end};   // [open, close]: set around the readings when weighing
+        // the calls/s window, [open, close]: set around the readings when weighing
+        AtomicLong windowOpen = new AtomicLong(weigh ? Long.MAX_VALUE : warmUpEnd);
+        AtomicLong windowClose = new AtomicLong(end);
         List<Map<Kind, long[]>> latencies = new ArrayList<>();
         AtomicLong completed = new AtomicLong();
         AtomicLong windowCalls = new AtomicLong();
@@ -198,10 +200,8 @@ class SoakTest {
                             if (t0 >= warmUpEnd) {
                                 mine.computeIfAbsent(kind, k -> new LongList()).add(took);
                             }
-                            synchronized (window) {
-                                if (t0 >= window[0] && t0 + took <= window[1]) {
-                                    windowCalls.incrementAndGet();
-                                }
+                            if (t0 >= windowOpen.get() && t0 + took <= windowClose.get()) {
+                                windowCalls.incrementAndGet();
                             }
                             completed.incrementAndGet();
                             if (kind.pinnedToSoap) {
@@ -229,8 +229,8 @@ class SoakTest {
 
         sleepUntil(warmUpEnd);
         Snapshot first = weigh ? snapshot() : null;
-        synchronized (window) {
-            window[0] = weigh ? System.nanoTime() : warmUpEnd;
+        if (weigh) {
+            windowOpen.set(System.nanoTime());
         }
         Snapshot middle = null;
         long paused = 0;
@@ -242,13 +242,11 @@ class SoakTest {
         }
         sleepUntil(end - 500_000_000L);
         if (weigh) {
-            synchronized (window) {
-                window[1] = System.nanoTime();   // the readings hold every call back: outside the window
-            }
+            windowClose.set(System.nanoTime());   // the readings hold every call back: outside the window
         }
         Snapshot last = weigh ? snapshot() : null;
         done.await();
-        double windowSeconds = (window[1] - window[0] - paused) / 1e9;
+        double windowSeconds = (windowClose.get() - windowOpen.get() - paused) / 1e9;
         Map<String, Long> protocols = new java.util.TreeMap<>();
         byProtocol.forEach((k, v) -> protocols.put(k, v.get()));
         return new Phase(policy, (System.nanoTime() - start) / 1e9, completed.get(), windowCalls.get(), windowSeconds,
