@@ -109,7 +109,7 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return request;
         } catch (JAXBException | RuntimeException e) {
-            if (SoapFaults.httpStatus(e) == 413) {   // the body went past the size limit: SoapServlet answers 413
+            if (SoapFaults.httpStatus(e) == 413) {   // the body went past the size limit: SoapPostHandler answers 413
                 throw AxisFault.makeFault(e);
             }
             if (e instanceof Graphs.GraphLimitException) {

@@ -49,9 +49,10 @@ import org.slf4j.LoggerFactory;
 import org.xml.sax.InputSource;
 
 /**
- * The SOAP listener: Axis2's servlet on an embedded Jetty 12, one Jetty for every component of the
- * server at {@code http://HOST:PORT/axis2/services/NAME}, each with its compiler-made WSDL at
- * {@code ?wsdl}. The bounds of {@link ServerSettings}, each from Jetty:
+ * The SOAP listener: Axis2 on an embedded Jetty 12, one Jetty for every component of the server
+ * at {@code http://HOST:PORT/axis2/services/NAME}. A call (POST) goes from Jetty's request straight
+ * into Axis2's engine ({@link SoapPostHandler}); each component's compiler-made WSDL is served at
+ * {@code ?wsdl} by Axis2's servlet ({@link SoapServlet}). The bounds of {@link ServerSettings}, each from Jetty:
  * <ul>
  * <li>a request body over {@code maxMessageBytes} is answered 413 before it is parsed, by its
  *     {@code Content-Length} or, when chunked, as the count passes the limit (Jetty's
@@ -151,11 +152,12 @@ final class SoapServer implements ProtocolServer {
             jetty.addConnector(connector);
 
             ServletContextHandler axis2 = new ServletContextHandler("/axis2", ServletContextHandler.NO_SESSIONS);
-            ServletHolder servlet = new ServletHolder("axis2", new SoapServlet(context, settings.maxMessageBytes()));
+            ServletHolder servlet = new ServletHolder("axis2", new SoapServlet(context));
             servlet.setInitOrder(0);
             axis2.addServlet(servlet, "/services/*");
+            context.setContextRoot("/axis2");   // where Axis2 finds a service's name in the request's URL
             SizeLimitHandler sizeLimit = new SizeLimitHandler(settings.maxMessageBytes(), -1);
-            sizeLimit.setHandler(axis2);
+            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), axis2));
             jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
             jetty.start();
 
