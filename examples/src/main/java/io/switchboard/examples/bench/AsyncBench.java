@@ -23,11 +23,12 @@ import me.tongfei.progressbar.ProgressBar;
  * The {@code async} workload: calls per second of the stubs' non-blocking form ({@code echoDoublesAsync})
  * with 1, 8 and 64 calls in flight, and of the blocking form on one thread for reference, per
  * protocol pinned on every call and per {@code double[]} length; every answer is compared with
- * what was sent. Writes {@code async.csv} and {@code async.md}.
+ * what was sent. Plain grpc-java's future stub runs the same cells as the reference
+ * ({@code grpc-plain}). Writes {@code async.csv} and {@code async.md}.
  *
  * <pre>{@code
  * AsyncBench bench = new AsyncBench(new AsyncBench.Config(List.of(10), Duration.ofSeconds(3), Duration.ofSeconds(2)),
- *         Map.of("grpc", grpcStub, "local", localStub));
+ *         Map.of("grpc", AsyncBench.Target.of(grpcStub), "local", AsyncBench.Target.of(localStub)));
  * List<AsyncBench.Row> rows = bench.run(progressBar);
  * String md = AsyncBench.writeAll(rows, machine, "./switchboard bench --workloads async", dir);
  * }</pre>
@@ -35,6 +36,8 @@ import me.tongfei.progressbar.ProgressBar;
 final class AsyncBench {
     /** The async cells: calls kept in flight. */
     static final int[] IN_FLIGHT = {1, 8, 64};
+    /** Slices per cell, the order of the targets rotated from one to the next. */
+    static final int ROUNDS = 3;
     static final String CSV_HEADER = "protocol,doubles,mode,in_flight,calls,seconds,calls_per_s,note";
     private static final long DRAIN_SECONDS = 60;
 
@@ -58,11 +61,33 @@ final class AsyncBench {
         }
     }
 
-    private final Config config;
-    private final Map<String, EchoStub> stubs;
+    /** What a cell calls: an echo of a {@code double[]}, blocking or not. */
+    interface Target {
+        double[] echo(double[] values);
 
-    /** @param stubs the stub per protocol name, each pinned to that protocol, in the order of the table */
-    AsyncBench(Config config, Map<String, EchoStub> stubs) {
+        CompletableFuture<double[]> echoAsync(double[] values);
+
+        /** A Switchboard stub's {@code echoDoubles} and {@code echoDoublesAsync}. */
+        static Target of(EchoStub stub) {
+            return new Target() {
+                @Override
+                public double[] echo(double[] values) {
+                    return stub.echoDoubles(values);
+                }
+
+                @Override
+                public CompletableFuture<double[]> echoAsync(double[] values) {
+                    return stub.echoDoublesAsync(values);
+                }
+            };
+        }
+    }
+
+    private final Config config;
+    private final Map<String, Target> stubs;
+
+    /** @param stubs what to call per row name (a protocol pinned on each call, or a plain library), in the order of the table */
+    AsyncBench(Config config, Map<String, Target> stubs) {
         this.config = config;
         this.stubs = new LinkedHashMap<>(stubs);
     }
@@ -74,45 +99,67 @@ final class AsyncBench {
 
     List<Row> run(ProgressBar progress) throws InterruptedException {
         List<Row> rows = new ArrayList<>();
-        double seconds = config.perCell().toNanos() / 1e9;
+        double slice = config.perCell().toNanos() / 1e9 / ROUNDS;
         for (int size : config.sizes()) {
             double[] values = values(size);
-            for (Map.Entry<String, EchoStub> e : stubs.entrySet()) {
-                String protocol = e.getKey();
-                EchoStub stub = e.getValue();
-                progress.setExtraMessage("async " + protocol + " " + Report.size(size));
-                double warm = config.warmup().toNanos() / 1e9 / 2;
-                Row warmAsync = inFlight(protocol, stub, values, 8, warm);
-                Row warmBlocking = warmAsync.failure() == null ? blocking(protocol, stub, values, warm) : warmAsync;
+            // every target warms up before any is timed: timed first, a target would also pay the
+            // server's compilation, as the first protocol of a cell did before the rounds
+            Map<String, String> failed = new LinkedHashMap<>();
+            double warm = config.warmup().toNanos() / 1e9 / 2;
+            for (Map.Entry<String, Target> e : stubs.entrySet()) {
+                progress.setExtraMessage("async warm-up " + e.getKey() + " " + Report.size(size));
+                Row warmAsync = inFlight(e.getKey(), e.getValue(), values, 8, warm);
+                Row warmBlocking = warmAsync.failure() == null ? blocking(e.getKey(), e.getValue(), values, warm) : warmAsync;
                 if (warmBlocking.failure() != null) {
-                    String reason = "failed in the warm-up: " + warmBlocking.failure();
-                    rows.add(new Row(protocol, size, true, 1, 0, 0, reason));
-                    for (int n : IN_FLIGHT) {
-                        rows.add(new Row(protocol, size, false, n, 0, 0, reason));
-                    }
-                    progress.stepBy(IN_FLIGHT.length + 1L);
-                    continue;
+                    failed.put(e.getKey(), "failed in the warm-up: " + warmBlocking.failure());
                 }
-                rows.add(blocking(protocol, stub, values, seconds));
-                progress.step();
-                for (int n : IN_FLIGHT) {
-                    rows.add(inFlight(protocol, stub, values, n, seconds));
+            }
+            List<String> names = new ArrayList<>(stubs.keySet());
+            names.removeAll(failed.keySet());
+            // each cell in ROUNDS slices, the targets' order rotated every slice; a row sums its slices
+            for (int mode = 0; mode <= IN_FLIGHT.length; mode++) {
+                int inFlight = mode == 0 ? 1 : IN_FLIGHT[mode - 1];
+                Map<String, Row> sums = new LinkedHashMap<>();
+                for (int round = 0; round < ROUNDS; round++) {
+                    for (int i = 0; i < names.size(); i++) {
+                        String name = names.get((i + round) % names.size());
+                        if (sums.containsKey(name) && sums.get(name).failure() != null) {
+                            continue;
+                        }
+                        progress.setExtraMessage("async " + name + " " + Report.size(size)
+                                + (mode == 0 ? " blocking" : " " + inFlight + " in flight"));
+                        Row r = mode == 0 ? blocking(name, stubs.get(name), values, slice)
+                                : inFlight(name, stubs.get(name), values, inFlight, slice);
+                        sums.merge(name, r, (a, b) -> new Row(name, size, a.blocking(), a.inFlight(), a.calls() + b.calls(),
+                                a.seconds() + b.seconds(), b.failure()));
+                    }
+                }
+                for (String name : stubs.keySet()) {
+                    String reason = failed.get(name);
+                    rows.add(reason != null ? new Row(name, size, mode == 0, inFlight, 0, 0, reason) : sums.get(name));
                     progress.step();
                 }
             }
         }
-        return rows;
+        // the table reads a target's cells in a line: blocking, then 1, 8, 64 in flight
+        List<Row> ordered = new ArrayList<>();
+        for (int size : config.sizes()) {
+            for (String name : stubs.keySet()) {
+                rows.stream().filter(r -> r.doubles() == size && r.protocol().equals(name)).forEach(ordered::add);
+            }
+        }
+        return ordered;
     }
 
     /** The blocking form on this thread, one call after another. */
-    private static Row blocking(String protocol, EchoStub stub, double[] values, double seconds) {
+    private static Row blocking(String protocol, Target stub, double[] values, double seconds) {
         long start = System.nanoTime();
         long end = start + (long) (seconds * 1e9);
         long calls = 0;
         String failure = null;
         while (System.nanoTime() < end) {
             try {
-                failure = check(values, stub.echoDoubles(values));
+                failure = check(values, stub.echo(values));
             } catch (RuntimeException e) {
                 failure = Sweep.describe(e);
             }
@@ -125,7 +172,7 @@ final class AsyncBench {
     }
 
     /** Keeps {@code inFlight} calls outstanding for {@code seconds}: each finished call starts the next, no thread waits on one. */
-    private static Row inFlight(String protocol, EchoStub stub, double[] values, int inFlight, double seconds)
+    private static Row inFlight(String protocol, Target stub, double[] values, int inFlight, double seconds)
             throws InterruptedException {
         Chains chains = new Chains(stub, values, inFlight);
         long start = System.nanoTime();
@@ -148,14 +195,14 @@ final class AsyncBench {
 
     /** The calls of one cell: each chain issues its next call when the previous one ends, until stopped. */
     private static final class Chains {
-        final EchoStub stub;
+        final Target stub;
         final double[] values;
         final AtomicLong done = new AtomicLong();
         final AtomicReference<String> failure = new AtomicReference<>();
         final CountDownLatch drained;
         volatile boolean stop;
 
-        Chains(EchoStub stub, double[] values, int inFlight) {
+        Chains(Target stub, double[] values, int inFlight) {
             this.stub = stub;
             this.values = values;
             this.drained = new CountDownLatch(inFlight);
@@ -169,7 +216,7 @@ final class AsyncBench {
             while (true) {
                 CompletableFuture<double[]> call;
                 try {
-                    call = stub.echoDoublesAsync(values);
+                    call = stub.echoAsync(values);
                 } catch (RuntimeException e) {
                     call = CompletableFuture.failedFuture(e);
                 }
@@ -241,7 +288,8 @@ final class AsyncBench {
     static String table(List<Row> rows) {
         StringBuilder b = new StringBuilder();
         b.append("Calls per second of `echoDoubles`, each protocol pinned on every call; `local` runs in the client's JVM, ")
-                .append("the others against the server JVM on loopback. Every answer was compared with what was sent; ")
+                .append("the others against the server JVM on loopback; `grpc-plain` is grpc-java alone (its future stub, the ")
+                .append("same packed layout, default executors). Every answer was compared with what was sent; ")
                 .append("**checked** counts the answers of the row's cells. Blocking: one thread, one call after another.\n\n");
         b.append("| protocol | doubles | blocking, 1 thread | async, 1 in flight | 8 in flight | 64 in flight | checked | note |\n");
         b.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
@@ -266,7 +314,8 @@ final class AsyncBench {
         Files.writeString(dir.resolve("async.csv"), csv(rows), StandardCharsets.UTF_8);
         String md = "# Switchboard benchmark: async throughput\n\n"
                 + "Reproduce with `" + command + "` (" + machine.date() + "). " + config.perCell().toMillis()
-                + " ms per cell after " + config.warmup().toMillis() + " ms of warm-up per protocol and size; both JVMs unpinned; "
+                + " ms per cell, in " + ROUNDS + " slices with the rows' order rotated from one slice to the next, after "
+                + config.warmup().toMillis() + " ms of warm-up of every row and size first; both JVMs unpinned; "
                 + machine.cpus() + " × " + machine.cpuModel() + ", load average " + machine.loadStart() + " at the start and "
                 + machine.loadEnd() + " at the end of the run: a shared machine, read the shape rather than the figures.\n\n"
                 + table(rows);

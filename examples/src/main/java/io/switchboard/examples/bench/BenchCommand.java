@@ -332,12 +332,14 @@ public final class BenchCommand implements Callable<Integer> {
         if (!workloads.contains("async")) {
             return null;
         }
-        Map<String, io.switchboard.components.echo.EchoStub> stubs = new LinkedHashMap<>();
+        Map<String, AsyncBench.Target> stubs = new LinkedHashMap<>();
         for (Peer p : peers) {
             if (p instanceof SwitchboardPeer sp && Protocols.names().contains(p.name())) {
-                stubs.put(p.name(), sp.stub());   // a protocol pinned on each call; policies would only pick one of these
+                stubs.put(p.name(), AsyncBench.Target.of(sp.stub()));   // a protocol pinned on each call; policies would only pick one of these
             } else if (p instanceof LocalPeer lp) {
-                stubs.put(p.name(), lp.stub());
+                stubs.put(p.name(), AsyncBench.Target.of(lp.stub()));
+            } else if (p instanceof PlainGrpcPeer plain && p.name().equals(PlainGrpcPeer.NAME)) {
+                stubs.put(p.name(), plain);   // the reference: grpc-java alone, default executors
             }
         }
         return stubs.isEmpty() ? null : new AsyncBench(asyncConfig(), stubs);

@@ -9,6 +9,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -18,6 +19,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * }
  * }</pre>
  */
-final class PlainGrpcPeer implements Peer {
+final class PlainGrpcPeer implements Peer, AsyncBench.Target {
     static final String NAME = "grpc-plain";
     static final String DIRECT_NAME = "grpc-plain-direct";
     /** What an empty call sends: gRPC messages are never null. */
@@ -59,6 +61,35 @@ final class PlainGrpcPeer implements Peer {
     @Override
     public Object roundTrip(Payload payload) {
         return call(channel, payload);
+    }
+
+    @Override
+    public double[] echo(double[] values) {
+        return (double[]) call(channel, new Payload(Workload.DOUBLES, values.length, values, null, null));
+    }
+
+    /** grpc-java's async unary call, its answer completing the future on gRPC's own thread. */
+    @Override
+    public CompletableFuture<double[]> echoAsync(double[] values) {
+        CompletableFuture<double[]> answer = new CompletableFuture<>();
+        ClientCalls.asyncUnaryCall(channel.newCall(ECHO, CallOptions.DEFAULT.withDeadlineAfter(Sweep.CALL_TIMEOUT_MILLIS,
+                TimeUnit.MILLISECONDS)), values, new StreamObserver<>() {
+                    @Override
+                    public void onNext(Object value) {
+                        answer.complete((double[]) value);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        answer.completeExceptionally(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        answer.complete(null);   // no-op after onNext
+                    }
+                });
+        return answer;
     }
 
     @Override

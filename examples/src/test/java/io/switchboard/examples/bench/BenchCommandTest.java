@@ -91,7 +91,7 @@ class BenchCommandTest {
     @Test
     void quickRunWritesTheInProcessRowAndTheAsyncTableWithEveryAnswerChecked() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
-                "--workloads", "doubles,async", "--protocols", "local,grpc,soap", "--async-millis", "200", "--heap", "256m",
+                "--workloads", "doubles,async", "--protocols", "local,grpc,soap,grpc-plain", "--async-millis", "200", "--heap", "256m",
                 "--out", dir.toString());
         assertEquals(0, exit, "exit 2 would mean a wrong answer or a local call that left the process");
 
@@ -109,12 +109,12 @@ class BenchCommandTest {
             assertTrue(Long.parseLong(f[4]) > 0, "answers received and checked: " + row);
             cells.add(f[0] + "/" + f[2] + "/" + f[3]);
         }
-        for (String protocol : List.of("local", "grpc", "soap")) {
+        for (String protocol : List.of("local", "grpc", "soap", "grpc-plain")) {   // grpc-plain: grpc-java alone, the reference
             for (String cell : List.of("blocking/1", "async/1", "async/8", "async/64")) {
                 assertTrue(cells.contains(protocol + "/" + cell), "no " + cell + " over " + protocol + " in " + cells);
             }
         }
-        assertEquals(12, cells.size(), cells.toString());
+        assertEquals(16, cells.size(), cells.toString());
         assertTrue(Files.readString(dir.resolve("async.md"), StandardCharsets.UTF_8).contains("./switchboard bench --quick"));
         assertTrue(Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8).contains("## async"));
     }
