@@ -19,13 +19,16 @@ import java.net.UnknownHostException;
  * as the description and, in the {@code google.rpc.Status} details ({@code grpc-status-details-bin}),
  * the fault message as {@code google.protobuf.Any} of type
  * {@code type.googleapis.com/switchboard.<name>.<opFault>}: what any gRPC client reads with its
- * rich-error support.
+ * rich-error support. A server whose every worker runs a call answers UNAVAILABLE with the
+ * {@code sb-busy} trailer: the call did not run, and may go elsewhere.
  */
 final class GrpcErrors {
     static final Metadata.Key<String> REFUSED = Metadata.Key.of("sb-refused", Metadata.ASCII_STRING_MARSHALLER);
     /** Request header: the call id, so that a server running a DeduplicatingSkeleton runs a repeat once. */
     static final Metadata.Key<String> CALL_ID = Metadata.Key.of("sb-call-id", Metadata.ASCII_STRING_MARSHALLER);
     static final Metadata.Key<String> ERROR_TYPE = Metadata.Key.of("sb-error-type", Metadata.ASCII_STRING_MARSHALLER);
+    /** The server ran none of the call: every worker was busy (its value: the server's limit). */
+    static final Metadata.Key<String> BUSY = Metadata.Key.of("sb-busy", Metadata.ASCII_STRING_MARSHALLER);
     /** Beside {@link #REFUSED}: the field a refusal names ({@code Type.field}), when it names one. */
     static final Metadata.Key<String> REFUSED_FIELD = Metadata.Key.of("sb-refused-field", Metadata.ASCII_STRING_MARSHALLER);
 
@@ -103,6 +106,10 @@ final class GrpcErrors {
         String refused = trailers == null ? null : trailers.get(REFUSED);
         if (refused != null) {
             return new RefusedException(refused, trailers.get(REFUSED_FIELD), description, status.asRuntimeException());
+        }
+        if (trailers != null && trailers.get(BUSY) != null) {
+            return new TransportException(GrpcProtocolProvider.NAME, TransportException.Delivery.NOT_DELIVERED,
+                    what + " at " + endpoint + ": " + description, status.asRuntimeException());
         }
         String errorType = trailers == null ? null : trailers.get(ERROR_TYPE);
         if (errorType != null) {

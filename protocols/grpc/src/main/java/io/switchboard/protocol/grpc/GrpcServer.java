@@ -32,9 +32,12 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +68,7 @@ final class GrpcServer implements ProtocolServer {
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
+    private final LongAdder busyRefusals = new LongAdder();
     /** Counts connections refused at TLS; a plain-text server has none. */
     private final GrpcTls.Refusals refusals;
     private Server server;
@@ -79,11 +83,14 @@ final class GrpcServer implements ProtocolServer {
         this.maxChunkBytes = maxChunkBytes;
         this.refusals = new GrpcTls.Refusals(settings.tls() != null);
         AtomicInteger n = new AtomicInteger();
-        this.workers = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "grpc-call-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        // as many threads as calls run, up to the limit, idle ones kept a minute; no queue: a call
+        // over the limit is refused at once (Handler.startCall) rather than left waiting unseen
+        this.workers = new ThreadPoolExecutor(0, settings.maxConcurrentCalls(), 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "grpc-call-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     @Override
@@ -218,11 +225,38 @@ final class GrpcServer implements ProtocolServer {
                 return new ServerCall.Listener<>() { };
             }
             Call c = new Call(skeleton, op, call, callId);
+            try {
+                workers.execute(c::run);
+            } catch (RejectedExecutionException e) {
+                return refuseBusy(call);
+            }
             c.queue.announce(GrpcErrors.size(headers));
             call.request(PartQueue.WINDOW);
-            workers.execute(c::run);
             return c.listener;
         }
+    }
+
+    /**
+     * Every worker runs a call: this one is refused before it runs, with UNAVAILABLE and the
+     * {@code sb-busy} trailer, so the client knows it never ran and may try another server or protocol.
+     */
+    private ServerCall.Listener<Part> refuseBusy(ServerCall<Part, Part> call) {
+        busyRefusals.increment();
+        long n = busyRefusals.sum();
+        if (n == 1 || n % 100 == 0) {
+            LOG.warn("gRPC server busy: all {} call workers are running calls; refusing {} ({} refused so far)",
+                    settings.maxConcurrentCalls(), call.getMethodDescriptor().getFullMethodName(), n);
+        }
+        Metadata trailers = new Metadata();
+        trailers.put(GrpcErrors.BUSY, Integer.toString(settings.maxConcurrentCalls()));
+        call.close(Status.UNAVAILABLE.withDescription("server busy: all " + settings.maxConcurrentCalls()
+                + " call workers are running calls; the call did not run"), trailers);
+        return new ServerCall.Listener<>() { };
+    }
+
+    /** Calls refused because every worker was running a call; for tests and logs. */
+    long busyRefusals() {
+        return busyRefusals.sum();
     }
 
     /** One call on the server: the listener side fills the queue, {@link #run} does the work. */
