@@ -20,6 +20,7 @@ public final class OperationDescriptor {
     private final QName requestElement;
     private final QName responseElement;
     private final QName faultElement;
+    private final String soapAction;
 
     OperationDescriptor(ServiceDescriptor service, Builder b) {
         this.service = service;
@@ -28,6 +29,7 @@ public final class OperationDescriptor {
         this.requestElement = new QName(service.namespace(), name);
         this.responseElement = new QName(service.namespace(), name + "Response");
         this.faultElement = new QName(service.namespace(), name + "Fault");
+        this.soapAction = soapAction(service.namespace(), name);
         this.requestClass = b.requestClass;
         this.responseClass = b.responseClass;
         this.faultInfoClass = b.faultInfoClass;
@@ -96,7 +98,7 @@ public final class OperationDescriptor {
 
     /** The SOAPAction of this operation, as the WSDL declares it. */
     public String soapAction() {
-        return soapAction(service.namespace(), name);
+        return soapAction;
     }
 
     /** SOAPAction convention shared by the WSDL writer and the SOAP protocol: {@code namespace/operation}. */

@@ -23,6 +23,7 @@ import org.apache.axiom.om.OMAbstractFactory;
 import org.apache.axiom.om.OMElement;
 import org.apache.axiom.om.OMException;
 import org.apache.axiom.om.OMFactory;
+import org.apache.axiom.om.OMNamespace;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.addressing.EndpointReference;
 import org.apache.axis2.client.Options;
@@ -33,6 +34,7 @@ import org.apache.hc.client5.http.ConnectTimeoutException;
 /** Calls one component over SOAP. Thread-safe. */
 final class SoapTransport implements Transport {
     private static final OMFactory OM = OMAbstractFactory.getOMFactory();
+    private static final OMNamespace SB = OM.createOMNamespace(SoapFaults.NS, "sb");
 
     private final SoapClient client;
     private final ServiceDescriptor descriptor;
@@ -90,8 +92,7 @@ final class SoapTransport implements Transport {
             o.setProperty(HTTPConstants.CONNECTION_TIMEOUT,
                     (int) Math.min(timeout, client.settings().connectTimeout().toMillis()));
             if (options.callId() != null) {
-                OMElement header = OM.createOMElement(SoapFaults.CALL_HEADER.getLocalPart(),
-                        OM.createOMNamespace(SoapFaults.NS, "sb"));
+                OMElement header = OM.createOMElement(SoapFaults.CALL_HEADER.getLocalPart(), SB);
                 header.addAttribute("id", options.callId(), null);
                 sc.addHeader(header);
             }
