@@ -39,6 +39,8 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
@@ -83,6 +85,8 @@ final class SoapServer implements ProtocolServer {
     private ConfigurationContext context;
     private Server jetty;
     private SoapConnector connector;
+    /** Axis2's {@code /axis2} and the pages {@link #mount}ed beside it. */
+    private ContextHandlerCollection contexts;
     private boolean closed;
 
     SoapServer(ServerSettings settings) {
@@ -155,7 +159,8 @@ final class SoapServer implements ProtocolServer {
             servlet.setInitOrder(0);
             axis2.addServlet(servlet, "/services/*");
             SizeLimitHandler sizeLimit = new SizeLimitHandler(settings.maxMessageBytes(), -1);
-            sizeLimit.setHandler(axis2);
+            contexts = new ContextHandlerCollection(axis2);
+            sizeLimit.setHandler(contexts);
             jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
             jetty.start();
 
@@ -266,6 +271,29 @@ final class SoapServer implements ProtocolServer {
             return reader.readWSDL(null, new InputSource(new StringReader(d.document(ServiceDescriptor.WSDL))));
         } catch (WSDLException e) {
             throw AxisFault.makeFault(e);
+        }
+    }
+
+    /** Serves a read-only page at {@code path} beside {@code /axis2}; starts the listener if need be. */
+    @Override
+    public synchronized void mount(String path, io.switchboard.protocol.spi.WebHandler handler) {
+        if (path == null || !path.matches("/[a-z][a-z0-9-]{0,31}") || path.equals("/axis2")) {
+            throw new IllegalArgumentException("a page is mounted at /NAME (lower case, not /axis2), not " + path);
+        }
+        start();
+        for (org.eclipse.jetty.server.Handler h : contexts.getHandlers()) {
+            if (h instanceof ContextHandler c && c.getContextPath().equals(path)) {
+                throw new IllegalStateException(path + " is mounted already");
+            }
+        }
+        ContextHandler page = MountedPage.at(path, handler);
+        contexts.addHandler(page);
+        try {
+            if (!page.isStarted()) {
+                page.start();
+            }
+        } catch (Exception e) {
+            throw new SwitchboardException("cannot mount " + path + ": " + e.getMessage(), e);
         }
     }
 
