@@ -36,12 +36,17 @@ public final class RegistryServer implements AutoCloseable {
     private final RegistryService service;
     private final Endpoint endpoint;
     private final ScheduledExecutorService sweeper;
+    private final boolean console;
 
     private RegistryServer(Builder b) {
         this.service = new RegistryService(b.store, b.secret, b.clock);
         this.soap = Protocols.failsafe().newServer(b.settings);
+        this.console = b.console;
         try {
             this.endpoint = soap.export(RegistryComponent.skeleton(service));
+            if (b.console) {
+                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
+            }
         } catch (RuntimeException e) {
             soap.close();
             b.store.close();
@@ -75,6 +80,25 @@ public final class RegistryServer implements AutoCloseable {
         return endpoint.address() + "?wsdl";
     }
 
+    /** The console's address ({@code http(s)://HOST:PORT/console}), on the registry's port; null when turned off. */
+    public String consoleUrl() {
+        return console ? root() + RegistryConsole.PATH : null;
+    }
+
+    /** {@code http(s)://HOST:PORT} of the registry's listener. */
+    String root() {
+        java.net.URI u = endpoint.uri();
+        return u.getScheme() + "://" + u.getRawAuthority();
+    }
+
+    /**
+     * Serves a read-only page (e.g. {@code /metrics}) on the registry's port, with its TLS; see
+     * {@link ProtocolServer#mount}.
+     */
+    public void mount(String path, io.switchboard.protocol.spi.WebHandler handler) {
+        soap.mount(path, handler);
+    }
+
     /** Connections refused at TLS: callers without a trusted certificate, plain HTTP on the TLS port. */
     public long refusedConnections() {
         return soap.refusedConnections();
@@ -104,6 +128,7 @@ public final class RegistryServer implements AutoCloseable {
         private String secret;
         private Clock clock = Clock.systemUTC();
         private Duration sweepInterval = Duration.ofSeconds(1);
+        private boolean console = true;
 
         public Builder port(int port) {
             settings = settings.withPort(port);
@@ -163,6 +188,15 @@ public final class RegistryServer implements AutoCloseable {
                 throw new IllegalArgumentException("the sweep interval must be positive");
             }
             sweepInterval = interval;
+            return this;
+        }
+
+        /**
+         * Whether the read-only console is served at {@code /console} on the registry's port (default
+         * true); see {@link RegistryConsole}.
+         */
+        public Builder console(boolean serveConsole) {
+            console = serveConsole;
             return this;
         }
 
