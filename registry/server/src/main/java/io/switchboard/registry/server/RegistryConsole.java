@@ -188,6 +188,7 @@ final class RegistryConsole implements WebHandler {
 
     private static JsonObject report(RegistryService.Report r, Instant now) {
         JsonObject o = new JsonObject();
+        o.addProperty("receivedAt", r.receivedAt().toString());
         o.addProperty("receivedSecondsAgo", seconds(r.receivedAt(), now));
         o.addProperty("uptimeSeconds", r.stats().uptimeSeconds());
         JsonArray rows = new JsonArray();
@@ -227,8 +228,8 @@ final class RegistryConsole implements WebHandler {
                 .append("<link rel=\"stylesheet\" href=\"/console/console.css\"></head><body>\n");
         b.append("<header><h1>Switchboard registry</h1><p>")
                 .append(link(endpoint, endpoint)).append(" · ").append(link(endpoint + "?wsdl", "WSDL"))
-                .append(" · ").append(byName.size()).append(byName.size() == 1 ? " component, " : " components, ")
-                .append(byName.values().stream().mapToInt(List::size).sum()).append(" instances · ")
+                .append(" · ").append(plural(byName.size(), "component")).append(", ")
+                .append(plural(byName.values().stream().mapToInt(List::size).sum(), "instance")).append(" · ")
                 .append("<span id=\"updated\">rendered ").append(h(now.truncatedTo(ChronoUnit.SECONDS).toString()))
                 .append("</span></p></header>\n<main>\n");
         if (byName.isEmpty()) {
@@ -359,6 +360,10 @@ final class RegistryConsole implements WebHandler {
                     + "server holds its lease, or its server predates reports)";
         }
         return "figures from " + ago(r.receivedAt(), now) + " ago, counted over " + r.stats().uptimeSeconds() + " s";
+    }
+
+    private static String plural(int n, String what) {
+        return n + " " + what + (n == 1 ? "" : "s");
     }
 
     private static String ago(Instant from, Instant to) {

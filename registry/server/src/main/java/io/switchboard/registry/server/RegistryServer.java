@@ -43,7 +43,13 @@ public final class RegistryServer implements AutoCloseable {
         this.soap = Protocols.failsafe().newServer(b.settings);
         this.console = b.console;
         try {
-            this.endpoint = soap.export(RegistryComponent.skeleton(service));
+            io.switchboard.protocol.Skeleton skeleton = RegistryComponent.skeleton(service);
+            if (b.meters != null) {
+                skeleton = new io.switchboard.server.ServerCallStats(b.meters).counting(skeleton, "Registry",
+                        soap.protocol());
+                meters(b.meters, service);
+            }
+            this.endpoint = soap.export(skeleton);
             if (b.console) {
                 soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
             }
@@ -65,6 +71,21 @@ public final class RegistryServer implements AutoCloseable {
                 LOG.warn("lease sweep failed; will try again: {}", e.toString());
             }
         }, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The registry's own gauges beside its calls ({@code switchboard.server.calls}, component
+     * {@code Registry}): entries in its store, leases it holds, call figures reported to it.
+     */
+    private static void meters(io.micrometer.core.instrument.MeterRegistry meters, RegistryService service) {
+        io.micrometer.core.instrument.Gauge.builder("switchboard.registry.entries", service,
+                s -> s.store().list().size()).description("entries in the registry's store").register(meters);
+        io.micrometer.core.instrument.Gauge.builder("switchboard.registry.leases", service,
+                s -> s.live().values().stream().mapToInt(java.util.Map::size).sum())
+                .description("leases this registry server holds").register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.reports", service,
+                RegistryService::reportCount).description("call figures received with lease renewals")
+                .register(meters);
     }
 
     public static Builder builder() {
@@ -129,6 +150,7 @@ public final class RegistryServer implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private Duration sweepInterval = Duration.ofSeconds(1);
         private boolean console = true;
+        private io.micrometer.core.instrument.MeterRegistry meters;
 
         public Builder port(int port) {
             settings = settings.withPort(port);
@@ -197,6 +219,15 @@ public final class RegistryServer implements AutoCloseable {
          */
         public Builder console(boolean serveConsole) {
             console = serveConsole;
+            return this;
+        }
+
+        /**
+         * Counts the registry's own calls and keeps its gauges in {@code registry} (e.g. one that
+         * {@code /metrics} scrapes); default: no meters.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            meters = Objects.requireNonNull(registry);
             return this;
         }
 

@@ -2,7 +2,7 @@
 // Only textContent is written: names and figures come from components and are never parsed as HTML.
 (function () {
   'use strict';
-  var previous = {};   // "name\u0000instance\u0000operation\u0000protocol" -> {calls, at}
+  var previous = {};   // "name\u0000instance\u0000operation\u0000protocol" -> {calls, at, rate}
 
   function ms(micros) {
     return micros === null || micros === undefined ? '\u2013' : (micros / 1000).toFixed(2);
@@ -43,7 +43,6 @@
   }
 
   function show(live) {
-    var now = Date.parse(live.now);
     live.instances.forEach(function (inst) {
       var leaseCell = findLeaseCell(inst.name, inst.instanceId);
       if (leaseCell && inst.lease) {
@@ -60,14 +59,14 @@
       var body = document.createElement('tbody');
       inst.report.rows.forEach(function (r) {
         var key = [inst.name, inst.instanceId, r.operation, r.protocol].join('\u0000');
-        var received = now - inst.report.receivedSecondsAgo * 1000;
+        // calls per second between the last two reports (each renewal brings one)
+        var received = Date.parse(inst.report.receivedAt);
         var before = previous[key];
-        var rate = '\u2013';
+        var rate = before ? before.rate : '\u2013';
         if (before && received > before.at) {
           rate = ((r.calls - before.calls) * 1000 / (received - before.at)).toFixed(1);
         }
         if (!before || received > before.at) { previous[key] = {calls: r.calls, at: received, rate: rate}; }
-        else { rate = before.rate; }
         var tr = document.createElement('tr');
         cell(tr, r.operation); cell(tr, r.protocol); cell(tr, r.calls, true); cell(tr, rate, true);
         cell(tr, r.faults, true); cell(tr, r.errors, true); cell(tr, r.refusals, true); cell(tr, r.repeats, true);
