@@ -167,7 +167,7 @@ final class TopCommand implements Callable<Integer> {
         }
         StringBuilder b = new StringBuilder();
         b.append("switchboard top  ").append(clean(string(live, "registry"))).append("  ")
-                .append(clean(string(live, "now"))).append("  ").append(instances)
+                .append(clean(seconds(string(live, "now")))).append("  ").append(instances)
                 .append(instances == 1 ? " instance" : " instances").append('\n');
         int[] width = new int[rows.get(0).length];
         for (String[] row : rows) {
@@ -187,6 +187,15 @@ final class TopCommand implements Callable<Integer> {
             b.append(line.toString().stripTrailing()).append('\n');
         }
         return b.toString();
+    }
+
+    /** An instant to the second, as people read it; anything else as it came. */
+    private static String seconds(String instant) {
+        try {
+            return java.time.Instant.parse(instant).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        } catch (java.time.format.DateTimeParseException e) {
+            return instant;
+        }
     }
 
     private static String string(JsonObject o, String member) {
