@@ -61,7 +61,8 @@ public final class ServerCallStats {
 
     private final class Row {
         final Key key;
-        final Timer[] timers = new Timer[Outcome.values().length];
+        final java.util.concurrent.atomic.AtomicReferenceArray<Timer> timers =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(Outcome.values().length);
         final Map<String, Counter> refusals = new ConcurrentHashMap<>();
 
         Row(Key key) {
@@ -69,7 +70,7 @@ public final class ServerCallStats {
         }
 
         Timer timer(Outcome o) {
-            Timer t = timers[o.ordinal()];
+            Timer t = timers.get(o.ordinal());
             if (t == null) {
                 t = Timer.builder(CALLS).description("calls that reached a component's operation, by outcome")
                         .tag("component", key.component).tag("operation", key.operation)
@@ -77,7 +78,7 @@ public final class ServerCallStats {
                         .publishPercentiles(0.5, 0.9, 0.99).percentilePrecision(2)
                         .distributionStatisticExpiry(WINDOW).distributionStatisticBufferLength(3)
                         .register(meters);
-                timers[o.ordinal()] = t;   // the registry hands back the same timer to a racing thread
+                timers.set(o.ordinal(), t);   // the registry hands back the same timer to a racing thread
             }
             return t;
         }
@@ -90,7 +91,7 @@ public final class ServerCallStats {
         }
 
         long count(Outcome o) {
-            Timer t = timers[o.ordinal()];
+            Timer t = timers.get(o.ordinal());
             return t == null ? 0 : t.count();
         }
     }
@@ -163,7 +164,7 @@ public final class ServerCallStats {
             Long p90 = null;
             Long p99 = null;
             Long max = null;
-            Timer t = r.timers[Outcome.OK.ordinal()];
+            Timer t = r.timers.get(Outcome.OK.ordinal());
             if (t != null) {
                 HistogramSnapshot snap = t.takeSnapshot();
                 if (snap.count() > 0 || snap.max() > 0) {
