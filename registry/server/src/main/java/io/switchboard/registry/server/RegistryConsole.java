@@ -281,8 +281,14 @@ final class RegistryConsole implements WebHandler {
             b.append("<table class=\"live\" data-name=\"").append(h(name)).append("\" data-instance=\"")
                     .append(h(e.instanceId())).append("\"><caption>").append(h(e.instanceId()))
                     .append(" <span class=\"report\">").append(h(reportNote(r, now))).append("</span></caption>")
-                    .append("<thead><tr><th>operation</th><th>protocol</th><th>calls</th><th>calls/s</th>")
-                    .append("<th>faults</th><th>errors</th><th>refusals</th><th>repeats</th>")
+                    .append("<thead><tr><th>operation</th><th>protocol</th>")
+                    .append("<th title=\"calls that reached the operation, repeats included\">calls</th>")
+                    .append("<th title=\"between the last two reports\">calls/s</th>")
+                    .append("<th title=\"answered with the declared fault\">faults</th>")
+                    .append("<th title=\"failed otherwise\">errors</th>")
+                    .append("<th title=\"refused by the protocol before the operation ran\">refusals</th>")
+                    .append("<th title=\"a call id seen before: the client's fallback or failover after a failure "
+                            + "mid-call, answered without running again\">repeats</th>")
                     .append("<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th></tr></thead><tbody>");
             if (r != null) {
                 for (CallSummary.Row row : r.stats().rows()) {
