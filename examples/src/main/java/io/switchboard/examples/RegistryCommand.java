@@ -36,19 +36,34 @@ final class RegistryCommand implements Callable<Integer> {
             + "the class path adds.")
     String store;
 
+    @Option(names = "--metrics", description = "Serve Prometheus metrics at /metrics on the registry's port (its "
+            + "calls, entries, leases, reports, the JVM).")
+    boolean metrics;
+
+    @Option(names = "--no-console", description = "Do not serve the read-only console at /console.")
+    boolean noConsole;
+
     @Mixin
     TlsOptions tls = new TlsOptions();
 
     @Override
     public Integer call() throws InterruptedException {
         String secret = Secrets.read(secretFile);
-        RegistryServer.Builder builder = RegistryServer.builder().port(port).bindAddress(bind).secret(secret);
+        RegistryServer.Builder builder = RegistryServer.builder().port(port).bindAddress(bind).secret(secret)
+                .console(!noConsole);
+        MetricsEndpoint scrape = metrics ? new MetricsEndpoint() : null;
+        if (scrape != null) {
+            builder.meterRegistry(scrape.registry());
+        }
         if (advertise != null) {
             builder.advertise(advertise);
         }
         builder.tls(tls.serverTls());   // a bad key store stops us before the store opens
         RegistryStore entries = RegistryStores.open(store);   // a bad store stops us here, naming the file
         RegistryServer server = builder.store(entries).start();   // closes the store if it cannot start
+        if (scrape != null) {
+            server.mount(MetricsEndpoint.PATH, scrape);
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
@@ -60,6 +75,12 @@ final class RegistryCommand implements Callable<Integer> {
                     .getHost() + ", the first non-loopback address (--advertise to choose)");
         }
         System.out.println("wsdl      " + server.wsdlUrl());
+        if (server.consoleUrl() != null) {
+            System.out.println("console   " + server.consoleUrl());
+        }
+        if (scrape != null) {
+            System.out.println("metrics   " + MetricsEndpoint.besides(server.endpoint()));
+        }
         System.out.println("tls       " + tls.describeServer());
         System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));
         System.out.println("store     " + store + " (" + server.store().list().size() + " entries)");

@@ -71,6 +71,10 @@ final class ServeCommand implements Callable<Integer> {
             + Secrets.ENV + " environment variable).")
     Path secretFile;
 
+    @Option(names = "--metrics", description = "Serve Prometheus metrics at /metrics on the SOAP port: calls per "
+            + "operation, protocol and outcome with latency percentiles, refusals, the JVM.")
+    boolean metrics;
+
     @Mixin
     TlsOptions tls = new TlsOptions();
 
@@ -112,12 +116,16 @@ final class ServeCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         // TLS on every listener, and the same key and trust toward the registry
         ServerSettings settings = tls.server(ServerSettings.defaults().withBindAddress(bind));
-        ComponentServer server = ComponentServer.builder()
+        MetricsEndpoint scrape = metrics ? new MetricsEndpoint() : null;
+        ComponentServer.Builder builder = ComponentServer.builder()
                 .settings(advertise == null ? settings : settings.withAdvertisedHost(advertise))
                 .port("soap", port)
                 .registry(registry, secret)
-                .lease(java.time.Duration.ofSeconds(leaseSeconds))
-                .build();
+                .lease(java.time.Duration.ofSeconds(leaseSeconds));
+        if (scrape != null) {
+            builder.meterRegistry(scrape.registry());
+        }
+        ComponentServer server = builder.build();
         ComponentEntry entry;
         try {
             // a component that stops its host (a matrix worker's shutdown) ends this command; the exit
@@ -125,6 +133,9 @@ final class ServeCommand implements Callable<Integer> {
             Skeleton skeleton = provider.create(ComponentContext.of(registry, secret, stopped::countDown,
                     ClientSettings.defaults().withTls(settings.tls())));
             entry = name == null ? server.export(skeleton) : server.export(name, skeleton);
+            if (scrape != null) {
+                server.mount(MetricsEndpoint.PATH, scrape);
+            }
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -135,6 +146,9 @@ final class ServeCommand implements Callable<Integer> {
         }, "serve-shutdown"));
         System.out.println("serving   " + entry.name() + " (instance " + entry.instanceId() + ")");
         entry.endpoints().forEach(e -> System.out.println(String.format("  %-6s  %s", e.protocol(), e.address())));
+        if (scrape != null) {
+            System.out.println("metrics   " + MetricsEndpoint.besides(entry.endpoint("soap").orElseThrow().address()));
+        }
         System.out.println("bound in  " + registry + (entry.leased() ? " (lease " + entry.leaseSeconds() + " s)" : ""));
         System.out.flush();
         stopped.await();

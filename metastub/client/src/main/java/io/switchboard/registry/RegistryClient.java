@@ -9,6 +9,8 @@ import io.switchboard.registry.wire.BindFaultException;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.RegistryComponent;
 import io.switchboard.registry.wire.RenewFaultException;
+import io.switchboard.registry.wire.RenewWithStatsFaultException;
+import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.registry.wire.UnbindFaultException;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.registry.wire.Event;
@@ -20,6 +22,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Talks to a registry: the generated registry stub over SOAP, with plain Java types.
@@ -39,6 +43,9 @@ import java.util.List;
  * }</pre>
  */
 public final class RegistryClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RegistryClient.class);
+    /** How long renewals go without call figures after a registry did not take them. */
+    static final Duration STATS_PAUSE = Duration.ofMinutes(5);
     /** The longest a watch waits for a change; under the SOAP server's 60 s idle timeout. */
     public static final int MAX_WATCH_SECONDS = 25;
     /**
@@ -56,6 +63,8 @@ public final class RegistryClient implements AutoCloseable {
     private final String credential;
     private final List<String> urls;
     private final Duration callTimeout;
+    /** {@link System#nanoTime} until which renewals carry no figures (a registry did not take them); 0: none. */
+    private volatile long statsPausedUntil;
 
     private RegistryClient(List<String> urls, String credential, ClientSettings settings) {
         if (urls.isEmpty()) {
@@ -96,6 +105,7 @@ public final class RegistryClient implements AutoCloseable {
         String code = answer instanceof BindFaultException f ? f.getFaultInfo().getCode()
                 : answer instanceof RebindFaultException f ? f.getFaultInfo().getCode()
                 : answer instanceof RenewFaultException f ? f.getFaultInfo().getCode()
+                : answer instanceof RenewWithStatsFaultException f ? f.getFaultInfo().getCode()
                 : answer instanceof UnbindFaultException f ? f.getFaultInfo().getCode()
                 : null;
         return "unavailable".equals(code);
@@ -186,6 +196,41 @@ public final class RegistryClient implements AutoCloseable {
             throw new RegistryException(e.getFaultInfo().getCode(), "renew " + name + ": "
                     + e.getFaultInfo().getReason());
         }
+    }
+
+    /**
+     * {@link #renew(String, String, Duration)} that also reports the instance's call figures, for
+     * the registry's console. A registry that does not take them (one older than the {@code
+     * renewWithStats} operation, or one that finds them invalid) is renewed without them, and for
+     * {@link #STATS_PAUSE} renewals carry none; the lease never depends on the figures. Null
+     * {@code stats}: a plain renew.
+     */
+    public boolean renew(String name, String instanceId, Duration timeout, CallSummary stats) {
+        if (stats == null || (statsPausedUntil != 0 && System.nanoTime() - statsPausedUntil < 0)) {
+            return renew(name, instanceId, timeout);
+        }
+        RegistryStub s = timeout == null ? stub : stub.withOptions(CallOptions.DEFAULT.withTimeout(timeout));
+        try {
+            return s.renewWithStats(name, instanceId, credential, CallSummary.toWire(stats));
+        } catch (RenewWithStatsFaultException e) {
+            String code = e.getFaultInfo().getCode();
+            if (!"invalid".equals(code)) {
+                throw new RegistryException(code, "renew " + name + ": " + e.getFaultInfo().getReason());
+            }
+            pauseStats(name, "refused them: " + e.getFaultInfo().getReason());
+        } catch (SwitchboardException e) {
+            // an older registry knows no renewWithStats (an unknown operation); or the registry could
+            // not be reached, and the plain renew below fails the same way, which is then reported
+            boolean bound = renew(name, instanceId, timeout);
+            pauseStats(name, "did not take them (a registry older than renewWithStats?): " + e.getMessage());
+            return bound;
+        }
+        return renew(name, instanceId, timeout);
+    }
+
+    private void pauseStats(String name, String why) {
+        statsPausedUntil = System.nanoTime() + STATS_PAUSE.toNanos() | 1;
+        LOG.info("renewing {} without call figures for {} s: the registry {}", name, STATS_PAUSE.toSeconds(), why);
     }
 
     /** Every instance bound under {@code name}; empty if none. */

@@ -10,6 +10,9 @@ import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.switchboard.protocol.spi.WebHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,6 +70,8 @@ public final class ComponentServer implements AutoCloseable {
     private final ScheduledExecutorService heartbeat;
     /** A renew waits one heartbeat period per registry (1 s at least), so that the next registry is asked within the lease. */
     private final Duration renewTimeout;
+    /** What each component served, per operation and protocol; reported with every renewal. */
+    private final ServerCallStats stats;
     private boolean closed;
 
     private ComponentServer(Builder b) {
@@ -76,6 +81,7 @@ public final class ComponentServer implements AutoCloseable {
             s = s.withPort(port == null ? 0 : port);
             servers.put(protocol, Protocols.get(protocol).newServer(s));
         }
+        this.stats = new ServerCallStats(b.meters != null ? b.meters : new SimpleMeterRegistry());
         this.ownsRegistry = b.sharedRegistry == null;
         this.registry = b.sharedRegistry != null ? b.sharedRegistry
                 : b.registryUrl == null ? null : RegistryClient.connect(RegistryClient.split(b.registryUrl),
@@ -101,7 +107,7 @@ public final class ComponentServer implements AutoCloseable {
         for (ComponentEntry e : bound) {
             long started = System.nanoTime();
             try {
-                if (!registry.renew(e.name(), e.instanceId(), renewTimeout)) {
+                if (!registry.renew(e.name(), e.instanceId(), renewTimeout, stats.summary(e.name()))) {
                     registry.rebind(e);
                     LOG.info("the registry no longer held {} ({}); bound it again", e.name(), e.instanceId());
                 } else {
@@ -142,7 +148,8 @@ public final class ComponentServer implements AutoCloseable {
         List<Endpoint> endpoints = new ArrayList<>();
         try {
             for (ProtocolServer server : servers.values()) {
-                endpoints.add(server.export(skeleton));
+                // one counting view per protocol, around the one de-duplicating skeleton they share
+                endpoints.add(server.export(stats.counting(skeleton, name, server.protocol())));
             }
         } catch (RuntimeException e) {
             for (ProtocolServer server : servers.values()) {
@@ -210,6 +217,19 @@ public final class ComponentServer implements AutoCloseable {
         server.close();
     }
 
+    /** What the components of this server served, per operation and protocol (also in {@link ServerCallStats#meters}). */
+    public ServerCallStats callStats() {
+        return stats;
+    }
+
+    /**
+     * Serves a read-only page (e.g. {@code /metrics}) on the failsafe (SOAP) listener's port, with
+     * its TLS, beside the components; see {@link ProtocolServer#mount}.
+     */
+    public synchronized void mount(String path, WebHandler handler) {
+        servers.get(Protocols.failsafe().name()).mount(path, handler);
+    }
+
     /** Connections its listeners refused at TLS (see {@link ProtocolServer#refusedConnections}), by protocol. */
     public Map<String, Long> refusedConnections() {
         Map<String, Long> refused = new LinkedHashMap<>();
@@ -251,6 +271,7 @@ public final class ComponentServer implements AutoCloseable {
         private String credential;
         private RegistryClient sharedRegistry;
         private Duration lease = DEFAULT_LEASE;
+        private MeterRegistry meters;
 
         private Builder() {
             // the failsafe last: entries list endpoints in this order, the client's preference aside
@@ -306,6 +327,15 @@ public final class ComponentServer implements AutoCloseable {
                 throw new IllegalArgumentException("a lease is zero or at least one second");
             }
             lease = leaseLength;
+            return this;
+        }
+
+        /**
+         * Where the server's call meters go ({@link ServerCallStats}), e.g. a Prometheus registry
+         * that {@code /metrics} scrapes; default: a registry of its own, read for the lease reports.
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            meters = Objects.requireNonNull(registry);
             return this;
         }
 

@@ -31,4 +31,12 @@ public interface Skeleton {
     default Object invoke(OperationDescriptor operation, Object request, String callId) throws DeclaredFault {
         return invoke(operation, request);
     }
+
+    /**
+     * Told by protocol servers that a request for {@code operation} was refused before it ran
+     * (malformed, over a limit; {@code reason} is the refusal's code, e.g. {@code malformed}), so
+     * that a server can count refusals. Does nothing by default; must not throw.
+     */
+    default void refused(OperationDescriptor operation, String reason) {
+    }
 }

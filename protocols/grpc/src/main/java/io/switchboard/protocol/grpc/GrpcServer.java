@@ -355,6 +355,7 @@ final class GrpcServer implements ProtocolServer {
                 request = reader.finish();
                 PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             } catch (WireFormatException e) {
+                skeleton.refused(op, e.reason());
                 Metadata trailers = new Metadata();
                 closeQuietly(GrpcErrors.refusal(e, op.toString(), trailers), trailers);
                 return;

@@ -55,8 +55,15 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
 
     /** Used for one-way operations too: they have no response to write. */
     Object run(MessageContext in) throws AxisFault {
-        String callId = callId(in);
-        Object request = readRequest(in);
+        String callId;
+        Object request;
+        try {
+            callId = callId(in);
+            request = readRequest(in);
+        } catch (AxisFault refusal) {
+            skeleton.refused(operation, refusalReason(refusal));
+            throw refusal;
+        }
         try {
             return skeleton.invoke(operation, request, callId);
         } catch (DeclaredFault fault) {
@@ -127,6 +134,13 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             throw refused(in, "malformed", "cannot read " + body.getQName().getLocalPart() + ": "
                     + SoapFaults.rootMessage(e));
         }
+    }
+
+    /** The code of a refusal made here ({@code <sb:refused reason=.../>}); {@code size-limit} for the 413. */
+    private static String refusalReason(AxisFault refusal) {
+        OMElement detail = refusal.getDetail();
+        String reason = detail == null ? null : detail.getAttributeValue(new javax.xml.namespace.QName("reason"));
+        return reason != null ? reason : SoapFaults.httpStatus(refusal) == 413 ? "size-limit" : "malformed";
     }
 
     static AxisFault refused(MessageContext in, String reason, String message) {

@@ -39,6 +39,8 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
@@ -84,6 +86,8 @@ final class SoapServer implements ProtocolServer {
     private ConfigurationContext context;
     private Server jetty;
     private SoapConnector connector;
+    /** Axis2's {@code /axis2} and the pages {@link #mount}ed beside it. */
+    private ContextHandlerCollection contexts;
     private boolean closed;
 
     SoapServer(ServerSettings settings) {
@@ -157,7 +161,9 @@ final class SoapServer implements ProtocolServer {
             axis2.addServlet(servlet, "/services/*");
             context.setContextRoot("/axis2");   // where Axis2 finds a service's name in the request's URL
             SizeLimitHandler sizeLimit = new SizeLimitHandler(settings.maxMessageBytes(), -1);
-            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), axis2));
+            contexts = new ContextHandlerCollection(axis2);
+            // a call (POST to /axis2/services/...) goes straight to Axis2; the rest (?wsdl, mounted pages) to the contexts
+            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), contexts));
             jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
             jetty.start();
 
@@ -268,6 +274,29 @@ final class SoapServer implements ProtocolServer {
             return reader.readWSDL(null, new InputSource(new StringReader(d.document(ServiceDescriptor.WSDL))));
         } catch (WSDLException e) {
             throw AxisFault.makeFault(e);
+        }
+    }
+
+    /** Serves a read-only page at {@code path} beside {@code /axis2}; starts the listener if need be. */
+    @Override
+    public synchronized void mount(String path, io.switchboard.protocol.spi.WebHandler handler) {
+        if (path == null || !path.matches("/[a-z][a-z0-9-]{0,31}") || path.equals("/axis2")) {
+            throw new IllegalArgumentException("a page is mounted at /NAME (lower case, not /axis2), not " + path);
+        }
+        start();
+        for (org.eclipse.jetty.server.Handler h : contexts.getHandlers()) {
+            if (h instanceof ContextHandler c && c.getContextPath().equals(path)) {
+                throw new IllegalStateException(path + " is mounted already");
+            }
+        }
+        ContextHandler page = MountedPage.at(path, handler);
+        contexts.addHandler(page);
+        try {
+            if (!page.isStarted()) {
+                page.start();
+            }
+        } catch (Exception e) {
+            throw new SwitchboardException("cannot mount " + path + ": " + e.getMessage(), e);
         }
     }
 

@@ -100,6 +100,11 @@ public final class DeduplicatingSkeleton implements Skeleton {
         }
     }
 
+    @Override
+    public void refused(OperationDescriptor operation, String reason) {
+        delegate.refused(operation, reason);
+    }
+
     /** Entries are in arrival order, so the expired ones are at the head. */
     private void dropExpired(long now) {
         var it = recent.values().iterator();
@@ -108,6 +113,21 @@ public final class DeduplicatingSkeleton implements Skeleton {
                 return;
             }
             it.remove();
+        }
+    }
+
+    /**
+     * Whether a call with this id has run, or is running, here: a call arriving with it now is a
+     * repeat (the client's fallback or failover after a failure mid-call) and gets the first
+     * outcome. Always false for an idempotent operation or without an id: those are not remembered.
+     */
+    public boolean remembers(OperationDescriptor operation, String callId) {
+        if (callId == null || operation.idempotent()) {
+            return false;
+        }
+        synchronized (recent) {
+            Remembered r = recent.get(operation.name() + "/" + callId);
+            return r != null && System.nanoTime() - r.at() <= retentionNanos;
         }
     }
 

@@ -30,6 +30,18 @@ public interface ProtocolServer extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * Serves {@code handler} at {@code path} (e.g. {@code /console}: also everything below it) on
+     * this listener's port, with its TLS and limits, beside the components. Read-only resources
+     * only (see {@link WebHandler}). A path taken by the protocol itself, or mounted already, is
+     * refused.
+     *
+     * @throws UnsupportedOperationException if the protocol cannot serve HTTP pages (only SOAP does)
+     */
+    default void mount(String path, WebHandler handler) {
+        throw new UnsupportedOperationException(protocol() + " cannot serve web pages");
+    }
+
     /** Stops the listener and releases its port. */
     @Override
     void close();

@@ -17,7 +17,11 @@ final class Leases {
     record Key(String name, String instanceId) {
     }
 
-    private record Lease(Instant deadline, int seconds) {
+    private record Lease(Instant deadline, int seconds, Instant renewedAt) {
+    }
+
+    /** One lease as the console shows it: its length, when it was last granted or renewed, its deadline. */
+    record View(int seconds, Instant renewedAt, Instant deadline) {
     }
 
     private final Clock clock;
@@ -31,7 +35,8 @@ final class Leases {
     void grant(ComponentEntry e) {
         Key k = new Key(e.name(), e.instanceId());
         if (e.leased()) {
-            deadlines.put(k, new Lease(clock.instant().plusSeconds(e.leaseSeconds()), e.leaseSeconds()));
+            Instant now = clock.instant();
+            deadlines.put(k, new Lease(now.plusSeconds(e.leaseSeconds()), e.leaseSeconds(), now));
         } else {
             deadlines.remove(k);
         }
@@ -53,7 +58,8 @@ final class Leases {
         if (l == null) {
             return false;
         }
-        deadlines.put(k, new Lease(clock.instant().plusSeconds(l.seconds()), l.seconds()));
+        Instant now = clock.instant();
+        deadlines.put(k, new Lease(now.plusSeconds(l.seconds()), l.seconds(), now));
         return true;
     }
 
@@ -66,6 +72,18 @@ final class Leases {
                 out.add(k);
             }
         });
+        return out;
+    }
+
+    /** Whether this server holds a lease for the instance. */
+    boolean holds(Key k) {
+        return deadlines.containsKey(k);
+    }
+
+    /** Every lease held, as a copy. */
+    Map<Key, View> view() {
+        Map<Key, View> out = new HashMap<>();
+        deadlines.forEach((k, l) -> out.put(k, new View(l.seconds(), l.renewedAt(), l.deadline())));
         return out;
     }
 

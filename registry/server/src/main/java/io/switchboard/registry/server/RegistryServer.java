@@ -36,12 +36,23 @@ public final class RegistryServer implements AutoCloseable {
     private final RegistryService service;
     private final Endpoint endpoint;
     private final ScheduledExecutorService sweeper;
+    private final boolean console;
 
     private RegistryServer(Builder b) {
         this.service = new RegistryService(b.store, b.secret, b.clock);
         this.soap = Protocols.failsafe().newServer(b.settings);
+        this.console = b.console;
         try {
-            this.endpoint = soap.export(RegistryComponent.skeleton(service));
+            io.switchboard.protocol.Skeleton skeleton = RegistryComponent.skeleton(service);
+            if (b.meters != null) {
+                skeleton = new io.switchboard.server.ServerCallStats(b.meters).counting(skeleton, "Registry",
+                        soap.protocol());
+                meters(b.meters, service);
+            }
+            this.endpoint = soap.export(skeleton);
+            if (b.console) {
+                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
+            }
         } catch (RuntimeException e) {
             soap.close();
             b.store.close();
@@ -62,6 +73,21 @@ public final class RegistryServer implements AutoCloseable {
         }, every, every, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * The registry's own gauges beside its calls ({@code switchboard.server.calls}, component
+     * {@code Registry}): entries in its store, leases it holds, call figures reported to it.
+     */
+    private static void meters(io.micrometer.core.instrument.MeterRegistry meters, RegistryService service) {
+        io.micrometer.core.instrument.Gauge.builder("switchboard.registry.entries", service,
+                s -> s.store().list().size()).description("entries in the registry's store").register(meters);
+        io.micrometer.core.instrument.Gauge.builder("switchboard.registry.leases", service,
+                s -> s.live().values().stream().mapToInt(java.util.Map::size).sum())
+                .description("leases this registry server holds").register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.reports", service,
+                RegistryService::reportCount).description("call figures received with lease renewals")
+                .register(meters);
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -73,6 +99,25 @@ public final class RegistryServer implements AutoCloseable {
 
     public String wsdlUrl() {
         return endpoint.address() + "?wsdl";
+    }
+
+    /** The console's address ({@code http(s)://HOST:PORT/console}), on the registry's port; null when turned off. */
+    public String consoleUrl() {
+        return console ? root() + RegistryConsole.PATH : null;
+    }
+
+    /** {@code http(s)://HOST:PORT} of the registry's listener. */
+    String root() {
+        java.net.URI u = endpoint.uri();
+        return u.getScheme() + "://" + u.getRawAuthority();
+    }
+
+    /**
+     * Serves a read-only page (e.g. {@code /metrics}) on the registry's port, with its TLS; see
+     * {@link ProtocolServer#mount}.
+     */
+    public void mount(String path, io.switchboard.protocol.spi.WebHandler handler) {
+        soap.mount(path, handler);
     }
 
     /** Connections refused at TLS: callers without a trusted certificate, plain HTTP on the TLS port. */
@@ -104,6 +149,8 @@ public final class RegistryServer implements AutoCloseable {
         private String secret;
         private Clock clock = Clock.systemUTC();
         private Duration sweepInterval = Duration.ofSeconds(1);
+        private boolean console = true;
+        private io.micrometer.core.instrument.MeterRegistry meters;
 
         public Builder port(int port) {
             settings = settings.withPort(port);
@@ -163,6 +210,24 @@ public final class RegistryServer implements AutoCloseable {
                 throw new IllegalArgumentException("the sweep interval must be positive");
             }
             sweepInterval = interval;
+            return this;
+        }
+
+        /**
+         * Whether the read-only console is served at {@code /console} on the registry's port (default
+         * true); see {@link RegistryConsole}.
+         */
+        public Builder console(boolean serveConsole) {
+            console = serveConsole;
+            return this;
+        }
+
+        /**
+         * Counts the registry's own calls and keeps its gauges in {@code registry} (e.g. one that
+         * {@code /metrics} scrapes); default: no meters.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            meters = Objects.requireNonNull(registry);
             return this;
         }
 

@@ -19,6 +19,13 @@ import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.Registry;
 import io.switchboard.registry.wire.RenewFault;
 import io.switchboard.registry.wire.RenewFaultException;
+import io.switchboard.registry.wire.CallStats;
+import io.switchboard.registry.wire.RenewWithStatsFault;
+import io.switchboard.registry.wire.RenewWithStatsFaultException;
+import io.switchboard.registry.CallSummary;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import io.switchboard.registry.wire.UnbindFault;
 import io.switchboard.registry.wire.UnbindFaultException;
 import java.nio.charset.StandardCharsets;
@@ -69,6 +76,10 @@ public final class RegistryService implements Registry {
     /** Guards every write: a sweep never removes an entry between a renew's check and its answer. */
     private final Leases leases;
     private final WatchHub watches;
+    /** The call figures each leased instance last reported with its renewal; only for leases held here. */
+    private final Map<Leases.Key, Report> reports = new ConcurrentHashMap<>();
+    /** Reports received so far; waited on by {@link #awaitReports}. */
+    private long reportCount;
     /** False when the store reports changes itself (ZooKeeper: also other servers' writes). */
     private final boolean reportOwnWrites;
 
@@ -178,6 +189,7 @@ public final class RegistryService implements Registry {
             synchronized (leases) {
                 removed = store.unbind(name, instanceId);
                 leases.end(name, instanceId);
+                reports.keySet().removeIf(k -> !leases.holds(k));
                 ownRemoval(name, instanceId);
             }
         } catch (RegistryStore.StoreException ex) {
@@ -237,6 +249,94 @@ public final class RegistryService implements Registry {
     }
 
     /**
+     * {@link #renew} with the instance's call figures, which the console shows until the next
+     * report (kept in memory only, for as long as this server holds the lease). Figures out of
+     * bounds are refused ({@code invalid}) and the lease is then not renewed: the server renews
+     * again without them.
+     */
+    @Override
+    public boolean renewWithStats(String name, String instanceId, String credential, CallStats stats)
+            throws RenewWithStatsFaultException {
+        String problem = authorize(credential);
+        if (problem != null) {
+            throw renewWithStatsFault("unauthorized", problem);
+        }
+        CallSummary summary;
+        try {
+            summary = CallSummary.fromWire(stats);
+        } catch (IllegalArgumentException e) {
+            throw renewWithStatsFault("invalid", "the call figures are not valid: " + e.getMessage());
+        }
+        boolean bound;
+        try {
+            bound = renew(name, instanceId, credential);
+        } catch (RenewFaultException e) {
+            throw renewWithStatsFault(e.getFaultInfo().getCode(), e.getFaultInfo().getReason());
+        }
+        if (bound) {
+            Leases.Key k = new Leases.Key(name, instanceId);
+            synchronized (leases) {
+                if (leases.holds(k)) {
+                    reports.put(k, new Report(summary, clock.instant()));
+                }
+            }
+            synchronized (reports) {
+                reportCount++;
+                reports.notifyAll();
+            }
+        }
+        return bound;
+    }
+
+    /** Call figures an instance reported, and when the registry received them. */
+    public record Report(CallSummary stats, Instant receivedAt) {
+    }
+
+    /** An instance's lease and the figures it last reported (null when it reports none), for the console. */
+    public record Live(int leaseSeconds, Instant renewedAt, Instant deadline, Report report) {
+    }
+
+    /** Every lease this server holds, with its instance's last report; keyed by name, then instance id. */
+    public Map<String, Map<String, Live>> live() {
+        Map<String, Map<String, Live>> out = new java.util.TreeMap<>();
+        synchronized (leases) {
+            leases.view().forEach((k, v) -> out.computeIfAbsent(k.name(), n -> new java.util.TreeMap<>())
+                    .put(k.instanceId(), new Live(v.seconds(), v.renewedAt(), v.deadline(), reports.get(k))));
+        }
+        return out;
+    }
+
+    /** The clock leases are measured by. */
+    public Clock clock() {
+        return clock;
+    }
+
+    /**
+     * Waits until {@code more} reports beyond those received before the call have arrived, or
+     * {@code timeout} passes; true if they did. For tests: "the next renewal has carried the figures".
+     */
+    public boolean awaitReports(long seen, int more, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (reports) {
+            while (reportCount < seen + more) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(reports, left);
+            }
+            return true;
+        }
+    }
+
+    /** How many reports have arrived so far (see {@link #awaitReports}). */
+    public long reportCount() {
+        synchronized (reports) {
+            return reportCount;
+        }
+    }
+
+    /**
      * Drops every entry whose lease ran out; returns how many. A removal that fails (store
      * unreachable) is tried again at the next sweep.
      */
@@ -260,6 +360,7 @@ public final class RegistryService implements Registry {
                             k.instanceId(), e.getMessage());
                 }
             }
+            reports.keySet().removeIf(k -> !leases.holds(k));
         }
         return dropped;
     }
@@ -413,6 +514,13 @@ public final class RegistryService implements Registry {
         f.setCode(code);
         f.setReason(reason);
         return new RenewFaultException(f);
+    }
+
+    private static RenewWithStatsFaultException renewWithStatsFault(String code, String reason) {
+        RenewWithStatsFault f = new RenewWithStatsFault();
+        f.setCode(code);
+        f.setReason(reason);
+        return new RenewWithStatsFaultException(f);
     }
 
     private static RebindFaultException rebindFault(String code, String reason) {
