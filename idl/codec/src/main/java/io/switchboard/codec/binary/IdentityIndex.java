@@ -7,9 +7,8 @@ package io.switchboard.codec.binary;
  * which profiling showed to be half of the encoding time of a long list: every value boxed, a
  * lookup and an insert per new node, and every resize reading each key's header again for its hash
  * (a cache miss per node); here a resize reads only the stored hashes. Adding a new key touches
- * one random slot of the table (a table of keys, hashes and values in three arrays took three
- * cache misses per node, most of a 10^6-node list's encoding) and appends to the key order; the
- * key itself is compared only when its hash matches.
+ * one random slot of the table (keys, hashes and values in three arrays took three cache misses
+ * per node) and appends to the key order; the key itself is compared only when its hash matches.
  *
  * <pre>{@code
  * IdentityIndex index = new IdentityIndex();

@@ -112,7 +112,6 @@ public final class ProtoOutput {
         int n = v.length();
         if (ProtoWriteState.utf8Length(v) == n) {
             // ASCII (no char of two or more UTF-8 bytes): written in place, without an encoded copy
-            // (a byte[] per string was 10% of what a 10^6-node list allocated)
             writeLengthDelimited(field, n);
             ensure(n);
             for (int i = 0; i < n; i++) {

@@ -29,9 +29,9 @@ final class NettyTuning {
      * caches), with 16 MiB chunks instead of gRPC's 2 MiB. With a multi-MiB flow-control window a
      * 2 MiB chunk filled past a quarter and emptied again as parts passed, and Netty frees a chunk
      * that empties from that state: the next part allocated a new one, a
-     * {@code ByteBuffer.allocateDirect} that zeroes its memory (13% of a {@code double[10^7]} round
-     * trip's samples). A 16 MiB chunk stays in the pool below a quarter full. Shared by every client
-     * channel and server of this JVM, as gRPC's default allocator is.
+     * {@code ByteBuffer.allocateDirect} that zeroes its memory. A 16 MiB chunk stays in the pool
+     * below a quarter full. Shared by every client channel and server of this JVM, as gRPC's
+     * default allocator is.
      */
     static final ByteBufAllocator ALLOCATOR = new PooledByteBufAllocator(
             PooledByteBufAllocator.defaultPreferDirect(),
