@@ -109,6 +109,17 @@ public final class ProtoOutput {
     }
 
     public void writeString(int field, String v) {
+        int n = v.length();
+        if (ProtoWriteState.utf8Length(v) == n) {
+            // ASCII (no char of two or more UTF-8 bytes): written in place, without an encoded copy
+            writeLengthDelimited(field, n);
+            ensure(n);
+            for (int i = 0; i < n; i++) {
+                buf[pos + i] = (byte) v.charAt(i);
+            }
+            pos += n;
+            return;
+        }
         byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
         writeBytes(field, utf8, 0, utf8.length);
     }

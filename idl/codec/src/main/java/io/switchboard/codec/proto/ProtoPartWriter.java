@@ -20,11 +20,18 @@ public abstract class ProtoPartWriter extends ProtoCodec.Writer {
     private int index;
     private boolean started;
     private boolean done;
+    private ProtoWriteState state;
 
     /** Per field in number order: its kind, and for a packed field the bytes of one value. */
     protected ProtoPartWriter(int[] kinds, int[] widths) {
         this.kinds = kinds;
         this.widths = widths;
+    }
+
+    /** The state of the writer's two passes, released (its arrays pooled) after the last part. */
+    protected final ProtoWriteState state(ProtoWriteState w) {
+        this.state = w;
+        return w;
     }
 
     protected final void sized(long messageSize) {
@@ -77,6 +84,9 @@ public abstract class ProtoPartWriter extends ProtoCodec.Writer {
             }
         }
         done = true;
+        if (state != null) {
+            state.release();
+        }
     }
 
     @Override

@@ -77,7 +77,10 @@ public final class ProtoReadState {
                     "the message holds more than " + limits.maxNodes() + " linked nodes");
         }
         if (nodeCount == nodes.length) {
-            nodes = Arrays.copyOf(nodes, nodeCount * 2);
+            adoptPooled();
+            if (nodeCount == nodes.length) {
+                nodes = Arrays.copyOf(nodes, nodeCount * 2);
+            }
         }
         nodes[nodeCount++] = node;
     }
@@ -93,9 +96,12 @@ public final class ProtoReadState {
      */
     public void ref(Object holder, int slot, int number) {
         if (refs == numbers.length) {
-            holders = Arrays.copyOf(holders, refs * 2);
-            slots = Arrays.copyOf(slots, refs * 2);
-            numbers = Arrays.copyOf(numbers, refs * 2);
+            adoptPooled();
+            if (refs == numbers.length) {
+                holders = Arrays.copyOf(holders, refs * 2);
+                slots = Arrays.copyOf(slots, refs * 2);
+                numbers = Arrays.copyOf(numbers, refs * 2);
+            }
         }
         holders[refs] = holder;
         slots[refs] = slot;
@@ -125,13 +131,63 @@ public final class ProtoReadState {
             }
             resolver.set(holders[i], slots[i], nodes[n - 1]);
         }
-        holders = null;
+        release();
         for (int i = 0; i < required; i++) {
             if (!resolver.isSet(requiredHolders[i], requiredSlots[i])) {
                 throw WireFormatException.malformed(resolver.field(requiredSlots[i]), "required and not nillable, but absent");
             }
         }
         requiredHolders = null;
+    }
+
+    /**
+     * On the first growth of the node table or the reference fix-ups: takes the arrays a previous
+     * message grew, those larger than these, copying what is in so far.
+     */
+    private void adoptPooled() {
+        if (triedPool) {
+            return;
+        }
+        triedPool = true;
+        Scratch s = POOL.take();
+        if (s == null) {
+            return;
+        }
+        if (s.nodes().length > nodes.length) {
+            System.arraycopy(nodes, 0, s.nodes(), 0, nodeCount);
+            nodes = s.nodes();
+        }
+        if (s.numbers().length > numbers.length) {
+            System.arraycopy(holders, 0, s.holders(), 0, refs);
+            System.arraycopy(slots, 0, s.slots(), 0, refs);
+            System.arraycopy(numbers, 0, s.numbers(), 0, refs);
+            holders = s.holders();
+            slots = s.slots();
+            numbers = s.numbers();
+        }
+    }
+
+    /** References are set: the arrays, cleared of every node and holder, go to the pool for the next message. */
+    private void release() {
+        Object[] n = nodes;
+        Object[] h = holders;
+        holders = null;
+        nodes = null;
+        if (n.length <= 16 && h.length <= 16 || n.length > MAX_POOLED || h.length > MAX_POOLED) {
+            return; // a small message grew nothing worth keeping
+        }
+        Arrays.fill(n, 0, nodeCount, null);
+        Arrays.fill(h, 0, refs, null);
+        POOL.give(new Scratch(n, h, slots, numbers));
+    }
+
+    /** Arrays kept between messages: up to 2^22 entries each (a table of 4 M nodes). */
+    private static final int MAX_POOLED = 1 << 22;
+    private static final ScratchPool<Scratch> POOL = new ScratchPool<>();
+    private boolean triedPool;
+
+    /** A node table and reference fix-ups that a message grew, empty. */
+    private record Scratch(Object[] nodes, Object[] holders, int[] slots, int[] numbers) {
     }
 
     /** Generated per codec: sets a reference field, identified by its slot, on its holder. */

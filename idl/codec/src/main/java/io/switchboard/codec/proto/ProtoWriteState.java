@@ -67,11 +67,54 @@ public final class ProtoWriteState {
 
     /** Numbers the linked nodes {@code root} reaches, without recursion; the node table in order. */
     public List<Object> collectNodes(GraphHolder root) {
-        List<Object> found = new ArrayList<>();
-        IdentityIndex idx = IdentityIndex.collect(root, maxNodes, found);
+        Scratch s = POOL.take();
+        if (s == null) {
+            s = new Scratch();
+        }
+        scratch = s;
+        if (s.sizes.length > sizes.length) {
+            System.arraycopy(sizes, 0, s.sizes, 0, count);
+            sizes = s.sizes;
+        }
+        IdentityIndex idx = IdentityIndex.collect(root, maxNodes, s.nodes, s.index);
         index = idx;
-        nodes = found;
-        return found;
+        nodes = s.nodes;
+        return nodes;
+    }
+
+    /**
+     * The message is written: the node table's arrays go back to the pool, cleared, for the next
+     * message (a writer calls it once, after its last part; {@link ProtoPartWriter} does). The
+     * state is not used afterwards.
+     */
+    public void release() {
+        Scratch s = scratch;
+        scratch = null;
+        if (s == null) {
+            return;
+        }
+        index = null;
+        nodes = List.of();
+        s.index.clear();
+        s.nodes.clear();
+        if (sizes.length > s.sizes.length) {
+            s.sizes = sizes;
+        }
+        if (s.index.capacity() <= MAX_POOLED && s.sizes.length <= MAX_POOLED) {
+            POOL.give(s);
+        }
+    }
+
+    /** Arrays kept between messages: up to 2^22 entries each (a table of 2 M nodes, 16 MB an array). */
+    private static final int MAX_POOLED = 1 << 22;
+    private static final ScratchPool<Scratch> POOL = new ScratchPool<>();
+    private Scratch scratch;
+
+    /** What a message's node table grows: reused by the next message through {@link #POOL}. */
+    private static final class Scratch {
+        final IdentityIndex index = new IdentityIndex();
+        final ArrayList<Object> nodes = new ArrayList<>();
+        int[] sizes = new int[16];
     }
 
     public List<Object> nodes() {

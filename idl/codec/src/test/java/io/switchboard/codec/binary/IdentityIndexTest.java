@@ -26,4 +26,25 @@ class IdentityIndexTest {
         assertEquals(-1, index.indexOf(new String("node")));
         assertEquals(-1, new IdentityIndex().indexOf("absent"));
     }
+
+    @Test
+    void aClearedIndexForgetsEveryKeyAndNumbersAgainFromZero() {
+        IdentityIndex index = new IdentityIndex();
+        List<Object> first = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            first.add(new Object());
+            index.addIfAbsent(first.get(i));
+        }
+        int capacity = index.capacity();
+        index.clear();
+        assertEquals(0, index.size());
+        assertEquals(capacity, index.capacity(), "the table is kept for the next message");
+        for (Object o : first) {
+            assertEquals(-1, index.indexOf(o), "nothing of the previous message stays");
+        }
+        Object a = new Object();
+        assertEquals(0, index.addIfAbsent(a));
+        assertEquals(-1, index.addIfAbsent(a));
+        assertEquals(1, index.addIfAbsent(first.get(5)));
+    }
 }

@@ -825,7 +825,7 @@ final class ProtoCodecGenerator {
         MethodSpec.Builder ctor = MethodSpec.constructorBuilder().addParameter(c, "v").addParameter(int.class, "maxNodes")
                 .addStatement("super(new int[] {$L}, new int[] {$L})", String.join(", ", kinds), String.join(", ", widths))
                 .addStatement("this.v = v")
-                .addStatement("this.w = new $T(maxNodes)", W)
+                .addStatement("this.w = state(new $T(maxNodes))", W)
                 .addStatement("long n = 0");
         if (hasNulls(m)) {
             ctor.addStatement("$T nulls = null", ProtoNulls.class);

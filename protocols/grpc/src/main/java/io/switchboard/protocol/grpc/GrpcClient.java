@@ -75,6 +75,8 @@ final class GrpcClient implements ProtocolClient {
                 .maxInboundMessageSize(GrpcServer.maxInbound(GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES, settings.maxMessageBytes()))
                 .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .disableRetry()
+                .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
+                .withOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
                 .build());
     }
 

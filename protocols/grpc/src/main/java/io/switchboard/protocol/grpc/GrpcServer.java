@@ -8,6 +8,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.grpc.util.MutableHandlerRegistry;
@@ -119,6 +120,8 @@ final class GrpcServer implements ProtocolServer {
                     // (a long string, a nested message) makes a part as large as itself: the
                     // message limit bounds it, and gRPC's per-message buffer with it
                     .maxInboundMessageSize(maxInbound(maxChunkBytes, limits.maxMessageBytes()))
+                    .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
+                    .withChildOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
                     .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .build()
                     .start();
@@ -223,6 +226,9 @@ final class GrpcServer implements ProtocolServer {
                 call.close(Status.INVALID_ARGUMENT.withDescription("the sb-call-id header needs 1 to 128 characters"),
                         trailers);
                 return new ServerCall.Listener<>() { };
+            }
+            if (GrpcTransport.streamed(op)) {
+                call.setOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD);
             }
             Call c = new Call(skeleton, op, call, callId);
             try {

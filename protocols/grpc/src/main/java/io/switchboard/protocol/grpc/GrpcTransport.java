@@ -120,9 +120,14 @@ final class GrpcTransport implements Transport {
         return ProtoSchemas.streams(op.service().model(), op.model());
     }
 
+    /** {@link #streams}, as the cached method says: no walk of the schema on every call. */
+    static boolean streamed(OperationDescriptor op) {
+        return method(op).getType() != MethodDescriptor.MethodType.UNARY;
+    }
+
     /** The size a part aims at: {@link ProtoCodec#PART_BYTES} when the method streams; a unary method's message is one part. */
     static int partTarget(OperationDescriptor op) {
-        return streams(op) ? ProtoCodec.PART_BYTES : Integer.MAX_VALUE;
+        return streamed(op) ? ProtoCodec.PART_BYTES : Integer.MAX_VALUE;
     }
 
     @Override
@@ -287,8 +292,9 @@ final class GrpcTransport implements Transport {
 
     private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options) {
         Duration timeout = client.settings().timeoutFor(options);
-        return channel.newCall(method(operation),
-                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS));
+        io.grpc.CallOptions callOptions = io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return channel.newCall(method(operation), streamed(operation)
+                ? callOptions.withOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD) : callOptions);
     }
 
     private static void start(ClientCall<Part, Part> call, Listener listener, CallOptions options,
