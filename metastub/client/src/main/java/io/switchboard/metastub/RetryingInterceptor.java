@@ -4,6 +4,7 @@ import io.switchboard.protocol.AsyncCalls;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiConsumer;
 
 /**
  * The repeat loop, written once for every step that may send a call again: the failsafe's
@@ -14,8 +15,8 @@ import java.util.concurrent.CompletionException;
  * asynchronous calls, and never repeats a call whose caller cancelled it.
  *
  * <p>A blocking call's attempts are complete futures: the loop runs on the caller's thread and
- * allocates nothing of its own. An asynchronous attempt still under way is waited for with one
- * stage.
+ * allocates nothing of its own. An asynchronous attempt still under way is waited for by one
+ * object per call, the future the caller gets, which resumes the loop when the attempt ends.
  *
  * <pre>{@code
  * final class TwiceInterceptor extends RetryingInterceptor {
@@ -31,7 +32,7 @@ import java.util.concurrent.CompletionException;
 public abstract class RetryingInterceptor implements ClientInterceptor {
     @Override
     public final CompletableFuture<Object> intercept(ClientCall call, Chain next) {
-        return loop(call, next, attemptSafely(call, next));
+        return loop(call, next, attemptSafely(call, next), null);
     }
 
     /** One attempt; by default the rest of the chain. A subclass may pick a target first (and throw if there is none). */
@@ -49,21 +50,28 @@ public abstract class RetryingInterceptor implements ClientInterceptor {
      */
     protected abstract Throwable retry(ClientCall call, Throwable failure);
 
-    private CompletableFuture<Object> loop(ClientCall call, Chain next, CompletableFuture<Object> sent) {
+    /**
+     * Handles attempts that are complete, in place; at the first one still under way, hands the
+     * rest of the loop to {@code resume} (made then, once per call) and returns it.
+     */
+    private CompletableFuture<Object> loop(ClientCall call, Chain next, CompletableFuture<Object> sent, Resume resume) {
         while (sent.isDone()) {
             Throwable failure = failureOf(sent);
             ended(call, failure);
-            if (failure == null) {
-                return sent;
-            }
-            Throwable end = call.cancelled() ? failure : retry(call, failure);
-            if (end != null) {
+            Throwable end = failure == null ? null : call.cancelled() ? failure : retry(call, failure);
+            if (failure == null || end != null) {
+                if (resume != null) {
+                    resume.settle(sent, end);
+                    return resume;
+                }
                 return end == failure ? sent : CompletableFuture.failedFuture(end);
             }
             sent = attemptSafely(call, next);
         }
-        CompletableFuture<Object> pending = sent;
-        return pending.handle((response, failure) -> pending).thenCompose(done -> loop(call, next, done));
+        Resume r = resume != null ? resume : new Resume(call, next);
+        r.pending = sent;
+        sent.whenComplete(r);
+        return r;
     }
 
     private CompletableFuture<Object> attemptSafely(ClientCall call, Chain next) {
@@ -71,6 +79,32 @@ public abstract class RetryingInterceptor implements ClientInterceptor {
             return attempt(call, next);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The outcome of a call whose attempts did not all complete at once; resumes the loop when one ends. */
+    private final class Resume extends CompletableFuture<Object> implements BiConsumer<Object, Throwable> {
+        private final ClientCall call;
+        private final Chain next;
+        private CompletableFuture<Object> pending;
+
+        Resume(ClientCall call, Chain next) {
+            this.call = call;
+            this.next = next;
+        }
+
+        @Override
+        public void accept(Object response, Throwable failure) {
+            loop(call, next, pending, this);
+        }
+
+        /** Completes with the last attempt's response ({@code failure} null) or with {@code failure}. */
+        void settle(CompletableFuture<Object> last, Throwable failure) {
+            if (failure == null) {
+                complete(last.join());
+            } else {
+                completeExceptionally(failure);
+            }
         }
     }
 
