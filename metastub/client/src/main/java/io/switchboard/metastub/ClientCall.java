@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * one thread at a time reads or changes it.
  *
  * <pre>{@code
- * ClientInterceptor pinToSoapWhenLarge = (call, next) -> {
+ * ClientInterceptor patient = (call, next) -> {
  *     call.options(call.options().withTimeout(Duration.ofSeconds(30)));
  *     return next.proceed(call);
  * };
