@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class UserInterceptorTest {
     private record Attempt(String protocol, String reason, int attempt, boolean fallback, String callId,
-                           String address, boolean blocking) {
+                           String address, boolean blocking, Thread thread) {
     }
 
     private final List<Attempt> attempts = new CopyOnWriteArrayList<>();
@@ -47,7 +47,7 @@ class UserInterceptorTest {
         soapEndpoint = soap.export(skeleton);
         ClientInterceptor tracer = (call, next) -> {
             attempts.add(new Attempt(call.protocol(), call.reason(), call.attempt(), call.fallback(),
-                    call.options().callId(), call.address(), call.blocking()));
+                    call.options().callId(), call.address(), call.blocking(), Thread.currentThread()));
             return next.proceed(call);
         };
         MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols("inproc", "soap")
@@ -82,6 +82,8 @@ class UserInterceptorTest {
         assertTrue(second.reason().startsWith("fallback from inproc"), second.reason());
         assertEquals(first.callId(), second.callId());
         assertEquals(records.get(1).callId(), second.callId(), "the record and the interceptor see the same call");
+        assertTrue(attempts.stream().allMatch(a -> a.thread() == Thread.currentThread()),
+                "a blocking call and its fallback run on the caller's thread");
     }
 
     @Test
