@@ -44,6 +44,7 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
     }
 
     private final Replicas replicas;
+    /** Answers that say "not done here, another replica may": moved on like a failure not delivered. */
     private final Predicate<Throwable> notDoneHere;
 
     ReplicaFailoverInterceptor(Replicas replicas, Predicate<Throwable> notDoneHere) {

@@ -69,8 +69,6 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     private final Function<ComponentEntry, MetaStub> stubs;
     private final Choice choice;
     private final Duration waitForReplica;
-    /** Answers that say "not done here, another replica may": moved on like a failure not delivered. */
-    private final Predicate<Throwable> notDoneHere;
     private final Object lock = new Object();
     /** Immutable snapshot, replaced under {@link #lock}: calls read it without locking. */
     private volatile List<Replica> replicas = List.of();
@@ -100,7 +98,6 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
         this.stubs = Objects.requireNonNull(stubs, "stubs");
         this.choice = Objects.requireNonNull(choice, "choice");
         this.waitForReplica = Objects.requireNonNull(waitForReplica, "waitForReplica");
-        this.notDoneHere = Objects.requireNonNull(notDoneHere, "notDoneHere");
         ReplicaFailoverInterceptor failover = new ReplicaFailoverInterceptor(new ReplicaFailoverInterceptor.Replicas() {
             @Override
             public Replica pick(Set<Replica> tried) {
@@ -111,7 +108,7 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
             public Replica await() {
                 return awaitReplica();
             }
-        }, notDoneHere);
+        }, Objects.requireNonNull(notDoneHere, "notDoneHere"));
         this.chain = InterceptorChain.of(List.of(failover), call -> call.send(((ReplicaCall) call).replica.stub));
         entries.forEach(this::upsert);
     }

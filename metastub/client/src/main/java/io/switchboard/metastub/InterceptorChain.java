@@ -8,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
  * when a channel is built: a call allocates nothing to walk it.
  *
  * <pre>{@code
- * ClientInterceptor.Chain chain = InterceptorChain.of(List.of(new CallIdInterceptor(), selection), transportStep);
- * CompletableFuture<Object> outcome = chain.proceed(call);
+ * ClientInterceptor.Chain chain = InterceptorChain.of(List.of(tracing, failover), call -> call.send(channel));
+ * CompletableFuture<Object> outcome = chain.proceed(new ClientCall("Echo", operation, request, options, null));
  * }</pre>
  */
 public final class InterceptorChain implements ClientInterceptor.Chain {
