@@ -34,12 +34,24 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
 
     /** A call through a replicated channel: the replica of this attempt and those tried. */
     static final class ReplicaCall extends ClientCall {
-        final Set<Replica> tried = new HashSet<>();
+        /** Empty and shared until a replica is tried: most calls never need a set of their own. */
+        private Set<Replica> tried = Set.of();
         Replica replica;
 
         ReplicaCall(String component, OperationDescriptor operation, Object request, CallOptions options,
                     CompletableFuture<Object> caller) {
             super(component, operation, request, options, caller);
+        }
+
+        Set<Replica> tried() {
+            return tried;
+        }
+
+        void tried(Replica r) {
+            if (tried.isEmpty()) {
+                tried = new HashSet<>();
+            }
+            tried.add(r);
         }
     }
 
@@ -64,7 +76,7 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
     /** The next replica not tried, counted in; null when none is left (then, for a first attempt, waits or throws). */
     private Replica enter(ReplicaCall c, boolean first) {
         while (true) {
-            Replica r = replicas.pick(c.tried);
+            Replica r = replicas.pick(c.tried());
             if (r == null && first) {
                 r = replicas.await();
             }
@@ -74,7 +86,7 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
             if (r.enter()) {
                 return r;
             }
-            c.tried.add(r);   // dropped since it was picked
+            c.tried(r);   // dropped since it was picked
         }
     }
 
@@ -102,7 +114,7 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
         Replica failed = c.replica;
         LOG.debug("{}.{} failed on {} ({}); trying another replica", call.component(), call.operation().name(),
                 failed.entry.instanceId(), failure.getMessage());
-        c.tried.add(failed);
+        c.tried(failed);
         Replica next = enter(c, false);
         c.replica = next;
         if (next == null) {

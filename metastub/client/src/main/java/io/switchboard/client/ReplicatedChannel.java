@@ -219,6 +219,13 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     /** The replica for the next attempt, or null when every one has been tried. */
     private Replica pick(Set<Replica> tried) {
         List<Replica> all = replicas;
+        if (all.size() == 1) {   // one instance, the common case: nothing to choose, nothing to allocate
+            Replica only = all.get(0);
+            if (choice == Choice.LEAST_LOADED) {
+                turn.getAndIncrement();
+            }
+            return tried.contains(only) ? null : only;
+        }
         List<Replica> open = new ArrayList<>(all.size());
         List<Replica> healthy = new ArrayList<>(all.size());
         long now = System.nanoTime();
