@@ -4,6 +4,9 @@ import io.switchboard.registry.RegistryEvent;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.client.ReplicaFailoverInterceptor.ReplicaCall;
+import io.switchboard.metastub.ClientInterceptor;
+import io.switchboard.metastub.InterceptorChain;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
@@ -11,12 +14,10 @@ import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.TransportException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * flight from this channel, ties taken in turn (so an idle client goes round-robin), or, with
  * {@link Choice#IN_ORDER}, the first that has not failed lately (fail-over only, as for
  * registries). A replica that fails a call with a {@link TransportException} is avoided for a
- * back-off (1 s, doubling up to 30 s) unless every replica is.
+ * back-off (1 s, doubling up to 30 s; a {@link io.switchboard.metastub.Backoff} as the meta-stub's) unless every
+ * replica is. The failover is one step, {@code ReplicaFailoverInterceptor}, in front of each replica's meta-stub.
  *
  * <p>When a call fails on one replica it moves to the next only if that cannot run the operation
  * twice: the request never reached the operation ({@link TransportException.Delivery#NOT_DELIVERED})
@@ -54,8 +56,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReplicatedChannel implements Channel, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedChannel.class);
-    private static final long FIRST_BACKOFF_NANOS = Duration.ofSeconds(1).toNanos();
-    private static final long MAX_BACKOFF_NANOS = Duration.ofSeconds(30).toNanos();
 
     /** How a call picks its replica. */
     public enum Choice {
@@ -69,12 +69,12 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     private final Function<ComponentEntry, MetaStub> stubs;
     private final Choice choice;
     private final Duration waitForReplica;
-    /** Answers that say "not done here, another replica may": moved on like a failure not delivered. */
-    private final Predicate<Throwable> notDoneHere;
     private final Object lock = new Object();
     /** Immutable snapshot, replaced under {@link #lock}: calls read it without locking. */
     private volatile List<Replica> replicas = List.of();
     private final AtomicInteger turn = new AtomicInteger();
+    /** Built once: failover, then the picked replica's meta-stub (itself a chain). */
+    private final ClientInterceptor.Chain chain;
     private volatile boolean closed;
 
     /**
@@ -98,7 +98,18 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
         this.stubs = Objects.requireNonNull(stubs, "stubs");
         this.choice = Objects.requireNonNull(choice, "choice");
         this.waitForReplica = Objects.requireNonNull(waitForReplica, "waitForReplica");
-        this.notDoneHere = Objects.requireNonNull(notDoneHere, "notDoneHere");
+        ReplicaFailoverInterceptor failover = new ReplicaFailoverInterceptor(new ReplicaFailoverInterceptor.Replicas() {
+            @Override
+            public Replica pick(Set<Replica> tried) {
+                return ReplicatedChannel.this.pick(tried);
+            }
+
+            @Override
+            public Replica await() {
+                return awaitReplica();
+            }
+        }, Objects.requireNonNull(notDoneHere, "notDoneHere"));
+        this.chain = InterceptorChain.of(List.of(failover), call -> call.send(((ReplicaCall) call).replica.stub));
         entries.forEach(this::upsert);
     }
 
@@ -190,8 +201,8 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
-        // the same path as callAsync, with blocking attempts: complete when it returns
-        return AsyncCalls.await(attempt(operation, request, options, new HashSet<>(), null, null));
+        // the same chain as callAsync: every attempt completes on this thread before proceed returns
+        return AsyncCalls.await(chain.proceed(new ReplicaCall(name, operation, request, options, null)));
     }
 
     /**
@@ -202,63 +213,19 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
-        return AsyncCalls.start(caller -> attempt(operation, request, options, new HashSet<>(), null, caller));
-    }
-
-    /**
-     * The call on the next replica not {@code tried}; on a failure that cannot have run the
-     * operation (or of an idempotent one), the next. Blocking when {@code caller} is null.
-     */
-    private CompletableFuture<Object> attempt(OperationDescriptor operation, Object request, CallOptions options,
-                                              Set<Replica> tried, Throwable last,
-                                              CompletableFuture<Object> caller) {
-        while (true) {
-            Replica r = pick(tried);
-            if (r == null && last == null) {
-                r = awaitReplica();
-            }
-            if (r == null) {
-                return CompletableFuture.failedFuture(last);
-            }
-            if (!r.enter()) {   // dropped since it was picked
-                tried.add(r);
-                continue;
-            }
-            Replica replica = r;
-            CompletableFuture<Object> sent;
-            if (caller == null) {
-                sent = AsyncCalls.now(r.stub, operation, request, options);
-            } else {
-                sent = r.stub.callAsync(operation, request, options);
-                AsyncCalls.cancelWith(caller, sent);
-            }
-            return sent.handle((response, failure) -> {
-                Throwable error = failure == null ? null : AsyncCalls.unwrap(failure);
-                boolean notDone = error != null && !(error instanceof TransportException) && notDoneHere.test(error);
-                if (error == null) {
-                    replica.succeeded();
-                } else if (error instanceof TransportException || notDone) {
-                    replica.failed();
-                }
-                replica.exit();
-                if (error == null) {
-                    return CompletableFuture.completedFuture(response);
-                }
-                if ((caller != null && caller.isCancelled()) || !(notDone || (error instanceof TransportException e
-                        && (e.delivery() == TransportException.Delivery.NOT_DELIVERED || operation.idempotent())))) {
-                    return CompletableFuture.<Object>failedFuture(error);
-                }
-                LOG.debug("{}.{} failed on {} ({}); trying another replica", name, operation.name(),
-                        replica.entry.instanceId(), error.getMessage());
-                tried.add(replica);
-                return attempt(operation, request, options, tried, error, caller);
-            }).thenCompose(Function.identity());
-        }
+        return AsyncCalls.start(caller -> chain.proceed(new ReplicaCall(name, operation, request, options, caller)));
     }
 
     /** The replica for the next attempt, or null when every one has been tried. */
     private Replica pick(Set<Replica> tried) {
         List<Replica> all = replicas;
+        if (all.size() == 1) {   // one instance, the common case: nothing to choose, nothing to allocate
+            Replica only = all.get(0);
+            if (choice == Choice.LEAST_LOADED) {
+                turn.getAndIncrement();
+            }
+            return tried.contains(only) ? null : only;
+        }
         List<Replica> open = new ArrayList<>(all.size());
         List<Replica> healthy = new ArrayList<>(all.size());
         long now = System.nanoTime();
@@ -332,68 +299,5 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     public String toString() {
         return "ReplicatedChannel[" + name + ", " + choice + ", " + entries().stream().map(ComponentEntry::instanceId)
                 .toList() + "]";
-    }
-
-    /** One instance: its meta-stub, calls in flight, back-off. */
-    private static final class Replica {
-        volatile ComponentEntry entry;
-        final MetaStub stub;
-        final AtomicInteger inFlight = new AtomicInteger();
-        private final AtomicBoolean closedStub = new AtomicBoolean();
-        private volatile boolean retired;
-        private volatile int failures;
-        private volatile long avoidUntil;
-
-        Replica(ComponentEntry entry, MetaStub stub) {
-            this.entry = entry;
-            this.stub = stub;
-        }
-
-        /** Counts a call in; false if the replica was dropped (the call goes elsewhere). */
-        boolean enter() {
-            inFlight.incrementAndGet();
-            if (retired) {
-                exit();
-                return false;
-            }
-            return true;
-        }
-
-        void exit() {
-            if (inFlight.decrementAndGet() == 0 && retired) {
-                closeStub();
-            }
-        }
-
-        /** No new calls; the meta-stub closes when the last call under way ends. */
-        void retire() {
-            retired = true;
-            if (inFlight.get() == 0) {
-                closeStub();
-            }
-        }
-
-        private void closeStub() {
-            if (closedStub.compareAndSet(false, true)) {
-                stub.close();
-            }
-        }
-
-        void failed() {
-            int f = failures + 1;
-            failures = f;
-            avoidUntil = System.nanoTime() + Math.min(MAX_BACKOFF_NANOS, FIRST_BACKOFF_NANOS << Math.min(f - 1, 10));
-        }
-
-        void succeeded() {
-            if (failures != 0) {
-                failures = 0;
-                avoidUntil = 0;
-            }
-        }
-
-        boolean avoided(long now) {
-            return failures != 0 && now - avoidUntil < 0;
-        }
     }
 }

@@ -9,6 +9,7 @@ import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.metastub.CallListener;
 import io.switchboard.metastub.AdaptivePolicy;
+import io.switchboard.metastub.ClientInterceptor;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.protocol.Channel;
@@ -54,6 +55,7 @@ public final class Switchboard implements AutoCloseable {
     private final SelectionPolicy policy;
     private final ClientSettings settings;
     private final List<CallListener> listeners;
+    private final List<ClientInterceptor> interceptors;
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
     private final boolean follow;
     /** The replica sets that follow the registry, fed by {@link #follower}. */
@@ -75,6 +77,7 @@ public final class Switchboard implements AutoCloseable {
         this.policy = b.policy;
         this.settings = b.settings;
         this.listeners = List.copyOf(b.listeners);
+        this.interceptors = List.copyOf(b.interceptors);
     }
 
     public static Switchboard connect(String registryUrl) {
@@ -226,6 +229,7 @@ public final class Switchboard implements AutoCloseable {
             b.protocols(protocols);
         }
         listeners.forEach(b::listener);
+        interceptors.forEach(b::interceptor);
         return b.build();
     }
 
@@ -274,6 +278,7 @@ public final class Switchboard implements AutoCloseable {
         private SelectionPolicy policy = new AdaptivePolicy();
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
+        private final List<ClientInterceptor> interceptors = new ArrayList<>();
         private boolean follow = true;
         private String secret;
         private ServerSettings callbackSettings = ServerSettings.defaults();
@@ -316,6 +321,16 @@ public final class Switchboard implements AutoCloseable {
 
         public Builder listener(CallListener listener) {
             listeners.add(Objects.requireNonNull(listener));
+            return this;
+        }
+
+        /**
+         * Adds a step to every attempt of every call through the meta-stubs this client makes
+         * ({@link MetaStub.Builder#interceptor}): after the protocol is chosen, before the call is
+         * recorded and sent. One instance serves every stub.
+         */
+        public Builder interceptor(ClientInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor));
             return this;
         }
 

@@ -11,15 +11,12 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.spi.Transport;
-import io.switchboard.protocol.TransportException;
-import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
@@ -51,6 +48,19 @@ import org.slf4j.LoggerFactory;
  * for a back-off period. Refusals, declared faults and remote errors are answers: never repeated.
  * A call pinned to a protocol goes there and is not repeated elsewhere.
  *
+ * <p>Every call, blocking or not, goes down one chain of {@link ClientInterceptor}s, built once
+ * per meta-stub (the constructor shows it), one concern each:
+ * <ol>
+ * <li>{@code CallIdInterceptor}: the call id, kept over every attempt;
+ * <li>{@code SelectionInterceptor}: the protocol, and why;
+ * <li>{@code FailsafeInterceptor}: the fallback to SOAP and the protocols' back-off;
+ * <li>{@code ConnectInterceptor}: the transport to the chosen endpoint;
+ * <li>the interceptors added with {@link Builder#interceptor}, once per attempt;
+ * <li>{@code CallRecordInterceptor}: the {@link CallRecord} of each attempt, for the policy and the listeners;
+ * <li>{@code WireByteInterceptor}: where the transport counts the bytes it moved;
+ * <li>the transport, which only moves bytes.
+ * </ol>
+ *
  * <pre>{@code
  * MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR)
  *         .protocols("grpc", "soap")
@@ -81,18 +91,8 @@ public final class MetaStub implements Channel, AutoCloseable {
     private final Map<Endpoint, Transport> transports = new ConcurrentHashMap<>();
     private final List<CallListener> listeners = new CopyOnWriteArrayList<>();
     private final ProtocolHealth health;
-    private final boolean serverRecognisesCallIds;
-    private final MessageSize sizes;
-    private final boolean preferInProcess;
-    /**
-     * Recent response payload per operation to a small request (an average over the last few), for
-     * size-aware policies: a large request is a bulk call anyway; a small one may not be.
-     */
-    private final Map<String, Long> responseSizes = new ConcurrentHashMap<>();
-    /** Responses are counted up to this far: enough to tell a bulk answer, bounded for a long list. */
-    static final long RESPONSE_CAP = 64 * 1024;
-    /** Requests up to this size teach what the operation answers to a small request. */
-    static final long SMALL_REQUEST = 2 * 1024;
+    /** Built once: a call walks it without allocating. */
+    private final ClientInterceptor.Chain chain;
     private volatile boolean closed;
 
     private MetaStub(Builder b) {
@@ -102,9 +102,19 @@ public final class MetaStub implements Channel, AutoCloseable {
         this.settings = b.settings;
         this.listeners.addAll(b.listeners);
         this.health = new ProtocolHealth(b.backoff, b.maxBackoff, b.nanoClock);
-        this.serverRecognisesCallIds = b.serverRecognisesCallIds;
-        this.sizes = new MessageSize(descriptor.model());
-        this.preferInProcess = b.preferInProcess;
+        MessageSize sizes = new MessageSize(descriptor.model());
+        ResponseSizes responseSizes = new ResponseSizes();
+        // the whole call path, in the order a call meets it
+        List<ClientInterceptor> steps = new ArrayList<>();
+        steps.add(new CallIdInterceptor());
+        steps.add(new SelectionInterceptor(this::suite, policy, operationPolicies, health, sizes, responseSizes,
+                b.preferInProcess));
+        steps.add(new FailsafeInterceptor(health, b.serverRecognisesCallIds));
+        steps.add(new ConnectInterceptor(this::transport));
+        steps.addAll(b.interceptors);       // once per attempt: they see protocol, reason, attempt, fallback
+        steps.add(new CallRecordInterceptor(listeners, sizes, responseSizes));
+        steps.add(new WireByteInterceptor());
+        this.chain = InterceptorChain.of(steps, new TransportStep());
     }
 
     public static Builder builder(ServiceDescriptor descriptor) {
@@ -169,194 +179,33 @@ public final class MetaStub implements Channel, AutoCloseable {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
-        // the blocking form runs the same path as the asynchronous one, with blocking attempts: its
-        // future is complete when run returns, and await throws what the attempt threw
-        return AsyncCalls.await(run(operation, request, options, null));
+        // the same chain as the asynchronous form: every attempt completes on this thread before
+        // proceed returns, and await throws what the attempt threw
+        return AsyncCalls.await(chain.proceed(newCall(operation, request, options, null)));
     }
 
     /**
-     * The non-blocking form of {@link #call}: the same negotiation, failsafe and call records,
-     * with each attempt made through the transport's own {@link Channel#callAsync}. Cancelling
-     * the future cancels the attempt in progress (on the wire where its protocol can) and starts
-     * no fallback.
+     * The non-blocking form of {@link #call}: the same chain (negotiation, failsafe, call
+     * records), with each attempt made through the transport's own {@link Channel#callAsync}.
+     * Cancelling the future cancels the attempt in progress (on the wire where its protocol can)
+     * and starts no fallback.
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
-        return AsyncCalls.start(caller -> run(operation, request, options, caller));
+        return AsyncCalls.start(caller -> chain.proceed(newCall(operation, request, options, caller)));
     }
 
-    /**
-     * One call, blocking ({@code caller} null: every attempt completes before it returns) or not
-     * ({@code caller} is the future the caller holds; cancelling it cancels the attempt under way).
-     */
-    private CompletableFuture<Object> run(OperationDescriptor operation, Object request, CallOptions options,
-                                          CompletableFuture<Object> caller) {
+    private ClientCall newCall(OperationDescriptor operation, Object request, CallOptions options,
+                               CompletableFuture<Object> caller) {
         if (closed) {
             throw new IllegalStateException("meta-stub for " + descriptor.name() + " is closed");
         }
-        CallOptions withId = options.callId() != null ? options : options.withCallId(CallIds.next());
-        ProtocolSuite suite = this.suite;   // one suite for the whole call, even if the endpoints change meanwhile
-        List<String> candidates = health.filter(suite.candidates());
-        CallContext call = new CallContext(operation, request, suite, sizes)
-                .expectingResponse(responseSizes.getOrDefault(operation.name(), 0L));
-        String protocol;
-        String reason;
-        String pinned = options.get(PROTOCOL);
-        if (pinned != null) {
-            if (!suite.candidates().contains(pinned)) {
-                throw new NoCommonProtocolException("call pins " + pinned + ", which client and server do not share "
-                        + suite.candidates());
-            }
-            // a pinned call goes where it is told, also while that protocol is in back-off, and does not fall back
-            return attempt(pinned, "pinned on call", call, policy, withId, caller);
-        }
-        SelectionPolicy chosen = options.get(POLICY);
-        String level = "call";
-        if (chosen == null) {
-            chosen = operationPolicies.get(operation.name());
-            level = "operation";
-        }
-        if (chosen == null) {
-            chosen = policy;
-            level = "stub";
-        }
-        String inProcess = suite.inProcessCandidate();
-        if (preferInProcess && "stub".equals(level) && inProcess != null && candidates.contains(inProcess)) {
-            // the component is served in this JVM: no policy set on the call or operation picks otherwise
-            protocol = inProcess;
-            reason = "in-process (the component is served in this JVM; over the stub's " + chosen.name() + " policy)";
-        } else {
-            protocol = chosen.select(call, candidates);
-            reason = chosen.name() + " (" + level + " policy"
-                    + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")";
-        }
-        if (ProtocolSuite.FAILSAFE.equals(protocol)) {
-            return attempt(protocol, reason, call, chosen, withId, caller);
-        }
-        SelectionPolicy learner = chosen;
-        return attempt(protocol, reason, call, chosen, withId, caller).exceptionallyCompose(failure -> {
-            Throwable first = AsyncCalls.unwrap(failure);
-            if (!(first instanceof TransportException e) || (caller != null && caller.isCancelled())) {
-                return CompletableFuture.failedFuture(first);
-            }
-            health.failed(protocol);
-            String why = repeatable(operation, e);
-            if (why == null) {
-                return CompletableFuture.failedFuture(new TransportException(protocol, TransportException.Delivery.MAY_HAVE_RUN,
-                        operation.name() + " failed and was not repeated over SOAP: it is not idempotent and the "
-                                + "server does not recognise call ids (" + e.getMessage() + ")", e));
-            }
-            LOG.debug("{}.{} over {} failed ({}); repeating over SOAP: {}", descriptor.name(), operation.name(),
-                    protocol, e.getMessage(), why);
-            return attempt(ProtocolSuite.FAILSAFE, "fallback from " + protocol + " (" + why + ")", call, learner, withId,
-                    caller).exceptionallyCompose(secondFailure -> {
-                Throwable again = AsyncCalls.unwrap(secondFailure);
-                if (e.delivery() == TransportException.Delivery.MAY_HAVE_RUN && again instanceof TransportException t
-                        && t.delivery() == TransportException.Delivery.NOT_DELIVERED) {
-                    // the first attempt may have run even though the fallback never arrived: say so,
-                    // or a caller that moves to another replica would run the operation twice
-                    return CompletableFuture.failedFuture(new TransportException(ProtocolSuite.FAILSAFE,
-                            TransportException.Delivery.MAY_HAVE_RUN, operation.name() + " over " + protocol
-                            + " may have run; the fallback over SOAP was not delivered (" + again.getMessage() + ")",
-                            again));
-                }
-                return CompletableFuture.failedFuture(again);
-            });
-        });
+        return new ClientCall(descriptor.name(), operation, request, options, caller);
     }
 
-    /** Why a call that failed on a fast protocol may run again over SOAP, or null if it may not. */
-    private String repeatable(OperationDescriptor operation, TransportException failure) {
-        if (failure.delivery() == TransportException.Delivery.NOT_DELIVERED) {
-            return "the request never reached the operation";
-        }
-        if (operation.idempotent()) {
-            return "the operation is idempotent";
-        }
-        if (serverRecognisesCallIds) {
-            return "the server answers a repeated call id with the first result";
-        }
-        return null;
-    }
-
-    /**
-     * One attempt over one protocol, recorded when it ends. Blocking ({@code caller} null) it
-     * returns a completed future; otherwise the transport's own future, which {@code caller}'s
-     * cancellation cancels. Never throws: a failure to even start is the future's failure.
-     */
-    private CompletableFuture<Object> attempt(String protocol, String reason, CallContext call, SelectionPolicy learner,
-                                              CallOptions options, CompletableFuture<Object> caller) {
-        OperationDescriptor operation = call.operation();
-        Object request = call.request();
-        Transport transport;
-        try {
-            transport = transport(call.suite(), protocol);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (!call.estimated() && learner.learningEstimateCap() > 0) {    // a pinned call: nobody counted it yet
-            call.estimatedBytes(learner.learningEstimateCap());
-        }
-        long start = System.nanoTime();
-        WireBytes wire = new WireBytes();   // what the transport really sent and received, for the record
-        CallOptions wired = options.withWireBytes(wire);
-        CompletableFuture<Object> sent;
-        if (caller == null) {
-            sent = AsyncCalls.now(transport, operation, request, wired);
-        } else {
-            try {
-                sent = transport.callAsync(operation, request, wired);
-            } catch (RuntimeException e) {
-                sent = CompletableFuture.failedFuture(e);
-            }
-            AsyncCalls.cancelWith(caller, sent);
-        }
-        return sent.handle((response, failure) -> {
-            String error = null;
-            long responseBytes = -1;
-            Throwable thrown = failure == null ? null : AsyncCalls.unwrap(failure);
-            try {
-                if (thrown == null) {
-                    health.succeeded(protocol);
-                    if (response != null && learner.usesResponseSizes()) {
-                        responseBytes = sizes.estimateResponse(response, operation, RESPONSE_CAP);
-                        long asked = call.knownEstimate();
-                        if (asked >= 0 && asked <= SMALL_REQUEST) {
-                            // what a small question gets back: echo-like operations answer small, a result() large
-                            responseSizes.merge(operation.name(), responseBytes, (was, now) -> (was * 3 + now) / 4);
-                        }
-                    }
-                    return response;
-                }
-                if (thrown instanceof DeclaredFault) {
-                    health.succeeded(protocol);
-                } else if (thrown instanceof RuntimeException) {
-                    error = thrown.getClass().getSimpleName() + ": " + thrown.getMessage();
-                }
-                throw new CompletionException(thrown);
-            } finally {
-                CallRecord r = new CallRecord(descriptor.name(), operation.name(), options.callId(), protocol,
-                        transport.endpoint().address(), reason, call.knownEstimate(), Duration.ofNanos(System.nanoTime() - start),
-                        error, responseBytes, wire.sent(), wire.received());
-                learner.observe(r);
-                record(r);
-            }
-        });
-    }
-
-    private void record(CallRecord r) {
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("{}.{} over {} because {} in {} µs, {} bytes sent, {} received{}", r.component(), r.operation(),
-                    r.protocol(), r.reason(), r.latency().toNanos() / 1000, r.requestWireBytes(), r.responseWireBytes(),
-                    r.error() == null ? "" : " failed: " + r.error());
-        }
-        for (CallListener l : listeners) {
-            try {
-                l.onCall(r);
-            } catch (RuntimeException e) {
-                LOG.warn("call listener {} failed: {}", l, e.toString());
-            }
-        }
+    /** The chain every call goes down, for tests and the curious: {@code CallIdInterceptor -> ... -> transport}. */
+    String describeChain() {
+        return chain.toString();
     }
 
     private Transport transport(ProtocolSuite callSuite, String protocol) {
@@ -391,6 +240,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         private SelectionPolicy policy = new AdaptivePolicy();
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
+        private final List<ClientInterceptor> interceptors = new ArrayList<>();
         private boolean serverRecognisesCallIds;
         private Duration backoff = Duration.ofSeconds(2);
         private Duration maxBackoff = Duration.ofMinutes(1);
@@ -434,6 +284,16 @@ public final class MetaStub implements Channel, AutoCloseable {
 
         public Builder listener(CallListener listener) {
             this.listeners.add(Objects.requireNonNull(listener));
+            return this;
+        }
+
+        /**
+         * Adds a step to every attempt of every call, after the protocol is chosen and the
+         * transport found, before the call is recorded and sent; interceptors run in the order
+         * added. See {@link ClientInterceptor}.
+         */
+        public Builder interceptor(ClientInterceptor interceptor) {
+            this.interceptors.add(Objects.requireNonNull(interceptor));
             return this;
         }
 

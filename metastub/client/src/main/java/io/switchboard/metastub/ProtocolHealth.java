@@ -10,12 +10,10 @@ import java.util.function.LongSupplier;
  * Which protocols a meta-stub avoids for now: a protocol that failed is left out of the
  * candidates for a back-off period (doubling with each failure in a row, up to a maximum), then
  * tried again by the next call that selects it. A success ends the back-off. SOAP is never left
- * out: it is the failsafe.
+ * out: it is the failsafe. The back-off is a {@link Backoff}, as a replicated channel's.
  */
 final class ProtocolHealth {
-    private final long initialNanos;
-    private final long maxNanos;
-    private final LongSupplier clock;
+    private final Backoff backoff;
     private final Map<String, State> states = new ConcurrentHashMap<>();
     private volatile boolean anyAvoided;
 
@@ -23,9 +21,7 @@ final class ProtocolHealth {
     }
 
     ProtocolHealth(Duration initial, Duration max, LongSupplier nanoClock) {
-        this.initialNanos = initial.toNanos();
-        this.maxNanos = max.toNanos();
-        this.clock = nanoClock;
+        this.backoff = new Backoff(initial, max, nanoClock);
     }
 
     /** The candidates without those in back-off; the same list when none is. */
@@ -33,18 +29,18 @@ final class ProtocolHealth {
         if (!anyAvoided) {
             return candidates;
         }
-        long now = clock.getAsLong();
+        long now = backoff.now();
         List<String> out = new java.util.ArrayList<>(candidates.size());
         boolean stillAvoiding = false;
         for (String p : candidates) {
             State s = states.get(p);
-            if (s == null || ProtocolSuite.FAILSAFE.equals(p) || now - s.avoidUntil() >= 0) {
+            if (s == null || ProtocolSuite.FAILSAFE.equals(p) || !Backoff.before(now, s.avoidUntil())) {
                 out.add(p);
             } else {
                 stillAvoiding = true;
             }
         }
-        if (!stillAvoiding && states.values().stream().allMatch(s -> now - s.avoidUntil() >= 0)) {
+        if (!stillAvoiding && states.values().stream().allMatch(s -> !Backoff.before(now, s.avoidUntil()))) {
             anyAvoided = false;
         }
         return out;
@@ -56,8 +52,7 @@ final class ProtocolHealth {
         }
         states.compute(protocol, (p, s) -> {
             int failures = s == null ? 1 : s.failures() + 1;
-            long backoff = Math.min(maxNanos, initialNanos << Math.min(failures - 1, 20));
-            return new State(failures, clock.getAsLong() + backoff);
+            return new State(failures, backoff.until(failures));
         });
         anyAvoided = true;
     }
@@ -77,6 +72,6 @@ final class ProtocolHealth {
     /** Whether {@code protocol} is in back-off now. */
     boolean avoided(String protocol) {
         State s = states.get(protocol);
-        return s != null && clock.getAsLong() - s.avoidUntil() < 0;
+        return s != null && backoff.before(s.avoidUntil());
     }
 }

@@ -1,0 +1,83 @@
+package io.switchboard.metastub;
+
+import io.switchboard.idl.runtime.OperationDescriptor;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * Chooses the protocol of a call, from the most specific to the least: a protocol pinned on the
+ * call ({@link MetaStub#PROTOCOL}), a policy set on the call ({@link MetaStub#POLICY}), a policy
+ * set for the operation, the in-process preference, the stub's policy. Protocols in back-off
+ * ({@link ProtocolHealth}) are left out of what a policy may choose; a pinned call goes where it
+ * is told. Sets the call's suite (one for the whole call, even if the endpoints change meanwhile),
+ * protocol, reason and the policy that learns from its records.
+ *
+ * @throws NoCommonProtocolException (before anything is sent) the call pins a protocol client and
+ *                                   server do not share
+ */
+final class SelectionInterceptor implements ClientInterceptor {
+    private final Supplier<ProtocolSuite> suites;
+    private final SelectionPolicy stubPolicy;
+    private final Map<String, SelectionPolicy> operationPolicies;
+    private final ProtocolHealth health;
+    private final MessageSize sizes;
+    private final ResponseSizes responseSizes;
+    private final boolean preferInProcess;
+
+    SelectionInterceptor(Supplier<ProtocolSuite> suites, SelectionPolicy stubPolicy,
+                         Map<String, SelectionPolicy> operationPolicies, ProtocolHealth health, MessageSize sizes,
+                         ResponseSizes responseSizes, boolean preferInProcess) {
+        this.suites = suites;
+        this.stubPolicy = stubPolicy;
+        this.operationPolicies = operationPolicies;
+        this.health = health;
+        this.sizes = sizes;
+        this.responseSizes = responseSizes;
+        this.preferInProcess = preferInProcess;
+    }
+
+    @Override
+    public CompletableFuture<Object> intercept(ClientCall call, Chain next) {
+        OperationDescriptor operation = call.operation();
+        ProtocolSuite suite = suites.get();
+        call.suite = suite;
+        call.context = new CallContext(operation, call.request(), suite, sizes)
+                .expectingResponse(responseSizes.expected(operation.name()));
+        String pinned = call.options().get(MetaStub.PROTOCOL);
+        if (pinned != null) {
+            if (!suite.candidates().contains(pinned)) {
+                throw new NoCommonProtocolException("call pins " + pinned + ", which client and server do not share "
+                        + suite.candidates());
+            }
+            // a pinned call goes where it is told, also while that protocol is in back-off, and does not fall back
+            call.pinned = true;
+            call.policy = stubPolicy;
+            call.route(pinned, "pinned on call");
+            return next.proceed(call);
+        }
+        List<String> candidates = health.filter(suite.candidates());
+        SelectionPolicy chosen = call.options().get(MetaStub.POLICY);
+        String level = "call";
+        if (chosen == null) {
+            chosen = operationPolicies.get(operation.name());
+            level = "operation";
+        }
+        if (chosen == null) {
+            chosen = stubPolicy;
+            level = "stub";
+        }
+        call.policy = chosen;
+        String inProcess = suite.inProcessCandidate();
+        if (preferInProcess && "stub".equals(level) && inProcess != null && candidates.contains(inProcess)) {
+            // the component is served in this JVM: no policy set on the call or operation picks otherwise
+            call.route(inProcess, "in-process (the component is served in this JVM; over the stub's "
+                    + chosen.name() + " policy)");
+        } else {
+            call.route(chosen.select(call.context, candidates), chosen.name() + " (" + level + " policy"
+                    + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")");
+        }
+        return next.proceed(call);
+    }
+}
