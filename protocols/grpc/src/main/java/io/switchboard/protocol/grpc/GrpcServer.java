@@ -231,12 +231,12 @@ final class GrpcServer implements ProtocolServer {
                 call.setOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD);
             }
             Call c = new Call(skeleton, op, call, callId);
+            c.queue.announce(GrpcErrors.size(headers));   // before the worker starts: it sizes the request's arrays by it
             try {
                 workers.execute(c::run);
             } catch (RejectedExecutionException e) {
                 return refuseBusy(call);
             }
-            c.queue.announce(GrpcErrors.size(headers));
             call.request(PartQueue.WINDOW);
             return c.listener;
         }
