@@ -24,6 +24,7 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
@@ -217,7 +218,10 @@ final class GrpcServer implements ProtocolServer {
                         trailers);
                 return new ServerCall.Listener<>() { };
             }
-            Call c = new Call(skeleton, op, call, callId);
+            String traceparent = headers.get(GrpcErrors.TRACEPARENT);
+            TraceContext trace = traceparent == null ? null     // malformed: none, the call runs all the same
+                    : TraceContext.of(traceparent, headers.get(GrpcErrors.TRACESTATE));
+            Call c = new Call(skeleton, op, call, callId, trace);
             c.queue.announce(GrpcErrors.size(headers));
             call.request(PartQueue.WINDOW);
             workers.execute(c::run);
@@ -231,6 +235,7 @@ final class GrpcServer implements ProtocolServer {
         private final OperationDescriptor op;
         private final ServerCall<Part, Part> call;
         private final String callId;
+        private final TraceContext trace;
         private final PartQueue queue;
         private final Object ready = new Object();
         private volatile boolean cancelled;
@@ -271,7 +276,8 @@ final class GrpcServer implements ProtocolServer {
             }
         };
 
-        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId) {
+        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId, TraceContext trace) {
+            this.trace = trace;
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;
@@ -328,7 +334,7 @@ final class GrpcServer implements ProtocolServer {
                 queue.close(); // the request is read (or refused): queued parts go before the operation runs
             }
             Object response;
-            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled)) {
+            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled, trace)) {
                 response = skeleton.invoke(op, request, callId);
             } catch (DeclaredFault fault) {
                 if (!cancelled) {
