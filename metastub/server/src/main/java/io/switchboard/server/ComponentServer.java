@@ -68,8 +68,13 @@ public final class ComponentServer implements AutoCloseable {
     /** A renew waits one heartbeat period per registry (1 s at least), so that the next registry is asked within the lease. */
     private final Duration renewTimeout;
     private boolean closed;
+    /** Null when tracing is off (no OpenTelemetry SDK registered, or turned off on the builder). */
+    private final io.opentelemetry.api.OpenTelemetry tracing;
 
     private ComponentServer(Builder b) {
+        io.opentelemetry.api.OpenTelemetry otel = b.tracingSet ? b.tracing
+                : io.opentelemetry.api.GlobalOpenTelemetry.get();
+        this.tracing = io.switchboard.metastub.TracingInterceptor.isNoop(otel) ? null : otel;
         for (String protocol : b.protocols) {
             ServerSettings s = b.settings;
             Integer port = b.ports.get(protocol);
@@ -131,7 +136,8 @@ public final class ComponentServer implements AutoCloseable {
 
     /**
      * Exports on every protocol and binds {@code name} in the registry (if there is one). The
-     * skeleton is wrapped once so that each call id runs at most once across all protocols.
+     * skeleton is wrapped once so that each call id runs at most once across all protocols, and,
+     * when tracing is on, once per protocol in a {@link TracingSkeleton}.
      */
     public synchronized ComponentEntry export(String name, Skeleton plain) {
         if (closed) {
@@ -141,8 +147,9 @@ public final class ComponentServer implements AutoCloseable {
         ServiceDescriptor d = skeleton.descriptor();
         List<Endpoint> endpoints = new ArrayList<>();
         try {
-            for (ProtocolServer server : servers.values()) {
-                endpoints.add(server.export(skeleton));
+            for (Map.Entry<String, ProtocolServer> server : servers.entrySet()) {
+                endpoints.add(server.getValue().export(tracing == null ? skeleton
+                        : new TracingSkeleton(skeleton, server.getKey(), tracing)));
             }
         } catch (RuntimeException e) {
             for (ProtocolServer server : servers.values()) {
@@ -244,6 +251,8 @@ public final class ComponentServer implements AutoCloseable {
 
     /** Configures a {@link ComponentServer}. Defaults: every protocol on the class path, loopback, ephemeral ports. */
     public static final class Builder {
+        private io.opentelemetry.api.OpenTelemetry tracing;
+        private boolean tracingSet;
         private List<String> protocols;
         private ServerSettings settings = ServerSettings.defaults();
         private final Map<String, Integer> ports = new HashMap<>();
@@ -306,6 +315,18 @@ public final class ComponentServer implements AutoCloseable {
                 throw new IllegalArgumentException("a lease is zero or at least one second");
             }
             lease = leaseLength;
+            return this;
+        }
+
+        /**
+         * Traces every call the exported components run, a SERVER span each
+         * ({@link TracingSkeleton}), with this OpenTelemetry; null turns tracing off. By default
+         * the global one ({@code GlobalOpenTelemetry.get()}, read when the server is built) when
+         * an SDK is registered there, else none.
+         */
+        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.tracing = openTelemetry;
+            this.tracingSet = true;
             return this;
         }
 
