@@ -147,9 +147,8 @@ public final class ComponentServer implements AutoCloseable {
         ServiceDescriptor d = skeleton.descriptor();
         List<Endpoint> endpoints = new ArrayList<>();
         try {
-            for (Map.Entry<String, ProtocolServer> server : servers.entrySet()) {
-                endpoints.add(server.getValue().export(tracing == null ? skeleton
-                        : new TracingSkeleton(skeleton, server.getKey(), tracing)));
+            for (ProtocolServer server : servers.values()) {
+                endpoints.add(server.export(traced(skeleton, server.protocol())));
             }
         } catch (RuntimeException e) {
             for (ProtocolServer server : servers.values()) {
@@ -171,6 +170,11 @@ public final class ComponentServer implements AutoCloseable {
         bound.add(entry);
         LOG.info("exported {} as {} at {}", d.name(), name, endpoints);
         return entry;
+    }
+
+    /** The skeleton as exported over {@code protocol}: in a {@link TracingSkeleton} when tracing is on. */
+    private Skeleton traced(Skeleton skeleton, String protocol) {
+        return tracing == null ? skeleton : new TracingSkeleton(skeleton, protocol, tracing);
     }
 
     /**
