@@ -26,6 +26,7 @@ public final class Main {
 
     /** Runs one command as the script would, without exiting; returns its exit status. */
     public static int run(String... args) {
+        TracingSetup.installFromEnvironment(args.length > 0 ? args[0] : null);   // OTEL_*: see docs/tracing.md
         CommandLine cmd = new CommandLine(new Main());
         cmd.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));

@@ -51,7 +51,7 @@ class CommandLineProcessTest {
     }
 
     /** Reads the process's output until a line starts with {@code prefix}; returns the rest of that line. */
-    private static String await(Process p, String prefix) throws IOException {
+    static String await(Process p, String prefix) throws IOException {
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         for (String line = r.readLine(); line != null; line = r.readLine()) {
             if (line.startsWith(prefix)) {

@@ -56,6 +56,8 @@ public final class Switchboard implements AutoCloseable {
     private final ClientSettings settings;
     private final List<CallListener> listeners;
     private final List<ClientInterceptor> interceptors;
+    private final io.opentelemetry.api.OpenTelemetry tracing;
+    private final boolean tracingSet;
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
     private final boolean follow;
     /** The replica sets that follow the registry, fed by {@link #follower}. */
@@ -78,6 +80,8 @@ public final class Switchboard implements AutoCloseable {
         this.settings = b.settings;
         this.listeners = List.copyOf(b.listeners);
         this.interceptors = List.copyOf(b.interceptors);
+        this.tracing = b.tracing;
+        this.tracingSet = b.tracingSet;
     }
 
     public static Switchboard connect(String registryUrl) {
@@ -230,6 +234,9 @@ public final class Switchboard implements AutoCloseable {
         }
         listeners.forEach(b::listener);
         interceptors.forEach(b::interceptor);
+        if (tracingSet) {
+            b.tracing(tracing);
+        }
         return b.build();
     }
 
@@ -279,6 +286,8 @@ public final class Switchboard implements AutoCloseable {
         private ClientSettings settings = ClientSettings.defaults();
         private final List<CallListener> listeners = new ArrayList<>();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
+        private io.opentelemetry.api.OpenTelemetry tracing;
+        private boolean tracingSet;
         private boolean follow = true;
         private String secret;
         private ServerSettings callbackSettings = ServerSettings.defaults();
@@ -331,6 +340,17 @@ public final class Switchboard implements AutoCloseable {
          */
         public Builder interceptor(ClientInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor));
+            return this;
+        }
+
+        /**
+         * Traces the calls of every meta-stub this switchboard makes with this OpenTelemetry
+         * ({@link io.switchboard.metastub.MetaStub.Builder#tracing}); null turns tracing off. By
+         * default the global one, when an SDK is registered there.
+         */
+        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.tracing = openTelemetry;
+            this.tracingSet = true;
             return this;
         }
 

@@ -20,8 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>An interceptor added through {@link MetaStub.Builder#interceptor} runs once per attempt,
  * after the protocol is chosen and the transport found: it sees {@link ClientCall#protocol()},
  * {@link ClientCall#reason()}, {@link ClientCall#attempt()}, {@link ClientCall#fallback()} and the
- * {@link ClientCall#options()} the transport will get, which it may replace (the call id is the
- * only option transports put on the wire today). One instance serves every call of the stub,
+ * {@link ClientCall#options()} the transport will get, which it may replace (the call id and the
+ * trace context are the options transports put on the wire). One instance serves every call of the stub,
  * concurrently: keep per-call state in local variables or the call's options.
  *
  * <pre>{@code

@@ -55,6 +55,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@code SelectionInterceptor}: the protocol, and why;
  * <li>{@code FailsafeInterceptor}: the fallback to SOAP and the protocols' back-off;
  * <li>{@code ConnectInterceptor}: the transport to the chosen endpoint;
+ * <li>{@code TracingInterceptor}: an OpenTelemetry client span per attempt, when tracing is on
+ * ({@link Builder#tracing});
  * <li>the interceptors added with {@link Builder#interceptor}, once per attempt;
  * <li>{@code CallRecordInterceptor}: the {@link CallRecord} of each attempt, for the policy and the listeners;
  * <li>{@code WireByteInterceptor}: where the transport counts the bytes it moved;
@@ -111,6 +113,11 @@ public final class MetaStub implements Channel, AutoCloseable {
                 b.preferInProcess));
         steps.add(new FailsafeInterceptor(health, b.serverRecognisesCallIds));
         steps.add(new ConnectInterceptor(this::transport));
+        io.opentelemetry.api.OpenTelemetry tracing = b.tracingSet ? b.tracing
+                : io.opentelemetry.api.GlobalOpenTelemetry.get();
+        if (!TracingInterceptor.isNoop(tracing)) {
+            steps.add(new TracingInterceptor(tracing));     // a span per attempt, around the user's steps
+        }
         steps.addAll(b.interceptors);       // once per attempt: they see protocol, reason, attempt, fallback
         steps.add(new CallRecordInterceptor(listeners, sizes, responseSizes));
         steps.add(new WireByteInterceptor());
@@ -246,6 +253,8 @@ public final class MetaStub implements Channel, AutoCloseable {
         private Duration maxBackoff = Duration.ofMinutes(1);
         private java.util.function.LongSupplier nanoClock = System::nanoTime;
         private boolean preferInProcess = true;
+        private io.opentelemetry.api.OpenTelemetry tracing;
+        private boolean tracingSet;
 
         private Builder(ServiceDescriptor descriptor) {
             this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
@@ -294,6 +303,17 @@ public final class MetaStub implements Channel, AutoCloseable {
          */
         public Builder interceptor(ClientInterceptor interceptor) {
             this.interceptors.add(Objects.requireNonNull(interceptor));
+            return this;
+        }
+
+        /**
+         * Traces every attempt with this OpenTelemetry ({@link TracingInterceptor}); null turns
+         * tracing off. By default the global one ({@code GlobalOpenTelemetry.get()}, read when the
+         * stub is built) when an SDK is registered there, else none.
+         */
+        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.tracing = openTelemetry;
+            this.tracingSet = true;
             return this;
         }
 

@@ -89,9 +89,10 @@ public final class RegistryClient implements AutoCloseable {
                 : MAX_CALL_TIMEOUT;
         ClientSettings callSettings = settings.withCallTimeout(callTimeout);
         String failsafe = registries.get(0).endpoints().get(0).protocol();
+        // not traced: lease renewals every few seconds would be traces of their own, and noise
         this.channel = new ReplicatedChannel("Registry", registries,
                 e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols(failsafe).endpoints(e.endpoints())
-                        .settings(callSettings).build(),
+                        .settings(callSettings).tracing(null).build(),
                 ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO, RegistryClient::storeUnavailable);
         this.stub = new RegistryStub(channel);
     }

@@ -73,8 +73,13 @@ public final class ComponentServer implements AutoCloseable {
     /** What each component served, per operation and protocol; reported with every renewal. */
     private final ServerCallStats stats;
     private boolean closed;
+    /** Null when tracing is off (no OpenTelemetry SDK registered, or turned off on the builder). */
+    private final io.opentelemetry.api.OpenTelemetry tracing;
 
     private ComponentServer(Builder b) {
+        io.opentelemetry.api.OpenTelemetry otel = b.tracingSet ? b.tracing
+                : io.opentelemetry.api.GlobalOpenTelemetry.get();
+        this.tracing = io.switchboard.metastub.TracingInterceptor.isNoop(otel) ? null : otel;
         for (String protocol : b.protocols) {
             ServerSettings s = b.settings;
             Integer port = b.ports.get(protocol);
@@ -137,7 +142,8 @@ public final class ComponentServer implements AutoCloseable {
 
     /**
      * Exports on every protocol and binds {@code name} in the registry (if there is one). The
-     * skeleton is wrapped once so that each call id runs at most once across all protocols.
+     * skeleton is wrapped once so that each call id runs at most once across all protocols, and,
+     * when tracing is on, once per protocol in a {@link TracingSkeleton}.
      */
     public synchronized ComponentEntry export(String name, Skeleton plain) {
         if (closed) {
@@ -148,8 +154,9 @@ public final class ComponentServer implements AutoCloseable {
         List<Endpoint> endpoints = new ArrayList<>();
         try {
             for (ProtocolServer server : servers.values()) {
-                // one counting view per protocol, around the one de-duplicating skeleton they share
-                endpoints.add(server.export(stats.counting(skeleton, name, server.protocol())));
+                // one counting view per protocol (outermost: it also counts refusals the protocol reports),
+                // around the tracing one, around the one de-duplicating skeleton they share
+                endpoints.add(server.export(stats.counting(traced(skeleton, server.protocol()), name, server.protocol())));
             }
         } catch (RuntimeException e) {
             for (ProtocolServer server : servers.values()) {
@@ -171,6 +178,11 @@ public final class ComponentServer implements AutoCloseable {
         bound.add(entry);
         LOG.info("exported {} as {} at {}", d.name(), name, endpoints);
         return entry;
+    }
+
+    /** The skeleton as exported over {@code protocol}: in a {@link TracingSkeleton} when tracing is on. */
+    private Skeleton traced(Skeleton skeleton, String protocol) {
+        return tracing == null ? skeleton : new TracingSkeleton(skeleton, protocol, tracing);
     }
 
     /**
@@ -264,6 +276,8 @@ public final class ComponentServer implements AutoCloseable {
 
     /** Configures a {@link ComponentServer}. Defaults: every protocol on the class path, loopback, ephemeral ports. */
     public static final class Builder {
+        private io.opentelemetry.api.OpenTelemetry tracing;
+        private boolean tracingSet;
         private List<String> protocols;
         private ServerSettings settings = ServerSettings.defaults();
         private final Map<String, Integer> ports = new HashMap<>();
@@ -336,6 +350,18 @@ public final class ComponentServer implements AutoCloseable {
          */
         public Builder meterRegistry(MeterRegistry registry) {
             meters = Objects.requireNonNull(registry);
+            return this;
+        }
+
+        /**
+         * Traces every call the exported components run, a SERVER span each
+         * ({@link TracingSkeleton}), with this OpenTelemetry; null turns tracing off. By default
+         * the global one ({@code GlobalOpenTelemetry.get()}, read when the server is built) when
+         * an SDK is registered there, else none.
+         */
+        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.tracing = openTelemetry;
+            this.tracingSet = true;
             return this;
         }
 

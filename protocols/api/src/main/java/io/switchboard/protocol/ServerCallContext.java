@@ -24,9 +24,13 @@ import java.util.function.BooleanSupplier;
  *     return rounds;
  * }
  * }</pre>
+ *
+ * <p>It also holds the W3C trace context the call arrived with ({@link #trace()}), which the
+ * server's tracing reads to make the operation's span a child of the caller's.
  */
 public final class ServerCallContext {
     private static final ThreadLocal<BooleanSupplier> CURRENT = new ThreadLocal<>();
+    private static final ThreadLocal<TraceContext> TRACE = new ThreadLocal<>();
 
     private ServerCallContext() {
     }
@@ -48,13 +52,36 @@ public final class ServerCallContext {
      * }</pre>
      */
     public static Scope enter(BooleanSupplier cancelled) {
+        return enter(cancelled, null);
+    }
+
+    /**
+     * The trace context the call the current thread runs arrived with (checked by
+     * {@link TraceContext#of}); null when it came without one, or outside of a call.
+     */
+    public static TraceContext trace() {
+        return TRACE.get();
+    }
+
+    /**
+     * For protocol servers: as {@link #enter(BooleanSupplier)}, and the call arrived with
+     * {@code trace} (null: none). {@code cancelled} may be null when the protocol cannot tell.
+     */
+    public static Scope enter(BooleanSupplier cancelled, TraceContext trace) {
         BooleanSupplier before = CURRENT.get();
+        TraceContext traceBefore = TRACE.get();
         CURRENT.set(cancelled);
+        TRACE.set(trace);
         return () -> {
             if (before == null) {
                 CURRENT.remove();
             } else {
                 CURRENT.set(before);
+            }
+            if (traceBefore == null) {
+                TRACE.remove();
+            } else {
+                TRACE.set(traceBefore);
             }
         };
     }

@@ -1,6 +1,7 @@
 package io.switchboard.protocol.grpc;
 
 import io.grpc.Metadata;
+import io.switchboard.protocol.TraceContext;
 import io.grpc.Status;
 import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.RefusedException;
@@ -26,6 +27,11 @@ final class GrpcErrors {
     static final Metadata.Key<String> REFUSED = Metadata.Key.of("sb-refused", Metadata.ASCII_STRING_MARSHALLER);
     /** Request header: the call id, so that a server running a DeduplicatingSkeleton runs a repeat once. */
     static final Metadata.Key<String> CALL_ID = Metadata.Key.of("sb-call-id", Metadata.ASCII_STRING_MARSHALLER);
+    /** The W3C trace context of a call, under its W3C names (as OpenTelemetry's gRPC instrumentation sends it). */
+    static final Metadata.Key<String> TRACEPARENT =
+            Metadata.Key.of(TraceContext.TRACEPARENT, Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> TRACESTATE =
+            Metadata.Key.of(TraceContext.TRACESTATE, Metadata.ASCII_STRING_MARSHALLER);
     static final Metadata.Key<String> ERROR_TYPE = Metadata.Key.of("sb-error-type", Metadata.ASCII_STRING_MARSHALLER);
     /** The server ran none of the call: every worker was busy (its value: the server's limit). */
     static final Metadata.Key<String> BUSY = Metadata.Key.of("sb-busy", Metadata.ASCII_STRING_MARSHALLER);

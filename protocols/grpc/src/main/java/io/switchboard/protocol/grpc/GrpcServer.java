@@ -25,6 +25,7 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
@@ -230,7 +231,10 @@ final class GrpcServer implements ProtocolServer {
             if (GrpcTransport.streamed(op)) {
                 call.setOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD);
             }
-            Call c = new Call(skeleton, op, call, callId);
+            String traceparent = headers.get(GrpcErrors.TRACEPARENT);
+            TraceContext trace = traceparent == null ? null     // malformed: none, the call runs all the same
+                    : TraceContext.of(traceparent, headers.get(GrpcErrors.TRACESTATE));
+            Call c = new Call(skeleton, op, call, callId, trace);
             c.queue.announce(GrpcErrors.size(headers));   // before the worker starts: it sizes the request's arrays by it
             try {
                 workers.execute(c::run);
@@ -271,6 +275,7 @@ final class GrpcServer implements ProtocolServer {
         private final OperationDescriptor op;
         private final ServerCall<Part, Part> call;
         private final String callId;
+        private final TraceContext trace;
         private final PartQueue queue;
         private final Object ready = new Object();
         private volatile boolean cancelled;
@@ -311,7 +316,8 @@ final class GrpcServer implements ProtocolServer {
             }
         };
 
-        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId) {
+        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId, TraceContext trace) {
+            this.trace = trace;
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;
@@ -369,7 +375,7 @@ final class GrpcServer implements ProtocolServer {
                 queue.close(); // the request is read (or refused): queued parts go before the operation runs
             }
             Object response;
-            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled)) {
+            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled, trace)) {
                 response = skeleton.invoke(op, request, callId);
             } catch (DeclaredFault fault) {
                 if (!cancelled) {

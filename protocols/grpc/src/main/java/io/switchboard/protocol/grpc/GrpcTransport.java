@@ -21,6 +21,7 @@ import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
@@ -302,6 +303,13 @@ final class GrpcTransport implements Transport {
         Metadata headers = new Metadata();
         if (options.callId() != null) {
             headers.put(GrpcErrors.CALL_ID, options.callId());
+        }
+        TraceContext trace = options.get(TraceContext.OPTION);
+        if (trace != null) {
+            headers.put(GrpcErrors.TRACEPARENT, trace.traceparent());
+            if (trace.tracestate() != null) {
+                headers.put(GrpcErrors.TRACESTATE, trace.tracestate());
+            }
         }
         headers.put(GrpcErrors.SIZE, Long.toString(writer.size()));
         call.start(listener, headers);

@@ -9,7 +9,9 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.WireBytes;
@@ -90,7 +92,8 @@ final class LocalTransport implements Transport {
         }
 
         Object out;
-        try {
+        TraceContext trace = options.get(TraceContext.OPTION);   // for an async call, on another thread
+        try (ServerCallContext.Scope scope = trace == null ? null : ServerCallContext.enter(null, trace)) {
             out = skeleton.invoke(target, in, options.callId());
         } catch (DeclaredFault fault) {
             Object info = fault.faultInfo();

@@ -7,7 +7,9 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.codec.XmlMessages;
 import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.protocol.spi.PhaseMarks;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.TraceContext;
 import jakarta.xml.bind.JAXBException;
 import javax.xml.stream.XMLStreamReader;
 import org.apache.axiom.om.OMAbstractFactory;
@@ -64,7 +66,8 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             skeleton.refused(operation, refusalReason(refusal));
             throw refusal;
         }
-        try {
+        TraceContext trace = trace(in);
+        try (ServerCallContext.Scope scope = trace == null ? null : ServerCallContext.enter(null, trace)) {
             return skeleton.invoke(operation, request, callId);
         } catch (DeclaredFault fault) {
             try {
@@ -98,6 +101,23 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             throw refused(in, "malformed", "the sb:call header needs an id of 1 to 128 characters");
         }
         return id;
+    }
+
+    /**
+     * The trace context from the {@code sb:trace} header, or null when there is none or it is
+     * malformed: tracing never refuses a call.
+     */
+    private static TraceContext trace(MessageContext in) {
+        org.apache.axiom.soap.SOAPHeader header = in.getEnvelope().getHeader();
+        if (header == null) {
+            return null;
+        }
+        OMElement trace = header.getFirstChildWithName(SoapFaults.TRACE_HEADER);
+        if (trace == null) {
+            return null;
+        }
+        return TraceContext.of(trace.getAttributeValue(new javax.xml.namespace.QName(TraceContext.TRACEPARENT)),
+                trace.getAttributeValue(new javax.xml.namespace.QName(TraceContext.TRACESTATE)));
     }
 
     private Object readRequest(MessageContext in) throws AxisFault {

@@ -17,6 +17,8 @@ final class SoapFaults {
     static final QName REFUSED = new QName(NS, "refused");
     /** SOAP header carrying the call id: {@code <sb:call id="..."/>}. */
     static final QName CALL_HEADER = new QName(NS, "call");
+    /** SOAP header carrying the W3C trace context: {@code <sb:trace traceparent="..." tracestate="..."/>}. */
+    static final QName TRACE_HEADER = new QName(NS, "trace");
 
     private SoapFaults() {
     }

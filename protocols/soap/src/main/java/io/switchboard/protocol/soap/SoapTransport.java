@@ -12,6 +12,7 @@ import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.TransportException;
 import jakarta.xml.bind.JAXBException;
 import java.io.IOException;
@@ -94,6 +95,16 @@ final class SoapTransport implements Transport {
             if (options.callId() != null) {
                 OMElement header = OM.createOMElement(SoapFaults.CALL_HEADER.getLocalPart(), SB);
                 header.addAttribute("id", options.callId(), null);
+                sc.addHeader(header);
+            }
+            TraceContext trace = options.get(TraceContext.OPTION);
+            if (trace != null) {
+                OMElement header = OM.createOMElement(SoapFaults.TRACE_HEADER.getLocalPart(),
+                        OM.createOMNamespace(SoapFaults.NS, "sb"));
+                header.addAttribute(TraceContext.TRACEPARENT, trace.traceparent(), null);
+                if (trace.tracestate() != null) {
+                    header.addAttribute(TraceContext.TRACESTATE, trace.tracestate(), null);
+                }
                 sc.addHeader(header);
             }
             source = new MessageDataSource(xml, request);
