@@ -1,5 +1,6 @@
 package io.switchboard.components.simulation;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -41,8 +42,9 @@ import org.junit.jupiter.api.Test;
  * One trace over three components and two protocols, with a fallback: the test (the client)
  * calls the optimizer over gRPC, whose endpoint is dead, so the failsafe repeats the call over
  * SOAP; the optimizer calls the simulator, over gRPC for time courses and over SOAP for the
- * steady state ("size" policy). Every span, client and server, on every hop, is in the test's
- * trace, and each server span is the child of the client span of the attempt that reached it.
+ * steady state ("size" policy); then, in the same trace, the client calls an echo component over
+ * gRPC. Every span, client and server, on every hop, is in the test's trace, and each server span
+ * is the child of the client span of the attempt that reached it.
  */
 class TracingAcrossComponentsTest {
     private static final AttributeKey<String> PROTOCOL = TracingInterceptor.PROTOCOL;
@@ -52,6 +54,7 @@ class TracingAcrossComponentsTest {
     private static ComponentServer simulatorServer;
     private static ComponentServer optimizerServer;
     private static ComponentEntry optimizerEntry;
+    private static ComponentEntry echoEntry;
 
     @BeforeAll
     static void start() {
@@ -67,6 +70,8 @@ class TracingAcrossComponentsTest {
         simulatorServer.export(SimulatorComponent.skeleton(new SimulatorService()));
         optimizerServer = ComponentServer.builder().registry(registry.endpoint(), "t").build();
         optimizerEntry = optimizerServer.export(OptimizerComponent.skeleton(new OptimizerService(registry.endpoint())));
+        echoEntry = simulatorServer.export(io.switchboard.components.echo.EchoComponent.skeleton(
+                new io.switchboard.components.echo.EchoService()));
     }
 
     @AfterAll
@@ -101,9 +106,22 @@ class TracingAcrossComponentsTest {
             OptimizerStub optimizer = OptimizerComponent.stub(channel);
             FitResult fit = optimizer.fit(guess, EnzymeModelTest.INITIAL, times, observed, "Simulator", "size");
             assertNotNull(fit.getParameters());
+            try (MetaStub echoChannel = MetaStub.builder(io.switchboard.components.echo.EchoComponent.DESCRIPTOR)
+                    .endpoints(echoEntry.endpoints()).policy(new FixedPolicy("grpc")).tracing(sdk).build()) {
+                double[] values = {1.5, -0.0, Double.NaN};
+                assertArrayEquals(values, io.switchboard.components.echo.EchoComponent.stub(echoChannel).echoDoubles(values));
+            }
         } finally {
             root.end();
         }
+
+        // the third component: the echo call, the caller's child, run over gRPC as its server's child
+        SpanData echoClient = one(await(s -> s.getKind() == SpanKind.CLIENT && s.getName().equals("Echo/echoDoubles"), 1));
+        SpanData echoServer = one(await(s -> s.getKind() == SpanKind.SERVER && s.getName().equals("Echo/echoDoubles"), 1));
+        assertEquals(traceId, echoClient.getTraceId());
+        assertEquals(root.getSpanContext().getSpanId(), echoClient.getParentSpanId());
+        assertEquals(echoClient.getSpanId(), echoServer.getParentSpanId());
+        assertEquals("grpc", echoServer.getAttributes().get(PROTOCOL));
 
         // the client's two attempts at the fit: gRPC refused, then the failsafe's SOAP
         List<SpanData> fitClients = await(s -> s.getKind() == SpanKind.CLIENT && s.getName().equals("Optimizer/fit"), 2);
@@ -156,7 +174,7 @@ class TracingAcrossComponentsTest {
 
         // and nothing of this call in another trace: three components, one trace
         for (SpanData s : EXPORTER.getFinishedSpanItems()) {
-            if (s.getName().startsWith("Optimizer/") || s.getName().startsWith("Simulator/")) {
+            if (s.getName().startsWith("Optimizer/") || s.getName().startsWith("Simulator/") || s.getName().startsWith("Echo/")) {
                 assertEquals(traceId, s.getTraceId(), s.toString());
             }
         }
