@@ -1,5 +1,7 @@
 package io.switchboard.examples;
 
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import java.util.Map;
 
@@ -41,10 +43,21 @@ final class TracingSetup {
 
     /** Installs the SDK once per JVM when the environment asks for it; otherwise does nothing. */
     static synchronized void installFromEnvironment(String command) {
-        if (installed || !wanted(System.getenv())) {
+        if (installed) {
             return;
         }
         installed = true;
+        if (!wanted(System.getenv())) {
+            // the no-op, said once: left unset, the first GlobalOpenTelemetry.get() (a meta-stub asking
+            // whether to trace) finds the autoconfiguration on the class path and logs a line about it
+            // into every command's output
+            try {
+                GlobalOpenTelemetry.set(OpenTelemetry.noop());
+            } catch (IllegalStateException alreadySet) {
+                // someone registered one first: theirs stays
+            }
+            return;
+        }
         String service = "switchboard-" + (command == null || command.startsWith("-") ? "cli" : command);
         AutoConfiguredOpenTelemetrySdk.builder()
                 .addPropertiesSupplier(() -> Map.of(
