@@ -172,12 +172,13 @@ final class SoapPostHandler extends Handler.Wrapper {
      * write with its length, before the rest of the request is read, as Axis2's embedded server did.
      * Axis2's client sends a request's last chunk a moment after its body: an answer held until it
      * arrived would wait for it, and a larger one, or one Axis2 flushed, would go out in chunks.
-     * A larger answer streams through Jetty's buffer.
+     * A larger answer goes out in chunks of {@value #WHOLE_ANSWER} bytes, however Axis2's writer
+     * happened to cut its writes: fewer chunks, and the same bytes on the wire for the same answer.
      */
     private static final class Answer extends OutputStream {
         final Response response;
         private OutputStream stream;
-        private byte[] buf = new byte[4096];
+        private byte[] buf = new byte[4096];   // grows to WHOLE_ANSWER: most answers are small
         private int count;
 
         Answer(Response response) {
@@ -191,18 +192,22 @@ final class SoapPostHandler extends Handler.Wrapper {
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            if (stream != null) {
-                stream.write(b, off, len);
-            } else if (count + len <= WHOLE_ANSWER) {
-                if (count + len > buf.length) {
+            while (len > 0) {
+                if (count + len > buf.length && buf.length < WHOLE_ANSWER) {
                     buf = Arrays.copyOf(buf, Math.min(WHOLE_ANSWER, Math.max(count + len, 2 * buf.length)));
                 }
-                System.arraycopy(b, off, buf, count, len);
-                count += len;
-            } else {
-                stream = Content.Sink.asOutputStream(response);
-                stream.write(buf, 0, count);
-                stream.write(b, off, len);
+                if (count == buf.length) {
+                    if (stream == null) {
+                        stream = Content.Sink.asOutputStream(response);
+                    }
+                    stream.write(buf, 0, count);
+                    count = 0;
+                }
+                int n = Math.min(len, buf.length - count);
+                System.arraycopy(b, off, buf, count, n);
+                count += n;
+                off += n;
+                len -= n;
             }
         }
 
@@ -211,9 +216,10 @@ final class SoapPostHandler extends Handler.Wrapper {
         public void flush() {
         }
 
-        /** Sends what is kept (with its length), or ends the streamed answer. */
+        /** Sends what is kept (with its length, if that is all), or the last chunk and the end. */
         void send() throws IOException {
             if (stream != null) {
+                stream.write(buf, 0, count);
                 stream.close();
                 return;
             }
