@@ -149,14 +149,12 @@ public final class ComponentServer implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("component server is closed");
         }
-        Skeleton skeleton = new DeduplicatingSkeleton(plain, RECENT_CALLS, RECENT_CALL_RETENTION);
+        DeduplicatingSkeleton skeleton = new DeduplicatingSkeleton(plain, RECENT_CALLS, RECENT_CALL_RETENTION);
         ServiceDescriptor d = skeleton.descriptor();
         List<Endpoint> endpoints = new ArrayList<>();
         try {
             for (ProtocolServer server : servers.values()) {
-                // one counting view per protocol (outermost: it also counts refusals the protocol reports),
-                // around the tracing one, around the one de-duplicating skeleton they share
-                endpoints.add(server.export(stats.counting(traced(skeleton, server.protocol()), name, server.protocol())));
+                endpoints.add(server.export(exported(skeleton, stats, tracing, name, server.protocol())));
             }
         } catch (RuntimeException e) {
             for (ProtocolServer server : servers.values()) {
@@ -180,9 +178,15 @@ public final class ComponentServer implements AutoCloseable {
         return entry;
     }
 
-    /** The skeleton as exported over {@code protocol}: in a {@link TracingSkeleton} when tracing is on. */
-    private Skeleton traced(Skeleton skeleton, String protocol) {
-        return tracing == null ? skeleton : new TracingSkeleton(skeleton, protocol, tracing);
+    /**
+     * The shared de-duplicating skeleton as exported over {@code protocol}: a counting view right
+     * around it (it asks the de-duplicator whether a call id is a repeat), in a {@link TracingSkeleton}
+     * when tracing is on (which hands refusals on to the counting view).
+     */
+    static Skeleton exported(DeduplicatingSkeleton skeleton, ServerCallStats stats,
+                             io.opentelemetry.api.OpenTelemetry tracing, String name, String protocol) {
+        Skeleton counted = stats.counting(skeleton, name, protocol);
+        return tracing == null ? counted : new TracingSkeleton(counted, protocol, tracing);
     }
 
     /**

@@ -78,6 +78,12 @@ public final class TracingSkeleton implements Skeleton {
         return invoke(operation, request, null);
     }
 
+    /** A refusal the protocol reports runs nothing to trace: it goes on to the skeleton inside. */
+    @Override
+    public void refused(OperationDescriptor operation, String reason) {
+        delegate.refused(operation, reason);
+    }
+
     @Override
     public Object invoke(OperationDescriptor operation, Object request, String callId) throws DeclaredFault {
         TraceContext trace = ServerCallContext.trace();

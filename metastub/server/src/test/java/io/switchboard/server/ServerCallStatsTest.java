@@ -67,6 +67,28 @@ class ServerCallStatsTest {
     }
 
     @Test
+    void withTracingOnRepeatsAndRefusalsAreStillCounted() throws Exception {
+        ServerCallStats stats = new ServerCallStats(new SimpleMeterRegistry());
+        ConformanceImpl impl = new ConformanceImpl();
+        DeduplicatingSkeleton shared = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100,
+                Duration.ofMinutes(1));
+        // as ComponentServer exports it with tracing on: the tracing view outside the counting one
+        Skeleton grpc = ComponentServer.exported(shared, stats, io.opentelemetry.api.OpenTelemetry.noop(), "Conformance", "grpc");
+        Skeleton soap = ComponentServer.exported(shared, stats, io.opentelemetry.api.OpenTelemetry.noop(), "Conformance", "soap");
+        Increment by = new Increment();
+        by.setBy(3);
+
+        grpc.invoke(INCREMENT, by, "call-1");
+        soap.invoke(INCREMENT, by, "call-1");   // the fallback after gRPC failed mid-call
+        soap.refused(INCREMENT, "malformed");   // the SOAP listener refused a request
+
+        assertEquals(3, impl.total.get(), "the repeat did not run again");
+        CallSummary.Row o = stats.summary("Conformance").row("increment", "soap");
+        assertEquals(1, o.repeats(), "the repeat is seen through the tracing view");
+        assertEquals(1, o.refusals(), "the refusal reaches the counting view");
+    }
+
+    @Test
     void aRequestTheSoapListenerRefusesIsCountedForItsOperation() throws Exception {
         try (ComponentServer server = ComponentServer.builder().protocols("soap").build()) {
             ComponentEntry entry = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
