@@ -1,28 +1,20 @@
 package io.switchboard.protocol.spi;
 
+import io.switchboard.protocol.ServerInterceptorChain;
 import io.switchboard.protocol.Skeleton;
-import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
- * Runs each call id at most once: a repeat of a call that ran (or is running) gets the first
- * outcome, whichever protocol the repeat arrives on. This is what lets the meta-stub retry a
- * non-idempotent call over SOAP after the fast protocol failed mid-call. Export the same instance
- * on every protocol of a component.
- *
- * <p>Only operations not marked idempotent are remembered: an idempotent one may simply run again,
- * and remembering its results (large arrays, long lists) would cost memory for nothing. It keeps
- * the last {@code capacity} calls for {@code retention}; a repeat older than that runs again, so
- * retention must exceed the longest client timeout plus its retries. Results are held only that
- * long: expired ones are dropped as new calls arrive.
+ * A bare skeleton that runs each call id at most once: a {@link DeduplicatingInterceptor} in front
+ * of it, for a skeleton exported straight on protocol servers (a {@code ComponentServer} puts the
+ * interceptor in its own chain). A repeat of a call that ran (or is running) gets the first
+ * outcome, whichever protocol the repeat arrives on. Export the same instance on every protocol of
+ * a component. What is remembered and for how long: see {@link DeduplicatingInterceptor}.
  *
  * <pre>{@code
  * Skeleton once = new DeduplicatingSkeleton(EchoComponent.skeleton(impl), 10_000, Duration.ofMinutes(10));
@@ -31,128 +23,47 @@ import java.util.concurrent.ExecutionException;
  * }</pre>
  */
 public final class DeduplicatingSkeleton implements Skeleton {
-    private final Skeleton delegate;
-    private final int capacity;
-    private final long retentionNanos;
-    private final Map<String, Remembered> recent;
-
-    private record Remembered(CompletableFuture<Object> outcome, long at) {
-    }
+    private final DeduplicatingInterceptor once;
+    private final Skeleton chain;
 
     public DeduplicatingSkeleton(Skeleton delegate, int capacity, Duration retention) {
-        this.delegate = Objects.requireNonNull(delegate);
-        if (capacity <= 0) {
-            throw new IllegalArgumentException("capacity must be positive");
-        }
-        this.capacity = capacity;
-        this.retentionNanos = retention.toNanos();
-        this.recent = new LinkedHashMap<>(16, 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Remembered> eldest) {
-                return size() > DeduplicatingSkeleton.this.capacity;
-            }
-        };
+        Objects.requireNonNull(delegate);
+        this.once = new DeduplicatingInterceptor(capacity, retention);
+        this.chain = ServerInterceptorChain.of(null, null, List.of(once), delegate);
     }
 
     @Override
     public ServiceDescriptor descriptor() {
-        return delegate.descriptor();
+        return chain.descriptor();
     }
 
     @Override
     public Object invoke(OperationDescriptor operation, Object request) throws DeclaredFault {
-        return delegate.invoke(operation, request);
+        return chain.invoke(operation, request);
     }
 
     @Override
     public Object invoke(OperationDescriptor operation, Object request, String callId) throws DeclaredFault {
-        if (callId == null || operation.idempotent()) {
-            return delegate.invoke(operation, request);
-        }
-        String key = operation.name() + "/" + callId;
-        CompletableFuture<Object> mine = new CompletableFuture<>();
-        CompletableFuture<Object> first;
-        long now = System.nanoTime();
-        synchronized (recent) {
-            dropExpired(now);
-            Remembered r = recent.get(key);
-            if (r != null && now - r.at() > retentionNanos) {
-                recent.remove(key);
-                r = null;
-            }
-            if (r == null) {
-                recent.put(key, new Remembered(mine, now));
-                first = null;
-            } else {
-                first = r.outcome();
-            }
-        }
-        if (first != null) {
-            return await(first);
-        }
-        try {
-            Object result = delegate.invoke(operation, request, callId);
-            mine.complete(result);
-            return result;
-        } catch (DeclaredFault | RuntimeException | Error e) {
-            mine.completeExceptionally(e);
-            throw e;
-        }
+        return chain.invoke(operation, request, callId);
     }
 
     @Override
     public void refused(OperationDescriptor operation, String reason) {
-        delegate.refused(operation, reason);
+        chain.refused(operation, reason);
     }
 
-    /** Entries are in arrival order, so the expired ones are at the head. */
-    private void dropExpired(long now) {
-        var it = recent.values().iterator();
-        while (it.hasNext()) {
-            if (now - it.next().at() <= retentionNanos) {
-                return;
-            }
-            it.remove();
-        }
+    /** The interceptor that remembers the calls (for a counting step that asks it about repeats). */
+    public DeduplicatingInterceptor interceptor() {
+        return once;
     }
 
-    /**
-     * Whether a call with this id has run, or is running, here: a call arriving with it now is a
-     * repeat (the client's fallback or failover after a failure mid-call) and gets the first
-     * outcome. Always false for an idempotent operation or without an id: those are not remembered.
-     */
+    /** See {@link DeduplicatingInterceptor#remembers}. */
     public boolean remembers(OperationDescriptor operation, String callId) {
-        if (callId == null || operation.idempotent()) {
-            return false;
-        }
-        synchronized (recent) {
-            Remembered r = recent.get(operation.name() + "/" + callId);
-            return r != null && System.nanoTime() - r.at() <= retentionNanos;
-        }
+        return once.remembers(operation, callId);
     }
 
     /** How many calls are remembered now (for tests and metrics). */
     public int remembered() {
-        synchronized (recent) {
-            return recent.size();
-        }
-    }
-
-    private static Object await(CompletableFuture<Object> first) throws DeclaredFault {
-        try {
-            return first.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SwitchboardException("interrupted while waiting for the first run of a repeated call", e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof DeclaredFault f) {
-                throw f;
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            throw (Error) cause;
-        }
+        return once.remembered();
     }
 }

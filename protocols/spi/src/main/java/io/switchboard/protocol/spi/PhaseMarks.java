@@ -37,9 +37,9 @@ public final class PhaseMarks {
         DECODE_START,
         /** A message is decoded. */
         DECODE_END,
-        /** The implementation starts (recorded by the benchmark's skeleton). */
+        /** The implementation starts (recorded by {@link PhaseMarkInterceptor}, in a component server's chain). */
         INVOKE_START,
-        /** The implementation returned (recorded by the benchmark's skeleton). */
+        /** The implementation returned (recorded by {@link PhaseMarkInterceptor}). */
         INVOKE_END,
         /** The caller has the answer (recorded by the benchmark). */
         CALL_END
