@@ -1,11 +1,7 @@
 package io.switchboard.examples.bench;
 
-import io.switchboard.idl.runtime.DeclaredFault;
-import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.PhaseMarks.Phase;
-import io.switchboard.protocol.Skeleton;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -243,34 +239,6 @@ public final class PhaseBreakdown {
             marks[i] = new long[] {Long.parseLong(pairs[i].substring(0, colon)), Long.parseLong(pairs[i].substring(colon + 1))};
         }
         return marks;
-    }
-
-    /** The skeleton with {@link Phase#INVOKE_START} and {@link Phase#INVOKE_END} marks around each call; itself when marks are off. */
-    static Skeleton markInvocations(Skeleton skeleton) {
-        if (!PhaseMarks.ENABLED) {
-            return skeleton;
-        }
-        return new Skeleton() {
-            @Override
-            public ServiceDescriptor descriptor() {
-                return skeleton.descriptor();
-            }
-
-            @Override
-            public Object invoke(OperationDescriptor operation, Object request) throws DeclaredFault {
-                return invoke(operation, request, null);
-            }
-
-            @Override
-            public Object invoke(OperationDescriptor operation, Object request, String callId) throws DeclaredFault {
-                PhaseMarks.mark(Phase.INVOKE_START);
-                try {
-                    return skeleton.invoke(operation, request, callId);
-                } finally {
-                    PhaseMarks.mark(Phase.INVOKE_END);
-                }
-            }
-        };
     }
 
     /** Collects this JVM's marks from every thread until drained. */

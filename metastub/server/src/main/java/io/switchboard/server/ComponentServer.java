@@ -3,7 +3,11 @@ package io.switchboard.server;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.protocol.spi.DeduplicatingSkeleton;
+import io.switchboard.protocol.ServerInterceptor;
+import io.switchboard.protocol.ServerInterceptorChain;
+import io.switchboard.protocol.spi.DeduplicatingInterceptor;
+import io.switchboard.protocol.spi.PhaseMarkInterceptor;
+import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
@@ -44,6 +48,24 @@ import org.slf4j.LoggerFactory;
  * {@code https://}, gRPC {@code grpcs://}) and, with a trust store, requires trusted client
  * certificates; the server reaches its registry with the same key and trust.
  *
+ * <p>Every call an exported component serves goes down one chain of {@link ServerInterceptor}s,
+ * linked once per component and protocol when it is exported (built in one place,
+ * {@code ComponentServer.chain}), one
+ * concern each:
+ * <ol>
+ * <li>{@link TracingServerInterceptor}: an OpenTelemetry SERVER span per call, child of the
+ * caller's trace context, when tracing is on ({@link Builder#tracing}); a refusal goes on below;
+ * <li>{@code CallStatsInterceptor}: the call's outcome and time in {@link #callStats()} (the
+ * console, {@code /metrics}, the lease reports), refusals and repeats included;
+ * <li>{@link DeduplicatingInterceptor}: each call id runs once, whichever protocol it arrives on; a
+ * repeat gets the first outcome without going further (one instance shared by the protocols);
+ * <li>the interceptors added with {@link Builder#interceptor}, in that order: once per call id,
+ * inside the span and the figures;
+ * <li>{@link PhaseMarkInterceptor}: the benchmark's {@code INVOKE_START}/{@code INVOKE_END} marks,
+ * only in a JVM started with {@code -Dswitchboard.phases=true};
+ * <li>the component's skeleton.
+ * </ol>
+ *
  * <pre>{@code
  * try (ComponentServer server = ComponentServer.builder()
  *         .registry("http://127.0.0.1:8081/axis2/services/Registry", secret)
@@ -74,12 +96,15 @@ public final class ComponentServer implements AutoCloseable {
     private final ServerCallStats stats;
     private boolean closed;
     /** Null when tracing is off (no OpenTelemetry SDK registered, or turned off on the builder). */
-    private final io.opentelemetry.api.OpenTelemetry tracing;
+    private final TracingServerInterceptor tracing;
+    /** The builder's interceptors, in every component's chain after the de-duplicator. */
+    private final List<ServerInterceptor> interceptors;
 
     private ComponentServer(Builder b) {
         io.opentelemetry.api.OpenTelemetry otel = b.tracingSet ? b.tracing
                 : io.opentelemetry.api.GlobalOpenTelemetry.get();
-        this.tracing = io.switchboard.metastub.TracingInterceptor.isNoop(otel) ? null : otel;
+        this.tracing = io.switchboard.metastub.TracingInterceptor.isNoop(otel) ? null : new TracingServerInterceptor(otel);
+        this.interceptors = List.copyOf(b.interceptors);
         for (String protocol : b.protocols) {
             ServerSettings s = b.settings;
             Integer port = b.ports.get(protocol);
@@ -141,20 +166,21 @@ public final class ComponentServer implements AutoCloseable {
     }
 
     /**
-     * Exports on every protocol and binds {@code name} in the registry (if there is one). The
-     * skeleton is wrapped once so that each call id runs at most once across all protocols, and,
-     * when tracing is on, once per protocol in a {@link TracingSkeleton}.
+     * Exports on every protocol and binds {@code name} in the registry (if there is one). Each
+     * protocol serves the skeleton behind the server's chain (see the class comment), with one
+     * de-duplicator for all of them, so that each call id runs at most once across all protocols.
      */
     public synchronized ComponentEntry export(String name, Skeleton plain) {
         if (closed) {
             throw new IllegalStateException("component server is closed");
         }
-        DeduplicatingSkeleton skeleton = new DeduplicatingSkeleton(plain, RECENT_CALLS, RECENT_CALL_RETENTION);
-        ServiceDescriptor d = skeleton.descriptor();
+        ServiceDescriptor d = plain.descriptor();
+        List<ServerInterceptor> steps = chain(tracing, stats,
+                new DeduplicatingInterceptor(RECENT_CALLS, RECENT_CALL_RETENTION), interceptors);
         List<Endpoint> endpoints = new ArrayList<>();
         try {
             for (ProtocolServer server : servers.values()) {
-                endpoints.add(server.export(exported(skeleton, stats, tracing, name, server.protocol())));
+                endpoints.add(server.export(ServerInterceptorChain.of(name, server.protocol(), steps, plain)));
             }
         } catch (RuntimeException e) {
             for (ProtocolServer server : servers.values()) {
@@ -179,14 +205,23 @@ public final class ComponentServer implements AutoCloseable {
     }
 
     /**
-     * The shared de-duplicating skeleton as exported over {@code protocol}: a counting view right
-     * around it (it asks the de-duplicator whether a call id is a repeat), in a {@link TracingSkeleton}
-     * when tracing is on (which hands refusals on to the counting view).
+     * The server chain of one component, in the order a call meets it; the same steps for each of
+     * its protocols. The counting step sits right around the de-duplicator, which it asks whether
+     * a call id is a repeat; tracing (null: off) is outermost and hands refusals on.
      */
-    static Skeleton exported(DeduplicatingSkeleton skeleton, ServerCallStats stats,
-                             io.opentelemetry.api.OpenTelemetry tracing, String name, String protocol) {
-        Skeleton counted = stats.counting(skeleton, name, protocol);
-        return tracing == null ? counted : new TracingSkeleton(counted, protocol, tracing);
+    static List<ServerInterceptor> chain(TracingServerInterceptor tracing, ServerCallStats stats,
+                                         DeduplicatingInterceptor once, List<ServerInterceptor> users) {
+        List<ServerInterceptor> steps = new ArrayList<>();
+        if (tracing != null) {
+            steps.add(tracing);                             // a SERVER span around everything below
+        }
+        steps.add(new CallStatsInterceptor(stats, once));   // sees repeats and refusals
+        steps.add(once);                                    // a repeat goes no further
+        steps.addAll(users);                                // once per call id
+        if (PhaseMarks.ENABLED) {
+            steps.add(PhaseMarkInterceptor.INSTANCE);       // only the implementation between its marks
+        }
+        return List.copyOf(steps);
     }
 
     /**
@@ -290,6 +325,7 @@ public final class ComponentServer implements AutoCloseable {
         private RegistryClient sharedRegistry;
         private Duration lease = DEFAULT_LEASE;
         private MeterRegistry meters;
+        private final List<ServerInterceptor> interceptors = new ArrayList<>();
 
         private Builder() {
             // the failsafe last: entries list endpoints in this order, the client's preference aside
@@ -359,13 +395,38 @@ public final class ComponentServer implements AutoCloseable {
 
         /**
          * Traces every call the exported components run, a SERVER span each
-         * ({@link TracingSkeleton}), with this OpenTelemetry; null turns tracing off. By default
+         * ({@link TracingServerInterceptor}), with this OpenTelemetry; null turns tracing off. By default
          * the global one ({@code GlobalOpenTelemetry.get()}, read when the server is built) when
          * an SDK is registered there, else none.
          */
         public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
             this.tracing = openTelemetry;
             this.tracingSet = true;
+            return this;
+        }
+
+        /**
+         * Adds a step of your own to the chain of every component this server exports, after
+         * those added before it (see the class comment for where the chain places them: inside the
+         * span, the call figures and the de-duplication, so it runs once per call id and a repeat
+         * gets its outcome). It sees {@link io.switchboard.protocol.ServerCall#protocol()}, the
+         * operation, the request and the call id; it may refuse a call by throwing, which the client
+         * receives (a {@code RemoteInvocationException} with the message, or the operation's
+         * declared fault). One instance serves every call, concurrently.
+         *
+         * <pre>{@code
+         * ComponentServer server = ComponentServer.builder()
+         *         .interceptor((call, next) -> {
+         *             if (call.protocol().equals("soap") && call.operation().name().equals("reset")) {
+         *                 throw new SecurityException("reset is refused over soap: call it over grpc");
+         *             }
+         *             return next.proceed(call);
+         *         })
+         *         .build();
+         * }</pre>
+         */
+        public Builder interceptor(ServerInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;
         }
 

@@ -5,6 +5,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.switchboard.protocol.ServerInterceptorChain;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.spi.DeduplicatingInterceptor;
+import io.switchboard.protocol.spi.DeduplicatingSkeleton;
 import io.switchboard.registry.CallSummary;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * What a component server's operations served, per component, operation and protocol: calls by
  * outcome, refusals and latency percentiles, kept in Micrometer meters (bounded: one timer per
  * outcome that occurred, each a fixed-size time-window histogram). {@link ComponentServer} feeds
- * it from {@link #counting}, a skeleton wrapped around each protocol's export, and sends {@link
+ * it from a {@code CallStatsInterceptor} in each component's server chain, and sends {@link
  * #summary} with every lease renewal; the same meters are what {@code /metrics} shows.
  *
  * <p>Meters (Micrometer names; Prometheus shows {@code switchboard_server_calls_seconds_count} and so on):
@@ -37,8 +41,8 @@ import java.util.concurrent.TimeUnit;
  * (the others are not remembered, so they simply run again). The meta-stub's own records
  * ({@code MicrometerCallListener}, client side) count every fallback.
  *
- * <p>The seam is {@link #record} and {@link #refused}: a server interceptor can later call them
- * instead of the wrapping skeleton.
+ * <p>The seam is {@link #record} and {@link #refused}, which that interceptor calls;
+ * {@link #counting} puts one in front of a skeleton exported without a {@code ComponentServer}.
  */
 public final class ServerCallStats {
     /** The timer of calls that reached an operation. */
@@ -136,10 +140,13 @@ public final class ServerCallStats {
         }
     }
 
-    /** {@code skeleton} counted here as {@code component} on {@code protocol}. */
-    public io.switchboard.protocol.Skeleton counting(io.switchboard.protocol.Skeleton skeleton, String component,
-                                                     String protocol) {
-        return new MeasuredSkeleton(skeleton, this, component, protocol);
+    /**
+     * {@code skeleton} counted here as {@code component} on {@code protocol}: a chain of one
+     * counting step, which counts repeats when {@code skeleton} is a {@link DeduplicatingSkeleton}.
+     */
+    public Skeleton counting(Skeleton skeleton, String component, String protocol) {
+        DeduplicatingInterceptor dedup = skeleton instanceof DeduplicatingSkeleton d ? d.interceptor() : null;
+        return ServerInterceptorChain.of(component, protocol, List.of(new CallStatsInterceptor(this, dedup)), skeleton);
     }
 
     /**

@@ -10,6 +10,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.ServerInterceptor;
+import io.switchboard.protocol.ServerInterceptorChain;
+import io.switchboard.protocol.spi.DeduplicatingInterceptor;
 import io.switchboard.protocol.spi.DeduplicatingSkeleton;
 import io.switchboard.registry.CallSummary;
 import io.switchboard.registry.ComponentEntry;
@@ -22,6 +25,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What the server-side collector counts, at its skeleton seam and behind a real SOAP listener. */
@@ -70,11 +74,15 @@ class ServerCallStatsTest {
     void withTracingOnRepeatsAndRefusalsAreStillCounted() throws Exception {
         ServerCallStats stats = new ServerCallStats(new SimpleMeterRegistry());
         ConformanceImpl impl = new ConformanceImpl();
-        DeduplicatingSkeleton shared = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100,
-                Duration.ofMinutes(1));
-        // as ComponentServer exports it with tracing on: the tracing view outside the counting one
-        Skeleton grpc = ComponentServer.exported(shared, stats, io.opentelemetry.api.OpenTelemetry.noop(), "Conformance", "grpc");
-        Skeleton soap = ComponentServer.exported(shared, stats, io.opentelemetry.api.OpenTelemetry.noop(), "Conformance", "soap");
+        DeduplicatingInterceptor once = new DeduplicatingInterceptor(100, Duration.ofMinutes(1));
+        // as ComponentServer exports it with tracing on: the tracing step outside the counting one
+        List<ServerInterceptor> steps = ComponentServer.chain(
+                new TracingServerInterceptor(io.opentelemetry.api.OpenTelemetry.noop()), stats, once, List.of());
+        assertEquals(List.of(TracingServerInterceptor.class, CallStatsInterceptor.class, DeduplicatingInterceptor.class),
+                steps.stream().map(Object::getClass).toList().subList(0, 3), "tracing, then counting right around the de-duplicator");
+        Skeleton plain = ConformanceComponent.skeleton(impl);
+        Skeleton grpc = ServerInterceptorChain.of("Conformance", "grpc", steps, plain);
+        Skeleton soap = ServerInterceptorChain.of("Conformance", "soap", steps, plain);
         Increment by = new Increment();
         by.setBy(3);
 
@@ -84,8 +92,8 @@ class ServerCallStatsTest {
 
         assertEquals(3, impl.total.get(), "the repeat did not run again");
         CallSummary.Row o = stats.summary("Conformance").row("increment", "soap");
-        assertEquals(1, o.repeats(), "the repeat is seen through the tracing view");
-        assertEquals(1, o.refusals(), "the refusal reaches the counting view");
+        assertEquals(1, o.repeats(), "the repeat is seen through the tracing step");
+        assertEquals(1, o.refusals(), "the refusal reaches the counting step");
     }
 
     @Test

@@ -10,17 +10,16 @@ import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.switchboard.idl.runtime.DeclaredFault;
-import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.metastub.TracingInterceptor;
+import io.switchboard.protocol.ServerCall;
 import io.switchboard.protocol.ServerCallContext;
-import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.ServerInterceptor;
 import io.switchboard.protocol.TraceContext;
 import java.util.List;
-import java.util.Objects;
 
 /**
- * OpenTelemetry's server span of every call a protocol server hands a component: kind SERVER,
+ * OpenTelemetry's server span of every call a protocol server hands a component, the first step of
+ * the server chain: kind SERVER,
  * named {@code Component/operation}, child of the trace context the call arrived with
  * ({@link ServerCallContext#trace()}: the {@code sb:trace} SOAP header or the gRPC
  * {@code traceparent} metadata), or of the current context when it came without one (an
@@ -30,16 +29,20 @@ import java.util.Objects;
  *
  * <p>Attributes: {@code rpc.system}, {@code rpc.service}, {@code rpc.method},
  * {@code switchboard.protocol} (the protocol it arrived over), {@code switchboard.call_id};
- * status ERROR with {@code error.type} when the operation throws (a declared fault too). Never
- * the request, the response or an exception's message.
+ * status ERROR with {@code error.type} when a step below or the operation throws (a declared fault
+ * too, and an interceptor's refusal). Never the request, the response or an exception's message.
+ * A request the protocol refused before it ran has no span: the refusal goes on to the steps
+ * below (the call figures count it).
  *
- * <p>{@link ComponentServer} wraps each exported skeleton in one per protocol when tracing is on.
+ * <p>{@link ComponentServer} puts one first in every chain when tracing is on
+ * ({@link ComponentServer.Builder#tracing}); one instance serves every protocol. API.
  *
  * <pre>{@code
- * Endpoint soap = soapServer.export(new TracingSkeleton(skeleton, "soap", openTelemetry));
+ * ServerInterceptor tracing = new TracingServerInterceptor(openTelemetry);
+ * Endpoint soap = soapServer.export(ServerInterceptorChain.of("Echo", "soap", List.of(tracing), skeleton));
  * }</pre>
  */
-public final class TracingSkeleton implements Skeleton {
+public final class TracingServerInterceptor implements ServerInterceptor {
     private static final TextMapGetter<TraceContext> GETTER = new TextMapGetter<>() {
         @Override
         public Iterable<String> keys(TraceContext carrier) {
@@ -56,52 +59,33 @@ public final class TracingSkeleton implements Skeleton {
         }
     };
 
-    private final Skeleton delegate;
-    private final String protocol;
     private final Tracer tracer;
     private final TextMapPropagator propagator;
 
-    public TracingSkeleton(Skeleton delegate, String protocol, OpenTelemetry openTelemetry) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
-        this.protocol = protocol;
+    public TracingServerInterceptor(OpenTelemetry openTelemetry) {
         this.tracer = openTelemetry.getTracer(TracingInterceptor.INSTRUMENTATION);
         this.propagator = openTelemetry.getPropagators().getTextMapPropagator();
     }
 
     @Override
-    public ServiceDescriptor descriptor() {
-        return delegate.descriptor();
-    }
-
-    @Override
-    public Object invoke(OperationDescriptor operation, Object request) throws DeclaredFault {
-        return invoke(operation, request, null);
-    }
-
-    /** A refusal the protocol reports runs nothing to trace: it goes on to the skeleton inside. */
-    @Override
-    public void refused(OperationDescriptor operation, String reason) {
-        delegate.refused(operation, reason);
-    }
-
-    @Override
-    public Object invoke(OperationDescriptor operation, Object request, String callId) throws DeclaredFault {
+    public Object intercept(ServerCall call, Chain next) throws DeclaredFault {
         TraceContext trace = ServerCallContext.trace();
         Context parent = trace == null ? Context.current() : propagator.extract(Context.current(), trace, GETTER);
-        String service = delegate.descriptor().name();
-        Span span = tracer.spanBuilder(service + "/" + operation.name())
+        String service = call.descriptor().name();
+        String method = call.operation().name();
+        Span span = tracer.spanBuilder(service + "/" + method)
                 .setParent(parent)
                 .setSpanKind(SpanKind.SERVER)
                 .setAttribute(TracingInterceptor.RPC_SYSTEM, "switchboard")
                 .setAttribute(TracingInterceptor.RPC_SERVICE, service)
-                .setAttribute(TracingInterceptor.RPC_METHOD, operation.name())
-                .setAttribute(TracingInterceptor.PROTOCOL, protocol)
+                .setAttribute(TracingInterceptor.RPC_METHOD, method)
+                .setAttribute(TracingInterceptor.PROTOCOL, call.protocol())
                 .startSpan();
-        if (callId != null) {
-            span.setAttribute(TracingInterceptor.CALL_ID, callId);
+        if (call.callId() != null) {
+            span.setAttribute(TracingInterceptor.CALL_ID, call.callId());
         }
         try (Scope scope = span.makeCurrent()) {
-            return delegate.invoke(operation, request, callId);
+            return next.proceed(call);
         } catch (DeclaredFault | RuntimeException | Error e) {
             span.setAttribute(TracingInterceptor.ERROR_TYPE, e.getClass().getName());
             span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
