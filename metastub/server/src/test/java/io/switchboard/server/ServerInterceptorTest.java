@@ -4,21 +4,31 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.ServerInterceptor;
+import io.switchboard.protocol.ServerInterceptorChain;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.spi.DeduplicatingInterceptor;
 import io.switchboard.registry.CallSummary;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
+import io.switchboard.testing.conformance.Increment;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** A user's own server step, added with {@code ComponentServer.Builder.interceptor}, over real gRPC and SOAP listeners. */
 class ServerInterceptorTest {
+    private static final OperationDescriptor INCREMENT = ConformanceComponent.DESCRIPTOR.operation("increment");
+
     @Test
     void aUserInterceptorSeesEachCallAndItsRefusalReachesTheClient() {
         List<String> seen = new CopyOnWriteArrayList<>();
@@ -51,5 +61,33 @@ class ServerInterceptorTest {
             CallSummary.Row row = server.callStats().summary("Counter").row("increment", "soap");
             assertEquals(1, row.errors(), "the refusal is in the call figures: the step runs inside them");
         }
+    }
+
+    @Test
+    void aUserInterceptorRunsOncePerCallIdAndItsRefusalIsTheRepeatsAnswerToo() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        ServerInterceptor quota = (call, next) -> {
+            if (runs.incrementAndGet() > 1) {
+                throw new IllegalStateException("quota used up");
+            }
+            throw new SecurityException("not today");
+        };
+        ServerCallStats stats = new ServerCallStats(new SimpleMeterRegistry());
+        // the chain ComponentServer exports, without tracing: counting, de-duplicator, then the user's step
+        List<ServerInterceptor> steps = ComponentServer.chain(null, stats,
+                new DeduplicatingInterceptor(100, Duration.ofMinutes(1)), List.of(quota));
+        ConformanceImpl impl = new ConformanceImpl();
+        Skeleton grpc = ServerInterceptorChain.of("Counter", "grpc", steps, ConformanceComponent.skeleton(impl));
+        Skeleton soap = ServerInterceptorChain.of("Counter", "soap", steps, ConformanceComponent.skeleton(impl));
+        Increment by = new Increment();
+        by.setBy(1);
+
+        assertEquals("not today", assertThrows(SecurityException.class, () -> grpc.invoke(INCREMENT, by, "id-1")).getMessage());
+        assertEquals("not today", assertThrows(SecurityException.class, () -> soap.invoke(INCREMENT, by, "id-1")).getMessage(),
+                "the failsafe's repeat over SOAP gets the first answer");
+
+        assertEquals(1, runs.get(), "the step ran once for the call id");
+        assertEquals(0, impl.increments.get());
+        assertEquals(1, stats.summary("Counter").row("increment", "soap").repeats());
     }
 }
