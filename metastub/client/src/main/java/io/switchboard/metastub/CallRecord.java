@@ -14,10 +14,22 @@ import java.time.Duration;
  * bodies, gRPC serialized chunks, the in-process protocol's copied encoding), -1 when it counted
  * none (nothing sent; a failure before any response; a one-way call's response). The estimates
  * stay what policies decide by; these are what a call cost on the wire.
+ *
+ * <p>{@code callsInFlight} is how many attempts the meta-stubs of this JVM had under way when this
+ * one started, itself included: a latency measured among many others is mostly waiting, and a
+ * policy may weigh it so ({@link AdaptivePolicy}).
  */
 public record CallRecord(String component, String operation, String callId, String protocol, String address,
                          String reason, long estimatedBytes, Duration latency, String error, long responseBytes,
-                         long requestWireBytes, long responseWireBytes) {
+                         long requestWireBytes, long responseWireBytes, int callsInFlight) {
+
+    /** A record of an attempt made alone. */
+    public CallRecord(String component, String operation, String callId, String protocol, String address,
+                      String reason, long estimatedBytes, Duration latency, String error, long responseBytes,
+                      long requestWireBytes, long responseWireBytes) {
+        this(component, operation, callId, protocol, address, reason, estimatedBytes, latency, error, responseBytes,
+                requestWireBytes, responseWireBytes, 1);
+    }
 
     /** A record whose wire bytes were not counted. */
     public CallRecord(String component, String operation, String callId, String protocol, String address,

@@ -5,6 +5,7 @@ import io.switchboard.protocol.WireBytes;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,10 +14,13 @@ import org.slf4j.LoggerFactory;
  * the transport counted) that the choosing policy learns from and every {@link CallListener}
  * (metrics: {@link MicrometerCallListener}) is told of; for size-aware policies also the response
  * payload, to learn what the operation answers to a small request. A blocking attempt is recorded
- * on the caller's thread without a stage of its own.
+ * on the caller's thread without a stage of its own. It also counts the attempts under way in
+ * this JVM, over all meta-stubs, for {@link CallRecord#callsInFlight()}.
  */
 final class CallRecordInterceptor implements ClientInterceptor {
     private static final Logger LOG = LoggerFactory.getLogger(MetaStub.class);
+    /** Attempts under way in this JVM: one machine's cores are shared by all its stubs. */
+    private static final AtomicInteger IN_FLIGHT = new AtomicInteger();
 
     private final List<CallListener> listeners;
     private final MessageSize sizes;
@@ -35,16 +39,24 @@ final class CallRecordInterceptor implements ClientInterceptor {
         if (!call.context.estimated() && learner.learningEstimateCap() > 0) {   // a pinned call: nobody counted it yet
             call.context.estimatedBytes(learner.learningEstimateCap());
         }
+        int inFlight = IN_FLIGHT.incrementAndGet();
         long start = System.nanoTime();
-        CompletableFuture<Object> sent = next.proceed(call);
+        CompletableFuture<Object> sent;
+        try {
+            sent = next.proceed(call);
+        } catch (RuntimeException | Error e) {
+            IN_FLIGHT.decrementAndGet();
+            throw e;
+        }
         if (sent.isDone()) {
-            record(call, start, sent);
+            record(call, start, inFlight, sent);
             return sent;
         }
-        return sent.whenComplete((response, failure) -> record(call, start, sent));
+        return sent.whenComplete((response, failure) -> record(call, start, inFlight, sent));
     }
 
-    private void record(ClientCall call, long start, CompletableFuture<Object> done) {
+    private void record(ClientCall call, long start, int inFlight, CompletableFuture<Object> done) {
+        IN_FLIGHT.decrementAndGet();
         Throwable thrown = RetryingInterceptor.failureOf(done);
         OperationDescriptor operation = call.operation();
         SelectionPolicy learner = call.policy;
@@ -63,7 +75,7 @@ final class CallRecordInterceptor implements ClientInterceptor {
         CallRecord r = new CallRecord(call.component(), operation.name(), call.options().callId(), call.protocol(),
                 call.address(), call.reason(), call.context.knownEstimate(),
                 Duration.ofNanos(System.nanoTime() - start), error, responseBytes,
-                wire == null ? -1 : wire.sent(), wire == null ? -1 : wire.received());
+                wire == null ? -1 : wire.sent(), wire == null ? -1 : wire.received(), inFlight);
         learner.observe(r);
         if (LOG.isDebugEnabled()) {
             LOG.debug("{}.{} over {} because {} in {} µs, {} bytes sent, {} received{}", r.component(), r.operation(),

@@ -89,9 +89,47 @@ class SizeAndAdaptivePolicyTest {
     }
 
     private static CallRecord record(String protocol, long bytes, double micros) {
+        return record(protocol, bytes, micros, 1);
+    }
+
+    private static CallRecord record(String protocol, long bytes, double micros, int callsInFlight) {
         String address = SUITE.endpoint(protocol).address();
         return new CallRecord("C", "echoDoubles", "id", protocol, address, "test", bytes,
-                Duration.ofNanos((long) (micros * 1000)), null);
+                Duration.ofNanos((long) (micros * 1000)), null, -1, -1, -1, callsInFlight);
+    }
+
+    @Test
+    void timesMeasuredAmongManyCallsInFlightAreNotLearned() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        String fastAddress = SUITE.endpoint("fast").address();
+        for (int i = 0; i < 60; i++) {   // quiet: the bulk protocol 300 µs a small call, SOAP 900 µs
+            adaptive.observe(record("soap", 80, 900));
+            adaptive.observe(record("fast", 80, 300));
+        }
+        double learned = adaptive.predictMicros("fast", fastAddress, 80);
+        int saturated = AdaptivePolicy.SATURATED_PER_CORE * Runtime.getRuntime().availableProcessors() + 1;
+        // then 64 callers on the same cores: the bulk protocol's calls wait behind its event loop (44 ms),
+        // SOAP's, a thread each, much less (4 ms), though each SOAP call costs the machine three times more
+        for (int i = 0; i < 300; i++) {
+            adaptive.observe(record("soap", 80, 4_000, saturated));
+            adaptive.observe(record("fast", 80, 44_000, saturated));
+        }
+        assertEquals(learned, adaptive.predictMicros("fast", fastAddress, 80), "nothing learned from the queues");
+        assertEquals("fast", decide(adaptive, 10));
+        adaptive.observe(record("fast", 80, 44_000, saturated - 1));
+        assertTrue(adaptive.predictMicros("fast", fastAddress, 80) > learned, "at the threshold a call is learned");
+    }
+
+    @Test
+    void aJvmBusyFromItsStartSendsSmallCallsToTheCheaperProtocolOfThePrior() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        int saturated = AdaptivePolicy.SATURATED_PER_CORE * Runtime.getRuntime().availableProcessors() + 1;
+        for (int i = 0; i < 100; i++) {
+            adaptive.observe(record("soap", 80, 4_000, saturated));
+            adaptive.observe(record("fast", 80, 44_000, saturated));
+        }
+        assertEquals("fast", decide(adaptive, 10), "the bench's proportions: SOAP costs more per call too");
+        assertEquals("fast", decide(adaptive, 100_000));
     }
 
     @Test
