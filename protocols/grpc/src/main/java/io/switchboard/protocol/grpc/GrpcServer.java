@@ -68,6 +68,8 @@ final class GrpcServer implements ProtocolServer {
     private final int maxChunkBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
+    /** How long calls under way (health watchers among them) may go on once the server closes. */
+    private static final long CLOSE_GRACE_MILLIS = 250;
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
     private final LongAdder busyRefusals = new LongAdder();
@@ -194,14 +196,20 @@ final class GrpcServer implements ProtocolServer {
         }
         closed = true;
         exported.clear();
-        // every service, the server's own ("") included, answers NOT_SERVING from here on: a health
-        // watcher hears it before its stream ends with the server
+        // every service, the server's own ("") included, answers NOT_SERVING from here on; a health
+        // watcher hears it before its stream ends with the server: a stream cut at once (shutdownNow)
+        // could drop the message the client had received but not yet handed on, so calls get a
+        // short grace first (refused: new ones)
         health.enterTerminalState();
         if (server != null) {
-            server.shutdownNow();
+            server.shutdown();
             try {
-                server.awaitTermination(5, TimeUnit.SECONDS);
+                if (!server.awaitTermination(CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
+                    server.shutdownNow();
+                    server.awaitTermination(5, TimeUnit.SECONDS);
+                }
             } catch (InterruptedException e) {
+                server.shutdownNow();
                 Thread.currentThread().interrupt();
             }
         }
