@@ -8,7 +8,6 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.spi.Transport;
 import java.time.Duration;
@@ -63,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * <li>the transport, which only moves bytes.
  * </ol>
  *
+ * <p>The protocol clients (a gRPC channel per server address, a SOAP connection pool) are a
+ * {@link ProtocolClients}: a meta-stub built alone makes its own and closes them with itself; one
+ * built by a {@code Switchboard} shares the switchboard's ({@link Builder#clients}), which the
+ * switchboard closes.
+ *
  * <pre>{@code
  * MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR)
  *         .protocols("grpc", "soap")
@@ -87,8 +91,9 @@ public final class MetaStub implements Channel, AutoCloseable {
     private volatile ProtocolSuite suite;
     private final SelectionPolicy policy;
     private final Map<String, SelectionPolicy> operationPolicies = new ConcurrentHashMap<>();
-    private final ClientSettings settings;
-    private final Map<String, ProtocolClient> clients = new ConcurrentHashMap<>();
+    /** The protocol clients: this stub's own (closed with it) or shared ones (closed by their owner). */
+    private final ProtocolClients clients;
+    private final boolean ownsClients;
     /** By endpoint, not protocol: a server that moved gets a new transport, and the old one is closed. */
     private final Map<Endpoint, Transport> transports = new ConcurrentHashMap<>();
     private final List<CallListener> listeners = new CopyOnWriteArrayList<>();
@@ -101,7 +106,8 @@ public final class MetaStub implements Channel, AutoCloseable {
         this.descriptor = b.descriptor;
         this.suite = ProtocolSuite.of(b.protocols, b.endpoints);
         this.policy = b.policy;
-        this.settings = b.settings;
+        this.ownsClients = b.clients == null;
+        this.clients = ownsClients ? new ProtocolClients(b.settings) : b.clients;
         this.listeners.addAll(b.listeners);
         this.health = new ProtocolHealth(b.backoff, b.maxBackoff, b.nanoClock);
         MessageSize sizes = new MessageSize(descriptor.model());
@@ -217,23 +223,25 @@ public final class MetaStub implements Channel, AutoCloseable {
 
     private Transport transport(ProtocolSuite callSuite, String protocol) {
         Endpoint endpoint = callSuite.endpoint(protocol);
-        return transports.computeIfAbsent(endpoint, e -> {
-            ProtocolClient client = clients.computeIfAbsent(protocol, name -> Protocols.get(name).newClient(settings));
-            return client.connect(descriptor, e);
-        });
+        return transports.computeIfAbsent(endpoint, e -> clients.get(protocol).connect(descriptor, e));
     }
 
+    /** The protocol clients this meta-stub's transports come from (shared when a {@code Switchboard} built it). */
+    public ProtocolClients clients() {
+        return clients;
+    }
+
+    /** Closes this stub's transports, and its protocol clients unless they are shared ({@link Builder#clients}). */
     @Override
     public void close() {
         closed = true;
         for (Transport t : transports.values()) {
             t.close();
         }
-        for (ProtocolClient c : clients.values()) {
-            c.close();
-        }
         transports.clear();
-        clients.clear();
+        if (ownsClients) {
+            clients.close();
+        }
     }
 
     /**
@@ -246,6 +254,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         private List<Endpoint> endpoints = List.of();
         private SelectionPolicy policy = new AdaptivePolicy();
         private ClientSettings settings = ClientSettings.defaults();
+        private ProtocolClients clients;
         private final List<CallListener> listeners = new ArrayList<>();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
         private boolean serverRecognisesCallIds;
@@ -286,8 +295,18 @@ public final class MetaStub implements Channel, AutoCloseable {
             return this;
         }
 
+        /** Settings of the protocol clients this stub makes for itself; with {@link #clients}, theirs apply. */
         public Builder settings(ClientSettings clientSettings) {
             this.settings = Objects.requireNonNull(clientSettings);
+            return this;
+        }
+
+        /**
+         * Shares these protocol clients (and their settings) instead of making its own: closing
+         * the stub leaves them open, for their owner (a {@code Switchboard}) to close.
+         */
+        public Builder clients(ProtocolClients shared) {
+            this.clients = Objects.requireNonNull(shared);
             return this;
         }
 
