@@ -50,9 +50,13 @@ import org.slf4j.LoggerFactory;
  * <p>Every call, blocking or not, goes down one chain of {@link ClientInterceptor}s, built once
  * per meta-stub (the constructor shows it), one concern each:
  * <ol>
+ * <li>{@link DeadlineInterceptor#call}: fixes the whole call's deadline
+ * ({@link CallOptions#withDeadlineAfter}), if it has one, when the call starts;
  * <li>{@code CallIdInterceptor}: the call id, kept over every attempt;
  * <li>{@code SelectionInterceptor}: the protocol, and why;
  * <li>{@code FailsafeInterceptor}: the fallback to SOAP and the protocols' back-off;
+ * <li>{@link DeadlineInterceptor#attempt}: per attempt, the smaller of the time left and the
+ * attempt's timeout; no attempt (a fallback) once the deadline has passed;
  * <li>{@code ConnectInterceptor}: the transport to the chosen endpoint;
  * <li>{@code TracingInterceptor}: an OpenTelemetry client span per attempt, when tracing is on
  * ({@link Builder#tracing});
@@ -114,10 +118,12 @@ public final class MetaStub implements Channel, AutoCloseable {
         ResponseSizes responseSizes = new ResponseSizes();
         // the whole call path, in the order a call meets it
         List<ClientInterceptor> steps = new ArrayList<>();
+        steps.add(DeadlineInterceptor.call(b.nanoClock));   // outside every step that repeats a call
         steps.add(new CallIdInterceptor());
         steps.add(new SelectionInterceptor(this::suite, policy, operationPolicies, health, sizes, responseSizes,
                 b.preferInProcess));
         steps.add(new FailsafeInterceptor(health, b.serverRecognisesCallIds));
+        steps.add(DeadlineInterceptor.attempt(b.nanoClock, clients.settings().callTimeout()));
         steps.add(new ConnectInterceptor(this::transport));
         io.opentelemetry.api.OpenTelemetry tracing = b.tracingSet ? b.tracing
                 : io.opentelemetry.api.GlobalOpenTelemetry.get();
@@ -362,7 +368,7 @@ public final class MetaStub implements Channel, AutoCloseable {
             return this;
         }
 
-        /** The clock back-off is measured with (tests pass a fake one). */
+        /** The clock back-off and deadlines are measured with, as {@link System#nanoTime} (tests pass a fake one). */
         public Builder nanoClock(java.util.function.LongSupplier clock) {
             this.nanoClock = Objects.requireNonNull(clock);
             return this;
