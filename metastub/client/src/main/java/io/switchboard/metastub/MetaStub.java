@@ -8,6 +8,7 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.spi.Transport;
 import java.time.Duration;
@@ -50,6 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every call, blocking or not, goes down one chain of {@link ClientInterceptor}s, built once
  * per meta-stub (the constructor shows it), one concern each:
  * <ol>
+ * <li>{@code PhaseMarkInterceptor}: the benchmark's call start and end marks, only in a JVM run
+ * with {@code -Dswitchboard.phases=true} ({@link io.switchboard.protocol.spi.PhaseMarks});
  * <li>{@link DeadlineInterceptor#call}: fixes the whole call's deadline
  * ({@link CallOptions#withDeadlineAfter}), if it has one, when the call starts;
  * <li>{@code CallIdInterceptor}: the call id, kept over every attempt;
@@ -118,6 +121,9 @@ public final class MetaStub implements Channel, AutoCloseable {
         ResponseSizes responseSizes = new ResponseSizes();
         // the whole call path, in the order a call meets it
         List<ClientInterceptor> steps = new ArrayList<>();
+        if (PhaseMarks.ENABLED) {   // a constant: a JVM without phase marks has no such step
+            steps.add(new PhaseMarkInterceptor(PhaseMarks::mark));
+        }
         steps.add(DeadlineInterceptor.call(b.nanoClock));   // outside every step that repeats a call
         steps.add(new CallIdInterceptor());
         steps.add(new SelectionInterceptor(this::suite, policy, operationPolicies, health, sizes, responseSizes,
