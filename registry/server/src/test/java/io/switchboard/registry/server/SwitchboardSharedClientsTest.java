@@ -11,7 +11,7 @@ import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.RegistryClient;
-import io.switchboard.registry.RegistryComponent;
+import io.switchboard.registry.wire.RegistryComponent;
 import io.switchboard.registry.store.InMemoryRegistryStore;
 import io.switchboard.server.ComponentServer;
 import io.switchboard.testing.FaultProxy;
