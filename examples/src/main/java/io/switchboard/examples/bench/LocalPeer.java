@@ -77,6 +77,11 @@ final class LocalPeer implements Peer {
     }
 
     @Override
+    public boolean marksCalls() {
+        return true;   // the meta-stub's PhaseMarkInterceptor
+    }
+
+    @Override
     public String name() {
         return NAME;
     }

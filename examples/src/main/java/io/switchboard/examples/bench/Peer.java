@@ -8,6 +8,15 @@ interface Peer extends AutoCloseable {
     /** The protocol's name in the results: {@code socket}, {@code rmi}, {@code soap}, ... */
     String name();
 
+    /**
+     * Whether a round trip marks its own {@code CALL_START} and {@code CALL_END} phase marks: true
+     * for peers that call through a meta-stub, whose chain marks them when phase marks are on
+     * ({@code PhaseMarkInterceptor}); otherwise the phase breakdown marks them around the call.
+     */
+    default boolean marksCalls() {
+        return false;
+    }
+
     /** One round trip of the payload; returns what came back, unchecked. */
     Object roundTrip(Payload payload) throws Exception;
 

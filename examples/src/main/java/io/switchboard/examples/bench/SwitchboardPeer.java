@@ -51,6 +51,11 @@ final class SwitchboardPeer implements Peer {
     }
 
     @Override
+    public boolean marksCalls() {
+        return true;   // the meta-stub's PhaseMarkInterceptor
+    }
+
+    @Override
     public String name() {
         return name;
     }

@@ -4,6 +4,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.metastub.ClientCall;
 import io.switchboard.metastub.RetryingInterceptor;
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.DeadlineExceededException;
 import io.switchboard.protocol.TransportException;
 import java.util.HashSet;
 import java.util.Set;
@@ -98,7 +99,8 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
         }
         if (failure == null) {
             replica.succeeded();
-        } else if (failure instanceof TransportException || notDone(failure)) {
+        } else if (!(failure instanceof DeadlineExceededException)   // refused before it reached the replica
+                && (failure instanceof TransportException || notDone(failure))) {
             replica.failed();
         }
         replica.exit();

@@ -6,6 +6,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.client.ReplicaFailoverInterceptor.ReplicaCall;
 import io.switchboard.metastub.ClientInterceptor;
+import io.switchboard.metastub.DeadlineInterceptor;
 import io.switchboard.metastub.InterceptorChain;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.AsyncCalls;
@@ -31,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * {@link Choice#IN_ORDER}, the first that has not failed lately (fail-over only, as for
  * registries). A replica that fails a call with a {@link TransportException} is avoided for a
  * back-off (1 s, doubling up to 30 s; a {@link io.switchboard.metastub.Backoff} as the meta-stub's) unless every
- * replica is. The failover is one step, {@code ReplicaFailoverInterceptor}, in front of each replica's meta-stub.
+ * replica is. The failover is one step, {@code ReplicaFailoverInterceptor}, in front of each replica's meta-stub,
+ * inside a {@link DeadlineInterceptor}: a call's deadline ({@link CallOptions#withDeadlineAfter})
+ * covers every replica it tries, and no replica is tried once it has passed.
  *
  * <p>When a call fails on one replica it moves to the next only if that cannot run the operation
  * twice: the request never reached the operation ({@link TransportException.Delivery#NOT_DELIVERED})
@@ -109,7 +112,10 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
                 return awaitReplica();
             }
         }, Objects.requireNonNull(notDoneHere, "notDoneHere"));
-        this.chain = InterceptorChain.of(List.of(failover), call -> call.send(((ReplicaCall) call).replica.stub));
+        // a deadline counts from the call's start over every replica tried; each replica's meta-stub
+        // bounds its own attempts by what is left
+        this.chain = InterceptorChain.of(List.of(DeadlineInterceptor.call(System::nanoTime), failover,
+                DeadlineInterceptor.attempt(System::nanoTime, null)), call -> call.send(((ReplicaCall) call).replica.stub));
         entries.forEach(this::upsert);
     }
 

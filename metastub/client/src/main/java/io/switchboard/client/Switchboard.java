@@ -11,6 +11,7 @@ import io.switchboard.metastub.CallListener;
 import io.switchboard.metastub.AdaptivePolicy;
 import io.switchboard.metastub.ClientInterceptor;
 import io.switchboard.metastub.MetaStub;
+import io.switchboard.metastub.ProtocolClients;
 import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.ClientSettings;
@@ -37,6 +38,10 @@ import java.util.function.Function;
  * that moved, so a server that restarts on new ports is found again. {@link Builder#follow
  * follow(false)} turns that off (the replicas stay those of the lookup).
  *
+ * <p>Every meta-stub it builds shares one client per protocol ({@link ProtocolClients}): one gRPC
+ * channel per server address, one SOAP connection pool. Closing a stub's channel leaves them to the
+ * others; closing the {@code Switchboard} closes them, and every channel it made.
+ *
  * <p>A client can also be called back: {@link io.switchboard.server.ExportedCallback#export} serves a small component of its
  * own, bound under a generated name that the client passes to a server, which reaches it through
  * {@link #callbackChannel} (see {@link ExportedCallback}).
@@ -59,6 +64,8 @@ public final class Switchboard implements AutoCloseable {
     private final io.opentelemetry.api.OpenTelemetry tracing;
     private final boolean tracingSet;
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+    /** One client per protocol for every meta-stub this switchboard builds; closed last, when it closes. */
+    private final ProtocolClients clients;
     private final boolean follow;
     /** The replica sets that follow the registry, fed by {@link #follower}. */
     private final List<ReplicatedChannel> following = new CopyOnWriteArrayList<>();
@@ -78,6 +85,7 @@ public final class Switchboard implements AutoCloseable {
         this.protocols = b.protocols;
         this.policy = b.policy;
         this.settings = b.settings;
+        this.clients = new ProtocolClients(b.settings);
         this.listeners = List.copyOf(b.listeners);
         this.interceptors = List.copyOf(b.interceptors);
         this.tracing = b.tracing;
@@ -227,7 +235,7 @@ public final class Switchboard implements AutoCloseable {
     }
 
     private MetaStub metaStub(ServiceDescriptor descriptor, ComponentEntry entry) {
-        MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).settings(settings)
+        MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).clients(clients)
                 .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS));
         if (protocols != null) {
             b.protocols(protocols);
@@ -268,6 +276,7 @@ public final class Switchboard implements AutoCloseable {
                 // closing anyway
             }
         }
+        clients.close();   // after the stubs: calls still under way end on closed clients
         registry.close();
     }
 

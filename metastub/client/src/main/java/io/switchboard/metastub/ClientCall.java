@@ -45,6 +45,10 @@ public class ClientCall {
     /** The failure the failsafe fell back from, and its protocol. */
     io.switchboard.protocol.TransportException fallbackCause;
     String fallbackFrom;
+    /** What each attempt may take at most, fixed at the first one, when the call has a deadline (DeadlineInterceptor). */
+    java.time.Duration attemptTimeout;
+    /** The failure of an attempt before this one: the first that may have run the operation, else the latest. */
+    Throwable earlierFailure;
 
     /**
      * @param caller the future an asynchronous caller holds, or null for a blocking call (then
@@ -152,6 +156,13 @@ public class ClientCall {
         }
         AsyncCalls.cancelWith(caller, sent);
         return sent;
+    }
+
+    /** Notes a failed attempt before another one starts (a repeating step's loop). */
+    void attemptFailed(Throwable failure) {
+        if (!DeadlineInterceptor.mayHaveRun(earlierFailure)) {
+            earlierFailure = failure;
+        }
     }
 
     @Override

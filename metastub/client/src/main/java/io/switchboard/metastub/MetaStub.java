@@ -8,7 +8,7 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.spi.Transport;
 import java.time.Duration;
@@ -51,9 +51,15 @@ import org.slf4j.LoggerFactory;
  * <p>Every call, blocking or not, goes down one chain of {@link ClientInterceptor}s, built once
  * per meta-stub (the constructor shows it), one concern each:
  * <ol>
+ * <li>{@code PhaseMarkInterceptor}: the benchmark's call start and end marks, only in a JVM run
+ * with {@code -Dswitchboard.phases=true} ({@link io.switchboard.protocol.spi.PhaseMarks});
+ * <li>{@link DeadlineInterceptor#call}: fixes the whole call's deadline
+ * ({@link CallOptions#withDeadlineAfter}), if it has one, when the call starts;
  * <li>{@code CallIdInterceptor}: the call id, kept over every attempt;
  * <li>{@code SelectionInterceptor}: the protocol, and why;
  * <li>{@code FailsafeInterceptor}: the fallback to SOAP and the protocols' back-off;
+ * <li>{@link DeadlineInterceptor#attempt}: per attempt, the smaller of the time left and the
+ * attempt's timeout; no attempt (a fallback) once the deadline has passed;
  * <li>{@code ConnectInterceptor}: the transport to the chosen endpoint;
  * <li>{@code TracingInterceptor}: an OpenTelemetry client span per attempt, when tracing is on
  * ({@link Builder#tracing});
@@ -62,6 +68,11 @@ import org.slf4j.LoggerFactory;
  * <li>{@code WireByteInterceptor}: where the transport counts the bytes it moved;
  * <li>the transport, which only moves bytes.
  * </ol>
+ *
+ * <p>The protocol clients (a gRPC channel per server address, a SOAP connection pool) are a
+ * {@link ProtocolClients}: a meta-stub built alone makes its own and closes them with itself; one
+ * built by a {@code Switchboard} shares the switchboard's ({@link Builder#clients}), which the
+ * switchboard closes.
  *
  * <pre>{@code
  * MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR)
@@ -87,8 +98,9 @@ public final class MetaStub implements Channel, AutoCloseable {
     private volatile ProtocolSuite suite;
     private final SelectionPolicy policy;
     private final Map<String, SelectionPolicy> operationPolicies = new ConcurrentHashMap<>();
-    private final ClientSettings settings;
-    private final Map<String, ProtocolClient> clients = new ConcurrentHashMap<>();
+    /** The protocol clients: this stub's own (closed with it) or shared ones (closed by their owner). */
+    private final ProtocolClients clients;
+    private final boolean ownsClients;
     /** By endpoint, not protocol: a server that moved gets a new transport, and the old one is closed. */
     private final Map<Endpoint, Transport> transports = new ConcurrentHashMap<>();
     private final List<CallListener> listeners = new CopyOnWriteArrayList<>();
@@ -101,17 +113,23 @@ public final class MetaStub implements Channel, AutoCloseable {
         this.descriptor = b.descriptor;
         this.suite = ProtocolSuite.of(b.protocols, b.endpoints);
         this.policy = b.policy;
-        this.settings = b.settings;
+        this.ownsClients = b.clients == null;
+        this.clients = ownsClients ? new ProtocolClients(b.settings) : b.clients;
         this.listeners.addAll(b.listeners);
         this.health = new ProtocolHealth(b.backoff, b.maxBackoff, b.nanoClock);
         MessageSize sizes = new MessageSize(descriptor.model());
         ResponseSizes responseSizes = new ResponseSizes();
         // the whole call path, in the order a call meets it
         List<ClientInterceptor> steps = new ArrayList<>();
+        if (PhaseMarks.ENABLED) {   // a constant: a JVM without phase marks has no such step
+            steps.add(new PhaseMarkInterceptor(PhaseMarks::mark));
+        }
+        steps.add(DeadlineInterceptor.call(b.nanoClock));   // outside every step that repeats a call
         steps.add(new CallIdInterceptor());
         steps.add(new SelectionInterceptor(this::suite, policy, operationPolicies, health, sizes, responseSizes,
                 b.preferInProcess));
         steps.add(new FailsafeInterceptor(health, b.serverRecognisesCallIds));
+        steps.add(DeadlineInterceptor.attempt(b.nanoClock, clients.settings().callTimeout()));
         steps.add(new ConnectInterceptor(this::transport));
         io.opentelemetry.api.OpenTelemetry tracing = b.tracingSet ? b.tracing
                 : io.opentelemetry.api.GlobalOpenTelemetry.get();
@@ -217,23 +235,25 @@ public final class MetaStub implements Channel, AutoCloseable {
 
     private Transport transport(ProtocolSuite callSuite, String protocol) {
         Endpoint endpoint = callSuite.endpoint(protocol);
-        return transports.computeIfAbsent(endpoint, e -> {
-            ProtocolClient client = clients.computeIfAbsent(protocol, name -> Protocols.get(name).newClient(settings));
-            return client.connect(descriptor, e);
-        });
+        return transports.computeIfAbsent(endpoint, e -> clients.get(protocol).connect(descriptor, e));
     }
 
+    /** The protocol clients this meta-stub's transports come from (shared when a {@code Switchboard} built it). */
+    public ProtocolClients clients() {
+        return clients;
+    }
+
+    /** Closes this stub's transports, and its protocol clients unless they are shared ({@link Builder#clients}). */
     @Override
     public void close() {
         closed = true;
         for (Transport t : transports.values()) {
             t.close();
         }
-        for (ProtocolClient c : clients.values()) {
-            c.close();
-        }
         transports.clear();
-        clients.clear();
+        if (ownsClients) {
+            clients.close();
+        }
     }
 
     /**
@@ -246,6 +266,7 @@ public final class MetaStub implements Channel, AutoCloseable {
         private List<Endpoint> endpoints = List.of();
         private SelectionPolicy policy = new AdaptivePolicy();
         private ClientSettings settings = ClientSettings.defaults();
+        private ProtocolClients clients;
         private final List<CallListener> listeners = new ArrayList<>();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
         private boolean serverRecognisesCallIds;
@@ -286,8 +307,18 @@ public final class MetaStub implements Channel, AutoCloseable {
             return this;
         }
 
+        /** Settings of the protocol clients this stub makes for itself; with {@link #clients}, theirs apply. */
         public Builder settings(ClientSettings clientSettings) {
             this.settings = Objects.requireNonNull(clientSettings);
+            return this;
+        }
+
+        /**
+         * Shares these protocol clients (and their settings) instead of making its own: closing
+         * the stub leaves them open, for their owner (a {@code Switchboard}) to close.
+         */
+        public Builder clients(ProtocolClients shared) {
+            this.clients = Objects.requireNonNull(shared);
             return this;
         }
 
@@ -343,7 +374,7 @@ public final class MetaStub implements Channel, AutoCloseable {
             return this;
         }
 
-        /** The clock back-off is measured with (tests pass a fake one). */
+        /** The clock back-off and deadlines are measured with, as {@link System#nanoTime} (tests pass a fake one). */
         public Builder nanoClock(java.util.function.LongSupplier clock) {
             this.nanoClock = Objects.requireNonNull(clock);
             return this;

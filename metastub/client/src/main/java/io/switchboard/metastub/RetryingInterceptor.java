@@ -1,6 +1,7 @@
 package io.switchboard.metastub;
 
 import io.switchboard.protocol.AsyncCalls;
+import io.switchboard.protocol.DeadlineExceededException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,7 +13,8 @@ import java.util.function.BiConsumer;
  * ({@code io.switchboard.client.ReplicaFailoverInterceptor}), as Dubbo's failover and failfast
  * invokers share one base. A subclass says what an attempt is, what to note when one ends, and
  * whether (and where) to go again; this class runs the loop, the same for blocking and
- * asynchronous calls, and never repeats a call whose caller cancelled it.
+ * asynchronous calls, and never repeats a call whose caller cancelled it or an attempt refused
+ * because the call's deadline passed ({@link DeadlineInterceptor}).
  *
  * <p>A blocking call's attempts are complete futures: the loop runs on the caller's thread and
  * allocates nothing of its own. An asynchronous attempt still under way is waited for by one
@@ -58,7 +60,10 @@ public abstract class RetryingInterceptor implements ClientInterceptor {
         while (sent.isDone()) {
             Throwable failure = failureOf(sent);
             ended(call, failure);
-            Throwable end = failure == null ? null : call.cancelled() ? failure : retry(call, failure);
+            Throwable end = failure == null ? null
+                    : call.cancelled() ? failure
+                    : failure instanceof DeadlineExceededException refusal ? DeadlineInterceptor.refused(call, refusal)
+                    : retry(call, failure);
             if (failure == null || end != null) {
                 if (resume != null) {
                     resume.settle(sent, end);
@@ -66,6 +71,7 @@ public abstract class RetryingInterceptor implements ClientInterceptor {
                 }
                 return end == failure ? sent : CompletableFuture.failedFuture(end);
             }
+            call.attemptFailed(failure);
             sent = attemptSafely(call, next);
         }
         Resume r = resume != null ? resume : new Resume(call, next);

@@ -1,6 +1,7 @@
 package io.switchboard.metastub;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,7 +63,10 @@ class InterceptorChainTest {
         try (MetaStub stub = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols("soap")
                 .endpoints(List.of(new Endpoint("soap", "http://127.0.0.1:1/services/Conformance")))
                 .interceptor(new Mine()).build()) {
-            assertEquals("CallIdInterceptor -> SelectionInterceptor -> FailsafeInterceptor -> ConnectInterceptor -> Mine"
+            // no PhaseMarkInterceptor: this JVM runs without -Dswitchboard.phases=true
+            assertFalse(io.switchboard.protocol.spi.PhaseMarks.ENABLED);
+            assertEquals("DeadlineInterceptor -> CallIdInterceptor -> SelectionInterceptor -> FailsafeInterceptor"
+                    + " -> DeadlineInterceptor -> ConnectInterceptor -> Mine"
                     + " -> CallRecordInterceptor -> WireByteInterceptor -> transport", stub.describeChain());
         }
     }

@@ -6,29 +6,44 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Immutable per-call settings, carried from a stub to the channel and transports: a deadline, and
- * typed options that layers above the protocols define (a pinned protocol, a policy) without this
- * class knowing them.
+ * Immutable per-call settings, carried from a stub to the channel and transports: a timeout per
+ * attempt, an optional deadline for the whole call, and typed options that layers above the
+ * protocols define (a pinned protocol, a policy) without this class knowing them.
+ *
+ * <p>{@link #withTimeout} bounds each attempt: a call that fails over gRPC and falls back to SOAP
+ * gives each of the two the full timeout. {@link #withDeadlineAfter} bounds the whole call, every
+ * attempt included (as grpc-java's {@code CallOptions.withDeadlineAfter}, except that the clock
+ * starts when each call starts, not when the options are made: a stub's options can be reused);
+ * a meta-stub's {@code DeadlineInterceptor} fixes it and gives each attempt the smaller of the
+ * time left and its timeout.
  *
  * <pre>{@code
  * static final CallOptions.Key<String> PROTOCOL = CallOptions.Key.of("protocol", null);
  * CallOptions opts = CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(2)).with(PROTOCOL, "soap");
  * echo.withOptions(opts).echoDoubles(values);
+ * echo.withOptions(CallOptions.DEFAULT.withDeadlineAfter(Duration.ofMillis(500))).echoDoubles(values);
  * }</pre>
  */
 public final class CallOptions {
-    public static final CallOptions DEFAULT = new CallOptions(null, null, Map.of(), null);
+    public static final CallOptions DEFAULT = new CallOptions(null, null, Map.of(), null, null, null);
 
     private final Duration timeout;
     private final String callId;
     private final Map<Key<?>, Object> values;
     private final WireBytes wireBytes;
+    /** The whole call's time as the caller gave it; null: no deadline. */
+    private final Duration deadlineAfter;
+    /** The deadline fixed when the call started, in {@link System#nanoTime()} terms; null until then. */
+    private final Long deadlineNanoTime;
 
-    private CallOptions(Duration timeout, String callId, Map<Key<?>, Object> values, WireBytes wireBytes) {
+    private CallOptions(Duration timeout, String callId, Map<Key<?>, Object> values, WireBytes wireBytes,
+                        Duration deadlineAfter, Long deadlineNanoTime) {
         this.timeout = timeout;
         this.callId = callId;
         this.values = values;
         this.wireBytes = wireBytes;
+        this.deadlineAfter = deadlineAfter;
+        this.deadlineNanoTime = deadlineNanoTime;
     }
 
     /**
@@ -40,7 +55,7 @@ public final class CallOptions {
     }
 
     public CallOptions withWireBytes(WireBytes counter) {
-        return new CallOptions(timeout, callId, values, counter);
+        return new CallOptions(timeout, callId, values, counter, deadlineAfter, deadlineNanoTime);
     }
 
     /**
@@ -56,19 +71,58 @@ public final class CallOptions {
         if (id != null && (id.isEmpty() || id.length() > 128)) {
             throw new IllegalArgumentException("a call id has 1 to 128 characters");
         }
-        return new CallOptions(timeout, id, values, wireBytes);
+        return new CallOptions(timeout, id, values, wireBytes, deadlineAfter, deadlineNanoTime);
     }
 
-    /** Time the caller waits for the response; null means the transport's default. */
+    /**
+     * Time the caller waits for the response of one attempt; null means the transport's default.
+     * A call repeated elsewhere (the failsafe's fallback, another replica) gives each attempt this
+     * much; {@link #withDeadlineAfter} bounds them all together.
+     */
     public Duration timeout() {
         return timeout;
     }
 
     public CallOptions withTimeout(Duration newTimeout) {
-        if (newTimeout != null && (newTimeout.isNegative() || newTimeout.isZero())) {
-            throw new IllegalArgumentException("timeout must be positive: " + newTimeout);
+        requirePositive("timeout", newTimeout);
+        return new CallOptions(newTimeout, callId, values, wireBytes, deadlineAfter, deadlineNanoTime);
+    }
+
+    /** The whole call's time, every attempt included, as given to {@link #withDeadlineAfter}; null: none. */
+    public Duration deadlineAfter() {
+        return deadlineAfter;
+    }
+
+    /**
+     * Gives the whole call, every attempt included (fallback, retry, failover), at most {@code
+     * duration} from the moment it starts: each attempt gets the smaller of the time left and its
+     * {@link #timeout}, and once the time is up no further attempt starts; the caller then gets a
+     * {@link DeadlineExceededException}. The clock starts at each call, so options with a deadline
+     * can be kept on a stub. Null removes the deadline.
+     */
+    public CallOptions withDeadlineAfter(Duration duration) {
+        requirePositive("deadline", duration);
+        return new CallOptions(timeout, callId, values, wireBytes, duration, null);
+    }
+
+    /**
+     * The deadline fixed when the call started, in {@link System#nanoTime()} terms; null before
+     * (or without a deadline). Set by the meta-stub's deadline step, so that every step and
+     * attempt below, through nested channels, counts down to the same instant.
+     */
+    public Long deadlineNanoTime() {
+        return deadlineNanoTime;
+    }
+
+    /** Fixes the deadline at {@code nanoTime} ({@link System#nanoTime()} terms); keeps {@link #deadlineAfter} for messages. */
+    public CallOptions withDeadlineNanoTime(long nanoTime) {
+        return new CallOptions(timeout, callId, values, wireBytes, deadlineAfter, nanoTime);
+    }
+
+    private static void requirePositive(String what, Duration d) {
+        if (d != null && (d.isNegative() || d.isZero())) {
+            throw new IllegalArgumentException(what + " must be positive: " + d);
         }
-        return new CallOptions(newTimeout, callId, values, wireBytes);
     }
 
     @SuppressWarnings("unchecked")
@@ -84,12 +138,13 @@ public final class CallOptions {
         } else {
             copy.put(key, value);
         }
-        return new CallOptions(timeout, callId, Map.copyOf(copy), wireBytes);
+        return new CallOptions(timeout, callId, Map.copyOf(copy), wireBytes, deadlineAfter, deadlineNanoTime);
     }
 
     @Override
     public String toString() {
-        return "CallOptions[timeout=" + timeout + ", callId=" + callId + ", " + values + "]";
+        return "CallOptions[timeout=" + timeout + (deadlineAfter == null ? "" : ", deadline after " + deadlineAfter)
+                + ", callId=" + callId + ", " + values + "]";
     }
 
     /** A typed option key; compared by identity. */

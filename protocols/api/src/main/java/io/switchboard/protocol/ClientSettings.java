@@ -1,6 +1,7 @@
 package io.switchboard.protocol;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 /**
  * Settings of a protocol client. Defaults: 5 s to connect, 120 s per call unless the call says
@@ -11,31 +12,58 @@ import java.time.Duration;
  * ClientSettings s = ClientSettings.defaults().withTls(TlsSettings.of(Path.of("me.p12"), Path.of("trust.p12"), pw));
  * }</pre>
  *
- * @param tls whom to trust on TLS endpoints ({@code https://}, {@code grpcs://}) and the key to
- *            present to servers that require one; null: the JVM's default trust store, no key
+ * @param tls      whom to trust on TLS endpoints ({@code https://}, {@code grpcs://}) and the key to
+ *                 present to servers that require one; null: the JVM's default trust store, no key
+ * @param executor the threads protocol clients run their work on (the gRPC client decodes the
+ *                 responses of non-blocking calls there); null: each client makes and shuts down
+ *                 its own pool. An executor given here belongs to the caller: clients, meta-stubs
+ *                 and {@code Switchboard} never shut it down, so shut it down after closing them
  */
 public record ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
-                             TlsSettings tls) {
+                             TlsSettings tls, Executor executor) {
     /** Settings that trust what the JVM trusts (the form before TLS settings existed). */
     public ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes) {
-        this(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, null);
+        this(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, null, null);
+    }
+
+    /** Settings whose clients make their own threads (the form before executors could be given). */
+    public ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
+                          TlsSettings tls) {
+        this(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, null);
     }
 
     public static ClientSettings defaults() {
-        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), 64L << 20, 2_000_000, null);
+        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), 64L << 20, 2_000_000, null, null);
     }
 
     /** Trusts what {@code clientTls} trusts on TLS endpoints and presents its key; null: the JVM's default trust, no key. */
     public ClientSettings withTls(TlsSettings clientTls) {
-        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, clientTls);
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, clientTls, executor);
     }
 
     public ClientSettings withCallTimeout(Duration timeout) {
-        return new ClientSettings(connectTimeout, timeout, maxMessageBytes, maxGraphNodes, tls);
+        return new ClientSettings(connectTimeout, timeout, maxMessageBytes, maxGraphNodes, tls, executor);
     }
 
     public ClientSettings withMaxMessageBytes(long bytes) {
-        return new ClientSettings(connectTimeout, callTimeout, bytes, maxGraphNodes, tls);
+        return new ClientSettings(connectTimeout, callTimeout, bytes, maxGraphNodes, tls, executor);
+    }
+
+    /**
+     * Runs the clients' work on {@code threads} instead of pools of their own; null: their own
+     * (the default). The caller keeps it and shuts it down, after closing the clients that use it.
+     *
+     * <pre>{@code
+     * ExecutorService readers = Executors.newFixedThreadPool(8);
+     * try (Switchboard sb = Switchboard.builder(url).settings(ClientSettings.defaults().withExecutor(readers)).connect()) {
+     *     ...
+     * } finally {
+     *     readers.shutdown();
+     * }
+     * }</pre>
+     */
+    public ClientSettings withExecutor(Executor threads) {
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, threads);
     }
 
     /** The timeout of one call: the call's own, or the default. */

@@ -25,15 +25,21 @@ final class GrpcClient implements ProtocolClient {
     private final ClientSettings settings;
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    /** Decode the responses of non-blocking calls (a thread per response while its chunks arrive). */
-    private final ExecutorService readers = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "grpc-response-reader");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * Decode the responses of non-blocking calls (a thread per response while its chunks arrive):
+     * the settings' executor when given (the caller's: never shut down here), else a pool of our own.
+     */
+    private final Executor readers;
+    private final ExecutorService ownReaders;
 
     GrpcClient(ClientSettings settings) {
         this.settings = settings;
+        this.ownReaders = settings.executor() != null ? null : Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "grpc-response-reader");
+            t.setDaemon(true);
+            return t;
+        });
+        this.readers = settings.executor() != null ? settings.executor() : ownReaders;
     }
 
     @Override
@@ -95,6 +101,8 @@ final class GrpcClient implements ProtocolClient {
             }
         }
         channels.clear();
-        readers.shutdown();
+        if (ownReaders != null) {
+            ownReaders.shutdown();
+        }
     }
 }
