@@ -43,6 +43,8 @@ public final class XmlMessages implements XmlCodec {
     private final ServiceDescriptor descriptor;
     private final JAXBContext context;
     private final int maxGraphNodes;
+    /** The wire schema's reading plan, found once: the lookup is a lock shared by every reader of the JVM. */
+    private volatile StrictXmlReader.Plan plan;
     private volatile Map<Class<?>, String> elements;
 
     private XmlMessages(ServiceDescriptor descriptor, JAXBContext context, int maxGraphNodes) {
@@ -154,6 +156,11 @@ public final class XmlMessages implements XmlCodec {
         }
     }
 
+    private StrictXmlReader.Plan plan() {
+        StrictXmlReader.Plan p = plan;
+        return p != null ? p : (plan = StrictXmlReader.Plan.of(descriptor));
+    }
+
     /**
      * Reads one message element of the given class from {@code in}, positioned at its start tag,
      * through a {@link StrictXmlReader}: anything the wire schema does not allow is a
@@ -168,7 +175,7 @@ public final class XmlMessages implements XmlCodec {
         u.setProperty(org.glassfish.jaxb.runtime.IDResolver.class.getName(), new StrictIds());
         T value;
         try {
-            StrictXmlReader checked = new StrictXmlReader(in, StrictXmlReader.Plan.of(descriptor), elementOf(type));
+            StrictXmlReader checked = new StrictXmlReader(in, plan(), elementOf(type));
             check.reader = checked;
             value = u.unmarshal(checked, type).getValue();
         } catch (StrictXmlReader.Refusal e) {
