@@ -123,4 +123,39 @@ class SharedClientsTest {
             pool.shutdown();
         }
     }
+
+    @Test
+    void soapAsyncCallsRunOnTheSettingsExecutor() throws Exception {
+        AtomicInteger ran = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (ProtocolClients clients = new ProtocolClients(ClientSettings.defaults().withExecutor(task -> {
+            ran.incrementAndGet();
+            pool.execute(task);
+        }))) {
+            MetaStub channel = stub(clients);
+            CompletableFuture<double[]> echoed = ConformanceComponent.stub(channel)
+                    .withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "soap")).echoDoublesAsync(new double[] {1, 2, 3});
+            assertEquals(3, echoed.get(10, TimeUnit.SECONDS).length);
+            assertEquals(1, ran.get(), "the SOAP exchange ran on the given executor, not the shared pool");
+            channel.close();
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void aSoapAsyncCallTheExecutorRefusesFailsItsFuture() {
+        try (ProtocolClients clients = new ProtocolClients(ClientSettings.defaults().withExecutor(task -> {
+            throw new java.util.concurrent.RejectedExecutionException("full");
+        }))) {
+            MetaStub channel = stub(clients);
+            CompletableFuture<double[]> echoed = ConformanceComponent.stub(channel)
+                    .withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "soap")).echoDoublesAsync(new double[] {1});
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> echoed.get(10, TimeUnit.SECONDS));
+            assertTrue(io.switchboard.protocol.AsyncCalls.unwrap(e) instanceof java.util.concurrent.RejectedExecutionException,
+                    "refused: " + e.getCause());
+            channel.close();
+        }
+    }
 }

@@ -55,8 +55,21 @@ public final class AsyncCalls {
      */
     public static CompletableFuture<Object> onPool(Channel channel, OperationDescriptor operation, Object request,
                                                    CallOptions options) {
+        return on(POOL, channel, operation, request, options);
+    }
+
+    /**
+     * {@link #onPool} on {@code executor} (the one {@link ClientSettings#executor()} gives), or on
+     * the shared pool when it is null. An executor that refuses the call fails the future.
+     */
+    public static CompletableFuture<Object> on(Executor executor, Channel channel, OperationDescriptor operation,
+                                               Object request, CallOptions options) {
         PooledCall call = new PooledCall(channel, operation, request, options);
-        POOL.execute(call);
+        try {
+            (executor == null ? POOL : executor).execute(call);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            call.completeExceptionally(e);
+        }
         return call;
     }
 

@@ -151,14 +151,14 @@ final class SoapTransport implements Transport {
     }
 
     /**
-     * The blocking call on the shared pool ({@link AsyncCalls#onPool}); cancelling the future
+     * The blocking call on the settings' executor, else the shared pool ({@link AsyncCalls#on}); cancelling the future
      * also closes the call's HTTP connection, so the pool thread is free at once. The server is
      * not told: the operation runs to its end and its answer is dropped.
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
         SoapExchange exchange = new SoapExchange();
-        CompletableFuture<Object> result = AsyncCalls.onPool((op, req, opts) -> {
+        CompletableFuture<Object> result = AsyncCalls.on(client.settings().executor(), (op, req, opts) -> {
             SoapExchange.CURRENT.set(exchange);
             try {
                 return call(op, req, opts);
