@@ -67,8 +67,12 @@ class CannonSeparateJvmTest {
                     // 2x2: one shift of each block per worker; 3x3: two per worker, twice
                     assertEquals(4 + 9 * 2 * 2, workers.calls("receiveA"));
                     assertEquals(workers.calls("receiveA"), workers.calls("receiveB"));
-                    assertEquals(workers.calls("receiveA"), workers.calls("receiveA", "grpc"),
-                            "blocks between workers over the bulk protocol: " + workers);
+                    // over the bulk protocol, but for adaptive's re-probe: a runner-up unused for 10 s gets one
+                    // call (AdaptivePolicy.REPROBE_NANOS), so a worker on a slow machine may send one block over
+                    // SOAP per neighbour; on a loaded machine 2 of 40 went so
+                    long shifts = workers.calls("receiveA") + workers.calls("receiveB");
+                    long bulk = workers.calls("receiveA", "grpc") + workers.calls("receiveB", "grpc");
+                    assertTrue(bulk >= shifts - 2 * 9, "blocks between workers over the bulk protocol: " + workers);
                     System.out.printf("9 worker JVMs ready in %d ms; cannon 2x2 n=240 %d ms; 3x3 n=300 and "
                                     + "301x299x302 %d ms; random doubles worst error %.2e of the bound%n",
                             (started - t0) / 1_000_000, (t4 - started) / 1_000_000, (t9 - t4) / 1_000_000, ratio);
