@@ -19,7 +19,6 @@ import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
 import io.switchboard.testing.conformance.Values;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -200,17 +199,18 @@ class GrpcSelectionAndFallbackTest {
 
     @Test
     void portThatRefusesConnectionsFallsBackAndRunsOnce() throws Exception {
-        int deadPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            deadPort = s.getLocalPort();
+        // bound but never listening: connections to it are refused, and no server started meanwhile can
+        // take the port (a closed ServerSocket's port was once handed to the SOAP server exported next)
+        try (java.net.Socket holder = new java.net.Socket()) {
+            holder.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            Endpoint dead = new Endpoint("grpc", "grpc://127.0.0.1:" + holder.getLocalPort() + "/Conformance");
+            Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
+            ConformanceStub stub = client(List.of("grpc", "soap"), List.of(dead, soap), new FixedPolicy("grpc"), false);
+            assertEquals(7, stub.increment(7), "not idempotent, but the request never left: repeated over SOAP");
+            assertEquals(1, impl.increments.get());
+            assertEquals(List.of("grpc", "soap"), protocols());
+            assertTrue(calls.get(1).reason().contains("never reached"), calls.get(1).reason());
         }
-        Endpoint dead = new Endpoint("grpc", "grpc://127.0.0.1:" + deadPort + "/Conformance");
-        Endpoint soap = export("soap", ConformanceComponent.skeleton(impl));
-        ConformanceStub stub = client(List.of("grpc", "soap"), List.of(dead, soap), new FixedPolicy("grpc"), false);
-        assertEquals(7, stub.increment(7), "not idempotent, but the request never left: repeated over SOAP");
-        assertEquals(1, impl.increments.get());
-        assertEquals(List.of("grpc", "soap"), protocols());
-        assertTrue(calls.get(1).reason().contains("never reached"), calls.get(1).reason());
     }
 
     @Test
