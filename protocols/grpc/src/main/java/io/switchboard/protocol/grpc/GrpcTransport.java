@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -144,8 +145,21 @@ final class GrpcTransport implements Transport {
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
         ProtoCodec.Writer writer = encode(operation, request);
-        ClientCall<Part, Part> call = newCall(operation, options);
+        // the call's callbacks run on this thread while it waits, as in grpc-java's blocking stub:
+        // the event loop hands over the response with an unpark, not a monitor and a notify
+        CallerExecutor caller = new CallerExecutor();
+        try {
+            return call(operation, options, writer, caller);
+        } finally {
+            caller.shutdown();
+        }
+    }
+
+    private Object call(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer,
+                        CallerExecutor caller) throws DeclaredFault {
+        ClientCall<Part, Part> call = newCall(operation, options, caller);
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());
+        listener.runOn(caller);
         start(call, listener, options, writer);
         return exchange(operation, call, listener, () -> {
             int target = partTarget(operation);
@@ -187,7 +201,7 @@ final class GrpcTransport implements Transport {
         ClientCall<Part, Part> call;
         try {
             writer = encode(operation, request);
-            call = newCall(operation, options);
+            call = newCall(operation, options, null);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -291,9 +305,13 @@ final class GrpcTransport implements Transport {
         }
     }
 
-    private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options) {
+    /** A call whose callbacks run on {@code executor}, or on the event loop when null. */
+    private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options, Executor executor) {
         Duration timeout = client.settings().timeoutFor(options);
         io.grpc.CallOptions callOptions = io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (executor != null) {
+            callOptions = callOptions.withExecutor(executor);
+        }
         return channel.newCall(method(operation), streamed(operation)
                 ? callOptions.withOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD) : callOptions);
     }
@@ -394,6 +412,8 @@ final class GrpcTransport implements Transport {
         /** Bytes handed to gRPC before the stream existed: on the wire only if the call was not refused. */
         long unconfirmedSent;
         boolean undelivered;
+        /** Runs this call's callbacks on the calling thread (a blocking call), or null: they run on the event loop. */
+        private CallerExecutor caller;
 
         Listener(ClientCall<Part, Part> call, OperationDescriptor operation, Duration timeout, WireBytes wire) {
             this.call = call;
@@ -449,6 +469,11 @@ final class GrpcTransport implements Transport {
             }
         }
 
+        void runOn(CallerExecutor caller) {
+            this.caller = caller;
+            queue.arriveOn(caller);
+        }
+
         /** The non-blocking form sends from here; the blocking form sends on its own thread. */
         void send() {
         }
@@ -464,7 +489,11 @@ final class GrpcTransport implements Transport {
                         return; // ended well without reading everything: the reader will see the end
                     }
                     try {
-                        ready.wait(1000);
+                        if (caller != null) {
+                            caller.runWaiting(TimeUnit.SECONDS.toNanos(1)); // onReady runs on this thread
+                        } else {
+                            ready.wait(1000);
+                        }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         throw new PartQueue.CallInterruptedException();
