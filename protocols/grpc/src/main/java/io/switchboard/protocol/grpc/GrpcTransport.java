@@ -41,6 +41,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class GrpcTransport implements Transport {
     private static final Map<OperationDescriptor, MethodDescriptor<Part, Part>> METHODS = new ConcurrentHashMap<>();
+    private static final Map<OperationDescriptor, MethodDescriptor<Part, Part>> ONE_PART_REQUESTS = new ConcurrentHashMap<>();
 
     /** The Empty response of a one-way operation: no fields, one empty part. */
     static final ProtoCodec EMPTY = new ProtoCodec() {
@@ -118,6 +119,18 @@ final class GrpcTransport implements Transport {
                 .build());
     }
 
+    /**
+     * A streamed method as this client calls it with a request of one part: the same method on the
+     * wire (a stream that carries one message, then the half-close), but gRPC sends the message
+     * with the half-close in one HTTP/2 frame, as for a unary request, rather than flushing the
+     * message alone first. Server and {@code .proto} keep the streaming method.
+     */
+    static MethodDescriptor<Part, Part> onePartRequest(OperationDescriptor op) {
+        return ONE_PART_REQUESTS.computeIfAbsent(op, o -> method(o).toBuilder()
+                .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
+                .build());
+    }
+
     static boolean streams(OperationDescriptor op) {
         return ProtoSchemas.streams(op.service().model(), op.model());
     }
@@ -157,7 +170,7 @@ final class GrpcTransport implements Transport {
 
     private Object call(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer,
                         CallerExecutor caller) throws DeclaredFault {
-        ClientCall<Part, Part> call = newCall(operation, options, caller);
+        ClientCall<Part, Part> call = newCall(operation, options, caller, writer.size() <= partTarget(operation));
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());
         listener.runOn(caller);
         start(call, listener, options, writer);
@@ -201,7 +214,7 @@ final class GrpcTransport implements Transport {
         ClientCall<Part, Part> call;
         try {
             writer = encode(operation, request);
-            call = newCall(operation, options, null);
+            call = newCall(operation, options, null, false);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -305,12 +318,19 @@ final class GrpcTransport implements Transport {
         }
     }
 
-    /** A call whose callbacks run on {@code executor}, or on the event loop when null. */
-    private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options, Executor executor) {
+    /**
+     * A call whose callbacks run on {@code executor}, or on the event loop when null; {@code onePart}
+     * when the request is one part and sent at once ({@link #onePartRequest}).
+     */
+    private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options, Executor executor,
+                                           boolean onePart) {
         Duration timeout = client.settings().timeoutFor(options);
         io.grpc.CallOptions callOptions = io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
         if (executor != null) {
             callOptions = callOptions.withExecutor(executor);
+        }
+        if (onePart && streamed(operation)) {
+            return channel.newCall(onePartRequest(operation), callOptions);
         }
         return channel.newCall(method(operation), streamed(operation)
                 ? callOptions.withOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD) : callOptions);

@@ -74,6 +74,18 @@ class GrpcHandOffTest {
     }
 
     @Test
+    void aOnePartRequestOfAStreamedMethodGoesToTheSameStreamingMethod() throws Exception {
+        io.switchboard.idl.runtime.OperationDescriptor op = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
+        io.grpc.MethodDescriptor<Part, Part> published = GrpcTransport.method(op);
+        io.grpc.MethodDescriptor<Part, Part> sent = GrpcTransport.onePartRequest(op);
+        assertEquals(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING, published.getType(),
+                "the server and the .proto keep the streaming method");
+        assertEquals(published.getFullMethodName(), sent.getFullMethodName());
+        assertTrue(sent.getType().clientSendsOneMessage() && !sent.getType().serverSendsOneMessage(),
+                "the client sends its one part with the half-close and still reads a stream of parts");
+    }
+
+    @Test
     void aRequestOfManyPartsStreamsThroughItsWorkerWhileItArrives() throws Exception {
         GrpcServer server = (GrpcServer) new GrpcProtocolProvider().newServer(ServerSettings.defaults());
         try (server; ProtocolClient client = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
