@@ -34,7 +34,6 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +71,7 @@ final class GrpcServer implements ProtocolServer {
     private static final long CLOSE_GRACE_MILLIS = 250;
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
+    private final WorkerGate gate;
     private final LongAdder busyRefusals = new LongAdder();
     /** Counts connections refused at TLS; a plain-text server has none. */
     private final GrpcTls.Refusals refusals;
@@ -95,6 +95,7 @@ final class GrpcServer implements ProtocolServer {
                     t.setDaemon(true);
                     return t;
                 });
+        this.gate = new WorkerGate(workers, settings.maxConcurrentCalls());
     }
 
     @Override
@@ -214,6 +215,7 @@ final class GrpcServer implements ProtocolServer {
             }
         }
         workers.shutdownNow();
+        gate.close();
     }
 
     /** Starts a call: queues its parts and gives the work to a worker thread. */
@@ -244,9 +246,12 @@ final class GrpcServer implements ProtocolServer {
                     : TraceContext.of(traceparent, headers.get(GrpcErrors.TRACESTATE));
             Call c = new Call(skeleton, op, call, callId, trace);
             c.queue.announce(GrpcErrors.size(headers));   // before the worker starts: it sizes the request's arrays by it
-            try {
-                workers.execute(c::run);
-            } catch (RejectedExecutionException e) {
+            // admitted now, refused now if busy; the worker wakes once the request is in (WorkerGate)
+            c.ticket = gate.admit(c::run, () -> {
+                c.queue.close();
+                refuseBusy(call);
+            });
+            if (c.ticket == null) {
                 return refuseBusy(call);
             }
             call.request(PartQueue.WINDOW);
@@ -272,6 +277,11 @@ final class GrpcServer implements ProtocolServer {
         return new ServerCall.Listener<>() { };
     }
 
+    /** The server's calls: admitted, their workers started once their requests are in; for tests. */
+    WorkerGate gate() {
+        return gate;
+    }
+
     /** Calls refused because every worker was running a call; for tests and logs. */
     long busyRefusals() {
         return busyRefusals.sum();
@@ -288,21 +298,32 @@ final class GrpcServer implements ProtocolServer {
         private final Object ready = new Object();
         private volatile boolean cancelled;
         private Thread worker;
+        private WorkerGate.Ticket ticket;
+        /** Parts and bytes arrived so far; gRPC's callbacks only. */
+        private int parts;
+        private long arrived;
 
         final ServerCall.Listener<Part> listener = new ServerCall.Listener<>() {
             @Override
             public void onMessage(Part message) {
                 PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
+                arrived += message.length;
                 queue.add(message);
+                // more parts to come: the worker merges them as they arrive
+                if (++parts > 1 || arrived < queue.announced()) {
+                    ticket.start();
+                }
             }
 
             @Override
             public void onHalfClose() {
                 queue.end();
+                ticket.start(); // the whole request is in: the worker reads it without waiting
             }
 
             @Override
             public void onCancel() {
+                ticket.abandon(); // not started yet: it never will be
                 cancelled = true;
                 queue.fail(new CancelledException());
                 synchronized (ready) {

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,6 +41,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class GrpcTransport implements Transport {
     private static final Map<OperationDescriptor, MethodDescriptor<Part, Part>> METHODS = new ConcurrentHashMap<>();
+    private static final Map<OperationDescriptor, MethodDescriptor<Part, Part>> ONE_PART_REQUESTS = new ConcurrentHashMap<>();
 
     /** The Empty response of a one-way operation: no fields, one empty part. */
     static final ProtoCodec EMPTY = new ProtoCodec() {
@@ -117,6 +119,18 @@ final class GrpcTransport implements Transport {
                 .build());
     }
 
+    /**
+     * A streamed method as this client calls it with a request of one part: the same method on the
+     * wire (a stream that carries one message, then the half-close), but gRPC sends the message
+     * with the half-close in one HTTP/2 frame, as for a unary request, rather than flushing the
+     * message alone first. Server and {@code .proto} keep the streaming method.
+     */
+    static MethodDescriptor<Part, Part> onePartRequest(OperationDescriptor op) {
+        return ONE_PART_REQUESTS.computeIfAbsent(op, o -> method(o).toBuilder()
+                .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
+                .build());
+    }
+
     static boolean streams(OperationDescriptor op) {
         return ProtoSchemas.streams(op.service().model(), op.model());
     }
@@ -144,8 +158,21 @@ final class GrpcTransport implements Transport {
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
         ProtoCodec.Writer writer = encode(operation, request);
-        ClientCall<Part, Part> call = newCall(operation, options);
+        // the call's callbacks run on this thread while it waits, as in grpc-java's blocking stub:
+        // the event loop hands over the response with an unpark, not a monitor and a notify
+        CallerExecutor caller = new CallerExecutor();
+        try {
+            return call(operation, options, writer, caller);
+        } finally {
+            caller.shutdown();
+        }
+    }
+
+    private Object call(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer,
+                        CallerExecutor caller) throws DeclaredFault {
+        ClientCall<Part, Part> call = newCall(operation, options, caller, writer.size() <= partTarget(operation));
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());
+        listener.runOn(caller);
         start(call, listener, options, writer);
         return exchange(operation, call, listener, () -> {
             int target = partTarget(operation);
@@ -187,7 +214,7 @@ final class GrpcTransport implements Transport {
         ClientCall<Part, Part> call;
         try {
             writer = encode(operation, request);
-            call = newCall(operation, options);
+            call = newCall(operation, options, null, false);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -291,9 +318,20 @@ final class GrpcTransport implements Transport {
         }
     }
 
-    private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options) {
+    /**
+     * A call whose callbacks run on {@code executor}, or on the event loop when null; {@code onePart}
+     * when the request is one part and sent at once ({@link #onePartRequest}).
+     */
+    private ClientCall<Part, Part> newCall(OperationDescriptor operation, CallOptions options, Executor executor,
+                                           boolean onePart) {
         Duration timeout = client.settings().timeoutFor(options);
         io.grpc.CallOptions callOptions = io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (executor != null) {
+            callOptions = callOptions.withExecutor(executor);
+        }
+        if (onePart && streamed(operation)) {
+            return channel.newCall(onePartRequest(operation), callOptions);
+        }
         return channel.newCall(method(operation), streamed(operation)
                 ? callOptions.withOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD) : callOptions);
     }
@@ -394,6 +432,8 @@ final class GrpcTransport implements Transport {
         /** Bytes handed to gRPC before the stream existed: on the wire only if the call was not refused. */
         long unconfirmedSent;
         boolean undelivered;
+        /** Runs this call's callbacks on the calling thread (a blocking call), or null: they run on the event loop. */
+        private CallerExecutor caller;
 
         Listener(ClientCall<Part, Part> call, OperationDescriptor operation, Duration timeout, WireBytes wire) {
             this.call = call;
@@ -449,6 +489,11 @@ final class GrpcTransport implements Transport {
             }
         }
 
+        void runOn(CallerExecutor caller) {
+            this.caller = caller;
+            queue.arriveOn(caller);
+        }
+
         /** The non-blocking form sends from here; the blocking form sends on its own thread. */
         void send() {
         }
@@ -464,7 +509,11 @@ final class GrpcTransport implements Transport {
                         return; // ended well without reading everything: the reader will see the end
                     }
                     try {
-                        ready.wait(1000);
+                        if (caller != null) {
+                            caller.runWaiting(TimeUnit.SECONDS.toNanos(1)); // onReady runs on this thread
+                        } else {
+                            ready.wait(1000);
+                        }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         throw new PartQueue.CallInterruptedException();

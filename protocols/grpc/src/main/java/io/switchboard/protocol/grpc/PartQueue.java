@@ -29,6 +29,7 @@ final class PartQueue {
     private final long startNanos = System.nanoTime();
     private long minBytesPerSecond;
     private Supplier<RuntimeException> slowError;
+    private CallerExecutor caller;
     private boolean closed;
     private volatile long announced = -1;
     // the reading thread's side
@@ -50,6 +51,14 @@ final class PartQueue {
     void requireMinRate(long bytesPerSecond, Supplier<RuntimeException> error) {
         this.minBytesPerSecond = bytesPerSecond;
         this.slowError = error;
+    }
+
+    /**
+     * The parts arrive from callbacks that {@code caller} runs on the reading thread (a blocking
+     * call): the reader runs them while it waits instead of waiting to be notified.
+     */
+    void arriveOn(CallerExecutor caller) {
+        this.caller = caller;
     }
 
     /** The size the sender announced (its {@code sb-size} header), or -1. */
@@ -157,7 +166,11 @@ final class PartQueue {
                 }
                 long wait = Math.min(idleDeadline - now, left);
                 try {
-                    wait(wait / 1_000_000, (int) (wait % 1_000_000));
+                    if (caller != null) {
+                        caller.runWaiting(wait); // its callbacks add here: this thread holds the monitor already
+                    } else {
+                        wait(wait / 1_000_000, (int) (wait % 1_000_000));
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new CallInterruptedException();
