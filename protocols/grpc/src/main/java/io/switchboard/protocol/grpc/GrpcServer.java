@@ -362,7 +362,7 @@ final class GrpcServer implements ProtocolServer {
                 Part.Scratch scratch = new Part.Scratch();
                 for (Part part = queue.take(); part != null; part = queue.take()) {
                     PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
-                    reader.readPart(part.read(scratch), 0, part.length);
+                    part.readInto(reader, scratch);
                 }
                 request = reader.finish();
                 PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);

@@ -330,7 +330,7 @@ final class GrpcTransport implements Transport {
                         : codec.reader(operation.responseElement().getLocalPart(), limits, listener.queue.announced());
                 for (Part part = first; part != null; part = listener.queue.take()) {
                     PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
-                    reader.readPart(part.read(scratch), 0, part.length);
+                    part.readInto(reader, scratch);
                 }
             } catch (FaultArrived fault) {
                 Object info = codec.fromBytes(operation.faultElement().getLocalPart(), fault.info, limits);

@@ -2,20 +2,25 @@ package io.switchboard.protocol.grpc;
 
 import io.grpc.Detachable;
 import io.grpc.Drainable;
+import io.grpc.HasByteBuffer;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoInput;
 import io.switchboard.codec.proto.ProtoOutput;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 
 /**
  * One gRPC message of a call: a part of a typed protobuf message ({@link io.switchboard.codec.proto.ProtoCodec}),
  * itself a complete protobuf encoding of the method's message type. The marshaller moves bytes
  * only: an outgoing part is drained from the writer's buffer straight into gRPC's (gRPC drains a
- * message inside {@code sendMessage}, so the buffer is reused for the next part), an incoming one
- * is read into one array of its exact size.
+ * message inside {@code sendMessage}, so the buffer is reused for the next part); an incoming one
+ * stays in gRPC's buffers until the reading thread merges it ({@link #readInto}), reading packed
+ * numbers straight out of them.
  */
 final class Part {
     static final MethodDescriptor.Marshaller<Part> MARSHALLER = new MethodDescriptor.Marshaller<>() {
@@ -66,6 +71,42 @@ final class Part {
         this.bytes = null;
         this.out = out;
         this.length = out.size();
+    }
+
+    /**
+     * Merges the received part into {@code reader} and gives gRPC's buffers back (also when the
+     * part is refused). gRPC's buffers are read in place when they show their bytes as
+     * {@link ByteBuffer}s ({@link HasByteBuffer}: Netty's buffers do): packed numbers are copied
+     * from them straight into the value's arrays, without first copying the part into an array.
+     * Otherwise the part is copied into {@code scratch} first ({@link #read}). Reading thread only.
+     */
+    void readInto(ProtoCodec.Reader reader, Scratch scratch) {
+        if (kept instanceof HasByteBuffer h && h.byteBufferSupported()) {
+            InputStream in = kept;
+            try {
+                reader.readPart(new ProtoInput.Source() {
+                    @Override
+                    public ByteBuffer next() {
+                        return h.getByteBuffer();
+                    }
+
+                    @Override
+                    public void skip(int n) {
+                        try {
+                            if (in.skip(n) != n) {
+                                throw new IOException("a part of " + length + " bytes ended early");
+                            }
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }
+                }, length);
+            } finally {
+                release();
+            }
+            return;
+        }
+        reader.readPart(read(scratch), 0, length);
     }
 
     /**
