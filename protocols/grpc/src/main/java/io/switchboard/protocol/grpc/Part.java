@@ -26,7 +26,7 @@ final class Part {
     static final MethodDescriptor.Marshaller<Part> MARSHALLER = new MethodDescriptor.Marshaller<>() {
         @Override
         public InputStream stream(Part part) {
-            return new Out(part);
+            return part.writer != null ? new Written(part) : new Out(part);
         }
 
         @Override
@@ -46,31 +46,65 @@ final class Part {
         }
     };
 
+    /** The block a part of a message of several is written through into gRPC's buffers. */
+    static final int BLOCK_BYTES = 64 << 10;
+
     private final byte[] bytes;
     private final ProtoOutput out;
+    private final ProtoCodec.Writer writer;
+    private final int target;
+    private final byte[] block;
     private InputStream kept;
-    final int length;
+    /** The part's bytes; for a part written as gRPC takes it, -1 until then. */
+    int length;
 
     /** A part of these bytes (received, or to send). */
     Part(byte[] bytes, int length) {
-        this.bytes = bytes;
-        this.out = null;
-        this.length = length;
+        this(bytes, null, null, 0, null, length);
     }
 
     /** A received part still in gRPC's buffers. */
     private Part(InputStream kept, int length) {
-        this.bytes = null;
-        this.out = null;
+        this(null, null, null, 0, null, length);
         this.kept = kept;
-        this.length = length;
     }
 
     /** A part to send: what {@code out} holds now; valid until {@code out} is reset. */
     Part(ProtoOutput out) {
-        this.bytes = null;
+        this(null, out, null, 0, null, out.size());
+    }
+
+    /**
+     * The next part of {@code writer}'s message, of several, written when gRPC takes it: straight
+     * into gRPC's buffers through {@code block} (reused from part to part), never whole into an
+     * array of its own. gRPC takes a message inside {@code sendMessage}, unless the call is over
+     * ({@link #taken}).
+     */
+    Part(ProtoCodec.Writer writer, int target, byte[] block) {
+        this(null, null, writer, target, block, -1);
+    }
+
+    private Part(byte[] bytes, ProtoOutput out, ProtoCodec.Writer writer, int target, byte[] block, int length) {
+        this.bytes = bytes;
         this.out = out;
-        this.length = out.size();
+        this.writer = writer;
+        this.target = target;
+        this.block = block;
+        this.length = length;
+    }
+
+    /** Whether gRPC took the part (a part written as it is taken: whether it was written). */
+    boolean taken() {
+        return length >= 0;
+    }
+
+    /** Writes the part of {@link #Part(ProtoCodec.Writer, int, byte[])} into {@code target}. */
+    private int writeTo(OutputStream sink) {
+        ProtoOutput o = ProtoOutput.into(sink, block);
+        writer.writePart(o, target);
+        o.flush();
+        length = o.size();
+        return length;
     }
 
     /**
@@ -152,9 +186,58 @@ final class Part {
         byte[] buf = new byte[0];
     }
 
-    /** Bytes on the wire: the part and gRPC's five-byte message prefix. */
+    /** Bytes on the wire: the part and gRPC's five-byte message prefix; none for a part gRPC did not take. */
     long wireLength() {
-        return length + 5L;
+        return length < 0 ? 0 : length + 5L;
+    }
+
+    /**
+     * A part written as gRPC drains it. Its length is known only once it is written, so it is not
+     * {@link KnownLength}: gRPC's framer then collects it in its own buffers and prefixes the
+     * length after, without copying it again.
+     */
+    private static final class Written extends InputStream implements Drainable {
+        private final Part part;
+        private java.io.ByteArrayInputStream copy;
+
+        Written(Part part) {
+            this.part = part;
+        }
+
+        @Override
+        public int drainTo(OutputStream target) {
+            if (part.taken() || copy != null) {
+                return 0;
+            }
+            return part.writeTo(target);
+        }
+
+        /** gRPC drains; reading (another consumer) writes the part into an array once. */
+        @Override
+        public int read() {
+            return copy().read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            return copy().read(b, off, len);
+        }
+
+        @Override
+        public int available() {
+            return copy == null ? 0 : copy.available();
+        }
+
+        private java.io.ByteArrayInputStream copy() {
+            if (copy == null) {
+                java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+                if (!part.taken()) {
+                    part.writeTo(bytes);
+                }
+                copy = new java.io.ByteArrayInputStream(bytes.toByteArray());
+            }
+            return copy;
+        }
     }
 
     /** Drains a part into gRPC's buffers without an intermediate copy. */
