@@ -191,85 +191,57 @@ public final class ProtoOutput {
 
     /** {@code values[from..to)} as one packed field; nothing when the range is empty (proto3 writes no empty packed field). */
     public void writePackedDoubles(int field, double[] values, int from, int to) {
-        if (from == to) {
-            return;
-        }
-        int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 8));
-        while (sink != null && n > (buf.length - pos) / 8) {
-            // a streaming output: what fits the block, then the block goes
-            int m = (buf.length - pos) / 8;
-            ByteBuffer.wrap(buf, pos, m * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().put(values, from, m);
-            pos += m * 8;
-            from += m;
-            n -= m;
-            flush();
-        }
-        ensure(n * 8);
-        // one bulk copy; a byte-buffer view stores raw bits, so NaN payloads and -0.0 stay exact
-        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().put(values, from, n);
-        pos += n * 8;
+        writePacked(field, values, from, to, 8);
     }
 
     public void writePackedFloats(int field, float[] values, int from, int to) {
-        if (from == to) {
-            return;
-        }
-        int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 4));
-        while (sink != null && n > (buf.length - pos) / 4) {
-            // a streaming output: what fits the block, then the block goes
-            int m = (buf.length - pos) / 4;
-            ByteBuffer.wrap(buf, pos, m * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(values, from, m);
-            pos += m * 4;
-            from += m;
-            n -= m;
-            flush();
-        }
-        ensure(n * 4);
-        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(values, from, n);
-        pos += n * 4;
+        writePacked(field, values, from, to, 4);
     }
 
     /** A packed sfixed32 field: the raw little-endian ints. */
     public void writePackedSFixed32(int field, int[] values, int from, int to) {
-        if (from == to) {
-            return;
-        }
-        int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 4));
-        while (sink != null && n > (buf.length - pos) / 4) {
-            // a streaming output: what fits the block, then the block goes
-            int m = (buf.length - pos) / 4;
-            ByteBuffer.wrap(buf, pos, m * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(values, from, m);
-            pos += m * 4;
-            from += m;
-            n -= m;
-            flush();
-        }
-        ensure(n * 4);
-        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(values, from, n);
-        pos += n * 4;
+        writePacked(field, values, from, to, 4);
     }
 
     public void writePackedSFixed64(int field, long[] values, int from, int to) {
+        writePacked(field, values, from, to, 8);
+    }
+
+    /**
+     * A packed field of fixed-width numbers ({@code values} a double, float, int or long array of
+     * {@code width}-byte values): bulk copies through a little-endian byte-buffer view, which
+     * stores raw bits, so NaN payloads and -0.0 stay exact. A streaming output copies what fits
+     * its block, hands the block on, and goes on.
+     */
+    private void writePacked(int field, Object values, int from, int to, int width) {
         if (from == to) {
             return;
         }
         int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 8));
-        while (sink != null && n > (buf.length - pos) / 8) {
-            // a streaming output: what fits the block, then the block goes
-            int m = (buf.length - pos) / 8;
-            ByteBuffer.wrap(buf, pos, m * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(values, from, m);
-            pos += m * 8;
+        writeLengthDelimited(field, Math.multiplyExact(n, width));
+        while (sink != null && n > (buf.length - pos) / width) {
+            int m = (buf.length - pos) / width;
+            put(values, from, m, width);
             from += m;
             n -= m;
             flush();
         }
-        ensure(n * 8);
-        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(values, from, n);
-        pos += n * 8;
+        ensure(n * width);
+        put(values, from, n, width);
+    }
+
+    private void put(Object values, int from, int n, int width) {
+        ByteBuffer le = ByteBuffer.wrap(buf, pos, n * width).slice().order(ByteOrder.LITTLE_ENDIAN);
+        if (values instanceof double[] d) {
+            le.asDoubleBuffer().put(d, from, n);
+        } else if (values instanceof float[] f) {
+            le.asFloatBuffer().put(f, from, n);
+        } else if (values instanceof int[] i) {
+            le.asIntBuffer().put(i, from, n);
+        } else {
+            le.asLongBuffer().put((long[]) values, from, n);
+        }
+        pos += n * width;
     }
 
     public void writePackedBools(int field, boolean[] values, int from, int to) {

@@ -192,27 +192,24 @@ final class Part {
     }
 
     /**
-     * A part written as gRPC drains it. Its length is known only once it is written, so it is not
-     * {@link KnownLength}: gRPC's framer then collects it in its own buffers and prefixes the
-     * length after, without copying it again.
+     * An outgoing part as gRPC's marshaller hands it on: gRPC drains it ({@link Drainable});
+     * reading it instead (another consumer) makes an array of it once.
      */
-    private static final class Written extends InputStream implements Drainable {
-        private final Part part;
+    private abstract static class Outgoing extends InputStream implements Drainable {
+        final Part part;
         private java.io.ByteArrayInputStream copy;
 
-        Written(Part part) {
+        Outgoing(Part part) {
             this.part = part;
         }
 
-        @Override
-        public int drainTo(OutputStream target) {
-            if (part.taken() || copy != null) {
-                return 0;
-            }
-            return part.writeTo(target);
+        /** The part's bytes in an array of their own, for a reader; nothing if already drained. */
+        abstract byte[] bytes();
+
+        final boolean copied() {
+            return copy != null;
         }
 
-        /** gRPC drains; reading (another consumer) writes the part into an array once. */
         @Override
         public int read() {
             return copy().read();
@@ -223,35 +220,25 @@ final class Part {
             return copy().read(b, off, len);
         }
 
-        @Override
-        public int available() {
-            return copy == null ? 0 : copy.available();
-        }
-
-        private java.io.ByteArrayInputStream copy() {
+        final java.io.ByteArrayInputStream copy() {
             if (copy == null) {
-                java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-                if (!part.taken()) {
-                    part.writeTo(bytes);
-                }
-                copy = new java.io.ByteArrayInputStream(bytes.toByteArray());
+                copy = new java.io.ByteArrayInputStream(bytes());
             }
             return copy;
         }
     }
 
-    /** Drains a part into gRPC's buffers without an intermediate copy. */
-    private static final class Out extends InputStream implements Drainable, KnownLength {
-        private final Part part;
+    /** A part already written (into a {@link ProtoOutput}, or received): drained into gRPC's buffers without an intermediate copy. */
+    private static final class Out extends Outgoing implements KnownLength {
         private boolean drained;
 
         Out(Part part) {
-            this.part = part;
+            super(part);
         }
 
         @Override
         public int drainTo(OutputStream target) throws IOException {
-            if (drained) {
+            if (drained || copied()) {
                 return 0;
             }
             drained = true;
@@ -265,29 +252,49 @@ final class Part {
 
         @Override
         public int available() {
-            return copy != null ? copy.available() : drained ? 0 : part.length;
-        }
-
-        /** gRPC drains; reading (another consumer) copies the part once. */
-        private java.io.ByteArrayInputStream copy;
-
-        @Override
-        public int read() {
-            return copy().read();
+            return copied() ? copy().available() : drained ? 0 : part.length;
         }
 
         @Override
-        public int read(byte[] b, int off, int len) {
-            return copy().read(b, off, len);
-        }
-
-        private java.io.ByteArrayInputStream copy() {
-            if (copy == null) {
-                drained = true;
-                copy = new java.io.ByteArrayInputStream(part.out != null ? part.out.toByteArray()
-                        : part.read(new Scratch()), 0, part.length);
+        byte[] bytes() {
+            if (drained) {
+                return new byte[0];
             }
-            return copy;
+            drained = true;
+            return part.out != null ? part.out.toByteArray() : java.util.Arrays.copyOf(part.read(new Scratch()), part.length);
+        }
+    }
+
+    /**
+     * A part written as gRPC drains it. Its length is known only once it is written, so it is not
+     * {@link KnownLength}: gRPC's framer then collects it in its own buffers and prefixes the
+     * length after, without copying it again.
+     */
+    private static final class Written extends Outgoing {
+        Written(Part part) {
+            super(part);
+        }
+
+        @Override
+        public int drainTo(OutputStream target) {
+            if (part.taken() || copied()) {
+                return 0;
+            }
+            return part.writeTo(target);
+        }
+
+        @Override
+        public int available() {
+            return copied() ? copy().available() : 0;
+        }
+
+        @Override
+        byte[] bytes() {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            if (!part.taken()) {
+                part.writeTo(bytes);
+            }
+            return bytes.toByteArray();
         }
     }
 }
