@@ -46,6 +46,9 @@ final class Part {
         }
     };
 
+    /** Parts this large or larger are read in place from gRPC's buffers ({@link #readInto}). */
+    static final int IN_PLACE_BYTES = 64 << 10;
+
     /** The block a part of a message of several is written through into gRPC's buffers. */
     static final int BLOCK_BYTES = 64 << 10;
 
@@ -112,10 +115,17 @@ final class Part {
      * part is refused). gRPC's buffers are read in place when they show their bytes as
      * {@link ByteBuffer}s ({@link HasByteBuffer}: Netty's buffers do): packed numbers are copied
      * from them straight into the value's arrays, without first copying the part into an array.
-     * Otherwise the part is copied into {@code scratch} first ({@link #read}). Reading thread only.
+     * Otherwise, and for a part under {@link #IN_PLACE_BYTES} (a small call's message: one copy of
+     * it costs less than walking gRPC's buffers), the part is copied into {@code scratch} first
+     * ({@link #read}). Reading thread only.
      */
     void readInto(ProtoCodec.Reader reader, Scratch scratch) {
-        if (kept instanceof HasByteBuffer h && h.byteBufferSupported()) {
+        readInto(reader, scratch, IN_PLACE_BYTES);
+    }
+
+    /** {@link #readInto(ProtoCodec.Reader, Scratch)}, reading in place parts of {@code minInPlace} bytes or more. */
+    void readInto(ProtoCodec.Reader reader, Scratch scratch, int minInPlace) {
+        if (length >= minInPlace && kept instanceof HasByteBuffer h && h.byteBufferSupported()) {
             InputStream in = kept;
             try {
                 reader.readPart(new ProtoInput.Source() {

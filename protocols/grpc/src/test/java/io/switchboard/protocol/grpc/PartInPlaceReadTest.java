@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A received part read in place from gRPC's buffers ({@link Part#readInto}) reads what the same
+ * A received part read in place from gRPC's buffers ({@link Part#readInto}; here whatever its size,
+ * as a part of {@link Part#IN_PLACE_BYTES} or more is) reads what the same
  * bytes read from one array read, however the buffers cut them, and gives the buffers back exactly
  * once, whether the part reads well or is refused.
  */
@@ -37,12 +38,14 @@ class PartInPlaceReadTest {
             String element = (String) shape[0];
             byte[] bytes = CODEC.toBytes(element, shape[1], 1_000_000);
             for (int cut : CUTS) {
-                AtomicInteger closed = new AtomicInteger();
-                Part part = Part.MARSHALLER.parse(new Buffers(bytes, cut, closed));
-                ProtoCodec.Reader r = CODEC.reader(element, BinaryLimits.unlimited(), bytes.length);
-                part.readInto(r, new Part.Scratch());
-                assertArrayEquals(bytes, CODEC.toBytes(element, r.finish(), 1_000_000), element + " in buffers of " + cut);
-                assertEquals(1, closed.get(), "gRPC's buffers are given back once");
+                for (int minInPlace : new int[] {0, Part.IN_PLACE_BYTES}) {   // in place, or copied if small
+                    AtomicInteger closed = new AtomicInteger();
+                    Part part = Part.MARSHALLER.parse(new Buffers(bytes, cut, closed));
+                    ProtoCodec.Reader r = CODEC.reader(element, BinaryLimits.unlimited(), bytes.length);
+                    part.readInto(r, new Part.Scratch(), minInPlace);
+                    assertArrayEquals(bytes, CODEC.toBytes(element, r.finish(), 1_000_000), element + " in buffers of " + cut);
+                    assertEquals(1, closed.get(), "gRPC's buffers are given back once");
+                }
             }
         }
     }
@@ -62,7 +65,7 @@ class PartInPlaceReadTest {
             do {
                 out.reset();
                 w.writePart(out, ProtoCodec.PART_BYTES);
-                Part.MARSHALLER.parse(new Buffers(out.toByteArray(), cut, new AtomicInteger())).readInto(r, new Part.Scratch());
+                Part.MARSHALLER.parse(new Buffers(out.toByteArray(), cut, new AtomicInteger())).readInto(r, new Part.Scratch(), 0);
             } while (w.hasMore());
             Values.assertSameDoubles(values, ((EchoDoubles) r.finish()).getValues());
         }
@@ -89,7 +92,7 @@ class PartInPlaceReadTest {
                     AtomicInteger closed = new AtomicInteger();
                     String inPlace = outcome(() -> {
                         ProtoCodec.Reader r = CODEC.reader(element, BinaryLimits.unlimited(), -1);
-                        Part.MARSHALLER.parse(new Buffers(bytes, cut, closed)).readInto(r, new Part.Scratch());
+                        Part.MARSHALLER.parse(new Buffers(bytes, cut, closed)).readInto(r, new Part.Scratch(), 0);
                         return r.finish();
                     }, element);
                     assertEquals(fromArray, inPlace, element + " cut to " + length + " bytes, in buffers of " + cut);
@@ -107,7 +110,7 @@ class PartInPlaceReadTest {
         AtomicInteger closed = new AtomicInteger();
         Part part = Part.MARSHALLER.parse(new Buffers(bytes, 100, closed));
         ProtoCodec.Reader r = CODEC.reader("echoDoubles", BinaryLimits.of(bytes.length - 1, 10), -1);
-        WireFormatException e = assertThrows(WireFormatException.class, () -> part.readInto(r, new Part.Scratch()));
+        WireFormatException e = assertThrows(WireFormatException.class, () -> part.readInto(r, new Part.Scratch(), 0));
         assertEquals(WireFormatException.SIZE_LIMIT, e.reason());
         assertEquals(1, closed.get());
         part.release();
