@@ -126,6 +126,8 @@ public abstract class ProtoCodec {
     public abstract static class Reader {
         private final BinaryLimits limits;
         private long total;
+        /** The window of {@link #readPart(ProtoInput.Source, int)}, kept from part to part. */
+        private byte[] window = new byte[0];
         /** The field being read, {@code Type.field}; null between fields. */
         private String field;
 
@@ -158,6 +160,30 @@ public abstract class ProtoCodec {
                 merge(new ProtoInput(buf, from, to, limits));
             } catch (WireFormatException e) {
                 throw named(e);
+            }
+        }
+
+        /**
+         * Merges a part of {@code length} bytes that {@code source} holds (a transport's buffers),
+         * reading them once, in order: packed numbers are copied from the source's buffers straight
+         * into the value, the other fields pass through a small window array kept for the next part.
+         *
+         * @throws WireFormatException when it is malformed, shorter than {@code length}, or over a limit
+         */
+        public final void readPart(ProtoInput.Source source, int length) {
+            total += length;
+            if (total > limits.maxMessageBytes()) {
+                throw new WireFormatException(WireFormatException.SIZE_LIMIT, "the message is over the limit of "
+                        + limits.maxMessageBytes() + " bytes");
+            }
+            field = null;
+            ProtoInput in = new ProtoInput(source, length, window, limits);
+            try {
+                merge(in);
+            } catch (WireFormatException e) {
+                throw named(e);
+            } finally {
+                window = in.window();
             }
         }
 

@@ -2,6 +2,9 @@ package io.switchboard.codec.proto;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +17,11 @@ import java.util.Arrays;
  *
  * <p>Lengths of nested messages come first on the wire, so a caller knows them before it writes a
  * message field ({@link #writeLengthDelimited}); the generated codecs compute them in a size pass.
+ *
+ * <p>An output made by {@link #into} writes into a stream instead (a transport's own buffers, say):
+ * its array is a small block handed to the stream whenever it is full, so a packed array goes from
+ * the value to the stream through a block that stays in the CPU's cache, never through an array of
+ * the whole part.
  */
 public final class ProtoOutput {
     public static final int VARINT = 0;
@@ -26,28 +34,72 @@ public final class ProtoOutput {
 
     private byte[] buf;
     private int pos;
+    /** Where a streaming output's full blocks go; null for an output that keeps its bytes. */
+    private final OutputStream sink;
+    /** Bytes handed to the sink so far. */
+    private int flushed;
 
     public ProtoOutput(int initialCapacity) {
         buf = new byte[Math.max(16, initialCapacity)];
+        sink = null;
+    }
+
+    private ProtoOutput(OutputStream sink, byte[] block) {
+        this.buf = block;
+        this.sink = sink;
+    }
+
+    /**
+     * An output that writes into {@code sink} through {@code block} (at least 16 bytes; a value
+     * larger than it, a long string, grows a block of its own): {@link #flush} after the last
+     * write. {@link #size} counts every byte written.
+     */
+    public static ProtoOutput into(OutputStream sink, byte[] block) {
+        if (block.length < 16) {
+            throw new IllegalArgumentException("a block of " + block.length + " bytes");
+        }
+        return new ProtoOutput(sink, block);
+    }
+
+    /** Hands what a streaming output holds to its stream. */
+    public void flush() {
+        if (sink != null && pos > 0) {
+            try {
+                sink.write(buf, 0, pos);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            flushed += pos;
+            pos = 0;
+        }
     }
 
     /** The bytes written so far. */
     public byte[] toByteArray() {
+        keeping();
         return Arrays.copyOf(buf, pos);
     }
 
     public int size() {
-        return pos;
+        return flushed + pos;
     }
 
     /** Copies the bytes written so far to {@code target}, without an intermediate array. */
-    public void writeTo(java.io.OutputStream target) throws java.io.IOException {
+    public void writeTo(OutputStream target) throws IOException {
+        keeping();
         target.write(buf, 0, pos);
     }
 
     /** Forgets what was written, keeping the buffer: the next part starts here. */
     public void reset() {
+        keeping();
         pos = 0;
+    }
+
+    private void keeping() {
+        if (sink != null) {
+            throw new IllegalStateException("a streaming output keeps no bytes");
+        }
     }
 
     public void writeTag(int field, int wireType) {
@@ -139,49 +191,57 @@ public final class ProtoOutput {
 
     /** {@code values[from..to)} as one packed field; nothing when the range is empty (proto3 writes no empty packed field). */
     public void writePackedDoubles(int field, double[] values, int from, int to) {
-        if (from == to) {
-            return;
-        }
-        int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 8));
-        ensure(n * 8);
-        // one bulk copy; a byte-buffer view stores raw bits, so NaN payloads and -0.0 stay exact
-        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().put(values, from, n);
-        pos += n * 8;
+        writePacked(field, values, from, to, 8);
     }
 
     public void writePackedFloats(int field, float[] values, int from, int to) {
-        if (from == to) {
-            return;
-        }
-        int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 4));
-        ensure(n * 4);
-        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(values, from, n);
-        pos += n * 4;
+        writePacked(field, values, from, to, 4);
     }
 
     /** A packed sfixed32 field: the raw little-endian ints. */
     public void writePackedSFixed32(int field, int[] values, int from, int to) {
-        if (from == to) {
-            return;
-        }
-        int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 4));
-        ensure(n * 4);
-        ByteBuffer.wrap(buf, pos, n * 4).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(values, from, n);
-        pos += n * 4;
+        writePacked(field, values, from, to, 4);
     }
 
     public void writePackedSFixed64(int field, long[] values, int from, int to) {
+        writePacked(field, values, from, to, 8);
+    }
+
+    /**
+     * A packed field of fixed-width numbers ({@code values} a double, float, int or long array of
+     * {@code width}-byte values): bulk copies through a little-endian byte-buffer view, which
+     * stores raw bits, so NaN payloads and -0.0 stay exact. A streaming output copies what fits
+     * its block, hands the block on, and goes on.
+     */
+    private void writePacked(int field, Object values, int from, int to, int width) {
         if (from == to) {
             return;
         }
         int n = to - from;
-        writeLengthDelimited(field, Math.multiplyExact(n, 8));
-        ensure(n * 8);
-        ByteBuffer.wrap(buf, pos, n * 8).slice().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(values, from, n);
-        pos += n * 8;
+        writeLengthDelimited(field, Math.multiplyExact(n, width));
+        while (sink != null && n > (buf.length - pos) / width) {
+            int m = (buf.length - pos) / width;
+            put(values, from, m, width);
+            from += m;
+            n -= m;
+            flush();
+        }
+        ensure(n * width);
+        put(values, from, n, width);
+    }
+
+    private void put(Object values, int from, int n, int width) {
+        ByteBuffer le = ByteBuffer.wrap(buf, pos, n * width).slice().order(ByteOrder.LITTLE_ENDIAN);
+        if (values instanceof double[] d) {
+            le.asDoubleBuffer().put(d, from, n);
+        } else if (values instanceof float[] f) {
+            le.asFloatBuffer().put(f, from, n);
+        } else if (values instanceof int[] i) {
+            le.asIntBuffer().put(i, from, n);
+        } else {
+            le.asLongBuffer().put((long[]) values, from, n);
+        }
+        pos += n * width;
     }
 
     public void writePackedBools(int field, boolean[] values, int from, int to) {
@@ -237,6 +297,9 @@ public final class ProtoOutput {
     }
 
     private void ensure(int more) {
+        if (buf.length - pos < more && sink != null) {
+            flush();
+        }
         if (buf.length - pos < more) {
             long wanted = Math.max((long) buf.length * 2, (long) pos + more);
             if (wanted > Integer.MAX_VALUE - 16) {

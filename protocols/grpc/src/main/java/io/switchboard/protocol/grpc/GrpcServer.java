@@ -391,7 +391,7 @@ final class GrpcServer implements ProtocolServer {
                 Part.Scratch scratch = new Part.Scratch();
                 for (Part part = queue.take(); part != null; part = queue.take()) {
                     PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
-                    reader.readPart(part.read(scratch), 0, part.length);
+                    part.readInto(reader, scratch);
                 }
                 request = reader.finish();
                 PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
@@ -439,13 +439,27 @@ final class GrpcServer implements ProtocolServer {
             headers.put(GrpcErrors.SIZE, Long.toString(writer.size()));
             call.sendHeaders(headers);
             int target = GrpcTransport.partTarget(op);
-            ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
-            do {
-                out.reset();
-                writer.writePart(out, target);
-                awaitReady();
-                call.sendMessage(new Part(out));
-            } while (writer.hasMore());
+            if (writer.size() > target) {
+                // a message of several parts: each is written straight into gRPC's buffers as gRPC
+                // takes it, once the stream is ready for it
+                byte[] block = new byte[Part.BLOCK_BYTES];
+                do {
+                    awaitReady();
+                    Part part = new Part(writer, target, block);
+                    call.sendMessage(part);
+                    if (!part.taken()) {
+                        throw new CancelledException(); // the call is over: gRPC takes no more messages
+                    }
+                } while (writer.hasMore());
+            } else {
+                ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
+                do {
+                    out.reset();
+                    writer.writePart(out, target);
+                    awaitReady();
+                    call.sendMessage(new Part(out));
+                } while (writer.hasMore());
+            }
             call.close(Status.OK, new Metadata());
             PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
         }

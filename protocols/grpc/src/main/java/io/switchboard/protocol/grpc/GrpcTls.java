@@ -31,8 +31,12 @@ final class GrpcTls {
     private GrpcTls() {
     }
 
-    /** The server's credentials: insecure without TLS settings. */
+    /** The server's credentials: insecure without TLS settings; with {@link NettyTuning#server}'s cumulation. */
     static ServerCredentials server(TlsSettings tls) {
+        return NettyTuning.server(serverCredentials(tls));
+    }
+
+    private static ServerCredentials serverCredentials(TlsSettings tls) {
         if (tls == null) {
             return InsecureServerCredentials.create();
         }
@@ -45,9 +49,14 @@ final class GrpcTls {
 
     /**
      * A channel's credentials for an endpoint of {@code scheme}: TLS for {@code grpcs} (the
-     * settings' trust, else the JVM's, and the settings' key if any), plain text for {@code grpc}.
+     * settings' trust, else the JVM's, and the settings' key if any), plain text for {@code grpc};
+     * with {@link NettyTuning#channel}'s cumulation.
      */
     static ChannelCredentials channel(String scheme, TlsSettings tls) {
+        return NettyTuning.channel(channelCredentials(scheme, tls));
+    }
+
+    private static ChannelCredentials channelCredentials(String scheme, TlsSettings tls) {
         if (!TLS_SCHEME.equals(scheme)) {
             return InsecureChannelCredentials.create();
         }

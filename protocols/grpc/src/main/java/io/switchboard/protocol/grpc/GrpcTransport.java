@@ -176,6 +176,28 @@ final class GrpcTransport implements Transport {
         start(call, listener, options, writer);
         return exchange(operation, call, listener, () -> {
             int target = partTarget(operation);
+            if (writer.size() > target) {
+                // a message of several parts: each is written straight into gRPC's buffers as gRPC
+                // takes it (Part(writer, ...)), once the stream is ready for it
+                byte[] block = new byte[Part.BLOCK_BYTES];
+                listener.awaitReady();
+                Part first = new Part(writer, target, block);
+                call.sendMessage(first);
+                // counted once the call did not fail as undelivered: a refused connection put nothing on the wire
+                listener.unconfirmedSent = first.wireLength();
+                while (first.taken() && writer.hasMore()) {
+                    listener.awaitReady();
+                    Part part = new Part(writer, target, block);
+                    call.sendMessage(part);
+                    if (!part.taken()) {
+                        break; // the call is over: gRPC takes no more messages
+                    }
+                    listener.countSent(part.wireLength());
+                }
+                call.halfClose();
+                PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+                return;
+            }
             ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
             writer.writePart(out, target);
             // A message of one part goes out with the headers, without waiting for the stream to be
@@ -368,7 +390,7 @@ final class GrpcTransport implements Transport {
                         : codec.reader(operation.responseElement().getLocalPart(), limits, listener.queue.announced());
                 for (Part part = first; part != null; part = listener.queue.take()) {
                     PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
-                    reader.readPart(part.read(scratch), 0, part.length);
+                    part.readInto(reader, scratch);
                 }
             } catch (FaultArrived fault) {
                 Object info = codec.fromBytes(operation.faultElement().getLocalPart(), fault.info, limits);

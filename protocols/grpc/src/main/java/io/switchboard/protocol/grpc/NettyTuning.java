@@ -1,7 +1,18 @@
 package io.switchboard.protocol.grpc;
 
+import io.grpc.ChannelCredentials;
+import io.grpc.ServerCredentials;
+import io.grpc.internal.ObjectPool;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcHttp2ConnectionHandler;
+import io.grpc.netty.shaded.io.grpc.netty.InternalNettyChannelCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.InternalNettyServerCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiator;
 import io.grpc.netty.shaded.io.netty.buffer.ByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
+import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
+import io.grpc.netty.shaded.io.netty.handler.codec.ByteToMessageDecoder;
+import io.grpc.netty.shaded.io.netty.util.AsciiString;
+import java.util.concurrent.Executor;
 import io.switchboard.codec.proto.ProtoCodec;
 
 /**
@@ -42,6 +53,68 @@ final class NettyTuning {
             PooledByteBufAllocator.defaultSmallCacheSize(),
             PooledByteBufAllocator.defaultNormalCacheSize(),
             PooledByteBufAllocator.defaultUseCacheForAllThreads());
+
+    /**
+     * {@code credentials} (plain text or TLS, unchanged) with one change to each connection's
+     * HTTP/2 handler: incoming bytes are cumulated as a composite of the socket reads instead of
+     * being merged into one buffer. Netty's default (merging) copies every read that follows a
+     * read ending inside a frame, and since the DATA frames already passed up are slices that
+     * gRPC still holds, it cannot append in place: it allocates a new buffer and copies the tail
+     * and the read into it. A streamed part of 1 MiB is 64 frames of 16 KiB over reads that rarely
+     * end on a frame boundary, so nearly every received byte was copied once on the event loop
+     * (and the new buffers churned the pool's chunks). The composite keeps the reads as they came;
+     * a frame that spans two reads is a slice across both.
+     */
+    static ChannelCredentials channel(ChannelCredentials credentials) {
+        InternalProtocolNegotiator.ClientFactory inner = InternalNettyChannelCredentials.toNegotiator(credentials);
+        return InternalNettyChannelCredentials.create(new InternalProtocolNegotiator.ClientFactory() {
+            @Override
+            public InternalProtocolNegotiator.ProtocolNegotiator newNegotiator() {
+                return new CompositeCumulation(inner.newNegotiator());
+            }
+
+            @Override
+            public int getDefaultPort() {
+                return inner.getDefaultPort();
+            }
+        });
+    }
+
+    /** {@link #channel}, for a server's connections. */
+    static ServerCredentials server(ServerCredentials credentials) {
+        InternalProtocolNegotiator.ServerFactory inner = InternalNettyServerCredentials.toNegotiator(credentials);
+        return InternalNettyServerCredentials.create(new InternalProtocolNegotiator.ServerFactory() {
+            @Override
+            public InternalProtocolNegotiator.ProtocolNegotiator newNegotiator(ObjectPool<? extends Executor> executors) {
+                return new CompositeCumulation(inner.newNegotiator(executors));
+            }
+        });
+    }
+
+    /** A negotiator (plain text or TLS) that sets the composite cumulator on gRPC's HTTP/2 handler. */
+    private static final class CompositeCumulation implements InternalProtocolNegotiator.ProtocolNegotiator {
+        private final InternalProtocolNegotiator.ProtocolNegotiator negotiator;
+
+        CompositeCumulation(InternalProtocolNegotiator.ProtocolNegotiator negotiator) {
+            this.negotiator = negotiator;
+        }
+
+        @Override
+        public AsciiString scheme() {
+            return negotiator.scheme();
+        }
+
+        @Override
+        public ChannelHandler newHandler(GrpcHttp2ConnectionHandler grpcHandler) {
+            grpcHandler.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+            return negotiator.newHandler(grpcHandler);
+        }
+
+        @Override
+        public void close() {
+            negotiator.close();
+        }
+    }
 
     private NettyTuning() {
     }
