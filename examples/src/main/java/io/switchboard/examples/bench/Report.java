@@ -99,7 +99,7 @@ public final class Report {
         b.append("| per cell and protocol | ").append(machine.perCell()).append(" |\n");
         b.append("| pinning | ").append(machine.pinning()).append(" |\n\n");
         b.append("Times are round trips in µs over the timed calls (median, p10, p90, min); protocols were interleaved call by call, ")
-                .append("the order rotated every round, and every protocol of a cell has the same number of samples. ")
+                .append("in a fresh (seeded) order every round, and every protocol of a cell has the same number of samples. ")
                 .append("Each **÷ X** column divides this row's median by X's median, and its p10 by X's p10, for the same cell ")
                 .append("in this run (median / p10; above 1 is slower), for the baselines present: the raw socket, plain grpc-java ")
                 .append("unary (default executor), bare Axis2, Java RMI and Switchboard's SOAP. MB/s counts the payload both ways (2 × payload ÷ median; 8 bytes per double, ")
