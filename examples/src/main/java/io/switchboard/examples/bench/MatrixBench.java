@@ -136,10 +136,12 @@ final class MatrixBench {
                         tallies.get(policy).reset();
                     }
                     List<String> order = new ArrayList<>(samples.keySet());
+                    java.util.Random shuffle = new java.util.Random(order.size());   // the same orders in every run
                     for (int r = 0; r < config.reps(); r++) {
-                        // each round starts with another policy: the product after a SOAP one pays for the
-                        // garbage SOAP left in the workers, and that must not always be the same policy
-                        java.util.Collections.rotate(order, -1);
+                        // a fresh order every round: the product after a SOAP one pays for the garbage SOAP
+                        // left in the workers, and that must not always be the same policy (a rotation kept
+                        // the cycle, so the same policy always came right after it)
+                        java.util.Collections.shuffle(order, shuffle);
                         for (String policy : order) {
                             if (failures.containsKey(policy) || (r > 0 && elapsed.get(policy) > config.budget().toNanos())) {
                                 continue;
