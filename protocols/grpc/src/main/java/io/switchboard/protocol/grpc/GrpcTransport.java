@@ -170,13 +170,19 @@ final class GrpcTransport implements Transport {
 
     private Object call(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer,
                         CallerExecutor caller) throws DeclaredFault {
-        ClientCall<Part, Part> call = newCall(operation, options, caller, writer.size() <= partTarget(operation));
+        int target = partTarget(operation);
+        // a message within one part by its size is written now: whether it did fit in one part (the
+        // writer cuts a packed field with some room to spare) decides how the call is made
+        ProtoOutput out = writer.size() > target ? null : new ProtoOutput((int) writer.size() + 64);
+        if (out != null) {
+            writer.writePart(out, target);
+        }
+        ClientCall<Part, Part> call = newCall(operation, options, caller, out != null && !writer.hasMore());
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());
         listener.runOn(caller);
         start(call, listener, options, writer);
         return exchange(operation, call, listener, () -> {
-            int target = partTarget(operation);
-            if (writer.size() > target) {
+            if (out == null) {
                 // a message of several parts: each is written straight into gRPC's buffers as gRPC
                 // takes it (Part(writer, ...)), once the stream is ready for it
                 byte[] block = new byte[Part.BLOCK_BYTES];
@@ -198,8 +204,6 @@ final class GrpcTransport implements Transport {
                 PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
                 return;
             }
-            ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
-            writer.writePart(out, target);
             // A message of one part goes out with the headers, without waiting for the stream to be
             // ready: gRPC holds it until the stream exists. Waiting cost a hand-off to the event loop
             // and back on every small call.

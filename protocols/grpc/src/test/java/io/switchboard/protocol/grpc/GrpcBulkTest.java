@@ -81,6 +81,31 @@ class GrpcBulkTest {
     }
 
     @Test
+    void aMessageThatFitsOnePartBySizeButIsCutInTwoStillGoesWhole() {
+        // 131,071 doubles: 1,048,572 bytes, under the part target (1 MiB), but a packed piece leaves
+        // 16 bytes of room, so the writer cuts it in two: the call must not assume one part from the size
+        int n = (io.switchboard.codec.proto.ProtoCodec.PART_BYTES - 16) / 8 + 1;
+        double[] values = new double[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = i * 0.5 - 7;
+        }
+        io.switchboard.testing.conformance.EchoDoubles request = new io.switchboard.testing.conformance.EchoDoubles();
+        request.setValues(values);
+        io.switchboard.codec.proto.ProtoCodec.Writer writer = ConformanceComponent.DESCRIPTOR
+                .codec(io.switchboard.codec.proto.ProtoCodec.class).writer("echoDoubles", request, 1000);
+        int target = io.switchboard.codec.proto.ProtoCodec.PART_BYTES;
+        assertTrue(writer.size() <= target, "the premise: within one part by size, " + writer.size());
+        writer.writePart(new io.switchboard.codec.proto.ProtoOutput(target + 64), target);
+        assertTrue(writer.hasMore(), "the premise: the writer cuts it in two");
+
+        // promptly: a call made as one part's stalled on its second until the call's timeout (60 s)
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            assertArrayEquals(values, stub.echoDoubles(values));
+            assertArrayEquals(values, ConformanceComponent.stub(transport).echoDoublesAsync(values).join());
+        });
+    }
+
+    @Test
     void nanPayloadsAndSignedZerosKeepTheirBits() {
         long[] bits = {0x7ff0000000000001L, 0x7ff8000000000abcL, 0xfff0000000123456L, 0xfff8000000000000L,
             Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY),
