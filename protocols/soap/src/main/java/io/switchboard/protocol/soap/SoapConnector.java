@@ -196,6 +196,12 @@ final class SoapConnector extends ServerConnector {
         return getConnectedEndPoints().size();
     }
 
+    /** How often the open connections' requests waited for their bytes through Jetty's selector; for tests. */
+    long selectorWaitsInRequests() {
+        return getConnectedEndPoints().stream().mapToLong(e -> e instanceof SoapEndPoint s ? s.selectorWaitsInRequest() : 0)
+                .sum();
+    }
+
     /** Connections in a request or its answer. */
     int busyConnections() {
         return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();

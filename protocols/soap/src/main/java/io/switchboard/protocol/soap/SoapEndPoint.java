@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The thread that answered a request waits up to {@value #NEXT_REQUEST_WAIT_MILLIS} ms on the
  * socket for the next one and handles it itself ({@link #awaitNextRequest}, for
- * {@link SoapHttpConnection}); only then does the connection go back to Jetty's selector.
+ * {@link SoapHttpConnection}); only then does the connection go back to Jetty's selector. A
+ * handler that reads the request's body waits the same way for bytes still on their way
+ * ({@link #awaitRequestBytes}): Axis2's client sends a request's last chunk a moment after its body.
  */
 final class SoapEndPoint extends SocketChannelEndPoint {
     private static final Logger LOG = LoggerFactory.getLogger(SoapEndPoint.class);
@@ -79,6 +81,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     /** Idle since (idle states), the request's first byte ({@link State#IN_REQUEST}), or the cut. */
     private long sinceNanos = System.nanoTime();
     private long requestBytes;
+    /** Waits for a request's bytes that went through Jetty's selector (not {@link #awaitRequestBytes}). */
+    private long selectorWaitsInRequest;
 
     SoapEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key, Scheduler scheduler,
                  long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger, Waiters waiters) {
@@ -134,8 +138,17 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         } else if (awaiting == Thread.currentThread() && state() == State.BETWEEN_REQUESTS) {
             deferred = true;
         } else {
+            synchronized (this) {
+                if (state == State.IN_REQUEST) {
+                    selectorWaitsInRequest++;
+                }
+            }
             super.needsFillInterest();
         }
+    }
+
+    synchronized long selectorWaitsInRequest() {
+        return selectorWaitsInRequest;
     }
 
     /** The current thread handles this connection and may wait for its next request; false if it does already, or must not block. */
@@ -161,6 +174,24 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
         super.needsFillInterest();
         return false;
+    }
+
+    /**
+     * Waits a moment on the calling thread for more of the current request's bytes: true if they
+     * came. False at once on a thread that must not block, outside a request, or past the
+     * request's deadline, so that the reader waits through Jetty's selector, where the deadline is
+     * checked. Through the selector, a blocked reader is woken by a second thread woken first.
+     */
+    boolean awaitRequestBytes() {
+        if (Invocable.isNonBlockingInvocation()) {
+            return false;
+        }
+        synchronized (this) {
+            if (state != State.IN_REQUEST || overdue(System.nanoTime())) {
+                return false;
+            }
+        }
+        return waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS) && isOpen();
     }
 
     /** The thread leaves the connection; a wait it still owed goes to the selector. */

@@ -72,7 +72,7 @@ final class SoapPostHandler extends Handler.Wrapper {
         }
         PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
         String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
-        InputStream in = Content.Source.asInputStream(request);
+        InputStream in = Content.Source.asInputStream(body(request));
         Answer out = new Answer(response);
         MessageContext mc = messageContext(request, out);
         mc.setProperty(Constants.Configuration.CONTENT_TYPE, contentType);
@@ -110,6 +110,26 @@ final class SoapPostHandler extends Handler.Wrapper {
             }
         }
         return true;
+    }
+
+    /**
+     * The request's body; on a plain connection, a read that finds no bytes first waits for them
+     * on this thread ({@link SoapEndPoint#awaitRequestBytes}) before it waits through Jetty's selector.
+     */
+    private static Content.Source body(Request request) {
+        if (!(request.getConnectionMetaData().getConnection().getEndPoint() instanceof SoapEndPoint endPoint)) {
+            return request;   // over TLS the bytes come through the TLS end point
+        }
+        return new Request.Wrapper(request) {
+            @Override
+            public Content.Chunk read() {
+                Content.Chunk chunk = super.read();
+                while (chunk == null && endPoint.awaitRequestBytes()) {
+                    chunk = super.read();
+                }
+                return chunk;
+            }
+        };
     }
 
     /** What Axis2's servlet sets up for a request, less what nothing here reads (the servlet objects, the header map). */
