@@ -129,9 +129,19 @@ final class Part {
             InputStream in = kept;
             try {
                 reader.readPart(new ProtoInput.Source() {
+                    /**
+                     * gRPC's current buffer, kept until its bytes are consumed: the reader asks for
+                     * the next bytes several times per buffer, and Netty makes a new ByteBuffer (and
+                     * an array of them) on every getByteBuffer.
+                     */
+                    private ByteBuffer current;
+
                     @Override
                     public ByteBuffer next() {
-                        return h.getByteBuffer();
+                        if (current == null) {
+                            current = h.getByteBuffer();
+                        }
+                        return current;
                     }
 
                     @Override
@@ -142,6 +152,14 @@ final class Part {
                             }
                         } catch (IOException e) {
                             throw new UncheckedIOException(e);
+                        }
+                        ByteBuffer c = current;
+                        if (c != null) {
+                            if (n >= c.remaining()) {
+                                current = null;
+                            } else {
+                                c.position(c.position() + n);
+                            }
                         }
                     }
                 }, length);

@@ -71,6 +71,30 @@ class PartInPlaceReadTest {
         }
     }
 
+    /**
+     * The reader looks at gRPC's current buffer several times (tags and lengths through its
+     * window, a value cut at the buffer's end, the packed run after it), but asks gRPC for each
+     * buffer once: Netty makes new ByteBuffers on every ask.
+     */
+    @Test
+    void eachOfGrpcsBuffersIsAskedForOnce() {
+        double[] values = new double[20_000];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = Math.sqrt(i) - 3;
+        }
+        EchoDoubles d = new EchoDoubles();
+        d.setValues(values);
+        byte[] bytes = CODEC.toBytes("echoDoubles", d, 10);
+        for (int cut : new int[] {13, 4097, 16 * 1024 + 3, 70_000}) {
+            Buffers buffers = new Buffers(bytes, cut, new AtomicInteger());
+            int count = buffers.buffers.size();
+            ProtoCodec.Reader r = CODEC.reader("echoDoubles", BinaryLimits.unlimited(), bytes.length);
+            Part.MARSHALLER.parse(buffers).readInto(r, new Part.Scratch(), 0);
+            Values.assertSameDoubles(values, ((EchoDoubles) r.finish()).getValues());
+            assertEquals(count, buffers.shown.get(), "getByteBuffer calls for " + count + " buffers of " + cut + " bytes");
+        }
+    }
+
     /** A part cut short reads as the same bytes in one array do: refused alike, or read alike. */
     @Test
     void aTruncatedPartIsRefusedAsFromAnArray() {
@@ -137,10 +161,13 @@ class PartInPlaceReadTest {
     private static final class Buffers extends InputStream implements KnownLength, Detachable, HasByteBuffer {
         private final List<ByteBuffer> buffers = new ArrayList<>();
         private final AtomicInteger closed;
+        /** Calls of {@link #getByteBuffer}, shared with the detached stream. */
+        private final AtomicInteger shown;
         private int left;
 
         Buffers(byte[] bytes, int cut, AtomicInteger closed) {
             this.closed = closed;
+            this.shown = new AtomicInteger();
             for (int at = 0; at < bytes.length; at += cut) {
                 // direct, as Netty's are, each a copy: nothing reads the array behind them
                 int n = Math.min(cut, bytes.length - at);
@@ -153,6 +180,7 @@ class PartInPlaceReadTest {
         private Buffers(Buffers from) {
             this.buffers.addAll(from.buffers);
             this.closed = from.closed;
+            this.shown = from.shown;
             this.left = from.left;
             from.buffers.clear();
             from.left = 0;
@@ -175,6 +203,7 @@ class PartInPlaceReadTest {
 
         @Override
         public ByteBuffer getByteBuffer() {
+            shown.incrementAndGet();
             return buffers.get(0).slice();
         }
 
