@@ -72,6 +72,7 @@ final class SoapClient implements ProtocolClient {
                 .disableAuthCaching()
                 .disableConnectionState()
                 .addExecInterceptorFirst(WireCounting.NAME, new WireCounting())
+                .addExecInterceptorFirst(DeferredFlush.NAME, new DeferredFlush())
                 .build();
     }
 
