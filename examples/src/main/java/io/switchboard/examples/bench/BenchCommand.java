@@ -100,6 +100,12 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", paramLabel = "N", description = "Untimed calls per cell first (default 5; 2 with --quick).")
     Integer warmup;
 
+    @Option(names = "--settle", paramLabel = "SECONDS",
+            description = "After a cell's warm-up calls, more of them until the JIT compilers of both JVMs are quiet (under "
+                    + "2% of a second's calls), for at most this long (default 20; 0 with --quick, and 0 never waits). "
+                    + "A cell timed while they still work measures them: its note then says how long they worked.")
+    Integer settle;
+
     @Option(names = "--budget", paramLabel = "SECONDS",
             description = "Time per cell for its slowest protocol (default 10; 2 with --quick): every protocol of a cell gets as many "
                     + "samples as the slowest fits in it; a call expected (from the previous size's p10) to take over a quarter of it is skipped.")
@@ -161,7 +167,8 @@ public final class BenchCommand implements Callable<Integer> {
         Path dir = out != null ? out : defaultOut();
         Files.createDirectories(dir);
         Sweep.Config config = new Sweep.Config(sizes(), or(warmup, 5, 2), or(reps, 30, 5),
-                Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)), Math.max(1, runs));
+                Duration.ofSeconds(or(budget, 10, 2)), pinMax, Duration.ofMillis(or(null, 10_000, 1_000)), Math.max(1, runs),
+                Duration.ofSeconds(or(settle, 20, 0)));
         List<String> serverFlags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC"));
         if (phases) {
             serverFlags.add("-Dswitchboard.phases=true");
@@ -254,9 +261,11 @@ public final class BenchCommand implements Callable<Integer> {
         Report.Machine machine = new Report.Machine(Report.Machine.now(), cpus,
                 Report.Machine.currentCpuModel(), loadStart, Report.Machine.loadAverage(), Report.Machine.currentJava(), clientFlags,
                 String.join(" ", serverFlags),
-                String.format("%d untimed warm-up calls, then up to %d timed calls within %d s for the slowest protocol, "
+                String.format("%d untimed warm-up calls%s, then up to %d timed calls within %d s for the slowest protocol, "
                         + "the same number for each%s (after %d s of small calls over every protocol before the first cell)",
-                        config.warmup(), config.reps(), config.budget().toSeconds(),
+                        config.warmup(), config.settle().isZero() ? ""
+                                : " and more until the JIT compilers of both JVMs are quiet (at most " + config.settle().toSeconds() + " s)",
+                        config.reps(), config.budget().toSeconds(),
                         config.runs() > 1 ? ", in " + config.runs() + " runs with a full GC between" : "", config.warmupTime().toSeconds()),
                 pinMax < 0 ? "none" : "cells of up to " + pinMax + " elements (and the empty call): both JVMs pinned to CPU 0 "
                         + "with taskset; larger cells unpinned");

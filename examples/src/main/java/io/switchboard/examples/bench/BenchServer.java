@@ -20,7 +20,7 @@ import java.util.UUID;
 /**
  * The server JVM of {@code ./switchboard bench}, forked by {@link ServerProcess}: serves the echo
  * workloads over every protocol under test on loopback, prints one {@code READY key=value ...}
- * line, then obeys commands on standard input ({@code gc}, {@code quit}, and {@code phases} when started
+ * line, then obeys commands on standard input ({@code gc}, {@code jit} (its JIT compilers' time so far, ms), {@code quit}, and {@code phases} when started
  * with {@code -Dswitchboard.phases=true}: the phase marks recorded since the last one); it exits when its input
  * closes, so it never outlives the client.
  *
@@ -69,6 +69,8 @@ public final class BenchServer {
                 if (line.equals("gc")) {
                     System.gc();   // a full collection with G1 unless -XX:+ExplicitGCInvokesConcurrent
                     out.println("gc-done");
+                } else if (line.equals("jit")) {
+                    out.println("jit " + java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime());
                 } else if (line.equals("phases") && marks != null) {
                     out.println("phases " + marks.drain());   // every mark since the last drain, one line
                 }

@@ -84,6 +84,17 @@ final class ServerProcess implements AutoCloseable {
         throw new IOException("the bench server exited");
     }
 
+    /** Milliseconds the server's JIT compilers have worked so far. */
+    long compileMillis() throws IOException {
+        in.println("jit");
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+            if (line.startsWith("jit ")) {
+                return Long.parseLong(line.substring(4).trim());
+            }
+        }
+        throw new IOException("the bench server exited");
+    }
+
     /** The server's phase marks since the last call, as {@code PHASE_ORDINAL:NANOS} pairs (marks must be on there). */
     String drainPhaseMarks() throws IOException {
         in.println("phases");

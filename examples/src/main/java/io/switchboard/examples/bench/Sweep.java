@@ -40,10 +40,16 @@ public final class Sweep {
      *                   see shared/BENCHMARKING.md); -1 never pins
      * @param runs       times each cell is measured, a full GC between runs; the samples are pooled
      *                   and each run's median goes into the cell's note, so a headline figure has its range
+     * @param settle     after a cell's warm-up calls, more of them until the JIT compilers of both JVMs
+     *                   are quiet, for at most this long (zero: no wait)
      */
     public record Config(Map<Workload, List<Integer>> sizes, int warmup, int reps, Duration budget, int pinMaxSize,
-                         Duration warmupTime, int runs) {
+                         Duration warmupTime, int runs, Duration settle) {
     }
+
+    /** The compilers are quiet when they work less than this share of a slice of warm-up rounds. */
+    static final double SETTLED_SHARE = 0.02;
+    private static final long SLICE_NANOS = 1_000_000_000L;
 
     private final Config config;
     private final List<Peer> peers;
@@ -176,6 +182,9 @@ public final class Sweep {
                 }
             }
         }
+        String unsettled = warmUp ? settle(order, payload, shuffle) : null;
+        long compiledBefore = compileMillis();
+        long timedStart = System.nanoTime();
         int minSamples = Math.min(MIN_SAMPLES, config.reps());
         for (int r = 0; r < config.reps(); r++) {
             boolean any = false;
@@ -194,6 +203,14 @@ public final class Sweep {
             }
         }
         order.forEach(a -> a.getValue().endRun());
+        long compiled = compileMillis() - compiledBefore;
+        long timedMillis = (System.nanoTime() - timedStart) / 1_000_000L;
+        String jit = compiled > SETTLED_SHARE * timedMillis
+                ? "JIT compilers busy " + compiled + " ms of the " + timedMillis + " ms timed (both JVMs)" : null;
+        String jitNote = unsettled == null ? jit : jit == null ? unsettled : unsettled + "; " + jit;
+        if (jitNote != null) {
+            order.forEach(a -> a.getValue().jitNote = jitNote);
+        }
         for (Map.Entry<Peer, State> a : active.entrySet()) {
             State s = a.getValue();
             if (s.failure == null) {
@@ -203,6 +220,51 @@ public final class Sweep {
                     s.wireNote = "wire bytes not measured: " + describe(e);
                 }
             }
+        }
+    }
+
+    /**
+     * Warm-up rounds, a second at a time, until the JIT compilers of both JVMs worked less than
+     * {@value #SETTLED_SHARE} of a second's rounds, or {@code settle} is spent. After a fixed number
+     * of calls they may still be compiling the cell's path: with both JVMs pinned to one CPU a SOAP
+     * call then took four times its settled time, which measured the compilers, not the call. These
+     * calls do not count against the cell's time budget. Returns a note if the compilers never went
+     * quiet.
+     */
+    private String settle(List<Map.Entry<Peer, State>> order, Payload payload, java.util.Random shuffle) {
+        if (config.settle().isZero()) {
+            return null;
+        }
+        long end = System.nanoTime() + config.settle().toNanos();
+        while (System.nanoTime() < end) {
+            long start = System.nanoTime();
+            long compiled = compileMillis();
+            do {
+                java.util.Collections.shuffle(order, shuffle);
+                for (Map.Entry<Peer, State> a : order) {
+                    State s = a.getValue();
+                    if (s.failure == null) {
+                        long elapsed = s.elapsed;
+                        s.call(a.getKey(), payload, false);
+                        s.elapsed = elapsed;
+                    }
+                }
+            } while (System.nanoTime() - start < SLICE_NANOS && System.nanoTime() < end);
+            double sliceMillis = (System.nanoTime() - start) / 1e6;
+            if (compileMillis() - compiled <= SETTLED_SHARE * sliceMillis) {
+                return null;
+            }
+        }
+        return "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
+    }
+
+    /** Milliseconds both JVMs' JIT compilers have worked so far; 0 if either cannot say. */
+    private long compileMillis() {
+        try {
+            return java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime()
+                    + server.compileMillis();
+        } catch (IOException | UnsupportedOperationException e) {
+            return 0;
         }
     }
 
@@ -246,6 +308,8 @@ public final class Sweep {
         String failure;
         long wireBytes = -1;
         String wireNote;
+        /** How the JIT compilers stood while the cell was timed, if that is worth a note. */
+        String jitNote;
         /** Where the current run's samples begin, and each finished run's median (µs). */
         private int runStart;
         final List<Double> runMedians = new ArrayList<>();
@@ -296,6 +360,9 @@ public final class Sweep {
             }
             if (wireNote != null) {
                 note = note == null ? wireNote : note + "; " + wireNote;
+            }
+            if (jitNote != null) {
+                note = note == null ? jitNote : note + "; " + jitNote;
             }
             return Cell.measured(p.workload(), p.size(), peer.name(), samples.stream().mapToLong(Long::longValue).toArray(),
                     wireBytes, pinned, note);

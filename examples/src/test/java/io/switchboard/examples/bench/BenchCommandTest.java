@@ -89,6 +89,22 @@ class BenchCommandTest {
     }
 
     @Test
+    void withASettleTimeACellIsTimedOnceTheCompilersAreQuietAndSaysSo() throws Exception {
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--settle", "4", "--sizes", "10", "--reps", "5",
+                "--workloads", "doubles", "--protocols", "socket,fory", "--heap", "256m", "--out", dir.toString());
+        assertEquals(0, exit);
+
+        String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("and more until the JIT compilers of both JVMs are quiet (at most 4 s)"), md);
+        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        assertEquals(3, csv.size(), "a header and one row per protocol: " + csv);
+        for (String row : csv.subList(1, csv.size())) {
+            // the extra warm-up neither adds samples nor spends the cell's time budget
+            assertEquals("5", row.split(",", -1)[8], "timed samples: " + row);
+        }
+    }
+
+    @Test
     void quickRunWritesTheInProcessRowAndTheAsyncTableWithEveryAnswerChecked() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
                 "--workloads", "doubles,async", "--protocols", "local,grpc,soap,grpc-plain", "--async-millis", "200", "--heap", "256m",
