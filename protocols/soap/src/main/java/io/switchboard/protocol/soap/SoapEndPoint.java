@@ -6,7 +6,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
@@ -169,7 +169,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             return false;
         }
         deferred = false;
-        if (waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS) && isOpen()) {
+        if (waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS, true) && isOpen()) {
             return getFillInterest().fillable();   // Jetty's read callback, here: the connection handles the request
         }
         super.needsFillInterest();
@@ -191,12 +191,14 @@ final class SoapEndPoint extends SocketChannelEndPoint {
                 return false;
             }
         }
-        return waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS) && isOpen();
+        return waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS, awaiting == Thread.currentThread())
+                && isOpen();
     }
 
     /** The thread leaves the connection; a wait it still owed goes to the selector. */
     void endAwaiting() {
         awaiting = null;
+        waiters.release(getChannel());
         if (deferred) {
             deferred = false;
             super.needsFillInterest();
@@ -350,47 +352,95 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     }
 
     /**
-     * Selectors on which a thread waits for one socket's next bytes; reused, and closed with the
+     * Selectors on which a thread waits for one socket's next bytes, one per thread, closed with the
      * connector. A socket registered with Jetty's selector may not block, but it may be watched by
-     * a second selector.
+     * a second selector. The socket stays registered with the thread's selector between two waits
+     * (a thread mostly serves one connection call after call), so a wait costs one {@code epoll_wait}
+     * rather than also adding and removing the socket; another socket's key is cancelled first.
      */
     static final class Waiters implements AutoCloseable {
-        private final ConcurrentLinkedQueue<Selector> idle = new ConcurrentLinkedQueue<>();
+        private final ThreadLocal<Selector> mine = new ThreadLocal<>();
+        private final java.util.Set<Selector> all = ConcurrentHashMap.newKeySet();
         private volatile boolean closed;
 
-        /** Whether the socket had bytes to read (or reached its end) within the time. */
-        boolean awaitReadable(SocketChannel channel, long millis) {
-            Selector selector = idle.poll();
-            boolean reusable = false;
+        /**
+         * Whether the socket had bytes to read (or reached its end) within the time. With {@code keep}
+         * the socket stays registered for the thread's next wait, and the caller {@link #release}s it
+         * when the thread leaves the connection: a closed socket stays open until every selector it
+         * was registered with has let it go.
+         */
+        boolean awaitReadable(SocketChannel channel, long millis, boolean keep) {
+            SelectionKey key = null;
+            Selector selector = null;
             try {
+                selector = selector();
                 if (selector == null) {
-                    selector = Selector.open();
+                    return false;
                 }
-                SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
-                try {
-                    return selector.select(millis) > 0;
-                } finally {
-                    key.cancel();
-                    selector.selectNow();   // deregisters the socket: the selector can take the next one
-                    reusable = true;
-                }
-            } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
-                return false;
-            } finally {
-                if (selector != null) {
-                    if (reusable && !closed) {
-                        idle.offer(selector);
-                    } else {
-                        IO.close(selector);
+                key = channel.keyFor(selector);
+                for (SelectionKey other : selector.keys()) {
+                    if (other != key) {
+                        other.cancel();   // deregistered by the select below
                     }
                 }
+                if (key == null || !key.isValid()) {
+                    if (key != null) {
+                        selector.selectNow();   // a cancelled key of this socket must go before it registers again
+                    }
+                    key = channel.register(selector, SelectionKey.OP_READ);
+                }
+                selector.selectedKeys().clear();
+                return selector.select(millis) > 0 && selector.selectedKeys().contains(key);
+            } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
+                keep = false;
+                return false;
+            } finally {
+                if (!keep && key != null) {
+                    deregister(selector, key);
+                }
             }
+        }
+
+        /** Lets go of the socket in the calling thread's selector, if it is registered there. */
+        void release(SocketChannel channel) {
+            Selector selector = mine.get();
+            SelectionKey key = selector == null ? null : channel.keyFor(selector);
+            if (key != null) {
+                deregister(selector, key);
+            }
+        }
+
+        private static void deregister(Selector selector, SelectionKey key) {
+            key.cancel();
+            try {
+                selector.selectNow();   // completes the cancel: the socket can close
+            } catch (IOException | RuntimeException e) {
+                IO.close(selector);   // a broken selector is replaced at the thread's next wait
+            }
+        }
+
+        private Selector selector() throws IOException {
+            Selector selector = mine.get();
+            if (selector == null || !selector.isOpen()) {
+                if (closed) {
+                    return null;
+                }
+                selector = Selector.open();
+                mine.set(selector);
+                all.add(selector);
+                if (closed) {   // closed meanwhile: this one is not left open
+                    close();
+                    return null;
+                }
+            }
+            return selector;
         }
 
         @Override
         public void close() {
             closed = true;
-            for (Selector s; (s = idle.poll()) != null; ) {
+            for (Selector s : all) {
+                all.remove(s);
                 IO.close(s);
             }
         }
