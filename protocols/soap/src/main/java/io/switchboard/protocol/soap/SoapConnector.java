@@ -202,6 +202,11 @@ final class SoapConnector extends ServerConnector {
                 .sum();
     }
 
+    /** Selectors on which server threads wait for their connections' bytes, borrowed and not given back; for tests. */
+    int waitSelectorsInUse() {
+        return waiters.inUse();
+    }
+
     /** Connections in a request or its answer. */
     int busyConnections() {
         return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();

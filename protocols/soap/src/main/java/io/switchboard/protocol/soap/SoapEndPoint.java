@@ -6,7 +6,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
@@ -70,6 +70,13 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private final Waiters waiters;
     /** The thread that handles this connection's requests and may wait for the next one ({@link #beginAwaiting}). */
     private volatile Thread awaiting;
+    /**
+     * The selector {@link #awaiting} waits on, borrowed for as long as that thread serves the
+     * connection, with the socket registered on it ({@link #waitKey}): a wait is then one
+     * {@code epoll_wait}, not also an addition and a removal of the socket.
+     */
+    private Selector waitSelector;
+    private SelectionKey waitKey;
     /** Jetty asked for the next request's bytes while {@link #awaiting} ran: that thread waits for them. */
     private boolean deferred;
     /** Whether the close lingers (a refused request whose sender may still be sending). */
@@ -169,7 +176,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             return false;
         }
         deferred = false;
-        if (waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS, true) && isOpen()) {
+        if (awaitReadable() && isOpen()) {
             return getFillInterest().fillable();   // Jetty's read callback, here: the connection handles the request
         }
         super.needsFillInterest();
@@ -191,14 +198,45 @@ final class SoapEndPoint extends SocketChannelEndPoint {
                 return false;
             }
         }
-        return waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS, awaiting == Thread.currentThread())
-                && isOpen();
+        return awaitReadable() && isOpen();
+    }
+
+    /** Whether the socket had bytes to read (or reached its end) within {@value #NEXT_REQUEST_WAIT_MILLIS} ms. */
+    private boolean awaitReadable() {
+        if (awaiting != Thread.currentThread()) {
+            return waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS);
+        }
+        try {
+            if (waitSelector == null) {
+                waitSelector = waiters.borrow();
+                if (waitSelector == null) {
+                    return false;
+                }
+            }
+            if (waitKey == null) {
+                waitKey = getChannel().register(waitSelector, SelectionKey.OP_READ);
+            }
+            waitSelector.selectedKeys().clear();
+            return waitSelector.select(NEXT_REQUEST_WAIT_MILLIS) > 0;
+        } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
+            releaseWait();
+            return false;
+        }
+    }
+
+    /** Gives the borrowed selector back, the socket no longer on it: a closed socket stays open until every selector lets go. */
+    private void releaseWait() {
+        if (waitSelector != null) {
+            waiters.giveBack(waitSelector, waitKey);
+            waitSelector = null;
+            waitKey = null;
+        }
     }
 
     /** The thread leaves the connection; a wait it still owed goes to the selector. */
     void endAwaiting() {
+        releaseWait();
         awaiting = null;
-        waiters.release(getChannel());
         if (deferred) {
             deferred = false;
             super.needsFillInterest();
@@ -352,95 +390,78 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     }
 
     /**
-     * Selectors on which a thread waits for one socket's next bytes, one per thread, closed with the
+     * Selectors on which a thread waits for one socket's next bytes; reused, and closed with the
      * connector. A socket registered with Jetty's selector may not block, but it may be watched by
-     * a second selector. The socket stays registered with the thread's selector between two waits
-     * (a thread mostly serves one connection call after call), so a wait costs one {@code epoll_wait}
-     * rather than also adding and removing the socket; another socket's key is cancelled first.
+     * a second selector.
      */
     static final class Waiters implements AutoCloseable {
-        private final ThreadLocal<Selector> mine = new ThreadLocal<>();
-        private final java.util.Set<Selector> all = ConcurrentHashMap.newKeySet();
+        private final ConcurrentLinkedQueue<Selector> idle = new ConcurrentLinkedQueue<>();
+        private final java.util.concurrent.atomic.AtomicInteger inUse = new java.util.concurrent.atomic.AtomicInteger();
         private volatile boolean closed;
 
-        /**
-         * Whether the socket had bytes to read (or reached its end) within the time. With {@code keep}
-         * the socket stays registered for the thread's next wait, and the caller {@link #release}s it
-         * when the thread leaves the connection: a closed socket stays open until every selector it
-         * was registered with has let it go.
-         */
-        boolean awaitReadable(SocketChannel channel, long millis, boolean keep) {
+        /** Selectors borrowed and not given back; for tests. */
+        int inUse() {
+            return inUse.get();
+        }
+
+        /** Whether the socket had bytes to read (or reached its end) within the time; a selector borrowed for the one wait. */
+        boolean awaitReadable(SocketChannel channel, long millis) {
+            Selector selector = borrow();
+            if (selector == null) {
+                return false;
+            }
             SelectionKey key = null;
-            Selector selector = null;
             try {
-                selector = selector();
-                if (selector == null) {
-                    return false;
-                }
-                key = channel.keyFor(selector);
-                for (SelectionKey other : selector.keys()) {
-                    if (other != key) {
-                        other.cancel();   // deregistered by the select below
-                    }
-                }
-                if (key == null || !key.isValid()) {
-                    if (key != null) {
-                        selector.selectNow();   // a cancelled key of this socket must go before it registers again
-                    }
-                    key = channel.register(selector, SelectionKey.OP_READ);
-                }
-                selector.selectedKeys().clear();
-                return selector.select(millis) > 0 && selector.selectedKeys().contains(key);
+                key = channel.register(selector, SelectionKey.OP_READ);
+                return selector.select(millis) > 0;
             } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
-                keep = false;
                 return false;
             } finally {
-                if (!keep && key != null) {
-                    deregister(selector, key);
-                }
+                giveBack(selector, key);
             }
         }
 
-        /** Lets go of the socket in the calling thread's selector, if it is registered there. */
-        void release(SocketChannel channel) {
-            Selector selector = mine.get();
-            SelectionKey key = selector == null ? null : channel.keyFor(selector);
-            if (key != null) {
-                deregister(selector, key);
+        /** An idle selector, or a new one; null once closed. */
+        Selector borrow() {
+            if (closed) {
+                return null;
             }
-        }
-
-        private static void deregister(Selector selector, SelectionKey key) {
-            key.cancel();
+            Selector selector = idle.poll();
             try {
-                selector.selectNow();   // completes the cancel: the socket can close
-            } catch (IOException | RuntimeException e) {
-                IO.close(selector);   // a broken selector is replaced at the thread's next wait
+                selector = selector != null ? selector : Selector.open();
+            } catch (IOException e) {
+                return null;
             }
+            inUse.incrementAndGet();
+            return selector;
         }
 
-        private Selector selector() throws IOException {
-            Selector selector = mine.get();
-            if (selector == null || !selector.isOpen()) {
-                if (closed) {
-                    return null;
-                }
-                selector = Selector.open();
-                mine.set(selector);
-                all.add(selector);
-                if (closed) {   // closed meanwhile: this one is not left open
-                    close();
-                    return null;
+        /** Takes a selector back, with its socket's key (if any) cancelled and deregistered. */
+        void giveBack(Selector selector, SelectionKey key) {
+            inUse.decrementAndGet();
+            boolean reusable = true;
+            if (key != null) {
+                key.cancel();
+                try {
+                    selector.selectNow();   // deregisters the socket: the selector can take the next one
+                } catch (IOException | RuntimeException e) {
+                    reusable = false;
                 }
             }
-            return selector;
+            if (reusable && !closed) {
+                idle.offer(selector);
+                if (closed) {
+                    close();   // closed meanwhile: not left open in the queue
+                }
+            } else {
+                IO.close(selector);
+            }
         }
 
         @Override
         public void close() {
             closed = true;
-            for (Selector s : all) {
-                all.remove(s);
+            for (Selector s; (s = idle.poll()) != null; ) {
                 IO.close(s);
             }
         }

@@ -228,6 +228,31 @@ class SoapSlowSenderTest {
         assertTrue(throughSelector <= calls / 2, throughSelector + " of " + calls + " through the selector");
     }
 
+    @Test
+    void aConnectionTheServerClosesAfterCallsOnItIsClosedForItsClient() throws Exception {
+        start(ServerSettings.defaults());
+        Socket s = connect();
+        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
+                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
+                + "</soapenv:Envelope>";
+        String head = "POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
+                + "Content-Length: " + envelope.length() + "\r\n";
+        for (int i = 0; i < 5; i++) {
+            // back to back: the thread that answered waits for the next request on the socket itself
+            s.getOutputStream().write((head + "\r\n" + envelope).getBytes(StandardCharsets.US_ASCII));
+            assertTrue(readOneAnswer(s.getInputStream()).startsWith("HTTP/1.1 200"), "call " + i);
+        }
+        s.getOutputStream().write((head + "Connection: close\r\n\r\n" + envelope).getBytes(StandardCharsets.US_ASCII));
+
+        String last = readUntilClosed(s);
+
+        assertTrue(last.startsWith("HTTP/1.1 200"), "last: " + last);
+        awaitValue(server.connector()::openConnections, 0, "open connections after the close");
+        // the thread let go of the socket: a selector still holding it would keep it from closing
+        awaitValue(server.connector()::waitSelectorsInUse, 0, "selectors still held by the connection's thread");
+    }
+
     /** One answer with its {@code Content-Length}, read from a connection that stays open. */
     private static String readOneAnswer(InputStream in) throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
