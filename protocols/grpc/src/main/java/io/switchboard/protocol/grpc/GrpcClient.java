@@ -83,6 +83,7 @@ final class GrpcClient implements ProtocolClient {
                 .disableRetry()
                 .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
                 .withOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
+                .withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK)
                 .build());
     }
 

@@ -126,6 +126,7 @@ final class GrpcServer implements ProtocolServer {
                     .maxInboundMessageSize(maxInbound(maxChunkBytes, limits.maxMessageBytes()))
                     .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
                     .withChildOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
+                    .withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK)
                     .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .build()
                     .start();

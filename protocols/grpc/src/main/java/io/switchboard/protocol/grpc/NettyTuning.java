@@ -10,16 +10,40 @@ import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiator;
 import io.grpc.netty.shaded.io.netty.buffer.ByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
+import io.grpc.netty.shaded.io.netty.channel.WriteBufferWaterMark;
 import io.grpc.netty.shaded.io.netty.handler.codec.ByteToMessageDecoder;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Settings;
 import io.grpc.netty.shaded.io.netty.util.AsciiString;
+import java.lang.reflect.Field;
 import java.util.concurrent.Executor;
 import io.switchboard.codec.proto.ProtoCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Netty settings that client and server share, chosen for streams of {@link ProtoCodec#PART_BYTES}
  * parts (docs/benchmarks/grpc-typed-wire.md has the measurements behind them).
  */
 final class NettyTuning {
+    private static final Logger LOG = LoggerFactory.getLogger(NettyTuning.class);
+
+    /**
+     * The largest HTTP/2 frame each side accepts, announced in gRPC's first SETTINGS: a peer sends a
+     * 1 MiB part in 4 DATA frames instead of HTTP/2's default 64 of 16 KiB. Each frame costs work on
+     * both event loops (a frame header, flow-control accounting, a buffer slice, a write entry) and
+     * on the reading thread (one buffer more to walk). A frame is still bounded by the flow-control
+     * window, and so is what a peer can make a receiver hold.
+     */
+    static final int MAX_FRAME_BYTES = 256 << 10;
+
+    /**
+     * When a connection's unwritten bytes make it unwritable, and writable again. Netty's HTTP/2
+     * flow controller writes at most the channel's writable bytes in one pass, so with Netty's
+     * default of 64 KiB a frame could not grow past 64 KiB however large the peer allowed.
+     */
+    static final WriteBufferWaterMark WRITE_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
+
     /**
      * HTTP/2 flow-control window, per stream and connection: eight parts. gRPC's default of 1 MiB
      * is less than one part and its frame prefix, so a sender stalled on every part until the
@@ -63,14 +87,15 @@ final class NettyTuning {
      * and the read into it. A streamed part of 1 MiB is 64 frames of 16 KiB over reads that rarely
      * end on a frame boundary, so nearly every received byte was copied once on the event loop
      * (and the new buffers churned the pool's chunks). The composite keeps the reads as they came;
-     * a frame that spans two reads is a slice across both.
+     * a frame that spans two reads is a slice across both. The handler also announces
+     * {@link #MAX_FRAME_BYTES} as its largest frame.
      */
     static ChannelCredentials channel(ChannelCredentials credentials) {
         InternalProtocolNegotiator.ClientFactory inner = InternalNettyChannelCredentials.toNegotiator(credentials);
         return InternalNettyChannelCredentials.create(new InternalProtocolNegotiator.ClientFactory() {
             @Override
             public InternalProtocolNegotiator.ProtocolNegotiator newNegotiator() {
-                return new CompositeCumulation(inner.newNegotiator());
+                return new TunedHandler(inner.newNegotiator());
             }
 
             @Override
@@ -86,16 +111,52 @@ final class NettyTuning {
         return InternalNettyServerCredentials.create(new InternalProtocolNegotiator.ServerFactory() {
             @Override
             public InternalProtocolNegotiator.ProtocolNegotiator newNegotiator(ObjectPool<? extends Executor> executors) {
-                return new CompositeCumulation(inner.newNegotiator(executors));
+                return new TunedHandler(inner.newNegotiator(executors));
             }
         });
     }
 
-    /** A negotiator (plain text or TLS) that sets the composite cumulator on gRPC's HTTP/2 handler. */
-    private static final class CompositeCumulation implements InternalProtocolNegotiator.ProtocolNegotiator {
+    /**
+     * Raises the largest frame {@code handler} will announce in its first SETTINGS, which it sends
+     * once it joins the channel's pipeline (after this). grpc-java offers no setting for it, and
+     * Netty builds those SETTINGS from the handler's private field: where a Netty version hides it,
+     * the connection keeps HTTP/2's 16 KiB frames, slower for bulk parts but correct
+     * ({@code GrpcFrameSizeTest} notices).
+     */
+    static boolean announceMaxFrameSize(Http2ConnectionHandler handler, int bytes) {
+        if (INITIAL_SETTINGS == null) {
+            return false;
+        }
+        try {
+            ((Http2Settings) INITIAL_SETTINGS.get(handler)).maxFrameSize(bytes);
+            return true;
+        } catch (IllegalAccessException | RuntimeException e) {
+            LOG.debug("cannot announce HTTP/2 frames of {} bytes: {}", bytes, e.toString());
+            return false;
+        }
+    }
+
+    private static final Field INITIAL_SETTINGS = initialSettings();
+
+    private static Field initialSettings() {
+        try {
+            Field f = Http2ConnectionHandler.class.getDeclaredField("initialSettings");
+            f.setAccessible(true);
+            return f.getType() == Http2Settings.class ? f : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.debug("HTTP/2 frames stay at 16 KiB: {}", e.toString());
+            return null;
+        }
+    }
+
+    /**
+     * A negotiator (plain text or TLS) that tunes gRPC's HTTP/2 handler before it starts: the
+     * composite cumulator and {@link #MAX_FRAME_BYTES} frames.
+     */
+    private static final class TunedHandler implements InternalProtocolNegotiator.ProtocolNegotiator {
         private final InternalProtocolNegotiator.ProtocolNegotiator negotiator;
 
-        CompositeCumulation(InternalProtocolNegotiator.ProtocolNegotiator negotiator) {
+        TunedHandler(InternalProtocolNegotiator.ProtocolNegotiator negotiator) {
             this.negotiator = negotiator;
         }
 
@@ -107,6 +168,7 @@ final class NettyTuning {
         @Override
         public ChannelHandler newHandler(GrpcHttp2ConnectionHandler grpcHandler) {
             grpcHandler.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+            announceMaxFrameSize(grpcHandler, MAX_FRAME_BYTES);
             return negotiator.newHandler(grpcHandler);
         }
 
