@@ -308,7 +308,7 @@ final class Part {
             if (part.taken() || copied()) {
                 return 0;
             }
-            return part.writeTo(target);
+            return LendingGrpcStream.drain(target, part::writeTo);
         }
 
         @Override
