@@ -15,7 +15,12 @@ import java.util.function.Supplier;
  * ({@link #requireMinRate}).
  */
 final class PartQueue {
-    static final int WINDOW = 4;
+    /**
+     * Parts requested ahead of the reader: as many as the flow-control window holds, so a sender
+     * stalls on the window rather than on the reader's requests (with 4, the receiver's reading
+     * thread was the stage the whole stream waited for, and a CPU stood idle meanwhile).
+     */
+    static final int WINDOW = 8;
     /** Parts any message may use, however small; beyond them, one more per {@link #BYTES_PER_EXTRA_PART} bytes received. */
     static final int FREE_PARTS = 1024;
     static final int BYTES_PER_EXTRA_PART = 1024;
