@@ -44,6 +44,9 @@ final class NettyTuning {
      */
     static final WriteBufferWaterMark WRITE_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
 
+    /** The field of Netty's HTTP/2 handler its first SETTINGS are built from; null where hidden. */
+    private static final Field INITIAL_SETTINGS = initialSettings();
+
     /**
      * HTTP/2 flow-control window, per stream and connection: eight parts. gRPC's default of 1 MiB
      * is less than one part and its frame prefix, so a sender stalled on every part until the
@@ -182,20 +185,16 @@ final class NettyTuning {
      * the connection keeps HTTP/2's 16 KiB frames, slower for bulk parts but correct
      * ({@code GrpcFrameSizeTest} notices).
      */
-    static boolean announceMaxFrameSize(Http2ConnectionHandler handler, int bytes) {
+    static void announceMaxFrameSize(Http2ConnectionHandler handler, int bytes) {
         if (INITIAL_SETTINGS == null) {
-            return false;
+            return;
         }
         try {
             ((Http2Settings) INITIAL_SETTINGS.get(handler)).maxFrameSize(bytes);
-            return true;
         } catch (IllegalAccessException | RuntimeException e) {
             LOG.debug("cannot announce HTTP/2 frames of {} bytes: {}", bytes, e.toString());
-            return false;
         }
     }
-
-    private static final Field INITIAL_SETTINGS = initialSettings();
 
     private static Field initialSettings() {
         try {
