@@ -207,7 +207,7 @@ public final class Sweep {
         long timedMillis = (System.nanoTime() - timedStart) / 1_000_000L;
         String jit = compiled > SETTLED_SHARE * timedMillis
                 ? "JIT compilers busy " + compiled + " ms of the " + timedMillis + " ms timed (both JVMs)" : null;
-        String jitNote = unsettled == null ? jit : jit == null ? unsettled : unsettled + "; " + jit;
+        String jitNote = joinNotes(unsettled, jit);
         if (jitNote != null) {
             order.forEach(a -> a.getValue().jitNote = jitNote);
         }
@@ -256,6 +256,11 @@ public final class Sweep {
             }
         }
         return "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
+    }
+
+    /** {@code a} and {@code b} as one note, either of them possibly null. */
+    private static String joinNotes(String a, String b) {
+        return a == null ? b : b == null ? a : a + "; " + b;
     }
 
     /** Milliseconds both JVMs' JIT compilers have worked so far; 0 if either cannot say. */
@@ -354,16 +359,11 @@ public final class Sweep {
             String note = samples.size() < reps * runs ? samples.size() + " of " + reps * runs + " samples (time budget)" : null;
             if (runs > 1) {
                 String medians = runMedians.stream().map(Report::number).collect(Collectors.joining(", "));
-                note = (note == null ? "" : note + "; ") + "medians of the " + runMedians.size() + " runs: " + medians
+                note = joinNotes(note, "medians of the " + runMedians.size() + " runs: " + medians
                         + " (range " + Report.number(runMedians.stream().mapToDouble(Double::doubleValue).max().orElse(0)
-                        - runMedians.stream().mapToDouble(Double::doubleValue).min().orElse(0)) + ")";
+                        - runMedians.stream().mapToDouble(Double::doubleValue).min().orElse(0)) + ")");
             }
-            if (wireNote != null) {
-                note = note == null ? wireNote : note + "; " + wireNote;
-            }
-            if (jitNote != null) {
-                note = note == null ? jitNote : note + "; " + jitNote;
-            }
+            note = joinNotes(joinNotes(note, wireNote), jitNote);
             return Cell.measured(p.workload(), p.size(), peer.name(), samples.stream().mapToLong(Long::longValue).toArray(),
                     wireBytes, pinned, note);
         }

@@ -70,7 +70,7 @@ final class LendingGrpcStream extends OutputStream implements ProtoOutput.Lendin
         ByteBuf given = watch.takeLast();
         if (given != null) {
             current = given;
-            lending = current.writerIndex() > 0 && current.writerIndex() <= len;   // a new buffer holds only this write's tail
+            lending = current.writerIndex() <= len;   // a new buffer holds only this write's tail
         }
         if (lending && !endsWith(b, off, len)) {
             lending = false;

@@ -1,6 +1,7 @@
 package io.switchboard.protocol.grpc;
 
 import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoCodec;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.function.IntConsumer;
@@ -20,7 +21,7 @@ final class PartQueue {
      * stalls on the window rather than on the reader's requests (with 4, the receiver's reading
      * thread was the stage the whole stream waited for, and a CPU stood idle meanwhile).
      */
-    static final int WINDOW = 8;
+    static final int WINDOW = NettyTuning.FLOW_CONTROL_WINDOW / ProtoCodec.PART_BYTES;
     /** Parts any message may use, however small; beyond them, one more per {@link #BYTES_PER_EXTRA_PART} bytes received. */
     static final int FREE_PARTS = 1024;
     static final int BYTES_PER_EXTRA_PART = 1024;
