@@ -46,9 +46,11 @@ import org.slf4j.LoggerFactory;
  * One gRPC listener serving any number of components, each as the service
  * {@code switchboard.<name>.<Name>} of its typed {@code .proto}: per operation a unary method, or
  * for operations whose messages can grow without bound ({@link ProtoSchemas#streams}) a
- * bidirectional stream of partial messages. gRPC's callbacks only queue parts; a worker thread per
- * call merges the request's parts as they arrive ({@link ProtoCodec}), runs the skeleton and sends
- * the response back in parts under flow control. A declared fault ends the call with a status
+ * bidirectional stream of partial messages. A worker thread per call runs the skeleton; the parts
+ * of a request announced larger than one part are merged on gRPC's event loop as they arrive
+ * ({@link PartQueue#readOnArrival}), and a response of several parts is sent from gRPC's readiness
+ * callbacks ({@link ResponseSender}), so the bytes of a large call do not pass between threads part
+ * by part. A declared fault ends the call with a status
  * whose {@code google.rpc.Status} details hold the fault message as {@code Any}.
  *
  * <p>Beside the components, every server offers server reflection ({@code grpc.reflection.v1}, the
@@ -73,6 +75,7 @@ final class GrpcServer implements ProtocolServer {
     private final ExecutorService workers;
     private final WorkerGate gate;
     private final LongAdder busyRefusals = new LongAdder();
+    private final LongAdder readOnArrival = new LongAdder();
     /** Counts connections refused at TLS; a plain-text server has none. */
     private final GrpcTls.Refusals refusals;
     private Server server;
@@ -246,7 +249,10 @@ final class GrpcServer implements ProtocolServer {
             TraceContext trace = traceparent == null ? null     // malformed: none, the call runs all the same
                     : TraceContext.of(traceparent, headers.get(GrpcErrors.TRACESTATE));
             Call c = new Call(skeleton, op, call, callId, trace);
-            c.queue.announce(GrpcErrors.size(headers));   // before the worker starts: it sizes the request's arrays by it
+            c.queue.announce(GrpcErrors.size(headers));   // before the first part: it sizes the request's arrays
+            if (GrpcTransport.streamed(op) && c.queue.announced() > ProtoCodec.PART_BYTES) {
+                c.readOnArrival();
+            }
             // admitted now, refused now if busy; the worker wakes once the request is in (WorkerGate)
             c.ticket = gate.admit(c::run, () -> {
                 c.queue.close();
@@ -283,6 +289,11 @@ final class GrpcServer implements ProtocolServer {
         return gate;
     }
 
+    /** Calls whose request was merged on the event loop as its parts arrived; for tests. */
+    long readOnArrival() {
+        return readOnArrival.sum();
+    }
+
     /** Calls refused because every worker was running a call; for tests and logs. */
     long busyRefusals() {
         return busyRefusals.sum();
@@ -296,6 +307,11 @@ final class GrpcServer implements ProtocolServer {
         private final String callId;
         private final TraceContext trace;
         private final PartQueue queue;
+        private final MessageReader requestReader;
+        /** Whether the request's parts are merged on arrival: the worker is needed only at its end. */
+        private boolean readingOnArrival;
+        /** The response of several parts being sent from gRPC's readiness callbacks, or null. */
+        private volatile ResponseSender sender;
         private final Object ready = new Object();
         private volatile boolean cancelled;
         private Thread worker;
@@ -310,6 +326,12 @@ final class GrpcServer implements ProtocolServer {
                 PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
                 arrived += message.length;
                 queue.add(message);
+                if (readingOnArrival) {
+                    if (queue.failed()) {
+                        ticket.start(); // refused on arrival: the worker sends the refusal now
+                    }
+                    return;
+                }
                 // more parts to come: the worker merges them as they arrive
                 if (++parts > 1 || arrived < queue.announced()) {
                     ticket.start();
@@ -340,6 +362,11 @@ final class GrpcServer implements ProtocolServer {
 
             @Override
             public void onReady() {
+                ResponseSender s = sender;
+                if (s != null) {
+                    s.send();
+                    return;
+                }
                 synchronized (ready) {
                     ready.notifyAll();
                 }
@@ -355,6 +382,8 @@ final class GrpcServer implements ProtocolServer {
             this.queue = new PartQueue(call::request, settings.idleTimeout(), () -> new WireFormatException(
                     WireFormatException.MALFORMED, "no data for " + settings.idleTimeout().toSeconds() + " s"),
                     limits.maxMessageBytes());
+            this.requestReader = new MessageReader(() -> op.service().codec(ProtoCodec.class)
+                    .reader(op.requestElement().getLocalPart(), limits, queue.announced()));
             // a request must arrive within the idle time plus its size at the settings' minimum rate
             // (64 KiB/s by default: 64 MiB in 17 minutes): a sender that trickles chunks cannot hold
             // this call's worker thread for longer
@@ -362,6 +391,13 @@ final class GrpcServer implements ProtocolServer {
             this.queue.requireMinRate(minRate, () -> new WireFormatException(TOO_SLOW,
                     "the request arrived slower than " + minRate + " bytes/s after the first "
                     + settings.idleTimeout().toSeconds() + " s"));
+        }
+
+        /** The request's parts are merged on gRPC's event loop as they arrive, within the queue's limits. */
+        void readOnArrival() {
+            readingOnArrival = true;
+            queue.readOnArrival(requestReader);
+            readOnArrival.increment();
         }
 
         void run() {
@@ -388,13 +424,11 @@ final class GrpcServer implements ProtocolServer {
             ProtoCodec codec = op.service().codec(ProtoCodec.class);
             Object request;
             try {
-                ProtoCodec.Reader reader = codec.reader(op.requestElement().getLocalPart(), limits, queue.announced());
-                Part.Scratch scratch = new Part.Scratch();
+                // parts read on arrival leave only the end (or the refusal) to take here
                 for (Part part = queue.take(); part != null; part = queue.take()) {
-                    PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
-                    part.readInto(reader, scratch);
+                    requestReader.accept(part);
                 }
-                request = reader.finish();
+                request = requestReader.finish();
                 PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             } catch (WireFormatException e) {
                 skeleton.refused(op, e.reason());
@@ -441,28 +475,84 @@ final class GrpcServer implements ProtocolServer {
             call.sendHeaders(headers);
             int target = GrpcTransport.partTarget(op);
             if (writer.size() > target) {
-                // a message of several parts: each is written straight into gRPC's buffers as gRPC
-                // takes it, once the stream is ready for it
-                byte[] block = new byte[Part.BLOCK_BYTES];
-                do {
-                    awaitReady();
-                    Part part = new Part(writer, target, block);
-                    call.sendMessage(part);
-                    if (!part.taken()) {
-                        throw new CancelledException(); // the call is over: gRPC takes no more messages
-                    }
-                } while (writer.hasMore());
-            } else {
-                ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
-                do {
-                    out.reset();
-                    writer.writePart(out, target);
-                    awaitReady();
-                    call.sendMessage(new Part(out));
-                } while (writer.hasMore());
+                // a message of several parts: sent from gRPC's readiness callbacks, each part written
+                // straight into gRPC's buffers; the worker stays with its call until the response is
+                // out, so the server's call limit still counts it
+                ResponseSender s = new ResponseSender(writer, target);
+                sender = s;
+                s.send();
+                s.awaitSent();
+                return;
             }
+            ProtoOutput out = new ProtoOutput((int) Math.min(writer.size(), target) + 64);
+            do {
+                out.reset();
+                writer.writePart(out, target);
+                awaitReady();
+                call.sendMessage(new Part(out));
+            } while (writer.hasMore());
             call.close(Status.OK, new Metadata());
             PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+        }
+
+        /**
+         * Sends a response of several parts as flow control allows: first on the worker, then from
+         * each {@code onReady} on gRPC's event loop, and closes the call after the last part.
+         * Synchronized: gRPC's call takes one caller at a time.
+         */
+        private final class ResponseSender {
+            private final ProtoCodec.Writer writer;
+            private final int target;
+            private final byte[] block = new byte[Part.BLOCK_BYTES];
+            private boolean done;
+
+            ResponseSender(ProtoCodec.Writer writer, int target) {
+                this.writer = writer;
+                this.target = target;
+            }
+
+            synchronized void send() {
+                if (done) {
+                    return;
+                }
+                try {
+                    while (!cancelled && call.isReady() && writer.hasMore()) {
+                        Part part = new Part(writer, target, block);
+                        call.sendMessage(part);
+                        if (!part.taken()) {
+                            finish(); // the call is over: gRPC takes no more messages
+                            return;
+                        }
+                    }
+                    if (cancelled) {
+                        finish();
+                    } else if (!writer.hasMore()) {
+                        call.close(Status.OK, new Metadata());
+                        PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+                        finish();
+                    }
+                } catch (RuntimeException | Error e) {
+                    LOG.warn("{} failed inside the gRPC protocol", op, e);
+                    finish();
+                    closeQuietly(Status.INTERNAL.withDescription(String.valueOf(e)), new Metadata());
+                }
+            }
+
+            private void finish() {
+                done = true;
+                notifyAll();
+            }
+
+            /** Until the last part is sent, or the call is cancelled (the worker is interrupted then). */
+            synchronized void awaitSent() {
+                while (!done && !cancelled) {
+                    try {
+                        wait(1000);
+                    } catch (InterruptedException e) {
+                        throw new CancelledException();
+                    }
+                }
+            }
         }
 
         /** A declared fault: the call's status, the fault message in its google.rpc.Status details. */

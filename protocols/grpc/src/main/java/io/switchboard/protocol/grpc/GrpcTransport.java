@@ -174,36 +174,15 @@ final class GrpcTransport implements Transport {
         // a message within one part by its size is written now: whether it did fit in one part (the
         // writer cuts a packed field with some room to spare) decides how the call is made
         ProtoOutput out = writer.size() > target ? null : new ProtoOutput((int) writer.size() + 64);
-        if (out != null) {
-            writer.writePart(out, target);
+        if (out == null) {
+            return callOnEventLoop(operation, options, writer, target);
         }
-        ClientCall<Part, Part> call = newCall(operation, options, caller, out != null && !writer.hasMore());
+        writer.writePart(out, target);
+        ClientCall<Part, Part> call = newCall(operation, options, caller, !writer.hasMore());
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());
         listener.runOn(caller);
         start(call, listener, options, writer);
         return exchange(operation, call, listener, () -> {
-            if (out == null) {
-                // a message of several parts: each is written straight into gRPC's buffers as gRPC
-                // takes it (Part(writer, ...)), once the stream is ready for it
-                byte[] block = new byte[Part.BLOCK_BYTES];
-                listener.awaitReady();
-                Part first = new Part(writer, target, block);
-                call.sendMessage(first);
-                // counted once the call did not fail as undelivered: a refused connection put nothing on the wire
-                listener.unconfirmedSent = first.wireLength();
-                while (first.taken() && writer.hasMore()) {
-                    listener.awaitReady();
-                    Part part = new Part(writer, target, block);
-                    call.sendMessage(part);
-                    if (!part.taken()) {
-                        break; // the call is over: gRPC takes no more messages
-                    }
-                    listener.countSent(part.wireLength());
-                }
-                call.halfClose();
-                PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
-                return;
-            }
             // A message of one part goes out with the headers, without waiting for the stream to be
             // ready: gRPC holds it until the stream exists. Waiting cost a hand-off to the event loop
             // and back on every small call.
@@ -225,6 +204,57 @@ final class GrpcTransport implements Transport {
             call.halfClose();
             PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
         });
+    }
+
+    /**
+     * A request of several parts: sent from gRPC's readiness callbacks on the event loop, each part
+     * written straight into gRPC's buffers ({@link Part#Part(ProtoCodec.Writer, int, byte[])}),
+     * and the response merged there as its parts arrive ({@link PartQueue#readOnArrival}); the
+     * calling thread waits for the end. The bytes of a large call then pass between two threads
+     * (the event loops of client and server), not four: a hand-off per part cost about a sixth of
+     * the round trip of {@code double[10^7]} (docs/benchmarks/grpc-typed-wire.md).
+     */
+    private Object callOnEventLoop(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer,
+                                   int target) throws DeclaredFault {
+        ClientCall<Part, Part> call = newCall(operation, options, null, false);
+        Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes()) {
+            private final byte[] block = new byte[Part.BLOCK_BYTES];
+            private boolean first = true;
+            private boolean halfClosed;
+
+            /** Sends what flow control allows now; the next onReady sends more. */
+            @Override
+            synchronized void send() {
+                try {
+                    while (!halfClosed && call.isReady() && writer.hasMore()) {
+                        Part part = new Part(writer, target, block);
+                        call.sendMessage(part);
+                        if (!part.taken()) {
+                            halfClosed = true; // the call is over: gRPC takes no more messages
+                            return;
+                        }
+                        if (first) {
+                            // counted once the call did not fail as undelivered: a refused connection put nothing on the wire
+                            unconfirmedSent = part.wireLength();
+                            first = false;
+                        } else {
+                            countSent(part.wireLength());
+                        }
+                    }
+                    if (!halfClosed && !writer.hasMore()) {
+                        halfClosed = true;
+                        call.halfClose();
+                        PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+                    }
+                } catch (RuntimeException | Error e) {
+                    halfClosed = true;
+                    call.cancel("client failure", e);
+                }
+            }
+        };
+        listener.queue.readOnArrival(listener.response);
+        start(call, listener, options, writer);
+        return exchange(operation, call, listener, listener::send);
     }
 
     /**
@@ -260,11 +290,6 @@ final class GrpcTransport implements Transport {
             public void onClose(Status status, Metadata trailers) {
                 super.onClose(status, trailers);
                 read();
-            }
-
-            @Override
-            public void onReady() {
-                send();
             }
 
             /** Sends what flow control allows now; the next onReady sends more. */
@@ -385,22 +410,16 @@ final class GrpcTransport implements Transport {
                             Runnable send) throws DeclaredFault {
         try {
             send.run();
-            ProtoCodec.Reader reader;
             try {
-                // made once the first part (or the end) is in: the response headers, with the size, came first
-                Part first = listener.queue.take();
-                Part.Scratch scratch = new Part.Scratch();
-                reader = operation.oneWay() ? EMPTY.reader("", limits, 0)
-                        : codec.reader(operation.responseElement().getLocalPart(), limits, listener.queue.announced());
-                for (Part part = first; part != null; part = listener.queue.take()) {
-                    PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
-                    part.readInto(reader, scratch);
+                // parts read on arrival leave only the end (or the failure) to take here
+                for (Part part = listener.queue.take(); part != null; part = listener.queue.take()) {
+                    listener.response.accept(part);
                 }
             } catch (FaultArrived fault) {
                 Object info = codec.fromBytes(operation.faultElement().getLocalPart(), fault.info, limits);
                 throw operation.toException(info);
             }
-            Object response = reader.finish();
+            Object response = listener.response.finish();
             PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return response;
         } catch (WireFormatException e) {
@@ -449,6 +468,8 @@ final class GrpcTransport implements Transport {
     /** Receives the response parts and the final status; wakes the calling thread. */
     private class Listener extends ClientCall.Listener<Part> {
         final PartQueue queue;
+        /** The response, merged as its parts are taken (or as they arrive); made once the headers, with the size, are in. */
+        final MessageReader response;
         private final ClientCall<Part, Part> call;
         private final OperationDescriptor operation;
         private volatile SwitchboardException failure;
@@ -469,6 +490,8 @@ final class GrpcTransport implements Transport {
             this.queue = new PartQueue(call::request, timeout.plusSeconds(30), () -> new TransportException(protocol(),
                     TransportException.Delivery.MAY_HAVE_RUN, operation + ": no answer from " + endpoint.address(), null),
                     limits.maxMessageBytes());
+            this.response = new MessageReader(() -> operation.oneWay() ? EMPTY.reader("", limits, 0)
+                    : codec.reader(operation.responseElement().getLocalPart(), limits, queue.announced()));
         }
 
         @Override
@@ -510,6 +533,7 @@ final class GrpcTransport implements Transport {
 
         @Override
         public void onReady() {
+            send();
             synchronized (ready) {
                 ready.notifyAll();
             }
@@ -520,7 +544,10 @@ final class GrpcTransport implements Transport {
             queue.arriveOn(caller);
         }
 
-        /** The non-blocking form sends from here; the blocking form sends on its own thread. */
+        /**
+         * Sends what flow control allows now, on each {@code onReady}: the non-blocking form and a
+         * request of several parts send from here; a blocking call of one part sends on its own thread.
+         */
         void send() {
         }
 

@@ -4,16 +4,18 @@ import io.switchboard.codec.binary.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
- * The parts of one incoming message, handed from gRPC's callbacks to the thread that reads them.
- * Flow control makes it bounded: only {@link #WINDOW} parts are requested ahead and each part
- * taken requests one more, so a slow reader slows the sender instead of filling memory. It also
- * bounds what a hostile sender can make the reading thread do: how many parts per byte, how long
- * between parts ({@code idle}), and how slowly the whole message may arrive
- * ({@link #requireMinRate}).
+ * The parts of one incoming message, handed from gRPC's callbacks to the thread that reads them,
+ * or read where they arrive ({@link #readOnArrival}: a message of many parts is merged on gRPC's
+ * event loop, and the waiting thread is woken once, at its end). Flow control makes it bounded:
+ * only {@link #WINDOW} parts are requested ahead and each part read requests one more, so a slow
+ * reader slows the sender instead of filling memory. It also bounds what a hostile sender can make
+ * the reader do: how many parts per byte, how long between parts ({@code idle}), and how slowly
+ * the whole message may arrive ({@link #requireMinRate}).
  */
 final class PartQueue {
     /**
@@ -36,11 +38,15 @@ final class PartQueue {
     private long minBytesPerSecond;
     private Supplier<RuntimeException> slowError;
     private CallerExecutor caller;
+    private Consumer<Part> onArrival;
     private boolean closed;
+    private boolean failed;
     private volatile long announced = -1;
-    // the reading thread's side
+    // the reader's side (under this monitor when parts are read on arrival: the waiting thread checks the rate)
     private long received;
     private long parts;
+    /** When a part last arrived and was read ({@link #readOnArrival}); the idle time counts from it. */
+    private long lastArrival = startNanos;
 
     PartQueue(IntConsumer request, Duration idle, Supplier<RuntimeException> idleError, long maxMessageBytes) {
         this.request = request;
@@ -67,6 +73,17 @@ final class PartQueue {
         this.caller = caller;
     }
 
+    /**
+     * Each part is read by {@code reader} on the thread that adds it (gRPC's event loop), within
+     * this queue's limits, instead of being queued: no hand-off to a reading thread per part. The
+     * waiting thread's {@link #take} then returns null at the end of the message, or throws the
+     * first failure (the reader's included); parts after a failure are released unread and no more
+     * are requested. The reader must not block.
+     */
+    void readOnArrival(Consumer<Part> reader) {
+        this.onArrival = reader;
+    }
+
     /** The size the sender announced (its {@code sb-size} header), or -1. */
     void announce(long size) {
         this.announced = size;
@@ -77,6 +94,10 @@ final class PartQueue {
     }
 
     void add(Part part) {
+        if (onArrival != null) {
+            readNow(part);
+            return;
+        }
         synchronized (this) {
             if (!closed) {
                 items.add(part);
@@ -87,6 +108,27 @@ final class PartQueue {
         part.release(); // the reader is gone: nobody will read it
     }
 
+    private void readNow(Part part) {
+        try {
+            synchronized (this) {
+                if (closed || failed) {
+                    part.release(); // the reader is gone or the message already refused: nobody will read it
+                    return;
+                }
+                count(part);
+            }
+            onArrival.accept(part);
+        } catch (RuntimeException e) {
+            part.release();
+            fail(e);
+            return;
+        }
+        synchronized (this) {
+            lastArrival = System.nanoTime();
+        }
+        request.accept(1);
+    }
+
     /** The message is complete: the peer half-closed, or the call ended well. */
     synchronized void end() {
         items.add(END);
@@ -95,9 +137,18 @@ final class PartQueue {
 
     /** The call failed: the reader gets {@code error} on its next take, ahead of any part left. */
     synchronized void fail(RuntimeException error) {
+        if (failed && onArrival != null) {
+            return; // the first failure is the message's
+        }
+        failed = true;
         releaseQueued();
         items.add(error);
         notifyAll();
+    }
+
+    /** Whether the message failed: refused by a limit or its reader, or the call ended badly. */
+    synchronized boolean failed() {
+        return failed;
     }
 
     /** The reader is done or gives up: parts still queued are dropped. */
@@ -115,24 +166,40 @@ final class PartQueue {
         items.clear();
     }
 
-    /** The next part, or null at the end of the message; throws the call's failure or a refusal. */
+    /**
+     * The next part, or null at the end of the message; throws the call's failure or a refusal.
+     * When parts are read on arrival, it waits for the end of the message (or its failure).
+     */
     Part take() {
         Object item = waitForItem();
-        long size = announced;
-        if (size > maxMessageBytes) {
-            throw new WireFormatException(WireFormatException.SIZE_LIMIT, "the sender announced " + size
-                    + " bytes, over the limit of " + maxMessageBytes + " bytes");
-        }
+        checkAnnounced();
         if (item == END) {
             return null;
         }
         Part part = (Part) item;
         request.accept(1);
+        try {
+            count(part);
+        } catch (WireFormatException e) {
+            part.release();
+            throw e;
+        }
+        return part;
+    }
+
+    private void checkAnnounced() {
+        long size = announced;
+        if (size > maxMessageBytes) {
+            throw new WireFormatException(WireFormatException.SIZE_LIMIT, "the sender announced " + size
+                    + " bytes, over the limit of " + maxMessageBytes + " bytes");
+        }
+    }
+
+    /** Counts a part against the message's limits: its size and how many parts it may use. */
+    private void count(Part part) {
+        checkAnnounced();
         parts++;
         received += part.length;
-        if (received > maxMessageBytes || parts > FREE_PARTS + received / BYTES_PER_EXTRA_PART) {
-            part.release();
-        }
         if (received > maxMessageBytes) {
             throw new WireFormatException(WireFormatException.SIZE_LIMIT, "the message is over the limit of "
                     + maxMessageBytes + " bytes");
@@ -142,7 +209,6 @@ final class PartQueue {
             throw new WireFormatException(WireFormatException.CHUNK_LIMIT, "more than " + allowed + " parts for "
                     + received + " bytes");
         }
-        return part;
     }
 
     private long messageTimeLeft(long now) {
@@ -160,13 +226,14 @@ final class PartQueue {
             if (messageTimeLeft(start) <= 0) {
                 throw slowError.get();
             }
-            long idleDeadline = start + idleNanos;
             while (items.isEmpty()) {
                 long now = System.nanoTime();
                 long left = messageTimeLeft(now);
                 if (left <= 0) {
                     throw slowError.get();
                 }
+                // parts read on arrival are progress too: the idle time counts from the latest
+                long idleDeadline = Math.max(start, lastArrival) + idleNanos;
                 if (idleDeadline - now <= 0) {
                     throw idleError.get();
                 }

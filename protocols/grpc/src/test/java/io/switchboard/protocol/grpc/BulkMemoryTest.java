@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Tag;
 /**
  * A {@code double[]} of 10^8 elements (800 MB) round trip over gRPC with bounded extra memory
  * (issue 3), measured as the heap bytes each thread allocates during the call, per payload byte.
- * The only allocations the call needs are the decoded arrays: the request on the server's worker
- * thread and the response on the client's calling thread (1.0 each); anything above that is
- * copying. The three arrays (sent, received by the server, received by the client) take 2.4 GB, so
+ * The only allocations the call needs are the decoded arrays, the request's and the response's
+ * (1.0 each): a call this large is merged where its parts arrive, on gRPC's event loops
+ * ({@link PartQueue#readOnArrival}), so both are theirs, and the calling thread and the server's
+ * worker allocate next to nothing; anything above that is copying. The three arrays (sent, received by the server, received by the client) take 2.4 GB, so
  * the test needs a heap of about 3 GB (surefire's default here is a quarter of the RAM); it takes
  * about 6 s on 2 cores.
  *
@@ -54,9 +55,11 @@ class BulkMemoryTest {
         Assertions.assertTrue(Runtime.getRuntime().maxMemory() >= HEAP_NEEDED * 9 / 10,
                 "needs a heap of about 3 GB for 3 arrays of 800 MB, this JVM has " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
         Map<String, Double> perByte = run(new long[] {100_000_000}).get(0);
-        assertTrue(perByte.get("client call") < 1.1, "client thread allocated " + perByte + " bytes per payload byte");
-        assertTrue(perByte.get("server worker") < 1.1, "server worker allocated " + perByte + " bytes per payload byte");
-        assertTrue(perByte.getOrDefault("event loops", 0.0) < 0.5, "event loops allocated " + perByte);
+        double total = perByte.values().stream().mapToDouble(Double::doubleValue).sum();
+        assertTrue(total < 2.1, "the call allocated " + total + " bytes per payload byte: " + perByte);
+        assertTrue(perByte.getOrDefault("event loops", 0.0) > 1.9, "the arrays were not decoded on arrival: " + perByte);
+        assertTrue(perByte.getOrDefault("client call", 0.0) < 0.1, "client thread allocated " + perByte + " bytes per payload byte");
+        assertTrue(perByte.getOrDefault("server worker", 0.0) < 0.1, "server worker allocated " + perByte + " bytes per payload byte");
     }
 
     /** A measurement, not a check: left out of the build's test run by its tag (see this module's pom). */

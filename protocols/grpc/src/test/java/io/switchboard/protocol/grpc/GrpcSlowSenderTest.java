@@ -1,6 +1,7 @@
 package io.switchboard.protocol.grpc;
 
 import io.switchboard.codec.binary.BinaryCodec;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
@@ -20,21 +20,26 @@ import io.switchboard.testing.conformance.EchoDoubles;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A slow sender on the bulk protocol: a client that keeps a request alive with one byte every
  * 300 ms, each in its own chunk, so that no single wait reaches the server's idle timeout. The
  * server must end the call, and free the worker thread that decodes it, within a bound of the
  * idle timeout (2 s here) rather than whenever the sender stops; the call is cut after 25 s
- * either way, so the test ends.
+ * either way, so the test ends. Both ways a server reads a request: by a worker thread taking its
+ * parts (no size announced), and on arrival (a size over one part announced: the minimum rate then
+ * bounds the call by that size, 2 MiB at 1 MiB/s here, plus the idle time).
  */
 class GrpcSlowSenderTest {
     private static final Duration IDLE = Duration.ofSeconds(2);
 
-    @Test
-    void aSenderTricklingOneByteAtATimeIsCutOffAndItsWorkerThreadFreed() throws Exception {
-        ProtocolServer server = new GrpcProtocolProvider().newServer(ServerSettings.defaults().withIdleTimeout(IDLE));
+    @ParameterizedTest(name = "size announced: {0}")
+    @ValueSource(booleans = {false, true})
+    void aSenderTricklingOneByteAtATimeIsCutOffAndItsWorkerThreadFreed(boolean announced) throws Exception {
+        GrpcServer server = (GrpcServer) new GrpcProtocolProvider().newServer(ServerSettings.defaults()
+                .withIdleTimeout(IDLE).withMinRequestBytesPerSecond(1 << 20));
         Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
         ManagedChannel channel = NettyChannelBuilder.forAddress(at.uri().getHost(), at.uri().getPort())
                 .usePlaintext().build();
@@ -54,7 +59,7 @@ class GrpcSlowSenderTest {
                 public void onClose(Status status, Metadata trailers) {
                     closed.complete(status);
                 }
-            }, new Metadata());
+            }, headers(announced));
             call.request(Integer.MAX_VALUE);
             long start = System.nanoTime();
             while (w.hasMore() && !closed.isDone()) {
@@ -67,6 +72,7 @@ class GrpcSlowSenderTest {
                 }
             }
             Status status = closed.get(30, TimeUnit.SECONDS);
+            assertEquals(announced ? 1 : 0, server.readOnArrival(), "read on arrival");
             System.out.println("slow sender: the server ended the call after "
                     + (System.nanoTime() - start) / 1_000_000 + " ms with " + status);
             long held = (System.nanoTime() - start) / 1_000_000;
@@ -83,5 +89,13 @@ class GrpcSlowSenderTest {
             channel.shutdownNow();
             server.close();
         }
+    }
+
+    private static Metadata headers(boolean announced) {
+        Metadata headers = new Metadata();
+        if (announced) {
+            headers.put(GrpcErrors.SIZE, Long.toString(2L << 20));
+        }
+        return headers;
     }
 }
