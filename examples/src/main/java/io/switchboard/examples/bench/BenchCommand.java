@@ -102,7 +102,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--settle", paramLabel = "SECONDS",
             description = "After a cell's warm-up calls, more of them until the JIT compilers of both JVMs are quiet (under "
-                    + "2% of a second's calls), for at most this long (default 20; 0 with --quick, and 0 never waits). "
+                    + "2%% of a second's calls), for at most this long (default 20; 0 with --quick, and 0 never waits). "
                     + "A cell timed while they still work measures them: its note then says how long they worked.")
     Integer settle;
 
