@@ -477,7 +477,7 @@ final class GrpcTransport implements Transport {
         private final Object ready = new Object();
         private final WireBytes wire;
         /** Bytes handed to gRPC before the stream existed: on the wire only if the call was not refused. */
-        long unconfirmedSent;
+        volatile long unconfirmedSent;
         boolean undelivered;
         /** Runs this call's callbacks on the calling thread (a blocking call), or null: they run on the event loop. */
         private CallerExecutor caller;

@@ -19,7 +19,8 @@ import java.nio.ByteBuffer;
  * itself a complete protobuf encoding of the method's message type. The marshaller moves bytes
  * only: an outgoing part is drained from the writer's buffer straight into gRPC's (gRPC drains a
  * message inside {@code sendMessage}, so the buffer is reused for the next part); an incoming one
- * stays in gRPC's buffers until the reading thread merges it ({@link #readInto}), reading packed
+ * stays in gRPC's buffers until it is merged ({@link #readInto}: by the reading thread, or on the
+ * event loop as it arrives, {@link PartQueue#readOnArrival}), reading packed
  * numbers straight out of them.
  */
 final class Part {
@@ -117,7 +118,7 @@ final class Part {
      * from them straight into the value's arrays, without first copying the part into an array.
      * Otherwise, and for a part under {@link #IN_PLACE_BYTES} (a small call's message: one copy of
      * it costs less than walking gRPC's buffers), the part is copied into {@code scratch} first
-     * ({@link #read}). Reading thread only.
+     * ({@link #read}). The reader's thread only.
      */
     void readInto(ProtoCodec.Reader reader, Scratch scratch) {
         readInto(reader, scratch, IN_PLACE_BYTES);
@@ -174,7 +175,7 @@ final class Part {
     /**
      * The received bytes, {@code [0, length)} of the returned array: the part's own array, or
      * {@code scratch}'s (grown to fit and reused for the next part), gRPC's buffers released.
-     * Reading thread only.
+     * The reader's thread only.
      */
     byte[] read(Scratch scratch) {
         if (bytes != null) {
@@ -209,7 +210,7 @@ final class Part {
         }
     }
 
-    /** The reused array of one reading thread. */
+    /** The reused array of one message's reader. */
     static final class Scratch {
         byte[] buf = new byte[0];
     }
