@@ -122,6 +122,12 @@ final class PartQueue {
             part.release();
             fail(e);
             return;
+        } catch (Error e) {
+            // say, no heap for a large message's array: the call fails, not gRPC's event loop (and
+            // with it the connection's other calls)
+            part.release();
+            fail(new IllegalStateException("the message could not be read: " + e, e));
+            return;
         }
         synchronized (this) {
             lastArrival = System.nanoTime();
