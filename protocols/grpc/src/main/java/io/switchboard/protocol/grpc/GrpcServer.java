@@ -75,7 +75,7 @@ final class GrpcServer implements ProtocolServer {
     private final ExecutorService workers;
     private final WorkerGate gate;
     private final LongAdder busyRefusals = new LongAdder();
-    private final LongAdder readOnArrival = new LongAdder();
+    private final LongAdder readOnArrivalCalls = new LongAdder();
     /** Counts connections refused at TLS; a plain-text server has none. */
     private final GrpcTls.Refusals refusals;
     private Server server;
@@ -290,8 +290,8 @@ final class GrpcServer implements ProtocolServer {
     }
 
     /** Calls whose request was merged on the event loop as its parts arrived; for tests. */
-    long readOnArrival() {
-        return readOnArrival.sum();
+    long readOnArrivalCalls() {
+        return readOnArrivalCalls.sum();
     }
 
     /** Calls refused because every worker was running a call; for tests and logs. */
@@ -308,8 +308,6 @@ final class GrpcServer implements ProtocolServer {
         private final TraceContext trace;
         private final PartQueue queue;
         private final MessageReader requestReader;
-        /** Whether the request's parts are merged on arrival: the worker is needed only at its end. */
-        private boolean readingOnArrival;
         /** The response of several parts being sent from gRPC's readiness callbacks, or null. */
         private volatile ResponseSender sender;
         private final Object ready = new Object();
@@ -326,7 +324,8 @@ final class GrpcServer implements ProtocolServer {
                 PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
                 arrived += message.length;
                 queue.add(message);
-                if (readingOnArrival) {
+                if (queue.readsOnArrival()) {
+                    // the worker is needed only at the request's end
                     if (queue.failed()) {
                         ticket.start(); // refused on arrival: the worker sends the refusal now
                     }
@@ -395,9 +394,8 @@ final class GrpcServer implements ProtocolServer {
 
         /** The request's parts are merged on gRPC's event loop as they arrive, within the queue's limits. */
         void readOnArrival() {
-            readingOnArrival = true;
             queue.readOnArrival(requestReader);
-            readOnArrival.increment();
+            readOnArrivalCalls.increment();
         }
 
         void run() {

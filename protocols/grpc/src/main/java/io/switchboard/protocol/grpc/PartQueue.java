@@ -84,6 +84,11 @@ final class PartQueue {
         this.onArrival = reader;
     }
 
+    /** Whether parts are read where they arrive ({@link #readOnArrival}). */
+    boolean readsOnArrival() {
+        return onArrival != null;
+    }
+
     /** The size the sender announced (its {@code sb-size} header), or -1. */
     void announce(long size) {
         this.announced = size;
@@ -143,7 +148,7 @@ final class PartQueue {
 
     /** The call failed: the reader gets {@code error} on its next take, ahead of any part left. */
     synchronized void fail(RuntimeException error) {
-        if (failed && onArrival != null) {
+        if (failed) {
             return; // the first failure is the message's
         }
         failed = true;

@@ -98,7 +98,7 @@ class GrpcHandOffTest {
                     values[i] = i * 0.5 - 7;
                 }
                 assertArrayEquals(values, ConformanceComponent.stub(t).echoDoubles(values));
-                assertEquals(1, server.readOnArrival(), "the request was not merged on arrival");
+                assertEquals(1, server.readOnArrivalCalls(), "the request was not merged on arrival");
                 assertEquals(0, server.gate().lateStarts(),
                         "the worker started when the request was in, not from the sweep of stalled calls");
             }

@@ -109,9 +109,9 @@ class GrpcReadOnArrivalTest {
     }
 
     private RawCalls.Result callReadOnArrival(List<byte[]> parts, long announced) throws Exception {
-        long before = server.readOnArrival();
+        long before = server.readOnArrivalCalls();
         RawCalls.Result r = raw.call(ECHO_DOUBLES, parts, announcing(announced));
-        assertEquals(before + 1, server.readOnArrival(), "the server did not read this request on arrival");
+        assertEquals(before + 1, server.readOnArrivalCalls(), "the server did not read this request on arrival");
         return r;
     }
 

@@ -72,7 +72,7 @@ class GrpcSlowSenderTest {
                 }
             }
             Status status = closed.get(30, TimeUnit.SECONDS);
-            assertEquals(announced ? 1 : 0, server.readOnArrival(), "read on arrival");
+            assertEquals(announced ? 1 : 0, server.readOnArrivalCalls(), "read on arrival");
             System.out.println("slow sender: the server ended the call after "
                     + (System.nanoTime() - start) / 1_000_000 + " ms with " + status);
             long held = (System.nanoTime() - start) / 1_000_000;
