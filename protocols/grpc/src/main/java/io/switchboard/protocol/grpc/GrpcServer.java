@@ -322,7 +322,6 @@ final class GrpcServer implements ProtocolServer {
             @Override
             public void onMessage(Part message) {
                 PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
-                arrived += message.length;
                 queue.add(message);
                 if (queue.readsOnArrival()) {
                     // the worker is needed only at the request's end
@@ -332,6 +331,7 @@ final class GrpcServer implements ProtocolServer {
                     return;
                 }
                 // more parts to come: the worker merges them as they arrive
+                arrived += message.length;
                 if (++parts > 1 || arrived < queue.announced()) {
                     ticket.start();
                 }

@@ -158,25 +158,26 @@ final class GrpcTransport implements Transport {
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
         ProtoCodec.Writer writer = encode(operation, request);
+        int target = partTarget(operation);
+        if (writer.size() > target) {
+            return callOnEventLoop(operation, options, writer, target);
+        }
         // the call's callbacks run on this thread while it waits, as in grpc-java's blocking stub:
         // the event loop hands over the response with an unpark, not a monitor and a notify
         CallerExecutor caller = new CallerExecutor();
         try {
-            return call(operation, options, writer, caller);
+            return call(operation, options, writer, target, caller);
         } finally {
             caller.shutdown();
         }
     }
 
-    private Object call(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer,
+    /** A request within one part by its size. */
+    private Object call(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer, int target,
                         CallerExecutor caller) throws DeclaredFault {
-        int target = partTarget(operation);
-        // a message within one part by its size is written now: whether it did fit in one part (the
-        // writer cuts a packed field with some room to spare) decides how the call is made
-        ProtoOutput out = writer.size() > target ? null : new ProtoOutput((int) writer.size() + 64);
-        if (out == null) {
-            return callOnEventLoop(operation, options, writer, target);
-        }
+        // written now: whether it did fit in one part (the writer cuts a packed field with some room
+        // to spare) decides how the call is made
+        ProtoOutput out = new ProtoOutput((int) writer.size() + 64);
         writer.writePart(out, target);
         ClientCall<Part, Part> call = newCall(operation, options, caller, !writer.hasMore());
         Listener listener = new Listener(call, operation, client.settings().timeoutFor(options), options.wireBytes());

@@ -183,8 +183,8 @@ final class PartQueue {
      */
     Part take() {
         Object item = waitForItem();
-        checkAnnounced();
         if (item == END) {
+            checkAnnounced(); // a part is checked as it is counted
             return null;
         }
         Part part = (Part) item;

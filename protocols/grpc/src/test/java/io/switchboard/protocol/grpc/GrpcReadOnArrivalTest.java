@@ -40,7 +40,8 @@ import org.junit.jupiter.api.TestInstance;
  * ({@link PartQueue#readOnArrival}), on the server for requests and on the client for responses.
  * The limits and refusals of the part queue hold there as they do for parts taken by a reading
  * thread: a part cut short, a message over the limit, too many parts. Each server case checks
- * that the call did take the on-arrival path.
+ * that the call did take the on-arrival path; that the client's large calls do is
+ * {@link BulkMemoryTest}'s check (the response's array allocated on the event loop).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GrpcReadOnArrivalTest {
@@ -160,7 +161,7 @@ class GrpcReadOnArrivalTest {
     }
 
     @Test
-    void aResponseCutShortIsRefusedByTheClientReadingOnArrival() throws Exception {
+    void aResponseCutShortIsRefusedByAClientWhoseRequestWasSeveralParts() throws Exception {
         // a server that answers any request with a valid part and then one cut short
         List<byte[]> response = new ArrayList<>();
         EchoDoublesResponse m = new EchoDoublesResponse();
