@@ -139,22 +139,27 @@ class ZooKeeperRegistryStoreTest {
      * take-over, and the client's replica set lost the instance for a moment). A real removal is
      * still reported.
      */
+    /** A sink that writes each report as {@code bound:ID:LEASE} or {@code gone:ID}. */
+    private static RegistryStore.ChangeSink recording(List<String> changes) {
+        return new RegistryStore.ChangeSink() {
+            @Override
+            public void bound(ComponentEntry entry) {
+                changes.add("bound:" + entry.instanceId() + ":" + entry.leaseSeconds());
+            }
+
+            @Override
+            public void gone(String name, String instanceId) {
+                changes.add("gone:" + instanceId);
+            }
+        };
+    }
+
     @Test
     void aTakeOverIsReportedAsAChangeNotAsGoneAndBack() throws Exception {
         try (ZooKeeperRegistryStore a = store("/t/moves"); ZooKeeperRegistryStore b = store("/t/moves");
              ZooKeeperRegistryStore watched = store("/t/moves")) {
             List<String> changes = new CopyOnWriteArrayList<>();
-            watched.reportChanges(new RegistryStore.ChangeSink() {
-                @Override
-                public void bound(ComponentEntry entry) {
-                    changes.add("bound:" + entry.instanceId() + ":" + entry.leaseSeconds());
-                }
-
-                @Override
-                public void gone(String name, String instanceId) {
-                    changes.add("gone:" + instanceId);
-                }
-            });
+            watched.reportChanges(recording(changes));
             a.bind(entry("Echo", "e1", 30));
             await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
             b.rebind(entry("Echo", "e1", 31));   // taken over by the other server, under its session
@@ -177,17 +182,7 @@ class ZooKeeperRegistryStoreTest {
     void changesFasterThanAWatchingStoreReadsAreFoldedIntoTheFinalStateInOrder() throws Exception {
         try (ZooKeeperRegistryStore writer = store("/t/fold"); ZooKeeperRegistryStore watched = store("/t/fold")) {
             List<String> changes = new CopyOnWriteArrayList<>();
-            watched.reportChanges(new RegistryStore.ChangeSink() {
-                @Override
-                public void bound(ComponentEntry entry) {
-                    changes.add("bound:" + entry.instanceId() + ":" + entry.leaseSeconds());
-                }
-
-                @Override
-                public void gone(String name, String instanceId) {
-                    changes.add("gone:" + instanceId);
-                }
-            });
+            watched.reportChanges(recording(changes));
             writer.bind(entry("Echo", "e1", 30));
             await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
 
