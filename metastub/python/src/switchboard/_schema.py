@@ -33,6 +33,12 @@ def _status_file():
                      label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
     status.field.add(name="details", number=3, type=descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE,
                      label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED, type_name="." + _STATUS_PACKAGE + ".Any")
+    health_request = f.message_type.add(name="HealthCheckRequest")
+    health_request.field.add(name="service", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                             label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    health_response = f.message_type.add(name="HealthCheckResponse")
+    health_response.field.add(name="status", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_INT32,
+                              label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
     return f
 
 
@@ -95,6 +101,7 @@ class Interface:
         self._classes = {}
         self.kinds, self.notes = parse_comments(proto_text)
         self.status = self.message_class(self.pool.FindMessageTypeByName(_STATUS_PACKAGE + ".Status"))
+        self.file_set = file_set
         self.operations = {m.name: Operation(self, m) for m in self.service.methods}
 
     def pool_message(self, full_name):

@@ -104,7 +104,7 @@ class GrpcTransport:
             return Refused(trailers["sb-refused"], details, trailers.get("sb-refused-field"))
         if code == grpc.StatusCode.UNKNOWN or code == grpc.StatusCode.UNIMPLEMENTED:
             if code == grpc.StatusCode.UNIMPLEMENTED or "sb-error-type" in trailers:
-                return RemoteError(details, trailers.get("sb-error-type", "not implemented"))
+                return RemoteError(details, trailers.get("sb-error-type"))
         if code == grpc.StatusCode.UNAVAILABLE and _never_connected(details):
             return TransportError(self.protocol, TransportError.NOT_DELIVERED, details)
         if code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED):

@@ -51,9 +51,12 @@ class DeclaredFault(SwitchboardError):
     fields = ()
 
     def __init__(self, message=None, **fields):
+        self.values = dict(fields)
         for name in self.fields:
             setattr(self, name, fields.get(name))
         text = message if message is not None else fields.get("reason") or type(self).__name__
+        if message is not None:
+            self.values.setdefault("reason", message)
         super().__init__(text)
 
 
