@@ -24,13 +24,16 @@ __all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tl
            "NoCommonProtocol", "NotFound", "Refused", "RemoteError", "SwitchboardError", "TransportError"]
 
 
-def connect(registry_url, tls=None, policy="adaptive", protocols=("grpc", "soap"), timeout=60.0, listener=None):
+def connect(registry_url, tls=None, policy="adaptive", protocols=("grpc", "soap"), timeout=60.0, listener=None,
+            watch=True):
     """A Board on the registry at ``registry_url``. ``policy`` is each component's default
     (``adaptive``, ``size``, ``size:BYTES``, ``fixed:PROTOCOL``, ``first-common``); ``protocols`` the
     ones this client may use, in its order of preference (SOAP, the failsafe, must be among them);
     ``tls`` a ``switchboard.Tls`` for https:// and grpcs:// addresses; ``listener`` is called with
-    the CallRecord of every attempt."""
-    return Board(registry_url, tls=tls, policy=policy, protocols=protocols, timeout=timeout, listener=listener)
+    the CallRecord of every attempt; ``watch`` keeps each component's replicas equal to the registry's
+    entries (a watch per looked-up name)."""
+    return Board(registry_url, tls=tls, policy=policy, protocols=protocols, timeout=timeout, listener=listener,
+                 watch=watch)
 
 
 def serve(obj, schema, registry=None, name=None, **options):

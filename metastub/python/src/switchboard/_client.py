@@ -150,8 +150,10 @@ class Component:
         self._turn = 0
         self._lock = threading.Lock()
         self._response_sizes = {}
-        self._local = threading.local()
         self.last_call = None
+        self._closed = threading.Event()
+        if board.watch:
+            threading.Thread(target=self._follow, name="switchboard-watch-" + name, daemon=True).start()
 
     # -- the stub's surface -----------------------------------------------------------------------
 
@@ -213,6 +215,8 @@ class Component:
         while True:
             replica = self._pick_replica(tried)
             if replica is None:
+                if last is None:
+                    raise NotFound("no instance of %s is bound in %s now" % (self.name, self._board.url))
                 raise last
             tried.add(id(replica))
             with self._lock:
@@ -327,7 +331,60 @@ class Component:
             policy.observe(record)
             self._board._recorded(record)
 
+    # -- following the registry --------------------------------------------------------------------
+
+    def _follow(self):
+        """Keeps the replica set equal to the registry's entries under this name: a watch long-poll
+        (its own registry client, so that lookups never wait behind it); a reset or a new registry
+        epoch takes a fresh lookup. While the registry cannot be reached, the set stays as it was."""
+        from ._registry import RegistryClient
+
+        epoch = since = None
+        client = None
+        while not self._closed.is_set():
+            try:
+                if client is None:
+                    client = RegistryClient(self._board.url, tls=self._board.tls, timeout=self._board.watch_wait + 30)
+                new_epoch, version, reset, events = client.watch(self.name, epoch, since, self._board.watch_wait)
+                if reset or epoch != new_epoch:
+                    self._replace_entries(client.lookup(self.name))
+                else:
+                    for kind, instance, entry in events:
+                        self._apply(kind, instance, entry)
+                epoch, since = new_epoch, version
+            except Exception:   # the registry is restarting or away: keep the replicas, try again
+                if self._closed.wait(1.0):
+                    return
+
+    def _replace_entries(self, entries):
+        with self._lock:
+            known = {r.entry.instance_id: r for r in self._replicas}
+        for entry in entries:
+            if entry.instance_id not in known or known[entry.instance_id].entry.endpoints != entry.endpoints:
+                self._apply("appear", entry.instance_id, entry)
+        for instance in set(known) - {e.instance_id for e in entries}:
+            self._apply("go", instance, None)
+
+    def _apply(self, kind, instance, entry):
+        replica = None
+        if kind != "go" and entry is not None:
+            try:
+                replica = _Replica(self._board, self, entry)
+            except NoCommonProtocol:
+                replica = None   # an instance this client cannot call (no SOAP): as if it were not there
+        with self._lock:
+            old = [r for r in self._replicas if r.entry.instance_id == instance]
+            if replica is not None and old and old[0].entry.endpoints == entry.endpoints:
+                return
+            self._replicas = [r for r in self._replicas if r.entry.instance_id != instance]
+            if replica is not None:
+                self._replicas.append(replica)
+        for r in old:
+            if r.in_flight == 0:
+                r.close()
+
     def close(self):
+        self._closed.set()
         for r in self._replicas:
             r.close()
 
@@ -336,7 +393,7 @@ class Board:
     """A connection to a registry: looks components up by name and makes their stubs."""
 
     def __init__(self, registry_url, tls=None, policy="adaptive", protocols=DEFAULT_PROTOCOLS, timeout=60.0,
-                 listener=None):
+                 listener=None, watch=True, watch_wait=10):
         from ._registry import RegistryClient
 
         unknown = [p for p in protocols if p not in KNOWN_PROTOCOLS]
@@ -345,6 +402,7 @@ class Board:
         if FAILSAFE not in protocols:
             raise ValueError("%s must be among the protocols: it is the failsafe" % FAILSAFE)
         self.url, self.tls, self.timeout = registry_url, tls, timeout
+        self.watch, self.watch_wait = watch, watch_wait
         self.protocols = tuple(protocols)
         self.policy = policy
         policies.by_name(policy)   # refuse a bad name now, not at the first call

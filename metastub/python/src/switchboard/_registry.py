@@ -67,6 +67,21 @@ class RegistryClient:
 
         return [Entry(serialize_object(e, dict)) for e in raw]
 
+    def watch(self, name, epoch, since, wait_seconds):
+        """(epoch, version, reset, events) after the changes to ``name`` since ``since``, waiting up to
+        ``wait_seconds`` for one; each event is (kind, instance id, Entry or None). Not under the lock:
+        a watch waits, and other calls must not wait behind it."""
+        from zeep.helpers import serialize_object
+
+        raw = serialize_object(self.service.watch(names={"item": [name]}, epoch=epoch, sinceVersion=since,
+                                                  waitSeconds=wait_seconds), dict)
+        events = raw.get("events") or []
+        events = events.get("item") or [] if isinstance(events, dict) and "item" in events else events
+        events = [events] if isinstance(events, dict) else events
+        out = [(e["kind"], e["instanceId"], Entry(e["entry"]) if e.get("entry") else None)
+               for e in events if e.get("name") == name]
+        return raw["epoch"], raw["version"], bool(raw.get("reset")), out
+
     def entry_dict(self, name, instance_id, endpoints, schema, proto, wsdl_url, lease, features):
         entry = {"name": name, "instanceId": instance_id,
                  "endpoints": {"item": [{"protocol": p, "address": a} for p, a in endpoints]},

@@ -43,7 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from . import _soap, _values
 from ._schema import Interface
 from ._transport import PART_BYTES, parts
-from .errors import DeclaredFault, Refused
+from .errors import DeclaredFault, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
 DEDUP_ENTRIES = 10_000
@@ -130,14 +130,24 @@ class _Run:
 class _Registration:
     """Binds one entry, renews its lease at a third of it, binds again if the registry lost it."""
 
-    def __init__(self, registry, entry, credential):
-        self.registry, self.entry, self.credential = registry, entry, credential
+    def __init__(self, registry, entry, credential, on_renew=None):
+        self.registry, self.entry, self.credential, self.on_renew = registry, entry, credential, on_renew
         self.stop = threading.Event()
         self.thread = None
         self.renewals = 0
 
     def start(self):
-        self.registry.bind(self.entry, self.credential)
+        import zeep.exceptions
+
+        try:
+            self.registry.bind(self.entry, self.credential)
+        except zeep.exceptions.Fault as e:
+            code = None
+            if getattr(e, "detail", None) is not None:
+                found = e.detail.xpath(".//*[local-name()='code']")
+                code = found[0].text if found else None
+            raise SwitchboardError("the registry refused the bind of %s: %s%s" % (
+                self.entry["name"], e.message, " (code %s)" % code if code else "")) from None
         lease = self.entry.get("leaseSeconds") or 0
         if lease > 0:
             self.thread = threading.Thread(target=self._heartbeat, args=(lease / 3.0,), name="switchboard-lease",
@@ -150,6 +160,8 @@ class _Registration:
             try:
                 if self.registry.renew(name, instance, self.credential):
                     self.renewals += 1
+                    if self.on_renew is not None:
+                        self.on_renew(name, instance)
                 else:
                     self.registry.bind(self.entry, self.credential)
             except Exception as e:   # the registry may be restarting: keep trying, as ComponentServer does
@@ -168,7 +180,7 @@ class Server:
 
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
                  secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
-                 workers=8):
+                 workers=8, on_renew=None):
         schema_text = _read(schema)
         self.component = component_name(schema_text)
         proto_path = proto or find_document(schema, self.component, ".proto")
@@ -188,6 +200,7 @@ class Server:
         self.serving = True
         self._closed = threading.Event()
         self._waiting = False
+        self.unbound = 0
         self._close_lock = threading.Lock()
         self.grpc_server, self.grpc_address = self._start_grpc(host, tls, workers)
         wsdl_text = _read(wsdl_path) if wsdl_path else None
@@ -198,15 +211,15 @@ class Server:
             from ._registry import RegistryClient
 
             credential = secret if secret is not None else os.environ.get("SWITCHBOARD_SECRET")
-            client = RegistryClient(registry, tls=tls)
-            entry = client.entry_dict(self.name, str(uuid.uuid4()), [("grpc", self.grpc_address),
-                                                                     ("soap", self.soap_address)],
-                                      schema_text, self.iface.text, self.soap_address + "?wsdl" if wsdl_text else None,
-                                      lease, ["call-ids"])
-            self.registration = _Registration(client, entry, credential)
             try:
+                client = RegistryClient(registry, tls=tls)
+                entry = client.entry_dict(self.name, str(uuid.uuid4()), [("grpc", self.grpc_address),
+                                                                         ("soap", self.soap_address)],
+                                          schema_text, self.iface.text,
+                                          self.soap_address + "?wsdl" if wsdl_text else None, lease, ["call-ids"])
+                self.registration = _Registration(client, entry, credential, on_renew)
                 self.registration.start()
-            except Exception:
+            except BaseException:
                 self._stop_servers()
                 raise
         if handle_sigterm and threading.current_thread() is threading.main_thread():
@@ -350,11 +363,12 @@ class Server:
 
     def _start_soap(self, host, tls, wsdl_template):
         path = "/services/" + self.component
-        server = ThreadingHTTPServer((host, 0), _soap_handler(self, path))
-        server.daemon_threads = True
+        server = _HttpServer((host, 0), _soap_handler(self, path))
         scheme = "http"
         if tls is not None:
-            server.socket = tls.server_ssl_context().wrap_socket(server.socket, server_side=True)
+            # the handshake happens on each connection's own thread, not in the accepting one
+            server.socket = tls.server_ssl_context().wrap_socket(server.socket, server_side=True,
+                                                                 do_handshake_on_connect=False)
             scheme = "https"
         address = "%s://%s:%d%s" % (scheme, host, server.server_address[1], path)
         self.wsdl = None
@@ -381,7 +395,7 @@ class Server:
         unbound = 0
         if self.registration is not None:
             try:
-                unbound = self.registration.close()
+                unbound = self.unbound = self.registration.close()
             except Exception as e:
                 print("switchboard: could not unbind %s; its lease will run out: %s" % (self.name, e),
                       file=sys.stderr, flush=True)
@@ -407,8 +421,23 @@ class Server:
         self.close()
 
 
+class _HttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A connection that broke or failed its TLS handshake is the client's affair: no traceback."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionError, TimeoutError, OSError)):
+            super().handle_error(request, client_address)
+
+
+DRAIN_LIMIT = 64 << 20   # past the limit, read at most this much more so that the refusal reaches the sender
+
+
 def _read_body(handler, limit):
-    """The request body by Content-Length or chunked coding, refusing one over ``limit``."""
+    """The request body by Content-Length or chunked coding. Past ``limit`` it reads on, discarding
+    (up to DRAIN_LIMIT more), so that a sender still writing gets the refusal rather than a reset
+    connection, as the Java SOAP server does; then refuses it as ``size-limit``."""
     if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
         chunks, size = [], 0
         while True:
@@ -416,27 +445,33 @@ def _read_body(handler, limit):
             try:
                 n = int(line.split(b";")[0].strip(), 16)
             except ValueError:
-                handler.close_connection = True
+                handler.close_connection = True   # where the next request would start is unknown
                 raise Refused("malformed", "bad chunk header") from None
             if n == 0:
-                while handler.rfile.readline(1024).strip():
+                while handler.rfile.readline(1024).strip():   # trailers
                     pass
+                if size > limit:
+                    raise Refused("size-limit", "request over %d bytes" % limit)
                 return b"".join(chunks)
             size += n
-            if size > limit:
+            if size > limit + DRAIN_LIMIT:
                 handler.close_connection = True
                 raise Refused("size-limit", "request over %d bytes" % limit)
-            chunks.append(handler.rfile.read(n))
+            data = handler.rfile.read(n)
+            if size <= limit:
+                chunks.append(data)
+            else:
+                chunks = []
             handler.rfile.readline(8)
     length = int(handler.headers.get("Content-Length") or 0)
     if length > limit:
-        remaining = length
-        while 0 < remaining <= 64 << 20:   # read on, so that a sender still writing gets the refusal
+        remaining = length if length <= limit + DRAIN_LIMIT else 0
+        while remaining > 0:
             got = handler.rfile.read(min(remaining, 1 << 20))
             if not got:
                 break
             remaining -= len(got)
-        handler.close_connection = remaining > 0
+        handler.close_connection = length > limit + DRAIN_LIMIT or remaining > 0
         raise Refused("size-limit", "request over %d bytes" % limit)
     return handler.rfile.read(length)
 

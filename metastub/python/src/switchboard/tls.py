@@ -40,6 +40,9 @@ class Tls:
         """A requests session for https:// addresses."""
         if self.trust_pem is not None:
             session.verify = self._file("trust.pem", self.trust_pem)
+            # the trust store given wins: requests would otherwise take REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE
+            # from the environment over session.verify (and with it no proxy settings from the environment)
+            session.trust_env = False
         if self.key_pem is not None:
             session.cert = (self._file("chain.pem", self.chain_pem), self._file("key.pem", self.key_pem))
 
