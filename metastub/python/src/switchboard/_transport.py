@@ -6,10 +6,13 @@ SOAP (requests and lxml, in the wire form of ``_soap``)."""
 import threading
 from urllib.parse import urlparse
 
+from google.protobuf.descriptor import FieldDescriptor as F
+
 from . import _soap
 from .errors import DeclaredFault, Refused, RemoteError, TransportError
 
 PART_BYTES = 1 << 20
+FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
 MAX_MESSAGE = 256 << 20
 DETAILS_KEY = "grpc-status-details-bin"
 
@@ -17,7 +20,8 @@ DETAILS_KEY = "grpc-status-details-bin"
 def parts(message, part_bytes=PART_BYTES):
     """The message as serialized parts whose protobuf merge is the message: the singular fields
     first, then each repeated field cut into slices (a packed array's slice is a packed field of
-    its own, which protobuf appends on merge)."""
+    its own, which protobuf appends on merge). Packed fixed-width numbers are cut from the bytes of
+    one serialization, never turned into Python numbers."""
     if message.ByteSize() <= part_bytes:
         return [message.SerializeToString()]
     first = type(message)()
@@ -25,11 +29,23 @@ def parts(message, part_bytes=PART_BYTES):
     repeated = [f for f in message.DESCRIPTOR.fields if f.is_repeated]
     for f in repeated:
         first.ClearField(f.name)
-    out = [first.SerializeToString()]
+    head = first.SerializeToString()
+    out = [head] if head else []   # no singular field set: the repeated fields' parts alone
     for f in repeated:
         values = getattr(message, f.name)
         n = len(values)
         if not n:
+            continue
+        width = FIXED_WIDTH.get(f.type) if f.message_type is None else None
+        if width:
+            only = type(message)()
+            getattr(only, f.name).MergeFrom(values)
+            data = only.SerializeToString()
+            _, i = _read_varint(data, 0)
+            length, i = _read_varint(data, i)
+            raw, tag = memoryview(data)[i:i + length], _varint(f.number << 3 | 2)
+            step = max(width, part_bytes // width * width)
+            out.extend(tag + _varint(len(raw[j:j + step])) + raw[j:j + step].tobytes() for j in range(0, length, step))
             continue
         whole = type(message)()
         getattr(whole, f.name).MergeFrom(values)
@@ -39,6 +55,27 @@ def parts(message, part_bytes=PART_BYTES):
             getattr(part, f.name).MergeFrom(values[i:i + step])
             out.append(part.SerializeToString())
     return out
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | 0x80 if n else b)
+        if not n:
+            return bytes(out)
+
+
+def _read_varint(data, i):
+    shift = value = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, i
+        shift += 7
 
 
 class GrpcTransport:

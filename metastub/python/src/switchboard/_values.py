@@ -442,8 +442,7 @@ class Decoder:
             items = getattr(message, f.name)
             if f.message_type is None and f.type not in (F.TYPE_STRING, F.TYPE_BYTES):
                 if self.use_numpy:
-                    return numpy.fromiter(items, dtype=NUMPY_DTYPES[f.type], count=len(items)).astype(
-                        NUMPY_DTYPES[f.type].replace("<", "="), copy=False)
+                    return numpy.array(items, dtype=NUMPY_DTYPES[f.type].replace("<", "="))
                 return list(items)
             nulls = null_elements.get(f.number, ())
             return [None if i in nulls else self.struct(x, depth + 1, where) if f.message_type is not None else x
