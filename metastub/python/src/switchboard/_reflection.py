@@ -2,30 +2,19 @@
 grpcurl send: list the services, and the component's file descriptor by file name or by symbol.
 The messages are few and flat, so they are read and written here field by field."""
 
-
-def _varint(data, i):
-    shift = value = 0
-    while True:
-        if i >= len(data) or shift > 63:
-            raise ValueError("truncated varint")
-        b = data[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, i
-        shift += 7
+from ._wire import read_varint, varint
 
 
 def _fields(data):
     """(number, wire type, value) of a message's fields; strings and messages as bytes."""
     i = 0
     while i < len(data):
-        key, i = _varint(data, i)
+        key, i = read_varint(data, i)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            value, i = _varint(data, i)
+            value, i = read_varint(data, i)
         elif wire == 2:
-            n, i = _varint(data, i)
+            n, i = read_varint(data, i)
             if i + n > len(data):
                 raise ValueError("truncated field")
             value, i = data[i:i + n], i + n
@@ -38,18 +27,8 @@ def _fields(data):
         yield number, wire, value
 
 
-def _encode_varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | 0x80 if n else b)
-        if not n:
-            return bytes(out)
-
-
 def _bytes_field(number, data):
-    return _encode_varint(number << 3 | 2) + _encode_varint(len(data)) + data
+    return varint(number << 3 | 2) + varint(len(data)) + data
 
 
 def answer(request, iface):
@@ -89,5 +68,5 @@ def _files(host, request, files):
 
 
 def _error(host, request, code, message):
-    body = _encode_varint(1 << 3) + _encode_varint(code) + _bytes_field(2, message.encode("utf-8"))
+    body = varint(1 << 3) + varint(code) + _bytes_field(2, message.encode("utf-8"))
     return _bytes_field(1, host) + _bytes_field(2, request) + _bytes_field(7, body)

@@ -9,7 +9,8 @@ from urllib.parse import urlparse
 from google.protobuf.descriptor import FieldDescriptor as F
 
 from . import _soap
-from .errors import DeclaredFault, Refused, RemoteError, TransportError
+from ._wire import read_varint, varint
+from .errors import Refused, RemoteError, TransportError
 
 PART_BYTES = 1 << 20
 FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
@@ -41,11 +42,11 @@ def parts(message, part_bytes=PART_BYTES):
             only = type(message)()
             getattr(only, f.name).MergeFrom(values)
             data = only.SerializeToString()
-            _, i = _read_varint(data, 0)
-            length, i = _read_varint(data, i)
-            raw, tag = memoryview(data)[i:i + length], _varint(f.number << 3 | 2)
+            _, i = read_varint(data, 0)
+            length, i = read_varint(data, i)
+            raw, tag = memoryview(data)[i:i + length], varint(f.number << 3 | 2)
             step = max(width, part_bytes // width * width)
-            out.extend(tag + _varint(len(raw[j:j + step])) + raw[j:j + step].tobytes() for j in range(0, length, step))
+            out.extend(tag + varint(len(raw[j:j + step])) + raw[j:j + step].tobytes() for j in range(0, length, step))
             continue
         whole = type(message)()
         getattr(whole, f.name).MergeFrom(values)
@@ -55,27 +56,6 @@ def parts(message, part_bytes=PART_BYTES):
             getattr(part, f.name).MergeFrom(values[i:i + step])
             out.append(part.SerializeToString())
     return out
-
-
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | 0x80 if n else b)
-        if not n:
-            return bytes(out)
-
-
-def _read_varint(data, i):
-    shift = value = 0
-    while True:
-        b = data[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, i
-        shift += 7
 
 
 class GrpcTransport:

@@ -17,6 +17,7 @@ import sys
 from google.protobuf.descriptor import FieldDescriptor as F
 
 from ._schema import NODES, NULLS, real_oneof
+from ._wire import varint
 from .errors import Refused
 
 try:
@@ -105,18 +106,6 @@ def _field_value(value, name):
 
 def is_ndarray(value):
     return numpy is not None and isinstance(value, numpy.ndarray)
-
-
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
 
 
 def check_text(text, where):
@@ -307,7 +296,7 @@ class Encoder:
     def merge_packed(message, f, raw):
         """A packed field from its raw little-endian values: one copy, no per-element work."""
         if raw:
-            message.MergeFromString(_varint(f.number << 3 | 2) + _varint(len(raw)) + raw)
+            message.MergeFromString(varint(f.number << 3 | 2) + varint(len(raw)) + raw)
 
     def struct(self, message, v, depth, where):
         if depth > 2 * MAX_DEPTH:
