@@ -120,3 +120,21 @@ def test_the_failsafe_repeats_over_soap_once(registry_url):
     assert records[0].error is not None and records[1].error is None and records[1].fallback
     assert records[0].call_id == records[1].call_id and len(records[0].call_id) == 32
     assert echo.last_call is records[1]
+
+
+def test_the_java_server_runs_a_repeated_call_id_once(board):
+    """The call id travels as the Java meta-stub sends it (sb-call-id over gRPC, the sb:call header
+    over SOAP), and a Java server remembers the calls of operations not marked idempotent:
+    simulateWithProgress sent twice with one id, over each protocol, runs once and both get its
+    outcome (here its declared fault: this simulator has no registry to call back through);
+    PythonPackageTest counts the runs."""
+    simulator = board.lookup("SimulatorDedup")
+    assert "call-ids" in simulator.entries[0].features
+    reasons = []
+    for protocol in ("grpc", "soap"):
+        with pytest.raises(simulator.simulateWithProgressFault) as fault:
+            simulator.simulateWithProgress(parameters=[0.5, 2.0, 1.0, 1.5, 0.3], initial=[2.0, 1.0, 0.0, 0.0],
+                                           times=[0.0, 1.0], progress="nobody", reports=1, protocol=protocol,
+                                           call_id="feedc0de" * 4)
+        reasons.append(fault.value.reason)
+    assert reasons[0] == reasons[1] and "without a registry" in reasons[0]

@@ -5,6 +5,7 @@ line calling the example component (scripts/python/echo_component.py) and its un
 
 import os
 import sys
+import threading
 import time
 
 import grpc
@@ -73,16 +74,70 @@ def test_a_dtd_is_refused(served):
     assert r.status_code == 500 and b'reason="malformed"' in r.content and b"DTDs are not accepted" in r.content
 
 
-def test_a_repeated_call_id_runs_once(served, client):
-    before = served.calls
-    call_id = "0123456789abcdef0123456789abcdef"
-    first = client.echoDoubles(values=[2.5], protocol="grpc", call_id=call_id)
-    again = client.echoDoubles(values=[2.5], protocol="soap", call_id=call_id)
-    assert first == again == [2.5]
-    after = served.calls
-    assert after.get("grpc echoDoubles", 0) - before.get("grpc echoDoubles", 0) == 1
-    assert after.get("soap echoDoubles", 0) == before.get("soap echoDoubles", 0)
-    assert "call-ids" in client.entries[0].features
+@pytest.fixture(scope="module")
+def not_idempotent(schemas, workdir):
+    """echo.xsd and its .proto with divide no longer marked idempotent, as the compiler writes them."""
+    d = os.path.join(workdir, "divide-not-idempotent")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(schemas, "echo.xsd"), encoding="utf-8") as f:
+        xsd = f.read().replace('<sb:operation name="divide" idempotent="true"/>', '<sb:operation name="divide"/>')
+    with open(os.path.join(schemas, "Echo.proto"), encoding="utf-8") as f:
+        proto = f.read().replace("  // divide: idempotent, may be repeated\n", "  // divide\n")
+    assert 'name="divide"/>' in xsd and "  // divide\n" in proto
+    for name, text in (("echo.xsd", xsd), ("Echo.proto", proto)):
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    return os.path.join(d, "echo.xsd")
+
+
+class Gated(ExampleEcho):
+    """divide waits until the test lets it answer."""
+
+    def __init__(self):
+        self.gate = threading.Event()
+
+    def divide(self, dividend, divisor):
+        assert self.gate.wait(60)
+        return super().divide(dividend, divisor)
+
+
+def test_a_repeated_call_id_runs_once(not_idempotent, registry_url, secret, board):
+    component = Gated()
+    component.gate.set()
+    server = switchboard.serve(component, schema=not_idempotent, registry=registry_url, name="PyOnce", secret=secret)
+    try:
+        echo = board.lookup("PyOnce")
+        assert not echo.iface.operations["divide"].idempotent and "call-ids" in echo.entries[0].features
+        first = echo.divide(dividend=7, divisor=2, protocol="grpc", call_id="0123456789abcdef" * 2)
+        again = echo.divide(dividend=7, divisor=2, protocol="soap", call_id="0123456789abcdef" * 2)
+        assert (first.quotient, again.quotient) == (3, 3)
+        echo.echoDoubles(values=[1.0], protocol="grpc", call_id="0123456789abcdef" * 2)
+        echo.echoDoubles(values=[1.0], protocol="grpc", call_id="0123456789abcdef" * 2)
+        assert server.calls == {"grpc divide": 1, "grpc echoDoubles": 2}, "idempotent calls are not remembered"
+    finally:
+        server.close()
+
+
+def test_the_failsafe_repeats_a_call_that_may_have_run_when_the_server_remembers_call_ids(
+        not_idempotent, registry_url, secret):
+    """divide over gRPC outlives its deadline (the component waits until the client has given up on
+    gRPC); the repeat over SOAP carries the same call id, waits for the first run and gets its answer."""
+    component = Gated()
+    server = switchboard.serve(component, schema=not_idempotent, registry=registry_url, name="PySlow", secret=secret)
+
+    def on_attempt(record):
+        if record.protocol == "grpc" and record.error:
+            component.gate.set()
+    try:
+        with switchboard.connect(registry_url, listener=on_attempt) as board:
+            echo = board.lookup("PySlow")
+            answer = echo.divide(dividend=-7, divisor=2, policy="fixed:grpc", timeout=2)
+            assert (answer.quotient, answer.remainder) == (-3, -1)
+            assert echo.last_call.reason == "fallback from grpc (the server answers a repeated call id with the first result)"
+        assert server.calls == {"grpc divide": 1}, "the repeat over SOAP did not run it again"
+    finally:
+        component.gate.set()
+        server.close()
 
 
 def test_health_and_reflection(served):

@@ -150,7 +150,8 @@ class Component:
         self._turn = 0
         self._lock = threading.Lock()
         self._response_sizes = {}
-        self.last_call = None
+        self._last = None
+        self._local = threading.local()
         self._closed = threading.Event()
         if board.watch:
             threading.Thread(target=self._follow, name="switchboard-watch-" + name, daemon=True).start()
@@ -175,6 +176,12 @@ class Component:
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self.iface.operations)
                       | {n + "_async" for n in self.iface.operations})
+
+    @property
+    def last_call(self):
+        """The CallRecord of the last attempt of this thread's last call through this stub (of any
+        thread's, for a thread that made none): ``protocol``, ``reason``, ``fallback``, ..."""
+        return getattr(self._local, "last", None) or self._last
 
     @property
     def operations(self):
@@ -327,7 +334,7 @@ class Component:
                 replica.health.succeeded(protocol)
             record = CallRecord(self.name, op.name, call_id, protocol, transport.address, reason, estimated,
                                 time.perf_counter() - started, error, size)
-            self.last_call = record
+            self._last = self._local.last = record
             policy.observe(record)
             self._board._recorded(record)
 

@@ -18,8 +18,9 @@ operation the object lacks answers a "not implemented" fault, over gRPC ``UNIMPL
 
 What the Java ComponentServer guarantees and applies here too: requests are bounded
 (``max_message_bytes``, 64 MiB by default, refused as ``size-limit``), XML has no DTD or entity,
-values are exact or refused (``malformed``, naming the field), a call id seen before is answered
-with the first result without running again (the entry says so: feature ``call-ids``), the gRPC
+values are exact or refused (``malformed``, naming the field), a call id seen before for an
+operation not marked idempotent is answered with the first outcome without running again (the
+entry says so: feature ``call-ids``), the gRPC
 side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, the component's
 file descriptor), and the lease is renewed at a third of its length (bound again if the registry
 lost the entry).
@@ -36,6 +37,7 @@ import re
 import signal
 import sys
 import threading
+import time
 import uuid
 from concurrent import futures
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,6 +49,7 @@ from .errors import DeclaredFault, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
 DEDUP_ENTRIES = 10_000
+DEDUP_SECONDS = 600
 DETAILS_KEY = "grpc-status-details-bin"
 
 
@@ -80,22 +83,28 @@ class _Run:
         self.obj, self.iface, self.types, self.use_numpy = obj, iface, types, use_numpy
         self.lock = threading.Lock()
         self.calls = collections.Counter()
-        self.results = collections.OrderedDict()   # call id -> Future of (response message | DeclaredFault)
+        self.results = collections.OrderedDict()   # operation/call id -> (Future of the outcome, when it came)
 
     def run(self, protocol, op, request, call_id):
-        """The response message, or raises DeclaredFault (with .message set) / Refused / other errors."""
-        if call_id is None:
+        """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
+        As the Java DeduplicatingInterceptor: only operations not marked idempotent are remembered
+        (an idempotent one may simply run again, and remembering large results would cost memory for
+        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses."""
+        if call_id is None or op.idempotent:
             return self._execute(protocol, op, request)
+        key, now = op.name + "/" + call_id, time.monotonic()
         with self.lock:
-            first = self.results.get(call_id)
-            if first is None:
-                first = self.results[call_id] = futures.Future()
+            while self.results and next(iter(self.results.values()))[1] < now - DEDUP_SECONDS:
+                self.results.popitem(last=False)   # expired: the oldest first
+            remembered = self.results.get(key)
+            if remembered is None:
+                first = futures.Future()
+                self.results[key] = (first, now)
                 mine = True
                 while len(self.results) > DEDUP_ENTRIES:
                     self.results.popitem(last=False)
             else:
-                mine = False
-                self.results.move_to_end(call_id)
+                first, mine = remembered[0], False
         if mine:
             try:
                 first.set_result(self._execute(protocol, op, request))
@@ -311,6 +320,8 @@ class Server:
     def _grpc_unary(self, op):
         def handle(data, context):
             try:
+                if len(data) > self.max_message:
+                    raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
                 request = self._parse(op, data)
             except Refused as r:
                 self._grpc_refuse(context, r)
@@ -486,6 +497,7 @@ def _soap_handler(server, path):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True
         server_version = "switchboard-python"
+        timeout = 60   # seconds a connection may stay silent (a request that stalls, an idle keep-alive)
 
         def log_message(self, *args):
             pass

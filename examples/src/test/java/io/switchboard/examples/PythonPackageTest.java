@@ -12,9 +12,14 @@ import io.switchboard.components.matrix.Block;
 import io.switchboard.components.matrix.MatrixWorkerComponent;
 import io.switchboard.components.matrix.MatrixWorkerService;
 import io.switchboard.components.matrix.MatrixWorkerStub;
+import io.switchboard.components.simulation.ModelInfo;
+import io.switchboard.components.simulation.SimulateFaultException;
+import io.switchboard.components.simulation.SimulateWithProgressFaultException;
+import io.switchboard.components.simulation.Simulator;
 import io.switchboard.components.simulation.SimulatorComponent;
 import io.switchboard.components.simulation.SimulatorService;
 import io.switchboard.components.simulation.SimulatorStub;
+import io.switchboard.components.simulation.SteadyStateFaultException;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ServerSettings;
@@ -33,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -64,11 +70,14 @@ class PythonPackageTest {
         String python = PythonPeers.python(dir);
         EchoService echo = new EchoService();
         EchoService failsafeEcho = new EchoService();
+        AtomicInteger progressRuns = new AtomicInteger();
         TestCertificates certs = TestCertificates.get();
         try (RegistryServer registry = RegistryServer.builder().secret(SECRET).start();
              ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .protocols("grpc", "soap").build();
              ComponentServer grpcDown = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .protocols("grpc", "soap").build();
+             ComponentServer dedup = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .protocols("grpc", "soap").build();
              ComponentServer tls = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .settings(ServerSettings.defaults().withTls(certs.serverMutual())).protocols("grpc", "soap").build();
@@ -80,6 +89,7 @@ class PythonPackageTest {
             // the failsafe's component: bound with a gRPC endpoint that no longer listens
             grpcDown.export("EchoGrpcDown", EchoComponent.skeleton(failsafeEcho));
             grpcDown.stopProtocol("grpc");
+            dedup.export("SimulatorDedup", SimulatorComponent.skeleton(countingProgress(simulator, progressRuns)));
             // mutual TLS: the suite's client presents the test client key from the same PKCS#12 files as the Java flags
             tls.export("EchoTls", EchoComponent.skeleton(new EchoService()));
 
@@ -120,6 +130,7 @@ class PythonPackageTest {
                     + report);
 
             assertEquals(1, failsafeEcho.calls(), "the call that fell back to SOAP ran once on the component");
+            assertEquals(1, progressRuns.get(), "one call id sent over gRPC and then SOAP ran once on the Java component");
             assertFalse(echo.calls() == 0, "the suite called the Java echo component");
 
             theCommandLineCallsTheExampleComponent(python, registry.endpoint(), schemas);
@@ -163,6 +174,34 @@ class PythonPackageTest {
             }
             Thread.sleep(50);
         }
+    }
+
+    /** The simulator, counting the runs of simulateWithProgress (not idempotent: its call ids are remembered). */
+    private static Simulator countingProgress(SimulatorService simulator, AtomicInteger runs) {
+        return new Simulator() {
+            @Override
+            public double[] simulate(double[] parameters, double[] initial, double[] times)
+                    throws SimulateFaultException {
+                return simulator.simulate(parameters, initial, times);
+            }
+
+            @Override
+            public double[] steadyState(double[] parameters, double[] initial) throws SteadyStateFaultException {
+                return simulator.steadyState(parameters, initial);
+            }
+
+            @Override
+            public double[] simulateWithProgress(double[] parameters, double[] initial, double[] times, String progress,
+                                                 int reports) throws SimulateWithProgressFaultException {
+                runs.incrementAndGet();
+                return simulator.simulateWithProgress(parameters, initial, times, progress, reports);
+            }
+
+            @Override
+            public ModelInfo describe() {
+                return simulator.describe();
+            }
+        };
     }
 
     /** The matrix worker's and simulator's answers to Java for fixed inputs, doubles as their bits in hex. */
