@@ -168,6 +168,10 @@ def test_the_failsafe_from_python_runs_the_call_once(schemas, registry_url, secr
         assert echo.last_call.protocol == "soap" and echo.last_call.fallback
         assert echo.last_call.reason == "fallback from grpc (the request never reached the operation)"
         assert server.calls == {"soap echoDoubles": 1}
+        echo.echoDoubles(values=[2.0] * 2000)   # gRPC sits out its back-off: straight to SOAP, no fallback
+        assert (echo.last_call.protocol, echo.last_call.fallback) == ("soap", False)
+        assert echo.last_call.reason == "adaptive (stub policy; grpc in back-off)"
+        assert server.calls == {"soap echoDoubles": 2}
     finally:
         server.close()
 
