@@ -128,3 +128,20 @@ def test_soap_reading_is_strict(iface):
             codec.read(request, parse_document(xml))
         assert refused.value.reason == "malformed" and reason in str(refused.value)
 
+
+
+def test_packed_arrays_are_read_over_the_received_bytes(iface, types):
+    from switchboard._transport import parts
+
+    op = iface.operations["echoDoubles"]
+    data = numpy.random.default_rng(2).standard_normal(300_000)   # 2.4 MB: three parts
+    message = _values.Encoder(iface, op.request.DESCRIPTOR).encode({"values": data})
+    for pieces in ([message.SerializeToString()], parts(message)):
+        raw = bytearray(b"".join(pieces))
+        back = _values.Decoder(iface, types, use_numpy=True).decode(op.response.FromString(bytes(raw)), raw)["values"]
+        assert numpy.array_equal(back.view(numpy.uint64), data.view(numpy.uint64))
+        assert numpy.shares_memory(back, numpy.frombuffer(raw, dtype=numpy.uint8)) == (len(pieces) == 1)
+    # a field also sent unpacked (as protobuf allows) is read the usual way
+    unpacked = bytearray(b"\x09" + struct.pack("<d", 1.5) + b"\x0a\x08" + struct.pack("<d", -0.0))
+    back = _values.Decoder(iface, types, use_numpy=True).decode(op.response.FromString(bytes(unpacked)), unpacked)
+    assert bits(back["values"]) == bits([1.5, -0.0])

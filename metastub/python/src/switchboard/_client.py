@@ -229,7 +229,7 @@ class Component:
             with self._lock:
                 replica.in_flight += 1
             try:
-                response = self._on_replica(replica, op, request, protocol, policy, timeout, call_id)
+                response, raw = self._on_replica(replica, op, request, protocol, policy, timeout, call_id)
                 self._replica_health.succeeded(replica.entry.instance_id)
                 break
             except TransportError as e:
@@ -244,7 +244,7 @@ class Component:
             fields = _values.Decoder(self.iface, self.types).decode(response.message)
             raise self.faults[name](response.text, **fields)
         self._response_sizes[name] = response.ByteSize()
-        decoded = _values.Decoder(self.iface, self.types, use_numpy=encoder.saw_numpy).decode(response)
+        decoded = _values.Decoder(self.iface, self.types, use_numpy=encoder.saw_numpy).decode(response, raw)
         return _values.unwrap(decoded, op.response, self.types)
 
     def _pick_replica(self, tried):
@@ -317,12 +317,12 @@ class Component:
         started = time.perf_counter()
         error, response = None, None
         try:
-            response = transport.call(op, request, call_id, timeout)
-            return response
+            response, raw = transport.call(op, request, call_id, timeout)
+            return response, raw
         except FaultMessage as f:
             replica.health.succeeded(protocol)   # an answer ends the back-off
             response = f
-            return f
+            return f, None
         except Exception as e:
             error = "%s: %s" % (type(e).__name__, e)
             if not isinstance(e, TransportError):

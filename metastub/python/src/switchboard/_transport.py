@@ -99,12 +99,14 @@ class GrpcTransport:
             if op.streams:
                 sent = parts(request)
                 metadata.append(("sb-size", str(request.ByteSize())))
-                received = b"".join(method(iter(sent), timeout=timeout, metadata=metadata))
+                received = bytearray()   # the parts in one buffer, which numpy arrays may then share
+                for part in method(iter(sent), timeout=timeout, metadata=metadata):
+                    received += part
             else:
                 received = method(request.SerializeToString(), timeout=timeout, metadata=metadata)
         except grpc.RpcError as e:
             raise self.error(op, e) from None
-        return op.response.FromString(received)
+        return op.response.FromString(received), received
 
     def error(self, op, e):
         import grpc
@@ -181,7 +183,7 @@ class SoapTransport:
         except requests.exceptions.RequestException as e:
             raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, str(e)) from None
         if op.one_way and r.status_code in (200, 202) and not r.content.strip():
-            return op.response()
+            return op.response(), None
         if r.status_code == 413 and b"Envelope" not in r.content[:512]:
             raise Refused("size-limit", "the server refused the request as too large (HTTP 413)")
         try:
@@ -198,7 +200,7 @@ class SoapTransport:
             raise self.fault(op, answer, soap_ns) from None
         if answer.tag != self.codec.q(op.name + "Response"):
             raise Refused("malformed", "the answer is %s, not %sResponse" % (answer.tag, op.name))
-        return self.codec.read(op.response, answer)
+        return self.codec.read(op.response, answer), None
 
     def fault(self, op, fault, soap_ns):
         code, text, detail = _soap.fault_parts(fault, soap_ns)

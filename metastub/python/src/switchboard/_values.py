@@ -388,8 +388,13 @@ class Decoder:
         self.iface, self.types = iface, types
         self.use_numpy = use_numpy and numpy is not None
         self.nodes = []
+        self.top, self.raw, self.segments = None, None, {}
 
-    def decode(self, message):
+    def decode(self, message, raw=None):
+        """The fields of an operation message; given its bytes (a bytearray), its packed
+        fixed-width arrays become numpy arrays over those bytes, without a copy."""
+        if raw is not None and self.use_numpy and isinstance(raw, bytearray) and _LITTLE:
+            self.top, self.raw, self.segments = message, raw, _packed_segments(raw, message.DESCRIPTOR)
         table = getattr(message, NODES, None) if NODES in message.DESCRIPTOR.fields_by_name else None
         if table:
             entries = []
@@ -430,6 +435,10 @@ class Decoder:
                 return None
             items = getattr(message, f.name)
             if f.message_type is None and f.type not in (F.TYPE_STRING, F.TYPE_BYTES):
+                if message is self.top and f.number in self.segments:
+                    views = [numpy.frombuffer(self.raw, dtype=NUMPY_DTYPES[f.type], count=n // WIDTHS[f.type],
+                                              offset=at) for at, n in self.segments[f.number]]
+                    return views[0] if len(views) == 1 else numpy.concatenate(views)
                 if self.use_numpy:
                     return numpy.array(items, dtype=NUMPY_DTYPES[f.type].replace("<", "="))
                 return list(items)
@@ -480,6 +489,43 @@ class Decoder:
         for name, value in values.items():
             object.__setattr__(record, name, value)
         return record
+
+
+WIDTHS = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
+
+
+def _packed_segments(raw, descriptor):
+    """{field number: [(offset, length), ...]} of the message's top-level packed fixed-width arrays,
+    as they lie in ``raw`` (one segment per part the message came in). A field that also appears
+    unpacked, or whose length is no multiple of its width, is left out (read the usual way)."""
+    from ._wire import read_varint
+
+    fixed = {f.number: WIDTHS[f.type] for f in descriptor.fields
+             if f.is_repeated and f.message_type is None and f.type in WIDTHS}
+    segments, spoilt, i = {}, set(), 0
+    try:
+        while i < len(raw):
+            key, i = read_varint(raw, i)
+            number, wire = key >> 3, key & 7
+            if wire == 2:
+                n, i = read_varint(raw, i)
+                if number in fixed:
+                    if n % fixed[number]:
+                        spoilt.add(number)
+                    segments.setdefault(number, []).append((i, n))
+                i += n
+            elif wire == 0:
+                _, i = read_varint(raw, i)
+            elif wire in (1, 5):
+                spoilt.add(number)
+                i += 8 if wire == 1 else 4
+            else:
+                return {}
+    except ValueError:
+        return {}
+    if i != len(raw):
+        return {}
+    return {k: v for k, v in segments.items() if k not in spoilt}
 
 
 def unwrap(values, response_class, types):
