@@ -18,7 +18,6 @@ import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import java.time.Duration;
-import io.switchboard.codec.dynamic.DynamicStub;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -250,8 +249,15 @@ public final class Switchboard implements AutoCloseable {
 
     /**
      * Tells {@code listener} about the instances of {@code name} (every name when null): first
-     * each one bound now as {@link RegistryEvent.Kind#APPEAR}, then every change, in order, on a
-     * daemon thread. Close the watch to stop it; closing this {@code Switchboard} stops it too.
+     * each one bound now as {@link RegistryEvent.Kind#APPEAR}, then the changes, on a daemon
+     * thread. Close the watch to stop it; closing this {@code Switchboard} stops it too.
+     *
+     * <p>The contract, per instance: events come in the order of the changes, never an older state
+     * after a newer one, and the last event reports the instance's current state. Changes made
+     * through the watched registry server are each reported; changes made through another server
+     * on a ZooKeeper store may be folded when they follow each other faster than the watched
+     * server reads them (an {@code APPEAR} may carry a rebound entry, a bind quickly undone may
+     * not be reported at all). A watch keeps a view current; it is not a log of every write.
      */
     public RegistryWatch watch(String name, Consumer<RegistryEvent> listener) {
         RegistryWatch w = RegistryWatch.start(registry, name == null ? List.of() : List.of(name), listener);

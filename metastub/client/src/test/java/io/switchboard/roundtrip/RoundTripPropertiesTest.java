@@ -22,7 +22,7 @@ import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.client.DynamicStub;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolServer;

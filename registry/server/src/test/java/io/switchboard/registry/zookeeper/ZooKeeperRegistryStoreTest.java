@@ -26,6 +26,9 @@ import io.switchboard.testing.conformance.ConformanceComponent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.api.CuratorWatcher;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.KillSession;
@@ -136,22 +139,27 @@ class ZooKeeperRegistryStoreTest {
      * take-over, and the client's replica set lost the instance for a moment). A real removal is
      * still reported.
      */
+    /** A sink that writes each report as {@code bound:ID:LEASE} or {@code gone:ID}. */
+    private static RegistryStore.ChangeSink recording(List<String> changes) {
+        return new RegistryStore.ChangeSink() {
+            @Override
+            public void bound(ComponentEntry entry) {
+                changes.add("bound:" + entry.instanceId() + ":" + entry.leaseSeconds());
+            }
+
+            @Override
+            public void gone(String name, String instanceId) {
+                changes.add("gone:" + instanceId);
+            }
+        };
+    }
+
     @Test
     void aTakeOverIsReportedAsAChangeNotAsGoneAndBack() throws Exception {
         try (ZooKeeperRegistryStore a = store("/t/moves"); ZooKeeperRegistryStore b = store("/t/moves");
              ZooKeeperRegistryStore watched = store("/t/moves")) {
             List<String> changes = new CopyOnWriteArrayList<>();
-            watched.reportChanges(new RegistryStore.ChangeSink() {
-                @Override
-                public void bound(ComponentEntry entry) {
-                    changes.add("bound:" + entry.instanceId() + ":" + entry.leaseSeconds());
-                }
-
-                @Override
-                public void gone(String name, String instanceId) {
-                    changes.add("gone:" + instanceId);
-                }
-            });
+            watched.reportChanges(recording(changes));
             a.bind(entry("Echo", "e1", 30));
             await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
             b.rebind(entry("Echo", "e1", 31));   // taken over by the other server, under its session
@@ -160,6 +168,42 @@ class ZooKeeperRegistryStoreTest {
             assertEquals(List.of("bound:e1:30", "bound:e1:31"), changes);
             assertTrue(b.expire("Echo", "e1"));
             await("the removal is reported", Duration.ofSeconds(10), () -> changes.contains("gone:e1"));
+        }
+    }
+
+    /**
+     * The watch contract on ZooKeeper: changes that follow each other faster than a store reads
+     * them are folded, in order, into the final state. The watching store's ZooKeeper event thread
+     * is held (as a pause or a loaded CPU would hold it) while the instance is rebound and
+     * unbound; the store reads the node only afterwards, so the rebound state is never reported,
+     * and the instance ends gone before anything bound later is reported.
+     */
+    @Test
+    void changesFasterThanAWatchingStoreReadsAreFoldedIntoTheFinalStateInOrder() throws Exception {
+        try (ZooKeeperRegistryStore writer = store("/t/fold"); ZooKeeperRegistryStore watched = store("/t/fold")) {
+            List<String> changes = new CopyOnWriteArrayList<>();
+            watched.reportChanges(recording(changes));
+            writer.bind(entry("Echo", "e1", 30));
+            await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
+
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            writer.curator().create().forPath("/t/fold-pause");
+            watched.curator().getData().usingWatcher((CuratorWatcher) event -> {
+                held.countDown();
+                release.await();
+            }).forPath("/t/fold-pause");
+            writer.curator().setData().forPath("/t/fold-pause", new byte[] {1});
+            assertTrue(held.await(10, TimeUnit.SECONDS), "the watching store's event thread is held");
+            try {
+                writer.rebind(entry("Echo", "e1", 31));
+                writer.unbind("Echo", "e1");
+                writer.bind(entry("Echo", "marker", 30));
+            } finally {
+                release.countDown();
+            }
+            await("the later bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:marker:30"));
+            assertEquals(List.of("bound:e1:30", "gone:e1", "bound:marker:30"), changes);
         }
     }
 

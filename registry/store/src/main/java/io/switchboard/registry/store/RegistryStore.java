@@ -69,7 +69,11 @@ public interface RegistryStore extends AutoCloseable {
      * Asks the store to report every change to {@code sink}, also those made by other registry
      * servers; false when it cannot (then the registry reports its own writes, which are all
      * there are). A store that says true reports the current entries once as well; reporting a
-     * state twice is harmless.
+     * state twice is harmless. Per instance, reports come in the order of the changes and the last
+     * one is the current state; a store may fold changes it reads late into the state it reads
+     * then (ZooKeeper: a node's data is read after its change is signalled, so a rebind followed
+     * by an unbind may reach the sink as the unbind alone), but it never reports a state older
+     * than one it reported before.
      */
     default boolean reportChanges(ChangeSink sink) {
         return false;
