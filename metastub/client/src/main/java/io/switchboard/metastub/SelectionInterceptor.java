@@ -1,6 +1,8 @@
 package io.switchboard.metastub;
 
 import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.Protocols;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -57,7 +59,6 @@ final class SelectionInterceptor implements ClientInterceptor {
             call.route(pinned, "pinned on call");
             return next.proceed(call);
         }
-        List<String> candidates = health.filter(suite.candidates());
         SelectionPolicy chosen = call.options().get(MetaStub.POLICY);
         String level = "call";
         if (chosen == null) {
@@ -69,6 +70,8 @@ final class SelectionInterceptor implements ClientInterceptor {
             level = "stub";
         }
         call.policy = chosen;
+        List<String> healthy = health.filter(suite.candidates());
+        List<String> candidates = chosenBy(chosen, healthy);
         String inProcess = suite.inProcessCandidate();
         if (preferInProcess && "stub".equals(level) && inProcess != null && candidates.contains(inProcess)) {
             // the component is served in this JVM: no policy set on the call or operation picks otherwise
@@ -76,8 +79,22 @@ final class SelectionInterceptor implements ClientInterceptor {
                     + chosen.name() + " policy)");
         } else {
             call.route(chosen.select(call.context, candidates), chosen.name() + " (" + level + " policy"
-                    + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")");
+                    + (healthy.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")");
         }
         return next.proceed(call);
+    }
+
+    /** The candidates {@code policy} may pick: those picked by policies, and the one a fixed policy names. */
+    private static List<String> chosenBy(SelectionPolicy policy, List<String> candidates) {
+        Map<String, ProtocolProvider> providers = Protocols.all();
+        for (String p : candidates) {
+            ProtocolProvider provider = providers.get(p);
+            if (provider != null && !provider.chosenByPolicies()) {
+                String named = policy instanceof FixedPolicy f ? f.protocol() : null;
+                return candidates.stream().filter(c -> c.equals(named) || providers.get(c) == null
+                        || providers.get(c).chosenByPolicies()).toList();
+            }
+        }
+        return candidates;
     }
 }
