@@ -5,6 +5,8 @@ import io.switchboard.protocol.spi.ProtocolProvider;
 import io.switchboard.protocol.spi.Protocols;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -27,6 +29,8 @@ final class SelectionInterceptor implements ClientInterceptor {
     private final MessageSize sizes;
     private final ResponseSizes responseSizes;
     private final boolean preferInProcess;
+    /** Protocols a policy picks only when it names them ({@link ProtocolProvider#chosenByPolicies()} false). */
+    private final Set<String> namedOnly;
 
     SelectionInterceptor(Supplier<ProtocolSuite> suites, SelectionPolicy stubPolicy,
                          Map<String, SelectionPolicy> operationPolicies, ProtocolHealth health, MessageSize sizes,
@@ -38,6 +42,8 @@ final class SelectionInterceptor implements ClientInterceptor {
         this.sizes = sizes;
         this.responseSizes = responseSizes;
         this.preferInProcess = preferInProcess;
+        this.namedOnly = Protocols.all().values().stream().filter(p -> !p.chosenByPolicies())
+                .map(ProtocolProvider::name).collect(Collectors.toUnmodifiableSet());
     }
 
     @Override
@@ -84,17 +90,12 @@ final class SelectionInterceptor implements ClientInterceptor {
         return next.proceed(call);
     }
 
-    /** The candidates {@code policy} may pick: those picked by policies, and the one a fixed policy names. */
-    private static List<String> chosenBy(SelectionPolicy policy, List<String> candidates) {
-        Map<String, ProtocolProvider> providers = Protocols.all();
-        for (String p : candidates) {
-            ProtocolProvider provider = providers.get(p);
-            if (provider != null && !provider.chosenByPolicies()) {
-                String named = policy instanceof FixedPolicy f ? f.protocol() : null;
-                return candidates.stream().filter(c -> c.equals(named) || providers.get(c) == null
-                        || providers.get(c).chosenByPolicies()).toList();
-            }
+    /** The candidates {@code policy} may pick: those policies pick, and the one a fixed policy names. */
+    private List<String> chosenBy(SelectionPolicy policy, List<String> candidates) {
+        if (namedOnly.isEmpty()) {
+            return candidates;
         }
-        return candidates;
+        String named = policy instanceof FixedPolicy f ? f.protocol() : null;
+        return candidates.stream().filter(c -> c.equals(named) || !namedOnly.contains(c)).toList();
     }
 }
