@@ -20,8 +20,8 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Writes a sweep's results: {@code bench.csv} (one row per measured cell, the header issue 6
- * fixes), {@code bench.md} (the machine, the command, and per workload a table with ratios against
+ * Writes a sweep's results: {@code bench.csv} (one row per measured cell, under a
+ * fixed header), {@code bench.md} (the machine, the command, and per workload a table with ratios against
  * the raw socket and SOAP of the same run) and one log-log PNG per workload.
  *
  * <pre>{@code
@@ -30,7 +30,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * }</pre>
  */
 public final class Report {
-    /** The CSV header, exactly as issue 6 asks for it. */
+    /** The CSV header; scripts that read {@code bench.csv} rely on its columns and their order. */
     /** The rows every other row is divided by, where the run has them: the floor, then the plain libraries. */
     static final List<String> BASELINES = List.of("socket", PlainGrpcPeer.NAME, BareAxis2Peer.NAME, "rmi", "soap");
     public static final String CSV_HEADER = "workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples";

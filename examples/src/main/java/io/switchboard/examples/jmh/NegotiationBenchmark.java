@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * What the meta-stub's per-call decision costs, without a network: a fresh {@link CallContext}
  * for the call (as {@code MetaStub.call} makes one) and the policy's {@code select} over a suite
  * whose server speaks gRPC and SOAP, for the SC2000 payload shapes. The payload estimate is part
- * of it: a policy that asks for one pays for the bounded walk over the message. Issue 4 asks for
+ * of it: a policy that asks for one pays for the bounded walk over the message. The budget is
  * under 2 µs per call.
  *
  * <pre>{@code

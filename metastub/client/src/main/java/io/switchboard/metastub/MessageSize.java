@@ -30,7 +30,7 @@ import java.util.function.Function;
  * bytes of framing per value); XML is several times larger but grows in proportion.
  *
  * <p>Field getters are looked up once per class from the interface model; nothing is reflected
- * on per call. Issue 4 budgets the whole per-call decision at 2 µs: the walk allocates nothing
+ * on per call. The whole per-call decision is budgeted at 2 µs: the walk allocates nothing
  * for flat messages and reads only the fields whose size varies.
  */
 public final class MessageSize {

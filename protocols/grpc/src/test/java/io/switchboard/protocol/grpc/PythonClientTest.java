@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Python client generated from the emitted {@code .proto} alone calls a component over gRPC and
- * gets exact answers (issues 3 and 14). The client, {@code scripts/python/echo_grpc_client.py},
+ * gets exact answers. The client, {@code scripts/python/echo_grpc_client.py},
  * runs {@code grpc_tools.protoc} on the typed .proto and uses nothing but the generated messages
  * and stub: NaN payloads, -0.0 and infinities bit for bit, null and empty arrays, 100,000-node
  * lists and a cycle, a nested heterogeneous list, an n-d array, and the declared fault in the

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A call's timeout bounds its connect: a host that does not answer the connection attempt (cut off,
  * here a listener whose accept queue is full, so the kernel drops the SYN) costs the call its
- * timeout, not the longer connect timeout. Issue 16: a 1 s registry renew waited the 3 s in which
- * the kernel gave up on a cut host, and the component's lease ran out meanwhile.
+ * timeout, not the longer connect timeout. Otherwise a 1 s registry renew would wait the 3 s in
+ * which the kernel gives up on a cut host, and the component's lease would run out meanwhile.
  */
 class SoapConnectTimeoutTest {
     @Test

@@ -269,7 +269,7 @@ class MultiHostTest {
         assertEquals(both, calls.hosts.keySet());
         assertEachRanOnce(calls);
         // comp1's renews go back to reg1, which takes the entry back; reg2's lease of it lapses and
-        // must leave it alone (an entry was dropped and bound again here before issue 16's fixes)
+        // must leave it alone, not drop the entry for comp1 to bind again
         assertTrue(awaitLog("reg2", lapsed, lapsedBefore + 1, System.nanoTime() + CONVERGE.toNanos()),
                 "reg2's lease of comp1 ran out once its renews went back to reg1");
         List<String> events = Arrays.asList(client.ask("events", ANSWER).split(","));

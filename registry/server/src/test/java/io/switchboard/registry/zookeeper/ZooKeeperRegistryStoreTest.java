@@ -95,7 +95,7 @@ class ZooKeeperRegistryStoreTest {
 
     /**
      * A component renews through one registry server and then the other, as its heartbeat does when
-     * its first registry is slow or cut off for a moment (seen in MultiHostTest, issue 16): the
+     * its first registry is slow or cut off for a moment (as MultiHostTest does across hosts): the
      * server renewed last holds the node, whether or not it still held a lease of its own, so that
      * the other one's lapsing lease never drops an entry that is being renewed.
      */
@@ -211,7 +211,7 @@ class ZooKeeperRegistryStoreTest {
     /**
      * A watch over two registries whose first is cut off while a poll waits there (a black hole:
      * the connection stays open, nothing comes back) moves to the second within its short wait and
-     * the answer's margin; it waited 25 s plus 30 s before (issue 16).
+     * the answer's margin, not a poll's full wait plus the call's timeout.
      */
     @Test
     void aWatchOnACutRegistryMovesToTheNextWithinItsWaitAndCallTimeout() throws Exception {
