@@ -51,6 +51,8 @@ class SoapConnectTimeoutTest {
             TransportException e = assertThrows(TransportException.class, stub::ping);
             double took = (System.nanoTime() - started) / 1e9;
             assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.toString());
+            // The limit is the behaviour: the call's 1 s, not the 5 s connect timeout; 3.5 s leaves
+            // 2.5 s of margin for a loaded machine and stays well under the 5 s.
             assertTrue(took < 3.5, "the 1 s call waited " + took + " s to connect");
         } finally {
             for (Socket s : queued) {

@@ -279,9 +279,10 @@ class ZooKeeperRegistryStoreTest {
                 await("both nodes owned by the new session", Duration.ofSeconds(10),
                         () -> owners(observer, store.sessionId()));
             } finally {
-                oldSession.close();   // ends the old session: its ephemeral nodes, if any were left, go now
+                // ends the old session: returns once the server closed it, which deletes the
+                // session's ephemeral nodes in the same step, so what is read below is after that
+                oldSession.close();
             }
-            Thread.sleep(500);
             assertTrue(owners(observer, store.sessionId()), "the nodes outlive the old session");
             assertEquals(List.of("e1", "e2"), observer.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
             assertNotEquals(old, store.sessionId());
@@ -295,8 +296,9 @@ class ZooKeeperRegistryStoreTest {
             b.rebind(entry("Echo", "e1", 45));   // b now owns the instance
             long old = a.sessionId();
             KillSession.kill(a.curator().getZookeeperClient().getZooKeeper());
+            // the store notes a new session and restores its nodes in one step that sessionId() waits
+            // for: once it names the new session, the restore is over
             await("a new session for a", Duration.ofSeconds(10), () -> a.sessionId() != old);
-            Thread.sleep(1_000);
             assertEquals(b.sessionId(), a.curator().checkExists().forPath("/t/takeover/Echo/e1").getEphemeralOwner());
             assertEquals(45, a.find("Echo", "e1").orElseThrow().leaseSeconds());
         }
@@ -312,7 +314,7 @@ class ZooKeeperRegistryStoreTest {
                     () -> store.bind(entry("Echo", "e2", 30)));
             assertTrue(e.getMessage().contains(zookeeper.getConnectString()) && e.getMessage().contains("cannot be reached"),
                     e.getMessage());
-            Thread.sleep(SESSION.multipliedBy(2).toMillis());   // long enough for the session to expire
+            Thread.sleep(SESSION.multipliedBy(2).toMillis());   // a time to pass (the session expires), not an event
             zookeeper.restart();
             try (ZooKeeperRegistryStore observer = store("/t/restart")) {
                 await("the leased entry is back", Duration.ofSeconds(20), () -> observer.lookup("Echo").size() == 1);
