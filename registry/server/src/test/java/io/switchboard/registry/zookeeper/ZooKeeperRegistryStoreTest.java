@@ -164,7 +164,9 @@ class ZooKeeperRegistryStoreTest {
             await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
             b.rebind(entry("Echo", "e1", 31));   // taken over by the other server, under its session
             await("the take-over is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:31"));
-            Thread.sleep(2_500);   // past the store's second look at a node that came back
+            // the take-over deleted and re-created the node: the store looks again later, and only
+            // that second look could still report it gone
+            await("the store's second look at the node", Duration.ofSeconds(10), () -> watched.secondLooksDone() >= 1);
             assertEquals(List.of("bound:e1:30", "bound:e1:31"), changes);
             assertTrue(b.expire("Echo", "e1"));
             await("the removal is reported", Duration.ofSeconds(10), () -> changes.contains("gone:e1"));
@@ -272,7 +274,6 @@ class ZooKeeperRegistryStoreTest {
                 assertTrue(watch.awaitSynced(Duration.ofSeconds(10)));
                 viaTwo.bind(entry("Echo", "e1", 0));
                 await("the first registry reports e1", Duration.ofSeconds(10), () -> seen.contains("APPEAR:e1"));
-                Thread.sleep(200);   // the next poll is on its way to the first registry
                 line.blackHole();
                 long cut = System.nanoTime();
                 viaTwo.bind(entry("Echo", "e2", 0));
