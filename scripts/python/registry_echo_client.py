@@ -8,16 +8,21 @@
    ``echo_grpc_client.py`` (NaN payloads, -0.0, infinities, subnormals, empty and null arrays,
    100,000 doubles, a cycle, 100,000-node lists, a nested heterogeneous list, an n-d array, the
    declared fault), bit for bit.
-3. From the entry: the WSDL address. It builds a second zeep client from the component's own WSDL
-   and calls the same operations over SOAP: doubles in the SOAP wire form's ``xs:list`` (XML has one
+3. From the entry: the WSDL address. It builds a second zeep client from the component's own WSDL,
+   checks that the WSDL names the entry's SOAP address, and calls the same operations over SOAP at it: doubles in the SOAP wire form's ``xs:list`` (XML has one
    NaN, so NaN payloads are not expected to survive; every other double is compared by its bits),
    empty and null arrays, and a linked list with a cycle in ``sb-graph``, compared by shape.
 
 Prints a JSON summary with one case per line (``protocol`` says which) and exits 0 only if every
 case matched; 2 if the name is not bound or has no endpoint of a protocol asked for.
 
+Over TLS (SOAP only: the registry's WSDL, the component's WSDL and the calls all go through one
+requests session holding the CA and, for servers that require one, the client certificate).
+
 Usage:
     python registry_echo_client.py --registry http://127.0.0.1:8081/axis2/services/Registry [--name Echo]
+    python registry_echo_client.py --registry https://HOST:PORT/axis2/services/Registry --protocols soap \\
+        --cacert ca.pem --cert client.pem --key client-key.pem
 """
 
 import argparse
@@ -36,13 +41,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from echo_grpc_client import Interface, add_operation_arguments, cases, print_report, run_cases  # noqa: E402
 
 
-def zeep_client(wsdl_url, plugins=()):
+def zeep_client(wsdl_url, plugins=(), session=None):
+    """A zeep client from the WSDL at wsdl_url; with a requests session (TLS: its CA and client
+    certificate), the WSDL and every call go through that session."""
     import zeep
+    from zeep.transports import Transport
 
     # no DTDs, entities or external references in what the registry or the component sends
     settings = zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True, forbid_external=True,
                              xml_huge_tree=False)
-    return zeep.Client(wsdl_url, settings=settings, plugins=list(plugins))
+    transport = Transport(session=session) if session is not None else None
+    return zeep.Client(wsdl_url, settings=settings, plugins=list(plugins), transport=transport)
+
+
+def tls_session(cacert, cert, key):
+    """A requests session that trusts cacert and, given cert and key (PEM), presents them."""
+    import requests
+
+    session = requests.Session()
+    if cacert:
+        # requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE override a session's own CA: the CA given wins
+        session.trust_env = False
+        session.verify = cacert
+    if cert:
+        session.cert = (cert, key)
+    return session
 
 
 def xml_schema_doubles():
@@ -60,8 +83,8 @@ def xml_schema_doubles():
     builtins.Double.xmlvalue = xmlvalue
 
 
-def lookup(registry_url, name):
-    client = zeep_client(registry_url + "?wsdl")
+def lookup(registry_url, name, session=None):
+    client = zeep_client(registry_url + "?wsdl", session=session)
     service = client.create_service(next(iter(client.wsdl.bindings)), registry_url)
     return service.lookup(name=name)
 
@@ -146,13 +169,20 @@ def soap_list_case(service, history, nodes):
     return None if at_got is None else "the list came back longer"
 
 
-def soap_cases(wsdl_url, soap_address):
+def wsdl_addresses(client):
+    return [port.binding_options.get("address") for service in client.wsdl.services.values()
+            for port in service.ports.values()]
+
+
+def soap_cases(wsdl_url, soap_address, session=None):
+    """Calls through the address the component's WSDL names, which must be the entry's."""
     from zeep.plugins import HistoryPlugin
 
     xml_schema_doubles()
     history = HistoryPlugin()
-    client = zeep_client(wsdl_url, [history])
-    service = client.create_service(next(iter(client.wsdl.bindings)), soap_address)
+    client = zeep_client(wsdl_url, [history], session)
+    addresses = wsdl_addresses(client)
+    service = client.service  # the WSDL's own address, checked below
     rnd = random.Random(2000)
     doubles = [
         ("soap_doubles_edge", [float("nan"), -0.0, float("inf"), float("-inf"), 5e-324, -5e-324, 1.5, 0.0,
@@ -162,6 +192,9 @@ def soap_cases(wsdl_url, soap_address):
         ("soap_doubles_1000_random_bits",
          [x for x in (struct.unpack("<d", rnd.randbytes(8))[0] for _ in range(1200)) if x == x][:1000]),
     ]
+    if addresses != [soap_address]:  # one failed case and no call: calls would go elsewhere
+        return [{"name": "soap_wsdl_address", "operation": "wsdl", "ok": False, "protocol": "soap",
+                 "detail": "the WSDL names %r, the entry %r" % (addresses, soap_address)}]
     runs = [(name, "echoDoubles", lambda v=v: soap_doubles_case(service, history, v)) for name, v in doubles]
     runs.append(("soap_list_cycle_of_4", "echoList", lambda: soap_list_case(service, history, link_nodes(4, True))))
     runs.append(("soap_list_300_nodes", "echoList", lambda: soap_list_case(service, history, link_nodes(300, False))))
@@ -188,15 +221,25 @@ def main():
     parser.add_argument("--name", default="Echo", help="the name the component is bound under")
     parser.add_argument("--protocols", default="grpc,soap", help="which to call: grpc, soap or both")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per gRPC call")
+    parser.add_argument("--cacert", help="TLS: the CA certificate (PEM) that signed the registry's and component's")
+    parser.add_argument("--cert", help="TLS: this client's certificate (PEM), for servers that require one")
+    parser.add_argument("--key", help="TLS: the key (PEM) of --cert")
     add_operation_arguments(parser)
     args = parser.parse_args()
     if not re.match(r"^https?://[^/?#]+/", args.registry):
         parser.error("--registry must be the registry's http:// or https:// address, as './switchboard registry' "
                      "prints it (got %r)" % args.registry)
     protocols = [p for p in args.protocols.split(",") if p]
+    if bool(args.cert) != bool(args.key):
+        parser.error("--cert and --key go together")
+    session = None
+    if args.registry.startswith("https://") or args.cacert or args.cert:
+        if "grpc" in protocols:
+            parser.error("the gRPC cases run on plain text only: with TLS, use --protocols soap")
+        session = tls_session(args.cacert, args.cert, args.key)
 
     try:
-        entries = lookup(args.registry, args.name)
+        entries = lookup(args.registry, args.name, session)
     except Exception as e:  # unreachable, not a registry, or a Fault: say which, without a traceback
         print("registry_echo_client: cannot look %s up at %s: %s: %s" % (args.name, args.registry, type(e).__name__, e),
               file=sys.stderr)
@@ -222,7 +265,7 @@ def main():
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
     if "soap" in protocols:
-        results += soap_cases(entry.wsdlUrl, endpoints["soap"])
+        results += soap_cases(entry.wsdlUrl, endpoints["soap"], session)
 
     head = {"registry": args.registry, "name": entry.name, "instanceId": entry.instanceId,
             "endpoints": endpoints, "python": sys.version.split()[0]}

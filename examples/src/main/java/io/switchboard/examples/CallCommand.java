@@ -8,7 +8,7 @@ import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
 import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.protocol.CallOptions;
-import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.client.DynamicStub;
 import io.switchboard.client.Switchboard;
 import java.lang.reflect.Array;
 import java.util.ArrayList;

@@ -162,17 +162,17 @@ class CommandLineProcessTest {
              var server = io.switchboard.server.ComponentServer.builder().registry(registry.endpoint(), null).build()) {
             var impl = new io.switchboard.components.echo.EchoService();
             server.export(EchoComponent.skeleton(impl));
-            for (String protocol : List.of("soap", "grpc")) {
+            for (String protocol : List.of("soap", "grpc", "tcp")) {
                 String out = run("call", "Echo", "echoDoubles", "values=1.5 -0.0 NaN -INF 4.9E-324", "--registry",
                         registry.endpoint(), "--protocol", protocol);
                 assertEquals("values = [1.5, -0.0, NaN, -Infinity, 4.9E-324]", out.strip(), protocol);
             }
             assertEquals("", run("call", "Echo", "empty", "--registry", registry.endpoint()).strip());
-            assertEquals(3, impl.calls(), "each call ran once");
+            assertEquals(4, impl.calls(), "each call ran once");
             assertEquals(2, Main.run("call", "Echo", "echoDubbles", "--registry", registry.endpoint()));
             assertEquals(1, Main.run("call", "Echo", "echoDoubles", "values=1 x", "--registry", registry.endpoint()),
                     "a value that is not a double is an error");
-            assertEquals(3, impl.calls(), "nothing was sent for bad input");
+            assertEquals(4, impl.calls(), "nothing was sent for bad input");
         }
     }
 

@@ -19,10 +19,14 @@ import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.testing.Grpcurl;
 import io.switchboard.testing.PythonPeers;
+import io.switchboard.testing.TestCertificates;
 import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.RegistryClient;
 import io.switchboard.server.ComponentServer;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.client.Switchboard;
@@ -50,7 +54,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Switchboard across languages (issue 7), with a real registry and the Python programs of
+ * Switchboard across languages, with a real registry and the Python programs of
  * {@code scripts/python/} as child processes in the project's venv ({@code scripts/python-env.sh}):
  * <ul>
  * <li>{@code echo_component.py}, the echo interface implemented in Python on the switchboard
@@ -252,6 +256,40 @@ class CrossLanguageTest {
             assertTrue(cases.stream().anyMatch(c -> c.name().equals(name2)), name2 + ": " + report);
         }
         return cases;
+    }
+
+    /**
+     * With mutual TLS on the registry and the component, the same client (SOAP only: its gRPC is
+     * plain text) builds zeep clients from the registry's and the component's WSDL through a
+     * requests session holding the client certificate and the CA, checks that the component's WSDL
+     * names its https:// address, and echoes doubles and lists at it.
+     */
+    @Test
+    void aZeepClientBuiltFromTheWsdlOfAComponentServedWithMutualTlsEchoesDoubles() throws Exception {
+        TestCertificates certs = TestCertificates.get();
+        try (RegistryServer secure = RegistryServer.builder().secret(SECRET).tls(certs.serverMutual()).start();
+             RegistryClient binder = RegistryClient.connect(List.of(secure.endpoint()), SECRET,
+                     ClientSettings.defaults().withTls(certs.client()));
+             ComponentServer server = ComponentServer.builder().protocols("grpc", "soap")
+                     .settings(ServerSettings.defaults().withTls(certs.serverMutual())).registry(binder).build()) {
+            EchoService impl = new EchoService();
+            ComponentEntry entry = server.export(EchoComponent.skeleton(impl));
+            String soap = entry.endpoint("soap").orElseThrow().address();
+            assertTrue(soap.startsWith("https://"), soap);
+
+            TestCertificates.Pem pem = certs.clientPem();
+            PythonPeers.Result client = PythonPeers.run(dir, "py-tls-client", Duration.ofMinutes(3), Map.of(), python,
+                    PythonPeers.script("registry_echo_client.py").toString(), "--registry", secure.endpoint(),
+                    "--protocols", "soap", "--cacert", pem.ca().toString(), "--cert", pem.certificate().toString(),
+                    "--key", pem.key().toString());
+            String report = client.report("registry_echo_client.py over mutual TLS");
+            List<PythonPeers.Case> cases = PythonPeers.cases(client.out());
+            assertEquals(List.of(), cases.stream().filter(c -> !c.ok()).map(PythonPeers.Case::name).toList(), report);
+            assertEquals(0, client.exit(), report);
+            assertTrue(cases.stream().filter(c -> c.operation().equals("echoDoubles")).count() >= 4, report);
+            assertTrue(cases.stream().allMatch(c -> "soap".equals(c.protocol())), report);
+            assertEquals(cases.size(), impl.calls(), "each case reached the component once, over TLS");
+        }
     }
 
     /** A Java meta-stub calls the Python component over typed gRPC: every value form, and the declared fault. */

@@ -25,6 +25,7 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
+import io.switchboard.testing.Prerequisites;
 import io.switchboard.testing.PythonPeers;
 import io.switchboard.testing.TestCertificates;
 import java.io.InputStream;
@@ -52,7 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  * project's venv with the package's sources on the path. The suite's own tests say what they
  * check (calls knowing only the registry over gRPC and SOAP, bit for bit; numpy arrays; policies
  * and their reasons; the failsafe; a component served with {@code switchboard.serve} called by
- * {@code ./switchboard call}; a fresh venv's {@code pip install}). This test adds what only the
+ * {@code ./switchboard call}; the package as {@code pip install} puts it in a fresh venv, which
+ * {@code scripts/python-package-env.sh} makes before the tests). This test adds what only the
  * Java side can see: the failsafe's call ran once on the Java component, and the matrix worker's
  * and simulator's answers to Python equal those to Java, bit for bit (the Java answers are handed
  * to the suite in a file). pytest's exit code decides: no tests collected (5) fails as any other.
@@ -68,6 +70,7 @@ class PythonPackageTest {
     @Test
     void thePythonPackagesSuitePassesAgainstTheJavaComponents() throws Exception {
         String python = PythonPeers.python(dir);
+        String packagePython = packagePython();
         EchoService echo = new EchoService();
         EchoService failsafeEcho = new EchoService();
         AtomicInteger progressRuns = new AtomicInteger();
@@ -116,6 +119,7 @@ class PythonPackageTest {
             Files.copy(certs.trustStore(), tlsFiles.resolve("trust.p12"));
             Files.copy(certs.passwordFile(), tlsFiles.resolve("password"));
             env.put("SWITCHBOARD_TEST_TLS", tlsFiles.toString());
+            env.put("SWITCHBOARD_TEST_PACKAGE_PYTHON", packagePython);
             env.put("SWITCHBOARD_TEST_WORKDIR", Files.createDirectories(dir.resolve("work")).toString());
             PythonPeers.Result pytest = PythonPeers.run(dir, "pytest", Duration.ofMinutes(8), env, python, "-m", "pytest",
                     "-p", "no:cacheprovider", "-q", "-rfEs", root.resolve("metastub/python/tests").toString());
@@ -174,6 +178,15 @@ class PythonPackageTest {
             }
             Thread.sleep(50);
         }
+    }
+
+    /** The python of the fresh venv with the package pip-installed, which scripts/test-prerequisites.sh makes. */
+    private String packagePython() throws Exception {
+        PythonPeers.Result env = PythonPeers.run(dir, "python-package-env", Duration.ofMinutes(1),
+                Map.of("PYTHON_ENV_CHECK", "1"), "bash",
+                PythonPeers.repositoryRoot().resolve("scripts/python-package-env.sh").toString());
+        Prerequisites.require("python", env.exit() == 0 ? null : "the package's venv is not ready: " + env.err().strip());
+        return env.out().strip();
     }
 
     /** The simulator, counting the runs of simulateWithProgress (not idempotent: its call ids are remembered). */

@@ -18,7 +18,6 @@ import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import java.time.Duration;
-import io.switchboard.codec.dynamic.DynamicStub;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

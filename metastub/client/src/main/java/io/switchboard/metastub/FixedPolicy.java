@@ -14,6 +14,11 @@ public final class FixedPolicy implements SelectionPolicy {
         this.protocol = Objects.requireNonNull(protocol);
     }
 
+    /** The protocol this policy always picks. */
+    public String protocol() {
+        return protocol;
+    }
+
     @Override
     public String name() {
         return "fixed:" + protocol;

@@ -1,8 +1,12 @@
 package io.switchboard.metastub;
 
 import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.Protocols;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -25,6 +29,8 @@ final class SelectionInterceptor implements ClientInterceptor {
     private final MessageSize sizes;
     private final ResponseSizes responseSizes;
     private final boolean preferInProcess;
+    /** Protocols a policy picks only when it names them ({@link ProtocolProvider#chosenByPolicies()} false). */
+    private final Set<String> namedOnly;
 
     SelectionInterceptor(Supplier<ProtocolSuite> suites, SelectionPolicy stubPolicy,
                          Map<String, SelectionPolicy> operationPolicies, ProtocolHealth health, MessageSize sizes,
@@ -36,6 +42,8 @@ final class SelectionInterceptor implements ClientInterceptor {
         this.sizes = sizes;
         this.responseSizes = responseSizes;
         this.preferInProcess = preferInProcess;
+        this.namedOnly = Protocols.all().values().stream().filter(p -> !p.chosenByPolicies())
+                .map(ProtocolProvider::name).collect(Collectors.toUnmodifiableSet());
     }
 
     @Override
@@ -57,7 +65,6 @@ final class SelectionInterceptor implements ClientInterceptor {
             call.route(pinned, "pinned on call");
             return next.proceed(call);
         }
-        List<String> candidates = health.filter(suite.candidates());
         SelectionPolicy chosen = call.options().get(MetaStub.POLICY);
         String level = "call";
         if (chosen == null) {
@@ -69,6 +76,8 @@ final class SelectionInterceptor implements ClientInterceptor {
             level = "stub";
         }
         call.policy = chosen;
+        List<String> healthy = health.filter(suite.candidates());
+        List<String> candidates = chosenBy(chosen, healthy);
         String inProcess = suite.inProcessCandidate();
         if (preferInProcess && "stub".equals(level) && inProcess != null && candidates.contains(inProcess)) {
             // the component is served in this JVM: no policy set on the call or operation picks otherwise
@@ -76,8 +85,17 @@ final class SelectionInterceptor implements ClientInterceptor {
                     + chosen.name() + " policy)");
         } else {
             call.route(chosen.select(call.context, candidates), chosen.name() + " (" + level + " policy"
-                    + (candidates.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")");
+                    + (healthy.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")");
         }
         return next.proceed(call);
+    }
+
+    /** The candidates {@code policy} may pick: those policies pick, and the one a fixed policy names. */
+    private List<String> chosenBy(SelectionPolicy policy, List<String> candidates) {
+        if (namedOnly.isEmpty()) {
+            return candidates;
+        }
+        String named = policy instanceof FixedPolicy f ? f.protocol() : null;
+        return candidates.stream().filter(c -> c.equals(named) || !namedOnly.contains(c)).toList();
     }
 }

@@ -18,7 +18,7 @@ import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.codec.dynamic.DynamicList;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.protocol.CallOptions;
-import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.client.DynamicStub;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;

@@ -22,7 +22,7 @@ import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.client.DynamicStub;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolServer;
@@ -59,7 +59,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Every value exact or refused (issue 17), as properties over interfaces made at random:
+ * Every value exact or refused, as properties over interfaces made at random:
  * <ul>
  *   <li>a request of any value goes over {@code soap}, {@code grpc} and {@code local}, through the
  *       generated stub and through a {@link DynamicStub}, and comes back equal ({@link Same}), or

@@ -3,9 +3,13 @@ package io.switchboard.testing;
 import io.switchboard.protocol.TlsSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -71,6 +75,46 @@ public final class TestCertificates {
     /** A file holding {@link #PASSWORD}, as {@code --tls-password-file} takes it. */
     public Path passwordFile() {
         return dir.resolve("password");
+    }
+
+    /**
+     * The trusted client's key and certificate and the test CA's certificate as PEM files, for
+     * programs that do not read PKCS#12 ({@code curl --cert --key --cacert}, Python's
+     * {@code requests}); written on first use beside the stores, the key unencrypted (tests only).
+     */
+    public synchronized Pem clientPem() {
+        Pem pem = new Pem(dir.resolve("ca.pem"), dir.resolve("client.pem"), dir.resolve("client-key.pem"));
+        if (Files.isRegularFile(pem.key())) {
+            return pem;
+        }
+        try {
+            KeyStore client = KeyStore.getInstance("PKCS12");
+            try (var in = Files.newInputStream(clientKeyStore())) {
+                client.load(in, PASSWORD);
+            }
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            try (var in = Files.newInputStream(trustStore())) {
+                trust.load(in, PASSWORD);
+            }
+            Files.writeString(pem.ca(), pem("CERTIFICATE", trust.getCertificate("ca").getEncoded()));
+            Files.writeString(pem.certificate(), pem("CERTIFICATE", client.getCertificate("client").getEncoded()));
+            Files.writeString(pem.key(), pem("PRIVATE KEY", client.getKey("client", PASSWORD).getEncoded()));
+            return pem;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read the test stores", e);
+        }
+    }
+
+    /** PEM files: the CA's certificate, the client's certificate and its PKCS#8 key. */
+    public record Pem(Path ca, Path certificate, Path key) {
+    }
+
+    private static String pem(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+                + "\n-----END " + type + "-----\n";
     }
 
     /** A server that takes any caller (TLS, no client certificates). */

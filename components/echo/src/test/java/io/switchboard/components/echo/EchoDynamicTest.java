@@ -13,7 +13,7 @@ import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
-import io.switchboard.codec.dynamic.DynamicStub;
+import io.switchboard.client.DynamicStub;
 import io.switchboard.registry.testing.RunningRegistry;
 import io.switchboard.client.Switchboard;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
  * serves {@code ?wsdl}.
  */
 final class WsdlWriter {
-    /** Replaced by the real endpoint when the WSDL is served. */
+    /** Replaced by the real endpoint by the server that exports the component. */
     static final String ADDRESS_PLACEHOLDER = "http://localhost:8080/axis2/services/";
 
     private final CompileContext ctx;

@@ -11,7 +11,6 @@ import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.codec.dynamic.DynamicStub;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolServer;
@@ -23,7 +22,6 @@ import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.EchoDoubles;
 import io.switchboard.testing.conformance.Values;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -50,22 +48,28 @@ class LocalDynamicTest {
     @Test
     void dynamicCallsCopyThroughTheCodecsAndCountTheCopiedBytes() throws Exception {
         WireBytes wire = new WireBytes();
-        DynamicStub stub = new DynamicStub(dynamic, transport).withOptions(CallOptions.DEFAULT.withWireBytes(wire));
+        CallOptions options = CallOptions.DEFAULT.withWireBytes(wire);
         double[] values = Values.EDGE_DOUBLES.clone();
-        Values.assertSameDoubles(values, (double[]) stub.call("echoDoubles", Map.of("values", values)));
+        DynamicRecord echoed = call("echoDoubles", dynamic.request("echoDoubles").set("values", values), options);
+        Values.assertSameDoubles(values, (double[]) echoed.get("values"));
         EchoDoubles bean = new EchoDoubles();
         bean.setValues(values);
         long encoded = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class), bean, 10).length;
         assertEquals(encoded, wire.sent());
         assertEquals(encoded, wire.received(), "the response is the same array, copied once more");
 
-        DynamicRecord a = stub.newRecord("LinkEntry").set("llong", 1L).set("sshort", (short) 1).set("iint", 1)
+        DynamicRecord a = dynamic.type("LinkEntry").newRecord().set("llong", 1L).set("sshort", (short) 1).set("iint", 1)
                 .set("ffloat", 1f).set("ddouble", -0.0);
         a.set("nextLink", a);
-        DynamicRecord back = (DynamicRecord) stub.call("echoList", Map.of("head", a));
+        DynamicRecord back = (DynamicRecord) call("echoList", dynamic.request("echoList").set("head", a), options).get("head");
         assertSame(back, back.get("nextLink"));
 
-        DynamicFault f = assertThrows(DynamicFault.class, () -> stub.call("divide", Map.of("dividend", 1L, "divisor", 0L)));
+        DynamicRecord divide = dynamic.request("divide").set("dividend", 1L).set("divisor", 0L);
+        DynamicFault f = assertThrows(DynamicFault.class, () -> call("divide", divide, options));
         assertEquals(1L, f.faultInfo().get("dividend"));
+    }
+
+    private DynamicRecord call(String operation, DynamicRecord request, CallOptions options) throws Exception {
+        return (DynamicRecord) transport.call(dynamic.descriptor().operation(operation), request, options);
     }
 }

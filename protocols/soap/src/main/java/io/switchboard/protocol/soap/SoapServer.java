@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import javax.wsdl.Definition;
 import javax.wsdl.WSDLException;
+import javax.wsdl.extensions.soap.SOAPAddress;
 import javax.wsdl.factory.WSDLFactory;
 import javax.wsdl.xml.WSDLReader;
 import org.apache.axis2.AxisFault;
@@ -54,7 +55,8 @@ import org.xml.sax.InputSource;
  * The SOAP listener: Axis2 on an embedded Jetty 12, one Jetty for every component of the server
  * at {@code http://HOST:PORT/axis2/services/NAME}. A call (POST) goes from Jetty's request straight
  * into Axis2's engine ({@link SoapPostHandler}); each component's compiler-made WSDL is served at
- * {@code ?wsdl} by Axis2's servlet ({@link SoapServlet}). The bounds of {@link ServerSettings}, each from Jetty:
+ * {@code ?wsdl} by Axis2's servlet ({@link SoapServlet}), its {@code soap:address} the address the
+ * component is exported at ({@code https://} with TLS). The bounds of {@link ServerSettings}, each from Jetty:
  * <ul>
  * <li>a request body over {@code maxMessageBytes} is answered 413 before it is parsed, by its
  *     {@code Content-Length} or, when chunked, as the count passes the limit (Jetty's
@@ -229,16 +231,17 @@ final class SoapServer implements ProtocolServer {
         if (exported.putIfAbsent(d.name(), skeleton) != null) {
             throw new IllegalStateException(d.name() + " is already exported on this SOAP server");
         }
+        Endpoint endpoint = new Endpoint(protocol(), root() + "services/" + d.name());
         try {
-            context.getAxisConfiguration().addService(service(skeleton));
+            context.getAxisConfiguration().addService(service(skeleton, endpoint.address()));
         } catch (AxisFault | RuntimeException e) {
             exported.remove(d.name());
             throw new SwitchboardException("cannot export " + d.name() + " over SOAP: " + e.getMessage(), e);
         }
-        return new Endpoint(protocol(), root() + "services/" + d.name());
+        return endpoint;
     }
 
-    private AxisService service(Skeleton skeleton) throws AxisFault {
+    private AxisService service(Skeleton skeleton, String address) throws AxisFault {
         ServiceDescriptor d = skeleton.descriptor();
         XmlMessages xml = new XmlMessages(d, settings.maxGraphNodes());
         AxisService service = new AxisService(d.name());
@@ -260,21 +263,38 @@ final class SoapServer implements ProtocolServer {
             service.mapActionToOperation(op.soapAction(), axisOp);
             service.addMessageElementQNameToOperationMapping(op.requestElement(), axisOp);
         }
-        service.addParameter(new Parameter(WSDLConstants.WSDL_4_J_DEFINITION, wsdl(d)));
+        service.addParameter(new Parameter(WSDLConstants.WSDL_4_J_DEFINITION, wsdl(d, address)));
         service.addParameter(new Parameter("useOriginalwsdl", "true"));
-        service.addParameter(new Parameter("modifyUserWSDLPortAddress", "true"));
+        // the WSDL carries the endpoint's own address already; Axis2's rewrite would look for a
+        // listener of the placeholder's scheme (http) and fail the ?wsdl of a TLS server
+        service.addParameter(new Parameter("modifyUserWSDLPortAddress", "false"));
         return service;
     }
 
-    private static Definition wsdl(ServiceDescriptor d) throws AxisFault {
+    /**
+     * The compiler-made WSDL with every {@code soap:address} set to {@code address}: the address
+     * this server publishes for the component, {@code https://} with TLS.
+     */
+    private static Definition wsdl(ServiceDescriptor d, String address) throws AxisFault {
+        Definition definition;
         try {
             WSDLReader reader = WSDLFactory.newInstance().newWSDLReader();
             reader.setFeature("javax.wsdl.verbose", false);
             reader.setFeature("javax.wsdl.importDocuments", false);
-            return reader.readWSDL(null, new InputSource(new StringReader(d.document(ServiceDescriptor.WSDL))));
+            definition = reader.readWSDL(null, new InputSource(new StringReader(d.document(ServiceDescriptor.WSDL))));
         } catch (WSDLException e) {
             throw AxisFault.makeFault(e);
         }
+        for (Object service : definition.getServices().values()) {
+            for (Object port : ((javax.wsdl.Service) service).getPorts().values()) {
+                for (Object element : ((javax.wsdl.Port) port).getExtensibilityElements()) {
+                    if (element instanceof SOAPAddress soap) {
+                        soap.setLocationURI(address);
+                    }
+                }
+            }
+        }
+        return definition;
     }
 
     /** Serves a read-only page at {@code path} beside {@code /axis2}; starts the listener if need be. */

@@ -38,6 +38,15 @@ public interface ProtocolProvider {
     }
 
     /**
+     * Whether a selection policy may pick this protocol for a call on its own ({@code adaptive},
+     * {@code size}, {@code first-common}); when false, only a call that pins it or a policy that
+     * names it ({@code fixed:NAME}) reaches it. True by default.
+     */
+    default boolean chosenByPolicies() {
+        return true;
+    }
+
+    /**
      * Whether this is the failsafe: the protocol every party speaks, that serves the registry,
      * that every entry must list and that a call falls back to (SOAP). One provider on a class
      * path says so.

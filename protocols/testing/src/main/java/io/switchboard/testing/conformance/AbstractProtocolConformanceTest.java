@@ -59,6 +59,11 @@ public abstract class AbstractProtocolConformanceTest {
     /** The protocol's key, as its provider names it. */
     protected abstract String protocolName();
 
+    /** The provider under test: the one on the class path by that name, unless a test configures its own. */
+    protected ProtocolProvider provider() {
+        return Protocols.get(protocolName());
+    }
+
     protected ServerSettings serverSettings() {
         return ServerSettings.defaults();
     }
@@ -69,7 +74,7 @@ public abstract class AbstractProtocolConformanceTest {
 
     @BeforeAll
     void startServer() {
-        provider = Protocols.get(protocolName());
+        provider = provider();
         server = provider.newServer(serverSettings());
         impl = new ConformanceImpl();
         endpoint = server.export(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1000,

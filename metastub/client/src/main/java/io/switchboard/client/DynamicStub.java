@@ -1,16 +1,16 @@
-package io.switchboard.codec.dynamic;
+package io.switchboard.client;
 
-import io.switchboard.protocol.CallOptions;
-import io.switchboard.protocol.Channel;
+import io.switchboard.codec.dynamic.DynamicInterface;
+import io.switchboard.codec.dynamic.DynamicList;
+import io.switchboard.codec.dynamic.DynamicRecord;
+import io.switchboard.codec.dynamic.DynamicType;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.OperationModel;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.codec.dynamic.DynamicInterface;
-import io.switchboard.codec.dynamic.DynamicList;
-import io.switchboard.codec.dynamic.DynamicRecord;
-import io.switchboard.codec.dynamic.DynamicType;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.Channel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +95,7 @@ public final class DynamicStub {
      *
      * @throws IllegalArgumentException no such operation or field, a required value missing, a value of the wrong type
      * @throws DeclaredFault the operation's declared fault ({@link io.switchboard.codec.dynamic.DynamicFault})
-     * @throws SwitchboardException transport failures, remote errors, refusals, as for generated stubs
+     * @throws io.switchboard.protocol.SwitchboardException transport failures, remote errors, refusals, as for generated stubs
      */
     public Object call(String operation, Map<String, ?> arguments) throws DeclaredFault {
         DynamicRecord response = callForRecord(operation, arguments);

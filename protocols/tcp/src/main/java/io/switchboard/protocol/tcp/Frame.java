@@ -1,0 +1,97 @@
+package io.switchboard.protocol.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufOutputStream;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoInput;
+import io.switchboard.codec.proto.ProtoOutput;
+import java.nio.ByteBuffer;
+
+/**
+ * One {@code baidu_std} frame as read off a connection: its meta and its data (the protobuf
+ * message; a slice of the connection's buffer, released by whoever reads it), or, for a frame
+ * whose data was over the reader's limit, only the meta and the size it announced (its data was
+ * skipped). On the wire:
+ *
+ * <pre>
+ * "PRPC" | body size (uint32, big-endian) | meta size (uint32, big-endian) | RpcMeta | data
+ * </pre>
+ *
+ * where the body is the meta and the data together.
+ */
+final class Frame {
+    /** {@code PRPC} as a big-endian int. */
+    static final int MAGIC = ('P' << 24) | ('R' << 16) | ('P' << 8) | 'C';
+    static final int HEADER_BYTES = 12;
+
+    final RpcMeta meta;
+    /** The data, or null for a frame skipped as over the limit. */
+    final ByteBuf data;
+    /** The data's size as the header announced it (meta excluded). */
+    final long dataBytes;
+    /** The whole frame's bytes on the wire: header, meta and data. */
+    final long wireBytes;
+
+    Frame(RpcMeta meta, ByteBuf data, long dataBytes, long wireBytes) {
+        this.meta = meta;
+        this.data = data;
+        this.dataBytes = dataBytes;
+        this.wireBytes = wireBytes;
+    }
+
+    boolean oversized() {
+        return data == null;
+    }
+
+    /** Frees the data, if any. */
+    void release() {
+        if (data != null) {
+            data.release();
+        }
+    }
+
+
+    /**
+     * A frame of {@code meta} and the message {@code writer} writes (null: no data), in one buffer.
+     * The caller has checked the size against the frame limit.
+     */
+    static ByteBuf encode(ByteBufAllocator alloc, byte[] meta, ProtoCodec.Writer writer) {
+        long dataBytes = writer == null ? 0 : writer.size();
+        int body = (int) (meta.length + dataBytes);
+        ByteBuf buf = alloc.buffer(HEADER_BYTES + body);
+        try {
+            buf.writeInt(MAGIC).writeInt(body).writeInt(meta.length).writeBytes(meta);
+            if (writer != null) {
+                ProtoOutput out = ProtoOutput.into(new ByteBufOutputStream(buf),
+                        new byte[(int) Math.min(dataBytes, 8 << 10) + 16]);
+                writer.writePart(out, Integer.MAX_VALUE);
+                out.flush();
+            }
+            return buf;
+        } catch (RuntimeException | Error e) {
+            buf.release();
+            throw e;
+        }
+    }
+
+    /** The frame's size on the wire for a meta and a message of these sizes. */
+    static long size(int metaBytes, long dataBytes) {
+        return HEADER_BYTES + metaBytes + dataBytes;
+    }
+
+    /** The data of a frame as the protobuf codecs read it, straight from the connection's buffer. */
+    static ProtoInput.Source source(ByteBuf data) {
+        return new ProtoInput.Source() {
+            @Override
+            public ByteBuffer next() {
+                return data.nioBuffer();
+            }
+
+            @Override
+            public void skip(int n) {
+                data.skipBytes(Math.min(n, data.readableBytes()));
+            }
+        };
+    }
+}

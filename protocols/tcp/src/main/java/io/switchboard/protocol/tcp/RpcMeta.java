@@ -1,0 +1,214 @@
+package io.switchboard.protocol.tcp;
+
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoInput;
+import io.switchboard.codec.proto.ProtoOutput;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The {@code RpcMeta} of a {@code baidu_std} frame, the fields of brpc's
+ * {@code src/brpc/policy/baidu_rpc_meta.proto} that Switchboard reads and writes, encoded by hand
+ * with the protobuf primitives the generated codecs use (no generated classes, nothing reflected):
+ *
+ * <pre>
+ * message RpcMeta {
+ *     optional RpcRequestMeta request = 1;
+ *     optional RpcResponseMeta response = 2;
+ *     optional int32 compress_type = 3;          // read: anything but 0 is refused
+ *     optional int64 correlation_id = 4;
+ *     optional int32 attachment_size = 5;        // read: anything but 0 is refused
+ *     map&lt;string, string&gt; user_fields = 9;
+ * }
+ * message RpcRequestMeta {
+ *     required string service_name = 1;
+ *     required string method_name = 2;
+ *     optional int64 log_id = 3;
+ *     optional string request_id = 7;            // Switchboard's call id
+ *     optional int32 timeout_ms = 8;
+ * }
+ * message RpcResponseMeta {
+ *     optional int32 error_code = 1;
+ *     optional string error_text = 2;
+ * }
+ * </pre>
+ *
+ * Other fields (trace ids, chunk info, authentication data, stream settings) are skipped on
+ * reading, as protobuf skips unknown fields. A request has {@link #service} set; a response does not.
+ *
+ * @param service        the request's {@code service_name}, or null in a response
+ * @param method         the request's {@code method_name}
+ * @param logId          {@code log_id}, 0 when absent
+ * @param requestId      {@code request_id}: the call id de-duplication uses; null when absent
+ * @param timeoutMillis  {@code timeout_ms}: 0 when absent
+ * @param errorCode      the response's {@code error_code}: 0 for success
+ * @param errorText      the response's {@code error_text}, or null
+ * @param correlationId  matches a response to its request
+ * @param compressType   {@code compress_type}: Switchboard writes 0 and accepts nothing else
+ * @param attachmentSize {@code attachment_size}: Switchboard writes 0 and accepts nothing else
+ * @param userFields     {@code user_fields}: the trace context and Switchboard's extensions ({@link TcpErrors})
+ */
+record RpcMeta(String service, String method, long logId, String requestId, int timeoutMillis, int errorCode,
+               String errorText, long correlationId, int compressType, int attachmentSize,
+               Map<String, String> userFields) {
+    /** The most user fields a frame may carry. */
+    static final int MAX_USER_FIELDS = 64;
+
+    static RpcMeta request(String service, String method, String requestId, int timeoutMillis, long correlationId,
+                           Map<String, String> userFields) {
+        return new RpcMeta(service, method, 0, requestId, timeoutMillis, 0, null, correlationId, 0, 0, userFields);
+    }
+
+    static RpcMeta response(long correlationId, int errorCode, String errorText, Map<String, String> userFields) {
+        return new RpcMeta(null, null, 0, null, 0, errorCode, errorText, correlationId, 0, 0, userFields);
+    }
+
+    boolean isRequest() {
+        return service != null;
+    }
+
+    String userField(String key) {
+        return userFields == null ? null : userFields.get(key);
+    }
+
+    /** The protobuf encoding of this meta. */
+    byte[] encode() {
+        ProtoOutput out = new ProtoOutput(64);
+        if (service != null) {
+            ProtoOutput req = new ProtoOutput(64);
+            req.writeString(1, service);
+            req.writeString(2, method);
+            if (logId != 0) {
+                req.writeInt64(3, logId);
+            }
+            if (requestId != null) {
+                req.writeString(7, requestId);
+            }
+            if (timeoutMillis != 0) {
+                req.writeInt32(8, timeoutMillis);
+            }
+            nested(out, 1, req);
+        } else {
+            ProtoOutput resp = new ProtoOutput(16);
+            if (errorCode != 0) {
+                resp.writeInt32(1, errorCode);
+            }
+            if (errorText != null) {
+                resp.writeString(2, errorText);
+            }
+            nested(out, 2, resp);
+        }
+        out.writeInt64(4, correlationId);
+        if (userFields != null) {
+            for (Map.Entry<String, String> e : userFields.entrySet()) {
+                ProtoOutput entry = new ProtoOutput(16 + e.getKey().length() + e.getValue().length());
+                entry.writeString(1, e.getKey());
+                entry.writeString(2, e.getValue());
+                nested(out, 9, entry);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static void nested(ProtoOutput out, int field, ProtoOutput inner) {
+        byte[] bytes = inner.toByteArray();
+        out.writeBytes(field, bytes, 0, bytes.length);
+    }
+
+    /**
+     * Reads a meta of {@code length} bytes from {@code source}.
+     *
+     * @throws WireFormatException when it is malformed: a broken field, a request without its
+     *                             names, a compression or attachment Switchboard does not speak, too many user fields
+     */
+    static RpcMeta decode(ProtoInput in) {
+        String service = null;
+        String method = null;
+        long logId = 0;
+        String requestId = null;
+        int timeout = 0;
+        int errorCode = 0;
+        String errorText = null;
+        long correlationId = 0;
+        int compress = 0;
+        int attachment = 0;
+        boolean request = false;
+        Map<String, String> user = null;
+        for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+            switch (tag) {
+                case (1 << 3) | ProtoOutput.LENGTH_DELIMITED -> {
+                    request = true;
+                    int outer = in.beginMessage(in.readLength());
+                    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+                        switch (t) {
+                            case (1 << 3) | ProtoOutput.LENGTH_DELIMITED -> service = in.readString();
+                            case (2 << 3) | ProtoOutput.LENGTH_DELIMITED -> method = in.readString();
+                            case (3 << 3) | ProtoOutput.VARINT -> logId = in.readVarint64();
+                            case (7 << 3) | ProtoOutput.LENGTH_DELIMITED -> requestId = in.readString();
+                            case (8 << 3) | ProtoOutput.VARINT -> timeout = in.readVarint32();
+                            default -> in.skipField(t);
+                        }
+                    }
+                    in.endMessage(outer);
+                }
+                case (2 << 3) | ProtoOutput.LENGTH_DELIMITED -> {
+                    int outer = in.beginMessage(in.readLength());
+                    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+                        switch (t) {
+                            case (1 << 3) | ProtoOutput.VARINT -> errorCode = in.readVarint32();
+                            case (2 << 3) | ProtoOutput.LENGTH_DELIMITED -> errorText = in.readString();
+                            default -> in.skipField(t);
+                        }
+                    }
+                    in.endMessage(outer);
+                }
+                case (3 << 3) | ProtoOutput.VARINT -> compress = in.readVarint32();
+                case (4 << 3) | ProtoOutput.VARINT -> correlationId = in.readVarint64();
+                case (5 << 3) | ProtoOutput.VARINT -> attachment = in.readVarint32();
+                case (9 << 3) | ProtoOutput.LENGTH_DELIMITED -> {
+                    if (user == null) {
+                        user = new LinkedHashMap<>();
+                    }
+                    int outer = in.beginMessage(in.readLength());
+                    String key = "";
+                    String value = "";
+                    for (int t = in.readTag(); t != 0; t = in.readTag()) {
+                        switch (t) {
+                            case (1 << 3) | ProtoOutput.LENGTH_DELIMITED -> key = in.readString();
+                            case (2 << 3) | ProtoOutput.LENGTH_DELIMITED -> value = in.readString();
+                            default -> in.skipField(t);
+                        }
+                    }
+                    in.endMessage(outer);
+                    user.put(key, value);
+                    if (user.size() > MAX_USER_FIELDS) {
+                        throw WireFormatException.malformed("RpcMeta.user_fields", "more than " + MAX_USER_FIELDS + " user fields");
+                    }
+                }
+                default -> in.skipField(tag);
+            }
+        }
+        if (request && (service == null || method == null)) {
+            throw WireFormatException.malformed("RpcRequestMeta", "a request needs its service_name and method_name");
+        }
+        if (compress != 0) {
+            throw WireFormatException.malformed("RpcMeta.compress_type", "compression " + compress + " is not supported");
+        }
+        if (attachment != 0) {
+            throw WireFormatException.malformed("RpcMeta.attachment_size", "attachments are not supported");
+        }
+        return new RpcMeta(request ? service : null, method, logId, requestId, timeout, errorCode, errorText,
+                correlationId, compress, attachment, user);
+    }
+
+    /** Limits for reading a meta: its strings are short. */
+    static BinaryLimits limits(int maxMetaBytes) {
+        return new BinaryLimits(maxMetaBytes, 0, maxMetaBytes);
+    }
+
+    static int utf8Length(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
+    }
+}

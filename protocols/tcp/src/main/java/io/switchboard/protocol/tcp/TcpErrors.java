@@ -1,0 +1,85 @@
+package io.switchboard.protocol.tcp;
+
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.RemoteInvocationException;
+import io.switchboard.protocol.SwitchboardException;
+import io.switchboard.protocol.TransportException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The {@code error_code}s of a response and the user fields beside them (docs/tcp-wire.md). The
+ * codes a brpc client knows keep brpc's numbers ({@code src/brpc/errno.proto}); a declared fault,
+ * which brpc has no notion of, has a code of Switchboard's own, with the fault message as the
+ * frame's data.
+ */
+final class TcpErrors {
+    /** brpc's ENOSERVICE: no component of that service is exported here; nothing ran. */
+    static final int NO_SERVICE = 1001;
+    /** brpc's ENOMETHOD: the component has no such operation; nothing ran. */
+    static final int NO_METHOD = 1002;
+    /** brpc's EREQUEST: the request is malformed; refused before it ran ({@link #REFUSED} says why). */
+    static final int BAD_REQUEST = 1003;
+    /** brpc's ERPCTIMEDOUT: the call's {@code timeout_ms} passed on the server. */
+    static final int TIMED_OUT = 1008;
+    /** brpc's EOVERCROWDED: the server or the connection runs as many calls as it may; this one did not run. */
+    static final int OVERCROWDED = 1011;
+    /** brpc's EINTERNAL: the operation failed with an error its interface does not declare ({@link #ERROR_TYPE}). */
+    static final int INTERNAL = 2001;
+    /** brpc's ELIMIT: the request is over a limit; refused before it ran. */
+    static final int LIMIT = 2004;
+    /** Switchboard's: the operation raised its declared fault; the data is the fault message ({@code opFault}). */
+    static final int DECLARED_FAULT = 3001;
+
+    /** User field of a response: the refusal's reason code ({@code malformed}, {@code size-limit}, ...). */
+    static final String REFUSED = "sb-refused";
+    /** User field of a response: the field a refusal names ({@code Type.field}). */
+    static final String REFUSED_FIELD = "sb-refused-field";
+    /** User field of a response: the class of an undeclared error the operation threw. */
+    static final String ERROR_TYPE = "sb-error-type";
+    /** User field of a request: cancels the call of the same correlation id on this connection; no answer follows. */
+    static final String CANCEL = "sb-cancel";
+
+    private TcpErrors() {
+    }
+
+    /** Server side: a request that could not be read, as a response meta. */
+    static RpcMeta refusal(long correlationId, WireFormatException e, String what) {
+        Map<String, String> user = new HashMap<>(2);
+        user.put(REFUSED, e.reason());
+        if (e.field() != null) {
+            user.put(REFUSED_FIELD, e.field());
+        }
+        return RpcMeta.response(correlationId, e.isLimit() ? LIMIT : BAD_REQUEST,
+                (e.isLimit() ? "request to " : "malformed request to ") + what + ": " + e.getMessage(), user);
+    }
+
+    /** Server side: the operation threw something its interface does not declare. */
+    static RpcMeta failure(long correlationId, Throwable e) {
+        return RpcMeta.response(correlationId, INTERNAL, e.getMessage() != null ? e.getMessage() : e.toString(),
+                Map.of(ERROR_TYPE, e.getClass().getName()));
+    }
+
+    /** Client side: the exception a failed response (not a declared fault) ends its call with. */
+    static SwitchboardException toException(RpcMeta meta, String what, String endpoint) {
+        String text = meta.errorText() != null ? meta.errorText() : "error " + meta.errorCode();
+        String refused = meta.userField(REFUSED);
+        if (refused != null) {
+            return new RefusedException(refused, meta.userField(REFUSED_FIELD), text, null);
+        }
+        return switch (meta.errorCode()) {
+            case BAD_REQUEST -> new RefusedException(WireFormatException.MALFORMED, text);
+            case LIMIT -> new RefusedException(WireFormatException.SIZE_LIMIT, text);
+            case INTERNAL -> new RemoteInvocationException(text, meta.userField(ERROR_TYPE));
+            case NO_SERVICE, NO_METHOD -> new TransportException(TcpProtocolProvider.NAME,
+                    TransportException.Delivery.NOT_DELIVERED, what + " is not served at " + endpoint + ": " + text, null);
+            case OVERCROWDED -> new TransportException(TcpProtocolProvider.NAME,
+                    TransportException.Delivery.NOT_DELIVERED, what + " at " + endpoint + ": " + text, null);
+            case TIMED_OUT -> new TransportException(TcpProtocolProvider.NAME, TransportException.Delivery.MAY_HAVE_RUN,
+                    what + " at " + endpoint + " exceeded its deadline: " + text, null);
+            default -> new RemoteInvocationException(what + " at " + endpoint + " failed with error " + meta.errorCode()
+                    + ": " + text, null);
+        };
+    }
+}

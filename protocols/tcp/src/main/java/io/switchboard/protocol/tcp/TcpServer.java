@@ -1,0 +1,442 @@
+package io.switchboard.protocol.tcp;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.SwitchboardException;
+import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.spi.PhaseMarks;
+import io.switchboard.protocol.spi.ProtocolServer;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One tcp listener serving any number of components, each as the service its typed {@code .proto}
+ * names ({@code switchboard.echo.Echo}), each operation a method of it. The event loop cuts frames
+ * and reads their metas; a call's message is read, its operation run and its answer written on a
+ * worker thread of its own (at most {@link ServerSettings#maxConcurrentCalls()} at once; one more
+ * is answered {@code EOVERCROWDED} before it runs), so calls on one connection run side by side and
+ * are answered in the order they finish. A call whose client cancels it, whose {@code timeout_ms}
+ * passes or whose connection closes is cancelled: its thread is interrupted and
+ * {@link ServerCallContext#isCancelled()} says so; its answer is not sent.
+ */
+final class TcpServer implements ProtocolServer {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpServer.class);
+
+    private final ServerSettings settings;
+    private final TcpLimits tcpLimits;
+    private final BinaryLimits limits;
+    private final Map<String, Exported> exported = new ConcurrentHashMap<>();
+    private final ExecutorService workers;
+    private final LongAdder refusedConnections = new LongAdder();
+    private final LongAdder busyRefusals = new LongAdder();
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private EventLoopGroup loops;
+    private Channel listener;
+    private boolean closed;
+
+    /** A component as served: its skeleton and its operations by name. */
+    private record Exported(Skeleton skeleton, String name, Map<String, OperationDescriptor> operations) {
+    }
+
+    TcpServer(ServerSettings settings, TcpLimits tcpLimits) {
+        this.settings = settings;
+        this.tcpLimits = tcpLimits;
+        this.limits = BinaryLimits.of(Math.min(settings.maxMessageBytes(), tcpLimits.maxFrameBytes()),
+                settings.maxGraphNodes());
+        AtomicInteger n = new AtomicInteger();
+        // as many threads as calls run, up to the limit, idle ones kept a minute; no queue: a call
+        // over the limit is refused at once rather than left waiting unseen
+        this.workers = new ThreadPoolExecutor(0, settings.maxConcurrentCalls(), 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "tcp-call-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
+    @Override
+    public String protocol() {
+        return TcpProtocolProvider.NAME;
+    }
+
+    private synchronized void start() {
+        if (closed) {
+            throw new IllegalStateException("tcp server is closed");
+        }
+        if (listener != null) {
+            return;
+        }
+        loops = new NioEventLoopGroup(0, new DefaultThreadFactory("tcp-server", true));
+        ServerBootstrap b = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        connections.add(ch);
+                        if (settings.tls() != null) {
+                            SslHandler tls = TcpTls.server(settings.tls());
+                            tls.handshakeFuture().addListener(f -> {
+                                if (!f.isSuccess()) {
+                                    refusedConnections.increment();
+                                    LOG.warn("tcp refused a connection at TLS: {}", f.cause().toString());
+                                }
+                            });
+                            ch.pipeline().addLast(tls);
+                        }
+                        long idle = settings.idleTimeout().toMillis();
+                        ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
+                                new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes()),
+                                new Connection());
+                    }
+                });
+        try {
+            listener = b.bind(new InetSocketAddress(settings.bindAddress(), settings.port())).sync().channel();
+            LOG.debug("tcp listening on {}", listener.localAddress());
+        } catch (Exception e) {
+            loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            loops = null;
+            throw new SwitchboardException("tcp server cannot listen on " + settings.bindAddress() + ":"
+                    + settings.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Override
+    public long refusedConnections() {
+        return refusedConnections.sum();
+    }
+
+    /** Calls refused because every worker was running a call; for tests and logs. */
+    long busyRefusals() {
+        return busyRefusals.sum();
+    }
+
+    @Override
+    public synchronized Endpoint export(Skeleton skeleton) {
+        start();
+        ServiceDescriptor d = skeleton.descriptor();
+        if (d.codec(ProtoCodec.class) == null) {
+            throw new IllegalArgumentException(d.name() + " has no protobuf codec: recompile it with this Switchboard");
+        }
+        Map<String, OperationDescriptor> ops = new HashMap<>();
+        for (OperationDescriptor op : d.operations()) {
+            ops.put(op.name(), op);
+        }
+        String service = WireFormat.grpcServiceName(d.name());
+        if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops))) != null) {
+            throw new IllegalStateException(d.name() + " is already exported on this tcp server");
+        }
+        String host = settings.hostForEndpoints();
+        if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return new Endpoint(protocol(), TcpTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name());
+    }
+
+    @Override
+    public synchronized void unexport(String componentName) {
+        exported.values().removeIf(e -> e.name().equals(componentName));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        exported.clear();
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+            connections.close().awaitUninterruptibly();
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+        workers.shutdownNow();
+    }
+
+    /** One connection's calls: those running, by correlation id, so that a cancel or the close finds them. */
+    private final class Connection extends ChannelInboundHandlerAdapter {
+        private final Map<Long, Call> running = new ConcurrentHashMap<>();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Frame frame = (Frame) msg;
+            RpcMeta meta = frame.meta;
+            if (!meta.isRequest()) {
+                frame.release();
+                LOG.debug("tcp: a response frame from a client; closing {}", ctx.channel());
+                ctx.close();
+                return;
+            }
+            if (meta.userField(TcpErrors.CANCEL) != null) {
+                frame.release();
+                Call c = running.get(meta.correlationId());
+                if (c != null) {
+                    c.cancel();
+                }
+                return;
+            }
+            Exported e = exported.get(meta.service());
+            OperationDescriptor op = e == null ? null : e.operations().get(meta.method());
+            if (op == null) {
+                frame.release();
+                answer(ctx, RpcMeta.response(meta.correlationId(), e == null ? TcpErrors.NO_SERVICE : TcpErrors.NO_METHOD,
+                        (e == null ? "no service " : "no method " + meta.method() + " in ") + meta.service()
+                                + " is served here", null));
+                return;
+            }
+            if (frame.oversized()) {
+                e.skeleton().refused(op, WireFormatException.SIZE_LIMIT);
+                answer(ctx, TcpErrors.refusal(meta.correlationId(), new WireFormatException(WireFormatException.SIZE_LIMIT,
+                        "a message of " + frame.dataBytes + " bytes is over the frame limit of "
+                                + tcpLimits.maxFrameBytes()), op.toString()));
+                return;
+            }
+            String callId = meta.requestId();
+            if (callId != null && (callId.isEmpty() || callId.length() > 128)) {
+                frame.release();
+                e.skeleton().refused(op, WireFormatException.MALFORMED);
+                answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
+                        "RpcRequestMeta.request_id", "a call id needs 1 to 128 characters"), op.toString()));
+                return;
+            }
+            PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
+            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data);
+            if (running.putIfAbsent(meta.correlationId(), call) != null) {
+                frame.release();
+                answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
+                        "RpcMeta.correlation_id", "a call with this correlation id is under way"), op.toString()));
+                return;
+            }
+            try {
+                workers.execute(call);
+            } catch (RejectedExecutionException busy) {
+                running.remove(meta.correlationId());
+                frame.release();
+                busyRefusals.increment();
+                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.OVERCROWDED, "server busy: all "
+                        + settings.maxConcurrentCalls() + " call workers are running calls; the call did not run", null));
+                return;
+            }
+            if (meta.timeoutMillis() > 0) {
+                call.deadline = ctx.executor().schedule(call::timedOut, meta.timeoutMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent && running.isEmpty()) {
+                LOG.debug("tcp: closing idle connection {}", ctx.channel());
+                ctx.close();
+            } else {
+                ctx.fireUserEventTriggered(evt);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            for (Call c : running.values()) {
+                c.cancel();   // no one is left to answer
+            }
+            running.clear();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (cause instanceof FrameDecoder.FrameException) {
+                LOG.warn("tcp: closing {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
+            } else {
+                LOG.debug("tcp: closing {}", ctx.channel(), cause);
+            }
+            ctx.close();
+        }
+    }
+
+    /** Writes an answer of meta only. */
+    private static void answer(ChannelHandlerContext ctx, RpcMeta meta) {
+        ctx.writeAndFlush(Frame.encode(ctx.alloc(), meta.encode(), null));
+    }
+
+    /** One call on a worker thread. */
+    private final class Call implements Runnable {
+        private final ChannelHandlerContext ctx;
+        private final Connection connection;
+        private final Skeleton skeleton;
+        private final OperationDescriptor op;
+        private final RpcMeta meta;
+        private ByteBuf data;
+        private volatile boolean cancelled;
+        private Thread worker;
+        volatile io.netty.util.concurrent.ScheduledFuture<?> deadline;
+
+        Call(ChannelHandlerContext ctx, Connection connection, Skeleton skeleton, OperationDescriptor op, RpcMeta meta,
+             ByteBuf data) {
+            this.ctx = ctx;
+            this.connection = connection;
+            this.skeleton = skeleton;
+            this.op = op;
+            this.meta = meta;
+            this.data = data;
+        }
+
+        synchronized void cancel() {
+            cancelled = true;
+            if (worker != null) {
+                worker.interrupt();
+            }
+        }
+
+        void timedOut() {
+            if (connection.running.remove(meta.correlationId(), this)) {
+                cancel();
+                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.TIMED_OUT, op + ": its timeout of "
+                        + meta.timeoutMillis() + " ms passed on the server", null));
+            }
+        }
+
+        @Override
+        public void run() {
+            synchronized (this) {
+                if (cancelled) {
+                    release();
+                    return;
+                }
+                worker = Thread.currentThread();
+            }
+            try {
+                serve();
+            } catch (RuntimeException | Error e) {
+                LOG.warn("{} failed inside the tcp protocol", op, e);
+                finish(TcpErrors.failure(meta.correlationId(), e), null);
+            } finally {
+                release();
+                synchronized (this) {
+                    worker = null;
+                }
+                Thread.interrupted(); // a late cancel must not leak into the pool thread's next call
+            }
+        }
+
+        private void release() {
+            if (data != null) {
+                data.release();
+                data = null;
+            }
+        }
+
+        private void serve() {
+            ProtoCodec codec = op.service().codec(ProtoCodec.class);
+            Object request;
+            try {
+                ProtoCodec.Reader reader = codec.reader(op.requestElement().getLocalPart(), limits, data.readableBytes());
+                reader.readPart(Frame.source(data), data.readableBytes());
+                request = reader.finish();
+                PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
+            } catch (WireFormatException e) {
+                skeleton.refused(op, e.reason());
+                finish(TcpErrors.refusal(meta.correlationId(), e, op.toString()), null);
+                return;
+            } finally {
+                release();
+            }
+            TraceContext trace = trace(meta);
+            Object response;
+            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled, trace)) {
+                response = skeleton.invoke(op, request, meta.requestId());
+            } catch (DeclaredFault fault) {
+                ProtoCodec.Writer w;
+                try {
+                    w = codec.writer(op.faultElement().getLocalPart(), fault.faultInfo(), settings.maxGraphNodes());
+                } catch (WireFormatException e) {
+                    finish(TcpErrors.failure(meta.correlationId(), new IllegalStateException("the declared fault of "
+                            + op + " cannot be sent: " + e.getMessage())), null);
+                    return;
+                }
+                finish(RpcMeta.response(meta.correlationId(), TcpErrors.DECLARED_FAULT,
+                        fault.getMessage() != null ? fault.getMessage() : op.faultElement().getLocalPart(), null), w);
+                return;
+            } catch (RuntimeException e) {
+                finish(TcpErrors.failure(meta.correlationId(), e), null);
+                return;
+            }
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
+            ProtoCodec.Writer writer = null;
+            if (!op.oneWay()) {
+                try {
+                    writer = codec.writer(op.responseElement().getLocalPart(), response, settings.maxGraphNodes());
+                } catch (WireFormatException e) {
+                    finish(TcpErrors.failure(meta.correlationId(), new IllegalStateException("the response of " + op
+                            + " cannot be sent: " + e.getMessage())), null);
+                    return;
+                }
+            }
+            finish(RpcMeta.response(meta.correlationId(), 0, null, null), writer);
+        }
+
+        /** Sends the answer, unless the call was cancelled or timed out. */
+        private void finish(RpcMeta answer, ProtoCodec.Writer writer) {
+            io.netty.util.concurrent.ScheduledFuture<?> d = deadline;
+            if (d != null) {
+                d.cancel(false);
+            }
+            if (!connection.running.remove(meta.correlationId(), this) || cancelled) {
+                return;
+            }
+            byte[] m = answer.encode();
+            if (writer != null && writer.size() > tcpLimits.maxFrameBytes()) {
+                m = TcpErrors.failure(meta.correlationId(), new IllegalStateException("the response of " + op + " ("
+                        + writer.size() + " bytes) is over the tcp frame limit of " + tcpLimits.maxFrameBytes()
+                        + " bytes")).encode();
+                writer = null;
+            }
+            ByteBuf frame = Frame.encode(ctx.alloc(), m, writer);
+            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
+            ctx.writeAndFlush(frame);
+        }
+    }
+
+    static TraceContext trace(RpcMeta meta) {
+        String parent = meta.userField(TraceContext.TRACEPARENT);
+        return parent == null ? null : TraceContext.of(parent, meta.userField(TraceContext.TRACESTATE));
+    }
+}

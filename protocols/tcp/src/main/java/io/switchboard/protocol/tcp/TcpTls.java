@@ -1,0 +1,59 @@
+package io.switchboard.protocol.tcp;
+
+import io.netty.handler.ssl.SslHandler;
+import io.switchboard.protocol.TlsSettings;
+import java.net.URI;
+import java.security.NoSuchAlgorithmException;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * {@link TlsSettings} as Netty's {@link SslHandler} (the JDK's TLS engine: nothing native), and the
+ * endpoint form that says TLS: a server with TLS publishes {@code tcps://HOST:PORT/Component}
+ * (plain text: {@code tcp://}), and a client speaks TLS to a {@code tcps} endpoint and only to it,
+ * checking the server's name against its certificate. A server whose settings hold a trust store
+ * requires a client certificate it trusts.
+ */
+final class TcpTls {
+    static final String PLAIN_SCHEME = "tcp";
+    static final String TLS_SCHEME = "tcps";
+
+    private TcpTls() {
+    }
+
+    static String scheme(TlsSettings tls) {
+        return tls == null ? PLAIN_SCHEME : TLS_SCHEME;
+    }
+
+    /** Whether {@code uri} is a tcp endpoint's: either scheme, a host and a port. */
+    static boolean isEndpoint(URI uri) {
+        return (PLAIN_SCHEME.equals(uri.getScheme()) || TLS_SCHEME.equals(uri.getScheme())) && uri.getHost() != null
+                && uri.getPort() > 0;
+    }
+
+    static SslHandler server(TlsSettings tls) {
+        SSLEngine engine = tls.checkServable().context().createSSLEngine();
+        engine.setUseClientMode(false);
+        if (tls.requiresTrustedPeer()) {
+            engine.setNeedClientAuth(true);
+        }
+        return new SslHandler(engine);
+    }
+
+    /** A client's handler for a {@code tcps} endpoint at {@code host:port}: the settings' trust (else the JVM's) and key. */
+    static SslHandler client(TlsSettings tls, String host, int port) {
+        SSLContext context;
+        try {
+            context = tls != null ? tls.context() : SSLContext.getDefault();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no TLS in this JVM", e);
+        }
+        SSLEngine engine = context.createSSLEngine(host, port);
+        engine.setUseClientMode(true);
+        SSLParameters params = engine.getSSLParameters();
+        params.setEndpointIdentificationAlgorithm("HTTPS");
+        engine.setSSLParameters(params);
+        return new SslHandler(engine);
+    }
+}

@@ -1,0 +1,272 @@
+package io.switchboard.protocol.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.AsyncCalls;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.WireBytes;
+import io.switchboard.protocol.spi.PhaseMarks;
+import io.switchboard.protocol.spi.Transport;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Calls one component over tcp. The request is encoded on the calling thread (a refused encoding,
+ * or a message over the frame limit, sends nothing) and written as one frame; the answer is matched
+ * by its correlation id on the connection's event loop, which hands the frame to the waiting caller
+ * (a blocking call decodes it on its own thread) or completes the future of a non-blocking one.
+ * Cancelling a non-blocking call, or a blocking call that times out or is interrupted, sends a
+ * cancel frame: the server interrupts the operation. Thread-safe.
+ */
+final class TcpTransport implements Transport {
+    private final TcpClient client;
+    private final ServiceDescriptor descriptor;
+    private final Endpoint endpoint;
+    private final ProtoCodec codec;
+    private final BinaryLimits limits;
+    private final String service;
+
+    TcpTransport(TcpClient client, ServiceDescriptor descriptor, Endpoint endpoint) {
+        this.client = client;
+        this.descriptor = descriptor;
+        this.endpoint = endpoint;
+        this.codec = descriptor.codec(ProtoCodec.class);
+        if (codec == null) {
+            throw new IllegalArgumentException(descriptor.name() + " has no protobuf codec: recompile it with this Switchboard");
+        }
+        this.limits = BinaryLimits.of(Math.min(client.settings().maxMessageBytes(), client.limits().maxFrameBytes()),
+                client.settings().maxGraphNodes());
+        this.service = WireFormat.grpcServiceName(descriptor.name());
+    }
+
+    @Override
+    public String protocol() {
+        return TcpProtocolProvider.NAME;
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        Duration timeout = client.settings().timeoutFor(options);
+        Pending p = send(operation, request, options, timeout);
+        Frame frame;
+        try {
+            frame = p.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            p.cancelOnWire();
+            throw deadline(operation, timeout);
+        } catch (InterruptedException e) {
+            p.cancelOnWire();
+            Thread.currentThread().interrupt();
+            throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN, operation
+                    + " was interrupted", e);
+        } catch (ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        }
+        return read(operation, frame, options.wireBytes());
+    }
+
+    /**
+     * Non-blocking: no thread waits while the server works; the answer is read on the connection's
+     * event loop. Cancelling the future cancels the call on the server.
+     */
+    @Override
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+        Duration timeout = client.settings().timeoutFor(options);
+        Pending p;
+        try {
+            p = send(operation, request, options, timeout);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        p.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((frame, failure) -> {
+            if (failure == null) {
+                try {
+                    result.complete(read(operation, frame, options.wireBytes()));
+                } catch (DeclaredFault | RuntimeException | Error e) {
+                    result.completeExceptionally(e);
+                }
+            } else if (failure instanceof TimeoutException) {
+                p.cancelOnWire();
+                result.completeExceptionally(deadline(operation, timeout));
+            } else {
+                result.completeExceptionally(AsyncCalls.unwrap(failure));
+            }
+        });
+        result.whenComplete((r, t) -> {
+            if (result.isCancelled()) {
+                p.cancelOnWire();
+            }
+        });
+        return result;
+    }
+
+    private TransportException deadline(OperationDescriptor operation, Duration timeout) {
+        return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN, operation + " at "
+                + endpoint.address() + " exceeded its deadline: no answer within " + timeout.toMillis() + " ms", null);
+    }
+
+    /** Encodes the request and sends its frame once the connection is ready; the answer completes the returned call. */
+    private Pending send(OperationDescriptor operation, Object request, CallOptions options, Duration timeout) {
+        if (operation.service() != descriptor) {
+            throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
+        }
+        PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
+        ProtoCodec.Writer writer;
+        try {
+            writer = codec.writer(operation.requestElement().getLocalPart(), request, client.settings().maxGraphNodes());
+        } catch (WireFormatException e) {
+            throw new RefusedException(e.reason(), e.field(), operation + ": the request cannot be sent: " + e.getMessage(), e);
+        }
+        if (writer.size() > client.limits().maxFrameBytes()) {
+            throw new RefusedException(WireFormatException.SIZE_LIMIT, operation + ": the request of " + writer.size()
+                    + " bytes is over the tcp frame limit of " + client.limits().maxFrameBytes()
+                    + " bytes; nothing was sent (larger messages go over grpc)");
+        }
+        TcpClient.Connection connection = client.connection(endpoint.uri());
+        long id = connection.nextId();
+        Map<String, String> user = null;
+        TraceContext trace = options.get(TraceContext.OPTION);
+        if (trace != null) {
+            user = new HashMap<>(4);
+            user.put(TraceContext.TRACEPARENT, trace.traceparent());
+            if (trace.tracestate() != null) {
+                user.put(TraceContext.TRACESTATE, trace.tracestate());
+            }
+        }
+        int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+        byte[] meta = RpcMeta.request(service, operation.name(), options.callId(), timeoutMillis, id, user).encode();
+        Pending p = new Pending(connection, id, operation, service);
+        ByteBuf frame = Frame.encode(connection.channel.alloc(), meta, writer);
+        PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
+        long frameBytes = frame.readableBytes();
+        WireBytes wire = options.wireBytes();
+        connection.pending.put(id, p);
+        connection.whenReady(() -> connection.channel.writeAndFlush(frame).addListener(f -> {
+            if (f.isSuccess()) {
+                if (wire != null) {
+                    wire.addSent(frameBytes);
+                }
+                PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+            } else {
+                connection.pending.remove(id);
+                p.completeExceptionally(notDelivered(operation, f.cause()));
+            }
+        }), cause -> {
+            frame.release();
+            connection.pending.remove(id);
+            p.completeExceptionally(notDelivered(operation, cause));
+        });
+        return p;
+    }
+
+    private TransportException notDelivered(OperationDescriptor operation, Throwable cause) {
+        return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, "cannot reach "
+                + endpoint.address() + " for " + operation + ": " + (cause == null ? "the connection closed" : cause),
+                cause);
+    }
+
+    /** The answer's frame as the call's outcome; releases it. */
+    private Object read(OperationDescriptor operation, Frame frame, WireBytes wire) throws DeclaredFault {
+        try {
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_START);
+            if (wire != null) {
+                wire.addReceived(frame.wireBytes);
+            }
+            RpcMeta meta = frame.meta;
+            if (frame.oversized()) {
+                throw new RefusedException(WireFormatException.SIZE_LIMIT, operation + ": the answer of "
+                        + frame.dataBytes + " bytes is over the tcp frame limit of " + client.limits().maxFrameBytes()
+                        + " bytes (the operation ran)");
+            }
+            if (meta.errorCode() == TcpErrors.DECLARED_FAULT && operation.faultInfoClass() != null) {
+                throw operation.toException(decode(operation.faultElement().getLocalPart(), frame.data));
+            }
+            if (meta.errorCode() != 0) {
+                throw TcpErrors.toException(meta, operation.toString(), endpoint.address());
+            }
+            if (operation.oneWay()) {
+                return null;
+            }
+            Object response = decode(operation.responseElement().getLocalPart(), frame.data);
+            PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
+            return response;
+        } catch (WireFormatException e) {
+            throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN, "unreadable answer to "
+                    + operation + " from " + endpoint.address() + ": " + e.getMessage(), e);
+        } finally {
+            frame.release();
+        }
+    }
+
+    private Object decode(String message, ByteBuf data) {
+        int n = data.readableBytes();
+        ProtoCodec.Reader reader = codec.reader(message, limits, n);
+        reader.readPart(Frame.source(data), n);
+        return reader.finish();
+    }
+
+    @Override
+    public void close() {
+        // the TcpClient owns the connection; a transport holds nothing of its own
+    }
+
+    @Override
+    public String toString() {
+        return "TcpTransport[" + descriptor.name() + " at " + endpoint.address() + "]";
+    }
+
+    /** A call under way: completed with its answer's frame by the connection's event loop. */
+    static final class Pending extends CompletableFuture<Frame> {
+        private final TcpClient.Connection connection;
+        private final long id;
+        private final OperationDescriptor operation;
+        private final String service;
+
+        Pending(TcpClient.Connection connection, long id, OperationDescriptor operation, String service) {
+            this.connection = connection;
+            this.id = id;
+            this.operation = operation;
+            this.service = service;
+        }
+
+        String what() {
+            return operation.toString();
+        }
+
+        /** Forgets the call and tells the server to stop it; its answer, if one comes, is dropped. */
+        void cancelOnWire() {
+            boolean underWay = connection.pending.remove(id) != null;
+            if (!completeExceptionally(new java.util.concurrent.CancellationException()) && !isCompletedExceptionally()) {
+                join().release();   // the answer arrived meanwhile: nobody reads it
+            }
+            Channel ch = connection.channel;
+            if (underWay && ch != null && ch.isActive()) {
+                byte[] meta = RpcMeta.request(service, operation.name(), null, 0, id, Map.of(TcpErrors.CANCEL, "1"))
+                        .encode();
+                ch.writeAndFlush(Frame.encode(ch.alloc(), meta, null));
+            }
+        }
+    }
+}

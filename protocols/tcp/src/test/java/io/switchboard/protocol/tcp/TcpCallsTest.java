@@ -1,0 +1,162 @@
+package io.switchboard.protocol.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.WireBytes;
+import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.Transport;
+import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.ConformanceStub;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What tcp does beyond the conformance suite: cancellation and deadlines on the wire, answers out of order, the frame limit. */
+class TcpCallsTest {
+    private final TcpProtocolProvider provider = new TcpProtocolProvider();
+    private ConformanceImpl impl;
+    private ProtocolServer server;
+    private ProtocolClient client;
+    private Transport transport;
+    private ConformanceStub stub;
+
+    @BeforeEach
+    void start() {
+        impl = new ConformanceImpl();
+        server = provider.newServer(ServerSettings.defaults());
+        Endpoint at = server.export(ConformanceComponent.skeleton(impl));
+        client = provider.newClient(ClientSettings.defaults());
+        transport = client.connect(ConformanceComponent.DESCRIPTOR, at);
+        stub = ConformanceComponent.stub(transport);
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.close();
+    }
+
+    @Test
+    void cancellingAnAsyncCallStopsTheOperationOnTheServer() throws Exception {
+        CompletableFuture<Long> call = stub.spinAsync(new double[0], 600_000);
+        assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS), "the operation started");
+        call.cancel(true);
+        assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS), "the server saw the cancel");
+        stub.ping();
+    }
+
+    @Test
+    void aTimedOutCallFailsAsMayHaveRunAndIsStoppedOnTheServer() throws Exception {
+        ConformanceStub hurried = stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(300)));
+        TransportException e = assertThrows(TransportException.class, () -> hurried.spin(new double[0], 600_000));
+        assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery(), e.getMessage());
+        assertTrue(e.getMessage().contains("deadline"), e.getMessage());
+        assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS), "the server stopped the operation");
+        stub.ping();
+    }
+
+    @Test
+    void theServerStopsACallWhoseTimeoutPassedAndSaysSo() throws Exception {
+        // the server's timer (timeout_ms) and the client's race; either way the operation is stopped
+        CompletableFuture<Long> call = stub.withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(200)))
+                .spinAsync(new double[0], 600_000);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
+        TransportException t = assertInstanceOf(TransportException.class, e.getCause());
+        assertEquals(TransportException.Delivery.MAY_HAVE_RUN, t.delivery());
+        assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aSlowCallDoesNotHoldUpTheAnswersOfCallsAfterIt() throws Exception {
+        CompletableFuture<Long> slow = stub.spinAsync(new double[0], 600_000);
+        assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS));
+        for (int i = 0; i < 20; i++) {
+            assertEquals(i, stub.echoDoubles(new double[] {i})[0]);   // same connection, answered first
+        }
+        assertTrue(!slow.isDone());
+        slow.cancel(true);
+        assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aRequestOverTheFrameLimitIsRefusedBeforeAnythingIsSent() {
+        WireBytes wire = new WireBytes();
+        double[] big = new double[(TcpLimits.DEFAULT_MAX_FRAME_BYTES / 8) + 1];
+        RefusedException e = assertThrows(RefusedException.class,
+                () -> stub.withOptions(CallOptions.DEFAULT.withWireBytes(wire)).echoDoubles(big));
+        assertEquals(WireFormatException.SIZE_LIMIT, e.reason());
+        assertTrue(e.getMessage().contains("frame limit"), e.getMessage());
+        assertEquals(-1, wire.sent(), "nothing was sent");
+        double[] fits = new double[(TcpLimits.DEFAULT_MAX_FRAME_BYTES / 8) - 16];
+        assertEquals(fits.length, stub.echoDoubles(fits).length, "just under the limit goes through");
+    }
+
+    @Test
+    void anAnswerOverTheFrameLimitIsAnErrorNotAHang() {
+        try (ProtocolServer small = new TcpProtocolProvider(TcpLimits.defaults().withMaxFrameBytes(1 << 20))
+                .newServer(ServerSettings.defaults())) {
+            ConformanceImpl other = new ConformanceImpl();
+            Endpoint at = small.export(ConformanceComponent.skeleton(other));
+            ConformanceStub s = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at));
+            // the client's own limit is 4 MiB, the server's 1 MiB: the server refuses the request
+            RefusedException e = assertThrows(RefusedException.class, () -> s.echoDoubles(new double[200_000]));
+            assertEquals(WireFormatException.SIZE_LIMIT, e.reason());
+            s.ping();
+        }
+    }
+
+    @Test
+    void wireBytesCountWholeFrames() {
+        WireBytes wire = new WireBytes();
+        stub.withOptions(CallOptions.DEFAULT.withWireBytes(wire)).echoDoubles(new double[100]);
+        assertTrue(wire.sent() > 800 + Frame.HEADER_BYTES && wire.sent() < 900, "sent " + wire.sent());
+        assertTrue(wire.received() > 800 + Frame.HEADER_BYTES && wire.received() < 900, "received " + wire.received());
+    }
+
+    @Test
+    void aBusyServerRefusesACallBeforeItRuns() throws Exception {
+        try (ProtocolServer one = provider.newServer(ServerSettings.defaults().withMaxConcurrentCalls(1))) {
+            ConformanceImpl other = new ConformanceImpl();
+            Endpoint at = one.export(ConformanceComponent.skeleton(other));
+            ConformanceStub s = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at));
+            CompletableFuture<Long> running = s.spinAsync(new double[0], 600_000);
+            assertTrue(other.spinStarted.await(30, TimeUnit.SECONDS));
+            long before = other.increments.get();
+            TransportException e = assertThrows(TransportException.class, () -> s.increment(1));
+            assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.getMessage());
+            assertEquals(before, other.increments.get(), "the refused call did not run");
+            running.cancel(true);
+            assertTrue(other.spinSawCancel.await(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void callsSentBeforeTheConnectionIsUpAllGetThrough() throws Exception {
+        try (ProtocolClient fresh = provider.newClient(ClientSettings.defaults())) {
+            ConformanceStub s = ConformanceComponent.stub(fresh.connect(ConformanceComponent.DESCRIPTOR,
+                    transport.endpoint()));
+            CountDownLatch all = new CountDownLatch(50);
+            for (int i = 0; i < 50; i++) {
+                s.echoDoublesAsync(new double[] {i}).thenRun(all::countDown);
+            }
+            assertTrue(all.await(30, TimeUnit.SECONDS));
+        }
+    }
+}

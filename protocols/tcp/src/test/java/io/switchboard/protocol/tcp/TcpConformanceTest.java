@@ -1,0 +1,27 @@
+package io.switchboard.protocol.tcp;
+
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.testing.conformance.AbstractProtocolConformanceTest;
+
+/**
+ * tcp passes the protocol conformance suite. The suite's bulk cases (a 2000 × 2000 matrix, 8 MiB
+ * of bytes) are over the default 4 MiB frame, so the provider under test carries 64 MiB frames:
+ * the same code path, a larger limit ({@link TcpCallsTest} holds the default).
+ */
+class TcpConformanceTest extends AbstractProtocolConformanceTest {
+    @Override
+    protected String protocolName() {
+        return "tcp";
+    }
+
+    @Override
+    protected ProtocolProvider provider() {
+        return new TcpProtocolProvider(TcpLimits.defaults().withMaxFrameBytes(64 << 20));
+    }
+
+    @Override
+    protected Endpoint deadEndpoint(int port) {
+        return new Endpoint("tcp", "tcp://127.0.0.1:" + port + "/Conformance");
+    }
+}
