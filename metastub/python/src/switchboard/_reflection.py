@@ -42,24 +42,39 @@ def answer(request, iface):
                 kind, arg = number, value
     except ValueError as e:
         return _error(host, request, 3, "malformed request: %s" % e)
-    files = [f.SerializeToString() for f in iface.file_set.file]
+    served = {f.name: f for f in list(iface.file_set.file) + [iface.health]}
     if kind == 7:   # list_services
         services = [iface.service.full_name, "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection"]
         body = b"".join(_bytes_field(1, _bytes_field(1, s.encode())) for s in services)
         return _bytes_field(1, host) + _bytes_field(2, request) + _bytes_field(6, body)
     if kind == 3:   # file_by_filename
         name = arg.decode("utf-8", "replace")
-        if any(f.name == name for f in iface.file_set.file):
-            return _files(host, request, files)
+        if name in served:
+            return _files(host, request, _with_dependencies(name, served))
         return _error(host, request, 5, "no file " + name)
     if kind == 4:   # file_containing_symbol
         symbol = arg.decode("utf-8", "replace")
         try:
-            iface.pool.FindFileContainingSymbol(symbol)
+            name = iface.pool.FindFileContainingSymbol(symbol).name
         except KeyError:
+            name = None
+        if name not in served:
             return _error(host, request, 5, "no symbol " + symbol)
-        return _files(host, request, files)
+        return _files(host, request, _with_dependencies(name, served))
     return _error(host, request, 12, "not implemented")
+
+
+def _with_dependencies(name, served):
+    """The serialized file and those it imports (the ones served here), the file first."""
+    out, todo, seen = [], [name], set()
+    while todo:
+        n = todo.pop(0)
+        if n in seen or n not in served:
+            continue
+        seen.add(n)
+        out.append(served[n].SerializeToString())
+        todo.extend(served[n].dependency)
+    return out
 
 
 def _files(host, request, files):

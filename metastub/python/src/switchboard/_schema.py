@@ -33,12 +33,24 @@ def _status_file():
                      label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
     status.field.add(name="details", number=3, type=descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE,
                      label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED, type_name="." + _STATUS_PACKAGE + ".Any")
-    health_request = f.message_type.add(name="HealthCheckRequest")
-    health_request.field.add(name="service", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                             label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
-    health_response = f.message_type.add(name="HealthCheckResponse")
-    health_response.field.add(name="status", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_INT32,
-                              label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    return f
+
+
+def health_file():
+    """grpc/health/v1/health.proto as published, its Check method (what a Switchboard server serves)."""
+    P = descriptor_pb2.FieldDescriptorProto
+    f = descriptor_pb2.FileDescriptorProto(name="grpc/health/v1/health.proto", package="grpc.health.v1",
+                                           syntax="proto3")
+    request = f.message_type.add(name="HealthCheckRequest")
+    request.field.add(name="service", number=1, type=P.TYPE_STRING, label=P.LABEL_OPTIONAL)
+    response = f.message_type.add(name="HealthCheckResponse")
+    response.field.add(name="status", number=1, type=P.TYPE_ENUM, label=P.LABEL_OPTIONAL,
+                       type_name=".grpc.health.v1.HealthCheckResponse.ServingStatus")
+    status = response.enum_type.add(name="ServingStatus")
+    for number, name in enumerate(("UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN")):
+        status.value.add(name=name, number=number)
+    f.service.add(name="Health").method.add(name="Check", input_type=".grpc.health.v1.HealthCheckRequest",
+                                             output_type=".grpc.health.v1.HealthCheckResponse")
     return f
 
 
@@ -92,6 +104,8 @@ class Interface:
         for f in file_set.file:
             self.pool.Add(f)
         self.pool.Add(_status_file())
+        self.health = health_file()
+        self.pool.Add(self.health)
         main = file_set.file[-1]
         self.package = main.package
         if len(main.service) != 1:

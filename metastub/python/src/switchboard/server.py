@@ -354,9 +354,9 @@ class Server:
 
     def _health(self, data, context):
         request = self.iface.message_class(self.iface.pool.FindMessageTypeByName(
-            "switchboard.python.status.HealthCheckRequest")).FromString(data)
+            "grpc.health.v1.HealthCheckRequest")).FromString(data)
         response = self.iface.message_class(self.iface.pool.FindMessageTypeByName(
-            "switchboard.python.status.HealthCheckResponse"))
+            "grpc.health.v1.HealthCheckResponse"))
         if request.service not in ("", self.iface.service.full_name):
             import grpc
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.Gson;
+import com.google.gson.JsonParser;
 import io.switchboard.client.Switchboard;
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
@@ -25,6 +26,7 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
+import io.switchboard.testing.Grpcurl;
 import io.switchboard.testing.Prerequisites;
 import io.switchboard.testing.PythonPeers;
 import io.switchboard.testing.TestCertificates;
@@ -142,8 +144,9 @@ class PythonPackageTest {
     }
 
     /**
-     * {@code scripts/python/echo_component.py}, a few lines on {@code switchboard.serve}, answers
-     * {@code ./switchboard call} over gRPC and SOAP exactly, and unbinds on SIGTERM having run each call once.
+     * {@code scripts/python/echo_component.py}, a few lines on {@code switchboard.serve}: grpcurl lists it
+     * by reflection, finds it SERVING and calls it with JSON; it answers {@code ./switchboard call} over
+     * gRPC and SOAP exactly, and unbinds on SIGTERM having run each call once.
      */
     private void theCommandLineCallsTheExampleComponent(String python, String registryUrl, Path schemas)
             throws Exception {
@@ -151,7 +154,21 @@ class PythonPackageTest {
                 PythonPeers.script("echo_component.py").toString(), "--registry", registryUrl, "--name", "PyEchoCli",
                 "--xsd", schemas.resolve("echo.xsd").toString());
         try {
-            awaitOutput(component, "{\"event\": \"serving\"");
+            String serving = awaitOutput(component, "{\"event\": \"serving\"");
+            // grpcurl knows nothing but the address: the service by reflection, its health, a call
+            String target = JsonParser.parseString(serving).getAsJsonObject().getAsJsonObject("endpoints").get("grpc")
+                    .getAsString().replaceFirst("^grpc://", "").replaceFirst("/.*$", "");
+            PythonPeers.Result list = Grpcurl.run(dir, "grpcurl-list", Duration.ofMinutes(1), "-plaintext", target, "list");
+            assertEquals(List.of("grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "switchboard.echo.Echo"),
+                    list.out().lines().sorted().toList(), list.report("grpcurl list"));
+            PythonPeers.Result health = Grpcurl.run(dir, "grpcurl-health", Duration.ofMinutes(1), "-plaintext", "-d",
+                    "{\"service\": \"switchboard.echo.Echo\"}", target, "grpc.health.v1.Health/Check");
+            assertTrue(health.out().contains("\"SERVING\""), health.report("grpcurl health"));
+            PythonPeers.Result echoed = Grpcurl.run(dir, "grpcurl-call", Duration.ofMinutes(1), "-plaintext", "-d",
+                    "{\"values\": [\"NaN\", -0, \"Infinity\", 1.5]}", target, "switchboard.echo.Echo/echoDoubles");
+            assertEquals(List.of("NaN", "-0", "Infinity", "1.5"), JsonParser.parseString(echoed.out()).getAsJsonObject()
+                    .getAsJsonArray("values").asList().stream().map(v -> v.getAsString()).toList(),
+                    echoed.report("grpcurl echoDoubles"));
             for (String protocol : List.of("grpc", "soap")) {
                 String[] call = {"call", "PyEchoCli", "echoDoubles", "values=1.5 -0.0 INF", "--protocol", protocol,
                     "--registry", registryUrl};
@@ -162,16 +179,22 @@ class PythonPackageTest {
             assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the example component did not stop on SIGTERM");
             String out = PythonPeers.out(dir, "echo-component");
             assertEquals(0, component.exitValue(), out + PythonPeers.err(dir, "echo-component"));
-            assertTrue(out.contains("\"unbound\": 1") && out.contains("\"grpc echoDoubles\": 2")
+            assertTrue(out.contains("\"unbound\": 1") && out.contains("\"grpc echoDoubles\": 3")
                     && out.contains("\"soap echoDoubles\": 2"), "unbound, each call run once: " + out);
         } finally {
             component.destroyForcibly();
         }
     }
 
-    private void awaitOutput(Process p, String prefix) throws Exception {
+    /** The first line of the example component's output that starts with {@code prefix}, once it is there. */
+    private String awaitOutput(Process p, String prefix) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (PythonPeers.out(dir, "echo-component").lines().noneMatch(l -> l.startsWith(prefix))) {
+        while (true) {
+            java.util.Optional<String> line = PythonPeers.out(dir, "echo-component").lines()
+                    .filter(l -> l.startsWith(prefix)).findFirst();
+            if (line.isPresent()) {
+                return line.get();
+            }
             if (!p.isAlive() || System.nanoTime() > deadline) {
                 throw new AssertionError("the example component did not come up: " + PythonPeers.out(dir, "echo-component")
                         + PythonPeers.err(dir, "echo-component"));
