@@ -67,6 +67,9 @@ final class TcpServer implements ProtocolServer {
     private final ExecutorService workers;
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder busyRefusals = new LongAdder();
+    private final LongAdder slowSenders = new LongAdder();
+    private final LongAdder connectionRefusals = new LongAdder();
+    private final AtomicInteger open = new AtomicInteger();
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private EventLoopGroup loops;
     private Channel listener;
@@ -111,6 +114,8 @@ final class TcpServer implements ProtocolServer {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        boolean over = open.incrementAndGet() > settings.maxConnections();
+                        ch.closeFuture().addListener(f -> open.decrementAndGet());
                         if (settings.tls() != null) {
                             SslHandler tls = TcpTls.server(settings.tls());
                             tls.handshakeFuture().addListener(f -> {
@@ -123,8 +128,10 @@ final class TcpServer implements ProtocolServer {
                         }
                         long idle = settings.idleTimeout().toMillis();
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
-                                new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes()),
-                                new Connection());
+                                new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
+                                        settings.requestTimeout(), settings.minRequestBytesPerSecond(),
+                                        slowSenders::increment),
+                                new Connection(over));
                     }
                 });
         try {
@@ -150,6 +157,16 @@ final class TcpServer implements ProtocolServer {
     /** Calls refused because every worker was running a call; for tests and logs. */
     long busyRefusals() {
         return busyRefusals.sum();
+    }
+
+    /** Connections closed because a frame arrived slower than the settings allow; for tests and logs. */
+    long slowSenders() {
+        return slowSenders.sum();
+    }
+
+    /** Connections refused because {@link ServerSettings#maxConnections()} were open; for tests and logs. */
+    long connectionRefusals() {
+        return connectionRefusals.sum();
     }
 
     @Override
@@ -197,6 +214,34 @@ final class TcpServer implements ProtocolServer {
     /** One connection's calls: those running, by correlation id, so that a cancel or the close finds them. */
     private final class Connection extends ChannelInboundHandlerAdapter {
         private final Map<Long, Call> running = new ConcurrentHashMap<>();
+        /** Over the connection limit: every request is answered EOVERCROWDED, then the connection closes. */
+        private final boolean refused;
+
+        Connection(boolean refused) {
+            this.refused = refused;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (refused) {
+                connectionRefusals.increment();
+                long n = connectionRefusals.sum();
+                if (n == 1 || n % 100 == 0) {
+                    LOG.warn("tcp server: {} connections open, the limit; refusing {} ({} refused so far)",
+                            settings.maxConnections(), ctx.channel().remoteAddress(), n);
+                }
+            }
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (refused) {
+                ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                        .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+            }
+            ctx.fireChannelReadComplete();
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -214,6 +259,15 @@ final class TcpServer implements ProtocolServer {
                 if (c != null) {
                     c.cancel();
                 }
+                return;
+            }
+            if (refused || running.size() >= tcpLimits.maxCallsPerConnection()) {
+                frame.release();
+                busyRefusals.increment();
+                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.OVERCROWDED, refused
+                        ? "server busy: " + settings.maxConnections() + " connections are open; the call did not run"
+                        : "this connection runs " + tcpLimits.maxCallsPerConnection() + " calls, its limit; the call"
+                        + " did not run", null));
                 return;
             }
             Exported e = exported.get(meta.service());
