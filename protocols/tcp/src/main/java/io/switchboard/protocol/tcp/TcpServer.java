@@ -76,7 +76,8 @@ final class TcpServer implements ProtocolServer {
     private boolean closed;
 
     /** A component as served: its skeleton and its operations by name. */
-    private record Exported(Skeleton skeleton, String name, Map<String, OperationDescriptor> operations) {
+    private record Exported(Skeleton skeleton, String name, Map<String, OperationDescriptor> operations,
+                            Map<String, InlineRuns> inline) {
     }
 
     TcpServer(ServerSettings settings, TcpLimits tcpLimits) {
@@ -177,11 +178,13 @@ final class TcpServer implements ProtocolServer {
             throw new IllegalArgumentException(d.name() + " has no protobuf codec: recompile it with this Switchboard");
         }
         Map<String, OperationDescriptor> ops = new HashMap<>();
+        Map<String, InlineRuns> inline = new HashMap<>();
         for (OperationDescriptor op : d.operations()) {
             ops.put(op.name(), op);
+            inline.put(op.name(), new InlineRuns(TimeUnit.MICROSECONDS.toNanos(tcpLimits.inlineMicros())));
         }
         String service = WireFormat.grpcServiceName(d.name());
-        if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops))) != null) {
+        if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops), Map.copyOf(inline))) != null) {
             throw new IllegalStateException(d.name() + " is already exported on this tcp server");
         }
         String host = settings.hostForEndpoints();
@@ -295,11 +298,16 @@ final class TcpServer implements ProtocolServer {
                 return;
             }
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
-            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data);
+            InlineRuns inline = e.inline().get(op.name());
+            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data, inline);
             if (running.putIfAbsent(meta.correlationId(), call) != null) {
                 frame.release();
                 answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
                         "RpcMeta.correlation_id", "a call with this correlation id is under way"), op.toString()));
+                return;
+            }
+            if (inline.inline(frame.data.readableBytes())) {
+                call.run();   // a fast operation: answered from here, without a worker (InlineRuns)
                 return;
             }
             try {
@@ -363,8 +371,11 @@ final class TcpServer implements ProtocolServer {
         private Thread worker;
         volatile io.netty.util.concurrent.ScheduledFuture<?> deadline;
 
+        private final InlineRuns inline;
+
         Call(ChannelHandlerContext ctx, Connection connection, Skeleton skeleton, OperationDescriptor op, RpcMeta meta,
-             ByteBuf data) {
+             ByteBuf data, InlineRuns inline) {
+            this.inline = inline;
             this.ctx = ctx;
             this.connection = connection;
             this.skeleton = skeleton;
@@ -388,17 +399,23 @@ final class TcpServer implements ProtocolServer {
             }
         }
 
+        /** Runs the call: on a worker, or on the event loop for a fast operation (never interrupted there). */
         @Override
         public void run() {
+            boolean onLoop = ctx.executor().inEventLoop();
             synchronized (this) {
                 if (cancelled) {
                     release();
                     return;
                 }
-                worker = Thread.currentThread();
+                if (!onLoop) {
+                    worker = Thread.currentThread();
+                }
             }
+            long start = System.nanoTime();
             try {
                 serve();
+                inline.ran(System.nanoTime() - start, onLoop);
             } catch (RuntimeException | Error e) {
                 LOG.warn("{} failed inside the tcp protocol", op, e);
                 finish(TcpErrors.failure(meta.correlationId(), e), null);
@@ -407,7 +424,9 @@ final class TcpServer implements ProtocolServer {
                 synchronized (this) {
                     worker = null;
                 }
-                Thread.interrupted(); // a late cancel must not leak into the pool thread's next call
+                if (!onLoop) {
+                    Thread.interrupted(); // a late cancel must not leak into the pool thread's next call
+                }
             }
         }
 

@@ -1,0 +1,62 @@
+package io.switchboard.protocol.tcp;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Whether the next call of one operation runs on the event loop that read it, rather than on a
+ * worker thread: it does once the operation's last {@link #FAST_RUNS} runs each took at most
+ * {@code maxNanos} (decoding, running and encoding; the first runs, on workers, show it), and its
+ * request is small. A run on the event loop costs no hand-off to a worker and none back to the
+ * loop to write the answer: two thread switches of a small call's six. A slow run on a worker (a
+ * cold JIT, a busy CPU) starts the count again; a slow run on the event loop also sends the
+ * operation's next {@link #BACK_OFF_CALLS} calls to workers, so an operation that blocks now and
+ * then (I/O, a lock, a long computation) holds up the other connections of its event loop once,
+ * not on every call. Thread-safe; counts are approximate
+ * under races, which only moves a call between the two paths.
+ */
+final class InlineRuns {
+    /** Consecutive fast runs before an operation's calls run on the event loop. */
+    static final int FAST_RUNS = 16;
+    /** Calls sent to workers after a slow run, before the operation is watched again. */
+    static final int BACK_OFF_CALLS = 1000;
+    /** Requests larger than this are read on a worker: decoding them would hold up the loop. */
+    static final int MAX_INLINE_REQUEST_BYTES = 64 << 10;
+
+    private final long maxNanos;
+    private final AtomicInteger fastRuns = new AtomicInteger();
+    private final AtomicInteger backOff = new AtomicInteger();
+
+    /** {@code maxNanos} 0: never inline. */
+    InlineRuns(long maxNanos) {
+        this.maxNanos = maxNanos;
+    }
+
+    /** Whether a call with a request of {@code requestBytes} runs on the event loop. */
+    boolean inline(int requestBytes) {
+        if (maxNanos == 0 || requestBytes > MAX_INLINE_REQUEST_BYTES || fastRuns.get() < FAST_RUNS) {
+            return false;
+        }
+        if (backOff.get() > 0) {
+            backOff.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** A run of the operation took {@code nanos}, on the event loop ({@code inline}) or a worker. */
+    void ran(long nanos, boolean inline) {
+        if (maxNanos == 0) {
+            return;
+        }
+        if (nanos <= maxNanos) {
+            if (fastRuns.get() < FAST_RUNS) {
+                fastRuns.incrementAndGet();
+            }
+        } else {
+            fastRuns.set(0);
+            if (inline) {
+                backOff.set(BACK_OFF_CALLS);
+            }
+        }
+    }
+}
