@@ -4,14 +4,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Whether the next call of one operation runs on the event loop that read it, rather than on a
- * worker thread: it does once the operation's last {@link #FAST_RUNS} runs each took at most
- * {@code maxNanos} (decoding, running and encoding; the first runs, on workers, show it), and its
- * request is small. A run on the event loop costs no hand-off to a worker and none back to the
- * loop to write the answer: two thread switches of a small call's six. A slow run on a worker (a
- * cold JIT, a busy CPU) starts the count again; a slow run on the event loop also sends the
- * operation's next {@link #BACK_OFF_CALLS} calls to workers, so an operation that blocks now and
- * then (I/O, a lock, a long computation) holds up the other connections of its event loop once,
- * not on every call. Thread-safe; counts are approximate
+ * worker thread: it does once {@link #FAST_RUNS} of the operation's runs on workers each took at
+ * most {@code maxNanos} (decoding, running and encoding, not writing), and its request is small.
+ * A run on the event loop costs no hand-off to a worker and none back to the loop to write the
+ * answer. A slow run on a worker (a cold JIT, a worker that lost its CPU for a while) does not
+ * count; an operation that is always slow never gets there. A slow run on the event loop sends
+ * the operation's next {@link #BACK_OFF_CALLS} calls to workers and starts the count again, so an
+ * operation that blocks now and then (I/O, a lock, a long computation) holds up the other
+ * connections of its event loop once in a while, not on every call. Thread-safe; counts are approximate
  * under races, which only moves a call between the two paths.
  */
 final class InlineRuns {
@@ -52,11 +52,9 @@ final class InlineRuns {
             if (fastRuns.get() < FAST_RUNS) {
                 fastRuns.incrementAndGet();
             }
-        } else {
+        } else if (inline) {
             fastRuns.set(0);
-            if (inline) {
-                backOff.set(BACK_OFF_CALLS);
-            }
+            backOff.set(BACK_OFF_CALLS);
         }
     }
 }
