@@ -225,9 +225,10 @@ final class ClientConnection {
         if (closed || calls.isEmpty() || reading.isLocked()) {
             return;
         }
+        Thread me = Thread.currentThread();   // a leader leaving at its deadline still waits for its own call
         for (Call c : calls.values()) {
             Thread w = c.waiter;
-            if (w != null) {
+            if (w != null && w != me) {
                 LockSupport.unpark(w);
                 return;
             }
