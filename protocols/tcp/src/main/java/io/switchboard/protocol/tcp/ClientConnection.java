@@ -1,13 +1,15 @@
 package io.switchboard.protocol.tcp;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.buffer.ByteBuf;
 import io.switchboard.protocol.TransportException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,9 +51,11 @@ final class ClientConnection {
     private final ReentrantLock writing = new ReentrantLock();
     private final ReentrantLock reading = new ReentrantLock();
     private final AtomicBoolean readerTask = new AtomicBoolean();
-    /** Cuts frames; used only by the thread holding {@link #reading}. */
-    private final EmbeddedChannel decoder;
-    private final byte[] buffer = new byte[64 << 10];
+    /** Cuts frames; it and {@link #received} are used only by the thread holding {@link #reading}. */
+    private final FrameDecoder decoder;
+    /** Bytes read and not yet cut into frames; frames' data are slices of it. */
+    private ByteBuf received = Unpooled.buffer(64 << 10);
+    private final List<Object> frames = new ArrayList<>();
     private volatile boolean closed;
     private volatile Throwable failure;
     private volatile long lastUsedNanos = System.nanoTime();
@@ -75,7 +79,7 @@ final class ClientConnection {
         this.out = socket.getOutputStream();
         this.in = socket.getInputStream();
         this.readers = readers;
-        this.decoder = new EmbeddedChannel(new FrameDecoder(limits.maxFrameBytes(), limits.maxMetaBytes()));
+        this.decoder = new FrameDecoder(limits.maxFrameBytes(), limits.maxMetaBytes());
     }
 
     String address() {
@@ -184,15 +188,14 @@ final class ClientConnection {
             }
             try {
                 socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, left)));
-                int n = in.read(buffer);
+                received.ensureWritable(16 << 10);
+                int n = in.read(received.array(), received.arrayOffset() + received.writerIndex(), received.writableBytes());
                 if (n < 0) {
                     close(new IOException("the server closed the connection"));
                     return;
                 }
-                decoder.writeInbound(Unpooled.copiedBuffer(buffer, 0, n));   // the decoder may keep what it is given
-                for (Object o = decoder.readInbound(); o != null; o = decoder.readInbound()) {
-                    dispatch((Frame) o);
-                }
+                received.writerIndex(received.writerIndex() + n);
+                cut();
             } catch (SocketTimeoutException timeout) {
                 if (mine != null) {
                     return;
@@ -201,6 +204,32 @@ final class ClientConnection {
                 close(e);   // a broken frame or a broken socket: the stream cannot go on
                 return;
             }
+        }
+    }
+
+    /** Cuts the frames {@link #received} holds and hands them on; keeps a frame's start for the next read. */
+    private void cut() {
+        while (true) {
+            int before = received.readableBytes();
+            int cut = frames.size();
+            decoder.cut(received, frames);
+            if (frames.size() == cut && received.readableBytes() == before) {
+                break;   // a frame's start, waiting for the rest
+            }
+        }
+        for (Object f : frames) {
+            dispatch((Frame) f);
+        }
+        frames.clear();
+        if (!received.isReadable()) {
+            if (received.refCnt() == 1) {
+                received.clear();   // no frame's data points into it: reuse it from the start
+            } else {
+                received.release();   // frames still read their data from it; they free it
+                received = Unpooled.buffer(64 << 10);
+            }
+        } else if (received.refCnt() == 1 && received.readerIndex() > received.capacity() / 2) {
+            received.discardReadBytes();
         }
     }
 

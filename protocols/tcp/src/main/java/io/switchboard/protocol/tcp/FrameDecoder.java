@@ -98,6 +98,14 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        cut(in, out);
+    }
+
+    /**
+     * Cuts at most one frame off {@code in} into {@code out}, or skips data of an oversized one; for
+     * a reader that keeps its own buffer (a client's connection) as for this handler's pipeline.
+     */
+    void cut(ByteBuf in, List<Object> out) {
         if (discarding > 0) {
             int n = (int) Math.min(discarding, in.readableBytes());
             in.skipBytes(n);

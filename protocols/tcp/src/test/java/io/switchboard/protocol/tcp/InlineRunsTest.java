@@ -34,7 +34,12 @@ class InlineRunsTest {
         }
         assertTrue(runs.inline(10));
         assertFalse(runs.inline(InlineRuns.MAX_INLINE_REQUEST_BYTES + 1), "a large request is read on a worker");
-        runs.ran(5_000_000, true);    // a slow run that held up the event loop
+        runs.ran(150_000, true);      // slow: a strike, not yet a reason to leave
+        runs.ran(10_000, true);       // outweighed
+        runs.ran(150_000, true);
+        runs.ran(150_000, true);
+        assertTrue(runs.inline(10), "two strikes");
+        runs.ran(InlineRuns.STALL_NANOS + 1, true);   // a stall of the event loop: back to workers at once
         for (int i = 0; i < InlineRuns.BACK_OFF_CALLS + InlineRuns.FAST_RUNS; i++) {
             assertFalse(runs.inline(10), "call " + i + " after the slow run goes to a worker");
             runs.ran(10_000, false);
