@@ -15,6 +15,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,6 +41,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * Frames are cut by the same {@link FrameDecoder} as the server's, within the same limits.
  */
 final class ClientConnection {
+    /** Writes up to this size fit a socket's buffers and are not watched ({@link #send}). */
+    static final int WATCHED_WRITE_BYTES = 64 << 10;
+    /** Closes connections whose large writes outlast their calls' deadlines. */
+    private static final ScheduledThreadPoolExecutor WRITE_WATCH = watcher();
+
+    private static ScheduledThreadPoolExecutor watcher() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "tcp-client-write-watch");
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
+    }
+
     /** How long a reader with nothing of its own to wait for blocks in one read before looking around. */
     private static final int READER_POLL_MILLIS = 1000;
 
@@ -99,14 +117,21 @@ final class ClientConnection {
 
     /**
      * Writes a call's request frame. On failure the call is forgotten and the exception says the
-     * request was not delivered (a frame cut short is never run), and the connection is closed.
+     * request was not delivered (a frame cut short is never run), and the connection is closed. A
+     * frame larger than {@link #WATCHED_WRITE_BYTES} that is still being written at
+     * {@code deadlineNanos} (a server that stopped reading) closes the connection.
      */
-    void send(Call call, byte[] frame, int length) {
+    void send(Call call, byte[] frame, int length, long deadlineNanos) {
         lastUsedNanos = System.nanoTime();
         writing.lock();
+        ScheduledFuture<?> watch = null;
         try {
             if (closed) {
                 throw new IOException("the connection to " + address + " is closed", failure);
+            }
+            if (length > WATCHED_WRITE_BYTES) {
+                watch = WRITE_WATCH.schedule(() -> close(new IOException("the request was still being written when "
+                        + call.what + " reached its deadline")), deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
             out.write(frame, 0, length);
         } catch (IOException e) {
@@ -115,6 +140,9 @@ final class ClientConnection {
             throw new TransportException(TcpProtocolProvider.NAME, TransportException.Delivery.NOT_DELIVERED,
                     "cannot send " + call.what + " to " + address + ": " + e.getMessage(), e);
         } finally {
+            if (watch != null) {
+                watch.cancel(false);
+            }
             writing.unlock();
         }
     }

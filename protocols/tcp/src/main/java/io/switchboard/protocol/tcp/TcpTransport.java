@@ -174,7 +174,7 @@ final class TcpTransport implements Transport {
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         int frameBytes = frame.readableBytes();
         try {
-            connection.send(call, frame.array(), frameBytes);
+            connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());
         } finally {
             frame.release();
         }
