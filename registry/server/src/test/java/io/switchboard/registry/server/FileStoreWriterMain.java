@@ -1,7 +1,6 @@
 package io.switchboard.registry.server;
 
 import io.switchboard.registry.file.FileRegistryStore;
-import io.switchboard.registry.file.FileRegistryStore;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.protocol.Endpoint;
 import java.nio.file.Path;
@@ -10,7 +9,8 @@ import java.util.List;
 /**
  * Run in a child JVM by {@link FileRegistryStoreTest}: opens the store, prints "ready N" (N
  * entries named Burst already there), then for ever binds Burst N, N+1, ... and after each one
- * rebinds Counter to say which was last, until it is killed.
+ * rebinds Counter to say which was last, until it is killed; or, given a third argument K, halts
+ * the JVM at once after K writes (no shutdown hooks, as a kill would stop it).
  */
 public final class FileStoreWriterMain {
     private FileStoreWriterMain() {
@@ -33,9 +33,17 @@ public final class FileStoreWriterMain {
             int n = store.lookup("Burst").size();
             System.out.println("ready " + n);
             System.out.flush();
+            long haltAfter = args.length > 2 ? Long.parseLong(args[2]) : Long.MAX_VALUE;
+            long writes = 0;
             for (int i = n; ; i++) {
                 store.bind(burst(i, padding));
+                if (++writes == haltAfter) {
+                    Runtime.getRuntime().halt(0);
+                }
                 store.rebind(counter(i));
+                if (++writes == haltAfter) {
+                    Runtime.getRuntime().halt(0);
+                }
             }
         }
     }
