@@ -561,7 +561,8 @@ final class ProtoCodecGenerator {
                 if (nullableElements(f)) {
                     c.addStatement("nulls.applyTo($L, v.$L(), $S)", i + 1, JavaTypes.getter(f), name(t, f));
                 }
-                c.addStatement("if (nulls.isNull($L)) v.$L(null)", i + 1, JavaTypes.setter(f));
+                c.addStatement("if (nulls.isNull($L, v.$L(), $S)) v.$L(null)", i + 1, JavaTypes.getter(f), name(t, f),
+                        JavaTypes.setter(f));
             }
             c.endControlFlow();
         }

@@ -328,6 +328,33 @@ class DynamicProtoCodecTest {
                 () -> codec.toBytes(record, 999)).reason());
     }
 
+    /** Contradictions in sb_nulls, which the generated and the dynamic reader once took differently: both refuse them. */
+    @Test
+    void contradictoryNullsAreRefusedByBothReaders() {
+        byte[] one = new byte[8];
+        java.nio.ByteBuffer.wrap(one).order(java.nio.ByteOrder.LITTLE_ENDIAN).putDouble(1.0);
+        // values = [1.0], and sb_nulls (field 2047) saying values is null
+        byte[] listedNull = concat(new byte[] {0x0A, 8}, one, new byte[] {(byte) 0xFA, 0x7F, 2, 0x08, 1});
+        // sb_nulls.elements whose field number comes as a fixed64
+        byte[] wrongWireType = concat(new byte[] {(byte) 0xFA, 0x7F, 11, 0x12, 9, 0x09}, one);
+        for (ProtoCodec reader : List.<ProtoCodec>of(generatedProto, codec)) {
+            WireFormatException e = assertThrows(WireFormatException.class,
+                    () -> reader.fromBytes("echoDoubles", listedNull, LIMITS));
+            assertEquals("echoDoubles.values", e.field(), e.getMessage());
+            assertTrue(e.getMessage().contains("listed as null in sb_nulls, but it holds elements"), e.getMessage());
+            e = assertThrows(WireFormatException.class, () -> reader.fromBytes("echoDoubles", wrongWireType, LIMITS));
+            assertTrue(e.getMessage().contains("sb_nulls.elements.field"), e.getMessage());
+        }
+    }
+
+    private static byte[] concat(byte[]... pieces) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : pieces) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
     @Test
     void malformedInputIsRefused() throws Exception {
         // every truncation of every shape: a refusal, never another exception (nor a silent success
