@@ -3,6 +3,7 @@ package io.switchboard.codec.dynamic;
 import io.switchboard.codec.NdArrays;
 import io.switchboard.codec.message.MessageLimits;
 import io.switchboard.codec.message.IdentityIndex;
+import io.switchboard.codec.message.NodeTable;
 import io.switchboard.codec.message.SendChecks;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
@@ -127,7 +128,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
     public final class Writer extends ProtoCodec.Writer {
         private final DynamicRecord message;
         private final List<DynamicType> tableTypes;
-        private final List<Object> nodes = new ArrayList<>();
+        private List<Object> nodes = new ArrayList<>();
         private IdentityIndex nodeIndex;
         private int nextGuess;
         private ProtoOutput out;   // null in the size pass
@@ -151,8 +152,14 @@ public final class DynamicProtoCodec extends ProtoCodec {
         private Writer(DynamicRecord message, int maxNodes) {
             this.message = message;
             this.tableTypes = nodeTables.get(message.type);
-            if (message.type.reachesGraph) {
+            NodeTable checked = message.type.reachesGraph ? NodeTable.checked(message, maxNodes) : null;
+            if (checked != null) {   // the checks before sending collected them a moment ago
+                nodes = checked.nodes();
+                nodeIndex = checked.index();
+            } else if (message.type.reachesGraph) {
                 nodeIndex = IdentityIndex.collect(message, maxNodes, nodes);
+            }
+            if (message.type.reachesGraph) {
                 for (Object node : nodes) {
                     if (!tableTypes.contains(((DynamicRecord) node).type)) {
                         throw new IllegalArgumentException("linked node " + ((DynamicRecord) node).type.name()

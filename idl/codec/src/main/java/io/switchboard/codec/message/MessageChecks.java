@@ -36,12 +36,16 @@ public abstract class MessageChecks {
      * may send it: see {@link SendChecks} for what is refused. Primitive arrays are not read, so
      * a large array costs nothing; linked nodes are visited once each, without recursion.
      *
+     * @return the message's linked nodes, for the encoder that writes it next ({@link NodeTable}),
+     *         or null when it reaches none
      * @throws WireFormatException the refusal, naming the field ({@code Type.field}, with
      *                             {@code [node n]} inside the node table)
      * @throws IllegalArgumentException {@code message} is not a message of this component
      */
-    public final void check(Object message, int maxNodes) {
-        checkMessage(new SendChecks(this, maxNodes), message);
+    public final NodeTable check(Object message, int maxNodes) {
+        SendChecks checks = new SendChecks(this, maxNodes);
+        checkMessage(checks, message);
+        return checks.nodeTable();
     }
 
     /** Checks one message: its node table first ({@link SendChecks#nodes}), then its fields. */

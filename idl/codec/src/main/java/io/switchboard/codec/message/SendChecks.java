@@ -32,6 +32,7 @@ public final class SendChecks {
     private final MessageChecks walk;
     private final int maxNodes;
     private int listDepth;
+    private NodeTable table;
 
     SendChecks(MessageChecks walk, int maxNodes) {
         this.walk = walk;
@@ -48,7 +49,7 @@ public final class SendChecks {
             return;
         }
         List<Object> nodes = new ArrayList<>();
-        IdentityIndex.collect(root, maxNodes, nodes);
+        table = new NodeTable(root, nodes, IdentityIndex.collect(root, maxNodes, nodes));
         for (int i = 0; i < nodes.size(); i++) {
             try {
                 walk.checkNode(this, nodes.get(i));
@@ -56,6 +57,11 @@ public final class SendChecks {
                 throw e.inNode(i);
             }
         }
+    }
+
+    /** The node table {@link #nodes} collected, or null. */
+    NodeTable nodeTable() {
+        return table;
     }
 
     /** The value of a required field that is not nillable: refused when null. */

@@ -1,6 +1,7 @@
 package io.switchboard.codec.proto;
 
 import io.switchboard.codec.message.IdentityIndex;
+import io.switchboard.codec.message.NodeTable;
 import io.switchboard.codec.message.SendChecks;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.idl.runtime.GraphHolder;
@@ -67,6 +68,12 @@ public final class ProtoWriteState {
 
     /** Numbers the linked nodes {@code root} reaches, without recursion; the node table in order. */
     public List<Object> collectNodes(GraphHolder root) {
+        NodeTable checked = NodeTable.checked(root, maxNodes);
+        if (checked != null) {   // the checks before sending collected them a moment ago
+            index = checked.index();
+            nodes = checked.nodes();
+            return nodes;
+        }
         Scratch s = POOL.take();
         if (s == null) {
             s = new Scratch();

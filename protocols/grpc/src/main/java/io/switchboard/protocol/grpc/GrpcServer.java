@@ -17,6 +17,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.message.MessageChecks;
 import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.NodeTable;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
@@ -459,11 +460,13 @@ final class GrpcServer implements ProtocolServer {
             ProtoCodec.Writer writer;
             try {
                 // a one-way operation answers Empty: a unary method must send one message
-                if (!op.oneWay()) {
-                    MessageChecks.of(op.service()).check(response, settings.maxGraphNodes());
+                if (op.oneWay()) {
+                    writer = GrpcTransport.EMPTY.writer("", null, 0);
+                } else {
+                    NodeTable nodes = MessageChecks.of(op.service()).check(response, settings.maxGraphNodes());
+                    writer = NodeTable.during(nodes, () -> codec.writer(op.responseElement().getLocalPart(), response,
+                            settings.maxGraphNodes()));
                 }
-                writer = op.oneWay() ? GrpcTransport.EMPTY.writer("", null, 0)
-                        : codec.writer(op.responseElement().getLocalPart(), response, settings.maxGraphNodes());
                 PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
             } catch (WireFormatException e) {
                 Metadata trailers = new Metadata();

@@ -10,6 +10,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.message.MessageChecks;
 import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.NodeTable;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoInput;
@@ -361,9 +362,10 @@ final class GrpcTransport implements Transport {
         }
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
         try {
-            MessageChecks.of(descriptor).check(request, client.settings().maxGraphNodes());
-            ProtoCodec.Writer writer = codec.writer(operation.requestElement().getLocalPart(), request,
-                    client.settings().maxGraphNodes());
+            int maxNodes = client.settings().maxGraphNodes();
+            NodeTable nodes = MessageChecks.of(descriptor).check(request, maxNodes);
+            ProtoCodec.Writer writer = NodeTable.during(nodes,
+                    () -> codec.writer(operation.requestElement().getLocalPart(), request, maxNodes));
             PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
             return writer;
         } catch (WireFormatException e) {

@@ -4,6 +4,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.NodeTable;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.protocol.CallOptions;
@@ -124,8 +125,8 @@ final class LocalTransport implements Transport {
      */
     private static Object copy(ServiceDescriptor descriptor, ProtoCodec from, Object message, ProtoCodec to,
                                String element, java.util.function.LongConsumer copied) {
-        MessageChecks.of(descriptor).check(message, Integer.MAX_VALUE);   // no node limit in process
-        return MessageCopy.copy(from, message, to, element, copied);
+        NodeTable nodes = MessageChecks.of(descriptor).check(message, Integer.MAX_VALUE);   // no node limit in process
+        return NodeTable.during(nodes, () -> MessageCopy.copy(from, message, to, element, copied));
     }
 
     /** A response or fault the component gave that cannot be copied: the operation ran, the answer is lost. */
