@@ -55,7 +55,7 @@ class ProtoDecoderFuzzTest {
             if (!op.oneWay()) {
                 names.add(op.responseElement().getLocalPart());
             }
-            if (op.faultElement() != null) {
+            if (op.faultInfoClass() != null) {
                 names.add(op.faultElement().getLocalPart());
             }
         }
