@@ -5,7 +5,7 @@
 # and is written as crash-<sha1> into the same directory; the script goes on and exits 1 at the end.
 #
 #   scripts/fuzz-campaign.sh                 # all targets, 90 s each (about 15 minutes on 2 cores)
-#   scripts/fuzz-campaign.sh 60 BinaryDecoderFuzzTest#decode   # one target, 60 s
+#   scripts/fuzz-campaign.sh 60 ProtoDecoderFuzzTest#decode   # one target, 60 s
 #
 # Jazzer's working corpus is <module>/.cifuzz-corpus (ignored by git); a kept input is named
 # corpus-<sha1>, so a second campaign starts from the first one's corpus and adds only new inputs.
@@ -18,8 +18,8 @@ targets=(
   "idl/model io.switchboard.idl.SchemaReaderFuzzTest read"
   "protocols/testing io.switchboard.testing.fuzz.XmlMessagesFuzzTest fromXml"
   "protocols/testing io.switchboard.testing.fuzz.DynamicXmlFuzzTest read"
-  "protocols/grpc io.switchboard.protocol.grpc.BinaryDecoderFuzzTest decode"
-  "protocols/grpc io.switchboard.protocol.grpc.BinaryDecoderFuzzTest decodeDynamic"
+  "protocols/grpc io.switchboard.protocol.grpc.ProtoDecoderFuzzTest decode"
+  "protocols/grpc io.switchboard.protocol.grpc.ProtoDecoderFuzzTest decodeDynamic"
   "protocols/grpc io.switchboard.protocol.grpc.PartFramingFuzzTest framing"
   "registry/store io.switchboard.registry.store.StoreFormatFuzzTest decode"
   "registry/server io.switchboard.registry.server.RegistryEntryFuzzTest bind"

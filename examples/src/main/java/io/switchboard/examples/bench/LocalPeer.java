@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The in-process row ({@code local}): the echo component served in the bench client's own JVM and
  * called through the generated stub over a meta-stub pinned to {@code local}, so every call copies
- * its request and its answer through the binary codec as the protocol does for any caller. It
+ * its request and its answer through the protobuf codec as the protocol does for any caller. It
  * necessarily runs in the client's JVM, unlike every other row; nothing goes on a wire.
  *
  * <pre>{@code

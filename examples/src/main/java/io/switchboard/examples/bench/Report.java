@@ -105,7 +105,7 @@ public final class Report {
                 .append("unary (default executor), bare Axis2, Java RMI and Switchboard's SOAP. MB/s counts the payload both ways (2 × payload ÷ median; 8 bytes per double, ")
                 .append("34 per node). Wire bytes: what the client sent for one request, protocol headers included ")
                 .append("(counted on the client's socket, or through a counting relay for SOAP and gRPC; none for `local`, ")
-                .append("the component in the client's JVM, called through a stub that copies through the binary codec).\n");
+                .append("the component in the client's JVM, called through a stub that copies through the protobuf codec).\n");
         List<String> baselines = BASELINES.stream().filter(n -> cells.stream().anyMatch(c -> c.isMeasured()
                 && c.protocol().equals(n))).toList();
         for (Workload w : workloads()) {

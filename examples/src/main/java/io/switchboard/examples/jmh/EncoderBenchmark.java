@@ -3,10 +3,8 @@ package io.switchboard.examples.jmh;
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.idl.SecureXml;
 import io.switchboard.codec.XmlMessages;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryReader;
-import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.proto.ProtoCodec;
 import jakarta.xml.bind.JAXBException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -36,8 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Serialization alone, no network, per encoding, for the SC2000 payloads: the SOAP body as XML
- * ({@link XmlMessages}, JAXB through StAX, linked structures flat), the bulk protocol's binary
- * encoding (the generated codec), and Java serialization ({@code ObjectOutputStream}) of the same
+ * ({@link XmlMessages}, JAXB through StAX, linked structures flat), the protobuf encoding of gRPC
+ * (the generated {@link ProtoCodec}, one part), and Java serialization ({@code ObjectOutputStream}) of the same
  * data as plain {@link java.io.Serializable} values. Each encoding writes the message to bytes
  * ({@code *Write}) and reads those bytes back into objects ({@code *Read}).
  *
@@ -71,12 +69,13 @@ public class EncoderBenchmark {
     public String payload;
 
     private final XmlMessages xml = new XmlMessages(EchoComponent.DESCRIPTOR, MAX_NODES);
-    private final BinaryCodec codec = EchoComponent.DESCRIPTOR.codec(BinaryCodec.class);
+    private final ProtoCodec codec = EchoComponent.DESCRIPTOR.codec(ProtoCodec.class);
     private Payloads.Message message;
     private Class<?> requestType;
+    private String element;
     private ByteArrayOutputStream buffer;
     private byte[] xmlBytes;
-    private byte[] binaryBytes;
+    private byte[] protobufBytes;
     private byte[] javaBytes;          // null when Java serialization overflowed the stack
     private String javaFailure;
 
@@ -84,9 +83,10 @@ public class EncoderBenchmark {
     public void setUp() throws Exception {
         message = Payloads.message(payload);
         requestType = message.request().getClass();
+        element = element(message.request());
         xmlBytes = xml(xml, message.request());
-        binaryBytes = BinaryWriter.toBytes(codec, message.request(), MAX_NODES);
-        buffer = new ByteArrayOutputStream(Math.max(xmlBytes.length, binaryBytes.length) + 64);
+        protobufBytes = codec.toBytes(element, message.request(), MAX_NODES);
+        buffer = new ByteArrayOutputStream(Math.max(xmlBytes.length, protobufBytes.length) + 64);
         try {
             javaBytes = java(message.javaValue());
         } catch (StackOverflowError e) {
@@ -111,13 +111,13 @@ public class EncoderBenchmark {
     }
 
     @Benchmark
-    public byte[] binaryWrite() {
-        return BinaryWriter.toBytes(codec, message.request(), MAX_NODES);
+    public byte[] protobufWrite() {
+        return codec.toBytes(element, message.request(), MAX_NODES);
     }
 
     @Benchmark
-    public Object binaryRead() {
-        return BinaryReader.fromBytes(codec, binaryBytes, BinaryLimits.unlimited(), requestType);
+    public Object protobufRead() {
+        return codec.fromBytes(element, protobufBytes, MessageLimits.unlimited());
     }
 
     @Benchmark
@@ -145,6 +145,12 @@ public class EncoderBenchmark {
         }
     }
 
+    /** The element name of an echo request bean. */
+    static String element(Object request) {
+        return EchoComponent.DESCRIPTOR.operations().stream().filter(op -> op.requestClass() == request.getClass())
+                .findFirst().orElseThrow().requestElement().getLocalPart();
+    }
+
     static byte[] xml(XmlMessages xml, Object message) throws JAXBException, XMLStreamException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         XMLStreamWriter out = XML_OUT.createXMLStreamWriter(bytes, "UTF-8");
@@ -165,13 +171,13 @@ public class EncoderBenchmark {
     public static void main(String[] args) throws Exception {
         PrintStream o = System.out;
         XmlMessages xml = new XmlMessages(EchoComponent.DESCRIPTOR, MAX_NODES);
-        BinaryCodec codec = EchoComponent.DESCRIPTOR.codec(BinaryCodec.class);
-        o.println("| payload | XML (SOAP body) | binary (gRPC) | Java serialization | XML / binary |");
+        ProtoCodec codec = EchoComponent.DESCRIPTOR.codec(ProtoCodec.class);
+        o.println("| payload | XML (SOAP body) | protobuf (gRPC) | Java serialization | XML / protobuf |");
         o.println("| --- | ---: | ---: | ---: | ---: |");
         for (String p : args.length > 0 ? List.of(args) : PAYLOADS) {
             Payloads.Message m = Payloads.message(p);
             long x = xml(xml, m.request()).length;
-            long b = BinaryWriter.toBytes(codec, m.request(), MAX_NODES).length;
+            long b = codec.toBytes(element(m.request()), m.request(), MAX_NODES).length;
             String j;
             try {
                 j = perElement(java(m.javaValue()).length, m.size());

@@ -30,7 +30,7 @@ public interface XmlCodec {
      * null, a date-time {@code xs:dateTime} cannot say) is refused on every protocol alike, with
      * the field's name.
      *
-     * @throws io.switchboard.codec.binary.WireFormatException the refusal, naming the field
+     * @throws io.switchboard.codec.message.WireFormatException the refusal, naming the field
      */
     void check(Object message);
 

@@ -5,9 +5,8 @@ import io.switchboard.idl.runtime.HeterogeneousList;
 import io.switchboard.idl.runtime.NdArray;
 import io.switchboard.idl.runtime.GraphMessage;
 import io.switchboard.idl.SecureXml;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryWriter;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import jakarta.xml.bind.JAXBContext;
@@ -144,15 +143,12 @@ public final class XmlMessages implements XmlCodec {
         }
     }
 
-    /**
-     * Walks {@code message} with the generated binary codec in a writer that keeps no bytes: the
-     * checks of every protocol's writers, in one place (see {@link BinaryWriter#check}).
-     */
+    /** The checks every protocol makes before sending, in one place: {@link MessageChecks}. */
     @Override
     public void check(Object message) {
-        BinaryCodec codec = descriptor.codec(BinaryCodec.class);
-        if (codec != null) {   // descriptors made without one predate the checks; JAXB writes them as before
-            BinaryWriter.check(codec, message, maxGraphNodes);
+        MessageChecks checks = descriptor.codec(MessageChecks.class);
+        if (checks != null) {   // descriptors made without them predate the checks; JAXB writes them as before
+            checks.check(message, maxGraphNodes);
         }
     }
 

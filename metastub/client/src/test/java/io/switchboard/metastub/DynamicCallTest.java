@@ -1,6 +1,5 @@
 package io.switchboard.metastub;
 
-import io.switchboard.codec.binary.BinaryCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,9 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.switchboard.codec.XmlCodec;
 import io.switchboard.codec.XmlMessages;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryReader;
-import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.dynamic.DynamicFault;
 import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.idl.runtime.HeterogeneousList;
@@ -114,9 +112,8 @@ class DynamicCallTest {
 
     /** The same values as a request record: the generated bean's bytes read by the dynamic codec. */
     private DynamicRecord asRecord(Object bean, String element) {
-        byte[] bytes = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class), bean, 2_000_000);
-        return BinaryReader.fromBytes(dynamic.descriptor().codec(BinaryCodec.class), bytes, BinaryLimits.unlimited(), element,
-                DynamicRecord.class);
+        byte[] bytes = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class).toBytes(element, bean, 2_000_000);
+        return (DynamicRecord) dynamic.descriptor().codec(ProtoCodec.class).fromBytes(element, bytes, MessageLimits.unlimited());
     }
 
     private String xml(Object message, boolean generated) throws Exception {
@@ -386,14 +383,14 @@ class DynamicCallTest {
         EchoDoubles m = new EchoDoubles();
         m.setValues(new double[1000]);
         java.util.Arrays.setAll(m.getValues(), i -> Math.sqrt(i) * Math.PI);
-        long encoded = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class), m, 10).length;
+        long encoded = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class).toBytes("echoDoubles", m, 10).length;
         for (String protocol : List.of("grpc", "soap")) {
             channel.call(ConformanceComponent.DESCRIPTOR.operation("echoDoubles"), m, pinned(protocol));
         }
         CallRecord grpc = calls.get(0);
         CallRecord soap = calls.get(1);
         assertTrue(encoded >= 8000, "encoded " + encoded);
-        // gRPC: the encoded message plus a few bytes of chunk header; the response has one more byte (its kind)
+        // gRPC: the protobuf message plus a few bytes of gRPC's message frame
         assertTrue(grpc.requestWireBytes() > encoded && grpc.requestWireBytes() <= encoded + 32, grpc.toString());
         assertTrue(grpc.responseWireBytes() > encoded + 1 && grpc.responseWireBytes() <= encoded + 33, grpc.toString());
         // SOAP: the envelope with each double as text, well over 8 bytes apiece

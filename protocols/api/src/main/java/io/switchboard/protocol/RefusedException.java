@@ -32,7 +32,8 @@ public class RefusedException extends SwitchboardException {
     /**
      * The field the refusal names, or null when it concerns the whole message. A SOAP reader names
      * the element's path from the message element ({@code echoList/sb-graph/LinkEntry[2]/iint}); the
-     * binary codec names {@code Type.field} ({@code LinkEntry[node 1].iint} for a linked node).
+     * protobuf codecs and the checks before sending name {@code Type.field} ({@code LinkEntry[node 1].iint}
+     * for a linked node).
      */
     public String field() {
         return field;

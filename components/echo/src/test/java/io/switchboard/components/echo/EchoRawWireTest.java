@@ -10,7 +10,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.idl.SecureXml;
@@ -299,7 +299,7 @@ class EchoRawWireTest {
         MethodDescriptor<byte[], byte[]> method = MethodDescriptor.<byte[], byte[]>newBuilder()
                 .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(
-                        WireFormat.grpcServiceName(EchoComponent.DESCRIPTOR.name()), ECHO_LIST.name()))
+                        ProtoSchemas.serviceName(EchoComponent.DESCRIPTOR.name()), ECHO_LIST.name()))
                 .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
         CompletableFuture<Result> done = new CompletableFuture<>();
         ClientCall<byte[], byte[]> call = grpc.newCall(method, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));

@@ -1,7 +1,7 @@
 package io.switchboard.codec.dynamic;
 
 import io.switchboard.codec.XmlCodec;
-import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.message.MessageChecks;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.InterfaceModel;
 import io.switchboard.idl.OperationModel;
@@ -18,8 +18,9 @@ import java.util.NoSuchElementException;
 /**
  * An interface read at run time, without generated code: its types as {@link DynamicType}s and a
  * {@link ServiceDescriptor} whose messages are {@link DynamicRecord}s, written and read by
- * model-driven codecs ({@link DynamicBinaryCodec}, {@link DynamicXml}, {@link DynamicProtoCodec}) that put exactly the bytes
- * of the generated codecs on the wire. Any transport, and the meta-stub, take the descriptor as
+ * model-driven codecs ({@link DynamicXml}, {@link DynamicProtoCodec}) that put exactly the bytes
+ * of the generated codecs on the wire, and the checks every protocol makes before sending
+ * ({@link DynamicMessageChecks}) that refuse what generated code refuses. Any transport, and the meta-stub, take the descriptor as
  * they take a generated one.
  *
  * <pre>{@code
@@ -97,7 +98,7 @@ public final class DynamicInterface {
         }
         this.protoCodec = new DynamicProtoCodec(this);
         this.descriptor = ServiceDescriptor.builder(model.componentName(), model.targetNamespace(), null).model(model)
-                .codec(BinaryCodec.class, new DynamicBinaryCodec(this))
+                .codec(MessageChecks.class, new DynamicMessageChecks(this))
                 .codec(io.switchboard.codec.proto.ProtoCodec.class, protoCodec)
                 .codec(XmlCodec.Factory.class, (d, maxNodes) -> new DynamicXml(this, maxNodes))
                 .operations(ops).build();

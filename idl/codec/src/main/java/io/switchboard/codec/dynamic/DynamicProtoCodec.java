@@ -1,9 +1,11 @@
 package io.switchboard.codec.dynamic;
 
 import io.switchboard.codec.NdArrays;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.IdentityIndex;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.IdentityIndex;
+import io.switchboard.codec.message.NodeTable;
+import io.switchboard.codec.message.SendChecks;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoInput;
 import io.switchboard.codec.proto.ProtoOutput;
@@ -42,7 +44,7 @@ import java.util.Set;
  * <pre>{@code
  * DynamicProtoCodec codec = DynamicInterface.fromSchema(schema).protoCodec();
  * byte[] bytes = codec.toBytes(request, 2_000_000);
- * DynamicRecord back = codec.fromBytes("echoList", bytes, BinaryLimits.of(64 << 20, 2_000_000));
+ * DynamicRecord back = codec.fromBytes("echoList", bytes, MessageLimits.of(64 << 20, 2_000_000));
  * }</pre>
  */
 public final class DynamicProtoCodec extends ProtoCodec {
@@ -102,13 +104,13 @@ public final class DynamicProtoCodec extends ProtoCodec {
 
     /** Reads a whole message of {@code element} (request {@code op}, {@code opResponse} or {@code opFault}). */
     @Override
-    public DynamicRecord fromBytes(String element, byte[] bytes, BinaryLimits limits) {
+    public DynamicRecord fromBytes(String element, byte[] bytes, MessageLimits limits) {
         return (DynamicRecord) super.fromBytes(element, bytes, limits);
     }
 
     /** A reader of one message of {@code element} that takes its parts in order. */
     @Override
-    public Reader reader(String element, BinaryLimits limits, long expectedBytes) {
+    public Reader reader(String element, MessageLimits limits, long expectedBytes) {
         DynamicType t = iface.messageOrNull(element);
         if (t == null) {
             throw new IllegalArgumentException("not a message of " + iface.model().componentName() + ": " + element);
@@ -126,7 +128,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
     public final class Writer extends ProtoCodec.Writer {
         private final DynamicRecord message;
         private final List<DynamicType> tableTypes;
-        private final List<Object> nodes = new ArrayList<>();
+        private List<Object> nodes = new ArrayList<>();
         private IdentityIndex nodeIndex;
         private int nextGuess;
         private ProtoOutput out;   // null in the size pass
@@ -150,8 +152,14 @@ public final class DynamicProtoCodec extends ProtoCodec {
         private Writer(DynamicRecord message, int maxNodes) {
             this.message = message;
             this.tableTypes = nodeTables.get(message.type);
-            if (message.type.reachesGraph) {
+            NodeTable checked = message.type.reachesGraph ? NodeTable.checked(message, maxNodes) : null;
+            if (checked != null) {   // the checks before sending collected them a moment ago
+                nodes = checked.nodes();
+                nodeIndex = checked.index();
+            } else if (message.type.reachesGraph) {
                 nodeIndex = IdentityIndex.collect(message, maxNodes, nodes);
+            }
+            if (message.type.reachesGraph) {
                 for (Object node : nodes) {
                     if (!tableTypes.contains(((DynamicRecord) node).type)) {
                         throw new IllegalArgumentException("linked node " + ((DynamicRecord) node).type.name()
@@ -306,7 +314,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
             Object v = from == 0 ? DynamicRecord.check(t, i, r.values[i]) : r.values[i];
             String name = t.qualified[i];
             if (v == null) {
-                if (DynamicBinaryCodec.requiredReference(f) || DynamicType.requiredPrimitive(f)) {
+                if (DynamicType.requiredReference(f) || DynamicType.requiredPrimitive(f)) {
                     throw WireFormatException.malformed(name, "required, but it is not set");
                 }
                 if (f.repeated() && !(f.isScalar() && f.scalar() == ScalarType.BYTE)) {
@@ -362,7 +370,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
             } else {
                 DynamicRecord r = (DynamicRecord) v;
                 if (target.model.ndArray()) {
-                    String problem = DynamicBinaryCodec.ndInconsistency(r);
+                    String problem = DynamicRecord.ndInconsistency(r);
                     if (problem != null) {
                         throw WireFormatException.malformed(target.name(), "n-d array " + target.name() + ": " + problem);
                     }
@@ -593,10 +601,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
         }
 
         private void string(int number, String s, String name) {
-            String problem = XsdValues.stringProblem(s);
-            if (problem != null) {
-                throw WireFormatException.malformed(name, problem);
-            }
+            SendChecks.string(s, name);
             if (out == null) {
                 int length = utf8Length(s);
                 size += tagSize(number) + ProtoOutput.varint32Size(length) + length;
@@ -614,10 +619,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
         }
 
         private void dateTime(int number, OffsetDateTime v, String name) {
-            String problem = XsdValues.dateTimeProblem(v);
-            if (problem != null) {
-                throw WireFormatException.malformed(name, problem);
-            }
+            SendChecks.dateTime(v, name);
             begin(number);
             long seconds = v.toEpochSecond();
             int nanos = v.getNano();
@@ -735,7 +737,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
      */
     public final class Reader extends ProtoCodec.Reader {
         private final DynamicType type;
-        private final BinaryLimits limits;
+        private final MessageLimits limits;
         private final List<DynamicType> tableTypes;
         private final State root;
         private final List<DynamicRecord> nodes = new ArrayList<>();
@@ -751,7 +753,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
         private final java.util.Set<DynamicRecord> nulled = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         private int listDepth;
 
-        private Reader(DynamicType type, BinaryLimits limits) {
+        private Reader(DynamicType type, MessageLimits limits) {
             super(limits);
             this.type = type;
             this.limits = limits;
@@ -1139,7 +1141,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 } else if (r.values[i] == null && DynamicType.requiredPrimitive(f)) {
                     r.values[i] = zero(f.scalar());
                 }
-                if (DynamicBinaryCodec.requiredReference(f)) {
+                if (DynamicType.requiredReference(f)) {
                     s.hasRequired = true;
                 }
             }
@@ -1268,12 +1270,12 @@ public final class DynamicProtoCodec extends ProtoCodec {
         private void check(DynamicRecord r) {
             DynamicType t = r.type;
             for (int i = 0; i < t.fields.length; i++) {
-                if (r.values[i] == null && DynamicBinaryCodec.requiredReference(t.fields[i])) {
+                if (r.values[i] == null && DynamicType.requiredReference(t.fields[i])) {
                     throw WireFormatException.malformed(t.name() + "." + t.fields[i].name(), "required, but absent");
                 }
             }
             if (t.model.ndArray()) {
-                String problem = DynamicBinaryCodec.ndInconsistency(r);
+                String problem = DynamicRecord.ndInconsistency(r);
                 if (problem != null) {
                     throw WireFormatException.malformed(t.name(), "n-d array " + t.name() + ": " + problem);
                 }

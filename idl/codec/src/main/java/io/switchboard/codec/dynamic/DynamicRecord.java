@@ -230,4 +230,24 @@ public final class DynamicRecord implements GraphHolder {
             default -> throw new IllegalArgumentException(s + " is not a primitive");
         };
     }
+
+    /** An n-d array record (shape, values) seen as {@link io.switchboard.idl.runtime.NdArray}, for the shared consistency check. */
+    static io.switchboard.idl.runtime.NdArray ndArray(DynamicRecord r) {
+        return new io.switchboard.idl.runtime.NdArray() {
+            @Override
+            public int[] getShape() {
+                return (int[]) r.values[0];
+            }
+
+            @Override
+            public Object ndValues() {
+                return r.values[1];
+            }
+        };
+    }
+
+    /** What is wrong with an n-d array record's shape against its values, or null. */
+    static String ndInconsistency(DynamicRecord r) {
+        return io.switchboard.codec.NdArrays.inconsistency(ndArray(r));
+    }
 }

@@ -125,6 +125,11 @@ public final class DynamicType {
     }
 
     /** Whether a scalar field is a required primitive: always present on the wire, never null. */
+    /** A required field that is not nillable, of reference type: null is refused both ways, as in generated code. */
+    static boolean requiredReference(FieldModel f) {
+        return !f.optional() && !f.repeated() && !f.nillable() && !(f.isScalar() && f.scalar().isPrimitive());
+    }
+
     static boolean requiredPrimitive(FieldModel f) {
         return f.isScalar() && !f.repeated() && f.scalar().isPrimitive() && !f.optional() && !f.nillable();
     }

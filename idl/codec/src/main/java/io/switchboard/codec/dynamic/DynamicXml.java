@@ -8,9 +8,8 @@ import io.switchboard.idl.runtime.OffsetDateTimeAdapter;
 import io.switchboard.codec.StrictXmlReader;
 import io.switchboard.codec.XmlCodec;
 import io.switchboard.codec.XmlMessages;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryWriter;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.WireFormatException;
 import jakarta.xml.bind.JAXBException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
@@ -64,7 +63,7 @@ public final class DynamicXml implements XmlCodec {
 
     @Override
     public void check(Object message) {
-        BinaryWriter.check(iface.descriptor().codec(BinaryCodec.class), message, maxGraphNodes);
+        MessageChecks.of(iface.descriptor()).check(message, maxGraphNodes);
     }
 
     @Override
@@ -164,7 +163,7 @@ public final class DynamicXml implements XmlCodec {
         } else if (target != null) {
             DynamicRecord r = (DynamicRecord) v;
             if (target.model.ndArray()) {
-                String problem = DynamicBinaryCodec.ndInconsistency(r);
+                String problem = DynamicRecord.ndInconsistency(r);
                 if (problem != null) {
                     throw new IllegalArgumentException("n-d array " + target.name() + ": " + problem);
                 }
@@ -371,7 +370,7 @@ public final class DynamicXml implements XmlCodec {
             }
         }
         if (t.model.ndArray()) {
-            String problem = DynamicBinaryCodec.ndInconsistency(r);
+            String problem = DynamicRecord.ndInconsistency(r);
             if (problem != null) {
                 throw new JAXBException("n-d array " + t.name() + ": " + problem);
             }

@@ -1,6 +1,6 @@
 package io.switchboard.codec.proto;
 
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import java.util.Arrays;
 
 /**

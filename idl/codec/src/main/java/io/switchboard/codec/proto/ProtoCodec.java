@@ -1,7 +1,7 @@
 package io.switchboard.codec.proto;
 
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 
 /**
  * Writes and reads the operation messages of one component as the messages of its typed
@@ -40,10 +40,10 @@ import io.switchboard.codec.binary.WireFormatException;
  *     ({@code Type[node n].field} inside the node table): a truncated or malformed field, an unset
  *     oneof in a heterogeneous list, a node number past the node table (checked in
  *     {@link Reader#finish}, where references are resolved, so a node may refer to a later one),
- *     more nodes than {@link BinaryLimits#maxNodes()}, lists deeper than
- *     {@link BinaryLimits#maxListDepth()}, strings over {@link BinaryLimits#maxStringBytes()}, a
+ *     more nodes than {@link MessageLimits#maxNodes()}, lists deeper than
+ *     {@link MessageLimits#maxListDepth()}, strings over {@link MessageLimits#maxStringBytes()}, a
  *     value out of its schema type's range (a byte of 300), an n-d array whose shape does not
- *     match its values. The total of all parts is held to {@link BinaryLimits#maxMessageBytes()}
+ *     match its values. The total of all parts is held to {@link MessageLimits#maxMessageBytes()}
  *     by {@link Reader#readPart}. Linked values are resolved without recursion: a list of 10^6
  *     nodes, with cycles and shared nodes, reads back with its shape.</li>
  * <li>Bounded memory: neither side copies the whole message besides the value itself; a writer
@@ -81,7 +81,7 @@ public abstract class ProtoCodec {
      *                      implementation may size its arrays by, never beyond what the limits allow
      * @throws IllegalArgumentException when this codec has no message of that name
      */
-    public abstract Reader reader(String message, BinaryLimits limits, long expectedBytes);
+    public abstract Reader reader(String message, MessageLimits limits, long expectedBytes);
 
     /** The whole message as one part: exactly protobuf's encoding of it. */
     public byte[] toBytes(String message, Object value, int maxNodes) {
@@ -95,7 +95,7 @@ public abstract class ProtoCodec {
     }
 
     /** Reads a message sent as one part. */
-    public Object fromBytes(String message, byte[] bytes, BinaryLimits limits) {
+    public Object fromBytes(String message, byte[] bytes, MessageLimits limits) {
         Reader r = reader(message, limits, bytes.length);
         r.readPart(bytes, 0, bytes.length);
         return r.finish();
@@ -124,18 +124,18 @@ public abstract class ProtoCodec {
      * {@link ProtoInput} (a truncated field, say) names it.
      */
     public abstract static class Reader {
-        private final BinaryLimits limits;
+        private final MessageLimits limits;
         private long total;
         /** The window of {@link #readPart(ProtoInput.Source, int)}, kept from part to part. */
         private byte[] window = new byte[0];
         /** The field being read, {@code Type.field}; null between fields. */
         private String field;
 
-        protected Reader(BinaryLimits limits) {
+        protected Reader(MessageLimits limits) {
             this.limits = limits;
         }
 
-        public final BinaryLimits limits() {
+        public final MessageLimits limits() {
             return limits;
         }
 

@@ -1,7 +1,7 @@
 package io.switchboard.codec.proto;
 
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -51,7 +51,7 @@ public final class ProtoInput {
 
     /** The input array, or the window over a source's bytes. */
     private byte[] buf;
-    private final BinaryLimits limits;
+    private final MessageLimits limits;
     private int pos;
     /** The end of the message being read (an index of buf): the whole input, or a nested message's end. */
     private int limit;
@@ -65,7 +65,7 @@ public final class ProtoInput {
     /** Decodes the strings that are not ASCII; made at the first one, reused after. */
     private CharsetDecoder utf8;
 
-    public ProtoInput(byte[] buf, int from, int to, BinaryLimits limits) {
+    public ProtoInput(byte[] buf, int from, int to, MessageLimits limits) {
         if (from < 0 || to > buf.length || from > to) {
             throw new IndexOutOfBoundsException(from + ".." + to + " of " + buf.length);
         }
@@ -81,7 +81,7 @@ public final class ProtoInput {
      * Reads the {@code length} bytes of {@code source}, through {@code window} (any array, reused
      * between inputs: {@link #window()} gives back the one in use at the end).
      */
-    public ProtoInput(Source source, int length, byte[] window, BinaryLimits limits) {
+    public ProtoInput(Source source, int length, byte[] window, MessageLimits limits) {
         if (length < 0) {
             throw new IndexOutOfBoundsException("length " + length);
         }

@@ -1,6 +1,6 @@
 package io.switchboard.codec.proto;
 
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import java.util.Arrays;
 
 /**
@@ -113,7 +113,10 @@ public final class ProtoNulls {
                     ProtoArrays.Varints at = new ProtoArrays.Varints();
                     for (int t = in.readTag(); t != 0; t = in.readTag()) {
                         switch (t >>> 3) {
-                            case 1 -> field = in.readVarint32();
+                            case 1 -> {
+                                ProtoReadState.expect(t, ProtoOutput.VARINT, "sb_nulls.elements.field");
+                                field = in.readVarint32();
+                            }
                             case 2 -> at.append(in, t, r);
                             default -> in.skipField(t);
                         }
@@ -154,6 +157,20 @@ public final class ProtoNulls {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether repeated field {@code number} is listed as null; refused (naming {@code field}) when
+     * it is, yet {@code value} (what the parts gave it: a list or an array) holds elements.
+     */
+    public boolean isNull(int number, Object value, String field) {
+        if (!isNull(number)) {
+            return false;
+        }
+        if (value != null && (value instanceof java.util.List<?> l ? !l.isEmpty() : java.lang.reflect.Array.getLength(value) > 0)) {
+            throw WireFormatException.malformed(field, "listed as null in sb_nulls, but it holds elements");
+        }
+        return true;
     }
 
     /** Sets the null elements of field {@code number} in {@code list}, refusing positions past its end. */

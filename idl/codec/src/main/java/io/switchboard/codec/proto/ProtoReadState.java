@@ -1,7 +1,7 @@
 package io.switchboard.codec.proto;
 
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -15,7 +15,7 @@ import java.util.Arrays;
  * a number past the table is refused. It also counts how deeply heterogeneous lists nest.
  */
 public final class ProtoReadState {
-    private final BinaryLimits limits;
+    private final MessageLimits limits;
     private final long expectedBytes;
     private int depth;
     private String field;
@@ -30,12 +30,12 @@ public final class ProtoReadState {
     private int required;
 
     /** {@code expectedBytes}: the sender's announced size, or -1; only sizes arrays. */
-    public ProtoReadState(BinaryLimits limits, long expectedBytes) {
+    public ProtoReadState(MessageLimits limits, long expectedBytes) {
         this.limits = limits;
         this.expectedBytes = expectedBytes >= 0 && expectedBytes <= limits.maxMessageBytes() ? expectedBytes : -1;
     }
 
-    public BinaryLimits limits() {
+    public MessageLimits limits() {
         return limits;
     }
 

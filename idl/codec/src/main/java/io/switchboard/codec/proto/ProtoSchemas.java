@@ -8,6 +8,16 @@ public final class ProtoSchemas {
     private ProtoSchemas() {
     }
 
+    /** Package of a component's {@code .proto}: {@code switchboard.} and the lower-case name. */
+    public static String protoPackage(String componentName) {
+        return "switchboard." + componentName.toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** The full name of a component's service, as its {@code .proto} declares it (gRPC's service name). */
+    public static String serviceName(String componentName) {
+        return protoPackage(componentName) + "." + componentName;
+    }
+
     /** The file name of a component's {@code .proto}: its name and {@code .proto}. */
     public static String fileName(String componentName) {
         return componentName + ".proto";

@@ -1,10 +1,11 @@
 package io.switchboard.codec.proto;
 
-import io.switchboard.codec.binary.IdentityIndex;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.IdentityIndex;
+import io.switchboard.codec.message.NodeTable;
+import io.switchboard.codec.message.SendChecks;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.idl.runtime.GraphHolder;
 import io.switchboard.idl.runtime.HeterogeneousList;
-import io.switchboard.idl.runtime.XsdValues;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +68,12 @@ public final class ProtoWriteState {
 
     /** Numbers the linked nodes {@code root} reaches, without recursion; the node table in order. */
     public List<Object> collectNodes(GraphHolder root) {
+        NodeTable checked = NodeTable.checked(root, maxNodes);
+        if (checked != null) {   // the checks before sending collected them a moment ago
+            index = checked.index();
+            nodes = checked.nodes();
+            return nodes;
+        }
         Scratch s = POOL.take();
         if (s == null) {
             s = new Scratch();
@@ -165,10 +172,7 @@ public final class ProtoWriteState {
 
     /** A string field; refused, naming {@code name}, when {@code xs:string} cannot hold it (every protocol carries the same values). */
     public static long stringSize(int field, String v, String name) {
-        String problem = XsdValues.stringProblem(v);
-        if (problem != null) {
-            throw WireFormatException.malformed(name, problem);
-        }
+        SendChecks.string(v, name);
         return delimitedSize(field, utf8Length(v));
     }
 
@@ -197,10 +201,7 @@ public final class ProtoWriteState {
 
     /** The body of a DateTime message; refused, naming {@code name}, when {@code xs:dateTime} cannot say it. */
     public static int dateTimeBodySize(OffsetDateTime v, String name) {
-        String problem = XsdValues.dateTimeProblem(v);
-        if (problem != null) {
-            throw WireFormatException.malformed(name, problem);
-        }
+        SendChecks.dateTime(v, name);
         long seconds = v.toEpochSecond();
         int nanos = v.getNano();
         int offset = v.getOffset().getTotalSeconds();

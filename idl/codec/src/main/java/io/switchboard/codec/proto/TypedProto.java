@@ -1,6 +1,5 @@
 package io.switchboard.codec.proto;
 
-import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.codec.proto.ProtoFile.Field;
 import io.switchboard.codec.proto.ProtoFile.Label;
 import io.switchboard.codec.proto.ProtoFile.Message;
@@ -130,7 +129,7 @@ final class TypedProto {
         header.add("Component " + component + ", namespace " + model.targetNamespace() + ", over gRPC.");
         header.add("");
         header.addAll(CONVENTION);
-        return new ProtoFile(ProtoSchemas.fileName(component), WireFormat.protoPackage(component), header, messages,
+        return new ProtoFile(ProtoSchemas.fileName(component), ProtoSchemas.protoPackage(component), header, messages,
                 new Service(component, List.of(), methods));
     }
 

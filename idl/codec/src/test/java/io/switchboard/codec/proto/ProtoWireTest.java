@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.CodedOutputStream;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** ProtoOutput writes protobuf-java's bytes exactly; ProtoInput reads them and refuses what protobuf-java refuses. */
 class ProtoWireTest {
-    private static final BinaryLimits LIMITS = BinaryLimits.of(1 << 20, 1000);
+    private static final MessageLimits LIMITS = MessageLimits.of(1 << 20, 1000);
     private static final double[] EDGE = {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff0000000000001L),
         Double.longBitsToDouble(0xfff8000000000abcL), Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
         Double.MIN_VALUE, Double.MAX_VALUE, 1e-310, Math.PI};
@@ -160,7 +160,7 @@ class ProtoWireTest {
         long_[1] = (byte) (2000 & 0x7F | 0x80);
         long_[2] = (byte) (2000 >>> 7);
         WireFormatException overLimit = assertThrows(WireFormatException.class, () -> {
-            ProtoInput in = new ProtoInput(long_, 0, long_.length, new BinaryLimits(1 << 20, 10, 1000));
+            ProtoInput in = new ProtoInput(long_, 0, long_.length, new MessageLimits(1 << 20, 10, 1000));
             in.readTag();
             in.readString();                                                     // 2000 bytes, limit 1000
         });

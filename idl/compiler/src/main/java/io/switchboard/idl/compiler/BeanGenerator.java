@@ -118,7 +118,7 @@ final class BeanGenerator {
 
     /**
      * The Java face of an {@code <sb:ndarray/>} type: the bean keeps the wire form (shape and
-     * row-major values, so SOAP, the binary codec and size estimates need nothing new) and gains
+     * row-major values, so SOAP, the protobuf codec and size estimates need nothing new) and gains
      * conversions from and to nested arrays ({@code double[][]}, {@code double[][][]}), which
      * refuse ragged or null rows by name.
      */

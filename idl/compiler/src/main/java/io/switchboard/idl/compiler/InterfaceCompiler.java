@@ -26,8 +26,9 @@ import java.util.Objects;
  *       {@code opFault}) and an exception per declared fault;</li>
  *   <li>the service interface ({@code Echo}), the skeleton ({@code EchoSkeleton}), the client stub
  *       ({@code EchoStub}) and the holder with the descriptor ({@code EchoComponent});</li>
- *   <li>the packed binary codec ({@code EchoBinaryCodec}) and the protobuf codec of the gRPC wire
- *       ({@code EchoProtoCodec}), plain getter and setter calls in schema order;</li>
+ *   <li>the protobuf codec ({@code EchoProtoCodec}: the gRPC wire, and what {@code local} copies through) and the checks every
+ *       protocol makes before sending ({@code EchoMessageChecks}), plain getter and setter calls in
+ *       schema order;</li>
  *   <li>resources beside them: the schema itself, the WSDL ({@code Echo.wsdl}) and the gRPC
  *       contract, the typed protobuf form of the interface ({@code Echo.proto}, see
  *       {@link #protoName});</li>
@@ -98,9 +99,9 @@ public final class InterfaceCompiler {
         specs.add(service.serviceInterface());
         specs.add(service.skeletonClass());
         specs.add(service.stubClass());
-        specs.add(new CodecGenerator(ctx).generate());
+        specs.add(new MessageChecksGenerator(ctx).generate());
         specs.add(new ProtoCodecGenerator(ctx).generate());
-        specs.add(service.holderClass(schemaFile, wsdlName, protoName, CodecGenerator.className(ctx),
+        specs.add(service.holderClass(schemaFile, wsdlName, protoName, MessageChecksGenerator.className(ctx),
                 ProtoCodecGenerator.className(ctx)));
         if (implementationClass != null) {
             specs.add(service.providerClass(implementationClass));

@@ -8,8 +8,8 @@ import com.squareup.javapoet.MethodSpec;
 import com.squareup.javapoet.ParameterizedTypeName;
 import com.squareup.javapoet.TypeName;
 import com.squareup.javapoet.TypeSpec;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoArrays;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoInput;
@@ -81,7 +81,7 @@ final class ProtoCodecGenerator {
                 .beginControlFlow("switch (message)");
         MethodSpec.Builder reader = MethodSpec.methodBuilder("reader").addAnnotation(Override.class)
                 .addModifiers(Modifier.PUBLIC).returns(ProtoCodec.Reader.class)
-                .addParameter(String.class, "message").addParameter(BinaryLimits.class, "limits")
+                .addParameter(String.class, "message").addParameter(MessageLimits.class, "limits")
                 .addParameter(long.class, "expectedBytes")
                 .beginControlFlow("switch (message)");
         for (ComplexTypeModel m : messages) {
@@ -561,7 +561,8 @@ final class ProtoCodecGenerator {
                 if (nullableElements(f)) {
                     c.addStatement("nulls.applyTo($L, v.$L(), $S)", i + 1, JavaTypes.getter(f), name(t, f));
                 }
-                c.addStatement("if (nulls.isNull($L)) v.$L(null)", i + 1, JavaTypes.setter(f));
+                c.addStatement("if (nulls.isNull($L, v.$L(), $S)) v.$L(null)", i + 1, JavaTypes.getter(f), name(t, f),
+                        JavaTypes.setter(f));
             }
             c.endControlFlow();
         }
@@ -939,7 +940,7 @@ final class ProtoCodecGenerator {
         if (hasNulls(m)) {
             b.addField(ProtoNulls.class, "nulls", Modifier.PRIVATE);
         }
-        b.addMethod(MethodSpec.constructorBuilder().addParameter(BinaryLimits.class, "limits")
+        b.addMethod(MethodSpec.constructorBuilder().addParameter(MessageLimits.class, "limits")
                 .addParameter(long.class, "expectedBytes").addStatement("super(limits)")
                 .addStatement("this.r = new $T(limits, expectedBytes)", R).build());
         b.addMethod(MethodSpec.methodBuilder("merge").addAnnotation(Override.class).addModifiers(Modifier.PROTECTED)

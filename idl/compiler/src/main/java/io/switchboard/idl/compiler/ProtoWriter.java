@@ -3,7 +3,6 @@ package io.switchboard.idl.compiler;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.OperationModel;
-import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.codec.proto.ProtoFile;
 import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.codec.proto.ProtoText;
@@ -52,7 +51,7 @@ final class ProtoWriter {
                 for (int i = 0; i < t.fields().size(); i++) {
                     FieldModel a = t.fields().get(i);
                     alternatives.append(i == 0 ? " " : ", ").append(i).append('=').append(a.name()).append(' ')
-                            .append(a.isScalar() ? WireFormat.tagName(tag(a)) : kind(a).replace("|NULL", ""));
+                            .append(a.isScalar() ? scalarKind(a) : kind(a).replace("|NULL", ""));
                 }
                 line(types, "  list " + t.name() + ": CHOICES of" + alternatives);
                 continue;
@@ -102,9 +101,9 @@ final class ProtoWriter {
         } else if (f.complexType() != null) {
             one = "STRUCT " + f.complexType();
         } else if (f.repeated() && f.scalar().isPrimitive()) {
-            return WireFormat.tagName(WireFormat.PACKED | tag(f)) + "|NULL";
+            return "PACKED_" + scalarKind(f) + "|NULL";
         } else {
-            one = WireFormat.tagName(tag(f));
+            one = scalarKind(f);
         }
         boolean nullable = f.repeated() || f.complexType() != null || !ctx.types.fieldType(f).isPrimitive();
         if (f.repeated()) {
@@ -113,18 +112,19 @@ final class ProtoWriter {
         return nullable ? one + "|NULL" : one;
     }
 
-    private static int tag(FieldModel f) {
+    /** The schema's own number type of a scalar, in the comments' notation ({@code INT}, {@code DOUBLE}, ...). */
+    private static String scalarKind(FieldModel f) {
         return switch (f.scalar()) {
-            case BOOLEAN -> WireFormat.BOOL;
-            case BYTE -> WireFormat.BYTE;
-            case SHORT -> WireFormat.SHORT;
-            case INT -> WireFormat.INT;
-            case LONG -> WireFormat.LONG;
-            case FLOAT -> WireFormat.FLOAT;
-            case DOUBLE -> WireFormat.DOUBLE;
-            case STRING -> WireFormat.STRING;
-            case BYTES -> WireFormat.BYTES;
-            case DATE_TIME -> WireFormat.DATE_TIME;
+            case BOOLEAN -> "BOOL";
+            case BYTE -> "BYTE";
+            case SHORT -> "SHORT";
+            case INT -> "INT";
+            case LONG -> "LONG";
+            case FLOAT -> "FLOAT";
+            case DOUBLE -> "DOUBLE";
+            case STRING -> "STRING";
+            case BYTES -> "BYTES";
+            case DATE_TIME -> "DATE_TIME";
         };
     }
 }

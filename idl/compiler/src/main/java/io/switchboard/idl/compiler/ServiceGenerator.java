@@ -15,7 +15,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.XmlCodec;
 import io.switchboard.codec.XmlMessages;
-import io.switchboard.codec.binary.BinaryCodec;
+import io.switchboard.codec.message.MessageChecks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -65,7 +65,7 @@ final class ServiceGenerator {
     List<String> generatedNames() {
         // the provider's name is claimed even without an implementation, so adding one later breaks nothing
         List<String> names = new ArrayList<>(List.of(iface.simpleName(), holder.simpleName(), skeleton.simpleName(),
-                stub.simpleName(), provider.simpleName(), CodecGenerator.className(ctx).simpleName()));
+                stub.simpleName(), provider.simpleName(), MessageChecksGenerator.className(ctx).simpleName()));
         for (OperationModel op : ctx.model.operations()) {
             if (op.fault() != null) {
                 names.add(faultException(op).simpleName());
@@ -295,7 +295,7 @@ final class ServiceGenerator {
         return m.build();
     }
 
-    TypeSpec holderClass(String schemaResource, String wsdlResource, String protoResource, ClassName codec,
+    TypeSpec holderClass(String schemaResource, String wsdlResource, String protoResource, ClassName checks,
                          ClassName protoCodec) {
         CodeBlock.Builder ops = CodeBlock.builder();
         for (OperationModel op : ctx.model.operations()) {
@@ -325,7 +325,7 @@ final class ServiceGenerator {
                                         + ".operations($L).build()",
                                 ServiceDescriptor.class, component, ctx.model.targetNamespace(), holder,
                                 ServiceDescriptor.class, schemaResource, ServiceDescriptor.class, wsdlResource,
-                                ServiceDescriptor.class, protoResource, BinaryCodec.class, codec,
+                                ServiceDescriptor.class, protoResource, MessageChecks.class, checks,
                                 io.switchboard.codec.proto.ProtoCodec.class, protoCodec, XmlCodec.class, XmlMessages.class, ops.build())
                         .build())
                 .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build())

@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * ServiceDescriptor d = EchoComponent.DESCRIPTOR;
  * OperationDescriptor op = d.operation("echoDoubles");
  * String wsdl = d.document(ServiceDescriptor.WSDL);
- * BinaryCodec codec = d.codec(BinaryCodec.class);   // the generated, reflection-free encoder
+ * ProtoCodec codec = d.codec(ProtoCodec.class);   // the generated, reflection-free protobuf codec
  * }</pre>
  */
 public final class ServiceDescriptor {
@@ -73,7 +73,7 @@ public final class ServiceDescriptor {
 
     /**
      * The codec of the given kind that this interface was compiled with (for example {@code
-     * BinaryCodec.class} or {@code XmlCodec.Factory.class}), or null when it carries none.
+     * ProtoCodec.class}, {@code MessageChecks.class} or {@code XmlCodec.Factory.class}), or null when it carries none.
      */
     public <C> C codec(Class<C> kind) {
         return kind.cast(codecs.get(kind));

@@ -3,7 +3,7 @@ package io.switchboard.protocol.grpc;
 import io.grpc.Metadata;
 import io.switchboard.protocol.TraceContext;
 import io.grpc.Status;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.SwitchboardException;
@@ -57,7 +57,7 @@ final class GrpcErrors {
 
     /** The type URL of an operation's declared fault message in the status details. */
     static String faultTypeUrl(io.switchboard.idl.runtime.OperationDescriptor op) {
-        return "type.googleapis.com/" + io.switchboard.codec.binary.WireFormat.protoPackage(op.service().name()) + "."
+        return "type.googleapis.com/" + io.switchboard.codec.proto.ProtoSchemas.protoPackage(op.service().name()) + "."
                 + op.faultElement().getLocalPart();
     }
 

@@ -1,6 +1,6 @@
 package io.switchboard.protocol.grpc;
 
-import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.message.MessageLimits;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
@@ -42,16 +42,16 @@ public final class GrpcProtocolProvider implements ProtocolProvider {
 
     @Override
     public ProtocolServer newServer(ServerSettings settings) {
-        return newServer(settings, BinaryLimits.of(settings.maxMessageBytes(), settings.maxGraphNodes()));
+        return newServer(settings, MessageLimits.of(settings.maxMessageBytes(), settings.maxGraphNodes()));
     }
 
     /** A server with explicit decoder limits, including the longest string or byte array accepted. */
-    public ProtocolServer newServer(ServerSettings settings, BinaryLimits limits) {
+    public ProtocolServer newServer(ServerSettings settings, MessageLimits limits) {
         return newServer(settings, limits, DEFAULT_MAX_CHUNK_BYTES);
     }
 
     /** A server with explicit decoder limits and the largest chunk (data bytes of one gRPC message) it accepts. */
-    public ProtocolServer newServer(ServerSettings settings, BinaryLimits limits, int maxChunkBytes) {
+    public ProtocolServer newServer(ServerSettings settings, MessageLimits limits, int maxChunkBytes) {
         return new GrpcServer(settings, limits, maxChunkBytes);
     }
 

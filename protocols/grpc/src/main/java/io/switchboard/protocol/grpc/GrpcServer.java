@@ -15,9 +15,10 @@ import io.grpc.util.MutableHandlerRegistry;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormat;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.NodeTable;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.codec.proto.ProtoSchemas;
@@ -65,7 +66,7 @@ final class GrpcServer implements ProtocolServer {
     static final String TOO_SLOW = "too-slow";
 
     private final ServerSettings settings;
-    private final BinaryLimits limits;
+    private final MessageLimits limits;
     private final int maxChunkBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
@@ -81,7 +82,7 @@ final class GrpcServer implements ProtocolServer {
     private Server server;
     private boolean closed;
 
-    GrpcServer(ServerSettings settings, BinaryLimits limits, int maxChunkBytes) {
+    GrpcServer(ServerSettings settings, MessageLimits limits, int maxChunkBytes) {
         if (maxChunkBytes <= 0) {
             throw new IllegalArgumentException("chunk limit out of range: " + maxChunkBytes);
         }
@@ -162,7 +163,7 @@ final class GrpcServer implements ProtocolServer {
         if (d.codec(ProtoCodec.class) == null) {
             throw new IllegalArgumentException(d.name() + " has no protobuf codec: recompile it with this Switchboard");
         }
-        String serviceName = WireFormat.grpcServiceName(d.name());
+        String serviceName = ProtoSchemas.serviceName(d.name());
         io.grpc.ServiceDescriptor.Builder schema = io.grpc.ServiceDescriptor.newBuilder(serviceName)
                 .setSchemaDescriptor(new ReflectionSchema(ProtoDescriptors.build(ProtoSchemas.typed(d.model())), d.name()));
         for (OperationDescriptor op : d.operations()) {
@@ -459,8 +460,13 @@ final class GrpcServer implements ProtocolServer {
             ProtoCodec.Writer writer;
             try {
                 // a one-way operation answers Empty: a unary method must send one message
-                writer = op.oneWay() ? GrpcTransport.EMPTY.writer("", null, 0)
-                        : codec.writer(op.responseElement().getLocalPart(), response, settings.maxGraphNodes());
+                if (op.oneWay()) {
+                    writer = GrpcTransport.EMPTY.writer("", null, 0);
+                } else {
+                    NodeTable nodes = MessageChecks.of(op.service()).check(response, settings.maxGraphNodes());
+                    writer = NodeTable.during(nodes, () -> codec.writer(op.responseElement().getLocalPart(), response,
+                            settings.maxGraphNodes()));
+                }
                 PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
             } catch (WireFormatException e) {
                 Metadata trailers = new Metadata();
@@ -557,6 +563,7 @@ final class GrpcServer implements ProtocolServer {
         private void sendFault(ProtoCodec codec, DeclaredFault fault) {
             byte[] info;
             try {
+                MessageChecks.of(op.service()).check(fault.faultInfo(), settings.maxGraphNodes());
                 info = codec.toBytes(op.faultElement().getLocalPart(), fault.faultInfo(), settings.maxGraphNodes());
             } catch (WireFormatException e) {
                 Metadata trailers = new Metadata();

@@ -8,9 +8,10 @@ import io.grpc.Status;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormat;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.NodeTable;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoInput;
 import io.switchboard.codec.proto.ProtoOutput;
@@ -68,7 +69,7 @@ final class GrpcTransport implements Transport {
         }
 
         @Override
-        public Reader reader(String message, BinaryLimits limits, long expectedBytes) {
+        public Reader reader(String message, MessageLimits limits, long expectedBytes) {
             return new Reader(limits) {
                 @Override
                 protected void merge(ProtoInput in) {
@@ -90,7 +91,7 @@ final class GrpcTransport implements Transport {
     private final Endpoint endpoint;
     private final ManagedChannel channel;
     private final ProtoCodec codec;
-    private final BinaryLimits limits;
+    private final MessageLimits limits;
 
     GrpcTransport(GrpcClient client, ServiceDescriptor descriptor, Endpoint endpoint, ManagedChannel channel) {
         this.client = client;
@@ -101,7 +102,7 @@ final class GrpcTransport implements Transport {
         if (codec == null) {
             throw new IllegalArgumentException(descriptor.name() + " has no protobuf codec: recompile it with this Switchboard");
         }
-        this.limits = BinaryLimits.of(client.settings().maxMessageBytes(), client.settings().maxGraphNodes());
+        this.limits = MessageLimits.of(client.settings().maxMessageBytes(), client.settings().maxGraphNodes());
     }
 
     /**
@@ -112,7 +113,7 @@ final class GrpcTransport implements Transport {
         return METHODS.computeIfAbsent(op, o -> MethodDescriptor.<Part, Part>newBuilder()
                 .setType(streams(o) ? MethodDescriptor.MethodType.BIDI_STREAMING : MethodDescriptor.MethodType.UNARY)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(
-                        WireFormat.grpcServiceName(o.service().name()), o.name()))
+                        ProtoSchemas.serviceName(o.service().name()), o.name()))
                 .setRequestMarshaller(Part.MARSHALLER)
                 .setResponseMarshaller(Part.MARSHALLER)
                 .setIdempotent(o.idempotent())
@@ -361,8 +362,10 @@ final class GrpcTransport implements Transport {
         }
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
         try {
-            ProtoCodec.Writer writer = codec.writer(operation.requestElement().getLocalPart(), request,
-                    client.settings().maxGraphNodes());
+            int maxNodes = client.settings().maxGraphNodes();
+            NodeTable nodes = MessageChecks.of(descriptor).check(request, maxNodes);
+            ProtoCodec.Writer writer = NodeTable.during(nodes,
+                    () -> codec.writer(operation.requestElement().getLocalPart(), request, maxNodes));
             PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
             return writer;
         } catch (WireFormatException e) {

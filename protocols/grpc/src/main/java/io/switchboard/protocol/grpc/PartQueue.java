@@ -1,6 +1,6 @@
 package io.switchboard.protocol.grpc;
 
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import java.time.Duration;
 import java.util.ArrayDeque;

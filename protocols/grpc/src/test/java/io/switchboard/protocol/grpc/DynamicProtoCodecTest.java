@@ -13,11 +13,8 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.DynamicMessage;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryReader;
-import io.switchboard.codec.binary.BinaryWriter;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.codec.dynamic.DynamicList;
 import io.switchboard.codec.dynamic.DynamicProtoCodec;
@@ -52,20 +49,18 @@ import org.junit.jupiter.api.io.TempDir;
  * reads from the {@code .proto} the compiler emitted: for every shape of the conformance
  * component, it writes the generated codec's bytes, protobuf-java parses them and writes them
  * again byte for byte, and
- * the codec reads that back to exactly the values (compared through the generated binary codec's
- * bytes, which keep NaN payloads, -0.0, nulls, sharing and cycles); messages built with
+ * the codec reads that back to exactly the values (compared by their bytes, which keep NaN
+ * payloads, -0.0, nulls, sharing and cycles); messages built with
  * protobuf-java's own API read to the values they say; malformed and oversized input is refused
  * with a {@link WireFormatException}, never another exception.
  */
 class DynamicProtoCodecTest {
     private static final int MAX_NODES = 2_000_000;
-    private static final BinaryLimits LIMITS = BinaryLimits.of(256 << 20, MAX_NODES);
+    private static final MessageLimits LIMITS = MessageLimits.of(256 << 20, MAX_NODES);
     private static FileDescriptor file;
 
     private final DynamicInterface dynamic = DynamicInterface.fromSchema(ConformanceComponent.DESCRIPTOR.schema());
     private final DynamicProtoCodec codec = dynamic.protoCodec();
-    private final BinaryCodec generatedBinary = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
-    private final BinaryCodec dynamicBinary = dynamic.descriptor().codec(BinaryCodec.class);
     private final ProtoCodec generatedProto = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
 
     /** The descriptors protoc builds from the emitted Conformance.proto. */
@@ -96,14 +91,14 @@ class DynamicProtoCodecTest {
         return Values.messageShapes();
     }
 
-    /** The record of a bean's values, through the generated and dynamic binary codecs (exact to the bit). */
+    /** The record of a bean's values: written by the generated codec, read by the dynamic one (exact to the bit). */
     private DynamicRecord record(String element, Object bean) {
-        byte[] bytes = BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES);
-        return BinaryReader.fromBytes(dynamicBinary, bytes, BinaryLimits.unlimited(), element, DynamicRecord.class);
+        return codec.fromBytes(element, generatedProto.toBytes(element, bean, MAX_NODES), MessageLimits.unlimited());
     }
 
-    private byte[] binary(DynamicRecord r) {
-        return BinaryWriter.toBytes(dynamicBinary, r, MAX_NODES);
+    /** A record's values as bytes, to compare two records by (node order, field order and bits all count). */
+    private byte[] values(DynamicRecord r) {
+        return codec.toBytes(r, MAX_NODES);
     }
 
     @Test
@@ -115,7 +110,7 @@ class DynamicProtoCodecTest {
             assertEquals(ours.length, codec.writer(element, record, MAX_NODES).size(), element + ": the size pass");
             assertArrayEquals(generatedProto.toBytes(element, m[1], MAX_NODES), ours,
                     element + ": the generated codec writes other bytes");
-            assertArrayEquals(binary(record), binary(record(element, generatedProto.fromBytes(element, ours, LIMITS))),
+            assertArrayEquals(values(record), values(record(element, generatedProto.fromBytes(element, ours, LIMITS))),
                     element + ": the generated codec reads other values");
             // a list level is two messages (the list, its Element): 64 levels pass protobuf's default limit of 100
             com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(ours);
@@ -125,7 +120,7 @@ class DynamicProtoCodecTest {
             byte[] theirs = parsed.toByteArray();
             assertArrayEquals(ours, theirs, element + ": protobuf-java writes the same message in other bytes");
             DynamicRecord back = codec.fromBytes(element, theirs, LIMITS);
-            assertArrayEquals(binary(record), binary(back), element + ": the values read back differ");
+            assertArrayEquals(values(record), values(back), element + ": the values read back differ");
         }
     }
 
@@ -150,7 +145,7 @@ class DynamicProtoCodecTest {
                 DynamicProtoCodec.Reader r = codec.reader((String) m[0], LIMITS, -1);
                 r.readPart(bytes, 0, cut);
                 r.readPart(bytes, cut, bytes.length);
-                assertArrayEquals(binary(record), binary((DynamicRecord) r.finish()), m[0] + " cut at " + cut);
+                assertArrayEquals(values(record), values((DynamicRecord) r.finish()), m[0] + " cut at " + cut);
             }
         }
     }
@@ -178,7 +173,7 @@ class DynamicProtoCodecTest {
                     merged.mergeFrom(in);
                     parts++;
                 } while (w.hasMore());
-                assertArrayEquals(binary(record), binary((DynamicRecord) r.finish()), element + " in parts of " + target);
+                assertArrayEquals(values(record), values((DynamicRecord) r.finish()), element + " in parts of " + target);
                 assertArrayEquals(whole, merged.build().toByteArray(), element + ": protobuf's merge of parts of " + target);
                 if (target >= whole.length) {
                     assertEquals(1, parts, element + ": one part when it fits");
@@ -327,10 +322,37 @@ class DynamicProtoCodecTest {
         DynamicRecord record = record("echoList", list);
         byte[] bytes = codec.toBytes(record, 1_000);
         WireFormatException tooMany = assertThrows(WireFormatException.class,
-                () -> codec.fromBytes("echoList", bytes, BinaryLimits.of(1 << 20, 999)));
+                () -> codec.fromBytes("echoList", bytes, MessageLimits.of(1 << 20, 999)));
         assertEquals(WireFormatException.NODE_LIMIT, tooMany.reason());
         assertEquals(WireFormatException.NODE_LIMIT, assertThrows(WireFormatException.class,
                 () -> codec.toBytes(record, 999)).reason());
+    }
+
+    /** Contradictions in sb_nulls, which the generated and the dynamic reader once took differently: both refuse them. */
+    @Test
+    void contradictoryNullsAreRefusedByBothReaders() {
+        byte[] one = new byte[8];
+        java.nio.ByteBuffer.wrap(one).order(java.nio.ByteOrder.LITTLE_ENDIAN).putDouble(1.0);
+        // values = [1.0], and sb_nulls (field 2047) saying values is null
+        byte[] listedNull = concat(new byte[] {0x0A, 8}, one, new byte[] {(byte) 0xFA, 0x7F, 2, 0x08, 1});
+        // sb_nulls.elements whose field number comes as a fixed64
+        byte[] wrongWireType = concat(new byte[] {(byte) 0xFA, 0x7F, 11, 0x12, 9, 0x09}, one);
+        for (ProtoCodec reader : List.<ProtoCodec>of(generatedProto, codec)) {
+            WireFormatException e = assertThrows(WireFormatException.class,
+                    () -> reader.fromBytes("echoDoubles", listedNull, LIMITS));
+            assertEquals("echoDoubles.values", e.field(), e.getMessage());
+            assertTrue(e.getMessage().contains("listed as null in sb_nulls, but it holds elements"), e.getMessage());
+            e = assertThrows(WireFormatException.class, () -> reader.fromBytes("echoDoubles", wrongWireType, LIMITS));
+            assertTrue(e.getMessage().contains("sb_nulls.elements.field"), e.getMessage());
+        }
+    }
+
+    private static byte[] concat(byte[]... pieces) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : pieces) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
     }
 
     @Test
@@ -396,7 +418,7 @@ class DynamicProtoCodecTest {
                 .getMessage().contains("divideFault.reason"));
         byte[] doubles = codec.toBytes(dynamic.request("echoDoubles").set("values", new double[1000]), 10);
         assertEquals(WireFormatException.SIZE_LIMIT, assertThrows(WireFormatException.class,
-                () -> codec.fromBytes("echoDoubles", doubles, BinaryLimits.of(1000, 10))).reason());
+                () -> codec.fromBytes("echoDoubles", doubles, MessageLimits.of(1000, 10))).reason());
         // a length that lies: longer than what follows
         assertThrows(WireFormatException.class, () -> codec.fromBytes("echoDoubles",
                 new byte[] {0x0a, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f, 0, 0}, LIMITS));

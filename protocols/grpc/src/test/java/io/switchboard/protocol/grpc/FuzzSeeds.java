@@ -1,9 +1,7 @@
 package io.switchboard.protocol.grpc;
 
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryWriter;
-import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.Divide;
 import io.switchboard.testing.conformance.DivideFault;
@@ -23,44 +21,47 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes the seed inputs of {@link BinaryDecoderFuzzTest} and {@link ChunkFramingFuzzTest}:
+ * Writes the seed inputs of {@link ProtoDecoderFuzzTest} and {@link PartFramingFuzzTest}:
  * well-formed conformance messages (edge doubles, a list with a cycle and shared nodes, full and
  * empty records, a declared fault) in each fuzz test's input layout. Not a test; run it by hand
  * with the test class path and the module's {@code src/test/resources} directory as argument.
  * Crashers that the fuzzer finds are kept beside these seeds under their own names.
  */
 final class FuzzSeeds {
-    private static final BinaryCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
+    private static final ProtoCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
 
     private FuzzSeeds() {
     }
 
     public static void main(String[] args) throws IOException {
         Path resources = Path.of(args[0], "io/switchboard/protocol/grpc");
-        Path decode = resources.resolve("BinaryDecoderFuzzTestInputs/decode");
         Path framing = resources.resolve("PartFramingFuzzTestInputs/framing");
-        Files.createDirectories(decode);
         Files.createDirectories(framing);
+        List<String> elements = ProtoDecoderFuzzTest.messages(ConformanceComponent.DESCRIPTOR);
         for (Map.Entry<String, Message> m : messages().entrySet()) {
             byte[] bytes = m.getValue().bytes();
             int op = ConformanceComponent.DESCRIPTOR.operations().indexOf(m.getValue().op);
-            int selector = op | (m.getValue().response ? 0x80 : 0);
-            Files.write(decode.resolve("seed-" + m.getKey()), concat(new byte[] {(byte) selector, (byte) 255}, bytes));
-            Files.write(decode.resolve("seed-" + m.getKey() + "-pieces3"), concat(new byte[] {(byte) selector, 2}, bytes));
+            int selector = elements.indexOf(m.getValue().element());
+            for (String target : List.of("decode", "decodeDynamic")) {
+                Path decode = resources.resolve("ProtoDecoderFuzzTestInputs/" + target);
+                Files.createDirectories(decode);
+                Files.write(decode.resolve("seed-" + m.getKey()), concat(new byte[] {(byte) selector, (byte) 255}, bytes));
+                Files.write(decode.resolve("seed-" + m.getKey() + "-pieces3"), concat(new byte[] {(byte) selector, 2}, bytes));
+            }
             if (!m.getValue().response) {
                 Files.write(framing.resolve("seed-" + m.getKey()), framed(op, m.getValue()));
             }
         }
     }
 
-    private record Message(OperationDescriptor op, boolean response, Object bean, int kind) {
+    /** A message of {@code op}: its request, or ({@code response}) its response or declared fault ({@code fault}). */
+    private record Message(OperationDescriptor op, boolean response, Object bean, boolean fault) {
+        String element() {
+            return (!response ? op.requestElement() : fault ? op.faultElement() : op.responseElement()).getLocalPart();
+        }
+
         byte[] bytes() {
-            BinaryWriter out = new BinaryWriter(CODEC, 1000);
-            if (response) {
-                out.writeKind(kind);
-            }
-            CODEC.writeMessage(out, bean);
-            return out.toByteArray();
+            return CODEC.toBytes(element(), bean, 1000);
         }
     }
 
@@ -69,41 +70,41 @@ final class FuzzSeeds {
         Map<String, Message> m = new LinkedHashMap<>();
         EchoDoubles doubles = new EchoDoubles();
         doubles.setValues(Values.EDGE_DOUBLES.clone());
-        m.put("echoDoubles-edges", new Message(d.operation("echoDoubles"), false, doubles, 0));
-        m.put("echoDoubles-null", new Message(d.operation("echoDoubles"), false, new EchoDoubles(), 0));
+        m.put("echoDoubles-edges", new Message(d.operation("echoDoubles"), false, doubles, false));
+        m.put("echoDoubles-null", new Message(d.operation("echoDoubles"), false, new EchoDoubles(), false));
         EchoList list = new EchoList();
         list.setHead(Values.list(3));
-        m.put("echoList-3", new Message(d.operation("echoList"), false, list, 0));
+        m.put("echoList-3", new Message(d.operation("echoList"), false, list, false));
         EchoList cycle = new EchoList();
         LinkEntry head = Values.list(2);
         head.getNextLink().setNextLink(head);
         cycle.setHead(head);
-        m.put("echoList-cycle", new Message(d.operation("echoList"), false, cycle, 0));
+        m.put("echoList-cycle", new Message(d.operation("echoList"), false, cycle, false));
         EchoRecord full = new EchoRecord();
         full.setRecord(Values.fullRecord());
-        m.put("echoRecord-full", new Message(d.operation("echoRecord"), false, full, 0));
+        m.put("echoRecord-full", new Message(d.operation("echoRecord"), false, full, false));
         EchoRecord empty = new EchoRecord();
         empty.setRecord(Values.emptyRecord());
-        m.put("echoRecord-empty", new Message(d.operation("echoRecord"), false, empty, 0));
-        m.put("ping", new Message(d.operation("ping"), false, new Ping(), 0));
+        m.put("echoRecord-empty", new Message(d.operation("echoRecord"), false, empty, false));
+        m.put("ping", new Message(d.operation("ping"), false, new Ping(), false));
         Divide divide = new Divide();
         divide.setDividend(7);
         divide.setDivisor(0);
-        m.put("divide", new Message(d.operation("divide"), false, divide, 0));
+        m.put("divide", new Message(d.operation("divide"), false, divide, false));
         DivideFault fault = new DivideFault();
         fault.setReason("division by zero");
         fault.setDividend(7);
-        m.put("divide-fault", new Message(d.operation("divide"), true, fault, WireFormat.DECLARED_FAULT));
+        m.put("divide-fault", new Message(d.operation("divide"), true, fault, true));
         Increment inc = new Increment();
         inc.setBy(3);
-        m.put("increment", new Message(d.operation("increment"), false, inc, 0));
+        m.put("increment", new Message(d.operation("increment"), false, inc, false));
         var resp = new io.switchboard.testing.conformance.EchoListResponse();
         resp.setHead(Values.list(2));
-        m.put("echoList-response", new Message(d.operation("echoList"), true, resp, WireFormat.RESPONSE));
+        m.put("echoList-response", new Message(d.operation("echoList"), true, resp, false));
         var mixed = new io.switchboard.testing.conformance.EchoMixed();
         mixed.setList(Values.mixedOfEveryKind());
         mixed.setMore(List.of(Values.nested(4)));
-        m.put("echoMixed", new Message(d.operation("echoMixed"), false, mixed, 0));
+        m.put("echoMixed", new Message(d.operation("echoMixed"), false, mixed, false));
         return m;
     }
 

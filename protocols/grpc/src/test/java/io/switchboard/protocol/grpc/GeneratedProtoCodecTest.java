@@ -15,8 +15,8 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.codec.proto.ProtoSchemas;
@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
 class GeneratedProtoCodecTest {
     private static final ProtoCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
     private static final FileDescriptor FILE = ProtoDescriptors.build(ProtoSchemas.typed(ConformanceComponent.DESCRIPTOR.model()));
-    private static final BinaryLimits LIMITS = BinaryLimits.of(1L << 31, 2_000_000);
+    private static final MessageLimits LIMITS = MessageLimits.of(1L << 31, 2_000_000);
 
     private static Descriptor type(String name) {
         return FILE.findMessageTypeByName(name);
@@ -292,7 +292,7 @@ class GeneratedProtoCodecTest {
         Values.assertSameList(v.getHead(), back.getHead());
         assertEquals(WireFormatException.NODE_LIMIT,
                 assertThrows(WireFormatException.class, () -> CODEC.writer("echoList", v, 999_999)).reason());
-        ProtoCodec.Reader r = CODEC.reader("echoList", BinaryLimits.of(1L << 31, 1000), -1);
+        ProtoCodec.Reader r = CODEC.reader("echoList", MessageLimits.of(1L << 31, 1000), -1);
         WireFormatException e = assertThrows(WireFormatException.class, () -> {
             for (byte[] p : parts) {
                 r.readPart(p, 0, p.length);
@@ -395,9 +395,9 @@ class GeneratedProtoCodecTest {
         deep.setList(Values.nested(64));
         byte[] deepBytes = CODEC.toBytes("echoMixed", deep, 10);
         assertEquals(WireFormatException.DEPTH_LIMIT, assertThrows(WireFormatException.class,
-                () -> CODEC.fromBytes("echoMixed", deepBytes, new BinaryLimits(1 << 20, 10, 1 << 20, 10))).reason());
+                () -> CODEC.fromBytes("echoMixed", deepBytes, new MessageLimits(1 << 20, 10, 1 << 20, 10))).reason());
         assertEquals(WireFormatException.SIZE_LIMIT, assertThrows(WireFormatException.class,
-                () -> CODEC.fromBytes("echoRecord", bytes, BinaryLimits.of(10, 10))).reason());
+                () -> CODEC.fromBytes("echoRecord", bytes, MessageLimits.of(10, 10))).reason());
         // bad UTF-8 in a string
         byte[] badUtf8 = {0x0A, 0x03, 0x0A, 0x01, (byte) 0xFF};
         assertEquals("Record.name", assertThrows(WireFormatException.class,

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
@@ -257,10 +257,10 @@ class GrpcBulkTest {
             String pkg = "(\\.switchboard\\.conformance\\.)?";
             assertTrue(proto.matches("(?s).*  rpc " + op.name() + "\\(" + stream + pkg + op.requestElement().getLocalPart()
                     + "\\) returns \\(" + stream + pkg + response + "\\);.*"), op.name());
-            assertEquals(WireFormat.grpcServiceName("Conformance") + "/" + op.name(),
+            assertEquals(ProtoSchemas.serviceName("Conformance") + "/" + op.name(),
                     GrpcTransport.method(op).getFullMethodName());
         }
-        assertEquals("switchboard.conformance.Conformance", WireFormat.grpcServiceName("Conformance"));
+        assertEquals("switchboard.conformance.Conformance", ProtoSchemas.serviceName("Conformance"));
     }
 
     @Test

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.Status;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.grpc.Metadata;
-import io.switchboard.codec.binary.BinaryLimits;
+import io.switchboard.codec.message.MessageLimits;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.protocol.ClientSettings;
@@ -55,7 +55,7 @@ class GrpcHostileInputTest {
     void start() {
         GrpcProtocolProvider grpc = new GrpcProtocolProvider();
         server = grpc.newServer(ServerSettings.defaults().withMaxMessageBytes(1 << 20).withMaxGraphNodes(100),
-                new BinaryLimits(1 << 20, 100, 1000));
+                new MessageLimits(1 << 20, 100, 1000));
         Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
         client = grpc.newClient(ClientSettings.defaults());
         transport = client.connect(ConformanceComponent.DESCRIPTOR, at);
@@ -232,7 +232,7 @@ class GrpcHostileInputTest {
         assertEquals(1, details.getDetailsCount());
         assertEquals("type.googleapis.com/switchboard.conformance.divideFault", details.getDetails(0).getTypeUrl());
         io.switchboard.testing.conformance.DivideFault f = (io.switchboard.testing.conformance.DivideFault)
-                CODEC.fromBytes("divideFault", details.getDetails(0).getValue().toByteArray(), BinaryLimits.of(1000, 10));
+                CODEC.fromBytes("divideFault", details.getDetails(0).getValue().toByteArray(), MessageLimits.of(1000, 10));
         assertEquals(7, f.getDividend());
     }
 

@@ -131,7 +131,7 @@ class GrpcReadOnArrivalTest {
         RawCalls.Result r = callReadOnArrival(parts, size);
         assertEquals(Status.Code.OK, r.status().getCode(), String.valueOf(r.status()));
         EchoDoublesResponse back = (EchoDoublesResponse) CODEC.fromBytes(ECHO_DOUBLES.responseElement().getLocalPart(),
-                r.data(), io.switchboard.codec.binary.BinaryLimits.unlimited());
+                r.data(), io.switchboard.codec.message.MessageLimits.unlimited());
         assertArrayEquals(values, back.getValues());
     }
 

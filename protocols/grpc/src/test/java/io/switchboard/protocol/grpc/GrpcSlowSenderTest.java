@@ -1,6 +1,5 @@
 package io.switchboard.protocol.grpc;
 
-import io.switchboard.codec.binary.BinaryCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +10,6 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.codec.binary.BinaryWriter;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.testing.conformance.ConformanceComponent;

@@ -1,8 +1,8 @@
 package io.switchboard.protocol.grpc;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.testing.DecoderCheck;
@@ -28,7 +28,7 @@ class PartFramingFuzzTest {
     private static final List<OperationDescriptor> OPS = ConformanceComponent.DESCRIPTOR.operations();
     private static final ProtoCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
     private static final long MAX_MESSAGE = 1 << 20;
-    private static final BinaryLimits LIMITS = BinaryLimits.of(MAX_MESSAGE, 10_000);
+    private static final MessageLimits LIMITS = MessageLimits.of(MAX_MESSAGE, 10_000);
     private static final DecoderCheck CHECK = new DecoderCheck(Duration.ofSeconds(5),
             List.of(WireFormatException.class), 8L << 20, 256);
 

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.grpc.Detachable;
 import io.grpc.HasByteBuffer;
 import io.grpc.KnownLength;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.testing.conformance.ConformanceComponent;
@@ -41,7 +41,7 @@ class PartInPlaceReadTest {
                 for (int minInPlace : new int[] {0, Part.IN_PLACE_BYTES}) {   // in place, or copied if small
                     AtomicInteger closed = new AtomicInteger();
                     Part part = Part.MARSHALLER.parse(new Buffers(bytes, cut, closed));
-                    ProtoCodec.Reader r = CODEC.reader(element, BinaryLimits.unlimited(), bytes.length);
+                    ProtoCodec.Reader r = CODEC.reader(element, MessageLimits.unlimited(), bytes.length);
                     part.readInto(r, new Part.Scratch(), minInPlace);
                     assertArrayEquals(bytes, CODEC.toBytes(element, r.finish(), 1_000_000), element + " in buffers of " + cut);
                     assertEquals(1, closed.get(), "gRPC's buffers are given back once");
@@ -60,7 +60,7 @@ class PartInPlaceReadTest {
         d.setValues(values);
         for (int cut : new int[] {16 * 1024, 16 * 1024 + 3, 65_531}) {
             ProtoCodec.Writer w = CODEC.writer("echoDoubles", d, 10);
-            ProtoCodec.Reader r = CODEC.reader("echoDoubles", BinaryLimits.unlimited(), w.size());
+            ProtoCodec.Reader r = CODEC.reader("echoDoubles", MessageLimits.unlimited(), w.size());
             ProtoOutput out = new ProtoOutput(1 << 20);
             do {
                 out.reset();
@@ -88,7 +88,7 @@ class PartInPlaceReadTest {
         for (int cut : new int[] {13, 4097, 16 * 1024 + 3, 70_000}) {
             Buffers buffers = new Buffers(bytes, cut, new AtomicInteger());
             int count = buffers.buffers.size();
-            ProtoCodec.Reader r = CODEC.reader("echoDoubles", BinaryLimits.unlimited(), bytes.length);
+            ProtoCodec.Reader r = CODEC.reader("echoDoubles", MessageLimits.unlimited(), bytes.length);
             Part.MARSHALLER.parse(buffers).readInto(r, new Part.Scratch(), 0);
             Values.assertSameDoubles(values, ((EchoDoubles) r.finish()).getValues());
             assertEquals(count, buffers.shown.get(), "getByteBuffer calls for " + count + " buffers of " + cut + " bytes");
@@ -108,14 +108,14 @@ class PartInPlaceReadTest {
                 }
                 byte[] bytes = Arrays.copyOf(whole, length);
                 String fromArray = outcome(() -> {
-                    ProtoCodec.Reader r = CODEC.reader(element, BinaryLimits.unlimited(), -1);
+                    ProtoCodec.Reader r = CODEC.reader(element, MessageLimits.unlimited(), -1);
                     r.readPart(bytes, 0, bytes.length);
                     return r.finish();
                 }, element);
                 for (int cut : new int[] {1, 3, 8, 4097}) {
                     AtomicInteger closed = new AtomicInteger();
                     String inPlace = outcome(() -> {
-                        ProtoCodec.Reader r = CODEC.reader(element, BinaryLimits.unlimited(), -1);
+                        ProtoCodec.Reader r = CODEC.reader(element, MessageLimits.unlimited(), -1);
                         Part.MARSHALLER.parse(new Buffers(bytes, cut, closed)).readInto(r, new Part.Scratch(), 0);
                         return r.finish();
                     }, element);
@@ -133,7 +133,7 @@ class PartInPlaceReadTest {
         byte[] bytes = CODEC.toBytes("echoDoubles", d, 10);
         AtomicInteger closed = new AtomicInteger();
         Part part = Part.MARSHALLER.parse(new Buffers(bytes, 100, closed));
-        ProtoCodec.Reader r = CODEC.reader("echoDoubles", BinaryLimits.of(bytes.length - 1, 10), -1);
+        ProtoCodec.Reader r = CODEC.reader("echoDoubles", MessageLimits.of(bytes.length - 1, 10), -1);
         WireFormatException e = assertThrows(WireFormatException.class, () -> part.readInto(r, new Part.Scratch(), 0));
         assertEquals(WireFormatException.SIZE_LIMIT, e.reason());
         assertEquals(1, closed.get());

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -17,7 +17,7 @@ import java.util.UUID;
  * <p><b>Value semantics by default.</b> Every remote protocol gives the component its own copy of
  * the request and the caller its own copy of the response; the meta-stub switches protocols per
  * call, so the local protocol keeps that meaning: it deep-copies the request, the response and a
- * declared fault's content through the component's generated binary codec (iterative, so a
+ * declared fault's content through the component's protobuf codec, the gRPC wire's (iterative, so a
  * 10^6-node list or a cycle is copied without touching the stack; doubles keep their bits). A
  * component that sorts its input array in place, or keeps the object it was given, behaves the
  * same whichever protocol carried the call. An operation marked

@@ -3,8 +3,10 @@ package io.switchboard.protocol.local;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.NodeTable;
+import io.switchboard.codec.message.WireFormatException;
+import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.RefusedException;
@@ -32,8 +34,9 @@ final class LocalTransport implements Transport {
         this.descriptor = descriptor;
         this.endpoint = endpoint;
         this.thisJvm = LocalProtocolProvider.isLocal(endpoint);
-        if (descriptor.codec(BinaryCodec.class) == null) {
-            throw new IllegalArgumentException(descriptor.name() + " has no binary codec: recompile it with this Switchboard");
+        if (descriptor.codec(ProtoCodec.class) == null || descriptor.codec(MessageChecks.class) == null) {
+            throw new IllegalArgumentException(descriptor.name() + " has no protobuf codec or message checks: recompile it"
+                    + " with this Switchboard");
         }
     }
 
@@ -73,8 +76,8 @@ final class LocalTransport implements Transport {
         boolean sameClasses = served == descriptor;
         boolean share = sameClasses && operation.byReference();
         OperationDescriptor target = sameClasses ? operation : served.operation(operation.name());
-        BinaryCodec callerCodec = descriptor.codec(BinaryCodec.class);
-        BinaryCodec componentCodec = served.codec(BinaryCodec.class);
+        ProtoCodec callerCodec = descriptor.codec(ProtoCodec.class);
+        ProtoCodec componentCodec = served.codec(ProtoCodec.class);
 
         Object in;
         try {
@@ -82,8 +85,8 @@ final class LocalTransport implements Transport {
             if (share && wire != null) {
                 wire.addSent(0);   // shared, not copied: nothing went through an encoding
             }
-            in = share ? request : MessageCopy.copy(callerCodec, request, componentCodec,
-                    target.requestElement().getLocalPart(), target.requestClass(), wire == null ? null : wire::addSent);
+            in = share ? request : copy(descriptor, callerCodec, request, componentCodec,
+                    target.requestElement().getLocalPart(), wire == null ? null : wire::addSent);
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), e.field(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -98,8 +101,8 @@ final class LocalTransport implements Transport {
         } catch (DeclaredFault fault) {
             Object info = fault.faultInfo();
             if (!share) {
-                info = copyBack(componentCodec, info, callerCodec, operation.faultElement().getLocalPart(),
-                        operation.faultInfoClass(), operation, options.wireBytes());
+                info = copyBack(served, componentCodec, info, callerCodec, operation.faultElement().getLocalPart(),
+                        operation, options.wireBytes());
             }
             throw operation.toException(info);
         } catch (RuntimeException e) {
@@ -112,15 +115,25 @@ final class LocalTransport implements Transport {
             }
             return operation.oneWay() ? null : out;
         }
-        return copyBack(componentCodec, out, callerCodec, operation.responseElement().getLocalPart(),
-                operation.responseClass(), operation, options.wireBytes());
+        return copyBack(served, componentCodec, out, callerCodec, operation.responseElement().getLocalPart(),
+                operation, options.wireBytes());
+    }
+
+    /**
+     * A copy of a message the sender's {@code descriptor} describes, after the checks every protocol
+     * makes before sending: a value no protocol may carry is refused here as over a network.
+     */
+    private static Object copy(ServiceDescriptor descriptor, ProtoCodec from, Object message, ProtoCodec to,
+                               String element, java.util.function.LongConsumer copied) {
+        NodeTable nodes = MessageChecks.of(descriptor).check(message, Integer.MAX_VALUE);   // no node limit in process
+        return NodeTable.during(nodes, () -> MessageCopy.copy(from, message, to, element, copied));
     }
 
     /** A response or fault the component gave that cannot be copied: the operation ran, the answer is lost. */
-    private static Object copyBack(BinaryCodec from, Object message, BinaryCodec to, String element, Class<?> type,
-                                   OperationDescriptor operation, WireBytes wire) {
+    private static Object copyBack(ServiceDescriptor served, ProtoCodec from, Object message, ProtoCodec to,
+                                   String element, OperationDescriptor operation, WireBytes wire) {
         try {
-            return MessageCopy.copy(from, message, to, element, type, wire == null ? null : wire::addReceived);
+            return copy(served, from, message, to, element, wire == null ? null : wire::addReceived);
         } catch (WireFormatException | IllegalArgumentException | IllegalStateException e) {
             throw new RemoteInvocationException("the response of " + operation + " cannot be sent: " + e.getMessage(),
                     e.getClass().getName(), e);

@@ -1,84 +1,66 @@
 package io.switchboard.protocol.local;
 
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryReader;
-import io.switchboard.codec.binary.BinaryWriter;
-import java.nio.ByteBuffer;
-import java.util.List;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoOutput;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.function.LongConsumer;
 
 /**
- * Deep copies of message beans through a component's generated binary codec: written and read
- * back in memory. The codec walks linked structures through a node table, so a copy of any
- * length, with cycles or shared nodes, needs no stack depth and keeps its shape; numbers keep
- * their exact bits. A large primitive array is not serialized first: the writer refers to it and
- * its bytes pass through one reusable scratch buffer into the new array.
+ * Deep copies of message beans through a component's protobuf codec, the one the gRPC wire speaks:
+ * written part by part and each part read back in memory at once. The codec walks linked
+ * structures through a node table, so a copy of any length, with cycles or shared nodes, needs no
+ * stack depth and keeps its shape; numbers keep their exact bits (NaN payloads, -0.0), date-times
+ * their offsets, and null stays apart from empty. A large primitive array passes through one part
+ * buffer of at most {@link ProtoCodec#PART_BYTES} into the new array, which the reader allocates
+ * once, at its final size.
  *
  * <p>Writer and reader may be the codecs of two class loaders' copies of the same interface, which
  * is how a call crosses class loaders within a JVM.
  */
 final class MessageCopy {
-    /** Bytes per piece handed to the reader; big arrays are streamed through this much memory. */
-    private static final int SCRATCH_BYTES = 256 << 10;
     /** No limits in process: they protect a server from what arrives over a network. */
-    private static final BinaryLimits NO_LIMITS = BinaryLimits.unlimited();
+    private static final MessageLimits NO_LIMITS = MessageLimits.unlimited();
 
     private MessageCopy() {
     }
 
     /**
-     * A copy of {@code message}, read as the message of {@code element}; {@code copied} (if not
-     * null) is told how many bytes of the binary encoding it went through.
+     * A copy of {@code message}, the message named {@code element}; {@code copied} (if not null)
+     * is told how many bytes of its protobuf encoding it went through.
+     *
+     * @throws io.switchboard.codec.message.WireFormatException when the message cannot be encoded
      */
-    static <T> T copy(BinaryCodec from, Object message, BinaryCodec to, String element, Class<T> type,
-                      java.util.function.LongConsumer copied) {
-        BinaryWriter out = new BinaryWriter(from, Integer.MAX_VALUE);
-        from.writeMessage(out, message);
+    static Object copy(ProtoCodec from, Object message, ProtoCodec to, String element, LongConsumer copied) {
+        ProtoCodec.Writer writer = from.writer(element, message, Integer.MAX_VALUE);
+        long size = writer.size();
         if (copied != null) {
-            copied.accept(out.size());
+            copied.accept(size);
         }
-        List<BinaryWriter.Segment> segments = out.segments();
-        BinaryReader in = new BinaryReader(to, new Pieces(segments), NO_LIMITS);
-        T copy = in.readMessage(element, type);
-        in.expectEnd();
-        return copy;
-    }
-
-    /**
-     * The segments as a sequence of buffers over one scratch array. The reader has finished with
-     * a buffer when it asks for the next one, so the array is reused.
-     */
-    private static final class Pieces implements BinaryReader.Source {
-        private final List<BinaryWriter.Segment> segments;
-        private byte[] scratch;
-        private int segment;
-        private long from;
-
-        Pieces(List<BinaryWriter.Segment> segments) {
-            this.segments = segments;
-        }
-
-        @Override
-        public ByteBuffer next() {
-            while (segment < segments.size()) {
-                BinaryWriter.Segment s = segments.get(segment);
-                if (from >= s.byteLength()) {
-                    segment++;
-                    from = 0;
-                    continue;
-                }
-                if (scratch == null) {
-                    long total = 0;
-                    for (BinaryWriter.Segment each : segments) {
-                        total += each.byteLength();
-                    }
-                    scratch = new byte[(int) Math.max(16, Math.min(SCRATCH_BYTES, total))];
-                }
-                int n = s.copyTo(scratch, 0, from, scratch.length);
-                from += n;
-                return ByteBuffer.wrap(scratch, 0, n);
+        ProtoCodec.Reader reader = to.reader(element, NO_LIMITS, size);
+        ProtoOutput part = new ProtoOutput((int) Math.min(size, ProtoCodec.PART_BYTES) + 16);
+        OutputStream intoReader = new OutputStream() {
+            @Override
+            public void write(byte[] b, int off, int len) {
+                reader.readPart(b, off, off + len);   // the part buffer itself, not a copy of it
             }
-            return null;
+
+            @Override
+            public void write(int b) {
+                throw new UnsupportedOperationException("parts are handed over whole");
+            }
+        };
+        try {
+            do {
+                part.reset();
+                writer.writePart(part, ProtoCodec.PART_BYTES);
+                part.writeTo(intoReader);
+            } while (writer.hasMore());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+        return reader.finish();
     }
 }

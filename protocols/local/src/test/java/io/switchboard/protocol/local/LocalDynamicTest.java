@@ -1,11 +1,10 @@
 package io.switchboard.protocol.local;
 
-import io.switchboard.codec.binary.BinaryCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.switchboard.codec.binary.BinaryWriter;
+import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.dynamic.DynamicFault;
 import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.codec.dynamic.DynamicRecord;
@@ -27,8 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The in-process protocol with a caller that has no generated code: its records are copied into
- * the component's beans and back through the two binary codecs, and the bytes it reports are
- * those of the copied encodings (0 for an operation that shares its objects).
+ * the component's beans and back through the two protobuf codecs (model-driven and generated),
+ * and the bytes it reports are those of the copied encodings (0 for an operation that shares its objects).
  */
 class LocalDynamicTest {
     private final ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
@@ -54,7 +53,7 @@ class LocalDynamicTest {
         Values.assertSameDoubles(values, (double[]) echoed.get("values"));
         EchoDoubles bean = new EchoDoubles();
         bean.setValues(values);
-        long encoded = BinaryWriter.toBytes(ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class), bean, 10).length;
+        long encoded = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class).toBytes("echoDoubles", bean, 10).length;
         assertEquals(encoded, wire.sent());
         assertEquals(encoded, wire.received(), "the response is the same array, copied once more");
 

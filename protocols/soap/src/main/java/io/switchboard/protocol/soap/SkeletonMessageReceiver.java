@@ -5,7 +5,7 @@ import io.switchboard.codec.Graphs;
 import io.switchboard.codec.MalformedXmlException;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.codec.XmlMessages;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.Skeleton;

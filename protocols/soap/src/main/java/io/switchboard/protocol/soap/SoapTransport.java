@@ -4,7 +4,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.XmlCodec;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;

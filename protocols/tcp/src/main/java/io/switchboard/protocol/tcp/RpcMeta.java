@@ -1,7 +1,7 @@
 package io.switchboard.protocol.tcp;
 
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoInput;
 import io.switchboard.codec.proto.ProtoOutput;
 import java.nio.charset.StandardCharsets;
@@ -214,8 +214,8 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
     }
 
     /** Limits for reading a meta: its strings are short. */
-    static BinaryLimits limits(int maxMetaBytes) {
-        return new BinaryLimits(maxMetaBytes, 0, maxMetaBytes);
+    static MessageLimits limits(int maxMetaBytes) {
+        return new MessageLimits(maxMetaBytes, 0, maxMetaBytes);
     }
 
     static int utf8Length(String s) {

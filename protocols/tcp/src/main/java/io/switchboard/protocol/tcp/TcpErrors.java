@@ -1,6 +1,6 @@
 package io.switchboard.protocol.tcp;
 
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.SwitchboardException;

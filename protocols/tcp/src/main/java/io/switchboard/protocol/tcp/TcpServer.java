@@ -21,9 +21,11 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormat;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.NodeTable;
+import io.switchboard.codec.proto.ProtoSchemas;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
@@ -65,7 +67,7 @@ final class TcpServer implements ProtocolServer {
 
     private final ServerSettings settings;
     private final TcpLimits tcpLimits;
-    private final BinaryLimits limits;
+    private final MessageLimits limits;
     private final Map<String, Exported> exported = new ConcurrentHashMap<>();
     private final ExecutorService workers;
     private final LongAdder refusedConnections = new LongAdder();
@@ -86,7 +88,7 @@ final class TcpServer implements ProtocolServer {
     TcpServer(ServerSettings settings, TcpLimits tcpLimits) {
         this.settings = settings;
         this.tcpLimits = tcpLimits;
-        this.limits = BinaryLimits.of(Math.min(settings.maxMessageBytes(), tcpLimits.maxFrameBytes()),
+        this.limits = MessageLimits.of(Math.min(settings.maxMessageBytes(), tcpLimits.maxFrameBytes()),
                 settings.maxGraphNodes());
         AtomicInteger n = new AtomicInteger();
         // as many threads as calls run, up to the limit, idle ones kept a minute; no queue: a call
@@ -189,7 +191,7 @@ final class TcpServer implements ProtocolServer {
             ops.put(op.name(), op);
             inline.put(op.name(), new InlineRuns(TimeUnit.MICROSECONDS.toNanos(tcpLimits.inlineMicros())));
         }
-        String service = WireFormat.grpcServiceName(d.name());
+        String service = ProtoSchemas.serviceName(d.name());
         if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops), Map.copyOf(inline))) != null) {
             throw new IllegalStateException(d.name() + " is already exported on this tcp server");
         }
@@ -468,7 +470,9 @@ final class TcpServer implements ProtocolServer {
             } catch (DeclaredFault fault) {
                 ProtoCodec.Writer w;
                 try {
-                    w = codec.writer(op.faultElement().getLocalPart(), fault.faultInfo(), settings.maxGraphNodes());
+                    NodeTable nodes = MessageChecks.of(op.service()).check(fault.faultInfo(), settings.maxGraphNodes());
+                    w = NodeTable.during(nodes, () -> codec.writer(op.faultElement().getLocalPart(), fault.faultInfo(),
+                            settings.maxGraphNodes()));
                 } catch (WireFormatException e) {
                     finish(TcpErrors.failure(meta.correlationId(), new IllegalStateException("the declared fault of "
                             + op + " cannot be sent: " + e.getMessage())), null);
@@ -485,7 +489,9 @@ final class TcpServer implements ProtocolServer {
             ProtoCodec.Writer writer = null;
             if (!op.oneWay()) {
                 try {
-                    writer = codec.writer(op.responseElement().getLocalPart(), response, settings.maxGraphNodes());
+                    NodeTable nodes = MessageChecks.of(op.service()).check(response, settings.maxGraphNodes());
+                    writer = NodeTable.during(nodes, () -> codec.writer(op.responseElement().getLocalPart(), response,
+                            settings.maxGraphNodes()));
                 } catch (WireFormatException e) {
                     finish(TcpErrors.failure(meta.correlationId(), new IllegalStateException("the response of " + op
                             + " cannot be sent: " + e.getMessage())), null);

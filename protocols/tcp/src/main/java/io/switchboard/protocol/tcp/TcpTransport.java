@@ -3,9 +3,11 @@ package io.switchboard.protocol.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormat;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.NodeTable;
+import io.switchboard.codec.proto.ProtoSchemas;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
@@ -42,7 +44,7 @@ final class TcpTransport implements Transport {
     private final ServiceDescriptor descriptor;
     private final Endpoint endpoint;
     private final ProtoCodec codec;
-    private final BinaryLimits limits;
+    private final MessageLimits limits;
     private final String service;
 
     TcpTransport(TcpClient client, ServiceDescriptor descriptor, Endpoint endpoint) {
@@ -53,9 +55,9 @@ final class TcpTransport implements Transport {
         if (codec == null) {
             throw new IllegalArgumentException(descriptor.name() + " has no protobuf codec: recompile it with this Switchboard");
         }
-        this.limits = BinaryLimits.of(Math.min(client.settings().maxMessageBytes(), client.limits().maxFrameBytes()),
+        this.limits = MessageLimits.of(Math.min(client.settings().maxMessageBytes(), client.limits().maxFrameBytes()),
                 client.settings().maxGraphNodes());
-        this.service = WireFormat.grpcServiceName(descriptor.name());
+        this.service = ProtoSchemas.serviceName(descriptor.name());
     }
 
     @Override
@@ -148,7 +150,9 @@ final class TcpTransport implements Transport {
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
         ProtoCodec.Writer writer;
         try {
-            writer = codec.writer(operation.requestElement().getLocalPart(), request, client.settings().maxGraphNodes());
+            int maxNodes = client.settings().maxGraphNodes();
+            NodeTable nodes = MessageChecks.of(descriptor).check(request, maxNodes);
+            writer = NodeTable.during(nodes, () -> codec.writer(operation.requestElement().getLocalPart(), request, maxNodes));
         } catch (WireFormatException e) {
             throw new RefusedException(e.reason(), e.field(), operation + ": the request cannot be sent: " + e.getMessage(), e);
         }

@@ -3,8 +3,8 @@ package io.switchboard.protocol.tcp;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.testing.DecoderCheck;
@@ -26,7 +26,7 @@ import java.util.List;
  */
 class FrameFuzzTest {
     private static final ProtoCodec CODEC = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
-    private static final BinaryLimits LIMITS = BinaryLimits.of(1 << 20, 10_000);
+    private static final MessageLimits LIMITS = MessageLimits.of(1 << 20, 10_000);
     private static final DecoderCheck CHECK = new DecoderCheck(Duration.ofSeconds(5),
             List.of(FrameDecoder.FrameException.class, WireFormatException.class), 8L << 20, 256);
 

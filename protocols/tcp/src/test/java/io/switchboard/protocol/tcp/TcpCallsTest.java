@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;

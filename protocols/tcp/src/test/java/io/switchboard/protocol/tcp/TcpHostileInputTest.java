@@ -3,8 +3,8 @@ package io.switchboard.protocol.tcp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.codec.binary.WireFormat;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.proto.ProtoSchemas;
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.testing.CountingSkeleton;
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * closed; nothing runs that should not, and limits hold.
  */
 class TcpHostileInputTest {
-    private static final String SERVICE = WireFormat.grpcServiceName(ConformanceComponent.DESCRIPTOR.name());
+    private static final String SERVICE = ProtoSchemas.serviceName(ConformanceComponent.DESCRIPTOR.name());
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     private final ConformanceImpl impl = new ConformanceImpl();
     private TcpServer server;

@@ -3,7 +3,7 @@ package io.switchboard.protocol.tcp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.switchboard.codec.binary.WireFormat;
+import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.protocol.TraceContext;
 import io.switchboard.testing.conformance.AbstractTraceContextTest;
 import io.switchboard.testing.conformance.ConformanceComponent;
@@ -19,7 +19,7 @@ class TcpTraceContextTest extends AbstractTraceContextTest {
 
     @Test
     void aMalformedTraceparentIsIgnoredAndTheCallRuns() throws Exception {
-        String service = WireFormat.grpcServiceName(ConformanceComponent.DESCRIPTOR.name());
+        String service = ProtoSchemas.serviceName(ConformanceComponent.DESCRIPTOR.name());
         try (RawTcp raw = new RawTcp(endpoint)) {
             long id = 1;
             for (String bad : new String[] {"00-zz", PARENT + "x", "f".repeat(4000), ""}) {

@@ -9,11 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.codec.XmlCodec;
 import io.switchboard.codec.XmlMessages;
-import io.switchboard.codec.binary.BinaryCodec;
-import io.switchboard.codec.binary.BinaryLimits;
-import io.switchboard.codec.binary.BinaryReader;
-import io.switchboard.codec.binary.BinaryWriter;
-import io.switchboard.codec.binary.WireFormatException;
+import io.switchboard.codec.message.MessageChecks;
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.message.WireFormatException;
+import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.codec.dynamic.DynamicList;
 import io.switchboard.codec.dynamic.DynamicRecord;
@@ -32,17 +31,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The model-driven codecs of an interface read at run time write exactly the bytes of the
- * generated codecs, in both wire forms, for every shape the conformance component has (edge
+ * generated codecs, in both wire forms (protobuf and XML), for every shape the conformance component has (edge
  * doubles, empty and null arrays, records with every field set, empty or absent, nil list items,
  * n-d arrays, long lists, cycles, shared nodes, faults, heterogeneous lists of every alternative,
- * nested to the depth limit); and what one side writes the other reads
- * back to the same values.
+ * nested to the depth limit); what one side writes the other reads back to the same values; and
+ * the checks before sending refuse the same values with generated code and without.
  */
 class DynamicCodecsTest {
     private static final int MAX_NODES = 2_000_000;
     private final DynamicInterface dynamic = DynamicInterface.fromSchema(ConformanceComponent.DESCRIPTOR.schema());
-    private final BinaryCodec generatedBinary = ConformanceComponent.DESCRIPTOR.codec(BinaryCodec.class);
-    private final BinaryCodec dynamicBinary = dynamic.descriptor().codec(BinaryCodec.class);
+    private final ProtoCodec generatedProto = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
+    private final ProtoCodec dynamicProto = dynamic.descriptor().codec(ProtoCodec.class);
     private final XmlMessages generatedXml = new XmlMessages(ConformanceComponent.DESCRIPTOR, MAX_NODES);
     private final XmlCodec dynamicXml = XmlCodec.of(dynamic.descriptor(), MAX_NODES);
 
@@ -51,18 +50,18 @@ class DynamicCodecsTest {
     }
 
     @Test
-    void binaryBytesAreTheGeneratedCodecsBytes() {
+    void protobufBytesAreTheGeneratedCodecsBytes() {
         for (Object[] m : messages()) {
             String element = (String) m[0];
-            byte[] generated = BinaryWriter.toBytes(generatedBinary, m[1], MAX_NODES);
-            DynamicRecord record = BinaryReader.fromBytes(dynamicBinary, generated, BinaryLimits.unlimited(), element,
-                    DynamicRecord.class);
+            byte[] generated = generatedProto.toBytes(element, m[1], MAX_NODES);
+            DynamicRecord record = (DynamicRecord) read(dynamicProto, element, generated);
             assertEquals(element, record.type().name());
-            byte[] again = BinaryWriter.toBytes(dynamicBinary, record, MAX_NODES);
+            byte[] again = dynamicProto.toBytes(element, record, MAX_NODES);
             assertArrayEquals(generated, again, element + ": dynamic bytes differ from the generated codec's");
             // and the generated side reads what the dynamic side wrote
-            Object back = BinaryReader.fromBytes(generatedBinary, again, BinaryLimits.unlimited(), m[1].getClass());
-            assertArrayEquals(generated, BinaryWriter.toBytes(generatedBinary, back, MAX_NODES), element);
+            Object back = read(generatedProto, element, again);
+            assertEquals(m[1].getClass(), back.getClass());
+            assertArrayEquals(generated, generatedProto.toBytes(element, back, MAX_NODES), element);
         }
     }
 
@@ -86,8 +85,8 @@ class DynamicCodecsTest {
         EchoDoubles bean = new EchoDoubles();
         bean.setValues(Values.EDGE_DOUBLES.clone());
         DynamicRecord record = dynamic.request("echoDoubles").set("values", Values.EDGE_DOUBLES.clone());
-        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES),
-                BinaryWriter.toBytes(dynamicBinary, record, MAX_NODES));
+        assertArrayEquals(generatedProto.toBytes("echoDoubles", bean, MAX_NODES),
+                dynamicProto.toBytes("echoDoubles", record, MAX_NODES));
         assertEquals(generatedXml.toXml(bean), write(dynamicXml, record));
 
         // a 3-node list whose last node points back to the second, and a string that needs escaping
@@ -110,8 +109,8 @@ class DynamicCodecsTest {
         nodes[1].set("nextLink", nodes[2]);
         nodes[2].set("nextLink", nodes[1]);
         DynamicRecord dynamicList = dynamic.request("echoList").set("head", nodes[0]);
-        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, list, MAX_NODES),
-                BinaryWriter.toBytes(dynamicBinary, dynamicList, MAX_NODES));
+        assertArrayEquals(generatedProto.toBytes("echoList", list, MAX_NODES),
+                dynamicProto.toBytes("echoList", dynamicList, MAX_NODES));
         assertEquals(generatedXml.toXml(list), write(dynamicXml, dynamicList));
     }
 
@@ -137,8 +136,8 @@ class DynamicCodecsTest {
                 mixed.newList("x", mixed.newList()));
         DynamicRecord record = dynamic.request("echoMixed").set("list", list)
                 .set("more", List.of(mixed.newList(), mixed.newList(2L)));
-        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES),
-                BinaryWriter.toBytes(dynamicBinary, record, MAX_NODES));
+        assertArrayEquals(generatedProto.toBytes("echoMixed", bean, MAX_NODES),
+                dynamicProto.toBytes("echoMixed", record, MAX_NODES));
         assertEquals(generatedXml.toXml(bean), write(dynamicXml, record));
         // each element says which alternative it is
         assertEquals(List.of("number", "number", "integer", "flag", "text", "bytes", "point", "labelled", "list"),
@@ -146,8 +145,7 @@ class DynamicCodecsTest {
 
         // and what comes back is a DynamicList of the same elements, in both forms
         for (DynamicRecord back : new DynamicRecord[] {
-            BinaryReader.fromBytes(dynamicBinary, BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES),
-                    BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class),
+            (DynamicRecord) read(dynamicProto, "echoMixed", generatedProto.toBytes("echoMixed", bean, MAX_NODES)),
             read(dynamicXml, generatedXml.toXml(bean), DynamicRecord.class)}) {
             DynamicList l = (DynamicList) back.get("list");
             assertSame(mixed, l.type());
@@ -181,43 +179,31 @@ class DynamicCodecsTest {
             nested = Mixed.of(nested);
         }
         bean.setList(nested);
-        byte[] bytes = BinaryWriter.toBytes(dynamicBinary, atLimit, MAX_NODES);
-        assertArrayEquals(BinaryWriter.toBytes(generatedBinary, bean, MAX_NODES), bytes);
+        byte[] bytes = dynamicProto.toBytes("echoMixed", atLimit, MAX_NODES);
+        assertArrayEquals(generatedProto.toBytes("echoMixed", bean, MAX_NODES), bytes);
         assertEquals(generatedXml.toXml(bean), write(dynamicXml, atLimit));
-        assertEquals(atLimit.get("list"), BinaryReader.fromBytes(dynamicBinary, bytes, BinaryLimits.unlimited(),
-                "echoMixed", DynamicRecord.class).get("list"));
+        assertEquals(atLimit.get("list"), ((DynamicRecord) read(dynamicProto, "echoMixed", bytes)).get("list"));
+        MessageChecks.of(dynamic.descriptor()).check(atLimit, MAX_NODES);
+        MessageChecks.of(ConformanceComponent.DESCRIPTOR).check(bean, MAX_NODES);
 
-        // one level more: refused when written, in both forms, naming the limit
+        // one level more: refused before sending, with generated code and without, and in both forms, naming the limit
         DynamicRecord tooDeep = dynamic.request("echoMixed").set("list", mixed.newList(deepest));
         WireFormatException w = assertThrows(WireFormatException.class,
-                () -> BinaryWriter.toBytes(dynamicBinary, tooDeep, MAX_NODES));
+                () -> MessageChecks.of(dynamic.descriptor()).check(tooDeep, MAX_NODES));
         assertEquals(WireFormatException.DEPTH_LIMIT, w.reason());
         assertTrue(w.getMessage().contains("Mixed nests deeper than 64"), w.getMessage());
+        bean.setList(Mixed.of(nested));
+        w = assertThrows(WireFormatException.class, () -> MessageChecks.of(ConformanceComponent.DESCRIPTOR).check(bean, MAX_NODES));
+        assertEquals(WireFormatException.DEPTH_LIMIT, w.reason());
+        assertEquals(WireFormatException.DEPTH_LIMIT, assertThrows(WireFormatException.class,
+                () -> dynamicProto.toBytes("echoMixed", tooDeep, MAX_NODES)).reason());
         JAXBException x = assertThrows(JAXBException.class, () -> write(dynamicXml, tooDeep));
         assertTrue(x.getMessage().contains("Mixed nests deeper than 64"), x.getMessage());
         // a list that holds itself never ends: refused the same way
         DynamicList self = mixed.newList(1.0);
         self.add(self);
-        assertThrows(WireFormatException.class, () -> BinaryWriter.toBytes(dynamicBinary,
-                dynamic.request("echoMixed").set("list", self), MAX_NODES));
-
-        // and when read: 65 nested lists on the wire, as a hostile peer would send them
-        byte[] deeper = new byte[1 + 3 * limit + 2 + 1];
-        int at = 1;   // empty node table
-        for (int i = 0; i < limit; i++) {
-            deeper[at++] = (byte) io.switchboard.codec.binary.WireFormat.CHOICES;
-            deeper[at++] = 1;   // one element
-            deeper[at++] = 9;   // alternative 9: a nested Mixed
-        }
-        deeper[at++] = (byte) io.switchboard.codec.binary.WireFormat.CHOICES;
-        deeper[at++] = 0;
-        deeper[at] = (byte) io.switchboard.codec.binary.WireFormat.NULL;   // the field "more"
-        w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, deeper,
-                BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
-        assertEquals(WireFormatException.DEPTH_LIMIT, w.reason());
-        // the generated codec refuses the same bytes the same way
-        assertEquals(WireFormatException.DEPTH_LIMIT, assertThrows(WireFormatException.class,
-                () -> BinaryReader.fromBytes(generatedBinary, deeper, BinaryLimits.unlimited(), EchoMixed.class)).reason());
+        assertEquals(WireFormatException.DEPTH_LIMIT, assertThrows(WireFormatException.class, () -> MessageChecks.of(
+                dynamic.descriptor()).check(dynamic.request("echoMixed").set("list", self), MAX_NODES)).reason());
         String xml = "<echoMixed xmlns=\"urn:switchboard:test:conformance\"><list>" + "<list>".repeat(limit)
                 + "</list>".repeat(limit) + "</list></echoMixed>";
         assertThrows(XmlMessages.ListDepthException.class, () -> read(dynamicXml, xml, DynamicRecord.class));
@@ -249,22 +235,6 @@ class DynamicCodecsTest {
 
     @Test
     void malformedHeterogeneousListsAreRefusedByName() {
-        // a count that the bytes left cannot hold, an alternative the type does not have, a null element
-        byte[] hugeCount = {0, (byte) io.switchboard.codec.binary.WireFormat.CHOICES, (byte) 0xff, (byte) 0xff, 0x7f};
-        WireFormatException w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary,
-                hugeCount, BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
-        assertTrue(w.getMessage().contains("echoMixed.list") && w.getMessage().contains("bytes left"), w.getMessage());
-        byte[] unknownAlternative = {0, (byte) io.switchboard.codec.binary.WireFormat.CHOICES, 1, 10,
-            (byte) io.switchboard.codec.binary.WireFormat.NULL, (byte) io.switchboard.codec.binary.WireFormat.NULL};
-        w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, unknownAlternative,
-                BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
-        assertTrue(w.getMessage().contains("alternative 10 of a list type that has 10"), w.getMessage());
-        byte[] nullText = {0, (byte) io.switchboard.codec.binary.WireFormat.CHOICES, 1, 3,
-            (byte) io.switchboard.codec.binary.WireFormat.NULL, (byte) io.switchboard.codec.binary.WireFormat.NULL};
-        w = assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, nullText,
-                BinaryLimits.unlimited(), "echoMixed", DynamicRecord.class));
-        assertTrue(w.getMessage().contains("null element in a heterogeneous list"), w.getMessage());
-
         String ns = "<echoMixed xmlns=\"urn:switchboard:test:conformance\" "
                 + "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><list>";
         JAXBException x = assertThrows(JAXBException.class, () -> read(dynamicXml,
@@ -285,8 +255,8 @@ class DynamicCodecsTest {
         EchoList l = new EchoList();
         l.setHead(cycle);
         for (DynamicRecord head : new DynamicRecord[] {
-            (DynamicRecord) BinaryReader.fromBytes(dynamicBinary, BinaryWriter.toBytes(generatedBinary, l, MAX_NODES),
-                    BinaryLimits.unlimited(), "echoList", DynamicRecord.class).get("head"),
+            (DynamicRecord) ((DynamicRecord) read(dynamicProto, "echoList", generatedProto.toBytes("echoList", l, MAX_NODES)))
+                    .get("head"),
             (DynamicRecord) read(dynamicXml, generatedXml.toXml(l), DynamicRecord.class).get("head")}) {
             DynamicRecord second = (DynamicRecord) head.get("nextLink");
             DynamicRecord fourth = (DynamicRecord) ((DynamicRecord) second.get("nextLink")).get("nextLink");
@@ -309,10 +279,13 @@ class DynamicCodecsTest {
         DynamicRecord divide = dynamic.request("divide");
         e = assertThrows(IllegalArgumentException.class, () -> divide.set("dividend", 7));
         assertTrue(e.getMessage().contains("expects Long, got Integer"), e.getMessage());
-        // a required number left unset is refused when written, in both forms, naming it
+        // a required number left unset is refused before sending, and when written in both forms, naming it
         divide.set("dividend", 7L);
         WireFormatException w = assertThrows(WireFormatException.class,
-                () -> BinaryWriter.toBytes(dynamicBinary, divide, MAX_NODES));
+                () -> MessageChecks.of(dynamic.descriptor()).check(divide, MAX_NODES));
+        assertEquals("divide.divisor", w.field());
+        assertTrue(w.getMessage().contains("required"), w.getMessage());
+        w = assertThrows(WireFormatException.class, () -> dynamicProto.toBytes("divide", divide, MAX_NODES));
         assertEquals("divide.divisor", w.field());
         assertTrue(w.getMessage().contains("required"), w.getMessage());
         JAXBException x = assertThrows(JAXBException.class, () -> write(dynamicXml, divide));
@@ -322,7 +295,7 @@ class DynamicCodecsTest {
         DynamicRecord record = dynamic.type("Record").newRecord().set("flag", true).set("small", (byte) 1)
                 .set("points", points);
         points.add("not a point");
-        e = assertThrows(IllegalArgumentException.class, () -> BinaryWriter.toBytes(dynamicBinary,
+        e = assertThrows(IllegalArgumentException.class, () -> MessageChecks.of(dynamic.descriptor()).check(
                 dynamic.request("echoRecord").set("record", record), MAX_NODES));
         assertTrue(e.getMessage().contains("item 1 is a String"), e.getMessage());
     }
@@ -370,10 +343,10 @@ class DynamicCodecsTest {
         l.setHead(Values.list(3));
         assertThrows(io.switchboard.codec.Graphs.GraphLimitException.class,
                 () -> read(small, generatedXml.toXml(l), DynamicRecord.class));
-        // binary: a reference to a node of the wrong count is malformed
-        byte[] bytes = BinaryWriter.toBytes(generatedBinary, l, MAX_NODES);
-        assertThrows(WireFormatException.class, () -> BinaryReader.fromBytes(dynamicBinary, bytes,
-                BinaryLimits.of(1 << 20, 2), "echoList", DynamicRecord.class));
+        // protobuf: more nodes than the reader's limit are refused
+        byte[] bytes = generatedProto.toBytes("echoList", l, MAX_NODES);
+        assertEquals(WireFormatException.NODE_LIMIT, assertThrows(WireFormatException.class,
+                () -> dynamicProto.fromBytes("echoList", bytes, MessageLimits.of(1 << 20, 2))).reason());
     }
 
     @Test
@@ -381,6 +354,10 @@ class DynamicCodecsTest {
         String hostile = "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>"
                 + ConformanceComponent.DESCRIPTOR.schema().substring(ConformanceComponent.DESCRIPTOR.schema().indexOf("<xs:schema"));
         assertThrows(io.switchboard.idl.SchemaException.class, () -> DynamicInterface.fromSchema(hostile));
+    }
+
+    private static Object read(ProtoCodec codec, String element, byte[] bytes) {
+        return codec.fromBytes(element, bytes, MessageLimits.unlimited());
     }
 
     private static String write(XmlCodec codec, Object message) throws Exception {
