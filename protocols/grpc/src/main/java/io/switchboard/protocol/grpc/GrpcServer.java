@@ -306,6 +306,8 @@ final class GrpcServer implements ProtocolServer {
         private final ServerCall<Part, Part> call;
         private final String callId;
         private final TraceContext trace;
+        /** What the operation asks about its call: the deadline, whether it was cancelled. */
+        private final ServerCallContext context;
         private final PartQueue queue;
         private final MessageReader requestReader;
         /** The response of several parts being sent from gRPC's readiness callbacks, or null. */
@@ -347,6 +349,7 @@ final class GrpcServer implements ProtocolServer {
             public void onCancel() {
                 ticket.abandon(); // not started yet: it never will be
                 cancelled = true;
+                context.cancel();   // the operation's own calls under way are cancelled in turn
                 queue.fail(new CancelledException());
                 synchronized (ready) {
                     ready.notifyAll();
@@ -374,6 +377,10 @@ final class GrpcServer implements ProtocolServer {
 
         Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId, TraceContext trace) {
             this.trace = trace;
+            // the caller's grpc-timeout, as gRPC fixed it for this call; gRPC cancels the call when it passes
+            io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
+            this.context = ServerCallContext.create(deadline == null ? null
+                    : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace);
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;
@@ -437,7 +444,10 @@ final class GrpcServer implements ProtocolServer {
                 queue.close(); // the request is read (or refused): queued parts go before the operation runs
             }
             Object response;
-            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled, trace)) {
+            if (context.expired()) {
+                return;   // the caller's deadline passed before the call could start: gRPC ends it
+            }
+            try (ServerCallContext.Scope scope = context.enter()) {
                 response = skeleton.invoke(op, request, callId);
             } catch (DeclaredFault fault) {
                 if (!cancelled) {

@@ -307,6 +307,8 @@ final class TcpServer implements ProtocolServer {
         private ByteBuf data;
         private volatile boolean cancelled;
         private Thread worker;
+        /** What the operation asks about its call: the deadline ({@code timeout_ms}), whether it was cancelled. */
+        private final ServerCallContext context;
         volatile io.netty.util.concurrent.ScheduledFuture<?> deadline;
 
         Call(ChannelHandlerContext ctx, Connection connection, Skeleton skeleton, OperationDescriptor op, RpcMeta meta,
@@ -317,10 +319,13 @@ final class TcpServer implements ProtocolServer {
             this.op = op;
             this.meta = meta;
             this.data = data;
+            this.context = ServerCallContext.create(meta.timeoutMillis() > 0
+                    ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(meta.timeoutMillis()) : null, trace(meta));
         }
 
         synchronized void cancel() {
             cancelled = true;
+            context.cancel();   // the operation's own calls under way are cancelled in turn
             if (worker != null) {
                 worker.interrupt();
             }
@@ -379,9 +384,8 @@ final class TcpServer implements ProtocolServer {
             } finally {
                 release();
             }
-            TraceContext trace = trace(meta);
             Object response;
-            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled, trace)) {
+            try (ServerCallContext.Scope scope = context.enter()) {
                 response = skeleton.invoke(op, request, meta.requestId());
             } catch (DeclaredFault fault) {
                 ProtoCodec.Writer w;
