@@ -69,8 +69,10 @@ final class GrpcServer implements ProtocolServer {
     private final int maxChunkBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
-    /** How long calls under way (health watchers among them) may go on once the server closes. */
+    /** How long health watchers may go on once the calls under way have ended and the server closes. */
     private static final long CLOSE_GRACE_MILLIS = 250;
+    /** How long calls under way may go on once the server closes (a component server drains them before). */
+    private static final long DRAIN_MILLIS = 30_000;
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
     private final WorkerGate gate;
@@ -194,6 +196,12 @@ final class GrpcServer implements ProtocolServer {
         }
     }
 
+    /** Every service, the server's own ("") included, answers NOT_SERVING from here on; calls still run. */
+    @Override
+    public void drain() {
+        health.enterTerminalState();
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -207,8 +215,9 @@ final class GrpcServer implements ProtocolServer {
         // short grace first (refused: new ones)
         health.enterTerminalState();
         if (server != null) {
-            server.shutdown();
+            server.shutdown();   // new calls refused; those under way go on
             try {
+                awaitCalls();
                 if (!server.awaitTermination(CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
                     server.shutdownNow();
                     server.awaitTermination(5, TimeUnit.SECONDS);
@@ -220,6 +229,14 @@ final class GrpcServer implements ProtocolServer {
         }
         workers.shutdownNow();
         gate.close();
+    }
+
+    /** Waits for the calls admitted to end, up to {@link #DRAIN_MILLIS}; health watches are not calls of the gate. */
+    private void awaitCalls() throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
+        while (gate.admitted() > 0 && System.nanoTime() - end < 0) {
+            Thread.sleep(5);
+        }
     }
 
     /** Starts a call: queues its parts and gives the work to a worker thread. */

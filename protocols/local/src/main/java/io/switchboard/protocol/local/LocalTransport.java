@@ -144,6 +144,8 @@ final class LocalTransport implements Transport {
                         operation.faultInfoClass(), operation, options.wireBytes());
             }
             throw operation.toException(info);
+        } catch (io.switchboard.protocol.DrainingException e) {
+            throw e;   // refused before it ran: another replica may take it
         } catch (RuntimeException e) {
             throw new RemoteInvocationException(e.getMessage() != null ? e.getMessage() : e.toString(),
                     e.getClass().getName(), e);

@@ -89,6 +89,8 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             OMFactory f = OMAbstractFactory.getOMFactory();
             OMElement detail = f.createOMElement(new MessageDataSource(xml, fault.faultInfo()));
             throw new AxisFault(SoapFaults.receiverCode(in), fault.getMessage(), null, null, detail);
+        } catch (io.switchboard.protocol.DrainingException e) {
+            throw refused(in, io.switchboard.protocol.DrainingException.REASON, e.getMessage());
         } catch (RuntimeException e) {
             LOG.debug("{} failed", operation, e);
             String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();

@@ -219,6 +219,11 @@ final class SoapTransport implements Transport {
             }
             throw operation.toException(info);
         }
+        if (detail != null && SoapFaults.REFUSED.equals(detail.getQName()) && io.switchboard.protocol.DrainingException
+                .REASON.equals(detail.getAttributeValue(new javax.xml.namespace.QName("reason")))) {
+            return new io.switchboard.protocol.DrainingException(protocol(), operation.name() + " at "
+                    + endpoint.address() + ": " + fault.getMessage(), fault);
+        }
         if (detail != null && SoapFaults.REFUSED.equals(detail.getQName())) {
             return new RefusedException(detail.getAttributeValue(new javax.xml.namespace.QName("reason")),
                     detail.getAttributeValue(new javax.xml.namespace.QName("field")), fault.getMessage(), fault);

@@ -42,6 +42,14 @@ public interface ProtocolServer extends AutoCloseable {
         throw new UnsupportedOperationException(protocol() + " cannot serve web pages");
     }
 
+    /**
+     * The server is about to close: its health turns NOT_SERVING, so that health checks and load
+     * balancers move away; calls are still served. Does nothing by default (a protocol without a
+     * health service).
+     */
+    default void drain() {
+    }
+
     /** Stops the listener and releases its port. */
     @Override
     void close();
