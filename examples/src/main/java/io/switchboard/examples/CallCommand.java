@@ -4,10 +4,8 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.codec.dynamic.DynamicFault;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.metastub.CallRecord;
-import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
 import io.switchboard.metastub.SelectionPolicy;
-import io.switchboard.protocol.CallOptions;
 import io.switchboard.client.DynamicStub;
 import io.switchboard.client.Switchboard;
 import java.lang.reflect.Array;
@@ -48,6 +46,10 @@ final class CallCommand implements Callable<Integer> {
             + "adaptive (default), size[:BYTES], first-common, fixed:PROTOCOL, or one a jar on the class path adds.")
     String policy;
 
+    @Option(names = "--deadline", paramLabel = "MS", description = "The call's deadline, every attempt included "
+            + "(it travels to the component and to the calls it makes); past it: DeadlineExceededException.")
+    Long deadlineMillis;
+
     @Mixin
     TlsOptions tls = new TlsOptions();
 
@@ -57,23 +59,18 @@ final class CallCommand implements Callable<Integer> {
         SelectionPolicy selection = Policies.byName(policy);
         try (Switchboard sb = Switchboard.builder(registry).policy(selection).listener(records::add).follow(false)
                 .settings(tls.client()).connect()) {
-            DynamicStub stub = sb.dynamic(name);
-            if (protocol != null) {
-                stub = stub.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
-            }
+            DynamicStub stub = sb.dynamic(name).withOptions(LoadCommand.options(protocol, deadlineMillis));
             if (!stub.operations().contains(operation)) {
                 System.err.println(name + " has no operation '" + operation + "'; its operations are " + stub.operations());
                 return 2;
             }
-            DynamicRecord request = stub.dynamicInterface().request(operation);
             for (String f : fields) {
-                int eq = f.indexOf('=');
-                if (eq <= 0) {
+                if (f.indexOf('=') <= 0) {
                     System.err.println("expected FIELD=VALUE, got '" + f + "'");
                     return 2;
                 }
-                request.setText(f.substring(0, eq), f.substring(eq + 1));
             }
+            DynamicRecord request = LoadCommand.request(stub, operation, fields);
             int status = 0;
             try {
                 DynamicRecord response = stub.call(request);
