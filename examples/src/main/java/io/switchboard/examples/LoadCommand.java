@@ -5,11 +5,8 @@ import io.switchboard.client.Switchboard;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.metastub.CallRecord;
-import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
-import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.TransportException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +21,6 @@ import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code ./switchboard load NAME OPERATION [FIELD=VALUE ...]}: puts a deployment under load as
@@ -43,17 +39,8 @@ import picocli.CommandLine.Parameters;
         description = "Call an operation from many callers for a while, through the registry as any client, and "
                 + "summarise: calls, failures by kind, protocols, fallbacks, failovers, calls/s, latency percentiles.")
 final class LoadCommand implements Callable<Integer> {
-    @Parameters(index = "0", description = "The component's name in the registry.")
-    String name;
-
-    @Parameters(index = "1", description = "The operation.")
-    String operation;
-
-    @Parameters(index = "2..*", arity = "0..*", description = "Request fields as FIELD=VALUE; arrays as space-separated lists.")
-    List<String> fields = new ArrayList<>();
-
-    @Option(names = "--registry", required = true, description = "The registry's SOAP endpoint.")
-    String registry;
+    @Mixin
+    CallTarget target = new CallTarget();
 
     @Option(names = "--concurrency", defaultValue = "8", description = "Callers, each with one call in flight "
             + "(default ${DEFAULT-VALUE}).")
@@ -66,17 +53,6 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--rate", paramLabel = "CALLS_PER_S", description = "Start calls at this rate in all, spread "
             + "evenly (default: as fast as the callers go).")
     Double rate;
-
-    @Option(names = "--protocol", description = "Pin the protocol of every call (soap, grpc, tcp, ...).")
-    String protocol;
-
-    @Option(names = "--policy", defaultValue = "adaptive", description = "The selection policy, by name: "
-            + "adaptive (default), size[:BYTES], first-common, fixed:PROTOCOL, or one a jar on the class path adds.")
-    String policy;
-
-    @Option(names = "--deadline", paramLabel = "MS", description = "Each call's deadline, every attempt included "
-            + "(it travels to the component and to the calls it makes).")
-    Long deadlineMillis;
 
     @Option(names = "--json", description = "Print the summary as one JSON object on the last line of stdout.")
     boolean json;
@@ -91,18 +67,13 @@ final class LoadCommand implements Callable<Integer> {
             return 2;
         }
         Tally tally = new Tally();
-        try (Switchboard sb = Switchboard.builder(registry).policy(Policies.byName(policy)).listener(tally::attempt)
-                .settings(tls.client()).connect()) {
-            DynamicStub stub = sb.dynamic(name).withOptions(options(protocol, deadlineMillis));
-            if (!stub.operations().contains(operation)) {
-                System.err.println(name + " has no operation '" + operation + "'; its operations are " + stub.operations());
+        try (Switchboard sb = Switchboard.builder(target.registry).policy(Policies.byName(target.policy))
+                .listener(tally::attempt).settings(tls.client()).connect()) {
+            DynamicStub stub = sb.dynamic(target.name).withOptions(target.options());
+            String problem = target.problem(stub);
+            if (problem != null) {
+                System.err.println(problem);
                 return 2;
-            }
-            for (String f : fields) {
-                if (f.indexOf('=') <= 0) {
-                    System.err.println("expected FIELD=VALUE, got '" + f + "'");
-                    return 2;
-                }
             }
             long start = System.nanoTime();
             long end = start + (long) (durationSeconds * 1e9);
@@ -110,7 +81,7 @@ final class LoadCommand implements Callable<Integer> {
             long interval = rate == null ? 0 : (long) (1e9 / rate);
             List<Thread> callers = new ArrayList<>();
             for (int i = 0; i < concurrency; i++) {
-                DynamicRecord request = request(stub, operation, fields);   // one per caller: not shared between threads
+                DynamicRecord request = target.request(stub);   // one per caller: not shared between threads
                 Thread t = new Thread(() -> {
                     while (true) {
                         if (interval > 0) {
@@ -150,31 +121,6 @@ final class LoadCommand implements Callable<Integer> {
             print(tally, elapsed);
             return tally.failed.sum() == 0 ? 0 : 1;
         }
-    }
-
-    /** The options every call of {@code call} and {@code load} carries: a pinned protocol, a deadline. */
-    static CallOptions options(String protocol, Long deadlineMillis) {
-        CallOptions options = CallOptions.DEFAULT;
-        if (protocol != null) {
-            options = options.with(MetaStub.PROTOCOL, protocol);
-        }
-        if (deadlineMillis != null) {
-            if (deadlineMillis <= 0) {
-                throw new IllegalArgumentException("--deadline must be positive");
-            }
-            options = options.withDeadlineAfter(Duration.ofMillis(deadlineMillis));
-        }
-        return options;
-    }
-
-    /** The request record of {@code operation} with {@code fields} (FIELD=VALUE, as on the SOAP wire). */
-    static DynamicRecord request(DynamicStub stub, String operation, List<String> fields) {
-        DynamicRecord request = stub.dynamicInterface().request(operation);
-        for (String f : fields) {
-            int eq = f.indexOf('=');
-            request.setText(f.substring(0, eq), f.substring(eq + 1));
-        }
-        return request;
     }
 
     private void print(Tally t, double elapsed) {

@@ -60,6 +60,8 @@ import org.slf4j.LoggerFactory;
  * console, {@code /metrics}, the lease reports), refusals and repeats included;
  * <li>{@link DeduplicatingInterceptor}: each call id runs once, whichever protocol it arrives on; a
  * repeat gets the first outcome without going further (one instance shared by the protocols);
+ * <li>{@code DrainingInterceptor}: counts the calls under way and, once {@link #close} has begun to
+ * drain, refuses new ones as draining (a repeat of a call id run here still gets its outcome above);
  * <li>the interceptors added with {@link Builder#interceptor}, in that order: once per call id,
  * inside the span and the figures;
  * <li>{@link PhaseMarkInterceptor}: the benchmark's {@code INVOKE_START}/{@code INVOKE_END} marks,
