@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the CI command (.ci/run) N times, each on a fresh clone of the committed HEAD, and writes
-# which tests failed in which run. Every second run has one core kept busy by a load this script
-# starts and stops itself (a busy loop), since most flakes show only when the suite is starved.
+# Runs the CI command (.ci/run) N times, each on a fresh clone of the committed HEAD as it is when
+# the run starts, and writes which tests failed in which run. Every second run has one core kept
+# busy by a load this script starts and stops itself (a busy loop), since most flakes show only
+# when the suite is starved.
 #
 #   scripts/flake-hunt.sh          # 6 runs: 3 plain, 3 under load
 #   scripts/flake-hunt.sh 10 DIR   # 10 runs, results in DIR (default target/flake-hunt)
@@ -15,8 +16,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs="${1:-6}"
 out="${2:-$top/target/flake-hunt}"
 case "$runs" in '' | *[!0-9]*) echo "usage: $0 [RUNS] [DIR]" >&2; exit 2 ;; esac
-commit=$(git -C "$top" rev-parse --short HEAD)
-[ -n "$(git -C "$top" status --porcelain)" ] && echo "note: uncommitted changes are not tested; the clones have $commit"
+[ -n "$(git -C "$top" status --porcelain)" ] && echo "note: uncommitted changes are not tested; each clone has the HEAD of its start"
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/flake-hunt.XXXXXX")
 load_pid=""
@@ -45,6 +45,7 @@ for k in $(seq 1 "$runs"); do
   rm -rf "$keep"
   mkdir -p "$keep"
   git clone --quiet --no-hardlinks "$top" "$clone"
+  commit=$(git -C "$clone" rev-parse --short HEAD)   # HEAD may move between runs: each run says which it tested
   if [ "$loaded" != no ]; then
     ( while :; do :; done ) &
     load_pid=$!

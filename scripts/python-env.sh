@@ -7,7 +7,8 @@
 # Idempotent: a venv whose stamp matches the requirements file and the base interpreter is reused
 # at once (well under a second); otherwise it is rebuilt from scratch. Needs python3 (with the
 # venv module) and PyPI; fails with a non-zero exit and pip's output when it cannot install.
-# Progress goes to stderr; stdout is only the python path. PYTHON=... picks the base interpreter.
+# Progress goes to stderr; stdout is only the python path. PYTHON=... picks the base interpreter;
+# PYTHON_ENV_CHECK=1 builds nothing and fails unless the venv is ready.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +33,13 @@ stamp_file="$venv/.switchboard-stamp"
 ready() {
     [ -x "$venv/bin/python" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp_want" ]
 }
+
+# PYTHON_ENV_CHECK=1: only say whether the venv is ready (the tests ask this way; they build nothing).
+if [ "${PYTHON_ENV_CHECK:-}" = 1 ]; then
+    ready || die "$venv is missing or stale: scripts/test-prerequisites.sh (or this script) builds it"
+    echo "$venv/bin/python"
+    exit 0
+fi
 
 # Serialise concurrent builds of the same venv (two test JVMs, two shells).
 if command -v flock >/dev/null 2>&1; then

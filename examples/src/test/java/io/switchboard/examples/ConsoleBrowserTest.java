@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class ConsoleBrowserTest {
     @BeforeAll
     static void browser() throws Exception {
-        HeadlessChromium.ensureInstalled();
+        HeadlessChromium.requireInstalled();
     }
 
     @Test

@@ -54,7 +54,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Switchboard across languages (issue 7), with a real registry and the Python programs of
+ * Switchboard across languages, with a real registry and the Python programs of
  * {@code scripts/python/} as child processes in the project's venv ({@code scripts/python-env.sh}):
  * <ul>
  * <li>{@code echo_component.py}, the echo interface implemented in Python on code grpcio-tools

@@ -13,13 +13,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
+import io.switchboard.testing.Prerequisites;
 
 /**
- * A real browser for tests: Debian's {@code chromium}, headless, a new profile per run. {@link
- * #ensureInstalled} installs it with {@code apt-get} when it is missing (CI runs as root with
- * Debian's package registry reachable); a run as root that cannot install it fails, a run as
- * another user skips.
+ * A real browser for tests: Debian's {@code chromium}, headless, a new profile per run.
+ * {@code scripts/test-prerequisites.sh} (run once by {@code mvn verify}) installs it; a test that
+ * finds it missing fails saying so, unless {@code SWITCHBOARD_TESTS_OFF=chromium} turns it off.
  */
 final class HeadlessChromium {
     static final Path BINARY = Path.of("/usr/bin/chromium");
@@ -28,21 +27,8 @@ final class HeadlessChromium {
     private HeadlessChromium() {
     }
 
-    static void ensureInstalled() throws Exception {
-        if (Files.isExecutable(BINARY)) {
-            return;
-        }
-        String uid = run(List.of("id", "-u"), 10, true).strip();
-        Assumptions.assumeTrue(uid.equals("0"), "chromium is missing and this is not root (uid " + uid
-                + "), so it cannot be installed here: apt-get install -y chromium");
-        String out = run(List.of("apt-get", "install", "-y", "chromium"), 900, false);
-        if (!Files.isExecutable(BINARY)) {
-            run(List.of("apt-get", "update"), 600, false);   // a stale package list: refresh it once
-            out = run(List.of("apt-get", "install", "-y", "chromium"), 900, false);
-        }
-        if (!Files.isExecutable(BINARY)) {
-            fail("apt-get install -y chromium did not install " + BINARY + ":\n" + out);
-        }
+    static void requireInstalled() {
+        Prerequisites.require("chromium", Files.isExecutable(BINARY) ? null : "chromium is not installed at " + BINARY);
     }
 
     /** The page's DOM after its scripts ran for {@code virtualMillis} of virtual time. */

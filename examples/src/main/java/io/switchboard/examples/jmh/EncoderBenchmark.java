@@ -60,7 +60,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+UseG1GC"})
 public class EncoderBenchmark {
-    /** The SC2000 payloads: double[] of 10 to 10^6 values, LinkEntry lists of 10 to 10^5 nodes. */
+    /** The benchmark payloads: double[] of 10 to 10^6 values, LinkEntry lists of 10 to 10^5 nodes. */
     static final List<String> PAYLOADS = List.of("doubles:10", "doubles:1000", "doubles:100000", "doubles:1000000",
             "list:10", "list:1000", "list:100000");
     private static final int MAX_NODES = 2_000_000;

@@ -50,6 +50,8 @@ class GrpcSelectionAndFallbackTest {
     void stop() {
         channels.forEach(MetaStub::close);
         servers.forEach(ProtocolServer::close);
+        channels.clear();
+        servers.clear();
     }
 
     private Skeleton counting(String protocol, Skeleton inner) {
@@ -299,9 +301,17 @@ class GrpcSelectionAndFallbackTest {
             TransportException t = (TransportException) e.getCause();
             assertEquals(TransportException.Delivery.MAY_HAVE_RUN, t.delivery());
             assertTrue(t.getMessage().contains("may have run"), t.getMessage());
-            Thread.sleep(200);
-            assertEquals(1, impl.increments.get(), "it ran once on gRPC and was not repeated");
+            // Every attempt is recorded before the caller is answered: one, over gRPC.
             assertEquals(List.of("grpc"), protocols());
+            // The stopped server's run ends after the caller was answered: wait for it, then close
+            // everything so that no later run can be missed by the count.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (impl.increments.get() == 0) {
+                assertTrue(System.nanoTime() < deadline, "the gRPC server's run never finished");
+                Thread.onSpinWait();
+            }
+            stop();
+            assertEquals(1, impl.increments.get(), "it ran once on gRPC and was not repeated");
         } finally {
             pool.shutdownNow();
         }

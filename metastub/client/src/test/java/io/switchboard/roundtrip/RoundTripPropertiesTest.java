@@ -59,7 +59,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Every value exact or refused (issue 17), as properties over interfaces made at random:
+ * Every value exact or refused, as properties over interfaces made at random:
  * <ul>
  *   <li>a request of any value goes over {@code soap}, {@code grpc} and {@code local}, through the
  *       generated stub and through a {@link DynamicStub}, and comes back equal ({@link Same}), or

@@ -12,6 +12,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }
  * }</pre>
  *
- * Faults apply to traffic from then on, on open and new connections: {@link #delay} holds each
- * piece of data back, {@link #blackHole} reads and discards everything (the peer sees silence),
+ * Faults apply to traffic from then on, on open and new connections: {@link #hold} holds each
+ * piece of data back until {@link #pass}, {@link #blackHole} reads and discards everything (the peer sees silence),
  * {@link #resetOnce} and {@link #truncateOnce} fire once, when one connection has carried the
  * given number of bytes in one direction: a reset aborts both sides with a TCP RST, a truncation
  * forwards exactly that many bytes and then closes both sides normally (FIN). {@link #resetAll}
@@ -41,7 +42,9 @@ public final class FaultProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final List<Link> links = new CopyOnWriteArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
-    private volatile long delayMillis;
+    private volatile CountDownLatch holding;
+    /** Pieces read and not yet forwarded or dropped. */
+    private final AtomicInteger inHand = new AtomicInteger();
     private volatile boolean blackHole;
     private volatile boolean refusing;
     private volatile Trigger trigger;
@@ -91,17 +94,45 @@ public final class FaultProxy implements AutoCloseable {
         return accepted.get();
     }
 
-    /** Forward everything as it comes (the default): clears delay, black hole and pending triggers. */
+    /** Forward everything as it comes (the default): releases what is held; clears black hole and pending triggers. */
     public void pass() {
-        delayMillis = 0;
+        release();
         blackHole = false;
         refusing = false;
         trigger = null;
     }
 
-    /** Hold each piece of data back this long before forwarding it, in both directions. */
-    public void delay(Duration delay) {
-        delayMillis = delay.toMillis();
+    /**
+     * Hold each piece of data back, in both directions, until {@link #pass}: a server as slow as
+     * the test wants, with no clock involved.
+     */
+    public synchronized void hold() {
+        if (holding == null) {
+            holding = new CountDownLatch(1);
+        }
+    }
+
+    private synchronized void release() {
+        if (holding != null) {
+            holding.countDown();
+            holding = null;
+        }
+    }
+
+    /**
+     * Waits until the proxy has nothing in hand: every piece of data it read forwarded, or dropped
+     * with its connection (after {@link #pass}, what was held too), or {@code timeout} passes; true
+     * if so.
+     */
+    public boolean awaitNothingHeld(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (inHand.get() > 0) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(5);   // polling the count of held pieces
+        }
+        return true;
     }
 
     /** Read and discard everything, in both directions; connections stay open. */
@@ -134,6 +165,7 @@ public final class FaultProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        release();
         try {
             listener.close();
         } catch (IOException ignored) {
@@ -196,35 +228,17 @@ public final class FaultProxy implements AutoCloseable {
                         if (blackHole) {
                             continue;
                         }
-                        long wait = delayMillis;
-                        if (wait > 0) {
-                            Thread.sleep(wait);
-                        }
-                        int allowed = n;
-                        Trigger armed = trigger;
-                        boolean fire = false;
-                        synchronized (this) {
-                            long before = carried[direction.ordinal()];
-                            if (armed != null && armed.direction == direction && before + n > armed.afterBytes) {
-                                synchronized (FaultProxy.this) {
-                                    if (trigger == armed) {
-                                        trigger = null;
-                                        fire = true;
-                                        allowed = (int) Math.max(0, armed.afterBytes - before);
-                                    }
-                                }
+                        inHand.incrementAndGet();   // counted before the gate is read: see awaitNothingHeld
+                        try {
+                            CountDownLatch gate = holding;
+                            if (gate != null) {
+                                gate.await();
                             }
-                            carried[direction.ordinal()] = before + allowed;
-                        }
-                        if (fire && armed.reset) {
-                            abort(true);
-                            return;
-                        }
-                        out.write(buf, 0, allowed);
-                        out.flush();
-                        if (fire) {
-                            abort(false);
-                            return;
+                            if (!forward(out, buf, n, direction)) {
+                                return;
+                            }
+                        } finally {
+                            inHand.decrementAndGet();
                         }
                     }
                     to.shutdownOutput(); // pass the peer's FIN on
@@ -237,6 +251,37 @@ public final class FaultProxy implements AutoCloseable {
             }, "fault-proxy-" + direction);
             t.setDaemon(true);
             t.start();
+        }
+
+        /** Writes one piece read, as far as a trigger allows; false when the connection is done. */
+        private boolean forward(OutputStream out, byte[] buf, int n, Direction direction) throws IOException {
+            int allowed = n;
+            Trigger armed = trigger;
+            boolean fire = false;
+            synchronized (this) {
+                long before = carried[direction.ordinal()];
+                if (armed != null && armed.direction == direction && before + n > armed.afterBytes) {
+                    synchronized (FaultProxy.this) {
+                        if (trigger == armed) {
+                            trigger = null;
+                            fire = true;
+                            allowed = (int) Math.max(0, armed.afterBytes - before);
+                        }
+                    }
+                }
+                carried[direction.ordinal()] = before + allowed;
+            }
+            if (fire && armed.reset) {
+                abort(true);
+                return false;
+            }
+            out.write(buf, 0, allowed);
+            out.flush();
+            if (fire) {
+                abort(false);
+                return false;
+            }
+            return true;
         }
 
         /** Closes both sides: with a TCP RST when {@code reset}, else normally. */

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  *
  * <pre>{@code
  * String why = NetworkNamespaces.unavailableReason();
- * Assumptions.assumeTrue(why == null, why);
+ * Prerequisites.require("multihost", why);   // fails with the reason, or skips when turned off
  * try (NetworkNamespaces net = NetworkNamespaces.create("zk1", "client")) {
  *     ChildJvm zk = ChildJvm.start(net.launcher("zk1"), List.of("-Xmx128m"), err, QuorumPeerMain.class, cfg);
  *     net.cut("zk1");    // its link goes down: nothing in or out until heal

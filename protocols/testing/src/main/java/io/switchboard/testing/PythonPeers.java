@@ -16,9 +16,10 @@ import java.util.regex.Pattern;
 /**
  * Runs the repository's Python programs ({@code scripts/python/}) as child processes for the
  * cross-language tests: the virtual environment comes from the project's own
- * {@code scripts/python-env.sh} (pinned packages from PyPI, built once under {@code target/}), and
- * every process writes its output to files (no pipe to fill up). Python is part of this project's
- * machines: a missing Python or a failed install fails the test, it is never skipped.
+ * {@code scripts/python-env.sh} (pinned packages from PyPI, built once under {@code target/} by
+ * {@code scripts/test-prerequisites.sh}, which {@code mvn verify} runs before the tests), and every
+ * process writes its output to files (no pipe to fill up). A missing venv fails the test; only
+ * {@code SWITCHBOARD_TESTS_OFF=python} skips it (see {@link Prerequisites}).
  *
  * <pre>{@code
  * String python = PythonPeers.python(dir);
@@ -59,13 +60,15 @@ public final class PythonPeers {
     /** What the typed {@code .proto} of a component says at its top (its convention). */
     public static final String TYPED_PROTO_MARK = "Convention (Switchboard typed protobuf";
 
-    /** The python of the project's virtual environment, built first if it is missing or stale. */
+    /**
+     * The python of the project's virtual environment, which {@code scripts/test-prerequisites.sh}
+     * builds; fails the test (or skips it, when turned off) if it is missing or stale.
+     */
     public static String python(Path dir) throws IOException, InterruptedException {
-        Result env = run(dir, "python-env", Duration.ofMinutes(8), Map.of(), "bash",
+        Result env = run(dir, "python-env", Duration.ofMinutes(1), Map.of("PYTHON_ENV_CHECK", "1"), "bash",
                 repositoryRoot().resolve("scripts/python-env.sh").toString());
-        if (env.exit != 0) {
-            throw new AssertionError("scripts/python-env.sh failed (exit " + env.exit + "):\n" + env.out + env.err);
-        }
+        Prerequisites.require("python", env.exit == 0 ? null : "the Python virtual environment is not ready: "
+                + env.err.strip());
         List<String> lines = env.out.lines().filter(l -> !l.isBlank()).toList();
         String python = lines.isEmpty() ? "" : lines.get(lines.size() - 1).trim();
         if (!Files.isExecutable(Path.of(python))) {

@@ -39,7 +39,7 @@ import org.w3c.dom.NodeList;
 /**
  * What a hand-built or other-language client sends, straight to the echo component served as a
  * user serves it (a component server bound in a registry): SOAP envelopes over HTTP and the typed
- * protobuf messages over gRPC, each with one thing wrong that the readers used to take silently (issue 17). Each is
+ * protobuf messages over gRPC, each with one thing wrong that the readers used to take silently. Each is
  * refused naming the field: a SOAP Fault whose {@code sb:refused} detail says {@code malformed}
  * and the element's path, or gRPC {@code INVALID_ARGUMENT} with the field in {@code sb-refused-field};
  * the operation never runs, and a good call succeeds right after.

@@ -125,7 +125,7 @@ public final class InterfaceCompiler {
             Files.writeString(wsdl, new WsdlWriter(ctx).write(), StandardCharsets.UTF_8);
             Path proto = resDir.resolve(protoName);
             Files.writeString(proto, protoText, StandardCharsets.UTF_8);
-            Files.deleteIfExists(resDir.resolve(model.componentName() + ".typed.proto")); // the name before the typed wire became the only one
+            Files.deleteIfExists(resDir.resolve(model.componentName() + ".typed.proto")); // the name older versions wrote
             String provider = service.provider().canonicalName();
             List<Path> resources = new ArrayList<>(List.of(schemaCopy, wsdl, proto));
             if (implementationClass != null) {

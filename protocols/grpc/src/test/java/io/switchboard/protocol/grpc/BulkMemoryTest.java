@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
 
 /**
- * A {@code double[]} of 10^8 elements (800 MB) round trip over gRPC with bounded extra memory
- * (issue 3), measured as the heap bytes each thread allocates during the call, per payload byte.
+ * A {@code double[]} of 10^8 elements (800 MB) round trip over gRPC with bounded extra memory,
+ * measured as the heap bytes each thread allocates during the call, per payload byte.
  * The only allocations the call needs are the decoded arrays, the request's and the response's
  * (1.0 each): a call this large is merged where its parts arrive, on gRPC's event loops
  * ({@link PartQueue#readOnArrival}), so both are theirs, and the calling thread and the server's

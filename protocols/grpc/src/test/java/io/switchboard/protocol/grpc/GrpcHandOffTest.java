@@ -22,7 +22,7 @@ import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 
 /**
- * The thread hand-offs of a small gRPC call, as JFR sees them (issue 15): the server's worker
+ * The thread hand-offs of a small gRPC call, as JFR sees them: the server's worker
  * is woken once the one-part request is in and never waits in the part queue, the caller waits
  * for its response by running the call's callbacks itself (parked in {@link CallerExecutor}, not
  * in a monitor the event loop notifies), and a request of many parts is merged as it arrives.

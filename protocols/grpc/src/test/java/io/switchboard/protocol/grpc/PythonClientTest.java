@@ -29,14 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Python client generated from the emitted {@code .proto} alone calls a component over gRPC and
- * gets exact answers (issues 3 and 14). The client, {@code scripts/python/echo_grpc_client.py},
+ * gets exact answers. The client, {@code scripts/python/echo_grpc_client.py},
  * runs {@code grpc_tools.protoc} on the typed .proto and uses nothing but the generated messages
  * and stub: NaN payloads, -0.0 and infinities bit for bit, null and empty arrays, 100,000-node
  * lists and a cycle, a nested heterogeneous list, an n-d array, and the declared fault in the
  * status details. Its Python packages come from
- * {@code scripts/python-env.sh}: a virtual environment under the repository's {@code target/},
- * created on first use (PyPI, pinned versions) and reused afterwards. Python is part of this
- * project's machines, so a missing Python or a failed install fails this test; it is never skipped.
+ * {@code scripts/python-env.sh}: a virtual environment under the repository's {@code target/}
+ * (PyPI, pinned versions) that {@code scripts/test-prerequisites.sh} builds before the tests. A
+ * missing venv fails this test; only {@code SWITCHBOARD_TESTS_OFF=python} skips it.
  */
 class PythonClientTest {
     @Test

@@ -5,7 +5,9 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.protocol.ServerCall;
 import io.switchboard.protocol.ServerInterceptor;
 import io.switchboard.protocol.SwitchboardException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -35,16 +37,26 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
     private final int capacity;
     private final long retentionNanos;
     private final Map<String, Remembered> recent;
+    private final Clock clock;
 
     private record Remembered(CompletableFuture<Object> outcome, long at) {
     }
 
     public DeduplicatingInterceptor(int capacity, Duration retention) {
+        this(capacity, retention, null);
+    }
+
+    /**
+     * The same, ageing remembered calls by {@code clock} instead of {@link System#nanoTime}: a test
+     * moves a clock by hand to see retention run out without waiting for it.
+     */
+    public DeduplicatingInterceptor(int capacity, Duration retention, Clock clock) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity must be positive");
         }
         this.capacity = capacity;
         this.retentionNanos = retention.toNanos();
+        this.clock = clock;
         this.recent = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Remembered> eldest) {
@@ -63,7 +75,7 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
         String key = operation.name() + "/" + callId;
         CompletableFuture<Object> mine = new CompletableFuture<>();
         CompletableFuture<Object> first;
-        long now = System.nanoTime();
+        long now = nanoTime();
         synchronized (recent) {
             dropExpired(now);
             Remembered r = recent.get(key);
@@ -91,6 +103,14 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
         }
     }
 
+    private long nanoTime() {
+        if (clock == null) {
+            return System.nanoTime();
+        }
+        Instant now = clock.instant();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
     /** Entries are in arrival order, so the expired ones are at the head. */
     private void dropExpired(long now) {
         var it = recent.values().iterator();
@@ -113,7 +133,7 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
         }
         synchronized (recent) {
             Remembered r = recent.get(operation.name() + "/" + callId);
-            return r != null && System.nanoTime() - r.at() <= retentionNanos;
+            return r != null && nanoTime() - r.at() <= retentionNanos;
         }
     }
 

@@ -5,6 +5,7 @@ import io.switchboard.protocol.Skeleton;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -27,8 +28,13 @@ public final class DeduplicatingSkeleton implements Skeleton {
     private final Skeleton chain;
 
     public DeduplicatingSkeleton(Skeleton delegate, int capacity, Duration retention) {
+        this(delegate, capacity, retention, null);
+    }
+
+    /** The same, ageing remembered calls by {@code clock} (see {@link DeduplicatingInterceptor}). */
+    public DeduplicatingSkeleton(Skeleton delegate, int capacity, Duration retention, Clock clock) {
         Objects.requireNonNull(delegate);
-        this.once = new DeduplicatingInterceptor(capacity, retention);
+        this.once = new DeduplicatingInterceptor(capacity, retention, clock);
         this.chain = ServerInterceptorChain.of(null, null, List.of(once), delegate);
     }
 

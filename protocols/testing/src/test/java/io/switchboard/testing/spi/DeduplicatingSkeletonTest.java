@@ -4,12 +4,16 @@ import io.switchboard.protocol.spi.DeduplicatingSkeleton;
 
 import io.switchboard.protocol.Skeleton;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.testing.ManualClock;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,9 +56,24 @@ class DeduplicatingSkeletonTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             Future<Object> first = pool.submit(() -> once.invoke(OP, null, "id-1"));
-            inner.entered.await(10, TimeUnit.SECONDS);
-            Future<Object> repeat = pool.submit(() -> once.invoke(OP, null, "id-1"));
-            Thread.sleep(50);
+            assertTrue(inner.entered.await(10, TimeUnit.SECONDS), "the first call runs");
+            CompletableFuture<Object> repeat = new CompletableFuture<>();
+            Thread repeating = new Thread(() -> {
+                try {
+                    repeat.complete(once.invoke(OP, null, "id-1"));
+                } catch (Throwable t) {
+                    repeat.completeExceptionally(t);
+                }
+            });
+            repeating.start();
+            // The repeat parks on the first call's outcome (WAITING, untimed); the component's own
+            // wait is timed, so a repeat that ran the component again never shows this state.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (repeating.getState() != Thread.State.WAITING && !repeat.isDone()) {
+                assertTrue(System.nanoTime() < deadline, "the repeat reaches the wait: " + repeating.getState());
+                Thread.onSpinWait();
+            }
+            assertFalse(repeat.isDone(), "the repeat waits for the first call instead of answering at once");
             inner.release.countDown();
             assertSame(first.get(10, TimeUnit.SECONDS), repeat.get(10, TimeUnit.SECONDS));
             assertEquals(1, inner.runs.get());
@@ -89,10 +108,13 @@ class DeduplicatingSkeletonTest {
     void expiredCallsAreDroppedAsNewOnesArrive() throws Exception {
         Counting inner = new Counting();
         inner.release.countDown();
-        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMillis(50));
+        ManualClock clock = new ManualClock();
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMillis(50), clock);
         once.invoke(OP, null, "a");
         once.invoke(OP, null, "b");
-        Thread.sleep(120);
+        clock.advance(Duration.ofMillis(50));
+        assertTrue(once.remembers(OP, "a"), "kept for exactly its retention");
+        clock.advance(Duration.ofNanos(1));
         once.invoke(OP, null, "c");
         assertEquals(1, once.remembered(), "a and b expired and were dropped");
         once.invoke(OP, null, "a");

@@ -91,7 +91,11 @@ class ComponentRestartTest {
                 threads.add(thread);
                 thread.start();
             }
-            Thread.sleep(1_000);
+            long running = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (ran.size() < 100) {   // the clients are under way on the first server
+                assertTrue(System.nanoTime() < running, "the first server ran " + ran.size() + " calls in 20 s");
+                Thread.sleep(10);   // polling the count of calls the first server ran
+            }
             first.close();   // unbinds, then stops its listeners: calls in flight meet the stop
             ComponentEntry secondEntry;
             try (ComponentServer second = ComponentServer.builder().registry(registry.endpoint(), null).build()) {

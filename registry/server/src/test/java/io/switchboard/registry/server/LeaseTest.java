@@ -12,6 +12,7 @@ import io.switchboard.server.ComponentServer;
 import io.switchboard.registry.store.InMemoryRegistryStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,6 +23,7 @@ import io.switchboard.registry.wire.RenewFaultException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,15 +137,33 @@ class LeaseTest {
              ChildJvm server = ChildJvm.start(dir.resolve("server.err"), LeasedServerMain.class, registry.endpoint(),
                      "s")) {
             String instance = server.await("bound");
-            Thread.sleep(3_000);
+            Instant boundAt = renewedAt(registry, instance);
+            // Waits for the event itself: a renewal received three leases after the bind. The
+            // sweep drops a lapsed entry within 100 ms, so an entry missing meanwhile fails here.
+            Instant renewed = boundAt;
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (renewed.isBefore(boundAt.plusSeconds(3))) {
+                assertTrue(System.nanoTime() < deadline, "no renewal three leases after the bind");
+                renewed = renewedAt(registry, instance);
+                assertNotNull(renewed, "the entry lapsed while its server was alive");
+                Thread.sleep(50);   // polling the registry's record of the last renewal
+            }
             assertEquals(List.of(instance), reader.lookup("Conformance").stream().map(ComponentEntry::instanceId)
                     .toList(), "the heartbeat kept the entry for three leases");
             server.kill();
+            // The limit is the behaviour: the entry goes when its 1 s lease runs out (swept every
+            // 100 ms), not later; 5 s leaves about 4 s of margin.
             long killed = System.nanoTime();
             while (!reader.lookup("Conformance").isEmpty()) {
                 assertTrue(System.nanoTime() - killed < Duration.ofSeconds(5).toNanos(), "the entry outlived its lease");
                 Thread.sleep(50);
             }
         }
+    }
+
+    /** When the registry last received a renewal of this instance's lease; null when it holds none. */
+    private static Instant renewedAt(RegistryServer registry, String instance) {
+        var live = registry.service().live().getOrDefault("Conformance", java.util.Map.of()).get(instance);
+        return live == null ? null : live.renewedAt();
     }
 }

@@ -178,7 +178,7 @@ class RegistryFaultTest {
     /**
      * A registry server that has lost its store answers writes "unavailable" and changes nothing:
      * the component's renew moves on to the next registry server instead of failing there until its
-     * lease runs out (issue 16: only transport failures moved it).
+     * lease runs out: not only transport failures move it on.
      */
     @Test
     void aRegistryThatLostItsStoreSendsRenewsToTheNext() throws Exception {

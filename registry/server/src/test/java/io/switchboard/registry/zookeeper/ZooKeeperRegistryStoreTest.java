@@ -98,7 +98,7 @@ class ZooKeeperRegistryStoreTest {
 
     /**
      * A component renews through one registry server and then the other, as its heartbeat does when
-     * its first registry is slow or cut off for a moment (seen in MultiHostTest, issue 16): the
+     * its first registry is slow or cut off for a moment (as MultiHostTest does across hosts): the
      * server renewed last holds the node, whether or not it still held a lease of its own, so that
      * the other one's lapsing lease never drops an entry that is being renewed.
      */
@@ -164,7 +164,9 @@ class ZooKeeperRegistryStoreTest {
             await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
             b.rebind(entry("Echo", "e1", 31));   // taken over by the other server, under its session
             await("the take-over is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:31"));
-            Thread.sleep(2_500);   // past the store's second look at a node that came back
+            // the take-over deleted and re-created the node: the store looks again later, and only
+            // that second look could still report it gone
+            await("the store's second look at the node", Duration.ofSeconds(10), () -> watched.secondLooksDone() >= 1);
             assertEquals(List.of("bound:e1:30", "bound:e1:31"), changes);
             assertTrue(b.expire("Echo", "e1"));
             await("the removal is reported", Duration.ofSeconds(10), () -> changes.contains("gone:e1"));
@@ -255,7 +257,7 @@ class ZooKeeperRegistryStoreTest {
     /**
      * A watch over two registries whose first is cut off while a poll waits there (a black hole:
      * the connection stays open, nothing comes back) moves to the second within its short wait and
-     * the answer's margin; it waited 25 s plus 30 s before (issue 16).
+     * the answer's margin, not a poll's full wait plus the call's timeout.
      */
     @Test
     void aWatchOnACutRegistryMovesToTheNextWithinItsWaitAndCallTimeout() throws Exception {
@@ -272,7 +274,6 @@ class ZooKeeperRegistryStoreTest {
                 assertTrue(watch.awaitSynced(Duration.ofSeconds(10)));
                 viaTwo.bind(entry("Echo", "e1", 0));
                 await("the first registry reports e1", Duration.ofSeconds(10), () -> seen.contains("APPEAR:e1"));
-                Thread.sleep(200);   // the next poll is on its way to the first registry
                 line.blackHole();
                 long cut = System.nanoTime();
                 viaTwo.bind(entry("Echo", "e2", 0));
@@ -323,9 +324,10 @@ class ZooKeeperRegistryStoreTest {
                 await("both nodes owned by the new session", Duration.ofSeconds(10),
                         () -> owners(observer, store.sessionId()));
             } finally {
-                oldSession.close();   // ends the old session: its ephemeral nodes, if any were left, go now
+                // ends the old session: returns once the server closed it, which deletes the
+                // session's ephemeral nodes in the same step, so what is read below is after that
+                oldSession.close();
             }
-            Thread.sleep(500);
             assertTrue(owners(observer, store.sessionId()), "the nodes outlive the old session");
             assertEquals(List.of("e1", "e2"), observer.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
             assertNotEquals(old, store.sessionId());
@@ -339,8 +341,9 @@ class ZooKeeperRegistryStoreTest {
             b.rebind(entry("Echo", "e1", 45));   // b now owns the instance
             long old = a.sessionId();
             KillSession.kill(a.curator().getZookeeperClient().getZooKeeper());
+            // the store notes a new session and restores its nodes in one step that sessionId() waits
+            // for: once it names the new session, the restore is over
             await("a new session for a", Duration.ofSeconds(10), () -> a.sessionId() != old);
-            Thread.sleep(1_000);
             assertEquals(b.sessionId(), a.curator().checkExists().forPath("/t/takeover/Echo/e1").getEphemeralOwner());
             assertEquals(45, a.find("Echo", "e1").orElseThrow().leaseSeconds());
         }
@@ -356,7 +359,7 @@ class ZooKeeperRegistryStoreTest {
                     () -> store.bind(entry("Echo", "e2", 30)));
             assertTrue(e.getMessage().contains(zookeeper.getConnectString()) && e.getMessage().contains("cannot be reached"),
                     e.getMessage());
-            Thread.sleep(SESSION.multipliedBy(2).toMillis());   // long enough for the session to expire
+            Thread.sleep(SESSION.multipliedBy(2).toMillis());   // a time to pass (the session expires), not an event
             zookeeper.restart();
             try (ZooKeeperRegistryStore observer = store("/t/restart")) {
                 await("the leased entry is back", Duration.ofSeconds(20), () -> observer.lookup("Echo").size() == 1);

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -73,6 +74,8 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private static final long RECHECK_MILLIS = 2_000;
     /** Deleted nodes found again, whose creation the cache has not reported yet (see {@link #reportGone}). */
     private final Set<String> recreated = new HashSet<>();
+    /** Second looks finished (see {@link #reportGone}), so a test can wait for one instead of for its delay. */
+    private final AtomicInteger secondLooks = new AtomicInteger();
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "zookeeper-store-recheck");
         t.setDaemon(true);
@@ -318,10 +321,19 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             synchronized (recreated) {
                 unreported = recreated.remove(path);
             }
-            if (unreported && cache.get(path).isEmpty()) {
-                reportGone(sink, path);
+            try {
+                if (unreported && cache.get(path).isEmpty()) {
+                    reportGone(sink, path);
+                }
+            } finally {
+                secondLooks.incrementAndGet();
             }
         }), RECHECK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** How many second looks at a node that came back have finished (for tests). */
+    int secondLooksDone() {
+        return secondLooks.get();
     }
 
     private void reportBound(ChangeSink sink, ChildData node) {
