@@ -69,10 +69,12 @@ final class GrpcServer implements ProtocolServer {
     private final int maxChunkBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
-    /** How long health watchers may go on once the calls under way have ended and the server closes. */
+    /**
+     * How long calls under way (health watchers among them) may go on once the listener closes: a
+     * listener's close is a stop, as a crash of it would be; a component server drains its calls
+     * before it closes its listeners ({@code ComponentServer.close}), so only watchers are left then.
+     */
     private static final long CLOSE_GRACE_MILLIS = 250;
-    /** How long calls under way may go on once the server closes (a component server drains them before). */
-    private static final long DRAIN_MILLIS = 30_000;
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
     private final WorkerGate gate;
@@ -215,9 +217,8 @@ final class GrpcServer implements ProtocolServer {
         // short grace first (refused: new ones)
         health.enterTerminalState();
         if (server != null) {
-            server.shutdown();   // new calls refused; those under way go on
+            server.shutdown();
             try {
-                awaitCalls();
                 if (!server.awaitTermination(CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
                     server.shutdownNow();
                     server.awaitTermination(5, TimeUnit.SECONDS);
@@ -229,14 +230,6 @@ final class GrpcServer implements ProtocolServer {
         }
         workers.shutdownNow();
         gate.close();
-    }
-
-    /** Waits for the calls admitted to end, up to {@link #DRAIN_MILLIS}; health watches are not calls of the gate. */
-    private void awaitCalls() throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
-        while (gate.admitted() > 0 && System.nanoTime() - end < 0) {
-            Thread.sleep(5);
-        }
     }
 
     /** Starts a call: queues its parts and gives the work to a worker thread. */

@@ -50,7 +50,11 @@ public interface ProtocolServer extends AutoCloseable {
     default void drain() {
     }
 
-    /** Stops the listener and releases its port. */
+    /**
+     * Stops the listener and releases its port, as a crash of it would: calls under way are cut
+     * (after a moment's grace). {@code ComponentServer.close} drains its calls before it closes its
+     * listeners.
+     */
     @Override
     void close();
 }
