@@ -84,6 +84,8 @@ final class GrpcServer implements ProtocolServer {
     private final GrpcTls.Refusals refusals;
     private Server server;
     private boolean closed;
+    /** Whether health answers NOT_SERVING for good already ({@link #drain}, {@link #close}). */
+    private boolean notServing;
 
     GrpcServer(ServerSettings settings, BinaryLimits limits, int maxChunkBytes) {
         if (maxChunkBytes <= 0) {
@@ -201,7 +203,15 @@ final class GrpcServer implements ProtocolServer {
     /** Every service, the server's own ("") included, answers NOT_SERVING from here on; calls still run. */
     @Override
     public void drain() {
-        health.enterTerminalState();
+        notServing();
+    }
+
+    /** Health NOT_SERVING for good, once (gRPC logs a second call as an error). */
+    private synchronized void notServing() {
+        if (!notServing) {
+            notServing = true;
+            health.enterTerminalState();
+        }
     }
 
     @Override
@@ -215,7 +225,7 @@ final class GrpcServer implements ProtocolServer {
         // watcher hears it before its stream ends with the server: a stream cut at once (shutdownNow)
         // could drop the message the client had received but not yet handed on, so calls get a
         // short grace first (refused: new ones)
-        health.enterTerminalState();
+        notServing();
         if (server != null) {
             server.shutdown();
             try {
