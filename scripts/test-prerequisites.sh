@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, once, the outside programs some tests run, so that no test installs anything:
-#   python    the virtual environment of scripts/python-env.sh (pinned packages from PyPI)
+#   python    the virtual environment of scripts/python-env.sh (pinned packages from PyPI), and
+#             scripts/python-package-env.sh's fresh venv with the switchboard package pip-installed
 #   grpcurl   grpcurl, built with `go install` into <repo>/target/tools/grpcurl-VERSION/
 #   chromium  Debian's chromium, with apt-get (as root)
 # `mvn verify` runs this script once, at generate-test-resources of protocols/testing; it can be
@@ -23,6 +24,7 @@ if off python; then
     say "python: off (SWITCHBOARD_TESTS_OFF)"
 else
     bash "$repo/scripts/python-env.sh" >/dev/null
+    bash "$repo/scripts/python-package-env.sh" >/dev/null
 fi
 
 if off grpcurl; then

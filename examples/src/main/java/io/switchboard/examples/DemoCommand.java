@@ -26,6 +26,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./switchboard demo}: a tour of the components on loopback around one registry. The echo
@@ -33,13 +34,19 @@ import picocli.CommandLine.Command;
  * address, every answer checked, then its gRPC listener stopped to show calls falling back to
  * SOAP; matrix worker JVMs multiplying by two algorithms ({@link MatrixDemo}); a simulator and an
  * optimizer fitting known parameters, with a progress callback ({@link SimulationDemo}); the
- * Python echo component when its venv exists ({@link PythonDemo}); one summary table. Exits with 1
+ * Python echo component, on the switchboard package ({@link PythonDemo}: it makes the venv when
+ * missing; {@code --no-python} skips it); one summary table. Exits with 1
  * only if some answer is wrong; the child processes end with it (also on Ctrl-C).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "A tour on loopback: a registry, the echo component (with a fallback to SOAP), matrix worker JVMs, "
-                + "a simulator and an optimizer, the Python echo component if its venv exists; each call's protocol and why.")
+                + "a simulator and an optimizer, the Python echo component (making its venv if missing); each call's "
+                + "protocol and why.")
 final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--no-python", description = "Skip the Python stage (which makes the project's "
+            + "Python venv from PyPI the first time).")
+    private boolean noPython;
+
     private final PrintStream out = System.out;
     private final List<String[]> rows = new ArrayList<>();
     private long warmUpCalls;
@@ -73,7 +80,7 @@ final class DemoCommand implements Callable<Integer> {
                 stages.add(new DemoStageResult("matrix", 0, Map.of(), 0, false, "failed: " + e.getClass().getSimpleName()));
             }
             stages.add(new SimulationDemo(out).run(registry.endpoint(), secret));
-            stages.add(new PythonDemo(out).run(children, registry.endpoint(), secret, logDir));
+            stages.add(new PythonDemo(out).run(children, registry.endpoint(), secret, logDir, noPython));
         } catch (Exception e) {
             out.println("demo FAILED: " + e);
             stages.add(new DemoStageResult("demo", 0, Map.of(), 0, false, "failed: " + e.getClass().getSimpleName()));

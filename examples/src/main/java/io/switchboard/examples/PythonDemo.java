@@ -19,12 +19,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The demo's cross-language stage: the echo component written in Python
- * ({@code scripts/python/echo_component.py}) binds itself in the demo's registry and is called
- * from Java over gRPC and over SOAP. It runs only when the project's Python venv already exists
- * ({@code scripts/python-env.sh} builds it, from PyPI, in a minute or more): the demo does not
- * build it, and anything that goes wrong here skips the stage with one line rather than fail the
- * demo.
+ * The demo's cross-language stage: the echo component written in Python on the switchboard
+ * package ({@code scripts/python/echo_component.py}, a few lines on {@code switchboard.serve})
+ * binds itself in the demo's registry and is called from Java over gRPC and over SOAP. When the
+ * project's Python venv is missing, the stage makes it first with {@code scripts/python-env.sh}
+ * (from PyPI, once; it says so and shows that script's progress lines); {@code --no-python} skips
+ * the stage. Anything that goes wrong here (no python3, no network) skips the stage with one line
+ * rather than fail the demo.
  */
 final class PythonDemo {
     private static final String STAGE = "python echo";
@@ -34,15 +35,21 @@ final class PythonDemo {
         this.out = out;
     }
 
-    DemoStageResult run(ChildJvm children, String registryUrl, String secret, Path logDir) {
+    DemoStageResult run(ChildJvm children, String registryUrl, String secret, Path logDir, boolean skip) {
         out.println("== python: the echo component written in Python, called from Java ==");
+        if (skip) {
+            return skipped("--no-python");
+        }
         Path root = repositoryRoot();
-        Path python = root == null ? null : root.resolve("target/python-venv/bin/python");
-        if (python == null || !Files.isExecutable(python)) {
-            out.println("skipped    no Python venv at target/python-venv; scripts/python-env.sh builds it once (from PyPI, "
-                    + "a minute or more), which the demo does not do itself");
-            out.println();
-            return DemoStageResult.skipped(STAGE, "no venv (scripts/python-env.sh)");
+        if (root == null) {
+            return skipped("not run from a checkout (scripts/python is missing)");
+        }
+        Path python = root.resolve("target/python-venv/bin/python");
+        if (!Files.isExecutable(python)) {
+            String why = makeVenv(root, logDir);
+            if (why != null) {
+                return skipped(why);
+            }
         }
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         Process component = null;
@@ -90,6 +97,35 @@ final class PythonDemo {
             if (component != null) {
                 component.destroy();   // SIGTERM: it unbinds itself
             }
+        }
+    }
+
+    /**
+     * Makes the venv with scripts/python-env.sh, saying so once and passing on its progress lines;
+     * null when it is ready, else why not.
+     */
+    private String makeVenv(Path root, Path logDir) {
+        out.println("python     making the Python venv once (scripts/python-env.sh: pinned packages from PyPI into "
+                + "target/python-venv, about a minute; --no-python skips this stage)");
+        try {
+            Process p = new ProcessBuilder("bash", root.resolve("scripts/python-env.sh").toString())
+                    .redirectOutput(logDir.resolve("python-env.out").toFile()).start();
+            try (java.io.BufferedReader progress = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    p.getErrorStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+                for (String line = progress.readLine(); line != null; line = progress.readLine()) {
+                    out.println("           " + line);
+                }
+            }
+            if (!p.waitFor(15, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                return "scripts/python-env.sh did not finish in 15 minutes";
+            }
+            return p.exitValue() == 0 ? null : "scripts/python-env.sh failed (exit " + p.exitValue() + "; output above)";
+        } catch (java.io.IOException e) {
+            return "cannot run scripts/python-env.sh: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while making the venv";
         }
     }
 

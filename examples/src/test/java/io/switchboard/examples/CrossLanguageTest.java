@@ -57,8 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Switchboard across languages, with a real registry and the Python programs of
  * {@code scripts/python/} as child processes in the project's venv ({@code scripts/python-env.sh}):
  * <ul>
- * <li>{@code echo_component.py}, the echo interface implemented in Python on code grpcio-tools
- * generates from the typed {@code .proto}, binds itself in the registry through a zeep client built
+ * <li>{@code echo_component.py}, the echo interface implemented in Python on the switchboard
+ * package ({@code switchboard.serve}), binds itself in the registry through a zeep client built
  * from the registry's WSDL, serves gRPC and SOAP, renews its lease and unbinds on SIGTERM; a Java
  * meta-stub finds it by name and calls it over both;</li>
  * <li>{@code registry_echo_client.py}, knowing only the registry's address, looks a component up,

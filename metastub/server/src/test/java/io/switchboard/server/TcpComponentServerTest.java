@@ -1,6 +1,7 @@
 package io.switchboard.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.metastub.CallRecord;
@@ -8,6 +9,7 @@ import io.switchboard.metastub.FixedPolicy;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.RefusedException;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.testing.FaultProxy;
 import io.switchboard.testing.conformance.ConformanceComponent;
@@ -56,6 +58,25 @@ class TcpComponentServerTest {
                 ConformanceComponent.stub(fixed).increment(1);
                 assertEquals(List.of("tcp", "tcp"), protocols());
                 assertEquals(2, impl.increments.get());
+            }
+        }
+    }
+
+    @Test
+    void aPinnedCallOverTheFrameLimitIsRefusedBeforeAnythingIsSent() {
+        ConformanceImpl impl = new ConformanceImpl();
+        try (ComponentServer server = ComponentServer.builder().build()) {
+            ComponentEntry entry = server.export("Counter", ConformanceComponent.skeleton(impl));
+            try (MetaStub channel = client(entry.endpoints(), false)) {
+                ConformanceStub pinned = ConformanceComponent.stub(channel)
+                        .withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "tcp"));
+                RefusedException e = assertThrows(RefusedException.class, () -> pinned.echoDoubles(new double[600_000]));
+                assertEquals("size-limit", e.reason());
+                assertTrue(e.getMessage().contains("nothing was sent"), e.getMessage());
+                assertEquals(List.of("tcp"), protocols(), "refused, not repeated elsewhere");
+                assertEquals(-1, calls.get(0).requestWireBytes(), "no byte left: " + calls.get(0));
+                assertEquals(600_000, ConformanceComponent.stub(channel).echoDoubles(new double[600_000]).length,
+                        "unpinned, the same call goes where it fits");
             }
         }
     }

@@ -75,11 +75,6 @@ final class Frame {
         }
     }
 
-    /** The frame's size on the wire for a meta and a message of these sizes. */
-    static long size(int metaBytes, long dataBytes) {
-        return HEADER_BYTES + metaBytes + dataBytes;
-    }
-
     /** The data of a frame as the protobuf codecs read it, straight from the connection's buffer. */
     static ProtoInput.Source source(ByteBuf data) {
         return new ProtoInput.Source() {

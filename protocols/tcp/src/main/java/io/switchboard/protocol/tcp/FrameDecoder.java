@@ -15,16 +15,78 @@ import java.util.List;
  * skipped as it arrives. Anything else that breaks the framing (not {@code PRPC}, a meta larger
  * than the body or than {@code maxMetaBytes}, a meta that does not parse) ends the connection with
  * a {@link FrameException}: the stream cannot be resynchronised.
+ *
+ * <p>With a minimum rate (a server's), a frame must arrive within {@code frameTimeout} plus its
+ * size at {@code minBytesPerSecond}, counted from its first byte; a slower sender's connection is
+ * closed ({@link #slowSenders}), so a sender that trickles bytes cannot hold a connection's buffer
+ * for longer.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
     private final long maxDataBytes;
     private final int maxMetaBytes;
+    private final long frameTimeoutNanos;
+    private final long minBytesPerSecond;
+    private final Runnable slowSenders;
     /** Data bytes of an oversized frame still to skip. */
     private long discarding;
+    /** The body size the header of the frame under way announced; 0 before its header is in. */
+    private long announced;
+    /** When the first byte of the frame under way arrived (System.nanoTime), or 0 between frames. */
+    private long frameStart;
 
+    /** A decoder without a minimum rate (a client's: it waits for answers as long as their calls do). */
     FrameDecoder(long maxDataBytes, int maxMetaBytes) {
+        this(maxDataBytes, maxMetaBytes, null, 0, null);
+    }
+
+    /**
+     * A decoder that closes the connection of a sender slower than {@code frameTimeout} plus a
+     * frame's size at {@code minBytesPerSecond}, telling {@code slowSenders} each time.
+     */
+    FrameDecoder(long maxDataBytes, int maxMetaBytes, java.time.Duration frameTimeout, long minBytesPerSecond,
+                 Runnable slowSenders) {
         this.maxDataBytes = maxDataBytes;
         this.maxMetaBytes = maxMetaBytes;
+        this.frameTimeoutNanos = frameTimeout == null ? 0 : frameTimeout.toNanos();
+        this.minBytesPerSecond = minBytesPerSecond;
+        this.slowSenders = slowSenders;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        super.channelRead(ctx, msg);
+        if (frameTimeoutNanos == 0) {
+            return;
+        }
+        boolean partial = discarding > 0 || (internalBuffer().isReadable());
+        if (!partial) {
+            frameStart = 0;
+        } else if (frameStart == 0) {
+            long start = System.nanoTime();
+            frameStart = start;
+            watch(ctx, start, frameTimeoutNanos);
+        }
+    }
+
+    /** Checks after {@code delayNanos} whether the frame that began at {@code start} is in, or late. */
+    private void watch(ChannelHandlerContext ctx, long start, long delayNanos) {
+        ctx.executor().schedule(() -> {
+            if (frameStart != start || !ctx.channel().isActive()) {
+                return;   // that frame is in
+            }
+            long allowed = frameTimeoutNanos + (long) (announced * 1e9 / minBytesPerSecond);
+            long left = start + allowed - System.nanoTime();
+            if (left > 0) {
+                watch(ctx, start, left);   // its header said it is large: it has longer
+                return;
+            }
+            if (slowSenders != null) {
+                slowSenders.run();
+            }
+            ctx.fireExceptionCaught(new FrameException("a frame of " + announced + " bytes did not arrive within "
+                    + java.time.Duration.ofNanos(allowed).toMillis() + " ms (slower than " + minBytesPerSecond
+                    + " bytes/s)"));
+        }, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     /** The framing of a connection broke: its bytes cannot be read on. */
@@ -36,6 +98,14 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        cut(in, out);
+    }
+
+    /**
+     * Cuts at most one frame off {@code in} into {@code out}, or skips data of an oversized one; for
+     * a reader that keeps its own buffer (a client's connection) as for this handler's pipeline.
+     */
+    void cut(ByteBuf in, List<Object> out) {
         if (discarding > 0) {
             int n = (int) Math.min(discarding, in.readableBytes());
             in.skipBytes(n);
@@ -43,6 +113,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
             if (discarding > 0) {
                 return;
             }
+            frameDone();
         }
         if (in.readableBytes() < Frame.HEADER_BYTES) {
             return;
@@ -59,6 +130,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         if (metaBytes > maxMetaBytes) {
             throw new FrameException("a meta of " + metaBytes + " bytes is over the limit of " + maxMetaBytes);
         }
+        announced = body;
         long dataBytes = body - metaBytes;
         boolean oversized = dataBytes > maxDataBytes;
         long needed = Frame.HEADER_BYTES + (oversized ? metaBytes : body);
@@ -72,10 +144,20 @@ final class FrameDecoder extends ByteToMessageDecoder {
             int n = (int) Math.min(discarding, in.readableBytes());
             in.skipBytes(n);
             discarding -= n;
+            if (discarding == 0) {
+                frameDone();
+            }
             out.add(new Frame(meta, null, dataBytes, Frame.HEADER_BYTES + body));
             return;
         }
+        frameDone();
         out.add(new Frame(meta, in.readRetainedSlice((int) dataBytes), dataBytes, Frame.HEADER_BYTES + body));
+    }
+
+    /** The frame under way is all in: the next one's clock starts at its first byte. */
+    private void frameDone() {
+        announced = 0;
+        frameStart = 0;
     }
 
     private RpcMeta meta(ByteBuf in, int at, int length) {

@@ -75,21 +75,25 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
 
     /** The protobuf encoding of this meta. */
     byte[] encode() {
-        ProtoOutput out = new ProtoOutput(64);
+        ProtoOutput out = new ProtoOutput(128);
         if (service != null) {
-            ProtoOutput req = new ProtoOutput(64);
-            req.writeString(1, service);
-            req.writeString(2, method);
+            // the nested message's length first, by hand: one buffer for the whole meta
+            int length = stringField(service) + stringField(method)
+                    + (logId != 0 ? 1 + ProtoOutput.varint64Size(logId) : 0)
+                    + (requestId != null ? stringField(requestId) : 0)
+                    + (timeoutMillis != 0 ? 1 + ProtoOutput.varint64Size(timeoutMillis) : 0);
+            out.writeLengthDelimited(1, length);
+            out.writeString(1, service);
+            out.writeString(2, method);
             if (logId != 0) {
-                req.writeInt64(3, logId);
+                out.writeInt64(3, logId);
             }
             if (requestId != null) {
-                req.writeString(7, requestId);
+                out.writeString(7, requestId);
             }
             if (timeoutMillis != 0) {
-                req.writeInt32(8, timeoutMillis);
+                out.writeInt32(8, timeoutMillis);
             }
-            nested(out, 1, req);
         } else {
             ProtoOutput resp = new ProtoOutput(16);
             if (errorCode != 0) {
@@ -110,6 +114,12 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
             }
         }
         return out.toByteArray();
+    }
+
+    /** The bytes of a string field (number below 16) holding {@code s}. */
+    private static int stringField(String s) {
+        int n = utf8Length(s);
+        return 1 + ProtoOutput.varint32Size(n) + n;
     }
 
     private static void nested(ProtoOutput out, int field, ProtoOutput inner) {
@@ -209,6 +219,12 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
     }
 
     static int utf8Length(String s) {
-        return s.getBytes(StandardCharsets.UTF_8).length;
+        int n = s.length();
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                return s.getBytes(StandardCharsets.UTF_8).length;
+            }
+        }
+        return n;
     }
 }

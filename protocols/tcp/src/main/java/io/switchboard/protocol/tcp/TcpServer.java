@@ -10,6 +10,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -67,13 +70,17 @@ final class TcpServer implements ProtocolServer {
     private final ExecutorService workers;
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder busyRefusals = new LongAdder();
+    private final LongAdder slowSenders = new LongAdder();
+    private final LongAdder connectionRefusals = new LongAdder();
+    private final AtomicInteger open = new AtomicInteger();
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private EventLoopGroup loops;
     private Channel listener;
     private boolean closed;
 
     /** A component as served: its skeleton and its operations by name. */
-    private record Exported(Skeleton skeleton, String name, Map<String, OperationDescriptor> operations) {
+    private record Exported(Skeleton skeleton, String name, Map<String, OperationDescriptor> operations,
+                            Map<String, InlineRuns> inline) {
     }
 
     TcpServer(ServerSettings settings, TcpLimits tcpLimits) {
@@ -104,13 +111,18 @@ final class TcpServer implements ProtocolServer {
         if (listener != null) {
             return;
         }
-        loops = new NioEventLoopGroup(0, new DefaultThreadFactory("tcp-server", true));
-        ServerBootstrap b = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+        boolean epoll = Epoll.isAvailable();   // Linux: fewer system calls per call than the JDK's selector
+        DefaultThreadFactory threads = new DefaultThreadFactory("tcp-server", true);
+        loops = epoll ? new EpollEventLoopGroup(0, threads) : new NioEventLoopGroup(0, threads);
+        ServerBootstrap b = new ServerBootstrap().group(loops)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        boolean over = open.incrementAndGet() > settings.maxConnections();
+                        ch.closeFuture().addListener(f -> open.decrementAndGet());
                         if (settings.tls() != null) {
                             SslHandler tls = TcpTls.server(settings.tls());
                             tls.handshakeFuture().addListener(f -> {
@@ -123,8 +135,10 @@ final class TcpServer implements ProtocolServer {
                         }
                         long idle = settings.idleTimeout().toMillis();
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
-                                new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes()),
-                                new Connection());
+                                new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
+                                        settings.requestTimeout(), settings.minRequestBytesPerSecond(),
+                                        slowSenders::increment),
+                                new Connection(over));
                     }
                 });
         try {
@@ -152,6 +166,16 @@ final class TcpServer implements ProtocolServer {
         return busyRefusals.sum();
     }
 
+    /** Connections closed because a frame arrived slower than the settings allow; for tests and logs. */
+    long slowSenders() {
+        return slowSenders.sum();
+    }
+
+    /** Connections refused because {@link ServerSettings#maxConnections()} were open; for tests and logs. */
+    long connectionRefusals() {
+        return connectionRefusals.sum();
+    }
+
     @Override
     public synchronized Endpoint export(Skeleton skeleton) {
         start();
@@ -160,11 +184,13 @@ final class TcpServer implements ProtocolServer {
             throw new IllegalArgumentException(d.name() + " has no protobuf codec: recompile it with this Switchboard");
         }
         Map<String, OperationDescriptor> ops = new HashMap<>();
+        Map<String, InlineRuns> inline = new HashMap<>();
         for (OperationDescriptor op : d.operations()) {
             ops.put(op.name(), op);
+            inline.put(op.name(), new InlineRuns(TimeUnit.MICROSECONDS.toNanos(tcpLimits.inlineMicros())));
         }
         String service = WireFormat.grpcServiceName(d.name());
-        if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops))) != null) {
+        if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops), Map.copyOf(inline))) != null) {
             throw new IllegalStateException(d.name() + " is already exported on this tcp server");
         }
         String host = settings.hostForEndpoints();
@@ -197,6 +223,34 @@ final class TcpServer implements ProtocolServer {
     /** One connection's calls: those running, by correlation id, so that a cancel or the close finds them. */
     private final class Connection extends ChannelInboundHandlerAdapter {
         private final Map<Long, Call> running = new ConcurrentHashMap<>();
+        /** Over the connection limit: every request is answered EOVERCROWDED, then the connection closes. */
+        private final boolean refused;
+
+        Connection(boolean refused) {
+            this.refused = refused;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (refused) {
+                connectionRefusals.increment();
+                long n = connectionRefusals.sum();
+                if (n == 1 || n % 100 == 0) {
+                    LOG.warn("tcp server: {} connections open, the limit; refusing {} ({} refused so far)",
+                            settings.maxConnections(), ctx.channel().remoteAddress(), n);
+                }
+            }
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (refused) {
+                ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                        .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+            }
+            ctx.fireChannelReadComplete();
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -214,6 +268,15 @@ final class TcpServer implements ProtocolServer {
                 if (c != null) {
                     c.cancel();
                 }
+                return;
+            }
+            if (refused || running.size() >= tcpLimits.maxCallsPerConnection()) {
+                frame.release();
+                busyRefusals.increment();
+                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.OVERCROWDED, refused
+                        ? "server busy: " + settings.maxConnections() + " connections are open; the call did not run"
+                        : "this connection runs " + tcpLimits.maxCallsPerConnection() + " calls, its limit; the call"
+                        + " did not run", null));
                 return;
             }
             Exported e = exported.get(meta.service());
@@ -241,11 +304,16 @@ final class TcpServer implements ProtocolServer {
                 return;
             }
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
-            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data);
+            InlineRuns inline = e.inline().get(op.name());
+            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data, inline);
             if (running.putIfAbsent(meta.correlationId(), call) != null) {
                 frame.release();
                 answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
                         "RpcMeta.correlation_id", "a call with this correlation id is under way"), op.toString()));
+                return;
+            }
+            if (inline.inline(frame.data.readableBytes())) {
+                call.run();   // a fast operation: answered from here, without a worker (InlineRuns)
                 return;
             }
             try {
@@ -311,8 +379,14 @@ final class TcpServer implements ProtocolServer {
         private final ServerCallContext context;
         volatile io.netty.util.concurrent.ScheduledFuture<?> deadline;
 
+        private final InlineRuns inline;
+        /** When the run began, and how long it took until its answer was ready to write. */
+        private long start;
+        private long ranNanos;
+
         Call(ChannelHandlerContext ctx, Connection connection, Skeleton skeleton, OperationDescriptor op, RpcMeta meta,
-             ByteBuf data) {
+             ByteBuf data, InlineRuns inline) {
+            this.inline = inline;
             this.ctx = ctx;
             this.connection = connection;
             this.skeleton = skeleton;
@@ -339,17 +413,23 @@ final class TcpServer implements ProtocolServer {
             }
         }
 
+        /** Runs the call: on a worker, or on the event loop for a fast operation (never interrupted there). */
         @Override
         public void run() {
+            boolean onLoop = ctx.executor().inEventLoop();
             synchronized (this) {
                 if (cancelled) {
                     release();
                     return;
                 }
-                worker = Thread.currentThread();
+                if (!onLoop) {
+                    worker = Thread.currentThread();
+                }
             }
+            start = System.nanoTime();
             try {
                 serve();
+                inline.ran(ranNanos, onLoop);
             } catch (RuntimeException | Error e) {
                 LOG.warn("{} failed inside the tcp protocol", op, e);
                 finish(TcpErrors.failure(meta.correlationId(), e), null);
@@ -358,7 +438,9 @@ final class TcpServer implements ProtocolServer {
                 synchronized (this) {
                     worker = null;
                 }
-                Thread.interrupted(); // a late cancel must not leak into the pool thread's next call
+                if (!onLoop) {
+                    Thread.interrupted(); // a late cancel must not leak into the pool thread's next call
+                }
             }
         }
 
@@ -419,6 +501,7 @@ final class TcpServer implements ProtocolServer {
 
         /** Sends the answer, unless the call was cancelled or timed out. */
         private void finish(RpcMeta answer, ProtoCodec.Writer writer) {
+            ranNanos = System.nanoTime() - start;
             io.netty.util.concurrent.ScheduledFuture<?> d = deadline;
             if (d != null) {
                 d.cancel(false);

@@ -2,14 +2,18 @@ package io.switchboard.protocol.tcp;
 
 import io.netty.handler.ssl.SslHandler;
 import io.switchboard.protocol.TlsSettings;
+import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.security.NoSuchAlgorithmException;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 
 /**
- * {@link TlsSettings} as Netty's {@link SslHandler} (the JDK's TLS engine: nothing native), and the
+ * {@link TlsSettings} as a server's Netty {@link SslHandler} and a client's {@link SSLSocket} (the
+ * JDK's TLS both: nothing native), and the
  * endpoint form that says TLS: a server with TLS publishes {@code tcps://HOST:PORT/Component}
  * (plain text: {@code tcp://}), and a client speaks TLS to a {@code tcps} endpoint and only to it,
  * checking the server's name against its certificate. A server whose settings hold a trust store
@@ -41,19 +45,22 @@ final class TcpTls {
         return new SslHandler(engine);
     }
 
-    /** A client's handler for a {@code tcps} endpoint at {@code host:port}: the settings' trust (else the JVM's) and key. */
-    static SslHandler client(TlsSettings tls, String host, int port) {
+    /**
+     * A client's TLS over a connected {@code socket} to a {@code tcps} endpoint at {@code host:port}:
+     * the settings' trust (else the JVM's) and key; the server's name checked against its certificate.
+     */
+    static SSLSocket client(TlsSettings tls, Socket socket, String host, int port) throws IOException {
         SSLContext context;
         try {
             context = tls != null ? tls.context() : SSLContext.getDefault();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("no TLS in this JVM", e);
         }
-        SSLEngine engine = context.createSSLEngine(host, port);
-        engine.setUseClientMode(true);
-        SSLParameters params = engine.getSSLParameters();
+        SSLSocket ssl = (SSLSocket) context.getSocketFactory().createSocket(socket, host, port, true);
+        ssl.setUseClientMode(true);
+        SSLParameters params = ssl.getSSLParameters();
         params.setEndpointIdentificationAlgorithm("HTTPS");
-        engine.setSSLParameters(params);
-        return new SslHandler(engine);
+        ssl.setSSLParameters(params);
+        return ssl;
     }
 }

@@ -1,7 +1,8 @@
 package io.switchboard.protocol.tcp;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.switchboard.codec.binary.BinaryLimits;
 import io.switchboard.codec.binary.WireFormat;
 import io.switchboard.codec.binary.WireFormatException;
@@ -22,19 +23,21 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Calls one component over tcp. The request is encoded on the calling thread (a refused encoding,
- * or a message over the frame limit, sends nothing) and written as one frame; the answer is matched
- * by its correlation id on the connection's event loop, which hands the frame to the waiting caller
- * (a blocking call decodes it on its own thread) or completes the future of a non-blocking one.
- * Cancelling a non-blocking call, or a blocking call that times out or is interrupted, sends a
- * cancel frame: the server interrupts the operation. Thread-safe.
+ * Calls one component over tcp. The request is encoded and written as one frame by the calling
+ * thread (a refused encoding, or a message over the frame limit, sends nothing); a blocking caller
+ * reads its answer off the connection itself when no other thread is reading, and decodes it
+ * ({@link ClientConnection}). Cancelling a non-blocking call, or a blocking call that times out or
+ * is interrupted, sends a cancel frame: the server interrupts the operation. Thread-safe.
  */
 final class TcpTransport implements Transport {
+    /** Frames are written from arrays: a plain socket takes a heap array without a copy. */
+    private static final ByteBufAllocator HEAP = new UnpooledByteBufAllocator(false);
+
     private final TcpClient client;
     private final ServiceDescriptor descriptor;
     private final Endpoint endpoint;
@@ -68,39 +71,41 @@ final class TcpTransport implements Transport {
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
         Duration timeout = client.settings().timeoutFor(options);
-        Pending p = send(operation, request, options, timeout);
+        Sent sent = send(operation, request, options, timeout);
         Frame frame;
         try {
-            frame = p.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            frame = sent.connection.await(sent.call, System.nanoTime() + timeout.toNanos());
         } catch (TimeoutException e) {
-            p.cancelOnWire();
+            cancelOnWire(sent, operation);
             throw deadline(operation, timeout);
         } catch (InterruptedException e) {
-            p.cancelOnWire();
+            cancelOnWire(sent, operation);
             Thread.currentThread().interrupt();
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN, operation
                     + " was interrupted", e);
-        } catch (ExecutionException e) {
+        } catch (CompletionException e) {
             throw (RuntimeException) e.getCause();
         }
         return read(operation, frame, options.wireBytes());
     }
 
     /**
-     * Non-blocking: no thread waits while the server works; the answer is read on the connection's
-     * event loop. Cancelling the future cancels the call on the server.
+     * Non-blocking: no thread waits while the server works; the answer is read by whichever thread
+     * reads the connection and decoded on the client's executor. Cancelling the future cancels
+     * the call on the server.
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
         Duration timeout = client.settings().timeoutFor(options);
-        Pending p;
+        Sent sent;
         try {
-            p = send(operation, request, options, timeout);
+            sent = send(operation, request, options, timeout);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Object> result = new CompletableFuture<>();
-        p.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((frame, failure) -> {
+        // decoded off the reading thread: the caller's stages must not hold up the connection's other answers
+        sent.call.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenCompleteAsync((frame, failure) -> {
             if (failure == null) {
                 try {
                     result.complete(read(operation, frame, options.wireBytes()));
@@ -108,17 +113,18 @@ final class TcpTransport implements Transport {
                     result.completeExceptionally(e);
                 }
             } else if (failure instanceof TimeoutException) {
-                p.cancelOnWire();
+                cancelOnWire(sent, operation);
                 result.completeExceptionally(deadline(operation, timeout));
             } else {
                 result.completeExceptionally(AsyncCalls.unwrap(failure));
             }
-        });
+        }, client.readers());
         result.whenComplete((r, t) -> {
             if (result.isCancelled()) {
-                p.cancelOnWire();
+                cancelOnWire(sent, operation);
             }
         });
+        sent.connection.ensureReader();
         return result;
     }
 
@@ -127,8 +133,15 @@ final class TcpTransport implements Transport {
                 + endpoint.address() + " exceeded its deadline: no answer within " + timeout.toMillis() + " ms", null);
     }
 
-    /** Encodes the request and sends its frame once the connection is ready; the answer completes the returned call. */
-    private Pending send(OperationDescriptor operation, Object request, CallOptions options, Duration timeout) {
+    /** A request on the wire: its connection and the call its answer completes. */
+    private record Sent(ClientConnection connection, ClientConnection.Call call) {
+    }
+
+    /**
+     * Encodes the request and writes its frame on this thread; a request that cannot be encoded, or
+     * is over the frame limit, is refused before anything is sent.
+     */
+    private Sent send(OperationDescriptor operation, Object request, CallOptions options, Duration timeout) {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
@@ -144,8 +157,6 @@ final class TcpTransport implements Transport {
                     + " bytes is over the tcp frame limit of " + client.limits().maxFrameBytes()
                     + " bytes; nothing was sent (larger messages go over grpc)");
         }
-        TcpClient.Connection connection = client.connection(endpoint.uri());
-        long id = connection.nextId();
         Map<String, String> user = null;
         TraceContext trace = options.get(TraceContext.OPTION);
         if (trace != null) {
@@ -155,30 +166,36 @@ final class TcpTransport implements Transport {
                 user.put(TraceContext.TRACESTATE, trace.tracestate());
             }
         }
+        ClientConnection connection = client.connection(endpoint.uri());
+        ClientConnection.Call call = connection.open(operation.toString());
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
-        byte[] meta = RpcMeta.request(service, operation.name(), options.callId(), timeoutMillis, id, user).encode();
-        Pending p = new Pending(connection, id, operation, service);
-        ByteBuf frame = Frame.encode(connection.channel.alloc(), meta, writer);
+        byte[] meta = RpcMeta.request(service, operation.name(), options.callId(), timeoutMillis, call.id, user).encode();
+        ByteBuf frame = Frame.encode(HEAP, meta, writer);
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
-        long frameBytes = frame.readableBytes();
-        WireBytes wire = options.wireBytes();
-        connection.pending.put(id, p);
-        connection.whenReady(() -> connection.channel.writeAndFlush(frame).addListener(f -> {
-            if (f.isSuccess()) {
-                if (wire != null) {
-                    wire.addSent(frameBytes);
-                }
-                PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
-            } else {
-                connection.pending.remove(id);
-                p.completeExceptionally(notDelivered(operation, f.cause()));
-            }
-        }), cause -> {
+        int frameBytes = frame.readableBytes();
+        try {
+            connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());
+        } finally {
             frame.release();
-            connection.pending.remove(id);
-            p.completeExceptionally(notDelivered(operation, cause));
-        });
-        return p;
+        }
+        PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
+        if (options.wireBytes() != null) {
+            options.wireBytes().addSent(frameBytes);
+        }
+        return new Sent(connection, call);
+    }
+
+    /** Forgets the call and tells the server to stop it; its answer, if one comes, is dropped. */
+    private void cancelOnWire(Sent sent, OperationDescriptor operation) {
+        if (sent.connection.forget(sent.call)) {
+            byte[] meta = RpcMeta.request(service, operation.name(), null, 0, sent.call.id,
+                    Map.of(TcpErrors.CANCEL, "1")).encode();
+            ByteBuf frame = Frame.encode(HEAP, meta, null);
+            byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            frame.release();
+            sent.connection.sendQuietly(bytes);
+        }
     }
 
     private TransportException notDelivered(OperationDescriptor operation, Throwable cause) {
@@ -235,38 +252,5 @@ final class TcpTransport implements Transport {
     @Override
     public String toString() {
         return "TcpTransport[" + descriptor.name() + " at " + endpoint.address() + "]";
-    }
-
-    /** A call under way: completed with its answer's frame by the connection's event loop. */
-    static final class Pending extends CompletableFuture<Frame> {
-        private final TcpClient.Connection connection;
-        private final long id;
-        private final OperationDescriptor operation;
-        private final String service;
-
-        Pending(TcpClient.Connection connection, long id, OperationDescriptor operation, String service) {
-            this.connection = connection;
-            this.id = id;
-            this.operation = operation;
-            this.service = service;
-        }
-
-        String what() {
-            return operation.toString();
-        }
-
-        /** Forgets the call and tells the server to stop it; its answer, if one comes, is dropped. */
-        void cancelOnWire() {
-            boolean underWay = connection.pending.remove(id) != null;
-            if (!completeExceptionally(new java.util.concurrent.CancellationException()) && !isCompletedExceptionally()) {
-                join().release();   // the answer arrived meanwhile: nobody reads it
-            }
-            Channel ch = connection.channel;
-            if (underWay && ch != null && ch.isActive()) {
-                byte[] meta = RpcMeta.request(service, operation.name(), null, 0, id, Map.of(TcpErrors.CANCEL, "1"))
-                        .encode();
-                ch.writeAndFlush(Frame.encode(ch.alloc(), meta, null));
-            }
-        }
     }
 }

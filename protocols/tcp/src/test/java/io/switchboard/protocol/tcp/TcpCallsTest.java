@@ -123,6 +123,43 @@ class TcpCallsTest {
     }
 
     @Test
+    void aLargeRequestToAServerThatStopsReadingFailsByItsDeadline() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<java.net.Socket> accepted = new java.util.concurrent.atomic.AtomicReference<>();
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0);
+             ProtocolClient big = new TcpProtocolProvider(TcpLimits.defaults().withMaxFrameBytes(64 << 20))
+                     .newClient(ClientSettings.defaults())) {
+            Thread acceptor = new Thread(() -> {
+                try {
+                    accepted.set(silent.accept());   // and never reads
+                } catch (java.io.IOException e) {
+                    // closed
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            ConformanceStub s = ConformanceComponent.stub(big.connect(ConformanceComponent.DESCRIPTOR,
+                    new Endpoint("tcp", "tcp://127.0.0.1:" + silent.getLocalPort() + "/Conformance")))
+                    .withOptions(CallOptions.DEFAULT.withTimeout(Duration.ofMillis(500)));
+            // 32 MB: more than the sockets' buffers hold, so the write blocks once the peer stops reading
+            CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> {
+                try {
+                    s.echoDoubles(new double[4 << 20]);
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            Throwable e = call.get(20, TimeUnit.SECONDS);   // a write without a watch blocks until the peer goes
+            assertInstanceOf(TransportException.class, e);
+        } finally {
+            java.net.Socket peer = accepted.get();
+            if (peer != null) {
+                peer.close();
+            }
+        }
+    }
+
+    @Test
     void wireBytesCountWholeFrames() {
         WireBytes wire = new WireBytes();
         stub.withOptions(CallOptions.DEFAULT.withWireBytes(wire)).echoDoubles(new double[100]);

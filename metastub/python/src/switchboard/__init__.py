@@ -1,0 +1,44 @@
+"""Switchboard for Python.
+
+Call any component bound in a Switchboard registry, knowing only the registry's address::
+
+    import switchboard
+    with switchboard.connect("http://127.0.0.1:8081/axis2/services/Registry") as board:
+        echo = board.lookup("Echo")
+        echo.echoDoubles(values=[1.5, -0.0])             # the protocol chosen by the policy
+        echo.echoDoubles(values=[1.5], protocol="soap")   # or pinned per call
+        echo.last_call.protocol, echo.last_call.reason
+
+and serve a component of your own over gRPC and SOAP, bound in the registry with a lease::
+
+    server = switchboard.serve(Echo(), schema="echo.xsd", registry=URL, name="PyEcho")
+"""
+
+from ._client import Board, CallRecord, Component
+from ._values import Record
+from .errors import (DeclaredFault, NoCommonProtocol, NotFound, Refused, RemoteError, SwitchboardError,
+                     TransportError)
+from .tls import Tls
+
+__all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tls", "DeclaredFault",
+           "NoCommonProtocol", "NotFound", "Refused", "RemoteError", "SwitchboardError", "TransportError"]
+
+
+def connect(registry_url, tls=None, policy="adaptive", protocols=("grpc", "soap"), timeout=60.0, listener=None,
+            watch=True):
+    """A Board on the registry at ``registry_url``. ``policy`` is each component's default
+    (``adaptive``, ``size``, ``size:BYTES``, ``fixed:PROTOCOL``, ``first-common``); ``protocols`` the
+    ones this client may use, in its order of preference (SOAP, the failsafe, must be among them);
+    ``tls`` a ``switchboard.Tls`` for https:// and grpcs:// addresses; ``listener`` is called with
+    the CallRecord of every attempt; ``watch`` keeps each component's replicas equal to the registry's
+    entries (a watch per looked-up name)."""
+    return Board(registry_url, tls=tls, policy=policy, protocols=protocols, timeout=timeout, listener=listener,
+                 watch=watch)
+
+
+def serve(obj, schema, registry=None, name=None, **options):
+    """Serves ``obj``'s methods as the operations of ``schema`` over gRPC and SOAP and, given a
+    registry, binds it there with a lease; see ``switchboard.server.serve``."""
+    from .server import serve as _serve
+
+    return _serve(obj, schema, registry=registry, name=name, **options)

@@ -1,0 +1,464 @@
+"""Calling components knowing only the registry: the Python meta-stub.
+
+Each call goes through the same steps as the Java meta-stub's chain: a call id (kept by every
+attempt), a replica (the one with the fewest calls in flight from this client, ties in turn;
+failed replicas avoided for a back-off), the protocol (pinned on the call, or chosen by the call's,
+the operation's or the component's policy among the candidates not in back-off), the attempt, a
+record, and the failsafe: a call that fails on a protocol other than SOAP runs again over SOAP,
+with the same call id, when that cannot run the operation twice (the request never reached it,
+the operation is idempotent, or the server answers a repeated call id with the first result)."""
+
+import asyncio
+import concurrent.futures
+import functools
+import re
+import secrets
+import threading
+import time
+
+from . import _values, policies
+from ._schema import Interface
+from ._soap import SoapCodec
+from ._transport import FaultMessage, GrpcTransport, SoapTransport
+from .errors import NoCommonProtocol, NotFound, SwitchboardError, TransportError, fault_class
+from .policies import FAILSAFE
+
+DEFAULT_PROTOCOLS = ("grpc", "soap")
+KNOWN_PROTOCOLS = {"grpc", "soap"}
+
+
+def new_call_id():
+    """128 random bits in hex, as the Java meta-stub's call ids."""
+    return secrets.token_hex(16)
+
+
+class CallRecord:
+    """One attempt of a call, with the fields of the Java meta-stub's CallRecord: which operation,
+    its call id, over which protocol to which address, why (the policy's reason, ``pinned on call``
+    or ``fallback from grpc (...)``), the request payload counted, how long it took (seconds), how it
+    ended (``error`` is None on success, a declared fault included) and the response payload."""
+
+    __slots__ = ("component", "operation", "call_id", "protocol", "address", "reason", "estimated_bytes",
+                 "latency", "error", "response_bytes")
+
+    def __init__(self, component, operation, call_id, protocol, address, reason, estimated_bytes, latency, error,
+                 response_bytes=-1):
+        self.component, self.operation, self.call_id = component, operation, call_id
+        self.protocol, self.address, self.reason = protocol, address, reason
+        self.estimated_bytes, self.latency, self.error, self.response_bytes = estimated_bytes, latency, error, response_bytes
+
+    @property
+    def fallback(self):
+        """Whether this attempt was the failsafe's repeat over SOAP."""
+        return self.reason.startswith("fallback")
+
+    @property
+    def succeeded(self):
+        return self.error is None
+
+    @property
+    def payload_bytes(self):
+        return -1 if self.estimated_bytes < 0 else self.estimated_bytes + max(0, self.response_bytes)
+
+    def __repr__(self):
+        return "CallRecord(%s.%s over %s to %s, %s, %.3f ms%s)" % (
+            self.component, self.operation, self.protocol, self.address, self.reason, self.latency * 1e3,
+            "" if self.error is None else ", error: " + self.error)
+
+
+class _Context:
+    """What a policy sees of one call."""
+
+    def __init__(self, estimated, expected_response, suite_candidates, replica):
+        self.estimated_bytes, self.expected_response_bytes = estimated, expected_response
+        self.suite_candidates, self._replica = suite_candidates, replica
+
+    def address(self, protocol):
+        return self._replica.entry.endpoint(protocol)
+
+
+class _Replica:
+    """One instance of the component: its transports and which of its protocols are in back-off."""
+
+    def __init__(self, board, component, entry):
+        self.entry = entry
+        self.board = board
+        self.component = component
+        self.candidates = [p for p in board.protocols if entry.endpoint(p) is not None]
+        if FAILSAFE not in self.candidates:
+            raise NoCommonProtocol("%s must be spoken by both sides (client %s, server %s)"
+                                   % (FAILSAFE, list(board.protocols), [p for p, _ in entry.endpoints]))
+        self.health = policies.Backoff()
+        self.transports = {}
+        self.in_flight = 0
+        self.lock = threading.Lock()
+
+    def transport(self, protocol):
+        t = self.transports.get(protocol)
+        if t is None:
+            with self.lock:
+                t = self.transports.get(protocol)
+                if t is None:
+                    address = self.entry.endpoint(protocol)
+                    iface, codec = self.component.iface, self.component.codec
+                    t = GrpcTransport(iface, address, self.board.tls) if protocol == "grpc" else \
+                        SoapTransport(iface, codec, address, self.board.tls)
+                    self.transports[protocol] = t
+        return t
+
+    def avoided(self):
+        return [p for p in self.candidates if p != FAILSAFE and self.health.avoided(p)]
+
+    def close(self):
+        for t in self.transports.values():
+            t.close()
+
+
+class _Operation:
+    def __init__(self, component, name):
+        self.component, self.name = component, name
+        functools.update_wrapper(self, component._describe(name), updated=())
+
+    def __call__(self, protocol=None, policy=None, timeout=None, call_id=None, **values):
+        return self.component._call(self.name, values, protocol, policy, timeout, call_id)
+
+
+class Component:
+    """The stub of one component, made at run time from its registry entry: its operations are
+    methods taking the schema's field names as keyword arguments (``echo.echoDoubles(values=...)``),
+    each also as ``NAME_async`` (an asyncio future in a running loop, a concurrent future otherwise).
+    Every call takes ``protocol=`` (pin) or ``policy=``, and ``timeout=`` (seconds)."""
+
+    def __init__(self, board, name, entries, policy, operation_policies):
+        self._board, self.name = board, name
+        proto = next((e.interface_proto for e in entries if e.interface_proto), None)
+        if proto is None:
+            raise SwitchboardError("the entry of %s carries no .proto (PROTO document); a Python client needs it" % name)
+        self.iface = board._interface(proto)
+        namespace = re.search(r"namespace (\S+?),", proto)
+        self.codec = SoapCodec(self.iface, namespace.group(1) if namespace else "urn:switchboard:" + name)
+        self.types = _values.Types(self.iface)
+        self.faults = {}
+        for op in self.iface.operations.values():
+            if op.fault is not None:
+                self.faults[op.name] = fault_class(op.fault.DESCRIPTOR.name, [
+                    f.name for f in op.fault.DESCRIPTOR.fields])
+        self.policy = policies.by_name(policy)
+        self.operation_policies = {k: policies.by_name(v) for k, v in (operation_policies or {}).items()}
+        self._replicas = [_Replica(board, self, e) for e in entries]
+        self._replica_health = policies.Backoff()
+        self._turn = 0
+        self._lock = threading.Lock()
+        self._response_sizes = {}
+        self._last = None
+        self._local = threading.local()
+        self._closed = threading.Event()
+        if board.watch:
+            threading.Thread(target=self._follow, name="switchboard-watch-" + name, daemon=True).start()
+
+    # -- the stub's surface -----------------------------------------------------------------------
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        ops = self.__dict__.get("iface").operations if "iface" in self.__dict__ else {}
+        if attr in ops:
+            return _Operation(self, attr)
+        if attr.endswith("_async") and attr[:-6] in ops:
+            name = attr[:-6]
+            return lambda protocol=None, policy=None, timeout=None, call_id=None, **values: self._board._submit(
+                functools.partial(self._call, name, values, protocol, policy, timeout, call_id))
+        for fault in self.__dict__.get("faults", {}).values():
+            if fault.__name__ == attr:
+                return fault
+        raise AttributeError("%s has no operation %r (operations: %s)" % (self.name, attr, ", ".join(sorted(ops))))
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.iface.operations)
+                      | {n + "_async" for n in self.iface.operations})
+
+    @property
+    def last_call(self):
+        """The CallRecord of the last attempt of this thread's last call through this stub (of any
+        thread's, for a thread that made none): ``protocol``, ``reason``, ``fallback``, ..."""
+        return getattr(self._local, "last", None) or self._last
+
+    @property
+    def operations(self):
+        return sorted(self.iface.operations)
+
+    @property
+    def entries(self):
+        return [r.entry for r in self._replicas]
+
+    def _describe(self, name):
+        op = self.iface.operations[name]
+        fields = [f.name for f in op.request.DESCRIPTOR.fields if f.name not in ("sb_nodes", "sb_nulls")]
+
+        def doc():
+            pass
+        doc.__name__ = name
+        doc.__doc__ = "%s(%s) of %s%s%s" % (name, ", ".join(f + "=..." for f in fields), self.name,
+                                            "; idempotent" if op.idempotent else "", "; one-way" if op.one_way else "")
+        return doc
+
+    # -- a call -----------------------------------------------------------------------------------
+
+    def _call(self, name, values, protocol, policy, timeout, call_id):
+        op = self.iface.operations[name]
+        fields = {f.name for f in op.request.DESCRIPTOR.fields} - {"sb_nodes", "sb_nulls"}
+        unknown = set(values) - fields
+        if unknown:
+            raise TypeError("%s() got unexpected keyword arguments %s (it takes %s)" % (
+                name, ", ".join(sorted(unknown)), ", ".join(sorted(fields)) or "none"))
+        encoder = _values.Encoder(self.iface, op.request.DESCRIPTOR)
+        request = encoder.encode(values)
+        if protocol is not None and protocol not in KNOWN_PROTOCOLS:
+            raise NoCommonProtocol("call pins %s, which this client does not speak (it speaks %s)"
+                                   % (protocol, sorted(KNOWN_PROTOCOLS)))
+        call_id = call_id or new_call_id()
+        timeout = timeout if timeout is not None else self._board.timeout
+        tried, last = set(), None
+        while True:
+            replica = self._pick_replica(tried)
+            if replica is None:
+                if last is None:
+                    raise NotFound("no instance of %s is bound in %s now" % (self.name, self._board.url))
+                raise last
+            tried.add(id(replica))
+            with self._lock:
+                replica.in_flight += 1
+            try:
+                response, raw = self._on_replica(replica, op, request, protocol, policy, timeout, call_id)
+                self._replica_health.succeeded(replica.entry.instance_id)
+                break
+            except TransportError as e:
+                self._replica_health.failed(replica.entry.instance_id)
+                last = e
+                if e.delivery != TransportError.NOT_DELIVERED and not op.idempotent:
+                    raise
+            finally:
+                with self._lock:
+                    replica.in_flight -= 1
+        if isinstance(response, FaultMessage):
+            fields = _values.Decoder(self.iface, self.types).decode(response.message)
+            raise self.faults[name](response.text, **fields)
+        self._response_sizes[name] = response.ByteSize()
+        decoded = _values.Decoder(self.iface, self.types, use_numpy=encoder.saw_numpy).decode(response, raw)
+        return _values.unwrap(decoded, op.response, self.types)
+
+    def _pick_replica(self, tried):
+        with self._lock:
+            fresh = [r for r in self._replicas if id(r) not in tried]
+            if not fresh:
+                return None
+            healthy = [r for r in fresh if not self._replica_health.avoided(r.entry.instance_id)] or fresh
+            least = min(r.in_flight for r in healthy)
+            ties = [r for r in healthy if r.in_flight == least]
+            self._turn += 1
+            return ties[self._turn % len(ties)]
+
+    def _on_replica(self, replica, op, request, pinned, policy, timeout, call_id):
+        """One replica's meta-stub: select, attempt, record, and the failsafe."""
+        estimated = request.ByteSize()
+        if pinned is not None:
+            if pinned not in replica.candidates:
+                raise NoCommonProtocol("call pins %s, which client and server do not share %s"
+                                       % (pinned, replica.candidates))
+            chosen, reason, is_pinned = self.policy, "pinned on call", True
+            protocol = pinned
+        else:
+            is_pinned = False
+            level = "call"
+            chosen = policies.by_name(policy) if policy is not None else None
+            if chosen is None:
+                chosen, level = self.operation_policies.get(op.name), "operation"
+            if chosen is None:
+                chosen, level = self.policy, "stub"
+            avoided = replica.avoided()
+            candidates = [p for p in replica.candidates if p not in avoided]
+            context = _Context(estimated, self._response_sizes.get(op.name, 0), replica.candidates, replica)
+            protocol = chosen.select(context, candidates)
+            reason = "%s (%s policy%s)" % (chosen.name, level, "; %s in back-off" % ", ".join(sorted(avoided))
+                                           if avoided else "")
+        try:
+            return self._attempt(replica, op, request, protocol, reason, chosen, estimated, timeout, call_id)
+        except TransportError as e:
+            if is_pinned or protocol == FAILSAFE:
+                raise
+            replica.health.failed(protocol)
+            why = self._repeatable(op, e, replica)
+            if why is None:
+                raise TransportError(protocol, TransportError.MAY_HAVE_RUN,
+                                     "%s failed and was not repeated over SOAP: it is not idempotent and the server "
+                                     "does not recognise call ids (%s)" % (op.name, e)) from e
+            try:
+                return self._attempt(replica, op, request, FAILSAFE, "fallback from %s (%s)" % (protocol, why),
+                                     chosen, estimated, timeout, call_id)
+            except TransportError as second:
+                if e.delivery == TransportError.MAY_HAVE_RUN and second.delivery == TransportError.NOT_DELIVERED:
+                    raise TransportError(FAILSAFE, TransportError.MAY_HAVE_RUN,
+                                         "%s over %s may have run; the fallback over SOAP was not delivered (%s)"
+                                         % (op.name, protocol, second)) from second
+                raise
+
+    @staticmethod
+    def _repeatable(op, failure, replica):
+        if failure.delivery == TransportError.NOT_DELIVERED:
+            return "the request never reached the operation"
+        if op.idempotent:
+            return "the operation is idempotent"
+        if "call-ids" in replica.entry.features:
+            return "the server answers a repeated call id with the first result"
+        return None
+
+    def _attempt(self, replica, op, request, protocol, reason, policy, estimated, timeout, call_id):
+        transport = replica.transport(protocol)
+        started = time.perf_counter()
+        error, response = None, None
+        try:
+            response, raw = transport.call(op, request, call_id, timeout)
+            return response, raw
+        except FaultMessage as f:
+            replica.health.succeeded(protocol)   # an answer ends the back-off
+            response = f
+            return f, None
+        except Exception as e:
+            error = "%s: %s" % (type(e).__name__, e)
+            if not isinstance(e, TransportError):
+                replica.health.succeeded(protocol)
+            raise
+        finally:
+            size = response.ByteSize() if response is not None and hasattr(response, "ByteSize") else -1
+            if error is None:
+                replica.health.succeeded(protocol)
+            record = CallRecord(self.name, op.name, call_id, protocol, transport.address, reason, estimated,
+                                time.perf_counter() - started, error, size)
+            self._last = self._local.last = record
+            policy.observe(record)
+            self._board._recorded(record)
+
+    # -- following the registry --------------------------------------------------------------------
+
+    def _follow(self):
+        """Keeps the replica set equal to the registry's entries under this name: a watch long-poll
+        (its own registry client, so that lookups never wait behind it); a reset or a new registry
+        epoch takes a fresh lookup. While the registry cannot be reached, the set stays as it was."""
+        from ._registry import RegistryClient
+
+        epoch = since = None
+        client = None
+        while not self._closed.is_set():
+            try:
+                if client is None:
+                    client = RegistryClient(self._board.url, tls=self._board.tls, timeout=self._board.watch_wait + 30)
+                new_epoch, version, reset, events = client.watch(self.name, epoch, since, self._board.watch_wait)
+                if reset or epoch != new_epoch:
+                    self._replace_entries(client.lookup(self.name))
+                else:
+                    for kind, instance, entry in events:
+                        self._apply(kind, instance, entry)
+                epoch, since = new_epoch, version
+            except Exception:   # the registry is restarting or away: keep the replicas, try again
+                if self._closed.wait(1.0):
+                    return
+
+    def _replace_entries(self, entries):
+        with self._lock:
+            known = {r.entry.instance_id: r for r in self._replicas}
+        for entry in entries:
+            if entry.instance_id not in known or known[entry.instance_id].entry.endpoints != entry.endpoints:
+                self._apply("appear", entry.instance_id, entry)
+        for instance in set(known) - {e.instance_id for e in entries}:
+            self._apply("go", instance, None)
+
+    def _apply(self, kind, instance, entry):
+        replica = None
+        if kind != "go" and entry is not None:
+            try:
+                replica = _Replica(self._board, self, entry)
+            except NoCommonProtocol:
+                replica = None   # an instance this client cannot call (no SOAP): as if it were not there
+        with self._lock:
+            old = [r for r in self._replicas if r.entry.instance_id == instance]
+            if replica is not None and old and old[0].entry.endpoints == entry.endpoints:
+                return
+            self._replicas = [r for r in self._replicas if r.entry.instance_id != instance]
+            if replica is not None:
+                self._replicas.append(replica)
+        for r in old:
+            if r.in_flight == 0:
+                r.close()
+
+    def close(self):
+        self._closed.set()
+        for r in self._replicas:
+            r.close()
+
+
+class Board:
+    """A connection to a registry: looks components up by name and makes their stubs."""
+
+    def __init__(self, registry_url, tls=None, policy="adaptive", protocols=DEFAULT_PROTOCOLS, timeout=60.0,
+                 listener=None, watch=True, watch_wait=10):
+        from ._registry import RegistryClient
+
+        unknown = [p for p in protocols if p not in KNOWN_PROTOCOLS]
+        if unknown:
+            raise ValueError("this client speaks %s, not %s" % (sorted(KNOWN_PROTOCOLS), unknown))
+        if FAILSAFE not in protocols:
+            raise ValueError("%s must be among the protocols: it is the failsafe" % FAILSAFE)
+        self.url, self.tls, self.timeout = registry_url, tls, timeout
+        self.watch, self.watch_wait = watch, watch_wait
+        self.protocols = tuple(protocols)
+        self.policy = policy
+        policies.by_name(policy)   # refuse a bad name now, not at the first call
+        self.registry = RegistryClient(registry_url, tls=tls, timeout=timeout)
+        self.listeners = [listener] if listener else []
+        self._interfaces = {}
+        self._components = []
+        self._executor = None
+        self._lock = threading.Lock()
+
+    def lookup(self, name, policy=None, operation_policies=None):
+        """The stub of the component bound under ``name`` (all its replicas)."""
+        entries = self.registry.lookup(name)
+        if not entries:
+            raise NotFound("no component is bound as %r in %s" % (name, self.url))
+        c = Component(self, name, entries, policy or self.policy, operation_policies)
+        self._components.append(c)
+        return c
+
+    def _interface(self, proto):
+        with self._lock:
+            iface = self._interfaces.get(proto)
+            if iface is None:
+                iface = self._interfaces[proto] = Interface(proto)
+            return iface
+
+    def _recorded(self, record):
+        for listener in self.listeners:
+            listener(record)
+
+    def _submit(self, fn):
+        with self._lock:
+            if self._executor is None:
+                self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=16,
+                                                                       thread_name_prefix="switchboard-call")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self._executor.submit(fn)
+        return loop.run_in_executor(self._executor, fn)
+
+    def close(self):
+        for c in self._components:
+            c.close()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,229 @@
+"""The two protocols a Python caller speaks, each as ``call(operation, request message, call id,
+timeout) -> response message``, raising the errors of ``switchboard.errors``: gRPC (grpcio, generic
+methods on the .proto's paths, streamed messages as parts whose protobuf merge is the message) and
+SOAP (requests and lxml, in the wire form of ``_soap``)."""
+
+import threading
+from urllib.parse import urlparse
+
+from google.protobuf.descriptor import FieldDescriptor as F
+
+from . import _soap
+from ._wire import read_varint, varint
+from .errors import Refused, RemoteError, TransportError
+
+PART_BYTES = 1 << 20
+FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
+MAX_MESSAGE = 256 << 20
+DETAILS_KEY = "grpc-status-details-bin"
+
+
+def parts(message, part_bytes=PART_BYTES):
+    """The message as serialized parts whose protobuf merge is the message: the singular fields
+    first, then each repeated field cut into slices (a packed array's slice is a packed field of
+    its own, which protobuf appends on merge). Packed fixed-width numbers are cut from the bytes of
+    one serialization, never turned into Python numbers."""
+    if message.ByteSize() <= part_bytes:
+        return [message.SerializeToString()]
+    first = type(message)()
+    first.CopyFrom(message)
+    repeated = [f for f in message.DESCRIPTOR.fields if f.is_repeated]
+    for f in repeated:
+        first.ClearField(f.name)
+    head = first.SerializeToString()
+    out = [head] if head else []   # no singular field set: the repeated fields' parts alone
+    for f in repeated:
+        values = getattr(message, f.name)
+        n = len(values)
+        if not n:
+            continue
+        width = FIXED_WIDTH.get(f.type) if f.message_type is None else None
+        if width:
+            only = type(message)()
+            getattr(only, f.name).MergeFrom(values)
+            data = only.SerializeToString()
+            _, i = read_varint(data, 0)
+            length, i = read_varint(data, i)
+            raw, tag = memoryview(data)[i:i + length], varint(f.number << 3 | 2)
+            step = max(width, part_bytes // width * width)
+            out.extend(tag + varint(len(raw[j:j + step])) + raw[j:j + step].tobytes() for j in range(0, length, step))
+            continue
+        whole = type(message)()
+        getattr(whole, f.name).MergeFrom(values)
+        step = max(1, int(n * part_bytes / max(1, whole.ByteSize())))
+        for i in range(0, n, step):
+            part = type(message)()
+            getattr(part, f.name).MergeFrom(values[i:i + step])
+            out.append(part.SerializeToString())
+    return out
+
+
+class GrpcTransport:
+    protocol = "grpc"
+
+    def __init__(self, iface, address, tls=None):
+        import grpc
+
+        self.iface, self.address = iface, address
+        url = urlparse(address)
+        if url.scheme not in ("grpc", "grpcs"):
+            raise ValueError("not a grpc:// or grpcs:// address: %s" % address)
+        options = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", MAX_MESSAGE)]
+        target = "%s:%d" % (url.hostname, url.port)
+        if url.scheme == "grpcs":
+            if tls is None:
+                raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
+            self.channel = grpc.secure_channel(target, tls.grpc_credentials(), options=options)
+        else:
+            self.channel = grpc.insecure_channel(target, options=options)
+        self._methods = {}
+        self._lock = threading.Lock()
+
+    def method(self, op):
+        m = self._methods.get(op.name)
+        if m is None:
+            with self._lock:
+                if op.streams:
+                    m = self.channel.stream_stream(op.path, request_serializer=None, response_deserializer=None)
+                else:
+                    m = self.channel.unary_unary(op.path, request_serializer=None, response_deserializer=None)
+                self._methods[op.name] = m
+        return m
+
+    def call(self, op, request, call_id, timeout):
+        import grpc
+
+        metadata = [("sb-call-id", call_id)] if call_id else []
+        method = self.method(op)
+        try:
+            if op.streams:
+                sent = parts(request)
+                metadata.append(("sb-size", str(request.ByteSize())))
+                received = bytearray()   # the parts in one buffer, which numpy arrays may then share
+                for part in method(iter(sent), timeout=timeout, metadata=metadata):
+                    received += part
+            else:
+                received = method(request.SerializeToString(), timeout=timeout, metadata=metadata)
+        except grpc.RpcError as e:
+            raise self.error(op, e) from None
+        return op.response.FromString(received), received
+
+    def error(self, op, e):
+        import grpc
+
+        code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
+        details = (e.details() if hasattr(e, "details") else str(e)) or ""
+        trailers = dict((k, v) for k, v in (e.trailing_metadata() or ())) if hasattr(e, "trailing_metadata") else {}
+        if code == grpc.StatusCode.FAILED_PRECONDITION and DETAILS_KEY in trailers and op.fault is not None:
+            status = self.iface.status.FromString(trailers[DETAILS_KEY])
+            for detail in status.details:
+                if detail.type_url.endswith("/" + op.fault.DESCRIPTOR.full_name):
+                    return FaultMessage(op.fault.FromString(detail.value), status.message)
+        if "sb-refused" in trailers:
+            return Refused(trailers["sb-refused"], details, trailers.get("sb-refused-field"))
+        if code == grpc.StatusCode.UNKNOWN or code == grpc.StatusCode.UNIMPLEMENTED:
+            if code == grpc.StatusCode.UNIMPLEMENTED or "sb-error-type" in trailers:
+                return RemoteError(details, trailers.get("sb-error-type"))
+        if code == grpc.StatusCode.UNAVAILABLE and _never_connected(details):
+            return TransportError(self.protocol, TransportError.NOT_DELIVERED, details)
+        if code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED):
+            return Refused("malformed" if code == grpc.StatusCode.INVALID_ARGUMENT else "size-limit", details)
+        return TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s: %s" % (code.name, details))
+
+    def close(self):
+        self.channel.close()
+
+
+def _never_connected(details):
+    text = details.lower()
+    return any(s in text for s in ("connection refused", "failed to connect", "connect failed", "no route to host",
+                                   "name resolution", "dns resolution", "unreachable", "connection reset by peer"
+                                   " (before the request"))
+
+
+class FaultMessage(Exception):
+    """A declared fault as its message, before it becomes the component's typed exception."""
+
+    def __init__(self, message, text):
+        super().__init__(text)
+        self.message, self.text = message, text
+
+
+class SoapTransport:
+    protocol = "soap"
+
+    def __init__(self, iface, codec, address, tls=None, timeout=None):
+        import requests
+
+        self.iface, self.codec, self.address = iface, codec, address
+        self.session = requests.Session()
+        if tls is not None:
+            tls.configure(self.session)
+        elif address.startswith("https://"):
+            raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
+
+    def call(self, op, request, call_id, timeout):
+        import requests
+        from lxml import etree
+
+        env, body = _soap.envelope(_soap.SOAP11, call_id)
+        wrapper = etree.SubElement(body, self.codec.q(op.name), nsmap={"m": self.codec.ns})
+        self.codec.write(request, wrapper)
+        data = _soap.to_bytes(env)
+        headers = {"Content-Type": "text/xml; charset=UTF-8", "SOAPAction": '"%s/%s"' % (self.codec.ns, op.name)}
+        try:
+            r = self.session.post(self.address, data=data, headers=headers, timeout=(min(timeout or 5, 5), timeout))
+        except requests.exceptions.ConnectTimeout as e:
+            raise TransportError(self.protocol, TransportError.NOT_DELIVERED, "cannot connect: %s" % e) from None
+        except requests.exceptions.ConnectionError as e:
+            text = str(e)
+            never = "NewConnectionError" in text or "Connection refused" in text or "Failed to establish" in text
+            raise TransportError(self.protocol, TransportError.NOT_DELIVERED if never else TransportError.MAY_HAVE_RUN,
+                                 text) from None
+        except requests.exceptions.RequestException as e:
+            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, str(e)) from None
+        if op.one_way and r.status_code in (200, 202) and not r.content.strip():
+            return op.response(), None
+        if r.status_code == 413 and b"Envelope" not in r.content[:512]:
+            raise Refused("size-limit", "the server refused the request as too large (HTTP 413)")
+        try:
+            doc = _soap.parse_document(r.content)
+        except Refused:
+            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN,
+                                 "HTTP %d with a body that is not XML: %r" % (r.status_code, r.content[:200])) from None
+        soap_ns = doc.tag[1:].split("}")[0] if doc.tag.startswith("{") else ""
+        answer = doc.find("{%s}Body" % soap_ns)
+        if answer is None or len(answer) != 1:
+            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "HTTP %d without a SOAP body" % r.status_code)
+        answer = answer[0]
+        if answer.tag == "{%s}Fault" % soap_ns:
+            raise self.fault(op, answer, soap_ns) from None
+        if answer.tag != self.codec.q(op.name + "Response"):
+            raise Refused("malformed", "the answer is %s, not %sResponse" % (answer.tag, op.name))
+        return self.codec.read(op.response, answer), None
+
+    def fault(self, op, fault, soap_ns):
+        code, text, detail = _soap.fault_parts(fault, soap_ns)
+        if detail is not None:
+            refused = detail.find("{%s}refused" % _soap.SB_SOAP)
+            if refused is not None:
+                return Refused(refused.get("reason") or "malformed", text, refused.get("field"))
+            if op.fault is not None:
+                element = detail.find(self.codec.q(op.fault.DESCRIPTOR.name))
+                if element is not None:
+                    return FaultMessage(self.codec.read(op.fault, element), text)
+        if code in ("Client", "Sender"):
+            return Refused("malformed", text)
+        return RemoteError(text, _error_type(detail))
+
+    def close(self):
+        self.session.close()
+
+
+def _error_type(detail):
+    if detail is None:
+        return None
+    for el in detail.iter():
+        if isinstance(el.tag, str) and el.tag.endswith("}error") and el.get("type"):
+            return el.get("type")
+    return None

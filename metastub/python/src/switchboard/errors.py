@@ -1,0 +1,65 @@
+"""What a call can raise. The names follow the Java side's: a refusal names its reason as the Java
+readers do (``malformed``, ``size-limit``, ...), a transport failure says whether the operation may
+have run, and a declared fault is an exception of its own type per operation."""
+
+
+class SwitchboardError(Exception):
+    """Anything Switchboard raises."""
+
+
+class Refused(SwitchboardError, ValueError):
+    """A value or message refused by name, before or instead of running the operation: ``reason`` is
+    ``malformed``, ``size-limit``, ``node-limit``, ``string-limit``, ``depth-limit``, ...; ``field``
+    names where, when known."""
+
+    def __init__(self, reason, message, field=None):
+        super().__init__("%s: %s" % (reason, message) if field is None else "%s at %s: %s" % (reason, field, message))
+        self.reason, self.field, self.text = reason, field, message
+
+
+class TransportError(SwitchboardError):
+    """The call did not get an answer over ``protocol``. ``delivery`` is ``not-delivered`` (the request
+    never reached the operation) or ``may-have-run``."""
+
+    NOT_DELIVERED, MAY_HAVE_RUN = "not-delivered", "may-have-run"
+
+    def __init__(self, protocol, delivery, message):
+        super().__init__("%s (%s, %s)" % (message, protocol, delivery))
+        self.protocol, self.delivery = protocol, delivery
+
+
+class RemoteError(SwitchboardError):
+    """The operation raised an error it does not declare; ``error_type`` is the server's name for it."""
+
+    def __init__(self, message, error_type=None):
+        super().__init__(message if not error_type else "%s: %s" % (error_type, message))
+        self.error_type = error_type
+
+
+class NoCommonProtocol(SwitchboardError):
+    """Client and server share no protocol the call may use (a pinned or fixed one among them)."""
+
+
+class NotFound(SwitchboardError, LookupError):
+    """The registry holds no entry of that name."""
+
+
+class DeclaredFault(SwitchboardError):
+    """An operation's declared fault. Each operation that declares one has a subclass of its own,
+    named as the fault message (``divideFault``), whose attributes are the fault's fields."""
+
+    fields = ()
+
+    def __init__(self, message=None, **fields):
+        self.values = dict(fields)
+        for name in self.fields:
+            setattr(self, name, fields.get(name))
+        text = message if message is not None else fields.get("reason") or type(self).__name__
+        if message is not None:
+            self.values.setdefault("reason", message)
+        super().__init__(text)
+
+
+def fault_class(name, field_names):
+    """The DeclaredFault subclass of one fault message."""
+    return type(name, (DeclaredFault,), {"fields": tuple(field_names), "__module__": "switchboard.faults"})

@@ -1,0 +1,598 @@
+"""Serving a component written in Python over gRPC and SOAP, bound in a registry with a lease.
+
+::
+
+    class Echo:
+        def echoDoubles(self, values):
+            return values
+
+    server = switchboard.serve(Echo(), schema="echo.xsd", registry=URL, name="PyEcho")
+    server.wait()          # until close() or SIGTERM; both unbind
+
+Each operation of the schema is the object's method of that name, called with the request's
+fields as keyword arguments (the values as a caller gets them: lists, or numpy arrays with
+``numpy=True``; records for structs; linked values with their cycles); what it returns is the
+response (the value of a response's one field, or a dict or object with its fields). Raising
+``switchboard.DeclaredFault("why", field=...)`` answers the operation's declared fault. An
+operation the object lacks answers a "not implemented" fault, over gRPC ``UNIMPLEMENTED``.
+
+What the Java ComponentServer guarantees and applies here too: requests are bounded
+(``max_message_bytes``, 64 MiB by default, refused as ``size-limit``), XML has no DTD or entity,
+values are exact or refused (``malformed``, naming the field), a call id seen before for an
+operation not marked idempotent is answered with the first outcome without running again (the
+entry says so: feature ``call-ids``), the gRPC
+side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, the component's
+file descriptor), and the lease is renewed at a third of its length (bound again if the registry
+lost the entry).
+
+The schema's derived documents come from the interface compiler: the typed ``.proto`` (needed)
+and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Name>.proto`` and
+``<Name>.wsdl``, or in a Maven build's ``target/generated-resources``, or passed as ``proto=`` and
+``wsdl=``."""
+
+import collections
+import glob
+import os
+import re
+import signal
+import sys
+import threading
+import time
+import uuid
+from concurrent import futures
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from . import _soap, _values
+from ._schema import Interface
+from ._transport import PART_BYTES, parts
+from .errors import DeclaredFault, Refused, SwitchboardError
+
+DEFAULT_MAX_MESSAGE = 64 << 20
+DEDUP_ENTRIES = 10_000
+DEDUP_SECONDS = 600
+DETAILS_KEY = "grpc-status-details-bin"
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def component_name(schema_text):
+    m = re.search(r"<sb:component\b[^>]*\bname=\"([^\"]+)\"", schema_text) or \
+        re.search(r"<(?:\w+:)?component\s[^>]*\bname=\"([^\"]+)\"", schema_text)
+    if not m:
+        raise ValueError("the schema names no component (<sb:component name=\"...\"> in its appinfo)")
+    return m.group(1)
+
+
+def find_document(schema_path, name, extension):
+    """The derived document beside the schema or in the module's generated resources, or None."""
+    here = os.path.dirname(os.path.abspath(schema_path))
+    candidates = [os.path.join(here, name + extension)]
+    module = os.path.abspath(os.path.join(here, "..", "..", ".."))   # src/main/xsd -> the module
+    candidates += sorted(glob.glob(os.path.join(module, "target", "generated-resources", "switchboard", "**",
+                                                name + extension), recursive=True))
+    return next((c for c in candidates if os.path.isfile(c)), None)
+
+
+class _Run:
+    """Runs operations on the object, once per call id, and counts what it ran."""
+
+    def __init__(self, obj, iface, types, use_numpy):
+        self.obj, self.iface, self.types, self.use_numpy = obj, iface, types, use_numpy
+        self.lock = threading.Lock()
+        self.calls = collections.Counter()
+        self.results = collections.OrderedDict()   # operation/call id -> (Future of the outcome, when it came)
+
+    def run(self, protocol, op, request, call_id):
+        """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
+        As the Java DeduplicatingInterceptor: only operations not marked idempotent are remembered
+        (an idempotent one may simply run again, and remembering large results would cost memory for
+        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses."""
+        if call_id is None or op.idempotent:
+            return self._execute(protocol, op, request)
+        key, now = op.name + "/" + call_id, time.monotonic()
+        with self.lock:
+            while self.results and next(iter(self.results.values()))[1] < now - DEDUP_SECONDS:
+                self.results.popitem(last=False)   # expired: the oldest first
+            remembered = self.results.get(key)
+            if remembered is None:
+                first = futures.Future()
+                self.results[key] = (first, now)
+                mine = True
+                while len(self.results) > DEDUP_ENTRIES:
+                    self.results.popitem(last=False)
+            else:
+                first, mine = remembered[0], False
+        if mine:
+            try:
+                first.set_result(self._execute(protocol, op, request))
+            except BaseException as e:
+                first.set_exception(e)
+        return first.result()   # a repeated call id: the first call's answer, whatever it was
+
+    def _execute(self, protocol, op, request):
+        method = getattr(self.obj, op.name, None)
+        if method is None or not callable(method):
+            raise NotImplementedError("not implemented: %s has no operation %s" % (type(self.obj).__name__, op.name))
+        values = _values.Decoder(self.iface, self.types, use_numpy=self.use_numpy).decode(request)
+        with self.lock:
+            self.calls["%s %s" % (protocol, op.name)] += 1
+        try:
+            result = method(**values)
+        except DeclaredFault as f:
+            if op.fault is None:
+                raise RuntimeError("%s raised a fault but declares none: %s" % (op.name, f)) from f
+            f.message = _values.Encoder(self.iface, op.fault.DESCRIPTOR).encode(f.values)
+            raise
+        response_fields = [f for f in op.response.DESCRIPTOR.fields if f.name not in ("sb_nodes", "sb_nulls")]
+        if not response_fields:
+            values = {}
+        elif len(response_fields) == 1 and not (isinstance(result, dict) and set(result) == {response_fields[0].name}):
+            values = {response_fields[0].name: result}
+        else:
+            values = result
+        return _values.Encoder(self.iface, op.response.DESCRIPTOR).encode(values)
+
+
+class _Registration:
+    """Binds one entry, renews its lease at a third of it, binds again if the registry lost it."""
+
+    def __init__(self, registry, entry, credential, on_renew=None):
+        self.registry, self.entry, self.credential, self.on_renew = registry, entry, credential, on_renew
+        self.stop = threading.Event()
+        self.thread = None
+        self.renewals = 0
+
+    def start(self):
+        import zeep.exceptions
+
+        try:
+            self.registry.bind(self.entry, self.credential)
+        except zeep.exceptions.Fault as e:
+            code = None
+            if getattr(e, "detail", None) is not None:
+                found = e.detail.xpath(".//*[local-name()='code']")
+                code = found[0].text if found else None
+            raise SwitchboardError("the registry refused the bind of %s: %s%s" % (
+                self.entry["name"], e.message, " (code %s)" % code if code else "")) from None
+        lease = self.entry.get("leaseSeconds") or 0
+        if lease > 0:
+            self.thread = threading.Thread(target=self._heartbeat, args=(lease / 3.0,), name="switchboard-lease",
+                                           daemon=True)
+            self.thread.start()
+
+    def _heartbeat(self, every):
+        name, instance = self.entry["name"], self.entry["instanceId"]
+        while not self.stop.wait(every):
+            try:
+                if self.registry.renew(name, instance, self.credential):
+                    self.renewals += 1
+                    if self.on_renew is not None:
+                        self.on_renew(name, instance)
+                else:
+                    self.registry.bind(self.entry, self.credential)
+            except Exception as e:   # the registry may be restarting: keep trying, as ComponentServer does
+                print("switchboard: could not renew the lease of %s (%s); will try again: %s" % (name, instance, e),
+                      file=sys.stderr, flush=True)
+
+    def close(self):
+        self.stop.set()
+        if self.thread:
+            self.thread.join(5)
+        return self.registry.unbind(self.entry["name"], self.entry["instanceId"], self.credential)
+
+
+class Server:
+    """A component served over gRPC and SOAP; ``close()`` unbinds it and stops both."""
+
+    def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
+                 secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
+                 workers=8, on_renew=None):
+        schema_text = _read(schema)
+        self.component = component_name(schema_text)
+        proto_path = proto or find_document(schema, self.component, ".proto")
+        if proto_path is None:
+            raise FileNotFoundError(
+                "serving %s needs the typed .proto the interface compiler derives from %s: put %s.proto beside it, "
+                "build the component (mvn package writes target/generated-resources), or pass proto=PATH"
+                % (self.component, schema, self.component))
+        wsdl_path = wsdl or find_document(schema, self.component, ".wsdl")
+        self.iface = Interface(_read(proto_path))
+        self.types = _values.Types(self.iface)
+        namespace = re.search(r"namespace (\S+?),", self.iface.text)
+        self.codec = _soap.SoapCodec(self.iface, namespace.group(1) if namespace else "urn:switchboard:" + self.component)
+        self.max_message = max_message_bytes
+        self.runner = _Run(obj, self.iface, self.types, numpy)
+        self.name = name or self.component
+        self.serving = True
+        self._closed = threading.Event()
+        self._waiting = False
+        self.unbound = 0
+        self._close_lock = threading.Lock()
+        self.grpc_server, self.grpc_address = self._start_grpc(host, tls, workers)
+        wsdl_text = _read(wsdl_path) if wsdl_path else None
+        self.soap_server, self.soap_address = self._start_soap(host, tls, wsdl_text)
+        self.endpoints = {"grpc": self.grpc_address, "soap": self.soap_address}
+        self.registration = None
+        if registry is not None:
+            from ._registry import RegistryClient
+
+            credential = secret if secret is not None else os.environ.get("SWITCHBOARD_SECRET")
+            try:
+                client = RegistryClient(registry, tls=tls)
+                entry = client.entry_dict(self.name, str(uuid.uuid4()), [("grpc", self.grpc_address),
+                                                                         ("soap", self.soap_address)],
+                                          schema_text, self.iface.text,
+                                          self.soap_address + "?wsdl" if wsdl_text else None, lease, ["call-ids"])
+                self.registration = _Registration(client, entry, credential, on_renew)
+                self.registration.start()
+            except BaseException:
+                self._stop_servers()
+                raise
+        if handle_sigterm and threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGTERM)
+
+            def on_sigterm(signum, frame):
+                self.close()
+                if callable(previous) and previous not in (signal.SIG_DFL, signal.SIG_IGN):
+                    previous(signum, frame)
+                if not self._waiting:   # wait() returns by itself; otherwise end the program, as SIGTERM does
+                    raise SystemExit(0)
+            signal.signal(signal.SIGTERM, on_sigterm)
+
+    @property
+    def instance_id(self):
+        return self.registration.entry["instanceId"] if self.registration else None
+
+    @property
+    def calls(self):
+        """The calls run, as {"PROTOCOL OPERATION": count}."""
+        with self.runner.lock:
+            return dict(self.runner.calls)
+
+    # -- gRPC -------------------------------------------------------------------------------------
+
+    def _start_grpc(self, host, tls, workers):
+        import grpc
+
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-grpc"),
+                             options=[("grpc.max_receive_message_length", max(2 * PART_BYTES + 4096,
+                                                                              min(self.max_message, 1 << 30))),
+                                      ("grpc.max_send_message_length", 1 << 30)])
+        handlers = {}
+        for op in self.iface.operations.values():
+            if op.streams:
+                handlers[op.name] = grpc.stream_stream_rpc_method_handler(self._grpc_streaming(op))
+            else:
+                handlers[op.name] = grpc.unary_unary_rpc_method_handler(self._grpc_unary(op))
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(self.iface.service.full_name, handlers),
+                                         grpc.method_handlers_generic_handler("grpc.health.v1.Health", {
+                                             "Check": grpc.unary_unary_rpc_method_handler(self._health)}),
+                                         grpc.method_handlers_generic_handler("grpc.reflection.v1.ServerReflection", {
+                                             "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                                                 self._reflection)})))
+        if tls is not None:
+            port = server.add_secure_port("%s:0" % host, tls.grpc_server_credentials())
+            scheme = "grpcs"
+        else:
+            port = server.add_insecure_port("%s:0" % host)
+            scheme = "grpc"
+        server.start()
+        return server, "%s://%s:%d/%s" % (scheme, host, port, self.component)
+
+    def _grpc_answer(self, op, request, context):
+        import grpc
+
+        call_id = dict(context.invocation_metadata()).get("sb-call-id")
+        if call_id is not None and not 1 <= len(call_id) <= 128:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header needs 1 to 128 characters")
+        try:
+            return self.runner.run("grpc", op, request, call_id)
+        except DeclaredFault as f:
+            detail = self.iface.status.DESCRIPTOR.fields_by_name["details"].message_type
+            any_class = self.iface.message_class(detail)
+            status = self.iface.status(code=grpc.StatusCode.FAILED_PRECONDITION.value[0], message=str(f))
+            status.details.append(any_class(type_url="type.googleapis.com/" + op.fault.DESCRIPTOR.full_name,
+                                            value=f.message.SerializeToString()))
+            context.set_trailing_metadata(((DETAILS_KEY, status.SerializeToString()),))
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(f))
+        except Refused as r:
+            self._grpc_refuse(context, r)
+        except NotImplementedError as e:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, str(e))
+        except Exception as e:
+            context.set_trailing_metadata((("sb-error-type", type(e).__name__),))
+            context.abort(grpc.StatusCode.UNKNOWN, str(e) or type(e).__name__)
+
+    @staticmethod
+    def _grpc_refuse(context, r):
+        import grpc
+
+        trailers = [("sb-refused", r.reason)]
+        if r.field:
+            trailers.append(("sb-refused-field", r.field))
+        context.set_trailing_metadata(tuple(trailers))
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT if r.reason == "malformed" else
+                      grpc.StatusCode.RESOURCE_EXHAUSTED, r.text)
+
+    def _grpc_unary(self, op):
+        def handle(data, context):
+            try:
+                if len(data) > self.max_message:
+                    raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
+                request = self._parse(op, data)
+            except Refused as r:
+                self._grpc_refuse(context, r)
+            return self._grpc_answer(op, request, context).SerializeToString()
+        return handle
+
+    def _grpc_streaming(self, op):
+        def handle(request_iterator, context):
+            received, size = [], 0
+            try:
+                for part in request_iterator:
+                    size += len(part)
+                    if size > self.max_message:
+                        raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
+                    received.append(part)
+                request = self._parse(op, b"".join(received))
+            except Refused as r:
+                self._grpc_refuse(context, r)
+            yield from parts(self._grpc_answer(op, request, context))
+        return handle
+
+    @staticmethod
+    def _parse(op, data):
+        from google.protobuf.message import DecodeError
+
+        try:
+            return op.request.FromString(data)
+        except (DecodeError, ValueError) as e:
+            raise Refused("malformed", "cannot read the request: %s" % e, op.request.DESCRIPTOR.name) from None
+
+    def _health(self, data, context):
+        request = self.iface.message_class(self.iface.pool.FindMessageTypeByName(
+            "grpc.health.v1.HealthCheckRequest")).FromString(data)
+        response = self.iface.message_class(self.iface.pool.FindMessageTypeByName(
+            "grpc.health.v1.HealthCheckResponse"))
+        if request.service not in ("", self.iface.service.full_name):
+            import grpc
+
+            context.abort(grpc.StatusCode.NOT_FOUND, "unknown service " + request.service)
+        return response(status=1 if self.serving else 2).SerializeToString()
+
+    def _reflection(self, request_iterator, context):
+        """grpc.reflection.v1, the parts a tool needs: list services, files by name or symbol."""
+        from ._reflection import answer
+
+        for request in request_iterator:
+            yield answer(request, self.iface)
+
+    # -- SOAP -------------------------------------------------------------------------------------
+
+    def _start_soap(self, host, tls, wsdl_template):
+        path = "/services/" + self.component
+        server = _HttpServer((host, 0), _soap_handler(self, path))
+        scheme = "http"
+        if tls is not None:
+            # the handshake happens on each connection's own thread, not in the accepting one
+            server.socket = tls.server_ssl_context().wrap_socket(server.socket, server_side=True,
+                                                                 do_handshake_on_connect=False)
+            scheme = "https"
+        address = "%s://%s:%d%s" % (scheme, host, server.server_address[1], path)
+        self.wsdl = None
+        if wsdl_template:   # the WSDL names the address it is served from
+            self.wsdl = re.sub(r'(<soap:address\s+location=")[^"]*(")', lambda m: m.group(1) + address + m.group(2),
+                               wsdl_template).encode("utf-8")
+        threading.Thread(target=server.serve_forever, name="switchboard-soap", daemon=True).start()
+        return server, address
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def _stop_servers(self):
+        self.serving = False
+        self.soap_server.shutdown()
+        self.soap_server.server_close()
+        self.grpc_server.stop(grace=2).wait()
+
+    def close(self):
+        """Unbinds from the registry (if bound) and stops serving; the number of entries unbound."""
+        with self._close_lock:
+            if self._closed.is_set():
+                return 0
+            self._closed.set()
+        unbound = 0
+        if self.registration is not None:
+            try:
+                unbound = self.unbound = self.registration.close()
+            except Exception as e:
+                print("switchboard: could not unbind %s; its lease will run out: %s" % (self.name, e),
+                      file=sys.stderr, flush=True)
+        self._stop_servers()
+        return unbound
+
+    def wait(self, timeout=None):
+        """Blocks until close() or SIGTERM (or ``timeout`` seconds); whether it is closed."""
+        self._waiting = True
+        try:
+            if timeout is not None:
+                return self._closed.wait(timeout)
+            while not self._closed.wait(0.5):
+                pass
+            return True
+        finally:
+            self._waiting = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class _HttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A connection that broke or failed its TLS handshake is the client's affair: no traceback."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionError, TimeoutError, OSError)):
+            super().handle_error(request, client_address)
+
+
+DRAIN_LIMIT = 64 << 20   # past the limit, read at most this much more so that the refusal reaches the sender
+
+
+def _read_body(handler, limit):
+    """The request body by Content-Length or chunked coding. Past ``limit`` it reads on, discarding
+    (up to DRAIN_LIMIT more), so that a sender still writing gets the refusal rather than a reset
+    connection, as the Java SOAP server does; then refuses it as ``size-limit``."""
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        chunks, size = [], 0
+        while True:
+            line = handler.rfile.readline(1024)
+            try:
+                n = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                handler.close_connection = True   # where the next request would start is unknown
+                raise Refused("malformed", "bad chunk header") from None
+            if n == 0:
+                while handler.rfile.readline(1024).strip():   # trailers
+                    pass
+                if size > limit:
+                    raise Refused("size-limit", "request over %d bytes" % limit)
+                return b"".join(chunks)
+            size += n
+            if size > limit + DRAIN_LIMIT:
+                handler.close_connection = True
+                raise Refused("size-limit", "request over %d bytes" % limit)
+            data = handler.rfile.read(n)
+            if size <= limit:
+                chunks.append(data)
+            else:
+                chunks = []
+            handler.rfile.readline(8)
+    length = int(handler.headers.get("Content-Length") or 0)
+    if length > limit:
+        remaining = length if length <= limit + DRAIN_LIMIT else 0
+        while remaining > 0:
+            got = handler.rfile.read(min(remaining, 1 << 20))
+            if not got:
+                break
+            remaining -= len(got)
+        handler.close_connection = length > limit + DRAIN_LIMIT or remaining > 0
+        raise Refused("size-limit", "request over %d bytes" % limit)
+    return handler.rfile.read(length)
+
+
+def _soap_handler(server, path):
+    from lxml import etree
+
+    codec, iface = server.codec, server.iface
+    wire_ops = {codec.q(op): iface.operations[op] for op in iface.operations}
+
+    class SoapHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+        server_version = "switchboard-python"
+        timeout = 60   # seconds a connection may stay silent (a request that stalls, an idle keep-alive)
+
+        def log_message(self, *args):
+            pass
+
+        def send(self, status, body, content_type):
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            if self.path.split("?")[0] == path and self.path.lower().endswith("?wsdl") and server.wsdl:
+                self.send(200, server.wsdl, "text/xml; charset=UTF-8")
+            else:
+                self.send(404, b"not found\n", "text/plain")
+
+        def do_POST(self):
+            if self.path.split("?")[0] != path:
+                self.send(404, b"not found\n", "text/plain")
+                return
+            soap_ns = _soap.SOAP11
+            try:
+                doc = _soap.parse_document(_read_body(self, server.max_message))
+                soap_ns = doc.tag[1:].split("}")[0] if doc.tag.startswith("{") else ""
+                if soap_ns not in (_soap.SOAP11, _soap.SOAP12) or doc.tag != "{%s}Envelope" % soap_ns:
+                    raise Refused("malformed", "not a SOAP envelope: " + doc.tag[:80])
+                call_id = None
+                header = doc.find("{%s}Header" % soap_ns)
+                if header is not None:
+                    call = header.find("{%s}call" % _soap.SB_SOAP)
+                    if call is not None:
+                        call_id = call.get("id")
+                        if not call_id or len(call_id) > 128:
+                            raise Refused("malformed", "the sb:call header needs an id of 1 to 128 characters")
+                body = doc.find("{%s}Body" % soap_ns)
+                if body is None or len(body) != 1 or body[0].tag not in wire_ops:
+                    raise Refused("malformed", "the body holds no operation of " + server.component)
+                op = wire_ops[body[0].tag]
+                request = codec.read(op.request, body[0])
+            except Refused as r:
+                self.fault(soap_ns, "Client", r.text, refused=r)
+                return
+            try:
+                answer = server.runner.run("soap", op, request, call_id)
+            except DeclaredFault as f:
+                detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
+                codec.write(f.message, detail)
+                self.fault(soap_ns, "Server", str(f), detail=detail)
+                return
+            except Refused as r:
+                self.fault(soap_ns, "Client", r.text, refused=r)
+                return
+            except Exception as e:
+                self.fault(soap_ns, "Server", str(e) or type(e).__name__)
+                return
+            env, out_body = _soap.envelope(soap_ns)
+            response = etree.SubElement(out_body, codec.q(op.name + "Response"), nsmap={None: codec.ns})
+            try:
+                codec.write(answer, response)
+            except Refused as r:
+                self.fault(soap_ns, "Server", r.text)
+                return
+            self.send(200, _soap.to_bytes(env), self.content_type(soap_ns))
+
+        @staticmethod
+        def content_type(soap_ns):
+            return ("application/soap+xml" if soap_ns == _soap.SOAP12 else "text/xml") + "; charset=UTF-8"
+
+        def fault(self, soap_ns, code, text, refused=None, detail=None):
+            soap_ns = soap_ns if soap_ns in (_soap.SOAP11, _soap.SOAP12) else _soap.SOAP11
+            env, body = _soap.envelope(soap_ns)
+            fault = etree.SubElement(body, "{%s}Fault" % soap_ns)
+            if refused is not None:
+                detail = etree.Element("{%s}refused" % _soap.SB_SOAP, nsmap={"sb": _soap.SB_SOAP})
+                detail.set("reason", refused.reason)
+                if refused.field:
+                    detail.set("field", refused.field)
+            if soap_ns == _soap.SOAP11:
+                etree.SubElement(fault, "faultcode").text = "soapenv:" + code
+                etree.SubElement(fault, "faultstring").text = text
+                if detail is not None:
+                    etree.SubElement(fault, "detail").append(detail)
+            else:
+                c = etree.SubElement(fault, "{%s}Code" % soap_ns)
+                etree.SubElement(c, "{%s}Value" % soap_ns).text = "soapenv:" + ("Sender" if code == "Client" else "Receiver")
+                etree.SubElement(etree.SubElement(fault, "{%s}Reason" % soap_ns), "{%s}Text" % soap_ns).text = text
+                if detail is not None:
+                    etree.SubElement(fault, "{%s}Detail" % soap_ns).append(detail)
+            status = 413 if refused is not None and refused.reason == "size-limit" else 500
+            self.send(status, _soap.to_bytes(env), self.content_type(soap_ns))
+
+    return SoapHandler
+
+
+def serve(obj, schema, registry=None, name=None, **options):
+    """A Server for ``obj``; see the module's documentation for the options."""
+    return Server(obj, schema, registry=registry, name=name, **options)

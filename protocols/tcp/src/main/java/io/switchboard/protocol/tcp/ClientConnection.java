@@ -1,0 +1,352 @@
+package io.switchboard.protocol.tcp;
+
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
+import io.switchboard.protocol.TransportException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A client's connection to one server: a plain blocking socket (TLS: an {@code SSLSocket}) shared
+ * by every call to that server, calls told apart by correlation id. No thread of its own sits
+ * between a caller and the socket:
+ * <ul>
+ * <li>a caller writes its request frame itself, in one write, under the write lock;</li>
+ * <li>a blocking caller waiting for its answer reads the socket itself when nobody else does (the
+ * <em>leader</em>): it reads frames, hands each to its call (waking that call's caller if it is
+ * someone else's) and stops at its own. One blocking call at a time thus costs what a call over a
+ * raw socket costs: the kernel wakes the caller when the answer arrives. When the leader leaves
+ * with calls still under way, it wakes one of their callers to read next (a follower);</li>
+ * <li>answers of non-blocking calls, with no caller waiting, are read by a reader task on the
+ * client's executor, started when such a call is under way and nobody reads.</li>
+ * </ul>
+ * Frames are cut by the same {@link FrameDecoder} as the server's, within the same limits.
+ */
+final class ClientConnection {
+    /** Writes up to this size fit a socket's buffers and are not watched ({@link #send}). */
+    static final int WATCHED_WRITE_BYTES = 64 << 10;
+    /** Closes connections whose large writes outlast their calls' deadlines. */
+    private static final ScheduledThreadPoolExecutor WRITE_WATCH = watcher();
+
+    private static ScheduledThreadPoolExecutor watcher() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "tcp-client-write-watch");
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
+    }
+
+    /** How long a reader with nothing of its own to wait for blocks in one read before looking around. */
+    private static final int READER_POLL_MILLIS = 1000;
+
+    private final String address;
+    private final Socket socket;
+    private final OutputStream out;
+    private final InputStream in;
+    private final Executor readers;
+    private final AtomicLong ids = new AtomicLong();
+    private final Map<Long, Call> calls = new ConcurrentHashMap<>();
+    private final ReentrantLock writing = new ReentrantLock();
+    private final ReentrantLock reading = new ReentrantLock();
+    private final AtomicBoolean readerTask = new AtomicBoolean();
+    /** Cuts frames; it and {@link #received} are used only by the thread holding {@link #reading}. */
+    private final FrameDecoder decoder;
+    /** Bytes read and not yet cut into frames; frames' data are slices of it. */
+    private ByteBuf received = Unpooled.buffer(64 << 10);
+    private final List<Object> frames = new ArrayList<>();
+    private volatile boolean closed;
+    private volatile Throwable failure;
+    private volatile long lastUsedNanos = System.nanoTime();
+
+    /** A call under way: completed with its answer's frame by whichever thread reads it. */
+    static final class Call extends CompletableFuture<Frame> {
+        final long id;
+        final String what;
+        /** The thread blocked waiting for this call, or null (a non-blocking call). */
+        volatile Thread waiter;
+
+        Call(long id, String what) {
+            this.id = id;
+            this.what = what;
+        }
+    }
+
+    ClientConnection(String address, Socket socket, TcpLimits limits, Executor readers) throws IOException {
+        this.address = address;
+        this.socket = socket;
+        this.out = socket.getOutputStream();
+        this.in = socket.getInputStream();
+        this.readers = readers;
+        this.decoder = new FrameDecoder(limits.maxFrameBytes(), limits.maxMetaBytes());
+    }
+
+    String address() {
+        return address;
+    }
+
+    boolean usable(long maxIdleNanos) {
+        return !closed && (!calls.isEmpty() || System.nanoTime() - lastUsedNanos < maxIdleNanos);
+    }
+
+    /** A new call's id and the future its answer completes; not yet sent. */
+    Call open(String what) {
+        Call c = new Call(ids.incrementAndGet(), what);
+        calls.put(c.id, c);
+        return c;
+    }
+
+    /**
+     * Writes a call's request frame. On failure the call is forgotten and the exception says the
+     * request was not delivered (a frame cut short is never run), and the connection is closed. A
+     * frame larger than {@link #WATCHED_WRITE_BYTES} that is still being written at
+     * {@code deadlineNanos} (a server that stopped reading) closes the connection.
+     */
+    void send(Call call, byte[] frame, int length, long deadlineNanos) {
+        lastUsedNanos = System.nanoTime();
+        writing.lock();
+        ScheduledFuture<?> watch = null;
+        try {
+            if (closed) {
+                throw new IOException("the connection to " + address + " is closed", failure);
+            }
+            if (length > WATCHED_WRITE_BYTES) {
+                watch = WRITE_WATCH.schedule(() -> close(new IOException("the request was still being written when "
+                        + call.what + " reached its deadline")), deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
+            out.write(frame, 0, length);
+        } catch (IOException e) {
+            calls.remove(call.id);
+            close(e);
+            throw new TransportException(TcpProtocolProvider.NAME, TransportException.Delivery.NOT_DELIVERED,
+                    "cannot send " + call.what + " to " + address + ": " + e.getMessage(), e);
+        } finally {
+            if (watch != null) {
+                watch.cancel(false);
+            }
+            writing.unlock();
+        }
+    }
+
+    /** Writes a frame that expects no answer (a cancel); a failure closes the connection, quietly. */
+    void sendQuietly(byte[] frame) {
+        writing.lock();
+        try {
+            if (!closed) {
+                out.write(frame);
+            }
+        } catch (IOException e) {
+            close(e);
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    /** Forgets a call: its answer, if one comes, is dropped. Whether it was still under way. */
+    boolean forget(Call call) {
+        boolean underWay = calls.remove(call.id) != null;
+        if (!call.completeExceptionally(new java.util.concurrent.CancellationException()) && !call.isCompletedExceptionally()) {
+            call.join().release();   // the answer arrived meanwhile: nobody reads it
+        }
+        return underWay;
+    }
+
+    /**
+     * Blocks until {@code call}'s answer is in, reading the socket itself whenever no other thread
+     * does.
+     *
+     * @throws TimeoutException     no answer by {@code deadlineNanos} ({@link System#nanoTime()})
+     * @throws InterruptedException the caller was interrupted
+     */
+    Frame await(Call call, long deadlineNanos) throws TimeoutException, InterruptedException {
+        call.waiter = Thread.currentThread();   // before trying to lead: a leader leaving now sees it
+        try {
+            while (true) {
+                if (call.isDone()) {
+                    return call.join();
+                }
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    throw new TimeoutException();
+                }
+                if (reading.tryLock()) {
+                    try {
+                        lead(call, deadlineNanos);
+                    } finally {
+                        reading.unlock();
+                        handOff();
+                    }
+                } else {
+                    LockSupport.parkNanos(this, left);   // woken by the answer, or to lead
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                }
+            }
+        } finally {
+            call.waiter = null;
+        }
+    }
+
+    /** Reads frames until {@code mine} is done (null: while calls are under way), or its deadline passes. */
+    private void lead(Call mine, long deadlineNanos) {
+        while (!closed && (mine == null ? !calls.isEmpty() : !mine.isDone())) {
+            long left = mine == null ? READER_POLL_MILLIS : (deadlineNanos - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                return;
+            }
+            try {
+                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, left)));
+                received.ensureWritable(16 << 10);
+                int n = in.read(received.array(), received.arrayOffset() + received.writerIndex(), received.writableBytes());
+                if (n < 0) {
+                    close(new IOException("the server closed the connection"));
+                    return;
+                }
+                received.writerIndex(received.writerIndex() + n);
+                cut();
+            } catch (SocketTimeoutException timeout) {
+                if (mine != null) {
+                    return;
+                }
+            } catch (IOException | RuntimeException e) {
+                close(e);   // a broken frame or a broken socket: the stream cannot go on
+                return;
+            }
+        }
+    }
+
+    /** Cuts the frames {@link #received} holds and hands them on; keeps a frame's start for the next read. */
+    private void cut() {
+        while (true) {
+            int before = received.readableBytes();
+            int cut = frames.size();
+            decoder.cut(received, frames);
+            if (frames.size() == cut && received.readableBytes() == before) {
+                break;   // a frame's start, waiting for the rest
+            }
+        }
+        for (Object f : frames) {
+            dispatch((Frame) f);
+        }
+        frames.clear();
+        if (!received.isReadable()) {
+            if (received.refCnt() == 1) {
+                received.clear();   // no frame's data points into it: reuse it from the start
+            } else {
+                received.release();   // frames still read their data from it; they free it
+                received = Unpooled.buffer(64 << 10);
+            }
+        } else if (received.refCnt() == 1 && received.readerIndex() > received.capacity() / 2) {
+            received.discardReadBytes();
+        }
+    }
+
+    private void dispatch(Frame frame) {
+        lastUsedNanos = System.nanoTime();
+        Call c = calls.remove(frame.meta.correlationId());
+        if (c == null || !c.complete(frame)) {
+            frame.release();   // cancelled or timed out: nobody waits for it
+            return;
+        }
+        Thread w = c.waiter;
+        if (w != null && w != Thread.currentThread()) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    /**
+     * After a reader leaves: if calls are under way, one of their blocked callers reads next, or,
+     * when none blocks, a reader task does.
+     */
+    private void handOff() {
+        if (closed || calls.isEmpty() || reading.isLocked()) {
+            return;
+        }
+        Thread me = Thread.currentThread();   // a leader leaving at its deadline still waits for its own call
+        for (Call c : calls.values()) {
+            Thread w = c.waiter;
+            if (w != null && w != me) {
+                LockSupport.unpark(w);
+                return;
+            }
+        }
+        startReader();
+    }
+
+    /** Makes sure someone reads while a non-blocking call is under way. */
+    void ensureReader() {
+        if (!reading.isLocked()) {
+            handOff();
+        }
+    }
+
+    private void startReader() {
+        if (!readerTask.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            readers.execute(() -> {
+                try {
+                    if (reading.tryLock()) {
+                        try {
+                            lead(null, 0);
+                        } finally {
+                            reading.unlock();
+                        }
+                    }
+                } finally {
+                    readerTask.set(false);
+                    handOff();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            readerTask.set(false);
+            close(e);
+        }
+    }
+
+    /** Closes the connection; calls under way fail as may-have-run (their requests were written). */
+    void close(Throwable cause) {
+        if (closed) {
+            return;
+        }
+        failure = cause;
+        closed = true;
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (Call c : calls.values()) {
+            calls.remove(c.id);
+            if (c.completeExceptionally(new TransportException(TcpProtocolProvider.NAME,
+                    TransportException.Delivery.MAY_HAVE_RUN, "the connection to " + address + " closed before the answer to "
+                    + c.what + " arrived" + (cause == null ? "" : ": " + cause.getMessage()), cause))) {
+                Thread w = c.waiter;
+                if (w != null) {
+                    LockSupport.unpark(w);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.switchboard.protocol.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.switchboard.codec.proto.ProtoOutput;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The frame decoder against hostile and awkward input, on an embedded channel: limits hold before buffers grow. */
+class FrameDecoderTest {
+    private static final RpcMeta PING = RpcMeta.request("switchboard.conformance.Conformance", "ping", "id-1", 500, 7,
+            Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+
+    private static EmbeddedChannel channel(int maxData, int maxMeta) {
+        return new EmbeddedChannel(new FrameDecoder(maxData, maxMeta));
+    }
+
+    private static byte[] header(long body, long meta) {
+        return Unpooled.buffer(12).writeInt(Frame.MAGIC).writeInt((int) body).writeInt((int) meta).array();
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int n = 0;
+        for (byte[] p : parts) {
+            n += p.length;
+        }
+        byte[] all = new byte[n];
+        int at = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, all, at, p.length);
+            at += p.length;
+        }
+        return all;
+    }
+
+    private static List<Frame> frames(EmbeddedChannel ch) {
+        List<Frame> out = new ArrayList<>();
+        for (Object o = ch.readInbound(); o != null; o = ch.readInbound()) {
+            out.add((Frame) o);
+        }
+        return out;
+    }
+
+    @Test
+    void aFrameReadsBackWhateverWayItsBytesArrive() {
+        byte[] data = {8, 1, 16, 2};
+        byte[] wire = RawTcp.frame(PING, data);
+        for (int step : new int[] {1, 2, 5, 11, 12, 13, wire.length}) {
+            EmbeddedChannel ch = channel(1 << 20, 1 << 16);
+            for (int at = 0; at < wire.length; at += step) {
+                ch.writeInbound(Unpooled.wrappedBuffer(wire, at, Math.min(step, wire.length - at)));
+            }
+            List<Frame> got = frames(ch);
+            assertEquals(1, got.size(), "step " + step);
+            Frame f = got.get(0);
+            assertEquals(PING, f.meta);
+            byte[] back = new byte[f.data.readableBytes()];
+            f.data.readBytes(back);
+            assertArrayEquals(data, back);
+            assertEquals(wire.length, f.wireBytes);
+            f.release();
+            assertTrue(ch.isActive());
+        }
+    }
+
+    @Test
+    void bytesThatAreNotPrpcCloseTheConnection() {
+        EmbeddedChannel ch = channel(1 << 20, 1 << 16);
+        assertThrows(FrameDecoder.FrameException.class,
+                () -> ch.writeInbound(Unpooled.wrappedBuffer("GET / HTTP/1.1\r\n\r\n".getBytes())));
+    }
+
+    @Test
+    void aMetaLargerThanItsBodyOrTheLimitIsRefusedOnTheHeader() {
+        assertThrows(FrameDecoder.FrameException.class,
+                () -> channel(1 << 20, 1 << 16).writeInbound(Unpooled.wrappedBuffer(header(10, 11))));
+        // announced, not sent: refused on the 12 bytes of the header, before any buffer grows
+        assertThrows(FrameDecoder.FrameException.class,
+                () -> channel(1 << 20, 1 << 16).writeInbound(Unpooled.wrappedBuffer(header(0xFFFF_FFFFL, 0x7FFF_FFFFL))));
+    }
+
+    @Test
+    void aFrameOverTheDataLimitIsReportedByItsMetaAndItsDataSkipped() {
+        EmbeddedChannel ch = channel(100, 1 << 16);
+        byte[] big = RawTcp.frame(PING, new byte[1000]);
+        byte[] next = RawTcp.frame(RpcMeta.request("s.S", "m", null, 0, 8, null), new byte[] {1, 2, 3});
+        byte[] wire = concat(big, next);
+        for (int at = 0; at < wire.length; at += 97) {
+            ch.writeInbound(Unpooled.wrappedBuffer(wire, at, Math.min(97, wire.length - at)));
+        }
+        List<Frame> got = frames(ch);
+        assertEquals(2, got.size());
+        assertTrue(got.get(0).oversized());
+        assertNull(got.get(0).data);
+        assertEquals(1000, got.get(0).dataBytes);
+        assertEquals(7, got.get(0).meta.correlationId(), "the meta says which call to refuse");
+        assertEquals(8, got.get(1).meta.correlationId(), "the stream goes on after the skipped data");
+        assertEquals(3, got.get(1).data.readableBytes());
+        got.get(1).release();
+    }
+
+    @Test
+    void aHugeAnnouncedFrameAllocatesNothingForItsData() {
+        EmbeddedChannel ch = channel(4 << 20, 1 << 16);
+        byte[] meta = PING.encode();
+        ch.writeInbound(Unpooled.wrappedBuffer(header(meta.length + 0xFFFF_0000L, meta.length), meta));
+        List<Frame> got = frames(ch);
+        assertEquals(1, got.size());
+        assertTrue(got.get(0).oversized(), "4 GiB announced: skipped as it arrives, never buffered");
+        ch.writeInbound(Unpooled.wrappedBuffer(new byte[64 << 10]));
+        assertTrue(ch.isActive());
+    }
+
+    @Test
+    void aMalformedMetaClosesTheConnection() {
+        byte[][] metas = {
+            {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF},                              // a broken varint
+            {0x0A, 0x7F},                                                          // a request longer than the meta
+            {0x0A, 0x02, 0x0A, 0x00},                                              // a request without its method
+            {0x18, 0x01},                                                          // compress_type 1
+            {0x28, 0x05},                                                          // an attachment
+            {0x07},                                                                // field 0
+        };
+        for (byte[] meta : metas) {
+            EmbeddedChannel ch = channel(1 << 20, 1 << 16);
+            assertThrows(FrameDecoder.FrameException.class,
+                    () -> ch.writeInbound(Unpooled.wrappedBuffer(concat(header(meta.length, meta.length), meta))));
+        }
+    }
+
+    @Test
+    void moreUserFieldsThanTheLimitCloseTheConnection() {
+        ProtoOutput out = new ProtoOutput(64);
+        for (int i = 0; i <= RpcMeta.MAX_USER_FIELDS; i++) {
+            ProtoOutput entry = new ProtoOutput(16);
+            entry.writeString(1, "k" + i);
+            entry.writeString(2, "v");
+            byte[] e = entry.toByteArray();
+            out.writeBytes(9, e, 0, e.length);
+        }
+        byte[] meta = out.toByteArray();
+        assertThrows(FrameDecoder.FrameException.class, () -> channel(1 << 20, 1 << 16)
+                .writeInbound(Unpooled.wrappedBuffer(concat(header(meta.length, meta.length), meta))));
+    }
+
+    @Test
+    void unknownMetaFieldsAreSkipped() {
+        ProtoOutput out = new ProtoOutput(64);
+        byte[] known = PING.encode();
+        out.writeBytes(7, new byte[] {1, 2, 3}, 0, 3);      // authentication_data
+        out.writeInt64(100, 42);                            // an implementation's extension
+        byte[] extra = out.toByteArray();
+        byte[] meta = concat(extra, known);
+        EmbeddedChannel ch = channel(1 << 20, 1 << 16);
+        ch.writeInbound(Unpooled.wrappedBuffer(concat(header(meta.length, meta.length), meta)));
+        Frame f = frames(ch).get(0);
+        assertEquals(PING, f.meta);
+        f.release();
+    }
+
+    @Test
+    void everyMetaFieldRoundTrips() {
+        RpcMeta answer = RpcMeta.response(Long.MAX_VALUE, TcpErrors.DECLARED_FAULT, "division by zero \uD83D\uDD25",
+                Map.of(TcpErrors.REFUSED, "malformed", TcpErrors.REFUSED_FIELD, "Record.name"));
+        EmbeddedChannel ch = channel(1 << 20, 1 << 16);
+        ByteBuf buf = Unpooled.wrappedBuffer(RawTcp.frame(answer, new byte[0]));
+        ch.writeInbound(buf);
+        Frame f = frames(ch).get(0);
+        assertEquals(answer, f.meta);
+        assertTrue(!f.meta.isRequest());
+        f.release();
+    }
+}
