@@ -123,8 +123,17 @@ public final class ServerCallContext {
      * listeners are dropped) and clears an interrupt that its own cancel left.
      */
     public Scope enter() {
+        return enter(true);
+    }
+
+    /**
+     * As {@link #enter()}; {@code interruptible} false for a thread that must never be interrupted
+     * (an event loop running a short operation itself): a cancel then only flags the call and runs
+     * its listeners.
+     */
+    public Scope enter(boolean interruptible) {
         ServerCallContext before = CURRENT.get();
-        Thread self = Thread.currentThread();
+        Thread self = interruptible ? Thread.currentThread() : null;
         synchronized (this) {
             thread = self;
         }
@@ -141,7 +150,7 @@ public final class ServerCallContext {
                 }
                 clear = cancelled;
             }
-            if (clear && (before == null || !before.cancelledNow())) {
+            if (clear && self != null && (before == null || !before.cancelledNow())) {
                 Thread.interrupted();   // this call's own cancel must not leak into the thread's next work
             }
             if (before == null) {

@@ -467,7 +467,8 @@ final class TcpServer implements ProtocolServer {
                 release();
             }
             Object response;
-            try (ServerCallContext.Scope scope = context.enter()) {
+            // an event loop running a fast operation itself is never interrupted: a cancel only flags the call
+            try (ServerCallContext.Scope scope = context.enter(!ctx.executor().inEventLoop())) {
                 response = skeleton.invoke(op, request, meta.requestId());
             } catch (DeclaredFault fault) {
                 ProtoCodec.Writer w;
