@@ -4,21 +4,16 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.codec.dynamic.DynamicFault;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.metastub.CallRecord;
-import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
 import io.switchboard.metastub.SelectionPolicy;
-import io.switchboard.protocol.CallOptions;
 import io.switchboard.client.DynamicStub;
 import io.switchboard.client.Switchboard;
 import java.lang.reflect.Array;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code ./switchboard call NAME OPERATION [FIELD=VALUE ...]}: calls an operation of a component
@@ -29,24 +24,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "call", mixinStandardHelpOptions = true,
         description = "Call an operation by name, without generated code (the schema comes from the registry).")
 final class CallCommand implements Callable<Integer> {
-    @Parameters(index = "0", description = "The component's name in the registry.")
-    String name;
-
-    @Parameters(index = "1", description = "The operation.")
-    String operation;
-
-    @Parameters(index = "2..*", arity = "0..*", description = "Request fields as FIELD=VALUE; arrays as space-separated lists.")
-    List<String> fields = new ArrayList<>();
-
-    @Option(names = "--registry", required = true, description = "The registry's SOAP endpoint.")
-    String registry;
-
-    @Option(names = "--protocol", description = "Pin the protocol of the call (soap, grpc, ...).")
-    String protocol;
-
-    @Option(names = "--policy", defaultValue = "adaptive", description = "The selection policy, by name: "
-            + "adaptive (default), size[:BYTES], first-common, fixed:PROTOCOL, or one a jar on the class path adds.")
-    String policy;
+    @Mixin
+    CallTarget target = new CallTarget();
 
     @Mixin
     TlsOptions tls = new TlsOptions();
@@ -54,26 +33,16 @@ final class CallCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<CallRecord> records = new CopyOnWriteArrayList<>();
-        SelectionPolicy selection = Policies.byName(policy);
-        try (Switchboard sb = Switchboard.builder(registry).policy(selection).listener(records::add).follow(false)
+        SelectionPolicy selection = Policies.byName(target.policy);
+        try (Switchboard sb = Switchboard.builder(target.registry).policy(selection).listener(records::add).follow(false)
                 .settings(tls.client()).connect()) {
-            DynamicStub stub = sb.dynamic(name);
-            if (protocol != null) {
-                stub = stub.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
-            }
-            if (!stub.operations().contains(operation)) {
-                System.err.println(name + " has no operation '" + operation + "'; its operations are " + stub.operations());
+            DynamicStub stub = sb.dynamic(target.name).withOptions(target.options());
+            String problem = target.problem(stub);
+            if (problem != null) {
+                System.err.println(problem);
                 return 2;
             }
-            DynamicRecord request = stub.dynamicInterface().request(operation);
-            for (String f : fields) {
-                int eq = f.indexOf('=');
-                if (eq <= 0) {
-                    System.err.println("expected FIELD=VALUE, got '" + f + "'");
-                    return 2;
-                }
-                request.setText(f.substring(0, eq), f.substring(eq + 1));
-            }
+            DynamicRecord request = target.request(stub);
             int status = 0;
             try {
                 DynamicRecord response = stub.call(request);
@@ -81,7 +50,7 @@ final class CallCommand implements Callable<Integer> {
                     response.toMap().forEach((k, v) -> System.out.println(k + " = " + show(v)));
                 }
             } catch (DeclaredFault fault) {
-                System.out.println("declared fault " + operation + "Fault:");
+                System.out.println("declared fault " + target.operation + "Fault:");
                 ((DynamicFault) fault).faultInfo().toMap().forEach((k, v) -> System.out.println("  " + k + " = " + show(v)));
                 status = 4;
             }

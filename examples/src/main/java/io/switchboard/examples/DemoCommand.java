@@ -15,6 +15,7 @@ import io.switchboard.client.Switchboard;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -104,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         int stoppedAt = -1;
         try (ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), secret)
-                .protocols(networkProtocols()).build()) {
+                .protocols(networkProtocols()).drain(Duration.ZERO, ComponentServer.DEFAULT_DRAIN_TIMEOUT).build()) {
             EchoService echoImpl = new EchoService();
             ComponentEntry entry = server.export(EchoComponent.skeleton(echoImpl));
             out.println("exported   " + entry.name() + " on " + entry.endpoints().size() + " protocol(s):");

@@ -34,7 +34,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Export a component found on the class path on every protocol, bind it in a registry, serve "
-                + "until stopped (Ctrl-C or SIGTERM unbinds it first).")
+                + "until stopped (Ctrl-C or SIGTERM drains it: unbinds it, answers for a quiet period, refuses new "
+                + "calls as draining and waits for those under way).")
 final class ServeCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "COMPONENT", description = "The component's name, without regard to case, "
             + "hyphens or underscores: a bundled one (echo, matrix-worker, simulator, optimizer) or one in --classpath. "
@@ -74,6 +75,15 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics", description = "Serve Prometheus metrics at /metrics on the SOAP port: calls per "
             + "operation, protocol and outcome with latency percentiles, refusals, the JVM.")
     boolean metrics;
+
+    @Option(names = "--drain-quiet", paramLabel = "MS", defaultValue = "1000", description = "On SIGTERM or Ctrl-C, "
+            + "how long the server goes on answering after it unbinds its entry, while clients move away (default "
+            + "${DEFAULT-VALUE} ms); then it refuses new calls as draining.")
+    long drainQuietMillis;
+
+    @Option(names = "--drain-timeout", paramLabel = "S", defaultValue = "30", description = "On SIGTERM or Ctrl-C, "
+            + "how long the server waits for the calls under way before it stops (default ${DEFAULT-VALUE} s).")
+    long drainTimeoutSeconds;
 
     @Mixin
     TlsOptions tls = new TlsOptions();
@@ -121,7 +131,8 @@ final class ServeCommand implements Callable<Integer> {
                 .settings(advertise == null ? settings : settings.withAdvertisedHost(advertise))
                 .port("soap", port)
                 .registry(registry, secret)
-                .lease(java.time.Duration.ofSeconds(leaseSeconds));
+                .lease(java.time.Duration.ofSeconds(leaseSeconds))
+                .drain(java.time.Duration.ofMillis(drainQuietMillis), java.time.Duration.ofSeconds(drainTimeoutSeconds));
         if (scrape != null) {
             builder.meterRegistry(scrape.registry());
         }

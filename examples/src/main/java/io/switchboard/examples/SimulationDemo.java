@@ -17,6 +17,7 @@ import io.switchboard.server.ComponentServer;
 import io.switchboard.server.ExportedCallback;
 import io.switchboard.client.Switchboard;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -53,10 +54,13 @@ final class SimulationDemo {
         out.println("           (both served from this JVM; every call still goes over a loopback socket)");
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         try (SimulatorService simulator = new SimulatorService(registryUrl);
+             // the demo's own clients are done when these close: no quiet period to wait out
              ComponentServer simulatorServer = ComponentServer.builder().registry(registryUrl, secret)
-                     .protocols(DemoCommand.networkProtocols()).build();
+                     .protocols(DemoCommand.networkProtocols())
+                     .drain(Duration.ZERO, ComponentServer.DEFAULT_DRAIN_TIMEOUT).build();
              ComponentServer optimizerServer = ComponentServer.builder().registry(registryUrl, secret)
-                     .protocols(DemoCommand.networkProtocols()).build();
+                     .protocols(DemoCommand.networkProtocols())
+                     .drain(Duration.ZERO, ComponentServer.DEFAULT_DRAIN_TIMEOUT).build();
              Switchboard sb = Switchboard.builder(registryUrl).secret(secret).policy(Policies.byName(POLICY))
                      .listener(records::add).connect()) {
             simulatorServer.export(SimulatorComponent.skeleton(simulator));

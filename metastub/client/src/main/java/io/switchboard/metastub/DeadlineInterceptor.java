@@ -2,6 +2,7 @@ package io.switchboard.metastub;
 
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.DeadlineExceededException;
+import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.TransportException.Delivery;
 import java.time.Duration;
@@ -55,14 +56,21 @@ public final class DeadlineInterceptor implements ClientInterceptor {
     @Override
     public CompletableFuture<Object> intercept(ClientCall call, Chain next) {
         CallOptions options = call.options();
-        if (options.deadlineAfter() == null && options.deadlineNanoTime() == null) {
-            return next.proceed(call);   // the common case: no deadline, nothing done
-        }
         if (!perAttempt) {
-            if (options.deadlineNanoTime() == null) {
+            // a call made by an operation, on its thread, gets no more than the time its own caller left it
+            Long inherited = inheritedDeadline();
+            if (inherited != null && (options.deadlineNanoTime() == null || inherited - options.deadlineNanoTime() < 0)
+                    && (options.deadlineAfter() == null
+                        || inherited - (nanoClock.getAsLong() + options.deadlineAfter().toNanos()) < 0)) {
+                call.options(options.withDeadlineNanoTime(inherited));
+            } else if (options.deadlineNanoTime() == null && options.deadlineAfter() != null) {
                 call.options(options.withDeadlineNanoTime(nanoClock.getAsLong() + options.deadlineAfter().toNanos()));
             }
-            return next.proceed(call);
+            Long deadline = call.options().deadlineNanoTime();
+            return deadline == null ? next.proceed(call) : whenLate(call, deadline, next.proceed(call));
+        }
+        if (options.deadlineAfter() == null && options.deadlineNanoTime() == null) {
+            return next.proceed(call);   // the common case: no deadline, nothing done
         }
         if (options.deadlineNanoTime() == null) {
             throw new IllegalStateException("a deadline not fixed at the start of the call: DeadlineInterceptor.call "
@@ -80,6 +88,42 @@ public final class DeadlineInterceptor implements ClientInterceptor {
             call.options(options.withTimeout(left < limit.toNanos() ? Duration.ofNanos(left) : limit));
         }
         return next.proceed(call);
+    }
+
+    /**
+     * A call that failed once its deadline had passed failed for it: the last attempt ended because
+     * the time ran out (here, or on a server it reached, which was given the same deadline and
+     * cancelled the operation when it passed), and the caller hears it as such.
+     */
+    private CompletableFuture<Object> whenLate(ClientCall call, long deadline, CompletableFuture<Object> outcome) {
+        return outcome.handle((response, failure) -> {
+            if (failure == null) {
+                return response;
+            }
+            Throwable cause = io.switchboard.protocol.AsyncCalls.unwrap(failure);
+            if (cause instanceof SwitchboardException e && !(cause instanceof DeadlineExceededException)
+                    && deadline - nanoClock.getAsLong() <= 0) {
+                Delivery delivery = e instanceof TransportException t ? t.delivery()
+                        : e instanceof io.switchboard.protocol.RefusedException ? Delivery.NOT_DELIVERED
+                        : Delivery.MAY_HAVE_RUN;
+                if (mayHaveRun(call.earlierFailure)) {
+                    delivery = Delivery.MAY_HAVE_RUN;
+                }
+                Duration after = call.options().deadlineAfter();
+                throw new DeadlineExceededException(call.protocol() != null ? call.protocol() : call.component(),
+                        delivery, "the deadline" + (after == null ? " its caller left it" : " of " + after.toMillis()
+                        + " ms") + " passed during " + call.operation().name() + " (" + e.getClass().getSimpleName()
+                        + (call.protocol() == null ? "" : " over " + call.protocol()) + ")", e);
+            }
+            throw cause instanceof java.util.concurrent.CompletionException c ? c
+                    : new java.util.concurrent.CompletionException(cause);
+        });
+    }
+
+    /** The deadline of the server call the current thread runs (an operation calling on), or null. */
+    private static Long inheritedDeadline() {
+        io.switchboard.protocol.ServerCallContext context = io.switchboard.protocol.ServerCallContext.current();
+        return context == null ? null : context.deadlineNanos();
     }
 
     /** The refusal of {@code call}'s next attempt: what it would have been, and whether an earlier one may have run. */

@@ -36,8 +36,9 @@ final class FailsafeInterceptor extends RetryingInterceptor {
 
     @Override
     protected Throwable retry(ClientCall call, Throwable failure) {
-        if (!(failure instanceof TransportException e) || call.pinned) {
-            return failure;
+        if (!(failure instanceof TransportException e) || call.pinned
+                || failure instanceof io.switchboard.protocol.DrainingException) {
+            return failure;   // a draining server refuses over SOAP too: another replica takes the call
         }
         OperationDescriptor operation = call.operation();
         if (call.fallback()) {

@@ -5,6 +5,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.Channel;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
@@ -204,9 +205,31 @@ public final class MetaStub implements Channel, AutoCloseable {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        if (ServerCallContext.current() != null) {
+            return awaitWithin(callAsync(operation, request, options));
+        }
         // the same chain as the asynchronous form: every attempt completes on this thread before
         // proceed returns, and await throws what the attempt threw
         return AsyncCalls.await(chain.proceed(newCall(operation, request, options, null)));
+    }
+
+    /**
+     * A blocking call made by an operation, on its thread: made as an asynchronous one, so that
+     * the operation's cancel (its caller's, or its deadline's) cancels it on the wire whatever its
+     * protocol; an interrupt of the waiting thread cancels it too.
+     */
+    private static Object awaitWithin(CompletableFuture<Object> call) throws DeclaredFault {
+        while (!call.isDone()) {
+            try {
+                call.get();
+            } catch (InterruptedException e) {
+                call.cancel(true);
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+                break;   // done: await throws it as the blocking form would
+            }
+        }
+        return AsyncCalls.await(call);
     }
 
     /**
@@ -217,7 +240,15 @@ public final class MetaStub implements Channel, AutoCloseable {
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
-        return AsyncCalls.start(caller -> chain.proceed(newCall(operation, request, options, caller)));
+        CompletableFuture<Object> result = AsyncCalls.start(caller -> chain.proceed(newCall(operation, request,
+                options, caller)));
+        ServerCallContext context = ServerCallContext.current();
+        if (context != null && !result.isDone()) {
+            // made by an operation: cancelled when the operation's own call is (its caller's cancel, its deadline)
+            ServerCallContext.Scope registration = context.addCancelListener(() -> result.cancel(true));
+            result.whenComplete((r, t) -> registration.close());
+        }
+        return result;
     }
 
     private ClientCall newCall(OperationDescriptor operation, Object request, CallOptions options,

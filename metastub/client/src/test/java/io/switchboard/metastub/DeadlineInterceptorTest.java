@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.DeadlineExceededException;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.TransportException.Delivery;
@@ -73,6 +74,23 @@ class DeadlineInterceptorTest {
         assertEquals("answer", InterceptorChain.of(List.of(onCall, onAttempt), next).proceed(call).join());
         assertSame(options, next.seen.get(0).options(), "the same options, not a copy");
         assertNull(next.seen.get(0).options().deadlineNanoTime());
+    }
+
+    @Test
+    void aCallMadeInsideAnOperationGetsNoMoreThanTheTimeItsCallerLeft() {
+        // the operation's call must end 300 ms from now (the clocks are one: the fake one)
+        ServerCallContext operation = ServerCallContext.create(5_300 * MS, null);
+        ScriptedStep next = new ScriptedStep("a", "b", "c");
+        try (ServerCallContext.Scope scope = operation.enter()) {
+            onCall.intercept(call("ping", CallOptions.DEFAULT, null), next);
+            onCall.intercept(call("ping", CallOptions.DEFAULT.withDeadlineAfter(Duration.ofMinutes(10)), null), next);
+            onCall.intercept(call("ping", CallOptions.DEFAULT.withDeadlineAfter(Duration.ofMillis(100)), null), next);
+        }
+        onCall.intercept(call("ping", CallOptions.DEFAULT, null), next);
+        assertEquals(5_300 * MS, next.seen.get(0).options().deadlineNanoTime(), "none of its own: the operation's");
+        assertEquals(5_300 * MS, next.seen.get(1).options().deadlineNanoTime(), "a longer one of its own: never more");
+        assertEquals(5_100 * MS, next.seen.get(2).options().deadlineNanoTime(), "a shorter one of its own stays");
+        assertNull(next.seen.get(3).options().deadlineNanoTime(), "outside an operation: nothing inherited");
     }
 
     @Test

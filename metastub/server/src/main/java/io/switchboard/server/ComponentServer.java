@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves components on several protocols at once and binds each in a registry under a lease that
- * a heartbeat renews (at a third of the lease, on a daemon thread); closing it unbinds them first,
- * then stops the listeners. If the process dies without closing, the registry drops its entries
+ * a heartbeat renews (at a third of the lease, on a daemon thread); closing it drains (see
+ * {@link #close}): it unbinds them, answers for a quiet period, refuses new calls as draining and
+ * waits for those under way, then stops the listeners. If the process dies without closing, the registry drops its entries
  * when their lease runs out. If the registry answers a renew with "not bound" (it restarted
  * without the entry, or the lease lapsed while the registry was unreachable), the heartbeat binds
  * the entry again.
@@ -59,6 +60,8 @@ import org.slf4j.LoggerFactory;
  * console, {@code /metrics}, the lease reports), refusals and repeats included;
  * <li>{@link DeduplicatingInterceptor}: each call id runs once, whichever protocol it arrives on; a
  * repeat gets the first outcome without going further (one instance shared by the protocols);
+ * <li>{@code DrainingInterceptor}: counts the calls under way and, once {@link #close} has begun to
+ * drain, refuses new ones as draining (a repeat of a call id run here still gets its outcome above);
  * <li>the interceptors added with {@link Builder#interceptor}, in that order: once per call id,
  * inside the span and the figures;
  * <li>{@link PhaseMarkInterceptor}: the benchmark's {@code INVOKE_START}/{@code INVOKE_END} marks,
@@ -82,6 +85,10 @@ public final class ComponentServer implements AutoCloseable {
     static final java.time.Duration RECENT_CALL_RETENTION = java.time.Duration.ofMinutes(5);
     /** The lease a server asks for unless told otherwise. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** How long a closing server answers after unbinding its entries, unless told otherwise ({@link Builder#drain}). */
+    public static final Duration DEFAULT_DRAIN_QUIET_PERIOD = Duration.ofSeconds(1);
+    /** How long a closing server waits for the calls under way, unless told otherwise ({@link Builder#drain}). */
+    public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(30);
 
     private final Map<String, ProtocolServer> servers = new LinkedHashMap<>();
     private final RegistryClient registry;
@@ -99,12 +106,18 @@ public final class ComponentServer implements AutoCloseable {
     private final TracingServerInterceptor tracing;
     /** The builder's interceptors, in every component's chain after the de-duplicator. */
     private final List<ServerInterceptor> interceptors;
+    /** Counts the calls under way and refuses new ones once the server drains. */
+    private final DrainingInterceptor draining = new DrainingInterceptor();
+    private final Duration drainQuietPeriod;
+    private final Duration drainTimeout;
 
     private ComponentServer(Builder b) {
         io.opentelemetry.api.OpenTelemetry otel = b.tracingSet ? b.tracing
                 : io.opentelemetry.api.GlobalOpenTelemetry.get();
         this.tracing = io.switchboard.metastub.TracingInterceptor.isNoop(otel) ? null : new TracingServerInterceptor(otel);
         this.interceptors = List.copyOf(b.interceptors);
+        this.drainQuietPeriod = b.drainQuietPeriod;
+        this.drainTimeout = b.drainTimeout;
         for (String protocol : b.protocols) {
             ServerSettings s = b.settings;
             Integer port = b.ports.get(protocol);
@@ -176,7 +189,7 @@ public final class ComponentServer implements AutoCloseable {
         }
         ServiceDescriptor d = plain.descriptor();
         List<ServerInterceptor> steps = chain(tracing, stats,
-                new DeduplicatingInterceptor(RECENT_CALLS, RECENT_CALL_RETENTION), interceptors);
+                new DeduplicatingInterceptor(RECENT_CALLS, RECENT_CALL_RETENTION), draining, interceptors);
         List<Endpoint> endpoints = new ArrayList<>();
         try {
             for (ProtocolServer server : servers.values()) {
@@ -210,13 +223,15 @@ public final class ComponentServer implements AutoCloseable {
      * a call id is a repeat; tracing (null: off) is outermost and hands refusals on.
      */
     static List<ServerInterceptor> chain(TracingServerInterceptor tracing, ServerCallStats stats,
-                                         DeduplicatingInterceptor once, List<ServerInterceptor> users) {
+                                         DeduplicatingInterceptor once, DrainingInterceptor draining,
+                                         List<ServerInterceptor> users) {
         List<ServerInterceptor> steps = new ArrayList<>();
         if (tracing != null) {
             steps.add(tracing);                             // a SERVER span around everything below
         }
         steps.add(new CallStatsInterceptor(stats, once));   // sees repeats and refusals
         steps.add(once);                                    // a repeat goes no further
+        steps.add(draining);                                // counts calls; refuses new ones once closing
         steps.addAll(users);                                // once per call id
         if (PhaseMarks.ENABLED) {
             steps.add(PhaseMarkInterceptor.INSTANCE);       // only the implementation between its marks
@@ -288,16 +303,28 @@ public final class ComponentServer implements AutoCloseable {
         return refused;
     }
 
-    /** Unbinds everything this server bound, then stops its listeners. Safe to call twice. */
+    /**
+     * Closes gracefully, draining: every listener's health turns NOT_SERVING and the entries are
+     * unbound from the registry; the server answers calls for the quiet period
+     * ({@link Builder#drain}, while watchers move their clients away; skipped when nothing was bound
+     * in a registry), then refuses new calls with a "draining" answer that clients take to another
+     * replica ({@link io.switchboard.protocol.DrainingException}: not delivered, no SOAP fallback
+     * here), waits for the calls under way up to the drain timeout, and stops the listeners. Safe
+     * to call twice.
+     */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
         }
-        closed = true;
+        servers.values().forEach(ProtocolServer::drain);
         if (heartbeat != null) {
             heartbeat.shutdownNow();
         }
+        boolean wasBound = registry != null && !bound.isEmpty();
         if (registry != null) {
             for (ComponentEntry e : bound) {
                 try {
@@ -310,7 +337,21 @@ public final class ComponentServer implements AutoCloseable {
                 registry.close();
             }
         }
-        servers.values().forEach(ProtocolServer::close);
+        try {
+            if (wasBound && !drainQuietPeriod.isZero()) {
+                Thread.sleep(drainQuietPeriod.toMillis());   // still answering while watchers move away
+            }
+            draining.refuseNewCalls();
+            if (!draining.awaitIdle(drainTimeout)) {
+                LOG.warn("{} call(s) still running after the drain timeout of {} s; stopping them",
+                        draining.running(), drainTimeout.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();   // closing at once, as asked
+        }
+        synchronized (this) {
+            servers.values().forEach(ProtocolServer::close);
+        }
     }
 
     /** Configures a {@link ComponentServer}. Defaults: every protocol on the class path, loopback, ephemeral ports. */
@@ -326,6 +367,8 @@ public final class ComponentServer implements AutoCloseable {
         private Duration lease = DEFAULT_LEASE;
         private MeterRegistry meters;
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
+        private Duration drainQuietPeriod = DEFAULT_DRAIN_QUIET_PERIOD;
+        private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
 
         private Builder() {
             // the failsafe last: entries list endpoints in this order, the client's preference aside
@@ -427,6 +470,20 @@ public final class ComponentServer implements AutoCloseable {
          */
         public Builder interceptor(ServerInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
+         * How {@link ComponentServer#close} drains: {@code quietPeriod} of answering after the
+         * entries are unbound (default 1 s; zero: none), then up to {@code timeout} for the calls
+         * under way (default 30 s) while new ones are refused.
+         */
+        public Builder drain(Duration quietPeriod, Duration timeout) {
+            if (quietPeriod.isNegative() || timeout.isNegative()) {
+                throw new IllegalArgumentException("drain times are zero or more");
+            }
+            drainQuietPeriod = quietPeriod;
+            drainTimeout = timeout;
             return this;
         }
 

@@ -77,7 +77,8 @@ class ServerCallStatsTest {
         DeduplicatingInterceptor once = new DeduplicatingInterceptor(100, Duration.ofMinutes(1));
         // as ComponentServer exports it with tracing on: the tracing step outside the counting one
         List<ServerInterceptor> steps = ComponentServer.chain(
-                new TracingServerInterceptor(io.opentelemetry.api.OpenTelemetry.noop()), stats, once, List.of());
+                new TracingServerInterceptor(io.opentelemetry.api.OpenTelemetry.noop()), stats, once,
+                new DrainingInterceptor(), List.of());
         assertEquals(List.of(TracingServerInterceptor.class, CallStatsInterceptor.class, DeduplicatingInterceptor.class),
                 steps.stream().map(Object::getClass).toList().subList(0, 3), "tracing, then counting right around the de-duplicator");
         Skeleton plain = ConformanceComponent.skeleton(impl);

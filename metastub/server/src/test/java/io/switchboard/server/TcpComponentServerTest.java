@@ -34,7 +34,7 @@ class TcpComponentServerTest {
 
     private MetaStub client(List<Endpoint> endpoints, boolean fixedTcp) {
         MetaStub.Builder b = MetaStub.builder(ConformanceComponent.DESCRIPTOR).endpoints(endpoints).listener(calls::add)
-                .serverRecognisesCallIds(true);
+                .serverRecognisesCallIds(true).preferInProcess(false);   // the server is in this JVM: not in process here
         return (fixedTcp ? b.policy(new FixedPolicy("tcp")) : b).build();
     }
 

@@ -66,8 +66,22 @@ public record ClientSettings(Duration connectTimeout, Duration callTimeout, long
         return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, threads);
     }
 
-    /** The timeout of one call: the call's own, or the default. */
+    /**
+     * The timeout of one call: the call's own, or the default; no more than the time its whole
+     * call has left ({@link CallOptions#deadlineNanoTime}) when asked, which is what protocols send
+     * the server as the call's deadline.
+     */
     public Duration timeoutFor(CallOptions options) {
-        return options.timeout() != null ? options.timeout() : callTimeout;
+        Duration timeout = options.timeout() != null ? options.timeout() : callTimeout;
+        Long deadline = options.deadlineNanoTime();
+        if (deadline != null) {
+            // the time the whole call has left now, as the request goes out (a call can wait for a
+            // pool thread or a connection after its attempt started): what the server is told
+            long left = deadline - System.nanoTime();
+            if (left < timeout.toNanos()) {
+                return Duration.ofNanos(Math.max(1, left));
+            }
+        }
+        return timeout;
     }
 }

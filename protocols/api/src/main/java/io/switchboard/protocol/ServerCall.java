@@ -8,8 +8,8 @@ import java.util.Objects;
  * One call as {@link ServerInterceptor}s see it, the one object a call allocates for its way down
  * a {@link ServerInterceptorChain}: which component and operation, the decoded request, the
  * protocol it arrived over and its call id. What the protocol set around the call (the caller's
- * trace context, whether the caller cancelled) is read through {@link ServerCallContext}, here
- * too. Immutable. API.
+ * trace context and deadline, whether the caller cancelled) is read through {@link ServerCallContext},
+ * here too. Immutable. API.
  *
  * <pre>{@code
  * ServerInterceptor log = (call, next) -> {
@@ -74,6 +74,11 @@ public final class ServerCall {
     /** The W3C trace context the call arrived with, or null ({@link ServerCallContext#trace()}). */
     public TraceContext trace() {
         return ServerCallContext.trace();
+    }
+
+    /** When the call must end, as its caller set it; null without a deadline ({@link ServerCallContext#deadline()}). */
+    public java.time.Instant deadline() {
+        return ServerCallContext.deadline();
     }
 
     /** Whether the caller has cancelled the call ({@link ServerCallContext#isCancelled()}). */

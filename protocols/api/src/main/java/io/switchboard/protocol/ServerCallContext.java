@@ -1,19 +1,33 @@
 package io.switchboard.protocol;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * What a component's operation can ask about the call it runs in: whether the caller has
- * cancelled it, so that long work can stop early. Protocol servers set it around each
- * operation; outside of one, and on protocols that cannot tell, {@link #isCancelled()} says
- * whether the running thread was interrupted (how gRPC and the local protocol also signal a
- * cancelled call).
+ * The call a component's operation runs in, as the operation (and the calls it makes) can ask
+ * about it: whether the caller has cancelled it, when its deadline passes, and the trace context
+ * it arrived with. Protocol servers make one per call and enter it on the thread that runs the
+ * operation; outside of one, {@link #isCancelled()} says whether the running thread was
+ * interrupted.
  *
- * <p>What a server notices, per protocol: gRPC — the client cancelled the call, its deadline
- * passed or its connection dropped (the operation's thread is interrupted too); local — the
- * caller's future was cancelled (the thread running the call is interrupted); SOAP — nothing:
- * the client closes its HTTP connection, but the operation runs to its end (its answer goes
- * nowhere).
+ * <p>Deadlines and cancellation follow a call across hops, in the manner of grpc-java's
+ * {@code Context}: every protocol carries the time left with each call (gRPC's
+ * {@code grpc-timeout}, SOAP's {@code sb:deadline} header, tcp's {@code timeout_ms}, local's call
+ * options), the server fixes it as {@link #deadline()} and cancels the call when it passes, and a
+ * meta-stub call made on the operation's thread inherits the time left (never more) and is
+ * cancelled when this call is ({@link #onCancel}).
+ *
+ * <p>What a server notices as a cancel, per protocol: gRPC — the client cancelled the call, its
+ * deadline passed or its connection dropped; tcp — a cancel frame, the timeout or the connection
+ * closing; SOAP — the client's cancel message (by call id), or the deadline; local — the caller's
+ * future cancelled. In each case {@link #isCancelled()} turns true, the operation's thread is
+ * interrupted, and the calls it has under way through meta-stubs are cancelled in turn.
  *
  * <pre>{@code
  * public long spin(double[] values, int maxRounds) {
@@ -25,31 +39,243 @@ import java.util.function.BooleanSupplier;
  * }
  * }</pre>
  *
- * <p>It also holds the W3C trace context the call arrived with ({@link #trace()}), which the
- * server's tracing reads to make the operation's span a child of the caller's.
+ * <p>A protocol server, per call:
+ *
+ * <pre>{@code
+ * ServerCallContext call = ServerCallContext.create(System.nanoTime() + timeoutNanos, trace).cancelAtDeadline();
+ * try (ServerCallContext.Scope scope = call.enter()) {
+ *     response = skeleton.invoke(op, request, callId);
+ * }
+ * // from another thread, when the client cancels:  call.cancel();
+ * }</pre>
  */
 public final class ServerCallContext {
-    private static final ThreadLocal<BooleanSupplier> CURRENT = new ThreadLocal<>();
-    private static final ThreadLocal<TraceContext> TRACE = new ThreadLocal<>();
+    private static final ThreadLocal<ServerCallContext> CURRENT = new ThreadLocal<>();
+    /** Fires deadlines; one daemon thread, whose work is to flag calls and run their short cancel listeners. */
+    private static final ScheduledThreadPoolExecutor TIMER;
 
-    private ServerCallContext() {
+    static {
+        TIMER = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "switchboard-deadlines");
+            t.setDaemon(true);
+            return t;
+        });
+        TIMER.setRemoveOnCancelPolicy(true);
     }
 
-    /** Whether the call the current thread runs has been cancelled by its caller. */
-    public static boolean isCancelled() {
-        BooleanSupplier cancelled = CURRENT.get();
-        return Thread.currentThread().isInterrupted() || (cancelled != null && cancelled.getAsBoolean());
+    private final boolean hasDeadline;
+    private final long deadlineNanos;
+    private final TraceContext trace;
+    /** The protocol's own flag, for servers that keep one ({@link #enter(BooleanSupplier, TraceContext)}); may be null. */
+    private final BooleanSupplier cancelledBy;
+    private volatile boolean cancelled;
+    /** Guarded by this: the thread in the call's scope, the cancel listeners, the deadline's timer. */
+    private Thread thread;
+    private List<Runnable> listeners;
+    private ScheduledFuture<?> timer;
+    private boolean ended;
+
+    private ServerCallContext(Long deadlineNanoTime, TraceContext trace, BooleanSupplier cancelledBy) {
+        this.hasDeadline = deadlineNanoTime != null;
+        this.deadlineNanos = hasDeadline ? deadlineNanoTime : 0;
+        this.trace = trace;
+        this.cancelledBy = cancelledBy;
     }
 
     /**
-     * For protocol servers: the current thread runs a call whose cancellation {@code cancelled}
-     * reports, until the returned scope closes (which restores what was there before).
-     *
-     * <pre>{@code
-     * try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled)) {
-     *     response = skeleton.invoke(op, request, callId);
-     * }
-     * }</pre>
+     * For protocol servers: a call that must end by {@code deadlineNanoTime} ({@link System#nanoTime()}
+     * terms; null: no deadline) and arrived with {@code trace} (null: none).
+     */
+    public static ServerCallContext create(Long deadlineNanoTime, TraceContext trace) {
+        return new ServerCallContext(deadlineNanoTime, trace, null);
+    }
+
+    /** The deadline {@code timeout} from now, in {@link System#nanoTime()} terms; null for a null timeout. */
+    public static Long deadlineAfter(Duration timeout) {
+        return timeout == null ? null : System.nanoTime() + timeout.toNanos();
+    }
+
+    /**
+     * Cancels this call when its deadline passes (for servers whose protocol does not do it for them);
+     * at once if it has passed already. Returns this.
+     */
+    public ServerCallContext cancelAtDeadline() {
+        if (!hasDeadline) {
+            return this;
+        }
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            cancel();
+            return this;
+        }
+        synchronized (this) {
+            if (!ended && !cancelled) {
+                timer = TIMER.schedule(this::cancel, left, TimeUnit.NANOSECONDS);
+            }
+        }
+        return this;
+    }
+
+    /**
+     * Makes this the current thread's call until the returned scope closes, which restores what
+     * was there before (calls nest: an in-process call runs on its caller's thread). While in
+     * scope, {@link #cancel} interrupts the thread; closing the scope ends the call (its timer and
+     * listeners are dropped) and clears an interrupt that its own cancel left.
+     */
+    public Scope enter() {
+        return enter(true);
+    }
+
+    /**
+     * As {@link #enter()}; {@code interruptible} false for a thread that must never be interrupted
+     * (an event loop running a short operation itself): a cancel then only flags the call and runs
+     * its listeners.
+     */
+    public Scope enter(boolean interruptible) {
+        ServerCallContext before = CURRENT.get();
+        Thread self = interruptible ? Thread.currentThread() : null;
+        synchronized (this) {
+            thread = self;
+        }
+        CURRENT.set(this);
+        return () -> {
+            boolean clear;
+            synchronized (this) {
+                thread = null;
+                ended = true;
+                listeners = null;
+                if (timer != null) {
+                    timer.cancel(false);
+                    timer = null;
+                }
+                clear = cancelled;
+            }
+            if (clear && self != null && (before == null || !before.cancelledNow())) {
+                Thread.interrupted();   // this call's own cancel must not leak into the thread's next work
+            }
+            if (before == null) {
+                CURRENT.remove();
+            } else {
+                CURRENT.set(before);
+            }
+        };
+    }
+
+    /**
+     * Cancels the call: {@link #isCancelled()} turns true, the thread in its scope is interrupted,
+     * and the listeners ({@link #onCancel}; the calls the operation has under way) are run, once.
+     * Safe from any thread, any number of times.
+     */
+    public void cancel() {
+        List<Runnable> toRun;
+        synchronized (this) {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            if (thread != null) {
+                thread.interrupt();
+            }
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            toRun = listeners;
+            listeners = null;
+        }
+        if (toRun != null) {
+            for (Runnable r : toRun) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    // a listener's failure must not keep the others from running
+                }
+            }
+        }
+    }
+
+    /** Whether this call was cancelled or its deadline has passed. */
+    public boolean cancelledNow() {
+        return cancelled || (cancelledBy != null && cancelledBy.getAsBoolean())
+                || (hasDeadline && deadlineNanos - System.nanoTime() <= 0);
+    }
+
+    /** Whether the deadline passed before the call could start; false without a deadline. */
+    public boolean expired() {
+        return hasDeadline && deadlineNanos - System.nanoTime() <= 0;
+    }
+
+    /** This call's deadline in {@link System#nanoTime()} terms; null when it has none. */
+    public Long deadlineNanos() {
+        return hasDeadline ? deadlineNanos : null;
+    }
+
+    /**
+     * Runs {@code listener} when this call is cancelled (at once, on this thread, if it is already);
+     * closing the returned registration drops it. Listeners run on the thread that cancels (a
+     * protocol's event loop, the deadline timer): they must be short and must not block.
+     */
+    public Scope addCancelListener(Runnable listener) {
+        synchronized (this) {
+            if (!cancelled && !ended && !expired()) {
+                if (listeners == null) {
+                    listeners = new ArrayList<>(2);
+                }
+                listeners.add(listener);
+                return () -> {
+                    synchronized (this) {
+                        if (listeners != null) {
+                            listeners.remove(listener);
+                        }
+                    }
+                };
+            }
+        }
+        if (cancelledNow()) {
+            listener.run();
+        }
+        return () -> { };
+    }
+
+    /** The call the current thread runs; null outside of one. */
+    public static ServerCallContext current() {
+        return CURRENT.get();
+    }
+
+    /** Whether the call the current thread runs has been cancelled by its caller, or its deadline passed. */
+    public static boolean isCancelled() {
+        ServerCallContext c = CURRENT.get();
+        return Thread.currentThread().isInterrupted() || (c != null && c.cancelledNow());
+    }
+
+    /** When the call the current thread runs must end, as its caller set it; null when it has no deadline (or outside a call). */
+    public static Instant deadline() {
+        Duration left = timeLeft();
+        return left == null ? null : Instant.now().plus(left);
+    }
+
+    /** The time left until the current call's deadline (zero once it has passed); null when it has none (or outside a call). */
+    public static Duration timeLeft() {
+        ServerCallContext c = CURRENT.get();
+        if (c == null || !c.hasDeadline) {
+            return null;
+        }
+        return Duration.ofNanos(Math.max(0, c.deadlineNanos - System.nanoTime()));
+    }
+
+    /**
+     * Runs {@code listener} when the current thread's call is cancelled or its deadline passes; a
+     * registration that does nothing outside of a call. See {@link #addCancelListener}.
+     */
+    public static Scope onCancel(Runnable listener) {
+        ServerCallContext c = CURRENT.get();
+        return c == null ? () -> { } : c.addCancelListener(listener);
+    }
+
+    /**
+     * For protocol servers that keep their own cancellation flag: the current thread runs a call
+     * whose cancellation {@code cancelled} reports, without a deadline, until the returned scope
+     * closes. {@link #create} and {@link #enter()} give the call a deadline and listeners too.
      */
     public static Scope enter(BooleanSupplier cancelled) {
         return enter(cancelled, null);
@@ -60,33 +286,19 @@ public final class ServerCallContext {
      * {@link TraceContext#of}); null when it came without one, or outside of a call.
      */
     public static TraceContext trace() {
-        return TRACE.get();
+        ServerCallContext c = CURRENT.get();
+        return c == null ? null : c.trace;
     }
 
     /**
-     * For protocol servers: as {@link #enter(BooleanSupplier)}, and the call arrived with
-     * {@code trace} (null: none). {@code cancelled} may be null when the protocol cannot tell.
+     * As {@link #enter(BooleanSupplier)}, and the call arrived with {@code trace} (null: none).
+     * {@code cancelled} may be null when the protocol cannot tell.
      */
     public static Scope enter(BooleanSupplier cancelled, TraceContext trace) {
-        BooleanSupplier before = CURRENT.get();
-        TraceContext traceBefore = TRACE.get();
-        CURRENT.set(cancelled);
-        TRACE.set(trace);
-        return () -> {
-            if (before == null) {
-                CURRENT.remove();
-            } else {
-                CURRENT.set(before);
-            }
-            if (traceBefore == null) {
-                TRACE.remove();
-            } else {
-                TRACE.set(traceBefore);
-            }
-        };
+        return new ServerCallContext(null, trace, cancelled).enter();
     }
 
-    /** Ends a call's context on the thread that entered it. */
+    /** Ends a call's context (or a listener's registration) on the thread that entered it. */
     public interface Scope extends AutoCloseable {
         @Override
         void close();

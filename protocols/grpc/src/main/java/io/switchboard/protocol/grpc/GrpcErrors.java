@@ -35,6 +35,8 @@ final class GrpcErrors {
     static final Metadata.Key<String> ERROR_TYPE = Metadata.Key.of("sb-error-type", Metadata.ASCII_STRING_MARSHALLER);
     /** The server ran none of the call: every worker was busy (its value: the server's limit). */
     static final Metadata.Key<String> BUSY = Metadata.Key.of("sb-busy", Metadata.ASCII_STRING_MARSHALLER);
+    /** The server is draining: it ran none of the call, another replica may ({@link io.switchboard.protocol.DrainingException}). */
+    static final Metadata.Key<String> DRAINING = Metadata.Key.of("sb-draining", Metadata.ASCII_STRING_MARSHALLER);
     /** Beside {@link #REFUSED}: the field a refusal names ({@code Type.field}), when it names one. */
     static final Metadata.Key<String> REFUSED_FIELD = Metadata.Key.of("sb-refused-field", Metadata.ASCII_STRING_MARSHALLER);
 
@@ -102,6 +104,10 @@ final class GrpcErrors {
 
     /** Server side: the operation threw something its interface does not declare. */
     static Status failure(Throwable e, Metadata trailers) {
+        if (e instanceof io.switchboard.protocol.DrainingException) {
+            trailers.put(DRAINING, "1");
+            return Status.UNAVAILABLE.withDescription(e.getMessage());
+        }
         trailers.put(ERROR_TYPE, e.getClass().getName());
         return Status.UNKNOWN.withDescription(e.getMessage() != null ? e.getMessage() : e.toString());
     }
@@ -112,6 +118,10 @@ final class GrpcErrors {
         String refused = trailers == null ? null : trailers.get(REFUSED);
         if (refused != null) {
             return new RefusedException(refused, trailers.get(REFUSED_FIELD), description, status.asRuntimeException());
+        }
+        if (trailers != null && trailers.get(DRAINING) != null) {
+            return new io.switchboard.protocol.DrainingException(GrpcProtocolProvider.NAME, what + " at " + endpoint
+                    + ": " + description, status.asRuntimeException());
         }
         if (trailers != null && trailers.get(BUSY) != null) {
             return new TransportException(GrpcProtocolProvider.NAME, TransportException.Delivery.NOT_DELIVERED,

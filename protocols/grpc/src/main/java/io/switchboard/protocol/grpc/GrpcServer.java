@@ -70,7 +70,11 @@ final class GrpcServer implements ProtocolServer {
     private final int maxChunkBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
-    /** How long calls under way (health watchers among them) may go on once the server closes. */
+    /**
+     * How long calls under way (health watchers among them) may go on once the listener closes: a
+     * listener's close is a stop, as a crash of it would be; a component server drains its calls
+     * before it closes its listeners ({@code ComponentServer.close}), so only watchers are left then.
+     */
     private static final long CLOSE_GRACE_MILLIS = 250;
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
@@ -81,6 +85,8 @@ final class GrpcServer implements ProtocolServer {
     private final GrpcTls.Refusals refusals;
     private Server server;
     private boolean closed;
+    /** Whether health answers NOT_SERVING for good already ({@link #drain}, {@link #close}). */
+    private boolean notServing;
 
     GrpcServer(ServerSettings settings, MessageLimits limits, int maxChunkBytes) {
         if (maxChunkBytes <= 0) {
@@ -195,6 +201,20 @@ final class GrpcServer implements ProtocolServer {
         }
     }
 
+    /** Every service, the server's own ("") included, answers NOT_SERVING from here on; calls still run. */
+    @Override
+    public void drain() {
+        notServing();
+    }
+
+    /** Health NOT_SERVING for good, once (gRPC logs a second call as an error). */
+    private synchronized void notServing() {
+        if (!notServing) {
+            notServing = true;
+            health.enterTerminalState();
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -206,7 +226,7 @@ final class GrpcServer implements ProtocolServer {
         // watcher hears it before its stream ends with the server: a stream cut at once (shutdownNow)
         // could drop the message the client had received but not yet handed on, so calls get a
         // short grace first (refused: new ones)
-        health.enterTerminalState();
+        notServing();
         if (server != null) {
             server.shutdown();
             try {
@@ -307,6 +327,8 @@ final class GrpcServer implements ProtocolServer {
         private final ServerCall<Part, Part> call;
         private final String callId;
         private final TraceContext trace;
+        /** What the operation asks about its call: the deadline, whether it was cancelled. */
+        private final ServerCallContext context;
         private final PartQueue queue;
         private final MessageReader requestReader;
         /** The response of several parts being sent from gRPC's readiness callbacks, or null. */
@@ -348,6 +370,7 @@ final class GrpcServer implements ProtocolServer {
             public void onCancel() {
                 ticket.abandon(); // not started yet: it never will be
                 cancelled = true;
+                context.cancel();   // the operation's own calls under way are cancelled in turn
                 queue.fail(new CancelledException());
                 synchronized (ready) {
                     ready.notifyAll();
@@ -375,6 +398,10 @@ final class GrpcServer implements ProtocolServer {
 
         Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId, TraceContext trace) {
             this.trace = trace;
+            // the caller's grpc-timeout, as gRPC fixed it for this call; gRPC cancels the call when it passes
+            io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
+            this.context = ServerCallContext.create(deadline == null ? null
+                    : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace);
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;
@@ -438,7 +465,10 @@ final class GrpcServer implements ProtocolServer {
                 queue.close(); // the request is read (or refused): queued parts go before the operation runs
             }
             Object response;
-            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled, trace)) {
+            if (context.expired()) {
+                return;   // the caller's deadline passed before the call could start: gRPC ends it
+            }
+            try (ServerCallContext.Scope scope = context.enter()) {
                 response = skeleton.invoke(op, request, callId);
             } catch (DeclaredFault fault) {
                 if (!cancelled) {

@@ -52,6 +52,43 @@ final class LocalTransport implements Transport {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        return call(operation, request, options, context(options));
+    }
+
+    /**
+     * The blocking call on the shared pool ({@link AsyncCalls#onPool}); cancelling the future
+     * cancels the component's call: its thread is interrupted, {@code ServerCallContext.isCancelled()}
+     * turns true and the calls it has under way are cancelled in turn.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request,
+                                                                   CallOptions options) {
+        ServerCallContext context = context(options);
+        java.util.concurrent.CompletableFuture<Object> result = io.switchboard.protocol.AsyncCalls.onPool(
+                (op, req, opts) -> call(op, req, opts, context), operation, request, options);
+        result.whenComplete((r, t) -> {
+            if (result.isCancelled()) {
+                context.cancel();
+            }
+        });
+        return result;
+    }
+
+    /**
+     * The component's side of a call: the caller's deadline as is (the same clock), else its
+     * timeout from now; cancelled when it passes.
+     */
+    private static ServerCallContext context(CallOptions options) {
+        Long deadline = options.deadlineNanoTime();
+        Long fromTimeout = ServerCallContext.deadlineAfter(options.timeout());
+        if (deadline == null || (fromTimeout != null && fromTimeout - deadline < 0)) {
+            deadline = fromTimeout;
+        }
+        return ServerCallContext.create(deadline, options.get(TraceContext.OPTION));
+    }
+
+    private Object call(OperationDescriptor operation, Object request, CallOptions options, ServerCallContext context)
+            throws DeclaredFault {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
@@ -94,9 +131,14 @@ final class LocalTransport implements Transport {
                     + e.getMessage(), e);
         }
 
+        if (context.expired()) {
+            throw new io.switchboard.protocol.DeadlineExceededException(protocol(),
+                    TransportException.Delivery.NOT_DELIVERED, "the deadline passed before " + operation
+                    + " could start; it did not run", null);
+        }
         Object out;
-        TraceContext trace = options.get(TraceContext.OPTION);   // for an async call, on another thread
-        try (ServerCallContext.Scope scope = trace == null ? null : ServerCallContext.enter(null, trace)) {
+        context.cancelAtDeadline();
+        try (ServerCallContext.Scope scope = context.enter()) {
             out = skeleton.invoke(target, in, options.callId());
         } catch (DeclaredFault fault) {
             Object info = fault.faultInfo();
@@ -105,6 +147,8 @@ final class LocalTransport implements Transport {
                         operation, options.wireBytes());
             }
             throw operation.toException(info);
+        } catch (io.switchboard.protocol.DrainingException e) {
+            throw e;   // refused before it ran: another replica may take it
         } catch (RuntimeException e) {
             throw new RemoteInvocationException(e.getMessage() != null ? e.getMessage() : e.toString(),
                     e.getClass().getName(), e);

@@ -1,9 +1,13 @@
 package io.switchboard.protocol.local;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.DeadlineExceededException;
+import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
@@ -16,7 +20,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Cancelling an async local call interrupts the component's thread, which ServerCallContext reports. */
+/**
+ * Cancelling an async local call interrupts the component's thread, which ServerCallContext
+ * reports; a call whose deadline has passed is refused before the component runs.
+ */
 class LocalCancellationTest {
     @Test
     void cancellingAnAsyncCallStopsTheComponentsWork() throws Exception {
@@ -31,6 +38,21 @@ class LocalCancellationTest {
             assertTrue(spin.cancel(true));
             assertThrows(CancellationException.class, spin::join);
             assertTrue(impl.spinSawCancel.await(1, TimeUnit.MINUTES), "the component never saw the cancellation");
+        }
+    }
+
+    @Test
+    void aCallWhoseDeadlineHasPassedIsRefusedAndDoesNotRun() {
+        ConformanceImpl impl = new ConformanceImpl();
+        try (ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
+             ProtocolClient client = Protocols.get("local").newClient(ClientSettings.defaults())) {
+            Transport transport = client.connect(ConformanceComponent.DESCRIPTOR,
+                    server.export(ConformanceComponent.skeleton(impl)));
+            DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> ConformanceComponent
+                    .stub(transport).withOptions(CallOptions.DEFAULT.withDeadlineNanoTime(System.nanoTime() - 1))
+                    .increment(1));
+            assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery());
+            assertEquals(0, impl.increments.get(), "the component did not run");
         }
     }
 }

@@ -33,11 +33,13 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
     private final Skeleton skeleton;
     private final OperationDescriptor operation;
     private final XmlMessages xml;
+    private final SoapCalls calls;
 
-    SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlMessages xml) {
+    SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlMessages xml, SoapCalls calls) {
         this.skeleton = skeleton;
         this.operation = operation;
         this.xml = xml;
+        this.calls = calls;
     }
 
     @Override
@@ -59,15 +61,23 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
     Object run(MessageContext in) throws AxisFault {
         String callId;
         Object request;
+        Long deadline;
         try {
             callId = callId(in);
+            deadline = deadline(in);
             request = readRequest(in);
+            if (deadline != null && deadline - System.nanoTime() <= 0) {
+                throw refused(in, "deadline-exceeded", "the caller's deadline passed before " + operation
+                        + " could start; it did not run");
+            }
         } catch (AxisFault refusal) {
             skeleton.refused(operation, refusalReason(refusal));
             throw refusal;
         }
-        TraceContext trace = trace(in);
-        try (ServerCallContext.Scope scope = trace == null ? null : ServerCallContext.enter(null, trace)) {
+        ServerCallContext call = ServerCallContext.create(deadline, trace(in)).cancelAtDeadline();
+        String component = in.getAxisService() != null ? in.getAxisService().getName() : operation.service().name();
+        try (ServerCallContext.Scope scope = call.enter();
+             ServerCallContext.Scope cancellable = calls.running(component, callId, call)) {
             return skeleton.invoke(operation, request, callId);
         } catch (DeclaredFault fault) {
             try {
@@ -79,6 +89,8 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             OMFactory f = OMAbstractFactory.getOMFactory();
             OMElement detail = f.createOMElement(new MessageDataSource(xml, fault.faultInfo()));
             throw new AxisFault(SoapFaults.receiverCode(in), fault.getMessage(), null, null, detail);
+        } catch (io.switchboard.protocol.DrainingException e) {
+            throw refused(in, io.switchboard.protocol.DrainingException.REASON, e.getMessage());
         } catch (RuntimeException e) {
             LOG.debug("{} failed", operation, e);
             String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
@@ -101,6 +113,31 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             throw refused(in, "malformed", "the sb:call header needs an id of 1 to 128 characters");
         }
         return id;
+    }
+
+    /**
+     * The deadline from the {@code sb:deadline} header ({@code <sb:deadline timeout-ms="..."/>}, the
+     * time the caller had left when it sent the call), counted from the request's arrival; null
+     * when the client sent none.
+     */
+    private static Long deadline(MessageContext in) throws AxisFault {
+        org.apache.axiom.soap.SOAPHeader header = in.getEnvelope().getHeader();
+        OMElement deadline = header == null ? null : header.getFirstChildWithName(SoapFaults.DEADLINE_HEADER);
+        if (deadline == null) {
+            return null;
+        }
+        long millis;
+        try {
+            millis = Long.parseLong(deadline.getAttributeValue(new javax.xml.namespace.QName("timeout-ms")));
+        } catch (NumberFormatException e) {
+            millis = -1;
+        }
+        if (millis < 0 || millis > Integer.MAX_VALUE) {
+            throw refused(in, "malformed", "the sb:deadline header needs a timeout-ms of 0 to " + Integer.MAX_VALUE);
+        }
+        Object arrived = in.getProperty(SoapCalls.ARRIVED);
+        long from = arrived instanceof Long a ? a : System.nanoTime();
+        return from + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
     /**

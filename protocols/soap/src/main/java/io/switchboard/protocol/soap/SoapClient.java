@@ -94,6 +94,51 @@ final class SoapClient implements ProtocolClient {
         return connections.getTotalStats().getLeased();
     }
 
+    /**
+     * Tells the server at {@code address} to cancel the call {@code callId} (see {@code SoapCalls}),
+     * in the background: a {@code POST} with the cancel header and no body, on the client's
+     * connections and TLS. A server that does not know the header answers with a fault, which is
+     * ignored, as is a failure to reach it.
+     */
+    void sendCancel(String address, String callId) {
+        if (closed) {
+            return;
+        }
+        java.util.concurrent.Executor executor = settings.executor();
+        Runnable send = () -> {
+            org.apache.hc.client5.http.classic.methods.HttpPost post =
+                    new org.apache.hc.client5.http.classic.methods.HttpPost(address);
+            post.setHeader(SoapCalls.CANCEL_HEADER, callId);
+            post.setConfig(org.apache.hc.client5.http.config.RequestConfig.custom()
+                    .setResponseTimeout(Timeout.ofMilliseconds(settings.connectTimeout().toMillis())).build());
+            try {
+                http.execute(post, answer -> {
+                    org.apache.hc.core5.http.io.entity.EntityUtils.consume(answer.getEntity());
+                    return answer.getCode();
+                });
+            } catch (IOException | RuntimeException e) {
+                // the server is gone or does not listen: nothing runs there to cancel
+            }
+        };
+        try {
+            if (executor != null) {
+                executor.execute(send);
+            } else {
+                CANCELS.execute(send);
+            }
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the caller's executor is shut down: the server's deadline ends the call
+        }
+    }
+
+    /** Sends cancel messages when the settings give no executor: one daemon thread, started when first needed. */
+    private static final java.util.concurrent.ExecutorService CANCELS = java.util.concurrent.Executors
+            .newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "soap-cancel");
+                t.setDaemon(true);
+                return t;
+            });
+
     ClientSettings settings() {
         return settings;
     }

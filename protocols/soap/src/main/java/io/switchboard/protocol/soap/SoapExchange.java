@@ -12,6 +12,17 @@ import org.apache.hc.client5.http.classic.ExecRuntime;
  */
 final class SoapExchange {
     static final ThreadLocal<SoapExchange> CURRENT = new ThreadLocal<>();
+    /** Cuts exchanges whose call's deadline passed: a socket's read timeout starts only once the request is out. */
+    private static final java.util.concurrent.ScheduledThreadPoolExecutor DEADLINES;
+
+    static {
+        DEADLINES = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "soap-deadlines");
+            t.setDaemon(true);
+            return t;
+        });
+        DEADLINES.setRemoveOnCancelPolicy(true);
+    }
 
     /** First in the HTTP client's chain: ties the exchange's runtime to the current call, if any. */
     static final ExecChainHandler TRACKER = (request, scope, chain) -> {
@@ -29,6 +40,12 @@ final class SoapExchange {
     private synchronized boolean attach(ExecRuntime exchangeRuntime) {
         runtime = exchangeRuntime;
         return !aborted;
+    }
+
+    /** Aborts this exchange at {@code deadlineNanoTime} ({@link System#nanoTime()} terms) unless the returned task is cancelled first. */
+    java.util.concurrent.ScheduledFuture<?> abortAt(long deadlineNanoTime) {
+        return DEADLINES.schedule(this::abort, deadlineNanoTime - System.nanoTime(),
+                java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     /** Closes the exchange's connection (if it has one yet); later exchanges of this call are refused. */

@@ -19,6 +19,8 @@ final class SoapFaults {
     static final QName CALL_HEADER = new QName(NS, "call");
     /** SOAP header carrying the W3C trace context: {@code <sb:trace traceparent="..." tracestate="..."/>}. */
     static final QName TRACE_HEADER = new QName(NS, "trace");
+    /** SOAP header carrying the time the caller has left: {@code <sb:deadline timeout-ms="..."/>}. */
+    static final QName DEADLINE_HEADER = new QName(NS, "deadline");
 
     private SoapFaults() {
     }

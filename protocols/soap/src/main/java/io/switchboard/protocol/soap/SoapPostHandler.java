@@ -57,9 +57,11 @@ final class SoapPostHandler extends Handler.Wrapper {
     private final ConfigurationContext context;
     private final AxisConfiguration axis;
     private final long maxMessageBytes;
+    private final SoapCalls calls;
 
-    SoapPostHandler(ConfigurationContext context, long maxMessageBytes, Handler next) {
+    SoapPostHandler(ConfigurationContext context, long maxMessageBytes, SoapCalls calls, Handler next) {
         super(next);
+        this.calls = calls;
         this.context = context;
         this.axis = context.getAxisConfiguration();
         this.maxMessageBytes = maxMessageBytes;
@@ -70,12 +72,19 @@ final class SoapPostHandler extends Handler.Wrapper {
         if (!HttpMethod.POST.is(request.getMethod()) || !request.getHttpURI().getPath().startsWith(SERVICES)) {
             return super.handle(request, response, callback);
         }
+        long arrived = System.nanoTime();
         PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
+        String cancel = request.getHeaders().get(SoapCalls.CANCEL_HEADER);
+        if (cancel != null) {
+            cancel(request, response, callback, cancel);
+            return true;
+        }
         String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
         InputStream in = Content.Source.asInputStream(body(request));
         Answer out = new Answer(response);
         MessageContext mc = messageContext(request, out);
         mc.setProperty(Constants.Configuration.CONTENT_TYPE, contentType);
+        mc.setProperty(SoapCalls.ARRIVED, arrived);
         try {
             String encoding = request.getHeaders().get(HttpHeader.CONTENT_ENCODING);
             if (encoding != null && !"identity".equalsIgnoreCase(encoding.trim())) {
@@ -110,6 +119,19 @@ final class SoapPostHandler extends Handler.Wrapper {
             }
         }
         return true;
+    }
+
+    /**
+     * A client's cancel message: {@code 204} when the call named ran here and is cancelled now,
+     * {@code 404} when none of that id runs (it ended, or never came).
+     */
+    private void cancel(Request request, Response response, Callback callback, String callId) {
+        String path = request.getHttpURI().getPath();
+        String component = path.substring(path.lastIndexOf('/') + 1);
+        boolean found = callId.length() <= 128 && calls.cancel(component, callId);
+        response.setStatus(found ? HttpStatus.NO_CONTENT_204 : HttpStatus.NOT_FOUND_404);
+        readToEnd(Content.Source.asInputStream(request));
+        callback.succeeded();
     }
 
     /**

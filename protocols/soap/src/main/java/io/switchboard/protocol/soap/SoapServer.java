@@ -85,6 +85,8 @@ final class SoapServer implements ProtocolServer {
     private final ServerSettings settings;
     private final Map<String, Skeleton> exported = new ConcurrentHashMap<>();
     private final Refusals refusals = new Refusals();
+    /** The calls under way with a call id, for the clients' cancel messages. */
+    private final SoapCalls calls = new SoapCalls();
     private ConfigurationContext context;
     private Server jetty;
     private SoapConnector connector;
@@ -165,7 +167,7 @@ final class SoapServer implements ProtocolServer {
             SizeLimitHandler sizeLimit = new SizeLimitHandler(settings.maxMessageBytes(), -1);
             contexts = new ContextHandlerCollection(axis2);
             // a call (POST to /axis2/services/...) goes straight to Axis2; the rest (?wsdl, mounted pages) to the contexts
-            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), contexts));
+            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), calls, contexts));
             jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
             jetty.start();
 
@@ -247,7 +249,7 @@ final class SoapServer implements ProtocolServer {
         AxisService service = new AxisService(d.name());
         service.setTargetNamespace(d.namespace());
         for (OperationDescriptor op : d.operations()) {
-            SkeletonMessageReceiver receiver = new SkeletonMessageReceiver(skeleton, op, xml);
+            SkeletonMessageReceiver receiver = new SkeletonMessageReceiver(skeleton, op, xml, calls);
             AxisOperation axisOp;
             if (op.oneWay()) {
                 axisOp = new InOnlyAxisOperation(op.requestElement());

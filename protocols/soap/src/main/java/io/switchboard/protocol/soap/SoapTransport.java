@@ -81,11 +81,20 @@ final class SoapTransport implements Transport {
                     "cannot create a SOAP client: " + e.getMessage(), e);
         }
         WireCounting.begin(options.wireBytes());
+        // a call with a deadline is cut when it passes, wherever it is (connecting, sending, waiting)
+        Long deadline = options.deadlineNanoTime();
+        SoapExchange exchange = deadline == null ? null : SoapExchange.CURRENT.get();
+        boolean ownExchange = deadline != null && exchange == null;
+        if (ownExchange) {
+            exchange = new SoapExchange();
+            SoapExchange.CURRENT.set(exchange);
+        }
+        java.util.concurrent.ScheduledFuture<?> cut = exchange == null ? null : exchange.abortAt(deadline);
         try {
             Options o = sc.getOptions();
             o.setTo(target);
             o.setAction(operation.soapAction());
-            long timeout = client.settings().timeoutFor(options).toMillis();
+            long timeout = Math.max(1, client.settings().timeoutFor(options).toMillis());   // 0 would be no timeout
             o.setProperty(HTTPConstants.SO_TIMEOUT, (int) timeout);
             // the call's timeout bounds its connect too: a call given 1 s waited up to the connect
             // timeout (5 s by default), or the 3 s in which the kernel gives up on a host that is
@@ -97,6 +106,11 @@ final class SoapTransport implements Transport {
                 header.addAttribute("id", options.callId(), null);
                 sc.addHeader(header);
             }
+            // the time the caller has left: the server cancels the operation when it passes, and the
+            // calls the operation makes get no more
+            OMElement timeLeft = OM.createOMElement(SoapFaults.DEADLINE_HEADER.getLocalPart(), SB);
+            timeLeft.addAttribute("timeout-ms", Long.toString(timeout), null);
+            sc.addHeader(timeLeft);
             TraceContext trace = options.get(TraceContext.OPTION);
             if (trace != null) {
                 OMElement header = OM.createOMElement(SoapFaults.TRACE_HEADER.getLocalPart(),
@@ -126,6 +140,13 @@ final class SoapTransport implements Transport {
             PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return value;
         } catch (AxisFault fault) {
+            boolean late = ioCause(fault) instanceof java.net.SocketTimeoutException
+                    || (deadline != null && deadline - System.nanoTime() <= 0);
+            if (late && options.callId() != null && source != null && source.writtenWhole()) {
+                // no answer in time: the server is told to stop (it stops by itself when the
+                // deadline it was sent passes, but its clock starts when the request arrived)
+                client.sendCancel(endpoint.address(), options.callId());
+            }
             throw translate(operation, fault, source != null && !source.writtenWhole());
         } catch (JAXBException e) {
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
@@ -139,6 +160,12 @@ final class SoapTransport implements Transport {
                     + (requestIncomplete ? ": the request was cut while it was sent: " : ": ")
                     + SoapFaults.rootMessage(e), e);
         } finally {
+            if (cut != null) {
+                cut.cancel(false);
+            }
+            if (ownExchange) {
+                SoapExchange.CURRENT.remove();
+            }
             sc.removeHeaders();
             try {
                 sc.cleanupTransport();
@@ -152,11 +179,14 @@ final class SoapTransport implements Transport {
 
     /**
      * The blocking call on the settings' executor, else the shared pool ({@link AsyncCalls#on}); cancelling the future
-     * also closes the call's HTTP connection, so the pool thread is free at once. The server is
-     * not told: the operation runs to its end and its answer is dropped.
+     * also closes the call's HTTP connection, so the pool thread is free at once, and sends the
+     * server a cancel message naming the call id (the call gets one if it has none), which
+     * cancels the operation ({@code ServerCallContext.isCancelled()}) if it runs by then.
      */
     @Override
-    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
+    public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions callOptions) {
+        CallOptions options = callOptions.callId() != null ? callOptions
+                : callOptions.withCallId(java.util.UUID.randomUUID().toString());
         SoapExchange exchange = new SoapExchange();
         CompletableFuture<Object> result = AsyncCalls.on(client.settings().executor(), (op, req, opts) -> {
             SoapExchange.CURRENT.set(exchange);
@@ -169,6 +199,7 @@ final class SoapTransport implements Transport {
         result.whenComplete((r, t) -> {
             if (result.isCancelled()) {
                 exchange.abort();
+                client.sendCancel(endpoint.address(), options.callId());
             }
         });
         return result;
@@ -187,6 +218,11 @@ final class SoapTransport implements Transport {
                         + SoapFaults.rootMessage(e), null, e);
             }
             throw operation.toException(info);
+        }
+        if (detail != null && SoapFaults.REFUSED.equals(detail.getQName()) && io.switchboard.protocol.DrainingException
+                .REASON.equals(detail.getAttributeValue(new javax.xml.namespace.QName("reason")))) {
+            return new io.switchboard.protocol.DrainingException(protocol(), operation.name() + " at "
+                    + endpoint.address() + ": " + fault.getMessage(), fault);
         }
         if (detail != null && SoapFaults.REFUSED.equals(detail.getQName())) {
             return new RefusedException(detail.getAttributeValue(new javax.xml.namespace.QName("reason")),

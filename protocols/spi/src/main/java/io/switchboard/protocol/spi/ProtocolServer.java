@@ -42,7 +42,19 @@ public interface ProtocolServer extends AutoCloseable {
         throw new UnsupportedOperationException(protocol() + " cannot serve web pages");
     }
 
-    /** Stops the listener and releases its port. */
+    /**
+     * The server is about to close: its health turns NOT_SERVING, so that health checks and load
+     * balancers move away; calls are still served. Does nothing by default (a protocol without a
+     * health service).
+     */
+    default void drain() {
+    }
+
+    /**
+     * Stops the listener and releases its port, as a crash of it would: calls under way are cut
+     * (after a moment's grace). {@code ComponentServer.close} drains its calls before it closes its
+     * listeners.
+     */
     @Override
     void close();
 }

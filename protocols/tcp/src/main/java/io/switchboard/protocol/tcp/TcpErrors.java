@@ -31,6 +31,8 @@ final class TcpErrors {
     static final int LIMIT = 2004;
     /** Switchboard's: the operation raised its declared fault; the data is the fault message ({@code opFault}). */
     static final int DECLARED_FAULT = 3001;
+    /** Switchboard's: the server is draining (shutting down); the call did not run, another replica may take it. */
+    static final int DRAINING = 3002;
 
     /** User field of a response: the refusal's reason code ({@code malformed}, {@code size-limit}, ...). */
     static final String REFUSED = "sb-refused";
@@ -57,6 +59,9 @@ final class TcpErrors {
 
     /** Server side: the operation threw something its interface does not declare. */
     static RpcMeta failure(long correlationId, Throwable e) {
+        if (e instanceof io.switchboard.protocol.DrainingException) {
+            return RpcMeta.response(correlationId, DRAINING, e.getMessage(), null);
+        }
         return RpcMeta.response(correlationId, INTERNAL, e.getMessage() != null ? e.getMessage() : e.toString(),
                 Map.of(ERROR_TYPE, e.getClass().getName()));
     }
@@ -76,6 +81,8 @@ final class TcpErrors {
                     TransportException.Delivery.NOT_DELIVERED, what + " is not served at " + endpoint + ": " + text, null);
             case OVERCROWDED -> new TransportException(TcpProtocolProvider.NAME,
                     TransportException.Delivery.NOT_DELIVERED, what + " at " + endpoint + ": " + text, null);
+            case DRAINING -> new io.switchboard.protocol.DrainingException(TcpProtocolProvider.NAME,
+                    what + " at " + endpoint + ": " + text, null);
             case TIMED_OUT -> new TransportException(TcpProtocolProvider.NAME, TransportException.Delivery.MAY_HAVE_RUN,
                     what + " at " + endpoint + " exceeded its deadline: " + text, null);
             default -> new RemoteInvocationException(what + " at " + endpoint + " failed with error " + meta.errorCode()

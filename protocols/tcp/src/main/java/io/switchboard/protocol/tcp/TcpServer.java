@@ -377,6 +377,8 @@ final class TcpServer implements ProtocolServer {
         private ByteBuf data;
         private volatile boolean cancelled;
         private Thread worker;
+        /** What the operation asks about its call: the deadline ({@code timeout_ms}), whether it was cancelled. */
+        private final ServerCallContext context;
         volatile io.netty.util.concurrent.ScheduledFuture<?> deadline;
 
         private final InlineRuns inline;
@@ -393,10 +395,13 @@ final class TcpServer implements ProtocolServer {
             this.op = op;
             this.meta = meta;
             this.data = data;
+            this.context = ServerCallContext.create(meta.timeoutMillis() > 0
+                    ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(meta.timeoutMillis()) : null, trace(meta));
         }
 
         synchronized void cancel() {
             cancelled = true;
+            context.cancel();   // the operation's own calls under way are cancelled in turn
             if (worker != null) {
                 worker.interrupt();
             }
@@ -463,9 +468,9 @@ final class TcpServer implements ProtocolServer {
             } finally {
                 release();
             }
-            TraceContext trace = trace(meta);
             Object response;
-            try (ServerCallContext.Scope scope = ServerCallContext.enter(() -> cancelled, trace)) {
+            // an event loop running a fast operation itself is never interrupted: a cancel only flags the call
+            try (ServerCallContext.Scope scope = context.enter(!ctx.executor().inEventLoop())) {
                 response = skeleton.invoke(op, request, meta.requestId());
             } catch (DeclaredFault fault) {
                 ProtoCodec.Writer w;

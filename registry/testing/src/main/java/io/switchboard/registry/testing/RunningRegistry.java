@@ -59,7 +59,9 @@ public final class RunningRegistry implements AutoCloseable {
     /** The component server {@link #serve} uses; close it to see its components leave. */
     public synchronized ComponentServer components() {
         if (components == null) {
-            components = ComponentServer.builder().registry(url(), SECRET).build();
+            // a test fixture: closed at the end of a test, with no client left to move away
+            components = ComponentServer.builder().registry(url(), SECRET)
+                    .drain(java.time.Duration.ZERO, ComponentServer.DEFAULT_DRAIN_TIMEOUT).build();
         }
         return components;
     }
