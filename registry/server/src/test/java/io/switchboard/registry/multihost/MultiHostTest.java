@@ -66,6 +66,8 @@ class MultiHostTest {
             "-Dorg.slf4j.simpleLogger.log.io.switchboard.server.ComponentServer=debug",
             "-Dorg.slf4j.simpleLogger.log.io.switchboard.registry.server.RegistryService=debug",
             "-Dorg.slf4j.simpleLogger.log.io.switchboard.client.ReplicatedChannel=debug",
+            // a ZooKeeper server's "Peer state changed" lines: how the test finds the leader
+            "-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.quorum.QuorumPeer=info",
             "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
 
     private static NetworkNamespaces net;
@@ -158,6 +160,9 @@ class MultiHostTest {
         String leader = leader();
         zooKeepers.get(leader).kill();
         System.out.println("killed the ZooKeeper server on " + leader + " (the leader, by its log)");
+        // the two left elect a new leader before they take writes; a bind sent during the election
+        // waits on it, on a starved machine longer than the client's read timeout
+        System.out.println("the ZooKeeper servers left elected " + awaitLeaderOtherThan(leader));
 
         // a write needs a quorum: two of three servers still make one
         assertEquals("ok", client.ask("bind " + reg2 + " MarkerAfter", ANSWER));
@@ -398,15 +403,29 @@ class MultiHostTest {
     }
 
     /** The ZooKeeper host whose log says it leads; the last one if no log says so. */
-    private static String leader() throws IOException {
-        for (String host : zooKeepers.keySet()) {
-            String log = Files.readString(dir.resolve(host + ".err"));
-            int leading = log.lastIndexOf("Peer state changed: leading");
-            int following = log.lastIndexOf("Peer state changed: following");
-            if (leading >= 0 && leading > following) {
-                return host;
+    /** The ZooKeeper host that leads, by its log. */
+    private static String leader() throws IOException, InterruptedException {
+        return awaitLeaderOtherThan(null);
+    }
+
+    /** The ZooKeeper host other than {@code gone} that leads, by its log, once one does. */
+    private static String awaitLeaderOtherThan(String gone) throws IOException, InterruptedException {
+        long end = System.nanoTime() + ANSWER.toNanos();
+        while (System.nanoTime() < end) {
+            for (String host : zooKeepers.keySet()) {
+                if (!host.equals(gone) && leads(host)) {
+                    return host;
+                }
             }
+            Thread.sleep(100);   // reading a log another process writes
         }
-        return "zk3";
+        throw new AssertionError("no ZooKeeper server" + (gone == null ? "" : " but " + gone) + " leads within " + ANSWER);
+    }
+
+    /** Whether the host's log says it leads: its last "leading" state change comes after its last "following". */
+    private static boolean leads(String host) throws IOException {
+        String log = Files.readString(dir.resolve(host + ".err"));
+        int leading = log.lastIndexOf("Peer state changed: leading");
+        return leading >= 0 && leading > log.lastIndexOf("Peer state changed: following");
     }
 }
