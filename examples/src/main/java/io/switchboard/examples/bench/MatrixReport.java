@@ -74,9 +74,10 @@ final class MatrixReport {
                 .append(machine.cpus()).append(" CPUs; manager JVM `").append(machine.clientFlags())
                 .append("`, worker JVMs `").append(workerFlags).append("`).\n\n");
         b.append("Each cell: one n × n product C = A·B by the manager in the bench JVM and ").append(workers)
-                .append(" `MatrixWorkerMain` JVMs bound in the bench server's registry, timed from the first call to the last ")
-                .append("answer (median, p10, p90, min over the products; policies interleaved product by product, each round ")
-                .append("starting with the next policy, one untimed product each first). A and B hold integers in [-8, 8], so the product is exact and every answer is ")
+                .append(" worker JVMs (`MatrixBenchWorker`: a Switchboard worker bound in the bench server's registry and the ")
+                .append("baselines' workers beside it), timed from the first call to the last answer (median, p10, p90, min over the ")
+                .append("products; rows interleaved product by product in a fresh seeded order every round, one untimed product ")
+                .append("each first). A and B hold integers in [-8, 8], so the product is exact and every answer is ")
                 .append("compared bit for bit with the local product. The policy steers the manager's calls and, in Cannon's ")
                 .append("algorithm, the workers' block shifts to each other. The rows marked *plain Java* are the baselines, with ")
                 .append("no Switchboard code on their wire: the same algorithms, arithmetic and data over Java RMI (`rmi`) and over ")
