@@ -37,6 +37,10 @@ class SoapSlowSenderTest {
     private static final Duration IDLE = Duration.ofSeconds(30);
     /** How long a test waits for the server to act; far above the 1 s deadline, far below the idle timeout. */
     private static final int BOUND_MILLIS = 15_000;
+    /** A ping's SOAP envelope. */
+    private static final String PING = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
+            + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
+            + "</soapenv:Envelope>";
 
     private SoapServer server;
     private ProtocolClient client;
@@ -164,9 +168,7 @@ class SoapSlowSenderTest {
     void bytesThatWaitInTheSocketForAStarvedServerPastTheDeadlineAreServed() throws Exception {
         start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
         Socket s = connect();
-        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
-                + "</soapenv:Envelope>";
+        String envelope = PING;
         String request = "POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
                 + "Content-Length: " + envelope.length() + "\r\n\r\n" + envelope;
@@ -240,9 +242,7 @@ class SoapSlowSenderTest {
     void aSenderThatNeverEndsItsChunkedBodyGetsItsAnswerThenTheCutWithoutA408() throws Exception {
         start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
         Socket s = connect();
-        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
-                + "</soapenv:Envelope>";
+        String envelope = PING;
         // the whole envelope in one chunk, but never the last chunk: the answer goes out, then the deadline ends it
         s.getOutputStream().write(("POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
@@ -263,9 +263,7 @@ class SoapSlowSenderTest {
         Socket s = connect();
         OutputStream out = s.getOutputStream();
         InputStream in = s.getInputStream();
-        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
-                + "</soapenv:Envelope>";
+        String envelope = PING;
         byte[] body = ("POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
                 + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(envelope.length()) + "\r\n" + envelope
@@ -293,9 +291,7 @@ class SoapSlowSenderTest {
     void aConnectionTheServerClosesAfterCallsOnItIsClosedForItsClient() throws Exception {
         start(ServerSettings.defaults());
         Socket s = connect();
-        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
-                + "</soapenv:Envelope>";
+        String envelope = PING;
         String head = "POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
                 + "Content-Length: " + envelope.length() + "\r\n";
