@@ -70,6 +70,12 @@ final class TcpTransport implements Transport {
         return endpoint;
     }
 
+    /** {@code unix} when calls go over the server's Unix domain socket on this host, else {@code tcp}. */
+    @Override
+    public String via() {
+        return client.via(endpoint.uri());
+    }
+
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
         Duration timeout = client.settings().timeoutFor(options);
