@@ -536,9 +536,9 @@ final class TcpServer implements ProtocolServer {
             }
             byte[] m = answer.encode();
             if (writer != null && writer.size() > tcpLimits.maxFrameBytes()) {
-                m = TcpErrors.failure(meta.correlationId(), new IllegalStateException("the response of " + op + " ("
+                m = RpcMeta.response(meta.correlationId(), TcpErrors.ANSWER_TOO_LARGE, "the response of " + op + " ("
                         + writer.size() + " bytes) is over the tcp frame limit of " + tcpLimits.maxFrameBytes()
-                        + " bytes")).encode();
+                        + " bytes; the operation ran", null).encode();
                 writer = null;
             }
             ByteBuf frame = Frame.encode(ctx.alloc(), m, writer);
