@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
  */
 final class UnixListener {
     private static final Logger LOG = LoggerFactory.getLogger(UnixListener.class);
-    private static final String FILE = "tcp.sock";
 
     private final Channel channel;
     private final Path directory;
@@ -40,7 +39,7 @@ final class UnixListener {
         Path directory = null;
         try {
             directory = UnixSockets.privateDirectory();
-            Path path = directory.resolve(FILE);
+            Path path = directory.resolve(UnixSockets.FILE);
             String why = UnixSockets.checkPath(path);
             if (why != null) {
                 throw new IOException(why + "; set -D" + UnixSockets.DIRECTORY_PROPERTY + " to a shorter directory");
@@ -78,7 +77,7 @@ final class UnixListener {
             return;
         }
         try {
-            Files.deleteIfExists(directory.resolve(FILE));
+            Files.deleteIfExists(directory.resolve(UnixSockets.FILE));
             Files.deleteIfExists(directory);
         } catch (IOException e) {
             LOG.warn("tcp cannot remove its Unix socket in {}: {}", directory, e.toString());

@@ -5,11 +5,15 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Set;
 
 /**
  * tcp on the same host: where a server's Unix domain socket lives, how its endpoint says so, and
@@ -35,6 +39,9 @@ final class UnixSockets {
     static final String VIA_UNIX = "unix";
     static final String VIA_TCP = "tcp";
 
+    /** The socket's name in its directory. */
+    static final String FILE = "tcp.sock";
+    private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
     private static final String HOST_ID = hostId();
 
     private UnixSockets() {
@@ -88,8 +95,7 @@ final class UnixSockets {
     /** A new directory that only this OS user may enter (0700), for one server's socket. */
     static Path privateDirectory() throws IOException {
         Path parent = Path.of(System.getProperty(DIRECTORY_PROPERTY, System.getProperty("java.io.tmpdir")));
-        return Files.createTempDirectory(parent, "sb-tcp-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        return Files.createTempDirectory(parent, "sb-tcp-", PosixFilePermissions.asFileAttribute(PRIVATE));
     }
 
     /** The query an endpoint served on {@code socket} as well carries. */
@@ -99,7 +105,8 @@ final class UnixSockets {
 
     /**
      * The Unix socket a client on this host reaches the endpoint's server at: the endpoint names
-     * one, names this host, and the socket exists. Null otherwise (then: TCP).
+     * one, names this host, and the socket exists as a server makes it ({@link #ours}). Null
+     * otherwise (then: TCP).
      */
     static Path sameHostSocket(URI endpoint) {
         String query = endpoint.getRawQuery();
@@ -130,7 +137,27 @@ final class UnixSockets {
         } catch (java.nio.file.InvalidPathException e) {
             return null;
         }
-        return socket.isAbsolute() && checkPath(socket) == null && Files.exists(socket) ? socket : null;
+        return socket.isAbsolute() && checkPath(socket) == null && ours(socket) ? socket : null;
+    }
+
+    /**
+     * Whether {@code socket} is a server's socket as {@link UnixListener} makes it: a socket file
+     * named {@link #FILE} in a directory of this OS user's that only that user may enter. An entry
+     * cannot point a client at some other socket on its host (a daemon's, another user's).
+     */
+    static boolean ours(Path socket) {
+        try {
+            if (!FILE.equals(String.valueOf(socket.getFileName())) || !Files.readAttributes(socket,
+                    PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
+                return false;
+            }
+            PosixFileAttributes dir = Files.readAttributes(socket.getParent(), PosixFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            return dir.isDirectory() && dir.permissions().equals(PRIVATE)
+                    && dir.owner().getName().equals(System.getProperty("user.name"));
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return false;
+        }
     }
 
     /** Percent-encodes all but unreserved characters and {@code /}. */

@@ -69,22 +69,38 @@ class TcpUnixSocketTest {
     }
 
     @Test
-    void aSocketThatIsGoneMeansTcp() throws Exception {
-        assertEquals(UnixSockets.VIA_TCP, withServer(at -> {
-            Path socket = UnixSockets.sameHostSocket(at.uri());
-            return new Endpoint("tcp", at.address().replace(socket.toString(), socket.getParent() + "/gone.sock"));
-        }));
+    void aSocketThatIsGoneMeansTcp(@TempDir Path dir) throws Exception {
+        assertEquals(UnixSockets.VIA_TCP, withServer(at -> pointedAt(at, dir.resolve(UnixSockets.FILE))));
     }
 
     @Test
     void aSocketThatRefusesMeansTcp(@TempDir Path dir) throws Exception {
-        Path stale = dir.resolve("stale.sock");
+        Path stale = dir.resolve(UnixSockets.FILE);   // in a private directory, as a server makes it
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(stale));   // closed without removing its file: nobody listens there
         }
-        assertTrue(Files.exists(stale));
-        assertEquals(UnixSockets.VIA_TCP, withServer(at -> new Endpoint("tcp",
-                at.address().replace(UnixSockets.sameHostSocket(at.uri()).toString(), stale.toString()))));
+        assertTrue(UnixSockets.ours(stale), "only the refusal leaves the socket unused");
+        assertEquals(UnixSockets.VIA_TCP, withServer(at -> pointedAt(at, stale)));
+    }
+
+    @Test
+    void aSocketNotInAPrivateDirectoryIsNeverConnectedTo(@TempDir Path dir) throws Exception {
+        Path open = Files.createDirectory(dir.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path elsewhere = open.resolve(UnixSockets.FILE);
+        try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            s.bind(UnixDomainSocketAddress.of(elsewhere));
+            s.configureBlocking(false);
+            assertFalse(UnixSockets.ours(elsewhere));
+            assertEquals(UnixSockets.VIA_TCP, withServer(at -> pointedAt(at, elsewhere)));
+            assertNull(s.accept(), "an entry cannot send a client to some other socket on its host");
+        }
+    }
+
+    /** The served endpoint with its socket's path replaced by {@code socket}. */
+    private static Endpoint pointedAt(Endpoint at, Path socket) {
+        return new Endpoint("tcp", at.address().replace(UnixSockets.sameHostSocket(at.uri()).toString(), socket.toString()));
     }
 
     @Test
