@@ -120,11 +120,11 @@ final class TcpClient implements ProtocolClient {
     }
 
     /**
-     * What calls to the endpoint at {@code uri} went via when they last did: {@link UnixSockets#VIA_UNIX}
-     * or {@link UnixSockets#VIA_TCP}; null before the first connection.
+     * What calls over the connection of {@code key} ({@link #key}) went via when they last did:
+     * {@link UnixSockets#VIA_UNIX} or {@link UnixSockets#VIA_TCP}; null before the first connection.
      */
-    String via(URI uri) {
-        ClientConnection c = connections.get(key(uri));
+    String via(String key) {
+        ClientConnection c = connections.get(key);
         return c == null ? null : c.via();
     }
 
@@ -172,7 +172,7 @@ final class TcpClient implements ProtocolClient {
     }
 
     /** One connection per server: its scheme, host and port (its components share it). */
-    private static String key(URI uri) {
+    static String key(URI uri) {
         return uri.getScheme() + "://" + host(uri) + ":" + uri.getPort();
     }
 
