@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.registry.server.RegistryServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -12,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -92,6 +95,24 @@ class DemoCommandTest {
         p.destroy();   // SIGTERM, as Ctrl-C would: the demo's shutdown hook stops its children
         assertTrue(p.waitFor(1, TimeUnit.MINUTES));
         workers.forEach(pid -> assertGone(pid));
+    }
+
+    /**
+     * The echo stage's calls after the first fallback go to SOAP directly, however long that
+     * fallback took: with a pause past the default back-off between them (as a starved machine
+     * makes), the stopped gRPC is still left out, since the stage's client sets its own back-off.
+     */
+    @Test
+    void callsAfterTheFallbackStayOffTheStoppedProtocolHoweverLongTheFallbackTook() {
+        DemoCommand demo = new DemoCommand();
+        demo.pauseAfterFirstFallback = MetaStub.Builder.DEFAULT_BACKOFF.plusMillis(500);
+        String secret = "demo-test";
+        try (RegistryServer registry = RegistryServer.builder().secret(secret).start()) {
+            DemoStageResult stopped = demo.echoStage(registry, secret).get(1);
+            assertEquals("echo, gRPC stopped", stopped.stage());
+            assertEquals(Map.of("grpc", 1L, "soap", 2L), stopped.attemptsPerProtocol());
+            assertEquals(Boolean.TRUE, stopped.ok());
+        }
     }
 
     private static List<Long> pidsIn(String out) {

@@ -56,7 +56,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME", defaultValue = "empty,doubles,list,matrix,async",
             description = "Any of empty, doubles, list (the SC2000 sweep), matrix (distributed matrix multiplication on "
-                    + "worker JVMs, results in matrix.md/.csv/.png) and async (calls/s with 1, 8, 64 calls in flight over "
+                    + "worker JVMs for the policies among --protocols, with rmi and socket as its plain Java baselines, results "
+                    + "in matrix.md/.csv/.png) and async (calls/s with 1, 8, 64 calls in flight over "
                     + "the Switchboard protocols among --protocols, results in async.md/.csv). Default: ${DEFAULT-VALUE}.")
     List<String> workloads;
 
@@ -323,12 +324,12 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The matrix workload of this run, or null when it is not asked for or no policy of it is among --protocols. */
+    /** The matrix workload of this run, or null when it is not asked for or none of its rows is among --protocols. */
     private MatrixBench matrixBench(ServerProcess server, Path dir) {
         if (!workloads.contains("matrix")) {
             return null;
         }
-        List<String> policies = protocols.stream().filter(MatrixBench.POLICIES::containsKey).collect(Collectors.toList());
+        List<String> policies = protocols.stream().filter(MatrixBench::isRow).collect(Collectors.toList());
         if (policies.isEmpty()) {
             return null;
         }
