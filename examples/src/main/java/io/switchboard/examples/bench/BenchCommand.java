@@ -45,7 +45,7 @@ public final class BenchCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--protocols", split = ",", paramLabel = "NAME",
-            defaultValue = "soap,grpc,tcp,tcp-unix,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
+            defaultValue = "soap,grpc,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
             description = "Protocols (a Switchboard protocol pinned on each call; tcp over TCP and tcp-unix over the server's "
                     + "Unix domain socket, each through a meta-stub of its own; local: the component in this JVM, called "
                     + "through a stub over the in-process protocol), meta-stub policies, and the plain peers: socket (a "
