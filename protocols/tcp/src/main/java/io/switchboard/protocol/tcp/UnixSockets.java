@@ -60,11 +60,15 @@ final class UnixSockets {
     static String hostId() {
         StringBuilder what = new StringBuilder();
         what.append(read("/etc/machine-id")).append('\n').append(read("/proc/sys/kernel/random/boot_id")).append('\n');
-        try {
-            what.append(InetAddress.getLocalHost().getHostName());
-        } catch (IOException e) {
-            what.append(System.getenv().getOrDefault("HOSTNAME", ""));
+        String hostName = read("/proc/sys/kernel/hostname");   // the kernel's, without a name lookup
+        if (hostName.isEmpty()) {
+            try {
+                hostName = InetAddress.getLocalHost().getHostName();
+            } catch (IOException e) {
+                hostName = System.getenv().getOrDefault("HOSTNAME", "");
+            }
         }
+        what.append(hostName);
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(what.toString().getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 8);
