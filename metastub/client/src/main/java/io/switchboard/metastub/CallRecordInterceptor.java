@@ -79,8 +79,8 @@ final class CallRecordInterceptor implements ClientInterceptor {
         learner.observe(r);
         if (LOG.isDebugEnabled()) {
             LOG.debug("{}.{} over {}{} because {} in {} µs, {} bytes sent, {} received{}", r.component(), r.operation(),
-                    r.protocol(), r.via() == null ? "" : " via " + r.via(), r.reason(), r.latency().toNanos() / 1000, r.requestWireBytes(), r.responseWireBytes(),
-                    r.error() == null ? "" : " failed: " + r.error());
+                    r.protocol(), r.via() == null ? "" : " via " + r.via(), r.reason(), r.latency().toNanos() / 1000,
+                    r.requestWireBytes(), r.responseWireBytes(), r.error() == null ? "" : " failed: " + r.error());
         }
         for (CallListener l : listeners) {
             try {
