@@ -5,11 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.metastub.CallRecord;
+import io.netty.channel.epoll.Epoll;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.switchboard.metastub.AdaptivePolicy;
 import io.switchboard.metastub.FixedPolicy;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.SelectionPolicy;
 import io.switchboard.metastub.SizePolicy;
+import io.switchboard.metastub.TracingInterceptor;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.RefusedException;
@@ -85,6 +93,28 @@ class TcpComponentServerTest {
                     }
                     assertEquals(List.of("grpc", "grpc", "grpc"), protocols(), policy.name() + " sends bulk over grpc");
                 }
+            }
+        }
+    }
+
+    @Test
+    void theCallTraceSaysWhichWayTcpWent() {
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        try (OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
+                .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();
+             ComponentServer server = ComponentServer.builder().build()) {
+            ComponentEntry entry = server.export("Counter", ConformanceComponent.skeleton(new ConformanceImpl()));
+            try (MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).endpoints(entry.endpoints())
+                    .policy(new FixedPolicy("tcp")).tracing(sdk).preferInProcess(false).build()) {
+                ConformanceComponent.stub(channel).ping();
+                ConformanceComponent.stub(channel).ping();
+            }
+            List<SpanData> spans = exporter.getFinishedSpanItems().stream().filter(s -> s.getKind() == SpanKind.CLIENT).toList();
+            assertEquals(2, spans.size(), spans.toString());
+            String expected = Epoll.isAvailable() ? "unix" : "tcp";   // without epoll the server has no Unix socket
+            for (SpanData span : spans) {
+                assertEquals("tcp", span.getAttributes().get(TracingInterceptor.PROTOCOL));
+                assertEquals(expected, span.getAttributes().get(TracingInterceptor.VIA), span.toString());
             }
         }
     }
