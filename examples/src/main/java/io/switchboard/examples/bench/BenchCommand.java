@@ -46,7 +46,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--protocols", split = ",", paramLabel = "NAME",
             defaultValue = "soap,grpc,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
-            description = "Protocols (a Switchboard protocol pinned on each call; local: the component in this JVM, called "
+            description = "Protocols (a Switchboard protocol pinned on each call; tcp over TCP and tcp-unix over the server's "
+                    + "Unix domain socket, each through a meta-stub of its own; local: the component in this JVM, called "
                     + "through a stub over the in-process protocol), meta-stub policies, and the plain peers: socket (a "
                     + "hand-written protocol), grpc-plain and grpc-plain-direct (grpc-java unary, default and direct executor), "
                     + "axis2 (a bare Axis2 POJO service), rmi, fory (Apache Fory over a socket), oos (object streams); "

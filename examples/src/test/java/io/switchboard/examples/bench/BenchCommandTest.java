@@ -24,6 +24,27 @@ class BenchCommandTest {
     Path dir;
 
     @Test
+    void tcpHasARowOverTcpAndOneOverTheUnixSocket() throws Exception {
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
+                "--workloads", "empty,doubles", "--protocols", "tcp,tcp-unix,socket", "--heap", "256m", "--out", dir.toString());
+        assertEquals(0, exit);
+        Set<String> seen = new HashSet<>();
+        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            seen.add(f[0] + "/" + f[2]);
+            assertTrue(Long.parseLong(f[7]) > 0, "the tcp rows count their frames through the relay: " + row);
+        }
+        // without epoll (not Linux) the server has no socket, and the row is left out with a note
+        List<String> rows = io.netty.channel.epoll.Epoll.isAvailable() ? List.of("tcp", "tcp-unix") : List.of("tcp");
+        for (String workload : List.of("empty", "doubles")) {
+            for (String protocol : rows) {
+                assertTrue(seen.contains(workload + "/" + protocol), "no row for " + workload + " over " + protocol + ": " + seen);
+            }
+        }
+    }
+
+    @Test
     void quickSweepWritesCsvMarkdownAndPlots() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10,1000", "--reps", "3",
                 "--workloads", "empty,doubles,list", "--protocols", "socket,rmi,oos,soap", "--heap", "256m", "--out", dir.toString());
