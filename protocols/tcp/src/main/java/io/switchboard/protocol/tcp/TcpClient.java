@@ -4,6 +4,7 @@ import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Transport;
 import java.io.IOException;
@@ -168,7 +169,7 @@ final class TcpClient implements ProtocolClient {
     }
 
     private static String host(URI uri) {
-        return uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
+        return Endpoints.socketHost(uri.getHost());
     }
 
     /** One connection per server: its scheme, host and port (its components share it). */

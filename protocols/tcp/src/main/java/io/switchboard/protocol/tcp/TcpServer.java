@@ -35,6 +35,7 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
 import java.net.InetSocketAddress;
@@ -209,10 +210,7 @@ final class TcpServer implements ProtocolServer {
         if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops), Map.copyOf(inline))) != null) {
             throw new IllegalStateException(d.name() + " is already exported on this tcp server");
         }
-        String host = settings.hostForEndpoints();
-        if (host.contains(":") && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
+        String host = Endpoints.uriHost(settings.hostForEndpoints());
         return new Endpoint(protocol(), TcpTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name()
                 + (unix == null ? "" : "?" + UnixSockets.query(unix.path())));
     }
