@@ -227,14 +227,33 @@ public final class ProtoReadState {
 
     /** A DateTime message's body; {@code xs:dateTime}'s range and offsets are checked. */
     public static OffsetDateTime readDateTime(ProtoInput in, String field) {
-        long seconds = 0;
-        int nanos = 0;
-        int offset = 0;
+        return readDateTime(in, null, field);
+    }
+
+    /**
+     * A DateTime message's body merged into {@code previous} (an earlier occurrence of the same
+     * singular field, or null), as protobuf merges a message field that occurs twice: a field
+     * present in this occurrence replaces that of the earlier one. A field of the wrong wire type
+     * is refused, as for every known field; {@code xs:dateTime}'s range and offsets are checked.
+     */
+    public static OffsetDateTime readDateTime(ProtoInput in, OffsetDateTime previous, String field) {
+        long seconds = previous == null ? 0 : previous.toEpochSecond();
+        int nanos = previous == null ? 0 : previous.getNano();
+        int offset = previous == null ? 0 : previous.getOffset().getTotalSeconds();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-            switch (tag) {
-                case 8 -> seconds = in.readVarint64();
-                case 16 -> nanos = in.readVarint32();
-                case 24 -> offset = in.readVarint32();
+            switch (tag >>> 3) {
+                case 1 -> {
+                    expect(tag, ProtoOutput.VARINT, field);
+                    seconds = in.readVarint64();
+                }
+                case 2 -> {
+                    expect(tag, ProtoOutput.VARINT, field);
+                    nanos = in.readVarint32();
+                }
+                case 3 -> {
+                    expect(tag, ProtoOutput.VARINT, field);
+                    offset = in.readVarint32();
+                }
                 default -> in.skipField(tag);
             }
         }

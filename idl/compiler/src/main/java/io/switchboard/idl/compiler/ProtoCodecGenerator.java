@@ -637,7 +637,7 @@ final class ProtoCodecGenerator {
                     .addStatement("$L.add($L)", get, s == ScalarType.STRING ? CodeBlock.of("$T.readString(in, $S)", R, nm)
                             : CodeBlock.of("in.readBytes()")).build();
         }
-        return c.addStatement("$T.expect(tag, $L, $S)", R, wireType(s), nm).add(scalarRead(s, set, nm)).build();
+        return c.addStatement("$T.expect(tag, $L, $S)", R, wireType(s), nm).add(scalarRead(s, set, get, nm)).build();
     }
 
     private static int wireType(ScalarType s) {
@@ -649,7 +649,8 @@ final class ProtoCodecGenerator {
         };
     }
 
-    private static CodeBlock scalarRead(ScalarType s, String set, String nm) {
+    /** A single scalar; a DateTime merges into what an earlier occurrence set ({@code get}), as protobuf merges a message. */
+    private static CodeBlock scalarRead(ScalarType s, String set, String get, String nm) {
         return switch (s) {
             case BOOLEAN -> CodeBlock.of("$L(in.readBool());\n", set);
             case BYTE -> CodeBlock.of("$L($T.toByte(in.readVarint32(), $S));\n", set, R, nm);
@@ -661,7 +662,7 @@ final class ProtoCodecGenerator {
             case STRING -> CodeBlock.of("$L($T.readString(in, $S));\n", set, R, nm);
             case BYTES -> CodeBlock.of("$L(in.readBytes());\n", set);
             case DATE_TIME -> CodeBlock.builder().addStatement("int o = in.beginMessage(in.readLength())")
-                    .addStatement("$L($T.readDateTime(in, $S))", set, R, nm).addStatement("in.endMessage(o)").build();
+                    .addStatement("$L($T.readDateTime(in, $L, $S))", set, R, get, nm).addStatement("in.endMessage(o)").build();
         };
     }
 
@@ -781,7 +782,8 @@ final class ProtoCodecGenerator {
                     case DOUBLE -> CodeBlock.of("in.readDouble()");
                     case STRING -> CodeBlock.of("$T.readString(in, $S)", R, nm);
                     case BYTES -> CodeBlock.of("in.readBytes()");
-                    case DATE_TIME -> CodeBlock.of("readDateTimeField(in, $S)", nm);
+                    case DATE_TIME -> CodeBlock.of("readDateTimeField(in, e instanceof $T x ? x : null, $S)",
+                            java.time.OffsetDateTime.class, nm);
                 });
             } else {
                 ClassName at = ctx.types.typeClass(a.complexType());
@@ -1018,9 +1020,10 @@ final class ProtoCodecGenerator {
                 .beginControlFlow("for (Object e : l)").addStatement("out.writeVarint32(w.number(e))").endControlFlow()
                 .build());
         methods.add(MethodSpec.methodBuilder("readDateTimeField").addModifiers(Modifier.PRIVATE, Modifier.STATIC)
-                .returns(java.time.OffsetDateTime.class).addParameter(IN, "in").addParameter(String.class, "field")
+                .returns(java.time.OffsetDateTime.class).addParameter(IN, "in")
+                .addParameter(java.time.OffsetDateTime.class, "previous").addParameter(String.class, "field")
                 .addStatement("int o = in.beginMessage(in.readLength())")
-                .addStatement("$T v = $T.readDateTime(in, field)", java.time.OffsetDateTime.class, R)
+                .addStatement("$T v = $T.readDateTime(in, previous, field)", java.time.OffsetDateTime.class, R)
                 .addStatement("in.endMessage(o)").addStatement("return v").build());
         List<ComplexTypeModel> nodeTypes = ctx.model.types().values().stream().filter(ComplexTypeModel::recursive).toList();
         if (!nodeTypes.isEmpty()) {
