@@ -681,8 +681,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
                     readField(in, s, number - 1, tag);
                 } else if (number == NODES_NUMBER && s == root && !tableTypes.isEmpty()) {
                     r.at(t.name() + ".sb_nodes");
-                    ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, t.name() + ".sb_nodes");
-                    readNode(in);
+                    readNode(in, tag);
                 } else if (number == ProtoNulls.FIELD && s.hasNulls()) {
                     r.at(t.name() + ".sb_nulls");
                     ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, t.name() + ".sb_nulls");
@@ -695,9 +694,10 @@ public final class DynamicProtoCodec extends ProtoCodec {
         }
 
         /** One entry of the node table: a new node, numbered before its fields are read. */
-        private void readNode(ProtoInput in) {
+        private void readNode(ProtoInput in, int tag) {
             int index = r.nodeCount();
             try {
+                ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, type.name() + ".sb_nodes");
                 if (tableTypes.size() == 1) {
                     DynamicRecord node = new DynamicRecord(tableTypes.get(0));
                     r.addNode(node);
@@ -707,18 +707,18 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 String name = type.name() + ".sb_nodes";
                 int outer = in.beginMessage(in.readLength());
                 DynamicRecord node = null;
-                for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-                    int k = (tag >>> 3) - 1;
+                for (int t = in.readTag(); t != 0; t = in.readTag()) {
+                    int k = (t >>> 3) - 1;
                     if (k >= 0 && k < tableTypes.size()) {
                         if (node != null) {
                             throw WireFormatException.malformed(name, "a node entry with two values");
                         }
-                        ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
+                        ProtoReadState.expect(t, ProtoOutput.LENGTH_DELIMITED, name);
                         node = new DynamicRecord(tableTypes.get(k));
                         r.addNode(node);
                         readStruct(in, node, false);
                     } else {
-                        in.skipField(tag);
+                        in.skipField(t);
                     }
                 }
                 in.endMessage(outer);

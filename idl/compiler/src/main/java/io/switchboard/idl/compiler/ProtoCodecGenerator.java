@@ -519,7 +519,12 @@ final class ProtoCodecGenerator {
             c.add("case $L -> {\n$>", i + 1).addStatement("r.at($S)", name(t, f)).add(readCase(t, f)).add("$<}\n");
         }
         if (topLevel && !ctx.graphTypesReachableFrom(t).isEmpty()) {
-            c.add("case $L -> {\n$>", NODES).addStatement("r.at($S)", t.name() + ".sb_nodes").add(readNode(t)).add("$<}\n");
+            // a refusal inside the node table names the node: Type[node i].field
+            c.add("case $L -> {\n$>", NODES).addStatement("r.at($S)", t.name() + ".sb_nodes")
+                    .addStatement("int nodeIndex = r.nodeCount()")
+                    .beginControlFlow("try").add(readNode(t))
+                    .nextControlFlow("catch ($T e)", WFE).addStatement("throw e.inNode(nodeIndex)").endControlFlow()
+                    .add("$<}\n");
         }
         if (hasNulls(t)) {
             c.add("case $L -> {\n$>", NULLS).addStatement("r.at($S)", t.name() + ".sb_nulls")
@@ -840,7 +845,12 @@ final class ProtoCodecGenerator {
             ctor.addCode(sizeField(m, m.fields().get(i), i + 1));
         }
         if (graph) {
-            ctor.beginControlFlow("for (Object node : w.nodes())").addStatement("n += nodeSize(node, w, wrap(node))").endControlFlow();
+            // a refusal inside the node table names the node: Type[node i].field
+            ctor.addStatement("$T<Object> nodes = w.nodes()", List.class)
+                    .beginControlFlow("for (int i = 0; i < nodes.size(); i++)")
+                    .beginControlFlow("try").addStatement("n += nodeSize(nodes.get(i), w, wrap(nodes.get(i)))")
+                    .nextControlFlow("catch ($T e)", WFE).addStatement("throw e.inNode(i)").endControlFlow()
+                    .endControlFlow();
         }
         if (hasNulls(m)) {
             ctor.addStatement("this.nulls = nulls").addStatement("if (nulls != null) n += nulls.fieldSize()");
