@@ -646,6 +646,10 @@ public final class DynamicProtoCodec extends ProtoCodec {
             DynamicRecord owner = (DynamicRecord) holder;
             int i = slot & 0xFFFF;
             DynamicType target = owner.type.targets[i];
+            if (node == null) {   // a singular reference a later occurrence said null (refNull)
+                owner.values[i] = null;
+                return;
+            }
             if (!(node instanceof DynamicRecord n) || n.type != target) {
                 throw WireFormatException.malformed(owner.type.qualified[i], "refers to a node of type "
                         + ((DynamicRecord) node).type.name());
@@ -750,7 +754,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
                     if (number != 0) {
                         r.ref(rec, slot(t, i), number);
                     } else {
-                        rec.values[i] = null;
+                        r.refNull(rec, slot(t, i));   // in order with the references: a later occurrence wins
                     }
                 }
                 return;

@@ -109,6 +109,15 @@ public final class ProtoReadState {
     }
 
     /**
+     * A singular reference set to null (node number 0) by a later occurrence of its field, as a
+     * later scalar replaces an earlier: applied in order with the references, so that an earlier
+     * occurrence's node does not win. Slots are not negative; this one is kept as its complement.
+     */
+    public void refNull(Object holder, int slot) {
+        ref(holder, ~slot, 0);
+    }
+
+    /**
      * A reference field that must not be null: checked once references are resolved (a node's
      * reference may point to a later node), refused by the field's name when still unset.
      */
@@ -125,6 +134,10 @@ public final class ProtoReadState {
     public void resolve(Resolver resolver) {
         for (int i = 0; i < refs; i++) {
             int n = numbers[i];
+            if (slots[i] < 0) {
+                resolver.set(holders[i], ~slots[i], null);   // refNull: a singular reference, null again
+                continue;
+            }
             if (n <= 0 || n > nodeCount) {
                 throw WireFormatException.malformed(resolver.field(slots[i]), "node number "
                         + Integer.toUnsignedString(n) + " is not in the node table of " + nodeCount + " nodes");
@@ -192,7 +205,10 @@ public final class ProtoReadState {
 
     /** Generated per codec: sets a reference field, identified by its slot, on its holder. */
     public interface Resolver {
-        /** Sets (or, for a list, appends) the reference; refuses a node of the wrong type by the field's name. */
+        /**
+         * Sets (or, for a list, appends) the reference; refuses a node of the wrong type by the
+         * field's name. {@code node} is null only for a singular reference ({@link #refNull}).
+         */
         void set(Object holder, int slot, Object node);
 
         /** {@code Type.field} of a slot, for refusals. */

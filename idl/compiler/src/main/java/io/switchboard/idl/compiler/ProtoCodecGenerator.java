@@ -607,8 +607,9 @@ final class ProtoCodecGenerator {
             if (!f.repeated()) {
                 return c.addStatement("$T.expect(tag, 0, $S)", R, nm)
                         .addStatement("int ref = in.readVarint32()")
+                        // 0 (null) is applied in order with the references: a later occurrence wins
                         .addStatement("if (ref != 0) r.ref(v, $L, ref)", slot)
-                        .addStatement("else $L(null)", set).build();
+                        .addStatement("else r.refNull(v, $L)", slot).build();
             }
             return c.addStatement("$T refs = new $T()", ProtoArrays.Varints.class, ProtoArrays.Varints.class)
                     .addStatement("refs.append(in, tag, r)")
@@ -988,8 +989,12 @@ final class ProtoCodecGenerator {
             FieldModel f = e.getValue();
             ClassName owner = ctx.types.typeClass(refOwners.get(e.getKey()).name());
             ClassName target = ctx.types.typeClass(f.complexType());
-            set.addCode("case $L -> {\n$>", i)
-                    .addStatement("if (!(node instanceof $T n)) throw $T.malformed($S, $S + node.getClass().getSimpleName())",
+            set.addCode("case $L -> {\n$>", i);
+            if (!f.repeated()) {   // null: a later occurrence of the field said null (refNull)
+                set.beginControlFlow("if (node == null)").addStatement("(($T) holder).$L(null)", owner, JavaTypes.setter(f))
+                        .addStatement("return").endControlFlow();
+            }
+            set.addStatement("if (!(node instanceof $T n)) throw $T.malformed($S, $S + node.getClass().getSimpleName())",
                             target, WFE, e.getKey(), "refers to a node of type ");
             if (f.repeated()) {
                 set.addStatement("$T l = (($T) holder).$L()", listOf(f), owner, JavaTypes.getter(f))
