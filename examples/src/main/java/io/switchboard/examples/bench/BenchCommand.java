@@ -181,6 +181,10 @@ public final class BenchCommand implements Callable<Integer> {
         if (xss != null) {
             serverFlags.add("-Xss" + xss);
         }
+        // the switches of the protocols' library shortcuts (docs/architecture.md): the server runs as the client does
+        System.getProperties().stringPropertyNames().stream().sorted()
+                .filter(k -> k.startsWith("switchboard.grpc.") || k.startsWith("switchboard.soap."))
+                .forEach(k -> serverFlags.add("-D" + k + "=" + System.getProperty(k)));
         List<String> notes = new ArrayList<>();
         String clientFlags = Report.Machine.currentClientFlags();
         if (!clientFlags.contains("-Xmx")) {

@@ -11,7 +11,7 @@ import java.time.Duration;
  *
  * <p>{@code requestWireBytes} and {@code responseWireBytes} are the bytes the transport actually
  * sent and received for this attempt (see {@link io.switchboard.protocol.WireBytes}: SOAP HTTP
- * bodies, gRPC serialized chunks, the in-process protocol's copied encoding), -1 when it counted
+ * bodies, gRPC's parts, the in-process protocol's copied encoding), -1 when it counted
  * none (nothing sent; a failure before any response; a one-way call's response). The estimates
  * stay what policies decide by; these are what a call cost on the wire.
  *

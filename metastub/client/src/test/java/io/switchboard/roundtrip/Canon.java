@@ -18,6 +18,11 @@ final class Canon {
     private Canon() {
     }
 
+    /** A property's try, as a failure reports it: the schema's component and seed, the message, the schema. */
+    static String describe(RandomSchemas.Schema schema, long seed, DynamicRecord message) {
+        return schema.component() + " (schemas from seed " + seed + "): " + describe(message) + "\nschema:\n" + schema.xsd();
+    }
+
     /** The whole value: the message, then each linked node once, as {@code #n}. */
     static String describe(DynamicRecord message) {
         IdentityHashMap<Object, Integer> ids = new IdentityHashMap<>();

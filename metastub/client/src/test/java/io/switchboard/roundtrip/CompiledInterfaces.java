@@ -89,6 +89,18 @@ final class CompiledInterfaces implements AutoCloseable {
         return loader.loadClass(schema.javaPackage() + "." + schema.component() + "Component");
     }
 
+    /** Closes {@code compiled} (when made) and deletes {@code dir} (when made), the sources and classes in it. */
+    static void closeAndDelete(CompiledInterfaces compiled, Path dir) throws IOException {
+        if (compiled != null) {
+            compiled.close();
+        }
+        if (dir != null) {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
     @Override
     public void close() {
         try {

@@ -108,8 +108,7 @@ class RoundTripPropertiesTest {
     record Case(Iface iface, DynamicRecord request) {
         @Override
         public String toString() {
-            return iface.schema.component() + " (schemas from seed " + schemaSeed + "): " + Canon.describe(request)
-                    + "\nschema:\n" + iface.schema.xsd();
+            return Canon.describe(iface.schema, schemaSeed, request);
         }
     }
 
@@ -155,14 +154,7 @@ class RoundTripPropertiesTest {
         }
         CLIENTS.values().forEach(ProtocolClient::close);
         SERVERS.values().forEach(ProtocolServer::close);
-        if (compiled != null) {
-            compiled.close();
-        }
-        if (dir != null) {
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
+        CompiledInterfaces.closeAndDelete(compiled, dir);
     }
 
     @Provide

@@ -3,9 +3,10 @@ package io.switchboard.protocol;
 /**
  * The bytes one call actually put on the wire and took off it, as its transport counts them:
  * SOAP the HTTP request and response bodies (the envelopes, after any chunked framing is
- * removed); gRPC the serialized {@code Chunk} messages (data and their few header bytes, not
- * HTTP/2 framing); the in-process protocol the bytes of the binary encoding it copied the
- * messages through (0 for a message shared by reference). -1 until the transport counts anything.
+ * removed); gRPC the parts of its messages (each a typed protobuf message, and gRPC's
+ * five-byte prefix; not HTTP/2 framing); the in-process protocol the bytes of the binary
+ * encoding it copied the messages through (0 for a message shared by reference). -1 until the
+ * transport counts anything.
  * One writer per direction at a time; read it after the call returned.
  *
  * <pre>{@code

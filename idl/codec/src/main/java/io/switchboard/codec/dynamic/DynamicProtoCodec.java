@@ -1,22 +1,17 @@
 package io.switchboard.codec.dynamic;
 
-import io.switchboard.codec.NdArrays;
 import io.switchboard.codec.message.MessageLimits;
-import io.switchboard.codec.message.IdentityIndex;
-import io.switchboard.codec.message.NodeTable;
-import io.switchboard.codec.message.SendChecks;
 import io.switchboard.codec.message.WireFormatException;
+import io.switchboard.codec.proto.ProtoArrays;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoInput;
+import io.switchboard.codec.proto.ProtoNulls;
 import io.switchboard.codec.proto.ProtoOutput;
+import io.switchboard.codec.proto.ProtoReadState;
+import io.switchboard.codec.proto.ProtoWriteState;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.ScalarType;
-import io.switchboard.idl.runtime.HeterogeneousList;
-import io.switchboard.idl.runtime.XsdValues;
-import java.time.DateTimeException;
-import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,16 +44,30 @@ import java.util.Set;
  */
 public final class DynamicProtoCodec extends ProtoCodec {
     static final int NODES_NUMBER = 2046;
-    static final int NULLS_NUMBER = 2047;
 
     private final DynamicInterface iface;
     /** Per operation message: the linked types its node table holds, in schema order (see the convention). */
     private final Map<DynamicType, List<DynamicType>> nodeTables = new HashMap<>();
+    /** Every type a message reaches, numbered for the reference slots of {@link ProtoReadState#ref}. */
+    private final Map<DynamicType, Integer> slotOfType = new HashMap<>();
+    private final List<DynamicType> typesBySlot = new ArrayList<>();
 
     DynamicProtoCodec(DynamicInterface iface) {
         this.iface = iface;
         for (DynamicType message : iface.messages()) {
             nodeTables.put(message, linkedTypesReachableFrom(message));
+            ArrayDeque<DynamicType> work = new ArrayDeque<>(List.of(message));
+            while (!work.isEmpty()) {
+                DynamicType t = work.poll();
+                if (slotOfType.putIfAbsent(t, typesBySlot.size()) == null) {
+                    typesBySlot.add(t);
+                    for (DynamicType target : t.targets) {
+                        if (target != null) {
+                            work.add(target);
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -115,33 +124,29 @@ public final class DynamicProtoCodec extends ProtoCodec {
         if (t == null) {
             throw new IllegalArgumentException("not a message of " + iface.model().componentName() + ": " + element);
         }
-        return new Reader(t, limits);
+        return new Reader(t, limits, expectedBytes);
     }
 
     // ---------------------------------------------------------------- writing
 
     /**
      * One message on its way out: after the size pass ({@link #size()}), {@link #writePart} writes
-     * it in parts. The same traversal runs twice, once counting and once writing, so the lengths
-     * the write pass puts before nested messages are those the size pass found.
+     * it in parts. The same traversal runs twice, once counting and once writing, through the
+     * {@link ProtoWriteState} generated codecs use: it keeps the nested messages' lengths from the
+     * size pass for the write pass, numbers the linked nodes and counts how deeply lists nest.
      */
     public final class Writer extends ProtoCodec.Writer {
         private final DynamicRecord message;
         private final List<DynamicType> tableTypes;
-        private List<Object> nodes = new ArrayList<>();
-        private IdentityIndex nodeIndex;
-        private int nextGuess;
+        private final ProtoWriteState w;
+        private List<Object> nodes = List.of();
         private ProtoOutput out;   // null in the size pass
         private long size;
-        private int[] sizes = new int[16];
-        private int sizeCount;
-        private int cursor;
         private int[] openSlots = new int[16];
         private long[] openStarts = new long[16];
         private int open;
-        private int listDepth;
         /** The root's null repeated fields and elements, found in the size pass, written at the end. */
-        private Nulls rootNulls;
+        private ProtoNulls rootNulls;
         /** Where the next part starts: a root field and an element of it, then a node, then sb_nulls. */
         private int nextField;
         private int nextElement;
@@ -152,14 +157,9 @@ public final class DynamicProtoCodec extends ProtoCodec {
         private Writer(DynamicRecord message, int maxNodes) {
             this.message = message;
             this.tableTypes = nodeTables.get(message.type);
-            NodeTable checked = message.type.reachesGraph ? NodeTable.checked(message, maxNodes) : null;
-            if (checked != null) {   // the checks before sending collected them a moment ago
-                nodes = checked.nodes();
-                nodeIndex = checked.index();
-            } else if (message.type.reachesGraph) {
-                nodeIndex = IdentityIndex.collect(message, maxNodes, nodes);
-            }
+            this.w = new ProtoWriteState(maxNodes);
             if (message.type.reachesGraph) {
+                nodes = w.collectNodes(message);
                 for (Object node : nodes) {
                     if (!tableTypes.contains(((DynamicRecord) node).type)) {
                         throw new IllegalArgumentException("linked node " + ((DynamicRecord) node).type.name()
@@ -224,6 +224,10 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 skipEmpty();
             }
             out = null;
+            if (finished()) {
+                w.release();   // the node table's arrays, for the next message
+                nodes = List.of();
+            }
         }
 
         private boolean finished() {
@@ -243,7 +247,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
         private int elementCount(int i) {
             FieldModel f = message.type.fields[i];
             Object v = message.values[i];
-            if (!f.repeated() || v == null || f.isScalar() && f.scalar() == ScalarType.BYTE) {
+            if (!protoRepeated(f) || v == null) {
                 return -1;
             }
             return v instanceof List<?> l ? l.size() : java.lang.reflect.Array.getLength(v);
@@ -297,8 +301,8 @@ public final class DynamicProtoCodec extends ProtoCodec {
         }
 
         /** The fields of {@code r} in number order; answers what protobuf cannot say about its repeated fields. */
-        private Nulls emitFields(DynamicRecord r) {
-            Nulls nulls = null;
+        private ProtoNulls emitFields(DynamicRecord r) {
+            ProtoNulls nulls = null;
             for (int i = 0; i < r.type.fields.length; i++) {
                 nulls = emitField(r, i, 0, Integer.MAX_VALUE, nulls);
             }
@@ -306,8 +310,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
         }
 
         /** Field {@code i} of {@code r}; of a repeated field, only the elements {@code [from, to)}. */
-        @SuppressWarnings("unchecked")
-        private Nulls emitField(DynamicRecord r, int i, int from, int to, Nulls nulls) {
+        private ProtoNulls emitField(DynamicRecord r, int i, int from, int to, ProtoNulls nulls) {
             DynamicType t = r.type;
             FieldModel f = t.fields[i];
             int number = i + 1;
@@ -317,8 +320,8 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 if (DynamicType.requiredReference(f) || DynamicType.requiredPrimitive(f)) {
                     throw WireFormatException.malformed(name, "required, but it is not set");
                 }
-                if (f.repeated() && !(f.isScalar() && f.scalar() == ScalarType.BYTE)) {
-                    nulls = Nulls.list(nulls, number);
+                if (protoRepeated(f)) {
+                    nulls = ProtoNulls.list(nulls, number);
                 }
                 return nulls;
             }
@@ -327,16 +330,30 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 if (f.repeated()) {
                     List<?> refs = (List<?>) v;
                     to = Math.min(to, refs.size());
-                    int[] numbers = new int[to - from];
-                    for (int k = from; k < to; k++) {
-                        if (refs.get(k) == null) {
-                            throw WireFormatException.malformed(name, "a list of linked nodes holds no nulls");
+                    if (to > from) {
+                        int length = 0;
+                        for (int k = from; k < to; k++) {
+                            if (refs.get(k) == null) {
+                                throw WireFormatException.malformed(name, "a list of linked nodes holds no nulls");
+                            }
+                            length += ProtoOutput.varint32Size(w.number(refs.get(k)));
                         }
-                        numbers[k - from] = nodeNumber(refs.get(k));
+                        if (out == null) {
+                            size += ProtoWriteState.delimitedSize(number, length);
+                        } else {
+                            out.writeLengthDelimited(number, length);
+                            for (int k = from; k < to; k++) {
+                                out.writeVarint32(w.number(refs.get(k)));
+                            }
+                        }
                     }
-                    packedVarints(number, numbers, false);
                 } else {
-                    uint32(number, nodeNumber(v));
+                    int n = w.number(v);
+                    if (out == null) {
+                        size += ProtoWriteState.uint32Size(number, n);
+                    } else {
+                        out.writeUInt32(number, n);
+                    }
                 }
             } else if (target != null) {
                 if (!f.repeated()) {
@@ -349,7 +366,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
                     for (int k = from; k < to; k++) {
                         begin(number);
                         if (items.get(k) == null) {
-                            nulls = Nulls.element(nulls, number, k);
+                            nulls = ProtoNulls.element(nulls, number, k);
                         } else {
                             emitValue(target, items.get(k));
                         }
@@ -372,7 +389,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 if (target.model.ndArray()) {
                     String problem = DynamicRecord.ndInconsistency(r);
                     if (problem != null) {
-                        throw WireFormatException.malformed(target.name(), "n-d array " + target.name() + ": " + problem);
+                        throw WireFormatException.malformed(target.name(), "n-d array " + problem);
                     }
                 }
                 emitStructBody(r);
@@ -380,11 +397,10 @@ public final class DynamicProtoCodec extends ProtoCodec {
         }
 
         private void emitList(DynamicList list) {
-            if (++listDepth > HeterogeneousList.MAX_DEPTH) {
-                throw new WireFormatException(WireFormatException.DEPTH_LIMIT, "heterogeneous list "
-                        + list.type.name() + " nests deeper than " + HeterogeneousList.MAX_DEPTH + " levels");
-            }
             DynamicType t = list.type;
+            if (out == null) {
+                w.enterList(t.name());
+            }
             for (Object e : list) {
                 int a = e == null ? -1 : t.alternativeOf(e);
                 if (a < 0) {
@@ -393,7 +409,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 }
                 begin(1);
                 if (t.targets[a] == null) {
-                    emitSingle(t.fields[a], a + 1, e, t.name() + "." + t.fields[a].name(), false);
+                    emitSingle(t.fields[a], a + 1, e, t.qualified[a], false);
                 } else {
                     begin(a + 1);
                     emitValue(t.targets[a], e);
@@ -401,7 +417,9 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 }
                 end();
             }
-            listDepth--;
+            if (out == null) {
+                w.leaveList();
+            }
         }
 
         /** One scalar; {@code implicit}: a plain proto3 field, not written when it holds the default. */
@@ -410,29 +428,38 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 case BOOLEAN -> {
                     boolean b = (Boolean) v;
                     if (b || !implicit) {
-                        tag(number, ProtoOutput.VARINT);
-                        varint64(b ? 1 : 0);
+                        if (out == null) {
+                            size += ProtoWriteState.tagSize(number) + 1;
+                        } else {
+                            out.writeBool(number, b);
+                        }
                     }
                 }
                 case BYTE, SHORT, INT -> {
                     int n = ((Number) v).intValue();
                     if (n != 0 || !implicit) {
-                        tag(number, ProtoOutput.VARINT);
-                        varint64(n);
+                        if (out == null) {
+                            size += ProtoWriteState.int32Size(number, n);
+                        } else {
+                            out.writeInt32(number, n);
+                        }
                     }
                 }
                 case LONG -> {
                     long n = (Long) v;
                     if (n != 0 || !implicit) {
-                        tag(number, ProtoOutput.VARINT);
-                        varint64(n);
+                        if (out == null) {
+                            size += ProtoWriteState.int64Size(number, n);
+                        } else {
+                            out.writeInt64(number, n);
+                        }
                     }
                 }
                 case FLOAT -> {
                     float x = (Float) v;
                     if (Float.floatToRawIntBits(x) != 0 || !implicit) {
                         if (out == null) {
-                            size += tagSize(number) + 4;
+                            size += ProtoWriteState.tagSize(number) + 4;
                         } else {
                             out.writeFloat(number, x);
                         }
@@ -442,7 +469,7 @@ public final class DynamicProtoCodec extends ProtoCodec {
                     double x = (Double) v;
                     if (Double.doubleToRawLongBits(x) != 0 || !implicit) {
                         if (out == null) {
-                            size += tagSize(number) + 8;
+                            size += ProtoWriteState.tagSize(number) + 8;
                         } else {
                             out.writeDouble(number, x);
                         }
@@ -454,157 +481,68 @@ public final class DynamicProtoCodec extends ProtoCodec {
             }
         }
 
-        private Nulls emitRepeated(FieldModel f, int number, Object v, int from, int to, String name, Nulls nulls) {
+        private ProtoNulls emitRepeated(FieldModel f, int number, Object v, int from, int to, String name, ProtoNulls nulls) {
             if (f.scalar() == ScalarType.BYTE) {
                 bytes(number, (byte[]) v);
                 return nulls;
             }
             int end = Math.min(to, v instanceof List<?> l ? l.size() : java.lang.reflect.Array.getLength(v));
-            switch (f.scalar()) {
-                case BOOLEAN -> {
-                    boolean[] a = (boolean[]) v;
-                    if (end > from) {
-                        if (out == null) {
-                            size += tagSize(number) + ProtoOutput.varint32Size(end - from) + (end - from);
-                        } else {
-                            out.writePackedBools(number, a, from, end);
+            if (f.scalar().isPrimitive()) {
+                if (end > from) {
+                    if (out == null) {
+                        int width = f.scalar() == ScalarType.BOOLEAN ? 1 : elementWidth(f);
+                        size += ProtoWriteState.delimitedSize(number, (long) (end - from) * width);
+                    } else {
+                        switch (f.scalar()) {
+                            case BOOLEAN -> out.writePackedBools(number, (boolean[]) v, from, end);
+                            case SHORT -> out.writePackedShorts(number, (short[]) v, from, end);
+                            case INT -> out.writePackedSFixed32(number, (int[]) v, from, end);
+                            case LONG -> out.writePackedSFixed64(number, (long[]) v, from, end);
+                            case FLOAT -> out.writePackedFloats(number, (float[]) v, from, end);
+                            case DOUBLE -> out.writePackedDoubles(number, (double[]) v, from, end);
+                            default -> throw new AssertionError(f.scalar());
                         }
                     }
                 }
-                case SHORT -> {
-                    short[] a = (short[]) v;
-                    int[] ints = new int[end - from];
-                    for (int k = from; k < end; k++) {
-                        ints[k - from] = a[k];
+                return nulls;
+            }
+            List<?> items = (List<?>) v;
+            for (int k = from; k < end; k++) {
+                Object item = items.get(k);
+                if (item == null) {
+                    nulls = ProtoNulls.element(nulls, number, k);
+                    if (out == null) {
+                        size += ProtoWriteState.delimitedSize(number, 0);   // the default: an empty string, bytes or DateTime
+                    } else {
+                        out.writeLengthDelimited(number, 0);
                     }
-                    packedFixed(number, ints.length, 4, () -> out.writePackedSFixed32(number, ints, 0, ints.length));
-                }
-                case INT -> packedFixed(number, end - from, 4, () -> out.writePackedSFixed32(number, (int[]) v, from, end));
-                case LONG -> packedFixed(number, end - from, 8, () -> out.writePackedSFixed64(number, (long[]) v, from, end));
-                case FLOAT -> packedFixed(number, end - from, 4, () -> out.writePackedFloats(number, (float[]) v, from, end));
-                case DOUBLE -> packedFixed(number, end - from, 8,
-                        () -> out.writePackedDoubles(number, (double[]) v, from, end));
-                default -> {
-                    List<?> items = (List<?>) v;
-                    for (int k = from; k < end; k++) {
-                        Object item = items.get(k);
-                        if (item == null) {
-                            nulls = Nulls.element(nulls, number, k);
-                            begin(number);   // the default: an empty string, bytes or DateTime
-                            end();
-                        } else if (f.scalar() == ScalarType.STRING) {
-                            string(number, (String) item, name);
-                        } else if (f.scalar() == ScalarType.BYTES) {
-                            bytes(number, (byte[]) item);
-                        } else {
-                            dateTime(number, (OffsetDateTime) item, name);
-                        }
-                    }
+                } else if (f.scalar() == ScalarType.STRING) {
+                    string(number, (String) item, name);
+                } else if (f.scalar() == ScalarType.BYTES) {
+                    bytes(number, (byte[]) item);
+                } else {
+                    dateTime(number, (OffsetDateTime) item, name);
                 }
             }
             return nulls;
         }
 
-        private void emitNulls(Nulls nulls) {
+        private void emitNulls(ProtoNulls nulls) {
             if (nulls == null) {
                 return;
             }
-            begin(NULLS_NUMBER);
-            packedVarints(1, nulls.lists.toArray(), true);
-            for (Map.Entry<Integer, IntList> e : nulls.elements.entrySet()) {
-                begin(2);
-                if (e.getKey() != 0) {
-                    tag(1, ProtoOutput.VARINT);
-                    varint64(e.getKey());
-                }
-                packedVarints(2, e.getValue().toArray(), true);
-                end();
+            if (out == null) {
+                size += nulls.fieldSize();
+            } else {
+                nulls.write(out);
             }
-            end();
-        }
-
-        /** The node number of a linked value: its place in the node table, from 1. */
-        private int nodeNumber(Object node) {
-            if (nextGuess < nodes.size() && nodes.get(nextGuess) == node) {
-                return ++nextGuess;   // a list's next node: no hash lookup
-            }
-            int i = nodeIndex == null ? -1 : nodeIndex.indexOf(node);
-            if (i < 0) {
-                throw new IllegalStateException("linked node " + node + " is not in the message's node table");
-            }
-            nextGuess = i + 1;
-            return i + 1;
         }
 
         // ---- the primitives, counting or writing
 
-        private void tag(int number, int wireType) {
-            if (out == null) {
-                size += tagSize(number);
-            } else {
-                out.writeTag(number, wireType);
-            }
-        }
-
-        private void varint64(long v) {
-            if (out == null) {
-                size += ProtoOutput.varint64Size(v);
-            } else {
-                out.writeVarint64(v);
-            }
-        }
-
-        private void uint32(int number, int v) {
-            if (v != 0) {
-                tag(number, ProtoOutput.VARINT);
-                if (out == null) {
-                    size += ProtoOutput.varint32Size(v);
-                } else {
-                    out.writeVarint32(v);
-                }
-            }
-        }
-
-        /** A packed field of varints: uint32 node numbers, or int32 ({@code signed}: negatives take ten bytes). */
-        private void packedVarints(int number, int[] values, boolean signed) {
-            if (values.length == 0) {
-                return;
-            }
-            int length = 0;
-            for (int v : values) {
-                length += signed ? ProtoOutput.varint64Size(v) : ProtoOutput.varint32Size(v);
-            }
-            if (out == null) {
-                size += tagSize(number) + ProtoOutput.varint32Size(length) + length;
-                return;
-            }
-            out.writeLengthDelimited(number, length);
-            for (int v : values) {
-                if (signed) {
-                    out.writeVarint64(v);
-                } else {
-                    out.writeVarint32(v);
-                }
-            }
-        }
-
-        private void packedFixed(int number, int count, int width, Runnable write) {
-            if (count == 0) {
-                return;
-            }
-            if (out == null) {
-                long length = (long) count * width;
-                size += tagSize(number) + ProtoOutput.varint64Size(length) + length;
-            } else {
-                write.run();
-            }
-        }
-
         private void string(int number, String s, String name) {
-            SendChecks.string(s, name);
             if (out == null) {
-                int length = utf8Length(s);
-                size += tagSize(number) + ProtoOutput.varint32Size(length) + length;
+                size += ProtoWriteState.stringSize(number, s, name);
             } else {
                 out.writeString(number, s);
             }
@@ -612,48 +550,32 @@ public final class DynamicProtoCodec extends ProtoCodec {
 
         private void bytes(int number, byte[] b) {
             if (out == null) {
-                size += tagSize(number) + ProtoOutput.varint32Size(b.length) + b.length;
+                size += ProtoWriteState.delimitedSize(number, b.length);
             } else {
                 out.writeBytes(number, b, 0, b.length);
             }
         }
 
         private void dateTime(int number, OffsetDateTime v, String name) {
-            SendChecks.dateTime(v, name);
-            begin(number);
-            long seconds = v.toEpochSecond();
-            int nanos = v.getNano();
-            int offset = v.getOffset().getTotalSeconds();
-            if (seconds != 0) {
-                tag(1, ProtoOutput.VARINT);
-                varint64(seconds);
+            if (out == null) {
+                size += ProtoWriteState.delimitedSize(number, ProtoWriteState.dateTimeBodySize(v, name));
+            } else {
+                out.writeDateTime(number, v);
             }
-            if (nanos != 0) {
-                tag(2, ProtoOutput.VARINT);
-                varint64(nanos);
-            }
-            if (offset != 0) {
-                tag(3, ProtoOutput.VARINT);
-                varint64(offset);
-            }
-            end();
         }
 
         /** Opens a nested message field: its length comes from the size pass. */
         private void begin(int number) {
             if (out != null) {
-                out.writeLengthDelimited(number, sizes[cursor++]);
+                out.writeLengthDelimited(number, w.nextSize());
                 return;
             }
-            size += tagSize(number);
-            if (sizeCount == sizes.length) {
-                sizes = Arrays.copyOf(sizes, sizes.length * 2);
-            }
+            size += ProtoWriteState.tagSize(number);
             if (open == openSlots.length) {
                 openSlots = Arrays.copyOf(openSlots, open * 2);
                 openStarts = Arrays.copyOf(openStarts, open * 2);
             }
-            openSlots[open] = sizeCount++;
+            openSlots[open] = w.reserve();
             openStarts[open++] = size;
         }
 
@@ -662,70 +584,14 @@ public final class DynamicProtoCodec extends ProtoCodec {
                 return;
             }
             open--;
-            long length = size - openStarts[open];
-            if (length > Integer.MAX_VALUE - 16) {
-                throw new WireFormatException(WireFormatException.SIZE_LIMIT, "a nested message over 2 GiB");
-            }
-            sizes[openSlots[open]] = (int) length;
-            size += ProtoOutput.varint32Size((int) length);
+            int length = w.sized(openSlots[open], size - openStarts[open]);
+            size += ProtoOutput.varint32Size(length);
         }
     }
 
-    private static int tagSize(int number) {
-        return ProtoOutput.varint32Size(number << 3);
-    }
-
-    /** The UTF-8 length of a string with no lone surrogates (checked before). */
-    static int utf8Length(String s) {
-        int n = 0;
-        for (int i = 0, len = s.length(); i < len; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                n++;
-            } else if (c < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(c)) {
-                n += 4;
-                i++;
-            } else {
-                n += 3;
-            }
-        }
-        return n;
-    }
-
-    /** The null repeated fields and null elements of one message, by field number. */
-    private static final class Nulls {
-        final IntList lists = new IntList();
-        final Map<Integer, IntList> elements = new java.util.TreeMap<>();
-
-        static Nulls list(Nulls n, int number) {
-            n = n == null ? new Nulls() : n;
-            n.lists.add(number);
-            return n;
-        }
-
-        static Nulls element(Nulls n, int number, int position) {
-            n = n == null ? new Nulls() : n;
-            n.elements.computeIfAbsent(number, k -> new IntList()).add(position);
-            return n;
-        }
-    }
-
-    private static final class IntList {
-        int[] a = new int[4];
-        int n;
-
-        void add(int v) {
-            if (n == a.length) {
-                a = Arrays.copyOf(a, n * 2);
-            }
-            a[n++] = v;
-        }
-
-        int[] toArray() {
-            return Arrays.copyOf(a, n);
-        }
+    /** A repeated field on the wire (every list but a byte array, which is one bytes field). */
+    static boolean protoRepeated(FieldModel f) {
+        return f.repeated() && !(f.isScalar() && f.scalar() == ScalarType.BYTE);
     }
 
     // ---------------------------------------------------------------- reading
@@ -733,554 +599,386 @@ public final class DynamicProtoCodec extends ProtoCodec {
     /**
      * One message coming in: {@link #readPart} for each part in order (their protobuf merge is the
      * message), then {@link #finish}, which resolves node numbers and checks what only the whole
-     * message can show.
+     * message can show. It reads through the state generated readers use: {@link ProtoReadState}
+     * (node table, references, limits, strings, date-times), {@link ProtoArrays} (packed numbers,
+     * copied in bulk) and {@link ProtoNulls}.
      */
-    public final class Reader extends ProtoCodec.Reader {
+    public final class Reader extends ProtoCodec.Reader implements ProtoReadState.Resolver {
         private final DynamicType type;
-        private final MessageLimits limits;
         private final List<DynamicType> tableTypes;
-        private final State root;
-        private final List<DynamicRecord> nodes = new ArrayList<>();
-        /** Node numbers to resolve: where (a record and field index, or a list and position), the number, the type wanted. */
-        private Object[] fixHolders = new Object[16];
-        private int[] fixSlots = new int[16];
-        private int[] fixNumbers = new int[16];
-        private DynamicType[] fixTypes = new DynamicType[16];
-        private int fixCount;
-        /** Records whose required fields and n-d array shapes are checked once the message is whole. */
-        private final List<DynamicRecord> toCheck = new ArrayList<>();
-        /** Records read as elements that sb_nulls then made null: the empty messages on the wire, not values to check. */
-        private final java.util.Set<DynamicRecord> nulled = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        private int listDepth;
+        private final ProtoReadState r;
+        private final Occurrence root;
 
-        private Reader(DynamicType type, MessageLimits limits) {
+        private Reader(DynamicType type, MessageLimits limits, long expectedBytes) {
             super(limits);
             this.type = type;
-            this.limits = limits;
             this.tableTypes = nodeTables.get(type);
-            this.root = new State(new DynamicRecord(type));
+            this.r = new ProtoReadState(limits, expectedBytes);
+            this.root = new Occurrence(new DynamicRecord(type), true);
         }
 
         @Override
         protected void merge(ProtoInput in) {
-            readFields(in, root, true);
+            try {
+                readFields(in, root);
+            } catch (WireFormatException e) {
+                throw r.named(e);
+            }
         }
 
         /** The message, once every part is read. */
         @Override
         protected DynamicRecord complete() {
-            close(root);
-            for (int i = 0; i < fixCount; i++) {
-                int n = fixNumbers[i];
-                DynamicRecord node = null;
-                if (n != 0) {
-                    if (Integer.compareUnsigned(n, nodes.size()) > 0) {
-                        throw WireFormatException.malformed(fieldName(i), "node number " + Integer.toUnsignedString(n)
-                                + " is out of range: the node table holds " + nodes.size());
-                    }
-                    node = nodes.get(n - 1);
-                    if (node.type != fixTypes[i]) {
-                        throw WireFormatException.malformed(fieldName(i), "node " + n + " is a " + node.type.name()
-                                + ", expected " + fixTypes[i].name());
-                    }
-                } else if (fixHolders[i] instanceof List<?>) {
-                    throw WireFormatException.malformed(fieldName(i), "a list of linked nodes holds no nulls");
-                }
-                if (fixHolders[i] instanceof DynamicRecord r) {
-                    r.values[fixSlots[i]] = node;
-                } else {
-                    @SuppressWarnings("unchecked")
-                    List<Object> list = (List<Object>) fixHolders[i];
-                    list.set(fixSlots[i], node);
-                }
+            try {
+                close(root);
+                requireAbsent(root.record, false);
+                r.resolve(this);
+            } catch (WireFormatException e) {
+                throw r.named(e);
             }
-            for (DynamicRecord r : toCheck) {
-                if (!nulled.contains(r)) {
-                    check(r);
-                }
-            }
-            check(root.record);
             return root.record;
         }
 
-        private String fieldName(int fix) {
-            return fixHolders[fix] instanceof DynamicRecord r ? r.type.name() + "." + r.type.fields[fixSlots[fix]].name()
-                    : "(a list of linked nodes)";
+        // ---- references, set once the node table is whole (ProtoReadState.Resolver)
+
+        @Override
+        public void set(Object holder, int slot, Object node) {
+            DynamicRecord owner = (DynamicRecord) holder;
+            int i = slot & 0xFFFF;
+            DynamicType target = owner.type.targets[i];
+            if (node == null) {   // a singular reference a later occurrence said null (refNull)
+                owner.values[i] = null;
+                return;
+            }
+            if (!(node instanceof DynamicRecord n) || n.type != target) {
+                throw WireFormatException.malformed(owner.type.qualified[i], "refers to a node of type "
+                        + ((DynamicRecord) node).type.name());
+            }
+            if (owner.type.fields[i].repeated()) {
+                if (!(owner.values[i] instanceof List<?> l)) {
+                    throw WireFormatException.malformed(owner.type.qualified[i], "a null list holds references");
+                }
+                castList(l).add(node);
+            } else {
+                owner.values[i] = node;
+            }
         }
 
+        @Override
+        public String field(int slot) {
+            return typesBySlot.get(slot >>> 16).qualified[slot & 0xFFFF];
+        }
+
+        @Override
+        public boolean isSet(Object holder, int slot) {
+            return ((DynamicRecord) holder).values[slot & 0xFFFF] != null;
+        }
+
+        // ---- the fields
+
         /** The fields of one occurrence of a message, merged into {@code s}'s record. */
-        private void readFields(ProtoInput in, State s, boolean top) {
+        private void readFields(ProtoInput in, Occurrence s) {
             DynamicType t = s.record.type;
             for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
                 int number = tag >>> 3;
                 if (number >= 1 && number <= t.fields.length) {
                     readField(in, s, number - 1, tag);
-                } else if (number == NODES_NUMBER && top && !tableTypes.isEmpty()) {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, t.name() + ".sb_nodes");
-                    readNode(in);
-                } else if (number == NULLS_NUMBER && s.hasNulls()) {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, t.name() + ".sb_nulls");
-                    int outer = in.beginMessage(in.readLength());
-                    readNulls(in, s);
-                    in.endMessage(outer);
+                } else if (number == NODES_NUMBER && s == root && !tableTypes.isEmpty()) {
+                    r.at(t.name() + ".sb_nodes");
+                    readNode(in, tag);
+                } else if (number == ProtoNulls.FIELD && s.hasNulls()) {
+                    r.at(t.name() + ".sb_nulls");
+                    ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, t.name() + ".sb_nulls");
+                    s.nulls = ProtoNulls.read(s.nulls, in, r);
                 } else {
                     in.skipField(tag);
                 }
             }
+            r.at(null);
         }
 
-        private void readNode(ProtoInput in) {
-            if (nodes.size() >= limits.maxNodes()) {
-                throw new WireFormatException(WireFormatException.NODE_LIMIT, "message holds more than "
-                        + limits.maxNodes() + " linked nodes");
-            }
-            int index = nodes.size();
+        /** One entry of the node table: a new node, numbered before its fields are read. */
+        private void readNode(ProtoInput in, int tag) {
+            int index = r.nodeCount();
             try {
-                int outer = in.beginMessage(in.readLength());
-                DynamicRecord node;
+                ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, type.name() + ".sb_nodes");
                 if (tableTypes.size() == 1) {
-                    node = readStruct(in, tableTypes.get(0), null);
-                } else {
-                    node = null;
-                    for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-                        int k = (tag >>> 3) - 1;
-                        if (k >= 0 && k < tableTypes.size()) {
-                            expect(tag, ProtoOutput.LENGTH_DELIMITED, type.name() + ".Node");
-                            int o = in.beginMessage(in.readLength());
-                            DynamicType nt = tableTypes.get(k);
-                            node = readStruct(in, nt, node != null && node.type == nt ? node : null);
-                            in.endMessage(o);
-                        } else {
-                            in.skipField(tag);
+                    DynamicRecord node = new DynamicRecord(tableTypes.get(0));
+                    r.addNode(node);
+                    readStruct(in, node, false);
+                    return;
+                }
+                String name = type.name() + ".sb_nodes";
+                int outer = in.beginMessage(in.readLength());
+                DynamicRecord node = null;
+                for (int t = in.readTag(); t != 0; t = in.readTag()) {
+                    int k = (t >>> 3) - 1;
+                    if (k >= 0 && k < tableTypes.size()) {
+                        if (node != null) {
+                            throw WireFormatException.malformed(name, "a node entry with two values");
                         }
-                    }
-                    if (node == null) {
-                        throw WireFormatException.malformed(type.name() + ".Node", "an entry of the node table has"
-                                + " none of its oneof set");
+                        ProtoReadState.expect(t, ProtoOutput.LENGTH_DELIMITED, name);
+                        node = new DynamicRecord(tableTypes.get(k));
+                        r.addNode(node);
+                        readStruct(in, node, false);
+                    } else {
+                        in.skipField(t);
                     }
                 }
                 in.endMessage(outer);
-                nodes.add(node);
+                if (node == null) {
+                    throw WireFormatException.malformed(name, "a node entry with no value");
+                }
             } catch (WireFormatException e) {
                 throw e.inNode(index);
             }
         }
 
-        private void readField(ProtoInput in, State s, int i, int tag) {
-            DynamicRecord r = s.record;
-            DynamicType t = r.type;
+        private void readField(ProtoInput in, Occurrence s, int i, int tag) {
+            DynamicRecord rec = s.record;
+            DynamicType t = rec.type;
             FieldModel f = t.fields[i];
             String name = t.qualified[i];
-            at(name);
+            r.at(name);
             DynamicType target = t.targets[i];
-            s.seen(i);
             if (f.graphReference()) {
                 if (f.repeated()) {
-                    readVarints(in, tag, s.ints(i), name);
+                    ProtoArrays.Varints refs = new ProtoArrays.Varints();
+                    refs.append(in, tag, r);
+                    for (int k = 0; k < refs.size(); k++) {
+                        r.ref(rec, slot(t, i), refs.get(k));
+                    }
                 } else {
-                    expect(tag, ProtoOutput.VARINT, name);
-                    fix(r, i, in.readVarint32(), target);
+                    ProtoReadState.expect(tag, ProtoOutput.VARINT, name);
+                    int number = in.readVarint32();
+                    if (number != 0) {
+                        r.ref(rec, slot(t, i), number);
+                    } else {
+                        r.refNull(rec, slot(t, i));   // in order with the references: a later occurrence wins
+                    }
                 }
                 return;
             }
             if (target != null) {
-                expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                int outer = in.beginMessage(in.readLength());
+                ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
                 if (f.repeated()) {
-                    s.objects(i).add(readValue(in, target, null, name));
+                    castList(rec.values[i]).add(readValue(in, target, null, true));
                 } else {
-                    r.values[i] = readValue(in, target, r.values[i], name);
+                    rec.values[i] = readValue(in, target, rec.values[i], false);
                 }
-                in.endMessage(outer);
                 return;
             }
             if (!f.repeated()) {
-                r.values[i] = readSingle(in, tag, f.scalar(), name, r.values[i]);
-                return;
-            }
-            switch (f.scalar()) {
-                case BYTE -> {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                    r.values[i] = in.readBytes();   // a singular bytes field: the last occurrence is the value
-                }
-                case BOOLEAN -> readVarints(in, tag, s.ints(i), name);
-                case SHORT, INT -> readFixed32s(in, tag, s.ints(i), name);
-                case LONG -> readFixed64s(in, tag, s.longs(i), name);
-                case FLOAT -> readFixed32s(in, tag, s.ints(i), name);
-                case DOUBLE -> s.doubles(i, in, tag, name);
-                case STRING -> {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                    s.objects(i).add(readString(in, name));
-                }
-                case BYTES -> {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                    s.objects(i).add(in.readBytes());
-                }
-                case DATE_TIME -> {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                    int outer = in.beginMessage(in.readLength());
-                    s.objects(i).add(readDateTime(in, null, name));
-                    in.endMessage(outer);
+                rec.values[i] = readSingle(in, tag, f.scalar(), name, rec.values[i]);
+            } else if (f.scalar() == ScalarType.BYTE) {
+                ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
+                rec.values[i] = in.readBytes();   // a singular bytes field: the last occurrence is the value
+            } else if (packed(f)) {
+                s.append(i, in, tag, r);
+            } else {
+                ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
+                List<Object> list = castList(rec.values[i]);
+                switch (f.scalar()) {
+                    case STRING -> list.add(ProtoReadState.readString(in, name));
+                    case BYTES -> list.add(in.readBytes());
+                    default -> list.add(dateTimeField(in, null, name));
                 }
             }
         }
 
-        /** A struct or list value whose message body the input is positioned on; merged into {@code into} if given. */
-        private Object readValue(ProtoInput in, DynamicType target, Object into, String name) {
+        /** A struct or list value whose tag is read; merged into {@code into} if given. */
+        private Object readValue(ProtoInput in, DynamicType target, Object into, boolean element) {
             if (target.heterogeneousList()) {
-                return readList(in, target, (DynamicList) into, name);
+                return readList(in, target, (DynamicList) into);
             }
-            return readStruct(in, target, (DynamicRecord) into);
+            return readStruct(in, into != null ? (DynamicRecord) into : new DynamicRecord(target), element);
         }
 
-        private DynamicRecord readStruct(ProtoInput in, DynamicType t, DynamicRecord into) {
-            DynamicRecord r = into != null ? into : new DynamicRecord(t);
-            State s = new State(r);
-            readFields(in, s, false);
+        /**
+         * One occurrence of a struct (its tag read), merged into {@code into}. An element of a
+         * repeated field ({@code element}) is checked by its owner once null elements are known.
+         */
+        private DynamicRecord readStruct(ProtoInput in, DynamicRecord into, boolean element) {
+            int outer = in.beginMessage(in.readLength());
+            Occurrence s = new Occurrence(into, false);
+            readFields(in, s);
+            in.endMessage(outer);
             close(s);
-            if (into == null && (t.model.ndArray() || s.hasRequired)) {
-                toCheck.add(r);
+            if (!element) {
+                checkStruct(into);
             }
-            return r;
+            return into;
         }
 
-        private DynamicList readList(ProtoInput in, DynamicType t, DynamicList into, String name) {
-            if (++listDepth > limits.maxListDepth()) {
-                throw new WireFormatException(WireFormatException.DEPTH_LIMIT, name,
-                        "heterogeneous lists nested deeper than the limit of " + limits.maxListDepth() + " levels");
-            }
+        private DynamicList readList(ProtoInput in, DynamicType t, DynamicList into) {
+            int outer = in.beginMessage(in.readLength());
+            r.enterList(t.name());
             DynamicList list = into != null ? into : new DynamicList(t, 4);
             for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
                 if (tag >>> 3 != 1) {
                     in.skipField(tag);
                     continue;
                 }
-                expect(tag, ProtoOutput.LENGTH_DELIMITED, t.name() + ".elements");
-                int outer = in.beginMessage(in.readLength());
+                ProtoReadState.expect(tag, ProtoOutput.LENGTH_DELIMITED, t.name() + ".elements");
+                int element = in.beginMessage(in.readLength());
                 Object value = null;
-                int alternative = -1;
                 for (int et = in.readTag(); et != 0; et = in.readTag()) {
                     int a = (et >>> 3) - 1;
                     if (a < 0 || a >= t.fields.length) {
                         in.skipField(et);
                         continue;
                     }
-                    FieldModel f = t.fields[a];
-                    String alt = t.name() + "." + f.name();
-                    Object merge = a == alternative ? value : null;   // the same member again merges; another replaces
+                    String alt = t.qualified[a];
+                    // the same alternative again merges into the value (a message) or replaces it; another replaces it
+                    Object merge = value != null && t.alternativeOf(value) == a ? value : null;
                     if (t.targets[a] == null) {
-                        value = readSingle(in, et, f.scalar(), alt, merge);
+                        value = readSingle(in, et, t.fields[a].scalar(), alt, merge);
                     } else {
-                        expect(et, ProtoOutput.LENGTH_DELIMITED, alt);
-                        int o = in.beginMessage(in.readLength());
-                        value = readValue(in, t.targets[a], merge, alt);
-                        in.endMessage(o);
+                        ProtoReadState.expect(et, ProtoOutput.LENGTH_DELIMITED, alt);
+                        value = readValue(in, t.targets[a], merge, false);
                     }
-                    alternative = a;
                 }
-                in.endMessage(outer);
+                in.endMessage(element);
                 if (value == null) {
-                    throw WireFormatException.malformed(t.name() + ".elements", "element " + list.size()
-                            + " has none of its oneof set");
+                    throw WireFormatException.malformed(t.name() + ".elements", "an element with no alternative set");
                 }
                 list.add(value);
             }
-            listDepth--;
+            r.leaveList();
+            in.endMessage(outer);
             return list;
         }
 
         /** A single scalar; a DateTime message merges into {@code previous}. */
         private Object readSingle(ProtoInput in, int tag, ScalarType scalar, String name, Object previous) {
-            switch (scalar) {
-                case BOOLEAN -> {
-                    expect(tag, ProtoOutput.VARINT, name);
-                    return in.readBool();
-                }
-                case BYTE -> {
-                    expect(tag, ProtoOutput.VARINT, name);
-                    return (byte) inRange(in.readVarint32(), Byte.MIN_VALUE, Byte.MAX_VALUE, name);
-                }
-                case SHORT -> {
-                    expect(tag, ProtoOutput.VARINT, name);
-                    return (short) inRange(in.readVarint32(), Short.MIN_VALUE, Short.MAX_VALUE, name);
-                }
-                case INT -> {
-                    expect(tag, ProtoOutput.VARINT, name);
-                    return in.readVarint32();
-                }
-                case LONG -> {
-                    expect(tag, ProtoOutput.VARINT, name);
-                    return in.readVarint64();
-                }
-                case FLOAT -> {
-                    expect(tag, ProtoOutput.FIXED32, name);
-                    return in.readFloat();
-                }
-                case DOUBLE -> {
-                    expect(tag, ProtoOutput.FIXED64, name);
-                    return in.readDouble();
-                }
-                case STRING -> {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                    return readString(in, name);
-                }
-                case BYTES -> {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                    return in.readBytes();
-                }
-                case DATE_TIME -> {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-                    int outer = in.beginMessage(in.readLength());
-                    OffsetDateTime v = readDateTime(in, (OffsetDateTime) previous, name);
-                    in.endMessage(outer);
-                    return v;
-                }
-            }
-            throw new AssertionError(scalar);
+            ProtoReadState.expect(tag, wireType(scalar), name);
+            return switch (scalar) {
+                case BOOLEAN -> in.readBool();
+                case BYTE -> ProtoReadState.toByte(in.readVarint32(), name);
+                case SHORT -> ProtoReadState.toShort(in.readVarint32(), name);
+                case INT -> in.readVarint32();
+                case LONG -> in.readVarint64();
+                case FLOAT -> in.readFloat();
+                case DOUBLE -> in.readDouble();
+                case STRING -> ProtoReadState.readString(in, name);
+                case BYTES -> in.readBytes();
+                case DATE_TIME -> dateTimeField(in, (OffsetDateTime) previous, name);
+            };
         }
 
-        private OffsetDateTime readDateTime(ProtoInput in, OffsetDateTime previous, String name) {
-            long seconds = previous == null ? 0 : previous.toEpochSecond();
-            long nanos = previous == null ? 0 : previous.getNano();
-            long offset = previous == null ? 0 : previous.getOffset().getTotalSeconds();
-            for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-                int number = tag >>> 3;
-                if (number >= 1 && number <= 3) {
-                    expect(tag, ProtoOutput.VARINT, name);
-                    long v = in.readVarint64();
-                    if (number == 1) {
-                        seconds = v;
-                    } else if (number == 2) {
-                        nanos = (int) v;
-                    } else {
-                        offset = (int) v;
-                    }
-                } else {
-                    in.skipField(tag);
-                }
-            }
-            try {
-                if (nanos < 0 || nanos > 999_999_999) {
-                    throw new DateTimeException("nanoseconds " + nanos + " outside 0 to 999,999,999");
-                }
-                OffsetDateTime v = OffsetDateTime.ofInstant(Instant.ofEpochSecond(seconds, nanos),
-                        ZoneOffset.ofTotalSeconds((int) offset));
-                String problem = XsdValues.dateTimeProblem(v);
-                if (problem != null) {
-                    throw new DateTimeException(problem);
-                }
-                return v;
-            } catch (DateTimeException e) {
-                throw WireFormatException.malformed(name, "not a date-time: " + e.getMessage());
-            }
+        private OffsetDateTime dateTimeField(ProtoInput in, OffsetDateTime previous, String name) {
+            int outer = in.beginMessage(in.readLength());
+            OffsetDateTime v = ProtoReadState.readDateTime(in, previous, name);
+            in.endMessage(outer);
+            return v;
         }
 
-        private String readString(ProtoInput in, String name) {
-            String s = in.readString();
-            String problem = XsdValues.stringProblem(s);
-            if (problem != null) {
-                throw WireFormatException.malformed(name, problem);
-            }
-            return s;
-        }
-
-        private void readNulls(ProtoInput in, State s) {
-            for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-                int number = tag >>> 3;
-                if (number == 1) {
-                    readVarints(in, tag, s.nullLists(), "sb_nulls.lists");
-                } else if (number == 2) {
-                    expect(tag, ProtoOutput.LENGTH_DELIMITED, "sb_nulls.elements");
-                    int outer = in.beginMessage(in.readLength());
-                    int field = 0;
-                    IntList positions = new IntList();
-                    for (int et = in.readTag(); et != 0; et = in.readTag()) {
-                        if (et >>> 3 == 1) {
-                            expect(et, ProtoOutput.VARINT, "sb_nulls.elements.field");
-                            field = in.readVarint32();
-                        } else if (et >>> 3 == 2) {
-                            readVarints(in, et, positions, "sb_nulls.elements.positions");
-                        } else {
-                            in.skipField(et);
-                        }
-                    }
-                    in.endMessage(outer);
-                    s.nullElements(field, positions);
-                } else {
-                    in.skipField(tag);
-                }
-            }
-        }
-
-        private void fix(Object holder, int slot, int number, DynamicType target) {
-            if (fixCount == fixNumbers.length) {
-                int n = fixCount * 2;
-                fixHolders = Arrays.copyOf(fixHolders, n);
-                fixSlots = Arrays.copyOf(fixSlots, n);
-                fixNumbers = Arrays.copyOf(fixNumbers, n);
-                fixTypes = Arrays.copyOf(fixTypes, n);
-            }
-            fixHolders[fixCount] = holder;
-            fixSlots[fixCount] = slot;
-            fixNumbers[fixCount] = number;
-            fixTypes[fixCount++] = target;
-        }
-
-        /** Ends one occurrence of a message: repeated values in place, defaults for what was absent, nulls applied. */
-        @SuppressWarnings("unchecked")
-        private void close(State s) {
-            DynamicRecord r = s.record;
-            DynamicType t = r.type;
+        /** Ends one occurrence of a message: packed arrays in place, defaults for what was absent, nulls applied. */
+        private void close(Occurrence s) {
+            DynamicRecord rec = s.record;
+            DynamicType t = rec.type;
             for (int i = 0; i < t.fields.length; i++) {
-                FieldModel f = t.fields[i];
-                if (f.repeated() && !(f.isScalar() && f.scalar() == ScalarType.BYTE)) {
-                    Object acc = s.acc == null ? null : s.acc[i];
-                    if (acc != null || r.values[i] == null && !s.nullListed(i + 1)) {
-                        r.values[i] = repeatedValue(f, t.targets[i], r.values[i], acc, r, i);
-                    }
-                } else if (r.values[i] == null && DynamicType.requiredPrimitive(f)) {
-                    r.values[i] = zero(f.scalar());
-                }
-                if (DynamicType.requiredReference(f)) {
-                    s.hasRequired = true;
+                if (s.arrays != null && s.arrays[i] != null) {
+                    rec.values[i] = s.array(i);
+                } else if (rec.values[i] == null && packed(t.fields[i])) {
+                    rec.values[i] = emptyArray(t.fields[i].scalar());   // absent: empty, unless sb_nulls says null
+                } else if (rec.values[i] == null && DynamicType.requiredPrimitive(t.fields[i])) {
+                    rec.values[i] = zero(t.fields[i].scalar());
                 }
             }
-            if (s.nullLists != null) {
-                for (int k = 0; k < s.nullLists.n; k++) {
-                    int number = s.nullLists.a[k];
-                    int i = repeatedIndex(t, number, "sb_nulls.lists");
-                    Object v = r.values[i];
-                    if (v != null && (v instanceof List<?> l ? !l.isEmpty() : java.lang.reflect.Array.getLength(v) > 0)) {
-                        throw WireFormatException.malformed(t.name() + "." + t.fields[i].name(),
-                                "listed as null in sb_nulls, but it holds elements");
+            ProtoNulls nulls = s.nulls;
+            if (nulls != null) {
+                nulls.check(t.name(), t.repeatedNumbers, t.nullableElementNumbers);
+                for (int i = 0; i < t.fields.length; i++) {
+                    FieldModel f = t.fields[i];
+                    if (!protoRepeated(f)) {
+                        continue;
                     }
-                    r.values[i] = null;
-                }
-            }
-            if (s.nullElements != null) {
-                for (Map.Entry<Integer, IntList> e : s.nullElements.entrySet()) {
-                    int i = repeatedIndex(t, e.getKey(), "sb_nulls.elements");
-                    String name = t.name() + "." + t.fields[i].name();
-                    if (!(r.values[i] instanceof List<?>) || t.fields[i].graphReference()) {
-                        throw WireFormatException.malformed(name, "sb_nulls names null elements of a field that"
-                                + " cannot hold them");
+                    if (nullableElements(f)) {
+                        nulls.applyTo(i + 1, castList(rec.values[i]), t.qualified[i]);
                     }
-                    List<Object> list = (List<Object>) r.values[i];
-                    IntList positions = e.getValue();
-                    for (int k = 0; k < positions.n; k++) {
-                        int p = positions.a[k];
-                        if (p < 0 || p >= list.size()) {
-                            throw WireFormatException.malformed(name, "sb_nulls names element " + p + " of "
-                                    + list.size());
-                        }
-                        if (list.set(p, null) instanceof DynamicRecord gone) {
-                            nulled.add(gone);
-                        }
+                    if (nulls.isNull(i + 1, rec.values[i], t.qualified[i])) {
+                        rec.values[i] = null;
                     }
                 }
             }
-            s.acc = null;
-        }
-
-        private int repeatedIndex(DynamicType t, int number, String what) {
-            int i = number - 1;
-            if (i < 0 || i >= t.fields.length || !t.fields[i].repeated()
-                    || t.fields[i].isScalar() && t.fields[i].scalar() == ScalarType.BYTE) {
-                throw WireFormatException.malformed(t.name() + "." + what, "field number " + number
-                        + " is not a repeated field of " + t.name());
-            }
-            return i;
-        }
-
-        /** A repeated field's value: what it held before (an earlier occurrence) and what this one added. */
-        private Object repeatedValue(FieldModel f, DynamicType target, Object before, Object acc, DynamicRecord r, int i) {
-            if (f.graphReference()) {
-                IntList numbers = acc == null ? new IntList() : (IntList) acc;
-                List<Object> list = before == null ? new ArrayList<>(numbers.n) : castList(before);
-                for (int k = 0; k < numbers.n; k++) {
-                    fix(list, list.size(), numbers.a[k], target);
-                    list.add(null);
-                }
-                return list;
-            }
-            if (target != null || !f.scalar().isPrimitive()) {
-                List<Object> list = before == null ? new ArrayList<>() : castList(before);
-                if (acc != null) {
-                    list.addAll(castList(acc));
-                }
-                return list;
-            }
-            String name = r.type.name() + "." + f.name();
-            switch (f.scalar()) {
-                case BOOLEAN -> {
-                    IntList a = acc == null ? new IntList() : (IntList) acc;
-                    boolean[] old = before == null ? new boolean[0] : (boolean[]) before;
-                    boolean[] v = Arrays.copyOf(old, old.length + a.n);
-                    for (int k = 0; k < a.n; k++) {
-                        v[old.length + k] = a.a[k] != 0;
-                    }
-                    return v;
-                }
-                case SHORT -> {
-                    IntList a = acc == null ? new IntList() : (IntList) acc;
-                    short[] old = before == null ? new short[0] : (short[]) before;
-                    short[] v = Arrays.copyOf(old, old.length + a.n);
-                    for (int k = 0; k < a.n; k++) {
-                        v[old.length + k] = (short) inRange(a.a[k], Short.MIN_VALUE, Short.MAX_VALUE, name);
-                    }
-                    return v;
-                }
-                case INT -> {
-                    IntList a = acc == null ? new IntList() : (IntList) acc;
-                    int[] old = before == null ? new int[0] : (int[]) before;
-                    int[] v = Arrays.copyOf(old, old.length + a.n);
-                    System.arraycopy(a.a, 0, v, old.length, a.n);
-                    return v;
-                }
-                case FLOAT -> {
-                    IntList a = acc == null ? new IntList() : (IntList) acc;
-                    float[] old = before == null ? new float[0] : (float[]) before;
-                    float[] v = Arrays.copyOf(old, old.length + a.n);
-                    for (int k = 0; k < a.n; k++) {
-                        v[old.length + k] = Float.intBitsToFloat(a.a[k]);
-                    }
-                    return v;
-                }
-                case LONG -> {
-                    LongList a = acc == null ? new LongList() : (LongList) acc;
-                    long[] old = before == null ? new long[0] : (long[]) before;
-                    long[] v = Arrays.copyOf(old, old.length + a.n);
-                    System.arraycopy(a.a, 0, v, old.length, a.n);
-                    return v;
-                }
-                case DOUBLE -> {
-                    DoubleList a = acc == null ? new DoubleList() : (DoubleList) acc;
-                    double[] old = before == null ? new double[0] : (double[]) before;
-                    if (old.length == 0 && a.count[0] == a.a.length) {
-                        return a.a;
-                    }
-                    double[] v = Arrays.copyOf(old, old.length + a.count[0]);
-                    System.arraycopy(a.a, 0, v, old.length, a.count[0]);
-                    return v;
-                }
-                default -> throw new AssertionError(f.scalar());
-            }
-        }
-
-        private void check(DynamicRecord r) {
-            DynamicType t = r.type;
             for (int i = 0; i < t.fields.length; i++) {
-                if (r.values[i] == null && DynamicType.requiredReference(t.fields[i])) {
-                    throw WireFormatException.malformed(t.name() + "." + t.fields[i].name(), "required, but absent");
+                // the elements of a repeated struct field, now that null elements are known
+                DynamicType target = t.targets[i];
+                if (protoRepeated(t.fields[i]) && target != null && !t.fields[i].graphReference()
+                        && !target.heterogeneousList() && rec.values[i] != null) {
+                    for (Object e : castList(rec.values[i])) {
+                        if (e != null) {
+                            checkStruct((DynamicRecord) e);
+                        }
+                    }
                 }
             }
-            if (t.model.ndArray()) {
-                String problem = DynamicRecord.ndInconsistency(r);
+            s.arrays = null;
+        }
+
+        /** The checks of a struct value that need it whole: required values present, an n-d array's shape. */
+        private void checkStruct(DynamicRecord rec) {
+            requireAbsent(rec, true);
+            if (rec.type.model.ndArray()) {
+                String problem = DynamicRecord.ndInconsistency(rec);
                 if (problem != null) {
-                    throw WireFormatException.malformed(t.name(), "n-d array " + t.name() + ": " + problem);
+                    throw WireFormatException.malformed(rec.type.name(), "n-d array " + problem);
                 }
             }
         }
+
+        /** Refuses a required value that is absent; a reference is checked once references are resolved. */
+        private void requireAbsent(DynamicRecord rec, boolean struct) {
+            DynamicType t = rec.type;
+            for (int i = 0; i < t.fields.length; i++) {
+                if (!DynamicType.requiredReference(t.fields[i])) {
+                    continue;
+                }
+                if (t.fields[i].graphReference()) {
+                    r.required(rec, slot(t, i));
+                } else if (rec.values[i] == null) {
+                    throw WireFormatException.malformed(t.qualified[i], "required and not nillable, but absent");
+                }
+            }
+        }
+    }
+
+    /** The reference slot of field {@code i} of {@code t}: the type's number and the field's index. */
+    private int slot(DynamicType t, int i) {
+        return slotOfType.get(t) << 16 | i;
+    }
+
+    /** The wire type of a single scalar. */
+    private static int wireType(ScalarType s) {
+        return switch (s) {
+            case FLOAT -> ProtoOutput.FIXED32;
+            case DOUBLE -> ProtoOutput.FIXED64;
+            case STRING, BYTES, DATE_TIME -> ProtoOutput.LENGTH_DELIMITED;
+            default -> ProtoOutput.VARINT;
+        };
+    }
+
+    /** A repeated field whose elements may be null (a List of values that are not linked nodes). */
+    static boolean nullableElements(FieldModel f) {
+        return protoRepeated(f) && !packed(f) && !f.graphReference();
+    }
+
+    /** A primitive array sent packed: boolean, short, int, long, float, double. */
+    private static boolean packed(FieldModel f) {
+        return protoRepeated(f) && f.isScalar() && f.scalar().isPrimitive();
+    }
+
+    private static Object emptyArray(ScalarType s) {
+        return switch (s) {
+            case BOOLEAN -> new boolean[0];
+            case SHORT -> new short[0];
+            case INT -> new int[0];
+            case LONG -> new long[0];
+            case FLOAT -> new float[0];
+            case DOUBLE -> new double[0];
+            default -> throw new AssertionError(s);
+        };
     }
 
     @SuppressWarnings("unchecked")
@@ -1301,151 +999,78 @@ public final class DynamicProtoCodec extends ProtoCodec {
         };
     }
 
-    private static int inRange(int v, int min, int max, String name) {
-        if (v < min || v > max) {
-            throw WireFormatException.malformed(name, v + " is outside " + min + " to " + max);
-        }
-        return v;
-    }
-
-    private static void expect(int tag, int wireType, String name) {
-        if ((tag & 7) != wireType) {
-            throw WireFormatException.malformed(name, "wire type " + (tag & 7) + ", expected " + wireType);
-        }
-    }
-
-    /** Varints, packed or one per tag, into {@code into}. */
-    private static void readVarints(ProtoInput in, int tag, IntList into, String name) {
-        if ((tag & 7) == ProtoOutput.VARINT) {
-            into.add(in.readVarint32());
-            return;
-        }
-        expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-        int outer = in.beginMessage(in.readLength());
-        while (!in.atEnd()) {
-            into.add(in.readVarint32());
-        }
-        in.endMessage(outer);
-    }
-
-    private static void readFixed32s(ProtoInput in, int tag, IntList into, String name) {
-        if ((tag & 7) == ProtoOutput.FIXED32) {
-            into.add(in.readFixed32());
-            return;
-        }
-        expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-        int length = in.readLength();
-        if (length % 4 != 0) {
-            throw WireFormatException.malformed(name, "a packed field of " + length + " bytes, not a multiple of 4");
-        }
-        for (int k = 0; k < length / 4; k++) {
-            into.add(in.readFixed32());
-        }
-    }
-
-    private static void readFixed64s(ProtoInput in, int tag, LongList into, String name) {
-        if ((tag & 7) == ProtoOutput.FIXED64) {
-            into.add(in.readFixed64());
-            return;
-        }
-        expect(tag, ProtoOutput.LENGTH_DELIMITED, name);
-        int length = in.readLength();
-        if (length % 8 != 0) {
-            throw WireFormatException.malformed(name, "a packed field of " + length + " bytes, not a multiple of 8");
-        }
-        for (int k = 0; k < length / 8; k++) {
-            into.add(in.readFixed64());
-        }
-    }
-
-    private static final class LongList {
-        long[] a = new long[4];
-        int n;
-
-        void add(long v) {
-            if (n == a.length) {
-                a = Arrays.copyOf(a, n * 2);
-            }
-            a[n++] = v;
-        }
-    }
-
-    private static final class DoubleList {
-        double[] a = new double[0];
-        final int[] count = new int[1];
-    }
-
     /** What one occurrence of a message has read so far, beyond its record's values. */
-    private static final class State {
+    private static final class Occurrence {
         final DynamicRecord record;
-        /** Per field, the values of a repeated field read in this occurrence. */
-        Object[] acc;
-        IntList nullLists;
-        Map<Integer, IntList> nullElements;
-        boolean hasRequired;
+        /** A field of the operation message: its arrays are sized by the message's announced size. */
+        final boolean topLevel;
+        /** Per field, the accumulator of a packed number field ({@link ProtoArrays}), made at its first occurrence. */
+        Object[] arrays;
+        ProtoNulls nulls;
 
-        State(DynamicRecord record) {
+        Occurrence(DynamicRecord record, boolean topLevel) {
             this.record = record;
-        }
-
-        void seen(int i) {
-            if (acc == null && record.type.fields[i].repeated()) {
-                acc = new Object[record.type.fields.length];
+            this.topLevel = topLevel;
+            DynamicType t = record.type;
+            for (int i = 0; i < t.fields.length; i++) {
+                // a List field starts empty, so that one of no elements reads back as empty, not null
+                if (nullableElements(t.fields[i]) || protoRepeated(t.fields[i]) && t.fields[i].graphReference()) {
+                    if (record.values[i] == null) {
+                        record.values[i] = new ArrayList<>();
+                    }
+                }
             }
         }
 
         boolean hasNulls() {
-            for (FieldModel f : record.type.fields) {
-                if (f.repeated() && !(f.isScalar() && f.scalar() == ScalarType.BYTE)) {
-                    return true;
-                }
+            return record.type.repeatedNumbers.length > 0;
+        }
+
+        /** Appends one occurrence of packed number field {@code i}, starting from the values a merged-into record holds. */
+        void append(int i, ProtoInput in, int tag, ProtoReadState r) {
+            if (arrays == null) {
+                arrays = new Object[record.type.fields.length];
             }
-            return false;
-        }
-
-        IntList ints(int i) {
-            return (IntList) (acc[i] == null ? acc[i] = new IntList() : acc[i]);
-        }
-
-        LongList longs(int i) {
-            return (LongList) (acc[i] == null ? acc[i] = new LongList() : acc[i]);
-        }
-
-        List<Object> objects(int i) {
-            return castList(acc[i] == null ? acc[i] = new ArrayList<>() : acc[i]);
-        }
-
-        void doubles(int i, ProtoInput in, int tag, String name) {
-            DoubleList d = (DoubleList) (acc[i] == null ? acc[i] = new DoubleList() : acc[i]);
-            if ((tag & 7) != ProtoOutput.LENGTH_DELIMITED && (tag & 7) != ProtoOutput.FIXED64) {
-                throw WireFormatException.malformed(name, "wire type " + (tag & 7) + " for a repeated double");
+            Object a = arrays[i];
+            if (a == null) {
+                Object before = record.values[i];
+                a = switch (record.type.fields[i].scalar()) {
+                    case BOOLEAN -> { var x = new ProtoArrays.Booleans(topLevel); x.prepend((boolean[]) before); yield x; }
+                    case SHORT -> { var x = new ProtoArrays.Ints(topLevel); x.prepend((short[]) before); yield x; }
+                    case INT -> { var x = new ProtoArrays.Ints(topLevel); x.prepend((int[]) before); yield x; }
+                    case LONG -> { var x = new ProtoArrays.Longs(topLevel); x.prepend((long[]) before); yield x; }
+                    case FLOAT -> { var x = new ProtoArrays.Floats(topLevel); x.prepend((float[]) before); yield x; }
+                    case DOUBLE -> { var x = new ProtoArrays.Doubles(topLevel); x.prepend((double[]) before); yield x; }
+                    default -> throw new AssertionError(record.type.fields[i].scalar());
+                };
+                arrays[i] = a;
             }
-            d.a = in.appendDoubles(tag, d.a, d.count);
-        }
-
-        IntList nullLists() {
-            return nullLists == null ? nullLists = new IntList() : nullLists;
-        }
-
-        void nullElements(int field, IntList positions) {
-            if (nullElements == null) {
-                nullElements = new HashMap<>();
-            }
-            IntList all = nullElements.computeIfAbsent(field, k -> new IntList());
-            for (int k = 0; k < positions.n; k++) {
-                all.add(positions.a[k]);
+            if (a instanceof ProtoArrays.Doubles x) {
+                x.append(in, tag, r);
+            } else if (a instanceof ProtoArrays.Ints x) {
+                x.append(in, tag, r);
+            } else if (a instanceof ProtoArrays.Longs x) {
+                x.append(in, tag, r);
+            } else if (a instanceof ProtoArrays.Floats x) {
+                x.append(in, tag, r);
+            } else {
+                ((ProtoArrays.Booleans) a).append(in, tag, r);
             }
         }
 
-        boolean nullListed(int number) {
-            if (nullLists != null) {
-                for (int k = 0; k < nullLists.n; k++) {
-                    if (nullLists.a[k] == number) {
-                        return true;
-                    }
-                }
+        /** The array field {@code i} holds after this occurrence. */
+        Object array(int i) {
+            Object a = arrays[i];
+            if (a instanceof ProtoArrays.Doubles x) {
+                return x.toArray();
+            } else if (a instanceof ProtoArrays.Ints x) {
+                return record.type.fields[i].scalar() == ScalarType.SHORT ? x.toShorts(record.type.qualified[i]) : x.toArray();
+            } else if (a instanceof ProtoArrays.Longs x) {
+                return x.toArray();
+            } else if (a instanceof ProtoArrays.Floats x) {
+                return x.toArray();
             }
-            return false;
+            return ((ProtoArrays.Booleans) a).toArray();
         }
     }
 }

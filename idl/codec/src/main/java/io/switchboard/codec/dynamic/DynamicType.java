@@ -28,6 +28,9 @@ public final class DynamicType {
     /** Each field's name as refusals give it: {@code Type.field}. */
     final String[] qualified;
     private final Map<String, Integer> index;
+    /** The numbers of the fields that are repeated on the wire, and of those whose elements may be null (for sb_nulls). */
+    final int[] repeatedNumbers;
+    final int[] nullableElementNumbers;
     /** Node type of a recursive type (document order from 0), -1 for other types. */
     int nodeType = -1;
     /** Whether values of this type hold references to linked nodes, directly or further down. */
@@ -43,6 +46,10 @@ public final class DynamicType {
         for (int i = 0; i < fields.length; i++) {
             qualified[i] = model.name() + "." + fields[i].name();
         }
+        this.repeatedNumbers = java.util.stream.IntStream.range(0, fields.length)
+                .filter(i -> DynamicProtoCodec.protoRepeated(fields[i])).map(i -> i + 1).toArray();
+        this.nullableElementNumbers = java.util.stream.IntStream.range(0, fields.length)
+                .filter(i -> DynamicProtoCodec.nullableElements(fields[i])).map(i -> i + 1).toArray();
         Map<String, Integer> byName = new HashMap<>();
         for (int i = 0; i < fields.length; i++) {
             byName.put(fields[i].name(), i);

@@ -4,13 +4,15 @@ package io.switchboard.codec.message;
  * A message that cannot be read or sent: malformed (truncated, wrong wire type, dangling
  * reference, a value no protocol may carry) or over a limit. {@link #reason()} is the short code a protocol reports
  * ({@code malformed}, {@code size-limit}, {@code node-limit}, {@code string-limit}, {@code depth-limit}, and
- * {@code chunk-limit} for the parts a protocol cuts a message into).
+ * {@code chunk-limit} for more parts than a protocol accepts for one message: the code keeps the
+ * name it had when parts were called chunks: callers may match on it, in gRPC's sb-refused trailer).
  */
 public class WireFormatException extends RuntimeException {
     public static final String MALFORMED = "malformed";
     public static final String SIZE_LIMIT = "size-limit";
     public static final String NODE_LIMIT = "node-limit";
     public static final String STRING_LIMIT = "string-limit";
+    /** More parts than allowed for one message; the code is the wire's, from when parts were called chunks. */
     public static final String CHUNK_LIMIT = "chunk-limit";
     /** Heterogeneous lists nested deeper than the limit. */
     public static final String DEPTH_LIMIT = "depth-limit";

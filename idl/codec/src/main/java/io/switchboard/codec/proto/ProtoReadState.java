@@ -109,6 +109,15 @@ public final class ProtoReadState {
     }
 
     /**
+     * A singular reference set to null (node number 0) by a later occurrence of its field, as a
+     * later scalar replaces an earlier: applied in order with the references, so that an earlier
+     * occurrence's node does not win. Slots are not negative; this one is kept as its complement.
+     */
+    public void refNull(Object holder, int slot) {
+        ref(holder, ~slot, 0);
+    }
+
+    /**
      * A reference field that must not be null: checked once references are resolved (a node's
      * reference may point to a later node), refused by the field's name when still unset.
      */
@@ -125,6 +134,10 @@ public final class ProtoReadState {
     public void resolve(Resolver resolver) {
         for (int i = 0; i < refs; i++) {
             int n = numbers[i];
+            if (slots[i] < 0) {
+                resolver.set(holders[i], ~slots[i], null);   // refNull: a singular reference, null again
+                continue;
+            }
             if (n <= 0 || n > nodeCount) {
                 throw WireFormatException.malformed(resolver.field(slots[i]), "node number "
                         + Integer.toUnsignedString(n) + " is not in the node table of " + nodeCount + " nodes");
@@ -192,7 +205,10 @@ public final class ProtoReadState {
 
     /** Generated per codec: sets a reference field, identified by its slot, on its holder. */
     public interface Resolver {
-        /** Sets (or, for a list, appends) the reference; refuses a node of the wrong type by the field's name. */
+        /**
+         * Sets (or, for a list, appends) the reference; refuses a node of the wrong type by the
+         * field's name. {@code node} is null only for a singular reference ({@link #refNull}).
+         */
         void set(Object holder, int slot, Object node);
 
         /** {@code Type.field} of a slot, for refusals. */
@@ -227,14 +243,33 @@ public final class ProtoReadState {
 
     /** A DateTime message's body; {@code xs:dateTime}'s range and offsets are checked. */
     public static OffsetDateTime readDateTime(ProtoInput in, String field) {
-        long seconds = 0;
-        int nanos = 0;
-        int offset = 0;
+        return readDateTime(in, null, field);
+    }
+
+    /**
+     * A DateTime message's body merged into {@code previous} (an earlier occurrence of the same
+     * singular field, or null), as protobuf merges a message field that occurs twice: a field
+     * present in this occurrence replaces that of the earlier one. A field of the wrong wire type
+     * is refused, as for every known field; {@code xs:dateTime}'s range and offsets are checked.
+     */
+    public static OffsetDateTime readDateTime(ProtoInput in, OffsetDateTime previous, String field) {
+        long seconds = previous == null ? 0 : previous.toEpochSecond();
+        int nanos = previous == null ? 0 : previous.getNano();
+        int offset = previous == null ? 0 : previous.getOffset().getTotalSeconds();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-            switch (tag) {
-                case 8 -> seconds = in.readVarint64();
-                case 16 -> nanos = in.readVarint32();
-                case 24 -> offset = in.readVarint32();
+            switch (tag >>> 3) {
+                case 1 -> {
+                    expect(tag, ProtoOutput.VARINT, field);
+                    seconds = in.readVarint64();
+                }
+                case 2 -> {
+                    expect(tag, ProtoOutput.VARINT, field);
+                    nanos = in.readVarint32();
+                }
+                case 3 -> {
+                    expect(tag, ProtoOutput.VARINT, field);
+                    offset = in.readVarint32();
+                }
                 default -> in.skipField(tag);
             }
         }

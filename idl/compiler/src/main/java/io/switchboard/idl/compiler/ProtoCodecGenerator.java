@@ -519,7 +519,12 @@ final class ProtoCodecGenerator {
             c.add("case $L -> {\n$>", i + 1).addStatement("r.at($S)", name(t, f)).add(readCase(t, f)).add("$<}\n");
         }
         if (topLevel && !ctx.graphTypesReachableFrom(t).isEmpty()) {
-            c.add("case $L -> {\n$>", NODES).addStatement("r.at($S)", t.name() + ".sb_nodes").add(readNode(t)).add("$<}\n");
+            // a refusal inside the node table names the node: Type[node i].field
+            c.add("case $L -> {\n$>", NODES).addStatement("r.at($S)", t.name() + ".sb_nodes")
+                    .addStatement("int nodeIndex = r.nodeCount()")
+                    .beginControlFlow("try").add(readNode(t))
+                    .nextControlFlow("catch ($T e)", WFE).addStatement("throw e.inNode(nodeIndex)").endControlFlow()
+                    .add("$<}\n");
         }
         if (hasNulls(t)) {
             c.add("case $L -> {\n$>", NULLS).addStatement("r.at($S)", t.name() + ".sb_nulls")
@@ -602,8 +607,9 @@ final class ProtoCodecGenerator {
             if (!f.repeated()) {
                 return c.addStatement("$T.expect(tag, 0, $S)", R, nm)
                         .addStatement("int ref = in.readVarint32()")
+                        // 0 (null) is applied in order with the references: a later occurrence wins
                         .addStatement("if (ref != 0) r.ref(v, $L, ref)", slot)
-                        .addStatement("else $L(null)", set).build();
+                        .addStatement("else r.refNull(v, $L)", slot).build();
             }
             return c.addStatement("$T refs = new $T()", ProtoArrays.Varints.class, ProtoArrays.Varints.class)
                     .addStatement("refs.append(in, tag, r)")
@@ -637,7 +643,7 @@ final class ProtoCodecGenerator {
                     .addStatement("$L.add($L)", get, s == ScalarType.STRING ? CodeBlock.of("$T.readString(in, $S)", R, nm)
                             : CodeBlock.of("in.readBytes()")).build();
         }
-        return c.addStatement("$T.expect(tag, $L, $S)", R, wireType(s), nm).add(scalarRead(s, set, nm)).build();
+        return c.addStatement("$T.expect(tag, $L, $S)", R, wireType(s), nm).add(scalarRead(s, set, get, nm)).build();
     }
 
     private static int wireType(ScalarType s) {
@@ -649,7 +655,8 @@ final class ProtoCodecGenerator {
         };
     }
 
-    private static CodeBlock scalarRead(ScalarType s, String set, String nm) {
+    /** A single scalar; a DateTime merges into what an earlier occurrence set ({@code get}), as protobuf merges a message. */
+    private static CodeBlock scalarRead(ScalarType s, String set, String get, String nm) {
         return switch (s) {
             case BOOLEAN -> CodeBlock.of("$L(in.readBool());\n", set);
             case BYTE -> CodeBlock.of("$L($T.toByte(in.readVarint32(), $S));\n", set, R, nm);
@@ -661,7 +668,7 @@ final class ProtoCodecGenerator {
             case STRING -> CodeBlock.of("$L($T.readString(in, $S));\n", set, R, nm);
             case BYTES -> CodeBlock.of("$L(in.readBytes());\n", set);
             case DATE_TIME -> CodeBlock.builder().addStatement("int o = in.beginMessage(in.readLength())")
-                    .addStatement("$L($T.readDateTime(in, $S))", set, R, nm).addStatement("in.endMessage(o)").build();
+                    .addStatement("$L($T.readDateTime(in, $L, $S))", set, R, get, nm).addStatement("in.endMessage(o)").build();
         };
     }
 
@@ -781,7 +788,8 @@ final class ProtoCodecGenerator {
                     case DOUBLE -> CodeBlock.of("in.readDouble()");
                     case STRING -> CodeBlock.of("$T.readString(in, $S)", R, nm);
                     case BYTES -> CodeBlock.of("in.readBytes()");
-                    case DATE_TIME -> CodeBlock.of("readDateTimeField(in, $S)", nm);
+                    case DATE_TIME -> CodeBlock.of("readDateTimeField(in, e instanceof $T x ? x : null, $S)",
+                            java.time.OffsetDateTime.class, nm);
                 });
             } else {
                 ClassName at = ctx.types.typeClass(a.complexType());
@@ -838,7 +846,12 @@ final class ProtoCodecGenerator {
             ctor.addCode(sizeField(m, m.fields().get(i), i + 1));
         }
         if (graph) {
-            ctor.beginControlFlow("for (Object node : w.nodes())").addStatement("n += nodeSize(node, w, wrap(node))").endControlFlow();
+            // a refusal inside the node table names the node: Type[node i].field
+            ctor.addStatement("$T<Object> nodes = w.nodes()", List.class)
+                    .beginControlFlow("for (int i = 0; i < nodes.size(); i++)")
+                    .beginControlFlow("try").addStatement("n += nodeSize(nodes.get(i), w, wrap(nodes.get(i)))")
+                    .nextControlFlow("catch ($T e)", WFE).addStatement("throw e.inNode(i)").endControlFlow()
+                    .endControlFlow();
         }
         if (hasNulls(m)) {
             ctor.addStatement("this.nulls = nulls").addStatement("if (nulls != null) n += nulls.fieldSize()");
@@ -976,8 +989,12 @@ final class ProtoCodecGenerator {
             FieldModel f = e.getValue();
             ClassName owner = ctx.types.typeClass(refOwners.get(e.getKey()).name());
             ClassName target = ctx.types.typeClass(f.complexType());
-            set.addCode("case $L -> {\n$>", i)
-                    .addStatement("if (!(node instanceof $T n)) throw $T.malformed($S, $S + node.getClass().getSimpleName())",
+            set.addCode("case $L -> {\n$>", i);
+            if (!f.repeated()) {   // null: a later occurrence of the field said null (refNull)
+                set.beginControlFlow("if (node == null)").addStatement("(($T) holder).$L(null)", owner, JavaTypes.setter(f))
+                        .addStatement("return").endControlFlow();
+            }
+            set.addStatement("if (!(node instanceof $T n)) throw $T.malformed($S, $S + node.getClass().getSimpleName())",
                             target, WFE, e.getKey(), "refers to a node of type ");
             if (f.repeated()) {
                 set.addStatement("$T l = (($T) holder).$L()", listOf(f), owner, JavaTypes.getter(f))
@@ -1018,9 +1035,10 @@ final class ProtoCodecGenerator {
                 .beginControlFlow("for (Object e : l)").addStatement("out.writeVarint32(w.number(e))").endControlFlow()
                 .build());
         methods.add(MethodSpec.methodBuilder("readDateTimeField").addModifiers(Modifier.PRIVATE, Modifier.STATIC)
-                .returns(java.time.OffsetDateTime.class).addParameter(IN, "in").addParameter(String.class, "field")
+                .returns(java.time.OffsetDateTime.class).addParameter(IN, "in")
+                .addParameter(java.time.OffsetDateTime.class, "previous").addParameter(String.class, "field")
                 .addStatement("int o = in.beginMessage(in.readLength())")
-                .addStatement("$T v = $T.readDateTime(in, field)", java.time.OffsetDateTime.class, R)
+                .addStatement("$T v = $T.readDateTime(in, previous, field)", java.time.OffsetDateTime.class, R)
                 .addStatement("in.endMessage(o)").addStatement("return v").build());
         List<ComplexTypeModel> nodeTypes = ctx.model.types().values().stream().filter(ComplexTypeModel::recursive).toList();
         if (!nodeTypes.isEmpty()) {

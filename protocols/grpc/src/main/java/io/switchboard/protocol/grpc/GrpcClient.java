@@ -27,7 +27,7 @@ final class GrpcClient implements ProtocolClient {
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /**
-     * Decode the responses of non-blocking calls (a thread per response while its chunks arrive):
+     * Decode the responses of non-blocking calls (a thread per response while its parts arrive):
      * the settings' executor when given (the caller's: never shut down here), else a pool of our own.
      */
     private final Executor readers;
@@ -79,7 +79,7 @@ final class GrpcClient implements ProtocolClient {
                         GrpcTls.channel(scheme, settings.tls()))
                 // our listener only queues frames and wakes the calling thread
                 .directExecutor()
-                .maxInboundMessageSize(GrpcServer.maxInbound(GrpcProtocolProvider.DEFAULT_MAX_CHUNK_BYTES, settings.maxMessageBytes()))
+                .maxInboundMessageSize(GrpcServer.maxInbound(GrpcProtocolProvider.DEFAULT_MAX_PART_BYTES, settings.maxMessageBytes()))
                 .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .disableRetry()
                 .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)

@@ -33,7 +33,11 @@ public final class GrpcProtocolProvider implements ProtocolProvider {
      * message limit. Switchboard sends parts of about 1 MiB; a larger one ends the call with
      * RESOURCE_EXHAUSTED.
      */
-    public static final int DEFAULT_MAX_CHUNK_BYTES = 4 << 20;
+    public static final int DEFAULT_MAX_PART_BYTES = 4 << 20;
+
+    /** The former name of {@link #DEFAULT_MAX_PART_BYTES}, from when parts were called chunks. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public static final int DEFAULT_MAX_CHUNK_BYTES = DEFAULT_MAX_PART_BYTES;
 
     @Override
     public String name() {
@@ -47,12 +51,12 @@ public final class GrpcProtocolProvider implements ProtocolProvider {
 
     /** A server with explicit decoder limits, including the longest string or byte array accepted. */
     public ProtocolServer newServer(ServerSettings settings, MessageLimits limits) {
-        return newServer(settings, limits, DEFAULT_MAX_CHUNK_BYTES);
+        return newServer(settings, limits, DEFAULT_MAX_PART_BYTES);
     }
 
-    /** A server with explicit decoder limits and the largest chunk (data bytes of one gRPC message) it accepts. */
-    public ProtocolServer newServer(ServerSettings settings, MessageLimits limits, int maxChunkBytes) {
-        return new GrpcServer(settings, limits, maxChunkBytes);
+    /** A server with explicit decoder limits and the largest part (data bytes of one gRPC message) it accepts. */
+    public ProtocolServer newServer(ServerSettings settings, MessageLimits limits, int maxPartBytes) {
+        return new GrpcServer(settings, limits, maxPartBytes);
     }
 
     @Override

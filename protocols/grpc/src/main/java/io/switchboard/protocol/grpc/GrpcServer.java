@@ -68,7 +68,7 @@ final class GrpcServer implements ProtocolServer {
 
     private final ServerSettings settings;
     private final MessageLimits limits;
-    private final int maxChunkBytes;
+    private final int maxPartBytes;
     private final MutableHandlerRegistry registry = new MutableHandlerRegistry();
     private final Map<String, ServerServiceDefinition> exported = new ConcurrentHashMap<>();
     /**
@@ -89,13 +89,13 @@ final class GrpcServer implements ProtocolServer {
     /** Whether health answers NOT_SERVING for good already ({@link #drain}, {@link #close}). */
     private boolean notServing;
 
-    GrpcServer(ServerSettings settings, MessageLimits limits, int maxChunkBytes) {
-        if (maxChunkBytes <= 0) {
-            throw new IllegalArgumentException("chunk limit out of range: " + maxChunkBytes);
+    GrpcServer(ServerSettings settings, MessageLimits limits, int maxPartBytes) {
+        if (maxPartBytes <= 0) {
+            throw new IllegalArgumentException("part limit out of range: " + maxPartBytes);
         }
         this.settings = settings;
         this.limits = limits;
-        this.maxChunkBytes = maxChunkBytes;
+        this.maxPartBytes = maxPartBytes;
         this.refusals = new GrpcTls.Refusals(settings.tls() != null);
         AtomicInteger n = new AtomicInteger();
         // as many threads as calls run, up to the limit, idle ones kept a minute; no queue: a call
@@ -134,7 +134,7 @@ final class GrpcServer implements ProtocolServer {
                     // a part is cut only between fields and inside packed arrays, so one unsplit value
                     // (a long string, a nested message) makes a part as large as itself: the
                     // message limit bounds it, and gRPC's per-message buffer with it
-                    .maxInboundMessageSize(maxInbound(maxChunkBytes, limits.maxMessageBytes()))
+                    .maxInboundMessageSize(maxInbound(maxPartBytes, limits.maxMessageBytes()))
                     .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
                     .withChildOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
                     .withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK)
@@ -410,7 +410,7 @@ final class GrpcServer implements ProtocolServer {
             this.requestReader = new MessageReader(() -> op.service().codec(ProtoCodec.class)
                     .reader(op.requestElement().getLocalPart(), limits, queue.announced()));
             // a request must arrive within the idle time plus its size at the settings' minimum rate
-            // (64 KiB/s by default: 64 MiB in 17 minutes): a sender that trickles chunks cannot hold
+            // (64 KiB/s by default: 64 MiB in 17 minutes): a sender that trickles parts cannot hold
             // this call's worker thread for longer
             long minRate = settings.minRequestBytesPerSecond();
             this.queue.requireMinRate(minRate, () -> new WireFormatException(TOO_SLOW,

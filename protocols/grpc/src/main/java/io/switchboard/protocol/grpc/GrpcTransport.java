@@ -260,9 +260,9 @@ final class GrpcTransport implements Transport {
     }
 
     /**
-     * Non-blocking: the request's chunks go out from gRPC's readiness callbacks and no thread
+     * Non-blocking: the request's parts go out from gRPC's readiness callbacks and no thread
      * waits while the server works; the response is decoded on a client thread once its first
-     * chunk (or the end of the call) arrives. Cancelling the future cancels the gRPC call: the
+     * part (or the end of the call) arrives. Cancelling the future cancels the gRPC call: the
      * server sees CANCELLED and interrupts the operation ({@code ServerCallContext.isCancelled()}).
      */
     @Override

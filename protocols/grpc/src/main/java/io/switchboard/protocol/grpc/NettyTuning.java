@@ -44,8 +44,10 @@ final class NettyTuning {
      */
     static final WriteBufferWaterMark WRITE_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
 
-    /** The field of Netty's HTTP/2 handler its first SETTINGS are built from; null where hidden. */
-    private static final Field INITIAL_SETTINGS = initialSettings();
+    /** The field of Netty's HTTP/2 handler its first SETTINGS are built from; null where hidden or switched off. */
+    private static final Field INITIAL_SETTINGS = LibraryInternals.NETTY_TUNING ? initialSettings() : null;
+    /** Connections whose HTTP/2 handler was tuned, in this JVM (for the test that notices when none is). */
+    private static final java.util.concurrent.atomic.LongAdder TUNED = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * HTTP/2 flow-control window, per stream and connection: eight parts. gRPC's default of 1 MiB
@@ -150,9 +152,13 @@ final class NettyTuning {
      * end on a frame boundary, so nearly every received byte was copied once on the event loop
      * (and the new buffers churned the pool's chunks). The composite keeps the reads as they came;
      * a frame that spans two reads is a slice across both. The handler also announces
-     * {@link #MAX_FRAME_BYTES} as its largest frame.
+     * {@link #MAX_FRAME_BYTES} as its largest frame. Unchanged when
+     * {@link LibraryInternals#NETTY_TUNING} is off.
      */
     static ChannelCredentials channel(ChannelCredentials credentials) {
+        if (!LibraryInternals.NETTY_TUNING) {
+            return credentials;
+        }
         InternalProtocolNegotiator.ClientFactory inner = InternalNettyChannelCredentials.toNegotiator(credentials);
         return InternalNettyChannelCredentials.create(new InternalProtocolNegotiator.ClientFactory() {
             @Override
@@ -169,6 +175,9 @@ final class NettyTuning {
 
     /** {@link #channel}, for a server's connections. */
     static ServerCredentials server(ServerCredentials credentials) {
+        if (!LibraryInternals.NETTY_TUNING) {
+            return credentials;
+        }
         InternalProtocolNegotiator.ServerFactory inner = InternalNettyServerCredentials.toNegotiator(credentials);
         return InternalNettyServerCredentials.create(new InternalProtocolNegotiator.ServerFactory() {
             @Override
@@ -192,7 +201,8 @@ final class NettyTuning {
         try {
             ((Http2Settings) INITIAL_SETTINGS.get(handler)).maxFrameSize(bytes);
         } catch (IllegalAccessException | RuntimeException e) {
-            LOG.debug("cannot announce HTTP/2 frames of {} bytes: {}", bytes, e.toString());
+            LOG.warn("cannot announce HTTP/2 frames of {} bytes (Netty's handler changed; frames stay at 16 KiB): {}",
+                    bytes, e.toString());
         }
     }
 
@@ -200,9 +210,15 @@ final class NettyTuning {
         try {
             Field f = Http2ConnectionHandler.class.getDeclaredField("initialSettings");
             f.setAccessible(true);
-            return f.getType() == Http2Settings.class ? f : null;
+            if (f.getType() != Http2Settings.class) {
+                LOG.warn("HTTP/2 frames stay at 16 KiB: Netty's Http2ConnectionHandler.initialSettings is a {}, not"
+                        + " Http2Settings; -Dswitchboard.grpc.nettyTuning=false silences this", f.getType().getName());
+                return null;
+            }
+            return f;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.debug("HTTP/2 frames stay at 16 KiB: {}", e.toString());
+            LOG.warn("HTTP/2 frames stay at 16 KiB: Netty's Http2ConnectionHandler has no initialSettings field to"
+                    + " raise the largest frame in ({}); -Dswitchboard.grpc.nettyTuning=false silences this", e.toString());
             return null;
         }
     }
@@ -225,6 +241,7 @@ final class NettyTuning {
 
         @Override
         public ChannelHandler newHandler(GrpcHttp2ConnectionHandler grpcHandler) {
+            TUNED.increment();
             grpcHandler.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
             announceMaxFrameSize(grpcHandler, MAX_FRAME_BYTES);
             return negotiator.newHandler(grpcHandler);
@@ -234,6 +251,16 @@ final class NettyTuning {
         public void close() {
             negotiator.close();
         }
+    }
+
+    /** Connections whose HTTP/2 handler was tuned in this JVM so far, for tests. */
+    static long tunedInAll() {
+        return TUNED.sum();
+    }
+
+    /** Whether Netty's first SETTINGS can be reached to raise the largest frame, for tests. */
+    static boolean canAnnounceFrameSize() {
+        return INITIAL_SETTINGS != null;
     }
 
     private NettyTuning() {

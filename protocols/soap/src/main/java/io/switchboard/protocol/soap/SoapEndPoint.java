@@ -60,6 +60,9 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      */
     enum State { WAITING, IN_REQUEST, ANSWERING, BETWEEN_REQUESTS, CUT, DISPLACED }
 
+    /** Requests handled by the thread that answered the one before and waited for them, in this JVM (for tests). */
+    static final java.util.concurrent.atomic.LongAdder HANDLED_ON_THREAD = new java.util.concurrent.atomic.LongAdder();
+
     /** How long the thread that answered waits for the connection's next request before it leaves it to the selector. */
     static final long NEXT_REQUEST_WAIT_MILLIS = 5;
 
@@ -161,7 +164,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /** The current thread handles this connection and may wait for its next request; false if it does already, or must not block. */
     boolean beginAwaiting() {
-        if (awaiting == Thread.currentThread() || Invocable.isNonBlockingInvocation()) {
+        if (!LibraryInternals.AWAIT_ON_THREAD || awaiting == Thread.currentThread() || Invocable.isNonBlockingInvocation()) {
             return false;
         }
         awaiting = Thread.currentThread();
@@ -178,7 +181,11 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
         deferred = false;
         if (awaitReadable() && isOpen()) {
-            return getFillInterest().fillable();   // Jetty's read callback, here: the connection handles the request
+            boolean handled = getFillInterest().fillable();   // Jetty's read callback, here: the connection handles the request
+            if (handled) {
+                HANDLED_ON_THREAD.increment();
+            }
+            return handled;
         }
         super.needsFillInterest();
         return false;
@@ -191,7 +198,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      * checked. Through the selector, a blocked reader is woken by a second thread woken first.
      */
     boolean awaitRequestBytes() {
-        if (Invocable.isNonBlockingInvocation()) {
+        if (!LibraryInternals.AWAIT_ON_THREAD || Invocable.isNonBlockingInvocation()) {
             return false;
         }
         synchronized (this) {
@@ -303,7 +310,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /** The request is refused (413) while its sender may still be sending: the close that follows lingers. */
     synchronized void lingerAtClose() {
-        lingerAtClose = true;
+        lingerAtClose = LibraryInternals.LINGER_AT_CLOSE;
     }
 
     @Override

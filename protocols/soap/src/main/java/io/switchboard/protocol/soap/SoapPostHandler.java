@@ -79,6 +79,9 @@ final class SoapPostHandler extends Handler.Wrapper {
             cancel(request, response, callback, cancel);
             return true;
         }
+        if (!LibraryInternals.DIRECT_AXIS2) {
+            return super.handle(request, response, callback);   // Axis2's servlet: the public path
+        }
         String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
         InputStream in = Content.Source.asInputStream(body(request));
         Answer out = new Answer(response);

@@ -137,7 +137,8 @@ final class SoapServer implements ProtocolServer {
             HttpConfiguration http = new HttpConfiguration();
             http.setSendServerVersion(false);
             http.setSendXPoweredBy(false);
-            HttpConnectionFactory h1 = new SoapHttpConnection.Factory(http);
+            HttpConnectionFactory h1 = LibraryInternals.CONNECTION ? new SoapHttpConnection.Factory(http)
+                    : new HttpConnectionFactory(http);
             ConnectionFactory[] factories;
             if (tls) {
                 http.addCustomizer(new SecureRequestCustomizer(false));   // https for Axis2; no SNI host check
