@@ -48,7 +48,6 @@ public final class RegistryServer implements AutoCloseable {
             if (b.meters != null) {
                 skeleton = new io.switchboard.server.ServerCallStats(b.meters).counting(skeleton, "Registry",
                         soap.protocol());
-                meters(b.meters, service);
             }
             this.endpoint = soap.export(skeleton);
             if (b.console) {
@@ -57,6 +56,9 @@ public final class RegistryServer implements AutoCloseable {
             this.stream = b.watchStream ? new WatchStreamServer(service.watches(), b.settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient) : null;
             service.streamAt(stream == null ? null : stream.address());
+            if (b.meters != null) {
+                meters(b.meters, this);
+            }
         } catch (RuntimeException e) {
             soap.close();
             b.store.close();
@@ -79,9 +81,11 @@ public final class RegistryServer implements AutoCloseable {
 
     /**
      * The registry's own gauges beside its calls ({@code switchboard.server.calls}, component
-     * {@code Registry}): entries in its store, leases it holds, call figures reported to it.
+     * {@code Registry}): entries in its store, leases it holds, call figures reported to it, watch streams open and
+     * refused, SOAP connections shed at the connection limit.
      */
-    private static void meters(io.micrometer.core.instrument.MeterRegistry meters, RegistryService service) {
+    private static void meters(io.micrometer.core.instrument.MeterRegistry meters, RegistryServer server) {
+        RegistryService service = server.service;
         io.micrometer.core.instrument.Gauge.builder("switchboard.registry.entries", service,
                 s -> s.store().list().size()).description("entries in the registry's store").register(meters);
         io.micrometer.core.instrument.Gauge.builder("switchboard.registry.leases", service,
@@ -89,6 +93,14 @@ public final class RegistryServer implements AutoCloseable {
                 .description("leases this registry server holds").register(meters);
         io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.reports", service,
                 RegistryService::reportCount).description("call figures received with lease renewals")
+                .register(meters);
+        io.micrometer.core.instrument.Gauge.builder("switchboard.registry.watch.streams", server,
+                RegistryServer::openWatchStreams).description("watch streams open").register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.watch.refused", server,
+                RegistryServer::refusedWatchStreams).description("watch streams refused: over the limit or a client's share")
+                .register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.connections.shed", server,
+                RegistryServer::shedConnections).description("SOAP connections displaced or refused at the listener's limit")
                 .register(meters);
     }
 
