@@ -78,6 +78,10 @@ public final class RegistryClient implements AutoCloseable {
     private long probeFailedAt;
     private static final long PROBE_QUIET_NANOS = Duration.ofSeconds(1).toNanos();
     private final io.switchboard.protocol.TlsSettings tls;
+    /** The connection reads use on the stream's listener, and where it goes; guarded by this. */
+    private io.grpc.ManagedChannel readChannel;
+    private String readAddress;
+    private boolean closed;
 
     private RegistryClient(List<String> urls, String credential, ClientSettings settings) {
         if (urls.isEmpty()) {
@@ -264,12 +268,68 @@ public final class RegistryClient implements AutoCloseable {
 
     /** Every instance bound under {@code name}; empty if none. */
     public List<ComponentEntry> lookup(String name) {
-        return Entries.fromWire(readStub.lookup(name));
+        io.switchboard.registry.wire.Lookup request = new io.switchboard.registry.wire.Lookup();
+        request.setName(name);
+        List<io.switchboard.registry.wire.Entry> fast = readOnStream(WatchStreamMethod.LOOKUP, request,
+                io.switchboard.registry.wire.LookupResponse::getEntries);
+        return Entries.fromWire(fast != null ? fast : readStub.lookup(name));
     }
 
     /** Every entry, without interface schemas. */
     public List<ComponentEntry> list() {
-        return Entries.fromWire(readStub.listEntries());
+        List<io.switchboard.registry.wire.Entry> fast = readOnStream(WatchStreamMethod.LIST,
+                new io.switchboard.registry.wire.ListEntries(), io.switchboard.registry.wire.ListEntriesResponse::getEntries);
+        return Entries.fromWire(fast != null ? fast : readStub.listEntries());
+    }
+
+    /**
+     * A read on the registry's stream listener, in protobuf; null when there is none or it failed
+     * (the caller then reads over SOAP, which fails over between registries and reports errors as
+     * ever).
+     */
+    private <Q, A> List<io.switchboard.registry.wire.Entry> readOnStream(io.grpc.MethodDescriptor<Q, A> method, Q request,
+            java.util.function.Function<A, List<io.switchboard.registry.wire.Entry>> entries) {
+        String at;
+        try {
+            at = streamAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
+        io.grpc.ManagedChannel ch = at == null ? null : readChannel(at);
+        if (ch == null) {
+            return null;
+        }
+        try {
+            A answer = io.grpc.stub.ClientCalls.blockingUnaryCall(ch, method,
+                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(callTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS),
+                    request);
+            List<io.switchboard.registry.wire.Entry> found = entries.apply(answer);
+            return found == null ? List.of() : found;
+        } catch (io.grpc.StatusRuntimeException e) {
+            LOG.debug("{} at {}: {}; reading over SOAP", method.getBareMethodName(), at, e.getStatus());
+            streamFailed(at);
+            return null;
+        }
+    }
+
+    /** The connection reads use while the stream stays at {@code address}; held until it moves or this client closes. */
+    private synchronized io.grpc.ManagedChannel readChannel(String address) {
+        if (closed) {
+            return null;
+        }
+        if (readChannel != null && !address.equals(readAddress)) {
+            WatchChannels.release(readChannel);
+            readChannel = null;
+        }
+        if (readChannel == null) {
+            try {
+                readChannel = WatchChannels.acquire(address, tls);
+            } catch (RuntimeException e) {
+                return null;
+            }
+            readAddress = address;
+        }
+        return readChannel;
     }
 
     /** One answer of the registry's {@code watch}; see {@link RegistryWatch}, which is how to use it. */
@@ -354,6 +414,13 @@ public final class RegistryClient implements AutoCloseable {
 
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+            if (readChannel != null) {
+                WatchChannels.release(readChannel);
+                readChannel = null;
+            }
+        }
         channel.close();
         if (reads != null) {
             reads.close();

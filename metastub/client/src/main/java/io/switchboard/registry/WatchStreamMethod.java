@@ -3,6 +3,10 @@ package io.switchboard.registry;
 import io.grpc.MethodDescriptor;
 import io.switchboard.codec.message.MessageLimits;
 import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.registry.wire.ListEntries;
+import io.switchboard.registry.wire.ListEntriesResponse;
+import io.switchboard.registry.wire.Lookup;
+import io.switchboard.registry.wire.LookupResponse;
 import io.switchboard.registry.wire.RegistryComponent;
 import io.switchboard.registry.wire.Watch;
 import io.switchboard.registry.wire.WatchResponse;
@@ -12,8 +16,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * Internal: the registry's watch stream as a gRPC method, shared by the registry server and
- * {@link RegistryWatch}. {@code switchboard.registry.RegistryWatch/follow} is a server-streaming
+ * Internal: the registry's watch stream and reads as gRPC methods, shared by the registry server,
+ * {@link RegistryWatch} and {@link RegistryClient}. Besides {@code follow}, the unary {@code lookup}
+ * and {@code listEntries} answer as the SOAP operations of the same names do, in the registry's
+ * proto3 form: a client that knows the stream reads there (an answer of 10,000 entries is a few
+ * milliseconds of protobuf, not XML on both sides), and falls back to SOAP when it cannot. {@code switchboard.registry.RegistryWatch/follow} is a server-streaming
  * call: the request is the SOAP {@code watch} operation's message ({@code names}, {@code epoch},
  * {@code sinceVersion}; {@code waitSeconds} is ignored), each streamed message a {@code
  * watchResponse}, both in the registry's proto3 form. A {@code reset} message is a snapshot: its
@@ -23,6 +30,10 @@ import java.io.UncheckedIOException;
 public final class WatchStreamMethod {
     public static final String SERVICE = "switchboard.registry.RegistryWatch";
     public static final String FULL_NAME = MethodDescriptor.generateFullMethodName(SERVICE, "follow");
+    public static final MethodDescriptor<Lookup, LookupResponse> LOOKUP = unary(Lookup.class, "lookup",
+            LookupResponse.class, "lookupResponse");
+    public static final MethodDescriptor<ListEntries, ListEntriesResponse> LIST = unary(ListEntries.class, "listEntries",
+            ListEntriesResponse.class, "listEntriesResponse");
     /** The largest request a registry reads: a list of at most 256 names. */
     public static final int MAX_REQUEST_BYTES = 128 << 10;
     /** The largest message a client reads: a snapshot of tens of thousands of entries without schemas. */
@@ -48,6 +59,15 @@ public final class WatchStreamMethod {
         return MethodDescriptor.newBuilder(marshaller(Watch.class, "watch", MAX_REQUEST_NODES,
                         MessageLimits.of(MAX_REQUEST_BYTES, MAX_REQUEST_NODES)), new Bytes())
                 .setType(MethodDescriptor.MethodType.SERVER_STREAMING).setFullMethodName(FULL_NAME).build();
+    }
+
+    private static <Q, A> MethodDescriptor<Q, A> unary(Class<Q> request, String requestName, Class<A> answer,
+                                                        String answerName) {
+        return MethodDescriptor.newBuilder(marshaller(request, requestName, MAX_REQUEST_NODES,
+                        MessageLimits.of(MAX_REQUEST_BYTES, MAX_REQUEST_NODES)),
+                        marshaller(answer, answerName, MAX_MESSAGE_NODES, MessageLimits.of(MAX_MESSAGE_BYTES, MAX_MESSAGE_NODES)))
+                .setType(MethodDescriptor.MethodType.UNARY)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, requestName)).setIdempotent(true).build();
     }
 
     /** One streamed message in its wire form. */

@@ -53,7 +53,7 @@ public final class RegistryServer implements AutoCloseable {
             if (b.console) {
                 soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
             }
-            this.stream = b.watchStream ? new WatchStreamServer(service.watches(), b.settings, endpoint.uri().getHost(),
+            this.stream = b.watchStream ? new WatchStreamServer(service, b.settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient) : null;
             service.streamAt(stream == null ? null : stream.address());
             if (b.meters != null) {

@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * client's share); one more is refused at once with {@code RESOURCE_EXHAUSTED} and a reason the
  * client logs, never accepted and then dropped. The SOAP listener, its threads and connections
  * are not touched by streams: binds, renewals and unbinds never wait behind a watcher.
+ *
+ * <p>The listener also answers the registry's reads, {@code lookup} and {@code listEntries}, in
+ * protobuf on its two call threads, for clients that know it (see {@link WatchStreamMethod}).
  */
 final class WatchStreamServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WatchStreamServer.class);
@@ -61,8 +64,9 @@ final class WatchStreamServer implements AutoCloseable {
     private boolean dirty;
     private boolean closed;
 
-    WatchStreamServer(WatchHub hub, ServerSettings settings, String host, int port, int maxWatches, int maxPerClient) {
-        this.hub = hub;
+    WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
+                      int maxPerClient) {
+        this.hub = registry.watches();
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
         // what gRPC still hands it after close (the closing of streams) is dropped, not an error
@@ -70,7 +74,21 @@ final class WatchStreamServer implements AutoCloseable {
                 new java.util.concurrent.LinkedBlockingQueue<>(), daemon("registry-watch-calls"),
                 new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
         ServerServiceDefinition service = ServerServiceDefinition.builder(WatchStreamMethod.SERVICE)
-                .addMethod(WatchStreamMethod.server(), new Handler()).build();
+                .addMethod(WatchStreamMethod.server(), new Handler())
+                // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
+                .addMethod(WatchStreamMethod.LOOKUP, io.grpc.stub.ServerCalls.asyncUnaryCall((request, answer) -> {
+                    io.switchboard.registry.wire.LookupResponse r = new io.switchboard.registry.wire.LookupResponse();
+                    r.setEntries(registry.lookup(request.getName()));
+                    answer.onNext(r);
+                    answer.onCompleted();
+                }))
+                .addMethod(WatchStreamMethod.LIST, io.grpc.stub.ServerCalls.asyncUnaryCall((request, answer) -> {
+                    io.switchboard.registry.wire.ListEntriesResponse r = new io.switchboard.registry.wire.ListEntriesResponse();
+                    r.setEntries(registry.listEntries());
+                    answer.onNext(r);
+                    answer.onCompleted();
+                }))
+                .build();
         InetSocketAddress at = ServerSettings.isWildcard(settings.bindAddress()) ? new InetSocketAddress(port)
                 : new InetSocketAddress(settings.bindAddress(), port);
         this.server = NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls()))
