@@ -17,12 +17,23 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.registry.wire.Event;
 import io.switchboard.registry.wire.RegistryStub;
 import io.switchboard.registry.wire.WatchResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.StatusRuntimeException;
+import io.switchboard.protocol.TlsSettings;
+import io.switchboard.registry.wire.Entry;
+import io.switchboard.registry.wire.ListEntries;
+import io.switchboard.registry.wire.ListEntriesResponse;
+import io.switchboard.registry.wire.Lookup;
+import io.switchboard.registry.wire.LookupResponse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,13 +84,13 @@ public final class RegistryClient implements AutoCloseable {
     /** {@link System#nanoTime} until which renewals carry no figures (a registry did not take them); 0: none. */
     private volatile long statsPausedUntil;
     /** The registry's answer to "where is your watch stream": empty for none; null until asked. Guarded by this. */
-    private java.util.Optional<String> stream;
+    private Optional<String> stream;
     private RuntimeException probeFailure;
     private long probeFailedAt;
     private static final long PROBE_QUIET_NANOS = Duration.ofSeconds(1).toNanos();
-    private final io.switchboard.protocol.TlsSettings tls;
+    private final TlsSettings tls;
     /** The connection reads use on the stream's listener, and where it goes; guarded by this. */
-    private io.grpc.ManagedChannel readChannel;
+    private ManagedChannel readChannel;
     private String readAddress;
     private boolean closed;
 
@@ -268,17 +279,17 @@ public final class RegistryClient implements AutoCloseable {
 
     /** Every instance bound under {@code name}; empty if none. */
     public List<ComponentEntry> lookup(String name) {
-        io.switchboard.registry.wire.Lookup request = new io.switchboard.registry.wire.Lookup();
+        Lookup request = new Lookup();
         request.setName(name);
-        List<io.switchboard.registry.wire.Entry> fast = readOnStream(WatchStreamMethod.LOOKUP, request,
-                io.switchboard.registry.wire.LookupResponse::getEntries);
+        List<Entry> fast = readOnStream(WatchStreamMethod.LOOKUP, request,
+                LookupResponse::getEntries);
         return Entries.fromWire(fast != null ? fast : readStub.lookup(name));
     }
 
     /** Every entry, without interface schemas. */
     public List<ComponentEntry> list() {
-        List<io.switchboard.registry.wire.Entry> fast = readOnStream(WatchStreamMethod.LIST,
-                new io.switchboard.registry.wire.ListEntries(), io.switchboard.registry.wire.ListEntriesResponse::getEntries);
+        List<Entry> fast = readOnStream(WatchStreamMethod.LIST,
+                new ListEntries(), ListEntriesResponse::getEntries);
         return Entries.fromWire(fast != null ? fast : readStub.listEntries());
     }
 
@@ -287,15 +298,15 @@ public final class RegistryClient implements AutoCloseable {
      * (the caller then reads over SOAP, which fails over between registries and reports errors as
      * ever).
      */
-    private <Q, A> List<io.switchboard.registry.wire.Entry> readOnStream(io.grpc.MethodDescriptor<Q, A> method, Q request,
-            java.util.function.Function<A, List<io.switchboard.registry.wire.Entry>> entries) {
+    private <Q, A> List<Entry> readOnStream(MethodDescriptor<Q, A> method, Q request,
+            java.util.function.Function<A, List<Entry>> entries) {
         String at;
         try {
             at = streamAddress();
         } catch (RuntimeException e) {
             return null;
         }
-        io.grpc.ManagedChannel ch = at == null ? null : readChannel(at);
+        ManagedChannel ch = at == null ? null : readChannel(at);
         if (ch == null) {
             return null;
         }
@@ -303,9 +314,9 @@ public final class RegistryClient implements AutoCloseable {
             A answer = io.grpc.stub.ClientCalls.blockingUnaryCall(ch, method,
                     io.grpc.CallOptions.DEFAULT.withDeadlineAfter(callTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS),
                     request);
-            List<io.switchboard.registry.wire.Entry> found = entries.apply(answer);
+            List<Entry> found = entries.apply(answer);
             return found == null ? List.of() : found;
-        } catch (io.grpc.StatusRuntimeException e) {
+        } catch (StatusRuntimeException e) {
             LOG.debug("{} at {}: {}; reading over SOAP", method.getBareMethodName(), at, e.getStatus());
             streamFailed(at);
             return null;
@@ -313,7 +324,7 @@ public final class RegistryClient implements AutoCloseable {
     }
 
     /** The connection reads use while the stream stays at {@code address}; held until it moves or this client closes. */
-    private synchronized io.grpc.ManagedChannel readChannel(String address) {
+    private synchronized ManagedChannel readChannel(String address) {
         if (closed) {
             return null;
         }
@@ -389,7 +400,7 @@ public final class RegistryClient implements AutoCloseable {
             try {
                 WatchResponse r = readStub.withOptions(CallOptions.DEFAULT.withTimeout(callTimeout))
                         .watch(List.of(), null, null, 0);
-                stream = java.util.Optional.ofNullable(r.getStream());
+                stream = Optional.ofNullable(r.getStream());
                 probeFailure = null;
             } catch (RuntimeException e) {
                 probeFailure = e;
@@ -402,13 +413,13 @@ public final class RegistryClient implements AutoCloseable {
 
     /** The stream at {@code address} failed: the next watch asks again (perhaps of another registry server). */
     synchronized void streamFailed(String address) {
-        if (stream != null && java.util.Objects.equals(stream.orElse(null), address)) {
+        if (stream != null && Objects.equals(stream.orElse(null), address)) {
             stream = null;
         }
     }
 
     /** The TLS settings a watch stream's connection uses ({@code grpcs://}); null: the JVM's trust. */
-    io.switchboard.protocol.TlsSettings tls() {
+    TlsSettings tls() {
         return tls;
     }
 

@@ -1,5 +1,11 @@
 package io.switchboard.registry;
 
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.switchboard.registry.wire.Watch;
+import io.switchboard.registry.wire.WatchResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -58,7 +64,7 @@ public final class RegistryWatch implements AutoCloseable {
     private Thread thread;
     private volatile boolean closed;
     /** The stream's call and connection while it runs; guarded by this. */
-    private io.grpc.ClientCall<io.switchboard.registry.wire.Watch, io.switchboard.registry.wire.WatchResponse> call;
+    private ClientCall<Watch, WatchResponse> call;
     /** Where the watch goes on from: the registry's epoch and version last seen. Touched by one step at a time. */
     private String epoch;
     private Long since;
@@ -108,7 +114,7 @@ public final class RegistryWatch implements AutoCloseable {
             poll();
             return;
         }
-        io.grpc.ManagedChannel channel;
+        ManagedChannel channel;
         try {
             channel = WatchChannels.acquire(address, registry.tls());
         } catch (RuntimeException e) {
@@ -124,30 +130,30 @@ public final class RegistryWatch implements AutoCloseable {
             }
             call = c;
         }
-        io.switchboard.registry.wire.Watch request = new io.switchboard.registry.wire.Watch();
+        Watch request = new Watch();
         request.setNames(new ArrayList<>(names));
         request.setEpoch(epoch);
         request.setSinceVersion(since);
-        c.start(new Stream(c, channel, address), new io.grpc.Metadata());
+        c.start(new Stream(c, channel, address), new Metadata());
         c.sendMessage(request);
         c.halfClose();
         c.request(1);
     }
 
     /** One stream's messages, in order (gRPC runs one callback of a call at a time). */
-    private final class Stream extends io.grpc.ClientCall.Listener<io.switchboard.registry.wire.WatchResponse> {
-        private final io.grpc.ClientCall<?, ?> own;
-        private final io.grpc.ManagedChannel channel;
+    private final class Stream extends ClientCall.Listener<WatchResponse> {
+        private final ClientCall<?, ?> own;
+        private final ManagedChannel channel;
         private final String address;
 
-        Stream(io.grpc.ClientCall<?, ?> own, io.grpc.ManagedChannel channel, String address) {
+        Stream(ClientCall<?, ?> own, ManagedChannel channel, String address) {
             this.own = own;
             this.channel = channel;
             this.address = address;
         }
 
         @Override
-        public void onMessage(io.switchboard.registry.wire.WatchResponse message) {
+        public void onMessage(WatchResponse message) {
             RegistryClient.WatchResult r;
             try {
                 r = RegistryClient.fromWire(message);
@@ -170,7 +176,7 @@ public final class RegistryWatch implements AutoCloseable {
         }
 
         @Override
-        public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+        public void onClose(Status status, Metadata trailers) {
             WatchChannels.release(channel);
             synchronized (RegistryWatch.this) {
                 if (call == own) {
@@ -180,7 +186,7 @@ public final class RegistryWatch implements AutoCloseable {
             if (closed) {
                 return;
             }
-            if (status.getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
+            if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
                 refusal = status.getDescription();
                 retry(address, "the registry at " + address + " refused the watch: " + status.getDescription(), true);
             } else {
@@ -203,7 +209,7 @@ public final class RegistryWatch implements AutoCloseable {
             LOG.debug("watching {}: {}; trying again in {} ms", names.isEmpty() ? "every name" : names, why, delay);
         }
         WatchChannels.TIMER.schedule(() -> WatchChannels.CONNECT.execute(this::connect), delay,
-                java.util.concurrent.TimeUnit.MILLISECONDS);
+                TimeUnit.MILLISECONDS);
     }
 
     /** The registry has no stream: a thread of this watch's own long-polls its SOAP {@code watch}. */
@@ -328,7 +334,7 @@ public final class RegistryWatch implements AutoCloseable {
     /** Stops reporting at once; a stream is cancelled, a polling thread ends when its poll returns. */
     @Override
     public void close() {
-        io.grpc.ClientCall<?, ?> c;
+        ClientCall<?, ?> c;
         synchronized (this) {
             closed = true;
             c = call;

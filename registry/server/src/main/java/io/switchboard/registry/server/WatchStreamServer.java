@@ -7,20 +7,27 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.stub.ServerCalls;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.grpc.GrpcTls;
 import io.switchboard.registry.WatchStreamMethod;
+import io.switchboard.registry.wire.ListEntriesResponse;
+import io.switchboard.registry.wire.LookupResponse;
 import io.switchboard.registry.wire.Watch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,20 +77,20 @@ final class WatchStreamServer implements AutoCloseable {
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
         // what gRPC still hands it after close (the closing of streams) is dropped, not an error
-        this.calls = new java.util.concurrent.ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS,
-                new java.util.concurrent.LinkedBlockingQueue<>(), daemon("registry-watch-calls"),
-                new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+        this.calls = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), daemon("registry-watch-calls"),
+                new ThreadPoolExecutor.DiscardPolicy());
         ServerServiceDefinition service = ServerServiceDefinition.builder(WatchStreamMethod.SERVICE)
                 .addMethod(WatchStreamMethod.server(), new Handler())
                 // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
-                .addMethod(WatchStreamMethod.LOOKUP, io.grpc.stub.ServerCalls.asyncUnaryCall((request, answer) -> {
-                    io.switchboard.registry.wire.LookupResponse r = new io.switchboard.registry.wire.LookupResponse();
+                .addMethod(WatchStreamMethod.LOOKUP, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    LookupResponse r = new LookupResponse();
                     r.setEntries(registry.lookup(request.getName()));
                     answer.onNext(r);
                     answer.onCompleted();
                 }))
-                .addMethod(WatchStreamMethod.LIST, io.grpc.stub.ServerCalls.asyncUnaryCall((request, answer) -> {
-                    io.switchboard.registry.wire.ListEntriesResponse r = new io.switchboard.registry.wire.ListEntriesResponse();
+                .addMethod(WatchStreamMethod.LIST, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    ListEntriesResponse r = new ListEntriesResponse();
                     r.setEntries(registry.listEntries());
                     answer.onNext(r);
                     answer.onCompleted();
@@ -116,7 +123,7 @@ final class WatchStreamServer implements AutoCloseable {
         hub.onChange(this::wake);
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    private static ThreadFactory daemon(String name) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread t = new Thread(r, name + "-" + n.incrementAndGet());
@@ -211,7 +218,7 @@ final class WatchStreamServer implements AutoCloseable {
                     && since == hub.version())) {
                 return;
             }
-            WatchHub.Poll poll = hub.poll(names, epoch, since, java.time.Duration.ZERO);
+            WatchHub.Poll poll = hub.poll(names, epoch, since, Duration.ZERO);
             if (poll.reset()) {
                 poll = hub.snapshot(names);
             }
