@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -28,7 +30,9 @@ import picocli.CommandLine.Option;
  * watches), from {@code --concurrency} callers for {@code --duration} seconds, optionally at a
  * fixed {@code --rate}; a progress line a second on stderr, then a summary: calls, answered,
  * failed by kind, calls per protocol, fallbacks, failovers, calls/s and latency percentiles. With
- * {@code --json} the summary is one JSON object on the last line of stdout.
+ * {@code --json} the summary is one JSON object on the last line of stdout. Ctrl-C or SIGTERM ends
+ * the run early the same way: no new calls, those under way finish, the summary covers them all;
+ * {@code --duration 0} runs until then.
  *
  * <pre>{@code
  * ./switchboard load Echo echoDoubles values="1 2 3" --registry http://127.0.0.1:8081/axis2/services/Registry \
@@ -39,6 +43,9 @@ import picocli.CommandLine.Option;
         description = "Call an operation from many callers for a while, through the registry as any client, and "
                 + "summarise: calls, failures by kind, protocols, fallbacks, failovers, calls/s, latency percentiles.")
 final class LoadCommand implements Callable<Integer> {
+    /** How long Ctrl-C or SIGTERM waits for the calls under way and the summary before the process ends. */
+    static final long STOP_GRACE_SECONDS = 30;
+
     @Mixin
     CallTarget target = new CallTarget();
 
@@ -47,7 +54,8 @@ final class LoadCommand implements Callable<Integer> {
     int concurrency;
 
     @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "10", description = "How long to call "
-            + "(default ${DEFAULT-VALUE} s).")
+            + "(default ${DEFAULT-VALUE} s; 0: until Ctrl-C or SIGTERM). Either ends the run early: no new calls, "
+            + "those under way finish, then the summary.")
     double durationSeconds;
 
     @Option(names = "--rate", paramLabel = "CALLS_PER_S", description = "Start calls at this rate in all, spread "
@@ -62,10 +70,35 @@ final class LoadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (concurrency < 1 || durationSeconds <= 0 || (rate != null && rate <= 0)) {
-            System.err.println("--concurrency, --duration and --rate must be positive");
+        if (concurrency < 1 || durationSeconds < 0 || (rate != null && rate <= 0)) {
+            System.err.println("--concurrency and --rate must be positive, --duration 0 or more");
             return 2;
         }
+        // Ctrl-C or SIGTERM: the callers start no new call, and the hook waits for the summary
+        AtomicBoolean stopping = new AtomicBoolean();
+        CountDownLatch summarised = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stopping.set(true);
+            try {
+                summarised.await(STOP_GRACE_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "load-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return run(stopping);
+        } finally {
+            summarised.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it waited for the summary above
+            }
+        }
+    }
+
+    private int run(AtomicBoolean stopping) throws InterruptedException {
         Tally tally = new Tally();
         try (Switchboard sb = Switchboard.builder(target.registry).policy(Policies.byName(target.policy))
                 .listener(tally::attempt).settings(tls.client()).connect()) {
@@ -76,7 +109,7 @@ final class LoadCommand implements Callable<Integer> {
                 return 2;
             }
             long start = System.nanoTime();
-            long end = start + (long) (durationSeconds * 1e9);
+            long end = durationSeconds == 0 ? Long.MAX_VALUE : start + (long) (durationSeconds * 1e9);
             AtomicLong nextStart = new AtomicLong(start);
             long interval = rate == null ? 0 : (long) (1e9 / rate);
             List<Thread> callers = new ArrayList<>();
@@ -86,11 +119,14 @@ final class LoadCommand implements Callable<Integer> {
                     while (true) {
                         if (interval > 0) {
                             long at = nextStart.getAndAdd(interval);
-                            if (at - end >= 0) {
+                            if (durationSeconds > 0 && at - end >= 0) {
                                 return;
                             }
                             LockSupport.parkNanos(at - System.nanoTime());
-                        } else if (System.nanoTime() - end >= 0) {
+                        } else if (durationSeconds > 0 && System.nanoTime() - end >= 0) {
+                            return;
+                        }
+                        if (stopping.get()) {
                             return;
                         }
                         tally.call(stub, request);
@@ -186,22 +222,33 @@ final class LoadCommand implements Callable<Integer> {
         void call(DynamicStub stub, DynamicRecord request) {
             long t0 = System.nanoTime();
             String failure = null;
+            Exception cause = null;
             try {
                 stub.call(request);
             } catch (DeclaredFault fault) {
                 failure = "declared-fault";
+                cause = fault;
             } catch (TransportException e) {
                 failure = e.getClass().getSimpleName() + (e.getClass() == TransportException.class
                         ? (e.delivery() == TransportException.Delivery.NOT_DELIVERED ? " (not delivered)" : " (may have run)")
                         : "");
+                cause = e;
             } catch (RuntimeException e) {
                 failure = e.getClass().getSimpleName();
+                cause = e;
             }
             latency.record(System.nanoTime() - t0);
             calls.increment();
             if (failure != null) {
                 failed.increment();
-                failures.computeIfAbsent(failure, k -> new LongAdder()).increment();
+                boolean[] first = {false};
+                failures.computeIfAbsent(failure, k -> {
+                    first[0] = true;
+                    return new LongAdder();
+                }).increment();
+                if (first[0]) {   // the first of each kind, whole, for the reason; the summary counts the rest
+                    System.err.println("failed    " + failure + ": " + cause.getMessage());
+                }
             }
         }
 

@@ -9,6 +9,8 @@ import io.switchboard.components.matrix.WorkerStatus;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.Policies;
 import io.switchboard.metastub.SizePolicy;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.client.Switchboard;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -49,6 +51,13 @@ final class MatrixDemo {
         }
     }
 
+    /** Where the size policy sends small calls: tcp when it is on the class path, else SOAP. */
+    private static String smallCalls() {
+        ProtocolProvider tcp = Protocols.all().get(SizePolicy.SMALL_CALLS);
+        return tcp != null ? tcp.name() + " (calls up to " + tcp.policyMaxBytes() / 1024 + " KiB)"
+                : "SOAP (up to " + SizePolicy.DEFAULT_THRESHOLD + " bytes)";
+    }
+
     List<DemoStageResult> run(String registryUrl, Path logDir) throws IOException {
         out.println("== matrix: " + WORKERS + " worker JVMs, a manager here, n = " + N + " ==");
         for (int i = 0; i < processes.size(); i++) {
@@ -63,10 +72,10 @@ final class MatrixDemo {
         try (Switchboard sb = Switchboard.builder(registryUrl).policy(Policies.byName(POLICY)).listener(records::add).connect();
              MatrixManager manager = new MatrixManager(sb, MatrixManager.discover(sb, PREFIX)).workerPolicy(POLICY)) {
             out.println("manager    found " + manager.workers() + " by the prefix " + PREFIX);
-            out.println("policy     " + POLICY + " for the manager and the workers: control calls (a few numbers) on SOAP, "
-                    + "blocks on gRPC (threshold " + SizePolicy.DEFAULT_THRESHOLD + " bytes)");
+            out.println("policy     " + POLICY + " for the manager and the workers: control calls (a few numbers) on "
+                    + smallCalls() + ", blocks on gRPC");
             // one untimed product each first: connections, the JIT, and the size policy learns what each
-            // operation answers (without it, the first result() call, answering a block, goes over SOAP)
+            // operation answers (without it, the first result() call, answering a block, goes where small calls go)
             manager.multiplySimple(a, b);
             manager.multiplyCannon(a, b);
             out.println("warmed up  one untimed product by each algorithm");

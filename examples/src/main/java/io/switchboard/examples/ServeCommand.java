@@ -85,6 +85,11 @@ final class ServeCommand implements Callable<Integer> {
             + "how long the server waits for the calls under way before it stops (default ${DEFAULT-VALUE} s).")
     long drainTimeoutSeconds;
 
+    @Option(names = "--call-log", paramLabel = "FILE", description = "Append a line to FILE ('-': standard output) "
+            + "for every call the component runs, when it ends: time, component, operation, protocol, outcome, ms, "
+            + "call id. Repeats answered from memory and calls refused as draining did not run and are not written.")
+    String callLog;
+
     @Mixin
     TlsOptions tls = new TlsOptions();
 
@@ -136,6 +141,10 @@ final class ServeCommand implements Callable<Integer> {
         if (scrape != null) {
             builder.meterRegistry(scrape.registry());
         }
+        CallLog log = callLog == null ? null : CallLog.open(callLog);
+        if (log != null) {
+            builder.interceptor(log);
+        }
         ComponentServer server = builder.build();
         ComponentEntry entry;
         try {
@@ -149,10 +158,13 @@ final class ServeCommand implements Callable<Integer> {
             }
         } catch (RuntimeException e) {
             server.close();
+            if (log != null) {
+                log.close();
+            }
             throw e;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
+            stop(server, entry, log);
             stopped.countDown();
         }, "serve-shutdown"));
         System.out.println("serving   " + entry.name() + " (instance " + entry.instanceId() + ")");
@@ -163,7 +175,19 @@ final class ServeCommand implements Callable<Integer> {
         System.out.println("bound in  " + registry + (entry.leased() ? " (lease " + entry.leaseSeconds() + " s)" : ""));
         System.out.flush();
         stopped.await();
-        server.close();
+        stop(server, entry, log);
         return 0;
+    }
+
+    /** Drains and closes (once: the shutdown hook, or a component that stopped its host), and says how it went. */
+    private static void stop(ComponentServer server, ComponentEntry entry, CallLog log) {
+        ComponentServer.Drained drained = server.drainAndClose();
+        if (drained != null) {
+            System.out.println("stopped   " + entry.name() + " (instance " + entry.instanceId() + "): unbound, " + drained);
+            System.out.flush();
+            if (log != null) {
+                log.close();
+            }
+        }
     }
 }

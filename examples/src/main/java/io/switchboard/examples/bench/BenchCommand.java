@@ -46,7 +46,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--protocols", split = ",", paramLabel = "NAME",
             defaultValue = "soap,grpc,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
-            description = "Protocols (a Switchboard protocol pinned on each call; local: the component in this JVM, called "
+            description = "Protocols (a Switchboard protocol pinned on each call; tcp over TCP and tcp-unix over the server's "
+                    + "Unix domain socket, each through a meta-stub of its own; local: the component in this JVM, called "
                     + "through a stub over the in-process protocol), meta-stub policies, and the plain peers: socket (a "
                     + "hand-written protocol), grpc-plain and grpc-plain-direct (grpc-java unary, default and direct executor), "
                     + "axis2 (a bare Axis2 POJO service), rmi, fory (Apache Fory over a socket), oos (object streams); "
@@ -55,7 +56,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--workloads", split = ",", paramLabel = "NAME", defaultValue = "empty,doubles,list,matrix,async",
             description = "Any of empty, doubles, list (the SC2000 sweep), matrix (distributed matrix multiplication on "
-                    + "worker JVMs, results in matrix.md/.csv/.png) and async (calls/s with 1, 8, 64 calls in flight over "
+                    + "worker JVMs for the policies among --protocols, with rmi and socket as its plain Java baselines, results "
+                    + "in matrix.md/.csv/.png) and async (calls/s with 1, 8, 64 calls in flight over "
                     + "the Switchboard protocols among --protocols, results in async.md/.csv). Default: ${DEFAULT-VALUE}.")
     List<String> workloads;
 
@@ -322,12 +324,12 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The matrix workload of this run, or null when it is not asked for or no policy of it is among --protocols. */
+    /** The matrix workload of this run, or null when it is not asked for or none of its rows is among --protocols. */
     private MatrixBench matrixBench(ServerProcess server, Path dir) {
         if (!workloads.contains("matrix")) {
             return null;
         }
-        List<String> policies = protocols.stream().filter(MatrixBench.POLICIES::containsKey).collect(Collectors.toList());
+        List<String> policies = protocols.stream().filter(MatrixBench::isRow).collect(Collectors.toList());
         if (policies.isEmpty()) {
             return null;
         }

@@ -22,11 +22,23 @@ import me.tongfei.progressbar.ProgressBar;
 
 /**
  * The distributed matrix multiplication of the Rahimi/Wainer/Lewis study as a bench workload:
- * k worker JVMs ({@link MatrixWorkerMain}) bound in the bench server's registry, a manager in this
- * JVM, n × n products by the simple parallel algorithm and by Cannon's, once per protocol policy
- * (each policy also steers the workers' own calls in Cannon's shifts), the policies interleaved
- * product by product, each round starting with the next policy. Entries are small integers, so every product is exact in doubles and each
- * answer must equal the local product bit for bit.
+ * k worker JVMs ({@link MatrixBenchWorker}: a {@link MatrixWorkerMain} worker) bound in the bench
+ * server's registry, a manager in this JVM, n × n products by the simple parallel algorithm and by
+ * Cannon's, once per row: a protocol policy ({@link #POLICIES}; each policy also steers the workers'
+ * own calls in Cannon's shifts) or a plain Java baseline ({@link #BASELINES}), the rows interleaved
+ * product by product in a fresh order every round. Entries are small integers, so every product
+ * is exact in doubles and each answer must equal the local product bit for bit.
+ *
+ * <p>The baselines run the same algorithms ({@link MatrixManager} over other {@link
+ * io.switchboard.components.matrix.MatrixWorker}s) with the same arithmetic ({@code Blocks}, in a
+ * {@code MatrixWorkerService} of their own) on the same data: {@code rmi} over Java RMI ({@link
+ * MatrixRmi}) and {@code socket} over a hand-written binary protocol on plain sockets ({@link
+ * MatrixSocket}), Cannon's shifts going worker to worker over the same transport. They live in the
+ * Switchboard workers' JVMs rather than in JVMs of their own: the same processes, heaps, JIT and
+ * garbage collector serve every row, so only the transport differs between rows, and no second
+ * set of k JVMs competes for the CPUs while another row is timed. The price is that the rows share
+ * one heap: garbage one row leaves is collected during another, which the shuffled order spreads
+ * over all of them.
  *
  * <pre>{@code
  * MatrixBench bench = new MatrixBench(config, registryUrl, secret, logDir);
@@ -34,14 +46,22 @@ import me.tongfei.progressbar.ProgressBar;
  * }</pre>
  */
 final class MatrixBench {
-    /** Policies the matrix workload compares, by the names of the results: SOAP only, gRPC only, and two meta-stub policies. */
-    static final Map<String, String> POLICIES = Map.of("soap", "fixed:soap", "grpc", "fixed:grpc", "adaptive", "adaptive",
-            "size", "size");
+    /** Policies the matrix workload compares, by the names of the results: SOAP, gRPC or tcp only, and two meta-stub policies. */
+    static final Map<String, String> POLICIES = Map.of("soap", "fixed:soap", "grpc", "fixed:grpc", "tcp", "fixed:tcp",
+            "adaptive", "adaptive", "size", "size");
+
+    /** The plain Java rows, no Switchboard code on their wire: Java RMI and a raw socket. */
+    static final List<String> BASELINES = List.of("rmi", "socket");
+
+    /** Whether {@code name} is a row of the matrix workload (a policy or a baseline). */
+    static boolean isRow(String name) {
+        return POLICIES.containsKey(name) || BASELINES.contains(name);
+    }
 
     /**
      * @param sizes      matrix orders n
      * @param workers    worker JVMs (a square, for Cannon's algorithm)
-     * @param policies   result names from {@link #POLICIES}
+     * @param policies   rows: result names from {@link #POLICIES} and {@link #BASELINES}
      * @param reps       timed products per cell at most
      * @param budget     time per cell; a product expected to take over a quarter of it is skipped
      * @param workerFlags JVM flags of each worker JVM
@@ -85,31 +105,54 @@ final class MatrixBench {
         try (ChildJvm children = new ChildJvm()) {   // SIGTERM at the end: the worker unbinds itself in its shutdown hook
             for (int i = 0; i < config.workers(); i++) {
                 names.add(prefix + i);
-                processes.add(children.startJava(config.workerFlags(), MatrixWorkerMain.class,
+                processes.add(children.startJava(config.workerFlags(), MatrixBenchWorker.class,
                         logDir.resolve("bench-matrix-worker-" + i + ".log"), registryUrl, names.get(i), secret));
             }
+            Map<String, List<String>> baselineNames = new LinkedHashMap<>();
             for (Process p : processes) {
-                ChildJvm.awaitLine(p, "READY", "a matrix worker JVM");
+                String ready = ChildJvm.awaitLine(p, "READY", "a matrix worker JVM");
+                for (String field : ready.split(" ")) {
+                    int eq = field.indexOf('=');
+                    if (eq > 0 && BASELINES.contains(field.substring(0, eq))) {
+                        baselineNames.computeIfAbsent(field.substring(0, eq), k -> new ArrayList<>()).add(field.substring(eq + 1));
+                    }
+                }
             }
-            return measure(names, progress);
+            return measure(names, baselineNames, progress);
         }
     }
 
-    private List<Result> measure(List<String> names, ProgressBar progress) throws Exception {
+    /**
+     * @param names         the Switchboard workers' names in the registry
+     * @param baselineNames per baseline, the workers' names (addresses) on its transport, in the same order
+     */
+    private List<Result> measure(List<String> names, Map<String, List<String>> baselineNames, ProgressBar progress)
+            throws Exception {
         Map<String, Switchboard> switchboards = new LinkedHashMap<>();
         Map<String, MatrixManager> managers = new LinkedHashMap<>();
         Map<String, ProtocolTally> tallies = new LinkedHashMap<>();
+        List<MatrixSocket.Client> sockets = new ArrayList<>();
         ClientSettings settings = ClientSettings.defaults().withMaxMessageBytes(BenchServer.MAX_MESSAGE_BYTES)
                 .withCallTimeout(Duration.ofMillis(Sweep.CALL_TIMEOUT_MILLIS));
         List<Result> results = new ArrayList<>();
         try {
             for (String policy : config.policies()) {
                 ProtocolTally tally = new ProtocolTally();
-                Switchboard sb = Switchboard.builder(registryUrl).settings(settings).policy(Policies.byName(POLICIES.get(policy)))
-                        .listener(tally).follow(false).connect();
-                switchboards.put(policy, sb);
                 tallies.put(policy, tally);
-                managers.put(policy, new MatrixManager(sb, names).workerPolicy(POLICIES.get(policy)));
+                if (policy.equals("rmi")) {
+                    List<String> stubs = baselineNames.get(policy);
+                    managers.put(policy, new MatrixManager(stubs, stubs.stream().map(s -> new MatrixRmi.Client(s, tally)).toList()));
+                } else if (policy.equals("socket")) {
+                    List<String> addresses = baselineNames.get(policy);
+                    List<MatrixSocket.Client> clients = addresses.stream().map(a -> new MatrixSocket.Client(a, tally)).toList();
+                    sockets.addAll(clients);
+                    managers.put(policy, new MatrixManager(addresses, clients));
+                } else {
+                    Switchboard sb = Switchboard.builder(registryUrl).settings(settings).policy(Policies.byName(POLICIES.get(policy)))
+                            .listener(tally).follow(false).connect();
+                    switchboards.put(policy, sb);
+                    managers.put(policy, new MatrixManager(sb, names).workerPolicy(POLICIES.get(policy)));
+                }
             }
             for (String algorithm : List.of("simple", "cannon")) {
                 Map<String, Result> previous = new LinkedHashMap<>();
@@ -175,6 +218,7 @@ final class MatrixBench {
         } finally {
             managers.values().forEach(MatrixManager::close);
             switchboards.values().forEach(Switchboard::close);
+            sockets.forEach(MatrixSocket.Client::close);
         }
         return results;
     }

@@ -18,8 +18,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Writes the matrix workload's results beside the sweep's: {@code matrix.csv}, {@code matrix.md}
- * (times per policy with the ratio to SOAP only, and the calls per product by protocol) and
- * {@code matrix.png} (time against n, log-log, a line per algorithm and policy).
+ * (times per row with the ratios to the plain Java baselines and to SOAP only, and the calls per
+ * product by protocol) and {@code matrix.png} (time against n, log-log, a line per algorithm and row).
  *
  * <pre>{@code
  * new MatrixReport(results, machine, command, 4, "-Xms768m -Xmx768m -XX:+UseG1GC").writeAll(dir);
@@ -27,6 +27,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 final class MatrixReport {
     static final String CSV_HEADER = "algorithm,n,workers,policy,median_ms,p10_ms,p90_ms,min_ms,calls_per_product";
+    /** The rows other rows are divided by, when they are in the run: the plain Java baselines and SOAP only. */
+    static final List<String> REFERENCES = List.of("socket", "rmi", "soap");
 
     private final List<Result> results;
     private final Report.Machine machine;
@@ -72,27 +74,40 @@ final class MatrixReport {
                 .append(machine.cpus()).append(" CPUs; manager JVM `").append(machine.clientFlags())
                 .append("`, worker JVMs `").append(workerFlags).append("`).\n\n");
         b.append("Each cell: one n × n product C = A·B by the manager in the bench JVM and ").append(workers)
-                .append(" `MatrixWorkerMain` JVMs bound in the bench server's registry, timed from the first call to the last ")
-                .append("answer (median, p10, p90, min over the products; policies interleaved product by product, each round ")
-                .append("starting with the next policy, one untimed product each first). A and B hold integers in [-8, 8], so the product is exact and every answer is ")
+                .append(" worker JVMs (`MatrixBenchWorker`: a Switchboard worker bound in the bench server's registry and the ")
+                .append("baselines' workers beside it), timed from the first call to the last answer (median, p10, p90, min over the ")
+                .append("products; rows interleaved product by product in a fresh seeded order every round, one untimed product ")
+                .append("each first). A and B hold integers in [-8, 8], so the product is exact and every answer is ")
                 .append("compared bit for bit with the local product. The policy steers the manager's calls and, in Cannon's ")
-                .append("algorithm, the workers' block shifts to each other. Calls per product: the manager's calls by protocol.\n");
+                .append("algorithm, the workers' block shifts to each other. The rows marked *plain Java* are the baselines, with ")
+                .append("no Switchboard code on their wire: the same algorithms, arithmetic and data over Java RMI (`rmi`) and over ")
+                .append("a hand-written binary protocol on plain sockets (`socket`, doubles as raw 8-byte values, one connection per ")
+                .append("pair of peers), served by workers of their own in the same worker JVMs, Cannon's shifts going worker to ")
+                .append("worker over the same transport. Each **÷ X** column divides this row's median by X's median, and its p10 by ")
+                .append("X's p10, for the same algorithm and n in this run (median / p10; above 1 is slower). Calls per product: the ")
+                .append("manager's calls by protocol.\n");
+        List<String> references = REFERENCES.stream().filter(n -> results.stream().anyMatch(r -> r.measured()
+                && r.policy().equals(n))).toList();
         for (String algorithm : List.of("simple", "cannon")) {
             b.append("\n## ").append(algorithm.equals("simple") ? "Simple parallel algorithm" : "Cannon's algorithm").append("\n\n");
-            b.append("| n | policy | median ms | p10 ms | p90 ms | min ms | ÷ soap | calls per product | note |\n");
-            b.append("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n");
+            b.append("| n | policy | median ms | p10 ms | p90 ms | min ms | ");
+            references.forEach(n -> b.append("÷ ").append(n).append(" | "));
+            b.append("calls per product | note |\n| ---: | --- | ---: | ---: | ---: | ---: | ");
+            references.forEach(n -> b.append("---: | "));
+            b.append("--- | --- |\n");
             for (Result r : results) {
                 if (!r.algorithm().equals(algorithm)) {
                     continue;
                 }
-                b.append("| ").append(r.n()).append(" | ").append(r.policy()).append(" | ");
+                b.append("| ").append(r.n()).append(" | ").append(r.policy())
+                        .append(MatrixBench.BASELINES.contains(r.policy()) ? " *(plain Java)*" : "").append(" | ");
                 if (r.measured()) {
                     b.append(number(r.quantileMillis(0.5))).append(" | ").append(number(r.quantileMillis(0.1))).append(" | ")
                             .append(number(r.quantileMillis(0.9))).append(" | ").append(number(r.samplesNanos()[0] / 1e6)).append(" | ")
-                            .append(ratio(r)).append(" | ").append(calls(r)).append(" | ")
-                            .append(r.note() == null ? "" : r.note()).append(" |\n");
+                            .append(references.stream().map(n -> ratio(r, n) + " | ").collect(Collectors.joining()))
+                            .append(calls(r)).append(" | ").append(r.note() == null ? "" : r.note()).append(" |\n");
                 } else {
-                    b.append("| | | | | | ").append(r.note()).append(" |\n");
+                    b.append("| | | | ").append("| ".repeat(references.size())).append("| ").append(r.note()).append(" |\n");
                 }
             }
         }
@@ -100,10 +115,12 @@ final class MatrixReport {
         return b.toString();
     }
 
-    private String ratio(Result r) {
-        Optional<Result> soap = results.stream().filter(o -> o.measured() && o.algorithm().equals(r.algorithm())
-                && o.n() == r.n() && o.policy().equals("soap")).findFirst();
-        return soap.map(o -> String.format(Locale.ROOT, "%.2f", r.quantileMillis(0.5) / o.quantileMillis(0.5))).orElse("–");
+    /** This row's median and p10 divided by those of {@code reference}'s row for the same algorithm and n. */
+    private String ratio(Result r, String reference) {
+        Optional<Result> base = results.stream().filter(o -> o.measured() && o.algorithm().equals(r.algorithm())
+                && o.n() == r.n() && o.policy().equals(reference)).findFirst();
+        return base.map(o -> String.format(Locale.ROOT, "%.2f / %.2f", r.quantileMillis(0.5) / o.quantileMillis(0.5),
+                r.quantileMillis(0.1) / o.quantileMillis(0.1))).orElse("–");
     }
 
     private static String calls(Result r) {

@@ -29,6 +29,8 @@ final class RawSocketPeer extends SocketPeer {
     private static final int DOUBLES = 1;
     private static final int LIST = 2;
     private static final int BLOCK = 64 * 1024;
+    /** The longest array either side reads: what the other protocols' servers accept in the bench, in doubles. */
+    private static final int MAX_DOUBLES = (int) (BenchServer.MAX_MESSAGE_BYTES / 8);
 
     private final Codec codec = new Codec();
     private DataOutputStream out;
@@ -88,17 +90,37 @@ final class RawSocketPeer extends SocketPeer {
             PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
         }
 
+        /** A double[] as its length and then each value's 8 bytes, packed (the layout of every array in this protocol). */
+        void writeDoubles(DataOutputStream out, double[] values) throws IOException {
+            out.writeInt(values.length);
+            for (int off = 0; off < values.length; off += BLOCK / 8) {
+                int n = Math.min(BLOCK / 8, values.length - off);
+                buffer.clear();
+                buffer.asDoubleBuffer().put(values, off, n);
+                out.write(block, 0, n * 8);
+            }
+        }
+
+        /** Reads what {@link #writeDoubles} wrote; an IOException, before allocating, for a length over {@code max}. */
+        double[] readDoubles(DataInputStream in, int max) throws IOException {
+            int length = in.readInt();
+            if (length < 0 || length > max) {
+                throw new IOException("an array of " + length + " doubles (at most " + max + " accepted)");
+            }
+            double[] values = new double[length];
+            for (int off = 0; off < values.length; off += BLOCK / 8) {
+                int n = Math.min(BLOCK / 8, values.length - off);
+                in.readFully(block, 0, n * 8);
+                buffer.clear();
+                buffer.asDoubleBuffer().get(values, off, n);
+            }
+            return values;
+        }
+
         void write(DataOutputStream out, Object value) throws IOException {
             if (value instanceof double[]) {
-                double[] values = (double[]) value;
                 out.writeByte(DOUBLES);
-                out.writeInt(values.length);
-                for (int off = 0; off < values.length; off += BLOCK / 8) {
-                    int n = Math.min(BLOCK / 8, values.length - off);
-                    buffer.clear();
-                    buffer.asDoubleBuffer().put(values, off, n);
-                    out.write(block, 0, n * 8);
-                }
+                writeDoubles(out, (double[]) value);
             } else if (value instanceof JavaLinkEntry) {
                 int count = 0;
                 for (JavaLinkEntry e = (JavaLinkEntry) value; e != null; e = e.nextLink) {
@@ -133,14 +155,7 @@ final class RawSocketPeer extends SocketPeer {
 
         private Object readBody(int type, DataInputStream in) throws IOException {
             if (type == DOUBLES) {
-                double[] values = new double[in.readInt()];
-                for (int off = 0; off < values.length; off += BLOCK / 8) {
-                    int n = Math.min(BLOCK / 8, values.length - off);
-                    in.readFully(block, 0, n * 8);
-                    buffer.clear();
-                    buffer.asDoubleBuffer().get(values, off, n);
-                }
-                return values;
+                return readDoubles(in, MAX_DOUBLES);
             }
             if (type == LIST) {
                 int count = in.readInt();

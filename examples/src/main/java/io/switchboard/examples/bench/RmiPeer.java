@@ -37,8 +37,22 @@ final class RmiPeer implements Peer {
     private final Echo echo;
 
     RmiPeer(String base64Stub) throws IOException, ClassNotFoundException {
+        this.echo = (Echo) fromBase64(base64Stub);
+    }
+
+    /** An exported object's stub as Base64, to travel on a ready line: no RMI registry port is needed. */
+    static String toBase64(Remote stub) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(stub);
+        }
+        return Base64.getEncoder().encodeToString(bytes.toByteArray());
+    }
+
+    /** The stub {@link #toBase64} wrote. */
+    static Remote fromBase64(String base64Stub) throws IOException, ClassNotFoundException {
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(base64Stub)))) {
-            this.echo = (Echo) in.readObject();
+            return (Remote) in.readObject();
         }
     }
 
@@ -114,12 +128,7 @@ final class RmiPeer implements Peer {
                 return head;
             }
         };
-        Remote stub = UnicastRemoteObject.exportObject(exported, 0, new CountingSocketFactory(), null);
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-            out.writeObject(stub);
-        }
-        return Base64.getEncoder().encodeToString(bytes.toByteArray());
+        return toBase64(UnicastRemoteObject.exportObject(exported, 0, new CountingSocketFactory(), null));
     }
 
     /** Opens plain loopback sockets whose output is counted into {@link #SENT}. */

@@ -23,6 +23,9 @@ import java.util.regex.Pattern;
  * Switchboard as a user calls it: the generated echo stub over a meta-stub found through the
  * registry, with each call either pinned to one protocol ({@code soap}, {@code grpc}) or left to a
  * selection policy ({@code adaptive}, {@code size}, or any name {@link Policies#byName} knows).
+ * tcp has two rows: {@code tcp} over TCP and {@code tcp-unix} over the server's Unix domain socket,
+ * each through a meta-stub of its own on the entry's endpoints (a client on the server's host
+ * takes the socket whenever the entry names it, so the TCP row is given the endpoint without it).
  *
  * <pre>{@code
  * try (SwitchboardPeer.Connection c = SwitchboardPeer.connect(registryUrl)) {
@@ -39,10 +42,18 @@ final class SwitchboardPeer implements Peer {
     private final EchoStub counted;
     private final Connection connection;
 
+    /** tcp over the server's Unix domain socket; the TCP row is {@code tcp}. */
+    static final String TCP_UNIX = "tcp-unix";
+    private static final String TCP = "tcp";
+
     private SwitchboardPeer(String name, CallOptions options, Connection connection) {
+        this(name, connection.direct.withOptions(options), connection.counted.withOptions(options), connection);
+    }
+
+    private SwitchboardPeer(String name, EchoStub direct, EchoStub counted, Connection connection) {
         this.name = name;
-        this.direct = connection.direct.withOptions(options);
-        this.counted = connection.counted.withOptions(options);
+        this.direct = direct;
+        this.counted = counted;
         this.connection = connection;
     }
 
@@ -71,6 +82,11 @@ final class SwitchboardPeer implements Peer {
         long before = connection.upstreamBytes();
         call(counted, p);
         return connection.upstreamBytes() - before;
+    }
+
+    private static String withoutQuery(String address) {
+        int query = address.indexOf('?');
+        return query < 0 ? address : address.substring(0, query);
     }
 
     /** One round trip of the payload through a generated echo stub. */
@@ -106,15 +122,19 @@ final class SwitchboardPeer implements Peer {
         private final EchoStub counted;
         private final MetaStub countedChannel;
         private final List<CountingProxy> proxies = new ArrayList<>();
+        private final ClientSettings settings;
+        private final ComponentEntry entry;
+        /** The meta-stubs of the tcp rows, each with clients (and so connections) of its own. */
+        private final List<MetaStub> tcpChannels = new ArrayList<>();
 
         private Connection(String registryUrl) throws IOException {
             // Large enough for the sweep's biggest messages, and a bound so that nothing hangs.
-            ClientSettings settings = ClientSettings.defaults().withMaxMessageBytes(BenchServer.MAX_MESSAGE_BYTES)
+            settings = ClientSettings.defaults().withMaxMessageBytes(BenchServer.MAX_MESSAGE_BYTES)
                     .withCallTimeout(Duration.ofMillis(Sweep.CALL_TIMEOUT_MILLIS));
             // follow(false): no watch thread polling the registry amid the timings
             switchboard = Switchboard.builder(registryUrl).settings(settings).follow(false).connect();
             direct = switchboard.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
-            ComponentEntry entry = switchboard.registry().lookup(EchoComponent.DESCRIPTOR.name()).get(0);
+            entry = switchboard.registry().lookup(EchoComponent.DESCRIPTOR.name()).get(0);
             List<Endpoint> relayed = new ArrayList<>();
             for (Endpoint e : entry.endpoints()) {
                 ProtocolProvider provider = Protocols.all().get(e.protocol());
@@ -127,8 +147,9 @@ final class SwitchboardPeer implements Peer {
                 }
                 CountingProxy proxy = new CountingProxy(Integer.parseInt(m.group(1)));
                 proxies.add(proxy);
+                // without a query: a tcp endpoint's names the Unix socket, which would go around the proxy
                 relayed.add(new Endpoint(e.protocol(), e.address().substring(0, m.start()) + ":" + proxy.port()
-                        + e.address().substring(m.end())));
+                        + withoutQuery(e.address().substring(m.end()))));
             }
             countedChannel = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(relayed).settings(settings).build();
             counted = EchoComponent.stub(countedChannel);
@@ -139,11 +160,46 @@ final class SwitchboardPeer implements Peer {
          * {@link IllegalArgumentException} with the reason when the name is neither.
          */
         Peer peer(String name) {
+            if (name.equals(TCP) || name.equals(TCP_UNIX)) {
+                return tcpPeer(name);
+            }
             if (Protocols.names().contains(name)) {
                 return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.PROTOCOL, name), this);
             }
             SelectionPolicy policy = Policies.byName(name);
             return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.POLICY, policy), this);
+        }
+
+        /**
+         * A tcp row: calls pinned to tcp through a meta-stub on the entry's endpoints, the tcp one
+         * without its Unix socket for {@code tcp}; {@code tcp-unix} checks that its calls do go over
+         * the socket.
+         */
+        private Peer tcpPeer(String name) {
+            Endpoint tcp = entry.endpoint(TCP).orElseThrow(() -> new IllegalArgumentException("the server has no tcp endpoint"));
+            boolean unix = name.equals(TCP_UNIX);
+            if (unix && !tcp.address().contains("?unix=")) {
+                throw new IllegalArgumentException("the server has no Unix socket (not Linux, or -Dswitchboard.tcp.unix=false)");
+            }
+            List<Endpoint> endpoints = new ArrayList<>();
+            for (Endpoint e : entry.endpoints()) {
+                ProtocolProvider provider = Protocols.all().get(e.protocol());
+                if (provider == null || !provider.inProcessOnly()) {
+                    endpoints.add(e == tcp && !unix ? new Endpoint(TCP, withoutQuery(e.address())) : e);
+                }
+            }
+            List<String> via = new java.util.concurrent.CopyOnWriteArrayList<>();
+            MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(endpoints).settings(settings)
+                    .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS)).listener(r -> via.add(String.valueOf(r.via())))
+                    .build();
+            tcpChannels.add(channel);
+            EchoStub stub = EchoComponent.stub(channel).withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP));
+            stub.empty();
+            String expected = unix ? "unix" : TCP;
+            if (!via.equals(List.of(expected))) {
+                throw new IllegalArgumentException("its first call went via " + via + ", not " + expected);
+            }
+            return new SwitchboardPeer(name, stub, counted.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP)), this);
         }
 
         long upstreamBytes() {
@@ -152,6 +208,7 @@ final class SwitchboardPeer implements Peer {
 
         @Override
         public void close() {
+            tcpChannels.forEach(MetaStub::close);
             countedChannel.close();
             switchboard.close();
             proxies.forEach(CountingProxy::close);

@@ -24,6 +24,27 @@ class BenchCommandTest {
     Path dir;
 
     @Test
+    void tcpHasARowOverTcpAndOneOverTheUnixSocket() throws Exception {
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
+                "--workloads", "empty,doubles", "--protocols", "tcp,tcp-unix,socket", "--heap", "256m", "--out", dir.toString());
+        assertEquals(0, exit);
+        Set<String> seen = new HashSet<>();
+        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            seen.add(f[0] + "/" + f[2]);
+            assertTrue(Long.parseLong(f[7]) > 0, "the tcp rows count their frames through the relay: " + row);
+        }
+        // without epoll (not Linux) the server has no socket, and the row is left out with a note
+        List<String> rows = io.netty.channel.epoll.Epoll.isAvailable() ? List.of("tcp", "tcp-unix") : List.of("tcp");
+        for (String workload : List.of("empty", "doubles")) {
+            for (String protocol : rows) {
+                assertTrue(seen.contains(workload + "/" + protocol), "no row for " + workload + " over " + protocol + ": " + seen);
+            }
+        }
+    }
+
+    @Test
     void quickSweepWritesCsvMarkdownAndPlots() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10,1000", "--reps", "3",
                 "--workloads", "empty,doubles,list", "--protocols", "socket,rmi,oos,soap", "--heap", "256m", "--out", dir.toString());
@@ -164,7 +185,7 @@ class BenchCommandTest {
     @Test
     void matrixWorkloadChecksEveryProductAndWritesItsTable() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--quick", "--workloads", "matrix", "--matrix-workers", "1",
-                "--matrix-sizes", "6,20", "--reps", "2", "--protocols", "soap,grpc,socket", "--heap", "256m", "--out", dir.toString());
+                "--matrix-sizes", "6,20", "--reps", "2", "--protocols", "soap,grpc,oos", "--heap", "256m", "--out", dir.toString());
         assertEquals(0, exit);
 
         List<String> csv = Files.readAllLines(dir.resolve("matrix.csv"), StandardCharsets.UTF_8);
@@ -183,9 +204,38 @@ class BenchCommandTest {
                 }
             }
         }
-        assertEquals(8, seen.size(), "socket is no matrix policy: " + seen);
+        assertEquals(8, seen.size(), "oos is no matrix row: " + seen);
         assertTrue(Files.notExists(dir.resolve("bench.csv")), "no sweep workload was asked for");
         assertTrue(Files.size(dir.resolve("matrix.png")) > 0);
+    }
+
+    @Test
+    void matrixBaselinesAndTcpRunInTheSameRoundsOnAGridOfFourWorkersEveryProductExact() throws Exception {
+        List<String> rows = List.of("tcp", "grpc", "rmi", "socket");
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--workloads", "matrix", "--matrix-workers", "4",
+                "--matrix-sizes", "10", "--reps", "2", "--protocols", String.join(",", rows), "--heap", "256m",
+                "--out", dir.toString());
+        assertEquals(0, exit, "exit 2 would mean a product that differs from the local one");
+
+        // matrix.csv holds measured rows only: a failed or wrong product leaves its row out
+        List<String> csv = Files.readAllLines(dir.resolve("matrix.csv"), StandardCharsets.UTF_8);
+        Map<String, String> calls = new HashMap<>();
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            assertTrue(Double.parseDouble(f[4]) > 0, row);
+            calls.put(f[0] + "/" + f[3], f[8]);
+        }
+        for (String row : rows) {
+            // the manager's calls, all over the row's own transport: 4 blocks of rows; 4 setups, 2 steps of 4, 4 results
+            assertEquals(row + " 4", calls.get("simple/" + row), "simple over " + row + " in " + calls);
+            assertEquals(row + " 16", calls.get("cannon/" + row), "Cannon over " + row + " in " + calls);
+        }
+        assertEquals(8, calls.size(), calls.toString());
+
+        String md = Files.readString(dir.resolve("matrix.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("| ÷ socket | ÷ rmi | calls per product |"), md);
+        assertTrue(md.contains("| 10 | rmi *(plain Java)* | ") && md.contains("| 10 | socket *(plain Java)* | "), md);
+        assertTrue(md.contains("1.00 / 1.00 | "), "a baseline divided by itself: " + md);
     }
 
     @Test

@@ -72,6 +72,8 @@ public final class Switchboard implements AutoCloseable {
 
     private final ServerSettings callbackSettings;
     private final Duration callbackLease;
+    private final Duration backoff;
+    private final Duration maxBackoff;
 
     private Switchboard(Builder b) {
         // the secret rides on writes only: callbacks bind through this client
@@ -80,6 +82,8 @@ public final class Switchboard implements AutoCloseable {
         this.callbackSettings = b.callbackSettings.tls() == null && b.settings.tls() != null && b.settings.tls().hasKey()
                 ? b.callbackSettings.withTls(b.settings.tls()) : b.callbackSettings;
         this.callbackLease = b.callbackLease;
+        this.backoff = b.backoff;
+        this.maxBackoff = b.maxBackoff;
         this.follow = b.follow;
         this.protocols = b.protocols;
         this.policy = b.policy;
@@ -235,7 +239,7 @@ public final class Switchboard implements AutoCloseable {
 
     private MetaStub metaStub(ServiceDescriptor descriptor, ComponentEntry entry) {
         MetaStub.Builder b = MetaStub.builder(descriptor).endpoints(entry.endpoints()).policy(policy).clients(clients)
-                .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS));
+                .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS)).backoff(backoff, maxBackoff);
         if (protocols != null) {
             b.protocols(protocols);
         }
@@ -310,6 +314,8 @@ public final class Switchboard implements AutoCloseable {
         private String secret;
         private ServerSettings callbackSettings = ServerSettings.defaults();
         private Duration callbackLease = Duration.ofSeconds(10);
+        private Duration backoff = MetaStub.Builder.DEFAULT_BACKOFF;
+        private Duration maxBackoff = MetaStub.Builder.DEFAULT_MAX_BACKOFF;
 
         /** {@code registryUrl}: one registry's SOAP endpoint, or several sharing a store, separated by commas. */
         private Builder(String registryUrl) {
@@ -381,7 +387,7 @@ public final class Switchboard implements AutoCloseable {
             return this;
         }
 
-        /** The registry's shared secret, needed to {@link Switchboardio.switchboard.server.ExportedCallback#export export callbacks} when it has one. */
+        /** The registry's shared secret, needed to {@link io.switchboard.server.ExportedCallback#export export callbacks} when it has one. */
         public Builder secret(String sharedSecret) {
             secret = sharedSecret;
             return this;
@@ -395,6 +401,20 @@ public final class Switchboard implements AutoCloseable {
         public Builder callbacks(ServerSettings settings, Duration lease) {
             callbackSettings = Objects.requireNonNull(settings);
             callbackLease = Objects.requireNonNull(lease);
+            return this;
+        }
+
+        /**
+         * How long a protocol that failed is left out of this client's calls (the failsafe's SOAP
+         * never is): {@code initial} after a failure, doubling with each failure in a row, at most
+         * {@code max}. Default 2 s and 1 min: a listener back soon is used again soon.
+         */
+        public Builder backoff(Duration initial, Duration max) {
+            if (initial.isNegative() || max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("backoff: need 0 <= initial <= max, got " + initial + " and " + max);
+            }
+            backoff = initial;
+            maxBackoff = max;
             return this;
         }
 

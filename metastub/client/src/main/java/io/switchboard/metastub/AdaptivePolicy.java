@@ -194,10 +194,16 @@ public final class AdaptivePolicy implements SelectionPolicy {
          * latter as this implementation's own bench measures it
          * (docs/benchmarks/bench.md: an empty call 988 µs over SOAP, 646 over gRPC). SC2000 had
          * SOAP a little cheaper for tiny calls; here it is not, and a prior that said so sent every
-         * small call of a JVM that was busy from its start (nothing learned) to SOAP.
+         * small call of a JVM that was busy from its start (nothing learned) to SOAP. tcp, the
+         * small-call protocol: a quarter of gRPC's cost per call and the same per byte (the same
+         * protobuf codec; docs/tcp-wire.md: 24-38 µs where gRPC takes 150-220); it is a candidate
+         * for small calls only ({@code ProtocolProvider.policyMaxBytes}).
          */
         static CostModel prior(String protocol, long nowNanos) {
-            return ProtocolSuite.FAILSAFE.equals(protocol) ? new CostModel(600, 0.08, nowNanos)
+            if (ProtocolSuite.FAILSAFE.equals(protocol)) {
+                return new CostModel(600, 0.08, nowNanos);
+            }
+            return SizePolicy.SMALL_CALLS.equals(protocol) ? new CostModel(100, 0.004, nowNanos)
                     : new CostModel(400, 0.004, nowNanos);
         }
 

@@ -18,10 +18,23 @@ import java.time.Duration;
  * <p>{@code callsInFlight} is how many attempts the meta-stubs of this JVM had under way when this
  * one started, itself included: a latency measured among many others is mostly waiting, and a
  * policy may weigh it so ({@link AdaptivePolicy}).
+ *
+ * <p>{@code via} is how the attempt reached the endpoint when its protocol has more than one way
+ * ({@link io.switchboard.protocol.spi.Transport#via()}): {@code unix} for a tcp call over the
+ * server's Unix domain socket on this host, {@code tcp} for one over TCP; null for the other
+ * protocols, and when no connection was made.
  */
 public record CallRecord(String component, String operation, String callId, String protocol, String address,
                          String reason, long estimatedBytes, Duration latency, String error, long responseBytes,
-                         long requestWireBytes, long responseWireBytes, int callsInFlight) {
+                         long requestWireBytes, long responseWireBytes, int callsInFlight, String via) {
+
+    /** A record without a way ({@link #via()} null). */
+    public CallRecord(String component, String operation, String callId, String protocol, String address,
+                      String reason, long estimatedBytes, Duration latency, String error, long responseBytes,
+                      long requestWireBytes, long responseWireBytes, int callsInFlight) {
+        this(component, operation, callId, protocol, address, reason, estimatedBytes, latency, error, responseBytes,
+                requestWireBytes, responseWireBytes, callsInFlight, null);
+    }
 
     /** A record of an attempt made alone. */
     public CallRecord(String component, String operation, String callId, String protocol, String address,

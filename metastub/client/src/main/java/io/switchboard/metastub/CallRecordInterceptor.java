@@ -75,12 +75,12 @@ final class CallRecordInterceptor implements ClientInterceptor {
         CallRecord r = new CallRecord(call.component(), operation.name(), call.options().callId(), call.protocol(),
                 call.address(), call.reason(), call.context.knownEstimate(),
                 Duration.ofNanos(System.nanoTime() - start), error, responseBytes,
-                wire == null ? -1 : wire.sent(), wire == null ? -1 : wire.received(), inFlight);
+                wire == null ? -1 : wire.sent(), wire == null ? -1 : wire.received(), inFlight, call.via());
         learner.observe(r);
         if (LOG.isDebugEnabled()) {
-            LOG.debug("{}.{} over {} because {} in {} µs, {} bytes sent, {} received{}", r.component(), r.operation(),
-                    r.protocol(), r.reason(), r.latency().toNanos() / 1000, r.requestWireBytes(), r.responseWireBytes(),
-                    r.error() == null ? "" : " failed: " + r.error());
+            LOG.debug("{}.{} over {}{} because {} in {} µs, {} bytes sent, {} received{}", r.component(), r.operation(),
+                    r.protocol(), r.via() == null ? "" : " via " + r.via(), r.reason(), r.latency().toNanos() / 1000,
+                    r.requestWireBytes(), r.responseWireBytes(), r.error() == null ? "" : " failed: " + r.error());
         }
         for (CallListener l : listeners) {
             try {

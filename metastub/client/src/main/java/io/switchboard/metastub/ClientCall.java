@@ -121,6 +121,14 @@ public class ClientCall {
         return transport == null ? null : transport.endpoint().address();
     }
 
+    /**
+     * How this attempt reached its endpoint, when its protocol has more than one way
+     * ({@link Transport#via()}: tcp's {@code unix} or {@code tcp}); null otherwise.
+     */
+    public String via() {
+        return transport == null ? null : transport.via();
+    }
+
     /** Sets the protocol of the first attempt and why it was chosen. */
     public void route(String newProtocol, String why) {
         this.protocol = newProtocol;

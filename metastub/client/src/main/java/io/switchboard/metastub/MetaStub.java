@@ -301,8 +301,12 @@ public final class MetaStub implements Channel, AutoCloseable {
         private final List<CallListener> listeners = new ArrayList<>();
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
         private boolean serverRecognisesCallIds;
-        private Duration backoff = Duration.ofSeconds(2);
-        private Duration maxBackoff = Duration.ofMinutes(1);
+        /** A failed protocol's first back-off. */
+        public static final Duration DEFAULT_BACKOFF = Duration.ofSeconds(2);
+        /** The longest back-off, reached by doubling. */
+        public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofMinutes(1);
+        private Duration backoff = DEFAULT_BACKOFF;
+        private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
         private java.util.function.LongSupplier nanoClock = System::nanoTime;
         private boolean preferInProcess = true;
         private io.opentelemetry.api.OpenTelemetry tracing;

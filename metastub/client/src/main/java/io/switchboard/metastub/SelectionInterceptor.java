@@ -31,6 +31,8 @@ final class SelectionInterceptor implements ClientInterceptor {
     private final boolean preferInProcess;
     /** Protocols a policy picks only when it names them ({@link ProtocolProvider#chosenByPolicies()} false). */
     private final Set<String> namedOnly;
+    /** Protocols a policy picks only for calls up to a size ({@link ProtocolProvider#policyMaxBytes()}), and that size. */
+    private final Map<String, Long> smallOnly;
 
     SelectionInterceptor(Supplier<ProtocolSuite> suites, SelectionPolicy stubPolicy,
                          Map<String, SelectionPolicy> operationPolicies, ProtocolHealth health, MessageSize sizes,
@@ -44,6 +46,8 @@ final class SelectionInterceptor implements ClientInterceptor {
         this.preferInProcess = preferInProcess;
         this.namedOnly = Protocols.all().values().stream().filter(p -> !p.chosenByPolicies())
                 .map(ProtocolProvider::name).collect(Collectors.toUnmodifiableSet());
+        this.smallOnly = Protocols.all().values().stream().filter(p -> p.policyMaxBytes() < Long.MAX_VALUE)
+                .collect(Collectors.toUnmodifiableMap(ProtocolProvider::name, ProtocolProvider::policyMaxBytes));
     }
 
     @Override
@@ -77,7 +81,7 @@ final class SelectionInterceptor implements ClientInterceptor {
         }
         call.policy = chosen;
         List<String> healthy = health.filter(suite.candidates());
-        List<String> candidates = chosenBy(chosen, healthy);
+        List<String> candidates = chosenBy(chosen, healthy, call.context);
         String inProcess = suite.inProcessCandidate();
         if (preferInProcess && "stub".equals(level) && inProcess != null && candidates.contains(inProcess)) {
             // the component is served in this JVM: no policy set on the call or operation picks otherwise
@@ -90,12 +94,21 @@ final class SelectionInterceptor implements ClientInterceptor {
         return next.proceed(call);
     }
 
-    /** The candidates {@code policy} may pick: those policies pick, and the one a fixed policy names. */
-    private List<String> chosenBy(SelectionPolicy policy, List<String> candidates) {
-        if (namedOnly.isEmpty()) {
+    /**
+     * The candidates {@code policy} may pick: those policies pick, each only for calls within its
+     * size ({@link ProtocolProvider#policyMaxBytes()}), and the one a fixed policy names.
+     */
+    private List<String> chosenBy(SelectionPolicy policy, List<String> candidates, CallContext context) {
+        if (namedOnly.isEmpty() && smallOnly.isEmpty()) {
             return candidates;
         }
         String named = policy instanceof FixedPolicy f ? f.protocol() : null;
-        return candidates.stream().filter(c -> c.equals(named) || !namedOnly.contains(c)).toList();
+        return candidates.stream().filter(c -> c.equals(named) || (!namedOnly.contains(c) && fits(c, context))).toList();
+    }
+
+    /** Whether the call is within what a policy may send over {@code protocol}; counts the request up to that size. */
+    private boolean fits(String protocol, CallContext context) {
+        Long max = smallOnly.get(protocol);
+        return max == null || context.estimatedBytes(max) + context.expectedResponseBytes() <= max;
     }
 }

@@ -3,14 +3,23 @@ package io.switchboard.metastub;
 import java.util.List;
 
 /**
- * SOAP for small messages, the first other protocol the suite offers for large ones; a message's
- * size is its request's payload plus the answer its operation gave lately. The SC2000
- * study measured the crossover near 100 doubles or 10 list nodes, so the default threshold is 800
- * bytes of payload. The size walk stops at the threshold: the decision costs at most that much.
+ * The small-call protocol, {@code tcp}, for every call it is offered for, the bulk protocol for
+ * the rest; without tcp, SOAP for small messages and the first other protocol the suite offers for
+ * large ones. A message's size is its request's payload plus the answer its operation gave lately.
+ *
+ * <p>tcp is offered only for calls up to its policy size (64 KiB of payload by default,
+ * {@code ProtocolProvider.policyMaxBytes}): on the same bench tcp's small call costs a fraction of
+ * gRPC's (docs/tcp-wire.md), and larger messages go to gRPC, which streams them in parts, so that
+ * small calls never queue behind them on a tcp connection. Without tcp, the threshold decides:
+ * the SC2000 study measured the crossover between SOAP and a binary protocol near 100 doubles or
+ * 10 list nodes, so the default is 800 bytes of payload. The size walk stops at the threshold:
+ * the decision costs at most that much.
  */
 public final class SizePolicy implements SelectionPolicy {
     public static final String NAME = "size";
     public static final long DEFAULT_THRESHOLD = 800;
+    /** The protocol for small calls, when the suite offers it for this call. */
+    public static final String SMALL_CALLS = "tcp";
 
     private final long threshold;
 
@@ -37,6 +46,9 @@ public final class SizePolicy implements SelectionPolicy {
 
     @Override
     public String select(CallContext call, List<String> candidates) {
+        if (candidates.contains(SMALL_CALLS)) {
+            return SMALL_CALLS;
+        }
         if (candidates.size() == 1 || call.estimatedBytes(threshold) + call.expectedResponseBytes() <= threshold) {
             return ProtocolSuite.FAILSAFE;
         }

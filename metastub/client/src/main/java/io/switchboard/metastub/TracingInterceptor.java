@@ -12,6 +12,7 @@ import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.context.propagation.TextMapSetter;
 import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.spi.Transport;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -26,8 +27,10 @@ import java.util.concurrent.CompletionException;
  *
  * <p>Attributes: {@code rpc.system} ({@code switchboard}), {@code rpc.service},
  * {@code rpc.method}, {@code switchboard.protocol}, {@code switchboard.reason},
- * {@code switchboard.attempt}, {@code switchboard.fallback}, {@code switchboard.call_id}. Never
- * the request, the response or an exception's message.
+ * {@code switchboard.attempt}, {@code switchboard.fallback}, {@code switchboard.call_id}, and
+ * {@code switchboard.via} when the protocol has more than one way to its server (tcp: {@code unix}
+ * over the server's Unix domain socket, else {@code tcp}). Never the request, the response or an
+ * exception's message.
  *
  * <p>A meta-stub adds it by itself when an OpenTelemetry SDK is registered globally
  * ({@link io.opentelemetry.api.GlobalOpenTelemetry}) when the stub is built, or when one is
@@ -51,6 +54,7 @@ public final class TracingInterceptor implements ClientInterceptor {
     public static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("switchboard.attempt");
     public static final AttributeKey<Boolean> FALLBACK = AttributeKey.booleanKey("switchboard.fallback");
     public static final AttributeKey<String> CALL_ID = AttributeKey.stringKey("switchboard.call_id");
+    public static final AttributeKey<String> VIA = AttributeKey.stringKey("switchboard.via");
 
     private static final TextMapSetter<String[]> SETTER = (carrier, key, value) -> {
         if (TraceContext.TRACEPARENT.equals(key)) {
@@ -88,6 +92,8 @@ public final class TracingInterceptor implements ClientInterceptor {
         if (call.options().callId() != null) {
             span.setAttribute(CALL_ID, call.options().callId());
         }
+        // kept for the end: a step above may move the call to another attempt before this one's end is seen
+        Transport transport = call.transport;
         CompletableFuture<Object> outcome;
         try (Scope scope = span.makeCurrent()) {
             String[] headers = new String[2];
@@ -98,14 +104,18 @@ public final class TracingInterceptor implements ClientInterceptor {
             }
             outcome = next.proceed(call);
         } catch (RuntimeException | Error e) {
-            end(span, e);
+            end(span, e, transport);
             throw e;
         }
-        outcome.whenComplete((response, failure) -> end(span, failure));
+        outcome.whenComplete((response, failure) -> end(span, failure, transport));
         return outcome;
     }
 
-    private static void end(Span span, Throwable failure) {
+    private static void end(Span span, Throwable failure, Transport transport) {
+        String via = transport == null ? null : transport.via();
+        if (via != null) {
+            span.setAttribute(VIA, via);
+        }
         if (failure != null) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;

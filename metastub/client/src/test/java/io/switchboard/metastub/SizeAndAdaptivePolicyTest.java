@@ -50,6 +50,15 @@ class SizeAndAdaptivePolicyTest {
     }
 
     @Test
+    void sizePolicySendsEveryCallTcpIsOfferedForOverTcp() {
+        SizePolicy size = new SizePolicy();
+        // tcp is a candidate only for calls within its bound (the selection step leaves it out of larger ones)
+        assertEquals("tcp", size.select(doubles(10), List.of("fast", "tcp", "soap")));
+        assertEquals("tcp", size.select(doubles(5_000), List.of("fast", "tcp", "soap")), "over SOAP's threshold too");
+        assertEquals("fast", size.select(doubles(5_000), List.of("fast", "soap")), "without tcp: as before");
+    }
+
+    @Test
     void theSizeWalkStopsAtItsCap() {
         CallContext huge = list(1_000_000);
         long estimate = huge.estimatedBytes(800);

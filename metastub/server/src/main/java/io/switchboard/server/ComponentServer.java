@@ -310,16 +310,26 @@ public final class ComponentServer implements AutoCloseable {
      * in a registry), then refuses new calls with a "draining" answer that clients take to another
      * replica ({@link io.switchboard.protocol.DrainingException}: not delivered, no SOAP fallback
      * here), waits for the calls under way up to the drain timeout, and stops the listeners. Safe
-     * to call twice.
+     * to call twice. {@link #drainAndClose} does the same and says how the drain went.
      */
     @Override
     public void close() {
+        drainAndClose();
+    }
+
+    /**
+     * {@link #close}, and what the drain did: how many calls were under way when new ones began to
+     * be refused, how many of those the drain timeout cut, how many new calls were refused as
+     * draining. Null when the server was closed already (the first close reports).
+     */
+    public Drained drainAndClose() {
         synchronized (this) {
             if (closed) {
-                return;
+                return null;
             }
             closed = true;
         }
+        long start = System.nanoTime();
         servers.values().forEach(ProtocolServer::drain);
         if (heartbeat != null) {
             heartbeat.shutdownNow();
@@ -337,20 +347,42 @@ public final class ComponentServer implements AutoCloseable {
                 registry.close();
             }
         }
+        int underWay = 0;
+        int cut = 0;
         try {
             if (wasBound && !drainQuietPeriod.isZero()) {
                 Thread.sleep(drainQuietPeriod.toMillis());   // still answering while watchers move away
             }
-            draining.refuseNewCalls();
+            underWay = draining.refuseNewCalls();
             if (!draining.awaitIdle(drainTimeout)) {
-                LOG.warn("{} call(s) still running after the drain timeout of {} s; stopping them",
-                        draining.running(), drainTimeout.toSeconds());
+                cut = draining.running();
+                LOG.warn("{} call(s) still running after the drain timeout of {} s; stopping them", cut,
+                        drainTimeout.toSeconds());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();   // closing at once, as asked
+            cut = draining.running();
         }
         synchronized (this) {
             servers.values().forEach(ProtocolServer::close);
+        }
+        return new Drained(underWay, cut, draining.refused(), Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /**
+     * How a {@link #drainAndClose} went.
+     *
+     * @param underWay calls running when the server began to refuse new ones
+     * @param cut      of those, the ones still running when the drain timeout passed (or the closing
+     *                 thread was interrupted): stopped with the listeners, their callers told they may have run
+     * @param refused  calls refused as draining (not run here; their clients took them to another replica)
+     * @param took     the whole close, quiet period included
+     */
+    public record Drained(int underWay, int cut, long refused, Duration took) {
+        @Override
+        public String toString() {
+            return String.format(java.util.Locale.ROOT, "drained in %.1f s: %d call(s) under way, %d finished, %d cut; "
+                    + "%d refused as draining", took.toNanos() / 1e9, underWay, underWay - cut, cut, refused);
         }
     }
 

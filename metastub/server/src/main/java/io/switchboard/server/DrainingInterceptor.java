@@ -16,11 +16,13 @@ import java.time.Duration;
 final class DrainingInterceptor implements ServerInterceptor {
     private boolean refusing;
     private int running;
+    private long refused;
 
     @Override
     public Object intercept(ServerCall call, Chain next) throws DeclaredFault {
         synchronized (this) {
             if (refusing) {
+                refused++;
                 throw new DrainingException(call.protocol(), call.component() + " is draining (its server is "
                         + "shutting down): " + call.operation().name() + " did not run; another replica may take it",
                         null);
@@ -38,9 +40,15 @@ final class DrainingInterceptor implements ServerInterceptor {
         }
     }
 
-    /** From now on, new calls are refused. */
-    synchronized void refuseNewCalls() {
+    /** From now on, new calls are refused; returns the calls under way now. */
+    synchronized int refuseNewCalls() {
         refusing = true;
+        return running;
+    }
+
+    /** Calls refused so far. */
+    synchronized long refused() {
+        return refused;
     }
 
     /** Calls under way now. */

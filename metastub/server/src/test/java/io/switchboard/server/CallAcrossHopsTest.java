@@ -1,5 +1,6 @@
 package io.switchboard.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,20 +26,40 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A call that goes client → A → B → C, each hop over another protocol: C sees a deadline no later
- * than the caller's; when it passes, or when the caller cancels, every hop stops promptly (target
- * 50 ms, see {@link #STOP_WITHIN_MILLIS}) and the caller hears it (a {@link DeadlineExceededException}, a cancelled future). SOAP hops
- * included: SOAP carries the deadline in its {@code sb:deadline} header and a cancel as a message
- * naming the call id.
+ * than the caller's; when it passes, or when the caller cancels, every hop is told to stop within
+ * 50 ms and the caller hears it (a {@link DeadlineExceededException}, a cancelled future). SOAP
+ * hops included: SOAP carries the deadline in its {@code sb:deadline} header and a cancel as a
+ * message naming the call id.
+ *
+ * <p>What is timed, and against what: each hop notes when it was first told to stop and by which
+ * signal (its call's cancel listener, its operation noticing the interrupt, or its call to the next
+ * hop ending at the inherited deadline), measured from the event the hop acts on.
+ * <ul>
+ * <li>After a deadline, from the deadline the hop itself received: each hop's server arms its own
+ * timer from it, so the stop waits for no message from upstream (an upstream cancel that arrives
+ * first stops it earlier). That is one timer thread waking on this machine; the 50 ms bound is
+ * asserted on it ({@link #DEADLINE_SIGNAL_WITHIN_MILLIS}).
+ * <li>After a cancel, from the moment its upstream was told (the caller's cancel for A, A's signal
+ * for B, B's for C): one hop of the cancel message, which crosses three or four threads (the
+ * upstream's listener, the client transport, the server's event loop, the call's context). On 2
+ * CPUs with 16-34 threads runnable each of those waits for a CPU, and tcp hops were seen to take
+ * 61 and 85 ms; no bound that tight holds there, so this one and the operations' returns (thread
+ * wake-ups again) are held to {@link #ACROSS_THREADS_WITHIN_MILLIS}, and every hop's figure is
+ * printed.
+ * </ul>
  */
 class CallAcrossHopsTest {
+    /** How late after its own deadline a hop may be told to stop: its server's own timer, one thread waking. */
+    private static final long DEADLINE_SIGNAL_WITHIN_MILLIS = 50;
     /**
-     * How soon after the deadline (or the cancel) every hop has stopped: the target is 50 ms, and
-     * 450 ms of margin absorb a starved scheduler (on 2 CPUs at a load average of 18-35 a hop was
-     * seen to stop 68-173 ms late). A hop that is not cancelled runs for ever and fails
+     * What crosses threads: a hop told by its upstream's cancel after the upstream was told, every
+     * hop's operation returned and the caller answered after the deadline or the cancel. The
+     * target is 50 ms; 450 ms of margin absorb a starved scheduler (on 2 CPUs at a load average
+     * of 16-35 an operation was seen to return 68-173 ms after the deadline, and a tcp hop of a
+     * cancel to take 61 and 85 ms). A hop that is not cancelled runs for ever and fails
      * {@code awaitStopped}; one stopped only by a read timeout takes seconds and fails this bound.
-     * Each case prints how late every hop was, so runs show where the 50 ms target stands.
      */
-    private static final long STOP_WITHIN_MILLIS = 50 + 450;
+    private static final long ACROSS_THREADS_WITHIN_MILLIS = 50 + 450;
 
     /** A server per hop: a component's interface is exported once per server. */
     private static final List<ComponentServer> servers = new ArrayList<>();
@@ -50,12 +71,34 @@ class CallAcrossHopsTest {
     private static ComponentEntry c;
     private static final List<MetaStub> stubs = new ArrayList<>();
 
-    /** One hop: records the deadline it saw and when it stopped; C waits for its call to be cancelled. */
+    /** What told a hop to stop. */
+    enum Signal {
+        /** Its call was cancelled once its own deadline had passed: its server's timer (or a cancel that came after it). */
+        OWN_DEADLINE("its own deadline"),
+        /** Its call was cancelled before its own deadline: the upstream's cancel came first. */
+        UPSTREAM_CANCEL("its upstream's cancel"),
+        /** Its call to the next hop, which inherited its deadline, ended with {@code DeadlineExceededException}. */
+        NEXT_HOP_DEADLINE("its call to the next hop reaching the deadline it inherited");
+
+        final String what;
+
+        Signal(String what) {
+            this.what = what;
+        }
+    }
+
+    /**
+     * One hop: records the deadline it saw, when and by what its call was told to stop, and when its
+     * operation returned; C waits for its call to be cancelled.
+     */
     static final class Hop extends ConformanceImpl {
         final String name;
         volatile ConformanceStub next;
         volatile Long deadlineSeen;
         volatile long startedAt;
+        /** When the hop was first told to stop, and by what (null: not yet). */
+        volatile long signalAt;
+        volatile Signal signal;
         volatile long stoppedAt;
         volatile CountDownLatch started = new CountDownLatch(1);
         volatile CountDownLatch stopped = new CountDownLatch(1);
@@ -69,20 +112,43 @@ class CallAcrossHopsTest {
             return name;
         }
 
+        /**
+         * Notes the first signal only: its call to the next hop reaching its deadline, or else its
+         * own deadline if that has passed, or else its upstream's cancel.
+         */
+        synchronized void told(boolean nextHopDeadline) {
+            if (signal == null) {
+                long now = System.nanoTime();
+                signalAt = now;
+                signal = nextHopDeadline ? Signal.NEXT_HOP_DEADLINE
+                        : deadlineSeen != null && now - deadlineSeen >= 0 ? Signal.OWN_DEADLINE : Signal.UPSTREAM_CANCEL;
+            }
+        }
+
         void reset() {
             deadlineSeen = null;
+            signalAt = 0;
+            signal = null;
             started = new CountDownLatch(1);
             stopped = new CountDownLatch(1);
         }
 
         @Override
         public long spin(double[] values, int maxRounds) {
-            deadlineSeen = ServerCallContext.current().deadlineNanos();
+            ServerCallContext call = ServerCallContext.current();
+            deadlineSeen = call.deadlineNanos();
             startedAt = System.nanoTime();
+            // registered before the call to the next hop, so it runs before that call's own cancel
+            ServerCallContext.Scope told = call.addCancelListener(() -> told(false));
             started.countDown();
             try {
                 if (next != null) {
-                    return next.spin(values, maxRounds);
+                    try {
+                        return next.spin(values, maxRounds);
+                    } catch (DeadlineExceededException e) {
+                        told(true);
+                        throw e;
+                    }
                 }
                 CountDownLatch cancelled = new CountDownLatch(1);
                 try (ServerCallContext.Scope s = ServerCallContext.onCancel(cancelled::countDown)) {
@@ -92,6 +158,10 @@ class CallAcrossHopsTest {
                 }
                 return 0;
             } finally {
+                told.close();
+                // a cancel interrupts the operation's thread before it runs the listeners: the
+                // operation may notice first, and that is when it was told
+                told(false);
                 stoppedAt = System.nanoTime();
                 stopped.countDown();
             }
@@ -167,6 +237,10 @@ class CallAcrossHopsTest {
         return TimeUnit.NANOSECONDS.toMillis(at - from);
     }
 
+    private static long micros(long nanos) {
+        return TimeUnit.NANOSECONDS.toMicros(nanos);
+    }
+
     @ParameterizedTest(name = "client -{0}-> A -{1}-> B -{2}-> C")
     @CsvSource({"soap, grpc, tcp", "grpc, tcp, soap", "tcp, soap, local", "local, soap, grpc"})
     void theDeadlineTravelsEveryHopAndStopsThemAllWhenItPasses(String toA, String toB, String toC) throws Exception {
@@ -185,12 +259,20 @@ class CallAcrossHopsTest {
         // arrival, so C's deadline is the caller's, later by no more than the request's way to C
         assertTrue(C.deadlineSeen - deadline <= C.startedAt - callStart, seen + "; C started "
                 + millisAfter(C.startedAt, callStart) + " ms after the call");
+        String route = toA + "," + toB + "," + toC + ": ";
         for (Hop h : List.of(A, B, C)) {
-            long late = millisAfter(h.stoppedAt, deadline);
-            System.out.println(toA + "," + toB + "," + toC + ": " + h + " stopped " + late + " ms after the deadline");
-            assertTrue(late <= STOP_WITHIN_MILLIS, h + " stopped " + late + " ms after the deadline; " + seen);
+            // told to stop: at its own deadline, or before it by its upstream's cancel; late by no more than 50 ms
+            assertTrue(h.signal != null, h + " was never told to stop");
+            double late = micros(h.signalAt - h.deadlineSeen) / 1000.0;
+            String told = h + " told to stop " + String.format(java.util.Locale.ROOT, "%.1f", late)
+                    + " ms after its own deadline, by " + h.signal.what;
+            System.out.println(route + told + "; its operation returned " + millisAfter(h.stoppedAt, deadline)
+                    + " ms after the caller's deadline");
+            assertTrue(late <= DEADLINE_SIGNAL_WITHIN_MILLIS, told + "; " + seen);
+            assertTrue(millisAfter(h.stoppedAt, deadline) <= ACROSS_THREADS_WITHIN_MILLIS, h + "'s operation returned "
+                    + millisAfter(h.stoppedAt, deadline) + " ms after the deadline; " + seen);
         }
-        assertTrue(millisAfter(answered, deadline) <= STOP_WITHIN_MILLIS,
+        assertTrue(millisAfter(answered, deadline) <= ACROSS_THREADS_WITHIN_MILLIS,
                 "the caller heard " + millisAfter(answered, deadline) + " ms after the deadline: " + e);
     }
 
@@ -203,10 +285,21 @@ class CallAcrossHopsTest {
         long cancelledAt = System.nanoTime();
         assertTrue(call.cancel(true));
         awaitStopped();
+        String route = toA + "," + toB + "," + toC + ": ";
+        long upstreamTold = cancelledAt;
         for (Hop h : List.of(A, B, C)) {
-            long late = millisAfter(h.stoppedAt, cancelledAt);
-            System.out.println(toA + "," + toB + "," + toC + ": " + h + " stopped " + late + " ms after the cancel");
-            assertTrue(late <= STOP_WITHIN_MILLIS, h + " stopped " + late + " ms after the cancel");
+            // no deadline here: the only signal is the upstream's cancel, one hop of its message
+            assertEquals(Signal.UPSTREAM_CANCEL, h.signal, h + " has no deadline: only its upstream can tell it to stop");
+            double late = micros(h.signalAt - upstreamTold) / 1000.0;
+            String told = h + " told to stop " + String.format(java.util.Locale.ROOT, "%.1f", late) + " ms after "
+                    + (h == A ? "the caller cancelled" : "its upstream was told") + " (" + millisAfter(h.signalAt, cancelledAt)
+                    + " ms after the caller's cancel)";
+            System.out.println(route + told + "; its operation returned " + millisAfter(h.stoppedAt, cancelledAt)
+                    + " ms after the cancel");
+            assertTrue(late <= ACROSS_THREADS_WITHIN_MILLIS, told);
+            assertTrue(millisAfter(h.stoppedAt, cancelledAt) <= ACROSS_THREADS_WITHIN_MILLIS, h + "'s operation returned "
+                    + millisAfter(h.stoppedAt, cancelledAt) + " ms after the cancel");
+            upstreamTold = h.signalAt;
         }
         assertThrows(CancellationException.class, call::get);
     }

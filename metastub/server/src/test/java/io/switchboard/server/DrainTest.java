@@ -2,6 +2,7 @@ package io.switchboard.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.client.ReplicatedChannel;
@@ -91,7 +92,8 @@ class DrainTest {
         impl.hold = true;
         CompletableFuture<Long> underWay = pinned(channel, "grpc").incrementAsync(1);
         assertTrue(impl.entered.await(10, TimeUnit.SECONDS), "the call is under way");
-        Thread closer = new Thread(server::close, "closer");
+        CompletableFuture<ComponentServer.Drained> drained = new CompletableFuture<>();
+        Thread closer = new Thread(() -> drained.complete(server.drainAndClose()), "closer");
         closer.start();
         for (String protocol : List.of("grpc", "soap", "tcp", "local")) {
             DrainingException e = awaitDraining(pinned(channel, protocol));
@@ -104,6 +106,28 @@ class DrainTest {
         closer.join(TimeUnit.SECONDS.toMillis(10));
         assertFalse(closer.isAlive(), "close returns once the call under way has ended");
         assertEquals(1, impl.increments.get());
+        ComponentServer.Drained report = drained.get(10, TimeUnit.SECONDS);
+        assertEquals(1, report.underWay(), report.toString());
+        assertEquals(0, report.cut(), report.toString());
+        assertTrue(report.refused() >= 4, "one refusal per protocol at least: " + report);
+        assertEquals(null, server.drainAndClose(), "the first close reports; a second has nothing to do");
+    }
+
+    /** A call still running when the drain timeout passes is cut, and the report says so. */
+    @Test
+    void aCallLongerThanTheDrainTimeoutIsReportedCut() throws Exception {
+        Held impl = new Held();
+        ComponentServer server = ComponentServer.builder().drain(Duration.ZERO, Duration.ofMillis(100)).build();
+        ComponentEntry entry = server.export("Counter", ConformanceComponent.skeleton(impl));
+        impl.hold = true;
+        CompletableFuture<Long> underWay = pinned(metaStub(entry), "grpc").incrementAsync(1);
+        assertTrue(impl.entered.await(10, TimeUnit.SECONDS), "the call is under way");
+        ComponentServer.Drained report = server.drainAndClose();
+        impl.release.countDown();
+        assertEquals(1, report.underWay(), report.toString());
+        assertEquals(1, report.cut(), report.toString());
+        assertTrue(report.toString().contains("1 cut"), report.toString());
+        assertThrows(java.util.concurrent.ExecutionException.class, () -> underWay.get(10, TimeUnit.SECONDS));
     }
 
     @Test

@@ -38,6 +38,8 @@ public final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final Path stderr;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    /** Every line read so far, those {@link #await} skipped or returned included. */
+    private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private ChildJvm(Process process, Path stderr, String name) {
         this.process = process;
@@ -51,6 +53,7 @@ public final class ChildJvm implements AutoCloseable {
         try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
+                output.add(line);
                 lines.add(line);
             }
         } catch (IOException e) {
@@ -113,6 +116,16 @@ public final class ChildJvm implements AutoCloseable {
         return all.toString();
     }
 
+    /**
+     * Every line the child has printed so far, in order, whether or not {@link #await} read past
+     * it. Once a line was awaited, every line before it is here.
+     */
+    public List<String> output() {
+        synchronized (output) {
+            return List.copyOf(output);
+        }
+    }
+
     /** The process, to send it SIGTERM ({@code destroy}) or wait for it. */
     public Process process() {
         return process;
@@ -139,8 +152,8 @@ public final class ChildJvm implements AutoCloseable {
                 }
                 if (line == END) {
                     lines.add(END);
-                    throw new IllegalStateException("the child process ended before printing '" + prefix + "'"
-                            + stderrTail());
+                    throw new IllegalStateException("the child process ended its output before printing '" + prefix
+                            + "'" + exitStatus() + outputTail() + stderrTail());
                 }
                 if (line.startsWith(prefix)) {
                     return line.substring(prefix.length()).trim();
@@ -165,6 +178,21 @@ public final class ChildJvm implements AutoCloseable {
         return await(command.split(" ", 2)[0] + " ", limit);
     }
 
+    private String exitStatus() {
+        try {
+            return process.waitFor(5, TimeUnit.SECONDS) ? " (exit " + process.exitValue() + ")" : " (still running)";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    private String outputTail() {
+        List<String> all = output();
+        return "; the end of its standard output:\n" + String.join("\n", all.subList(Math.max(0, all.size() - 20),
+                all.size()));
+    }
+
     private String stderrTail() {
         try {
             String err = Files.readString(stderr);
@@ -173,6 +201,15 @@ public final class ChildJvm implements AutoCloseable {
         } catch (IOException e) {
             return "";
         }
+    }
+
+    /**
+     * SIGTERM, as Ctrl-C or a service manager stops a process: its shutdown hooks run, and what it
+     * prints on the way out can still be {@link #await}ed. ({@code Process.destroy} sends the same
+     * signal but closes the streams at once, so that nothing printed after it can be read.)
+     */
+    public void terminate() {
+        process.toHandle().destroy();
     }
 
     /** SIGKILL: no shutdown hook, no unbind, no flush. */

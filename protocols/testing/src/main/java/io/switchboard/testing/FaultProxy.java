@@ -79,13 +79,20 @@ public final class FaultProxy implements AutoCloseable {
         return listener.getLocalPort();
     }
 
-    /** The same endpoint with its address pointing at this proxy. */
+    /**
+     * The same endpoint with its address pointing at this proxy, and without its query: a tcp
+     * endpoint's names the server's Unix socket, which a client on this host would take instead.
+     */
     public Endpoint route(Endpoint endpoint) {
         URI u = endpoint.uri();
         if (u.getPort() != target.getPort()) {
             throw new IllegalArgumentException(endpoint + " is not the proxy's target " + target);
         }
         String address = endpoint.address().replaceFirst(":" + u.getPort(), ":" + port());
+        int query = address.indexOf('?');
+        if (query >= 0) {
+            address = address.substring(0, query);
+        }
         return new Endpoint(endpoint.protocol(), address);
     }
 

@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     shifted blocks go worker to worker; at the end the manager collects the C blocks.</li>
  * </ul>
  * The protocol of every call is left to the {@link Switchboard}'s policy; give the switchboard a
- * {@link ProtocolTally} to see how it came out. The manager does not own the switchboard.
+ * {@link ProtocolTally} to see how it came out. The manager does not own the switchboard. The
+ * same algorithms run over any {@link MatrixWorker}s given with the names their neighbours reach
+ * them by (the bench's plain Java baselines do that).
  *
  * <pre>{@code
  * try (Switchboard sb = Switchboard.builder(registryUrl).listener(tally).connect();
@@ -37,19 +39,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class MatrixManager implements AutoCloseable {
     private final List<String> names;
-    private final List<MatrixWorkerStub> workers = new ArrayList<>();
+    private final List<MatrixWorker> workers;
     private final ExecutorService pool;
     private volatile String workerPolicy;
 
     /** Looks up every named worker now; {@link Switchboard.NotBoundException} if one is not bound. */
     public MatrixManager(Switchboard switchboard, List<String> workerNames) {
+        this(workerNames, workerNames.stream()
+                .map(name -> switchboard.lookup(name, MatrixWorkerComponent.DESCRIPTOR, MatrixWorkerComponent::stub))
+                .toList());
+    }
+
+    /**
+     * A manager of workers reached some other way (a plain Java baseline over its own transport):
+     * {@code workers.get(i)} is the worker whose neighbours know it as {@code workerNames.get(i)}
+     * in Cannon's algorithm, so each name must be an address the workers' own transport reaches.
+     */
+    public MatrixManager(List<String> workerNames, List<? extends MatrixWorker> workers) {
         if (workerNames.isEmpty()) {
             throw new IllegalArgumentException("a manager needs at least one worker");
         }
-        this.names = List.copyOf(workerNames);
-        for (String name : names) {
-            workers.add(switchboard.lookup(name, MatrixWorkerComponent.DESCRIPTOR, MatrixWorkerComponent::stub));
+        if (workerNames.size() != workers.size()) {
+            throw new IllegalArgumentException(workerNames.size() + " names for " + workers.size() + " workers");
         }
+        this.names = List.copyOf(workerNames);
+        this.workers = List.copyOf(workers);
         AtomicInteger n = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(names.size(), r -> {
             Thread t = new Thread(r, "matrix-manager-" + n.incrementAndGet());
@@ -95,7 +109,7 @@ public final class MatrixManager implements AutoCloseable {
         int[] rows = Blocks.split(a.getRows(), k);
         List<CompletableFuture<Block>> parts = new ArrayList<>();
         for (int w = 0; w < k; w++) {
-            MatrixWorkerStub worker = workers.get(w);
+            MatrixWorker worker = workers.get(w);
             Block slice = Blocks.sub(a, rows[w], rows[w + 1] - rows[w], 0, a.getCols());
             parts.add(async(() -> worker.multiplyBlock(slice, b)));
         }
@@ -140,7 +154,7 @@ public final class MatrixManager implements AutoCloseable {
                 String up = names.get(((i + q - 1) % q) * q + j);
                 int row = i;
                 int col = j;
-                MatrixWorkerStub worker = workers.get(i * q + j);
+                MatrixWorker worker = workers.get(i * q + j);
                 setups.add(async(() -> worker.setup(job, row, col, q, ab, bb, left, up, policy)));
             }
         }
@@ -152,7 +166,7 @@ public final class MatrixManager implements AutoCloseable {
         for (int s = 0; s < q; s++) {
             int step = s;
             List<CompletableFuture<Integer>> steps = new ArrayList<>();
-            for (MatrixWorkerStub worker : workers) {
+            for (MatrixWorker worker : workers) {
                 steps.add(async(() -> worker.step(job, step)));
             }
             for (int w = 0; w < k; w++) {
@@ -160,7 +174,7 @@ public final class MatrixManager implements AutoCloseable {
             }
         }
         List<CompletableFuture<Block>> results = new ArrayList<>();
-        for (MatrixWorkerStub worker : workers) {
+        for (MatrixWorker worker : workers) {
             results.add(async(() -> worker.result(job)));
         }
         Block c = Blocks.zeros(a.getRows(), b.getCols());
@@ -175,7 +189,7 @@ public final class MatrixManager implements AutoCloseable {
     /** Every worker's status, in worker order (small calls: the control path). */
     public List<WorkerStatus> status() {
         List<WorkerStatus> out = new ArrayList<>();
-        for (MatrixWorkerStub w : workers) {
+        for (MatrixWorker w : workers) {
             out.add(w.status());
         }
         return out;
@@ -184,7 +198,7 @@ public final class MatrixManager implements AutoCloseable {
     /** Asks every worker to stop its process; answers how many accepted. */
     public int shutdownWorkers() {
         int accepted = 0;
-        for (MatrixWorkerStub w : workers) {
+        for (MatrixWorker w : workers) {
             if (w.shutdown()) {
                 accepted++;
             }

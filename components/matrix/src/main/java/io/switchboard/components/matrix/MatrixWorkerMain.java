@@ -27,9 +27,15 @@ public final class MatrixWorkerMain {
             System.err.println("usage: MatrixWorkerMain REGISTRY_URL NAME [SECRET]");
             System.exit(2);
         }
-        String registry = args[0];
-        String name = args[1];
-        String secret = args.length == 3 ? args[2] : System.getenv("SWITCHBOARD_SECRET");
+        serve(args[0], args[1], args.length == 3 ? args[2] : System.getenv("SWITCHBOARD_SECRET"), "");
+    }
+
+    /**
+     * What {@link #main} does, for a program that serves more beside the worker in the same process:
+     * its ready line is {@code READY name} followed by {@code readySuffix}. It does not return: it
+     * ends the process once the worker is stopped.
+     */
+    public static void serve(String registry, String name, String secret, String readySuffix) throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
         MatrixWorkerService worker = new MatrixWorkerService(registry, stop::countDown);
         ComponentServer server = ComponentServer.builder().registry(registry, secret).build();
@@ -39,7 +45,7 @@ public final class MatrixWorkerMain {
         }, "matrix-worker-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         ComponentEntry entry = server.export(name, MatrixWorkerComponent.skeleton(worker));
-        System.out.println("READY " + entry.name());
+        System.out.println("READY " + entry.name() + readySuffix);
         for (Endpoint e : entry.endpoints()) {
             System.out.println("  " + e.protocol() + " " + e.address());
         }

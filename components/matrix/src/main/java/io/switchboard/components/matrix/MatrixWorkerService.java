@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * its pre-skewed blocks and its neighbours' registry names, then calls {@code step} on every
  * worker once per step; in each step the worker adds a(s) × b(s) to its C block and hands a(s) to
  * its left neighbour and b(s) to its up neighbour itself, looking them up in the registry through
- * {@link Switchboard}. So the blocks of the shift never pass through the manager.
+ * {@link Switchboard} (or through the {@link Neighbours} it was made with, another transport).
+ * So the blocks of the shift never pass through the manager.
  *
  * <p>Every operation is safe to repeat (the failsafe may resend a call over SOAP): a delivery
  * names its job and step and a second one is recognised; a step already done is not done again;
@@ -38,7 +39,8 @@ public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
     private final ClientSettings clientSettings;
     private final Runnable onShutdown;
     private final Map<String, Switchboard> clients = new ConcurrentHashMap<>();
-    private final Map<String, MatrixWorkerStub> neighbours = new ConcurrentHashMap<>();
+    private final Neighbours reach;
+    private final Map<String, MatrixWorker> neighbours = new ConcurrentHashMap<>();
     private final ProtocolTally outgoing = new ProtocolTally();
     private final AtomicLong multiplied = new AtomicLong();
     private volatile Job job;
@@ -56,9 +58,33 @@ public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
 
     /** As above, reaching the registry and the neighbours with {@code clientSettings} (TLS, say). */
     public MatrixWorkerService(String registryUrl, Runnable onShutdown, ClientSettings clientSettings) {
+        this(registryUrl, onShutdown, clientSettings, null);
+    }
+
+    /**
+     * A worker that reaches its neighbours of Cannon's grid through {@code neighbours} instead of the
+     * registry: the same algorithm over another transport (a plain Java baseline, say), where the
+     * names {@code setup} gives are that transport's addresses. {@code shutdown} is refused.
+     */
+    public MatrixWorkerService(Neighbours neighbours) {
+        this(null, null, ClientSettings.defaults(), Objects.requireNonNull(neighbours, "neighbours"));
+    }
+
+    private MatrixWorkerService(String registryUrl, Runnable onShutdown, ClientSettings clientSettings, Neighbours neighbours) {
         this.registryUrl = registryUrl;
         this.onShutdown = onShutdown;
         this.clientSettings = clientSettings;
+        this.reach = neighbours != null ? neighbours : this::lookUp;
+    }
+
+    /**
+     * How a worker reaches a neighbour of Cannon's grid by the name its {@code setup} gave. A worker
+     * asks once per name and policy and keeps the answer until a call through it fails.
+     */
+    @FunctionalInterface
+    public interface Neighbours {
+        /** The neighbour called {@code name}, for calls under the selection policy {@code policy}. */
+        MatrixWorker reach(String name, String policy);
     }
 
     /**
@@ -271,23 +297,26 @@ public final class MatrixWorkerService implements MatrixWorker, AutoCloseable {
     }
 
     /**
-     * Calls a neighbour through a stub looked up once per name and policy. A call that fails drops
-     * the stub, so that the next one looks the neighbour up again (it may have been restarted at
-     * another address).
+     * Calls a neighbour reached once per name and policy. A call that fails drops it, so that the
+     * next one reaches the neighbour again (it may have been restarted at another address).
      */
-    private void send(String policy, String name, Consumer<MatrixWorkerStub> call) {
+    private void send(String policy, String name, Consumer<MatrixWorker> call) {
+        String key = policy + " " + name;
+        MatrixWorker neighbour = neighbours.computeIfAbsent(key, k -> reach.reach(name, policy));
+        try {
+            call.accept(neighbour);
+        } catch (RuntimeException e) {
+            neighbours.remove(key, neighbour);
+            throw e;
+        }
+    }
+
+    /** The default way to a neighbour: its name in the registry, a meta-stub with the policy. */
+    private MatrixWorker lookUp(String name, String policy) {
         if (registryUrl == null) {
             throw new IllegalStateException("this worker has no registry to find its neighbour " + name + " in");
         }
-        String key = policy + " " + name;
-        MatrixWorkerStub stub = neighbours.computeIfAbsent(key, k -> client(policy)
-                .lookup(name, MatrixWorkerComponent.DESCRIPTOR, MatrixWorkerComponent::stub));
-        try {
-            call.accept(stub);
-        } catch (RuntimeException e) {
-            neighbours.remove(key, stub);
-            throw e;
-        }
+        return client(policy).lookup(name, MatrixWorkerComponent.DESCRIPTOR, MatrixWorkerComponent::stub);
     }
 
     private Switchboard client(String policy) {

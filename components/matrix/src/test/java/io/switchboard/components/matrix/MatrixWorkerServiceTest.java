@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The worker's bookkeeping on its own: repeats are recognised and change nothing. */
@@ -38,6 +42,31 @@ class MatrixWorkerServiceTest {
             StepFaultException early = assertThrows(StepFaultException.class, () -> w.step("job-2", 1));
             assertTrue(early.getFaultInfo().getReason().contains("before step 0"), early.getMessage());
         }
+    }
+
+    @Test
+    void workersGivenTheirNeighboursRunCannonWithoutARegistry() {
+        Map<String, MatrixWorkerService> byName = new ConcurrentHashMap<>();
+        AtomicInteger reached = new AtomicInteger();
+        MatrixWorkerService.Neighbours direct = (name, policy) -> {
+            reached.incrementAndGet();
+            return byName.get(name);
+        };
+        List<String> names = List.of("w0", "w1", "w2", "w3");
+        for (String name : names) {
+            byName.put(name, new MatrixWorkerService(direct));
+        }
+        Random rnd = new Random(5);
+        Block a = Matrices.integers(rnd, 9, 7);
+        Block b = Matrices.integers(rnd, 7, 8);
+        try (MatrixManager manager = new MatrixManager(names, names.stream().map(byName::get).toList())) {
+            assertTrue(Blocks.identical(Blocks.multiply(a, b), manager.multiplyCannon(a, b)));
+            assertEquals(8, reached.get(), "each of 4 workers reached its left and its up neighbour once");
+            assertTrue(Blocks.identical(Blocks.multiply(a, b), manager.multiplyCannon(a, b)));
+            assertEquals(8, reached.get(), "and kept them for the next job");
+            assertTrue(Blocks.identical(Blocks.multiply(a, b), manager.multiplySimple(a, b)));
+        }
+        assertFalse(byName.get("w0").shutdown(), "a worker with its own neighbours has no process to stop");
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Transport;
 import java.net.URI;
@@ -73,7 +74,7 @@ final class GrpcClient implements ProtocolClient {
         if (closed) {
             throw new IllegalStateException("gRPC client is closed");
         }
-        String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+        String h = Endpoints.socketHost(host);
         return channels.computeIfAbsent(scheme + "://" + h + ":" + port, key -> NettyChannelBuilder.forAddress(h, port,
                         GrpcTls.channel(scheme, settings.tls()))
                 // our listener only queues frames and wakes the calling thread

@@ -23,6 +23,7 @@ import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerCallContext;
@@ -185,10 +186,7 @@ final class GrpcServer implements ProtocolServer {
         }
         registry.addService(definition);
         health.setStatus(serviceName, ServingStatus.SERVING);
-        String host = settings.hostForEndpoints();
-        if (host.contains(":") && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
+        String host = Endpoints.uriHost(settings.hostForEndpoints());
         return new Endpoint(protocol(), GrpcTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name());
     }
 

@@ -61,6 +61,7 @@ final class SoapConnector extends ServerConnector {
     private long refused;
     private long displaced;
     private volatile Scheduler.Task tick;
+    private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
 
     SoapConnector(Server server, ServerSettings settings, ConnectionFactory... factories) {
         super(server, -1, -1, factories);
@@ -173,7 +174,13 @@ final class SoapConnector extends ServerConnector {
         }
     }
 
+    /** Deadline checks made so far; for tests. */
+    long ticks() {
+        return ticks.get();
+    }
+
     private void tick() {
+        ticks.incrementAndGet();
         try {
             long now = System.nanoTime();
             for (EndPoint e : getConnectedEndPoints()) {

@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * request to its deadline. A request's head and body must arrive within {@code requestTimeout}
  * plus their size at {@code minBytesPerSecond}, counted from its first byte; Jetty's idle timeout
  * cannot bound that alone, since every trickled byte resets it. A request that misses the deadline
- * while the server waits for its bytes gets {@code 408 Request Timeout} and its connection is
- * closed; an operation that runs long once its request has arrived is not cut.
+ * while the server waits for its bytes, with none in the socket, gets {@code 408 Request Timeout}
+ * and its connection is closed; bytes that wait in the socket for a starved server count for the
+ * sender, and an operation that runs long once its request has arrived is not cut.
  *
  * <p>A connection closed under a sender that may still be sending (after a 408, or a 413 for a
  * body over the size limit) lingers: its output ends, and the connector reads and drops what still
@@ -125,11 +126,11 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             return 0;
         }
         int n = super.fill(buffer);
-        if (n > 0 && arrived(n)) {
-            // past the deadline: the bytes are dropped, and the connector's next tick cuts the request,
-            // once Jetty waits for more (a close from inside this read would leave a reader waiting)
-            buffer.limit(buffer.limit() - n);
-            return 0;
+        if (n > 0) {
+            // bytes read late are still taken: they may have waited in the socket for a starved server
+            // (the sender was on time); a sender that is late leaves the server waiting, where the
+            // connector's tick cuts it
+            arrived(n);
         }
         return n;
     }
@@ -243,22 +244,16 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
     }
 
-    /** Counts bytes that arrived; true if they came after the request's deadline. */
-    private synchronized boolean arrived(int n) {
-        long now = System.nanoTime();
+    /** Counts bytes that arrived; the first of a request starts its clock. */
+    private synchronized void arrived(int n) {
         switch (state) {
             case WAITING, BETWEEN_REQUESTS -> {
                 state = State.IN_REQUEST;
-                sinceNanos = now;
+                sinceNanos = System.nanoTime();
                 requestBytes = n;
-                return false;
             }
-            case IN_REQUEST -> {
-                requestBytes += n;
-                return overdue(now);
-            }
+            case IN_REQUEST -> requestBytes += n;
             default -> {
-                return false;
             }
         }
     }
@@ -338,13 +333,17 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         return !lingering && super.isOpen();
     }
 
-    /** Called by the connector every tick: cuts a request past its deadline while the server waits for its bytes. */
+    /**
+     * Called by the connector every tick: cuts a request past its deadline while the server waits
+     * for its bytes and none has come. Bytes already in the socket mean the server is late, not the
+     * sender (a starved selector thread has not read them yet), so they keep the request.
+     */
     void checkDeadline(long now) {
-        boolean cut;
+        boolean overdue;
         synchronized (this) {
-            cut = state == State.IN_REQUEST && isFillInterested() && overdue(now);
+            overdue = state == State.IN_REQUEST && isFillInterested() && overdue(now);
         }
-        if (cut) {
+        if (overdue && !waiters.readableNow(getChannel())) {
             cut();
         }
     }
@@ -404,7 +403,12 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             return inUse.get();
         }
 
-        /** Whether the socket had bytes to read (or reached its end) within the time; a selector borrowed for the one wait. */
+        /** Whether the socket has bytes to read (or reached its end) now, without reading them. */
+        boolean readableNow(SocketChannel channel) {
+            return awaitReadable(channel, 0);
+        }
+
+        /** Whether the socket had bytes to read (or reached its end) within the time (0: now); a selector borrowed for the one wait. */
         boolean awaitReadable(SocketChannel channel, long millis) {
             Selector selector = borrow();
             if (selector == null) {
@@ -413,7 +417,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             SelectionKey key = null;
             try {
                 key = channel.register(selector, SelectionKey.OP_READ);
-                return selector.select(millis) > 0;
+                return (millis == 0 ? selector.selectNow() : selector.select(millis)) > 0;
             } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
                 return false;
             } finally {

@@ -4,6 +4,7 @@ import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.codec.XmlMessages;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
@@ -185,10 +186,7 @@ final class SoapServer implements ProtocolServer {
 
     /** {@code http://HOST:PORT/axis2/}, or {@code https://} with TLS. */
     private String root() {
-        String host = settings.hostForEndpoints();
-        if (host.contains(":") && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
+        String host = Endpoints.uriHost(settings.hostForEndpoints());
         return (settings.tls() == null ? "http" : "https") + "://" + host + ":" + port() + "/axis2/";
     }
 

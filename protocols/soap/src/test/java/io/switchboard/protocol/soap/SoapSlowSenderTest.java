@@ -37,6 +37,10 @@ class SoapSlowSenderTest {
     private static final Duration IDLE = Duration.ofSeconds(30);
     /** How long a test waits for the server to act; far above the 1 s deadline, far below the idle timeout. */
     private static final int BOUND_MILLIS = 15_000;
+    /** A ping's SOAP envelope. */
+    private static final String PING = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
+            + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
+            + "</soapenv:Envelope>";
 
     private SoapServer server;
     private ProtocolClient client;
@@ -154,6 +158,65 @@ class SoapSlowSenderTest {
         assertNormalCallWorks();
     }
 
+    /**
+     * A request whose bytes came on time but waited in the socket while the server was starved (its
+     * selector threads held here) is served, not cut: the deadline is the sender's, and bytes in the
+     * socket past it are the server's delay. A fresh-clone run on a loaded machine once answered an
+     * ordinary call 408 this way.
+     */
+    @Test
+    void bytesThatWaitInTheSocketForAStarvedServerPastTheDeadlineAreServed() throws Exception {
+        start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
+        Socket s = connect();
+        String envelope = PING;
+        String request = "POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
+                + "Content-Length: " + envelope.length() + "\r\n\r\n" + envelope;
+        int half = request.length() - envelope.length() / 2;
+        long waits = server.connector().selectorWaitsInRequests();
+        OutputStream out = s.getOutputStream();
+        out.write(request.substring(0, half).getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        // the request has begun and the server waits for the rest through its selector
+        long end = System.nanoTime() + BOUND_MILLIS * 1_000_000L;
+        while (server.connector().selectorWaitsInRequests() == waits) {
+            assertTrue(System.nanoTime() < end, "the server never waited for the request's rest");
+            Thread.sleep(5);
+        }
+        long waitingSince = System.nanoTime();
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.Collection<org.eclipse.jetty.io.ManagedSelector> selectors =
+                server.connector().getSelectorManager().getBeans(org.eclipse.jetty.io.ManagedSelector.class);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(selectors.size());
+        for (org.eclipse.jetty.io.ManagedSelector selector : selectors) {
+            selector.submit(nio -> {
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        try {
+            assertTrue(held.await(BOUND_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS), "selectors held");
+            out.write(request.substring(half).getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            // the time is the behaviour: the request's 1 s deadline (from its first byte, before
+            // waitingSince) passes while its rest waits in the socket; then two more deadline checks
+            Thread.sleep(Math.max(0, 1_200 - (System.nanoTime() - waitingSince) / 1_000_000));
+            long ticks = server.connector().ticks();
+            while (server.connector().ticks() < ticks + 2) {
+                assertTrue(System.nanoTime() < end + 2_000_000_000L, "the deadline checks stopped");
+                Thread.sleep(10);
+            }
+        } finally {
+            release.countDown();
+        }
+        String answer = readOneAnswer(s.getInputStream());
+        assertTrue(answer.startsWith("HTTP/1.1 200"), "answer: " + answer);
+    }
+
     @Test
     void aBodySentOneByteAtATimeIsCutAtTheDeadline() throws Exception {
         start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
@@ -179,9 +242,7 @@ class SoapSlowSenderTest {
     void aSenderThatNeverEndsItsChunkedBodyGetsItsAnswerThenTheCutWithoutA408() throws Exception {
         start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
         Socket s = connect();
-        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
-                + "</soapenv:Envelope>";
+        String envelope = PING;
         // the whole envelope in one chunk, but never the last chunk: the answer goes out, then the deadline ends it
         s.getOutputStream().write(("POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
@@ -202,9 +263,7 @@ class SoapSlowSenderTest {
         Socket s = connect();
         OutputStream out = s.getOutputStream();
         InputStream in = s.getInputStream();
-        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
-                + "</soapenv:Envelope>";
+        String envelope = PING;
         byte[] body = ("POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
                 + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(envelope.length()) + "\r\n" + envelope
@@ -232,9 +291,7 @@ class SoapSlowSenderTest {
     void aConnectionTheServerClosesAfterCallsOnItIsClosedForItsClient() throws Exception {
         start(ServerSettings.defaults());
         Socket s = connect();
-        String envelope = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
-                + "</soapenv:Envelope>";
+        String envelope = PING;
         String head = "POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: text/xml; charset=UTF-8\r\nSOAPAction: \"urn:switchboard:test:conformance/ping\"\r\n"
                 + "Content-Length: " + envelope.length() + "\r\n";

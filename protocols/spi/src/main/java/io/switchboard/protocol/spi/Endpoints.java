@@ -11,6 +11,16 @@ public final class Endpoints {
     private Endpoints() {
     }
 
+    /** {@code host} as a URI's authority writes it: an IPv6 literal in brackets, any other host as it is. */
+    public static String uriHost(String host) {
+        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    /** A URI's host as a socket takes it: an IPv6 literal without its brackets. */
+    public static String socketHost(String uriHost) {
+        return uriHost.startsWith("[") && uriHost.endsWith("]") ? uriHost.substring(1, uriHost.length() - 1) : uriHost;
+    }
+
     /** Why {@code address} is not an absolute URI with a host and a port, or null when it is. */
     public static String checkNetworkAddress(String address) {
         if (address.length() > MAX_ADDRESS_CHARS) {

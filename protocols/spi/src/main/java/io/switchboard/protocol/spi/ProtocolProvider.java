@@ -47,6 +47,16 @@ public interface ProtocolProvider {
     }
 
     /**
+     * The largest call, in payload bytes (the request's estimate plus the response the operation
+     * gave lately), for which a selection policy may pick this protocol on its own; a larger call
+     * reaches it only when pinned or under {@code fixed:NAME}. Unbounded by default; tcp keeps to
+     * small calls, so that they never queue behind bulk on its connections.
+     */
+    default long policyMaxBytes() {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * Whether this is the failsafe: the protocol every party speaks, that serves the registry,
      * that every entry must list and that a call falls back to (SOAP). One provider on a class
      * path says so.

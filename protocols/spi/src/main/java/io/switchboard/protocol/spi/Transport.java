@@ -17,6 +17,16 @@ public interface Transport extends Channel, AutoCloseable {
 
     Endpoint endpoint();
 
+    /**
+     * How the calls reach the endpoint when the protocol has more than one way, as the call record
+     * shows it: tcp says {@code unix} when its connection is the server's Unix domain socket on
+     * this host, {@code tcp} otherwise. Null (the default): only the endpoint's address; also
+     * before the first call.
+     */
+    default String via() {
+        return null;
+    }
+
     @Override
     void close();
 }

@@ -4,9 +4,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBuf;
 import io.switchboard.protocol.TransportException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A client's connection to one server: a plain blocking socket (TLS: an {@code SSLSocket}) shared
+ * A client's connection to one server: a plain blocking socket (TLS: an {@code SSLSocket}; on the
+ * same host: a Unix domain socket, see {@link Wire}) shared
  * by every call to that server, calls told apart by correlation id. No thread of its own sits
  * between a caller and the socket:
  * <ul>
@@ -60,9 +58,7 @@ final class ClientConnection {
     private static final int READER_POLL_MILLIS = 1000;
 
     private final String address;
-    private final Socket socket;
-    private final OutputStream out;
-    private final InputStream in;
+    private final Wire wire;
     private final Executor readers;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Call> calls = new ConcurrentHashMap<>();
@@ -91,17 +87,20 @@ final class ClientConnection {
         }
     }
 
-    ClientConnection(String address, Socket socket, TcpLimits limits, Executor readers) throws IOException {
+    ClientConnection(String address, Wire wire, TcpLimits limits, Executor readers) {
         this.address = address;
-        this.socket = socket;
-        this.out = socket.getOutputStream();
-        this.in = socket.getInputStream();
+        this.wire = wire;
         this.readers = readers;
         this.decoder = new FrameDecoder(limits.maxFrameBytes(), limits.maxMetaBytes());
     }
 
     String address() {
         return address;
+    }
+
+    /** {@link UnixSockets#VIA_TCP} or {@link UnixSockets#VIA_UNIX}. */
+    String via() {
+        return wire.via();
     }
 
     boolean usable(long maxIdleNanos) {
@@ -133,7 +132,7 @@ final class ClientConnection {
                 watch = WRITE_WATCH.schedule(() -> close(new IOException("the request was still being written when "
                         + call.what + " reached its deadline")), deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
-            out.write(frame, 0, length);
+            wire.write(frame, 0, length);
         } catch (IOException e) {
             calls.remove(call.id);
             close(e);
@@ -152,7 +151,7 @@ final class ClientConnection {
         writing.lock();
         try {
             if (!closed) {
-                out.write(frame);
+                wire.write(frame, 0, frame.length);
             }
         } catch (IOException e) {
             close(e);
@@ -215,9 +214,9 @@ final class ClientConnection {
                 return;
             }
             try {
-                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, left)));
                 received.ensureWritable(16 << 10);
-                int n = in.read(received.array(), received.arrayOffset() + received.writerIndex(), received.writableBytes());
+                int n = wire.read(received.array(), received.arrayOffset() + received.writerIndex(),
+                        received.writableBytes(), (int) Math.min(Integer.MAX_VALUE, Math.max(1, left)));
                 if (n < 0) {
                     close(new IOException("the server closed the connection"));
                     return;
@@ -333,7 +332,7 @@ final class ClientConnection {
         failure = cause;
         closed = true;
         try {
-            socket.close();
+            wire.close();
         } catch (IOException ignored) {
             // closing anyway
         }

@@ -4,12 +4,14 @@ import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -17,16 +19,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client side of tcp: one connection per server address and scheme, shared by every transport
  * to that server (calls are multiplexed on it by correlation id), made on first use by the calling
  * thread, and again after it closed or sat unused for {@link #MAX_IDLE_NANOS} (a server closes
  * connections idle for a minute by default: a request written into one it is closing would be
- * lost as "may have run"). Over TLS for a {@code tcps://} endpoint. See {@link ClientConnection}
+ * lost as "may have run"). Over TLS for a {@code tcps://} endpoint; over the server's Unix domain
+ * socket when its endpoint names one on this host ({@link UnixSockets}), else, or when that socket
+ * refuses, over TCP. See {@link ClientConnection}
  * for how calls use it without a thread of their own.
  */
 final class TcpClient implements ProtocolClient {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpClient.class);
     /** A connection unused this long is replaced rather than written to: half a server's default idle time. */
     static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
@@ -85,8 +92,8 @@ final class TcpClient implements ProtocolClient {
      * @throws TransportException (not delivered) when no connection can be made
      */
     ClientConnection connection(URI uri) {
-        String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
-        String key = uri.getScheme() + "://" + host + ":" + uri.getPort();
+        String host = host(uri);
+        String key = key(uri);
         ClientConnection c = connections.get(key);
         if (c != null && c.usable(MAX_IDLE_NANOS)) {
             return c;
@@ -103,9 +110,38 @@ final class TcpClient implements ProtocolClient {
                 throw new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
                         "the tcp client is closed", null);
             }
-            c = open(TcpTls.TLS_SCHEME.equals(uri.getScheme()), host, uri.getPort());
+            boolean tls = TcpTls.TLS_SCHEME.equals(uri.getScheme());
+            c = tls ? null : openUnix(UnixSockets.sameHostSocket(uri));
+            if (c == null) {
+                c = open(tls, host, uri.getPort());
+            }
             connections.put(key, c);
             return c;
+        }
+    }
+
+    /**
+     * What calls over the connection of {@code key} ({@link #key}) went via when they last did:
+     * {@link UnixSockets#VIA_UNIX} or {@link UnixSockets#VIA_TCP}; null before the first connection.
+     */
+    String via(String key) {
+        ClientConnection c = connections.get(key);
+        return c == null ? null : c.via();
+    }
+
+    /**
+     * A connection to the server's Unix socket on this host, or null: none was named (another
+     * host, another scheme, Unix sockets off) or it refused (a server gone, a stale socket file).
+     */
+    private ClientConnection openUnix(Path socket) {
+        if (socket == null) {
+            return null;
+        }
+        try {
+            return new ClientConnection(socket.toString(), Wire.unix(socket), limits, readers);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("tcp connects over TCP: the Unix socket {} refused: {}", socket, e.toString());
+            return null;
         }
     }
 
@@ -120,7 +156,7 @@ final class TcpClient implements ProtocolClient {
                 ssl.startHandshake();
                 socket = ssl;
             }
-            return new ClientConnection(host + ":" + port, socket, limits, readers);
+            return new ClientConnection(host + ":" + port, Wire.of(socket), limits, readers);
         } catch (IOException | RuntimeException e) {
             try {
                 socket.close();
@@ -130,6 +166,15 @@ final class TcpClient implements ProtocolClient {
             throw new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, "cannot connect to "
                     + host + ":" + port + (tls ? " over TLS" : "") + ": " + e, e);
         }
+    }
+
+    private static String host(URI uri) {
+        return Endpoints.socketHost(uri.getHost());
+    }
+
+    /** One connection per server: its scheme, host and port (its components share it). */
+    static String key(URI uri) {
+        return uri.getScheme() + "://" + host(uri) + ":" + uri.getPort();
     }
 
     @Override

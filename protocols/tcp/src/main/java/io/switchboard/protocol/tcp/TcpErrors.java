@@ -33,6 +33,12 @@ final class TcpErrors {
     static final int DECLARED_FAULT = 3001;
     /** Switchboard's: the server is draining (shutting down); the call did not run, another replica may take it. */
     static final int DRAINING = 3002;
+    /**
+     * Switchboard's: the operation ran, and its answer is over the frame limit; a client repeats
+     * the call under its call id over a protocol without that limit, and the server answers the
+     * repeat from the first run.
+     */
+    static final int ANSWER_TOO_LARGE = 3003;
 
     /** User field of a response: the refusal's reason code ({@code malformed}, {@code size-limit}, ...). */
     static final String REFUSED = "sb-refused";
@@ -83,6 +89,8 @@ final class TcpErrors {
                     TransportException.Delivery.NOT_DELIVERED, what + " at " + endpoint + ": " + text, null);
             case DRAINING -> new io.switchboard.protocol.DrainingException(TcpProtocolProvider.NAME,
                     what + " at " + endpoint + ": " + text, null);
+            case ANSWER_TOO_LARGE -> new TransportException(TcpProtocolProvider.NAME,
+                    TransportException.Delivery.MAY_HAVE_RUN, what + " at " + endpoint + ": " + text, null);
             case TIMED_OUT -> new TransportException(TcpProtocolProvider.NAME, TransportException.Delivery.MAY_HAVE_RUN,
                     what + " at " + endpoint + " exceeded its deadline: " + text, null);
             default -> new RemoteInvocationException(what + " at " + endpoint + " failed with error " + meta.errorCode()

@@ -13,8 +13,13 @@ package io.switchboard.protocol.tcp;
  *                              once its recent runs each took at most this long ({@link InlineRuns});
  *                              0: always on worker threads. Default 100 µs, or
  *                              {@code -Dswitchboard.tcp.inlineMicros}
+ * @param policyMaxBytes        the largest call (request and expected response payload) a selection
+ *                              policy sends over tcp on its own; larger ones go over gRPC. Default
+ *                              64 KiB (what fits a socket's buffers in one write), or
+ *                              {@code -Dswitchboard.tcp.policyMaxBytes}
  */
-public record TcpLimits(int maxFrameBytes, int maxMetaBytes, int maxCallsPerConnection, int inlineMicros) {
+public record TcpLimits(int maxFrameBytes, int maxMetaBytes, int maxCallsPerConnection, int inlineMicros,
+                        long policyMaxBytes) {
     /** 4 MiB: messages up to this go over tcp; larger ones belong on gRPC, which streams them in parts. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 4 << 20;
     public static final int DEFAULT_MAX_META_BYTES = 64 << 10;
@@ -24,35 +29,44 @@ public record TcpLimits(int maxFrameBytes, int maxMetaBytes, int maxCallsPerConn
     public static final String INLINE_PROPERTY = "switchboard.tcp.inlineMicros";
     /** System property that sets the frame limit of the provider found by name, in bytes. */
     public static final String MAX_FRAME_PROPERTY = "switchboard.tcp.maxFrameBytes";
+    public static final long DEFAULT_POLICY_MAX_BYTES = 64 << 10;
+    /** System property that sets {@link #policyMaxBytes} of the provider found by name. */
+    public static final String POLICY_MAX_PROPERTY = "switchboard.tcp.policyMaxBytes";
 
     public TcpLimits {
         if (maxFrameBytes <= 0 || maxMetaBytes <= 0 || maxCallsPerConnection <= 0 || inlineMicros < 0
-                || maxFrameBytes > Integer.MAX_VALUE - maxMetaBytes - 12) {
+                || maxFrameBytes > Integer.MAX_VALUE - maxMetaBytes - 12 || policyMaxBytes < 0) {
             throw new IllegalArgumentException("tcp limits out of range: frame " + maxFrameBytes + ", meta " + maxMetaBytes
-                    + ", calls per connection " + maxCallsPerConnection);
+                    + ", calls per connection " + maxCallsPerConnection + ", policy's largest call " + policyMaxBytes);
         }
     }
 
     /** The defaults, with the frame limit of {@link #MAX_FRAME_PROPERTY} when set. */
     public static TcpLimits defaults() {
         return new TcpLimits(Integer.getInteger(MAX_FRAME_PROPERTY, DEFAULT_MAX_FRAME_BYTES), DEFAULT_MAX_META_BYTES,
-                DEFAULT_MAX_CALLS_PER_CONNECTION, Integer.getInteger(INLINE_PROPERTY, DEFAULT_INLINE_MICROS));
+                DEFAULT_MAX_CALLS_PER_CONNECTION, Integer.getInteger(INLINE_PROPERTY, DEFAULT_INLINE_MICROS),
+                Long.getLong(POLICY_MAX_PROPERTY, DEFAULT_POLICY_MAX_BYTES));
     }
 
     public TcpLimits withMaxFrameBytes(int bytes) {
-        return new TcpLimits(bytes, maxMetaBytes, maxCallsPerConnection, inlineMicros);
+        return new TcpLimits(bytes, maxMetaBytes, maxCallsPerConnection, inlineMicros, policyMaxBytes);
     }
 
     public TcpLimits withMaxMetaBytes(int bytes) {
-        return new TcpLimits(maxFrameBytes, bytes, maxCallsPerConnection, inlineMicros);
+        return new TcpLimits(maxFrameBytes, bytes, maxCallsPerConnection, inlineMicros, policyMaxBytes);
     }
 
     /** 0: every call on a worker thread. */
     public TcpLimits withInlineMicros(int micros) {
-        return new TcpLimits(maxFrameBytes, maxMetaBytes, maxCallsPerConnection, micros);
+        return new TcpLimits(maxFrameBytes, maxMetaBytes, maxCallsPerConnection, micros, policyMaxBytes);
+    }
+
+    /** 0: policies pick tcp on their own only for calls without payload. */
+    public TcpLimits withPolicyMaxBytes(long bytes) {
+        return new TcpLimits(maxFrameBytes, maxMetaBytes, maxCallsPerConnection, inlineMicros, bytes);
     }
 
     public TcpLimits withMaxCallsPerConnection(int calls) {
-        return new TcpLimits(maxFrameBytes, maxMetaBytes, calls, inlineMicros);
+        return new TcpLimits(maxFrameBytes, maxMetaBytes, calls, inlineMicros, policyMaxBytes);
     }
 }

@@ -22,8 +22,10 @@ import java.util.Map;
  *
  * <p>Messages up to the frame limit ({@link TcpLimits#DEFAULT_MAX_FRAME_BYTES}, 4 MiB, or
  * {@code -Dswitchboard.tcp.maxFrameBytes}) travel over tcp; a larger one is refused before
- * anything is sent. Selection policies do not pick tcp on their own: a call reaches it when pinned
- * ({@code MetaStub.PROTOCOL}) or under {@code fixed:tcp}.
+ * anything is sent. Selection policies pick tcp on their own for small calls only, up to
+ * {@link TcpLimits#policyMaxBytes()} of payload (64 KiB by default), and leave bulk to gRPC, so
+ * that small calls never queue behind a large message on a tcp connection; a call pinned to tcp
+ * ({@code MetaStub.PROTOCOL}) or under {@code fixed:tcp} goes over it up to the frame limit.
  *
  * <pre>{@code
  * ProtocolServer server = Protocols.get("tcp").newServer(ServerSettings.defaults());
@@ -66,10 +68,10 @@ public final class TcpProtocolProvider implements ProtocolProvider {
         return new TcpClient(settings, limits);
     }
 
-    /** Only when a call or a fixed policy names it, for now: see the class comment. */
+    /** Policies pick tcp for small calls only: see the class comment. */
     @Override
-    public boolean chosenByPolicies() {
-        return false;
+    public long policyMaxBytes() {
+        return limits.policyMaxBytes();
     }
 
     /** {@code tcp://HOST:PORT/...} (plain text) or {@code tcps://HOST:PORT/...} (TLS). */

@@ -14,7 +14,6 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -36,6 +35,7 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
 import java.net.InetSocketAddress;
@@ -61,6 +61,10 @@ import org.slf4j.LoggerFactory;
  * are answered in the order they finish. A call whose client cancels it, whose {@code timeout_ms}
  * passes or whose connection closes is cancelled: its thread is interrupted and
  * {@link ServerCallContext#isCancelled()} says so; its answer is not sent.
+ *
+ * <p>On Linux (epoll) a server without TLS also listens on a Unix domain socket, with the same
+ * connections as its port's, and its endpoints name it for clients on the same host
+ * ({@link UnixListener}, {@link UnixSockets}).
  */
 final class TcpServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(TcpServer.class);
@@ -78,6 +82,8 @@ final class TcpServer implements ProtocolServer {
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private EventLoopGroup loops;
     private Channel listener;
+    /** The Unix domain socket beside the TCP port (Linux, without TLS), or null. */
+    private UnixListener unix;
     private boolean closed;
 
     /** A component as served: its skeleton and its operations by name. */
@@ -116,33 +122,34 @@ final class TcpServer implements ProtocolServer {
         boolean epoll = Epoll.isAvailable();   // Linux: fewer system calls per call than the JDK's selector
         DefaultThreadFactory threads = new DefaultThreadFactory("tcp-server", true);
         loops = epoll ? new EpollEventLoopGroup(0, threads) : new NioEventLoopGroup(0, threads);
+        ChannelInitializer<Channel> connection = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                connections.add(ch);
+                boolean over = open.incrementAndGet() > settings.maxConnections();
+                ch.closeFuture().addListener(f -> open.decrementAndGet());
+                if (settings.tls() != null) {
+                    SslHandler tls = TcpTls.server(settings.tls());
+                    tls.handshakeFuture().addListener(f -> {
+                        if (!f.isSuccess()) {
+                            refusedConnections.increment();
+                            LOG.warn("tcp refused a connection at TLS: {}", f.cause().toString());
+                        }
+                    });
+                    ch.pipeline().addLast(tls);
+                }
+                long idle = settings.idleTimeout().toMillis();
+                ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
+                        new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
+                                settings.requestTimeout(), settings.minRequestBytesPerSecond(),
+                                slowSenders::increment),
+                        new Connection(over));
+            }
+        };
         ServerBootstrap b = new ServerBootstrap().group(loops)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        connections.add(ch);
-                        boolean over = open.incrementAndGet() > settings.maxConnections();
-                        ch.closeFuture().addListener(f -> open.decrementAndGet());
-                        if (settings.tls() != null) {
-                            SslHandler tls = TcpTls.server(settings.tls());
-                            tls.handshakeFuture().addListener(f -> {
-                                if (!f.isSuccess()) {
-                                    refusedConnections.increment();
-                                    LOG.warn("tcp refused a connection at TLS: {}", f.cause().toString());
-                                }
-                            });
-                            ch.pipeline().addLast(tls);
-                        }
-                        long idle = settings.idleTimeout().toMillis();
-                        ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
-                                new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
-                                        settings.requestTimeout(), settings.minRequestBytesPerSecond(),
-                                        slowSenders::increment),
-                                new Connection(over));
-                    }
-                });
+                .childHandler(connection);
         try {
             listener = b.bind(new InetSocketAddress(settings.bindAddress(), settings.port())).sync().channel();
             LOG.debug("tcp listening on {}", listener.localAddress());
@@ -152,10 +159,18 @@ final class TcpServer implements ProtocolServer {
             throw new SwitchboardException("tcp server cannot listen on " + settings.bindAddress() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
+        if (epoll && settings.tls() == null && UnixSockets.enabled()) {
+            unix = UnixListener.open(loops, connection);
+        }
     }
 
     int port() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** The Unix domain socket this server listens on as well, or null. */
+    synchronized java.nio.file.Path unixSocket() {
+        return unix == null ? null : unix.path();
     }
 
     @Override
@@ -195,11 +210,9 @@ final class TcpServer implements ProtocolServer {
         if (exported.putIfAbsent(service, new Exported(skeleton, d.name(), Map.copyOf(ops), Map.copyOf(inline))) != null) {
             throw new IllegalStateException(d.name() + " is already exported on this tcp server");
         }
-        String host = settings.hostForEndpoints();
-        if (host.contains(":") && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
-        return new Endpoint(protocol(), TcpTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name());
+        String host = Endpoints.uriHost(settings.hostForEndpoints());
+        return new Endpoint(protocol(), TcpTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name()
+                + (unix == null ? "" : "?" + UnixSockets.query(unix.path())));
     }
 
     @Override
@@ -216,6 +229,9 @@ final class TcpServer implements ProtocolServer {
         exported.clear();
         if (listener != null) {
             listener.close().awaitUninterruptibly();
+            if (unix != null) {
+                unix.close();
+            }
             connections.close().awaitUninterruptibly();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
         }
@@ -518,9 +534,9 @@ final class TcpServer implements ProtocolServer {
             }
             byte[] m = answer.encode();
             if (writer != null && writer.size() > tcpLimits.maxFrameBytes()) {
-                m = TcpErrors.failure(meta.correlationId(), new IllegalStateException("the response of " + op + " ("
+                m = RpcMeta.response(meta.correlationId(), TcpErrors.ANSWER_TOO_LARGE, "the response of " + op + " ("
                         + writer.size() + " bytes) is over the tcp frame limit of " + tcpLimits.maxFrameBytes()
-                        + " bytes")).encode();
+                        + " bytes; the operation ran", null).encode();
                 writer = null;
             }
             ByteBuf frame = Frame.encode(ctx.alloc(), m, writer);

@@ -21,6 +21,7 @@ import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.WireBytes;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.Transport;
+import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,11 +47,16 @@ final class TcpTransport implements Transport {
     private final ProtoCodec codec;
     private final MessageLimits limits;
     private final String service;
+    /** The endpoint's address parsed once, and the key of its server's connection in the client. */
+    private final URI uri;
+    private final String connectionKey;
 
     TcpTransport(TcpClient client, ServiceDescriptor descriptor, Endpoint endpoint) {
         this.client = client;
         this.descriptor = descriptor;
         this.endpoint = endpoint;
+        this.uri = endpoint.uri();
+        this.connectionKey = TcpClient.key(uri);
         this.codec = descriptor.codec(ProtoCodec.class);
         if (codec == null) {
             throw new IllegalArgumentException(descriptor.name() + " has no protobuf codec: recompile it with this Switchboard");
@@ -68,6 +74,12 @@ final class TcpTransport implements Transport {
     @Override
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    /** {@code unix} when calls go over the server's Unix domain socket on this host, else {@code tcp}. */
+    @Override
+    public String via() {
+        return client.via(connectionKey);
     }
 
     @Override
@@ -170,7 +182,7 @@ final class TcpTransport implements Transport {
                 user.put(TraceContext.TRACESTATE, trace.tracestate());
             }
         }
-        ClientConnection connection = client.connection(endpoint.uri());
+        ClientConnection connection = client.connection(uri);
         ClientConnection.Call call = connection.open(operation.toString());
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
         byte[] meta = RpcMeta.request(service, operation.name(), options.callId(), timeoutMillis, call.id, user).encode();

@@ -5,9 +5,11 @@ import io.switchboard.protocol.spi.ProtocolProvider;
 import io.switchboard.testing.conformance.AbstractProtocolConformanceTest;
 
 /**
- * tcp passes the protocol conformance suite. The suite's bulk cases (a 2000 × 2000 matrix, 8 MiB
- * of bytes) are over the default 4 MiB frame, so the provider under test carries 64 MiB frames:
- * the same code path, a larger limit ({@link TcpCallsTest} holds the default).
+ * tcp passes the protocol conformance suite over TCP: the client connects to the endpoint without
+ * its Unix socket ({@link TcpUnixConformanceTest} runs the suite over that). The suite's bulk
+ * cases (a 2000 × 2000 matrix, 8 MiB of bytes) are over the default 4 MiB frame, so the provider
+ * under test carries 64 MiB frames: the same code path, a larger limit ({@link TcpCallsTest}
+ * holds the default).
  */
 class TcpConformanceTest extends AbstractProtocolConformanceTest {
     @Override
@@ -18,6 +20,19 @@ class TcpConformanceTest extends AbstractProtocolConformanceTest {
     @Override
     protected ProtocolProvider provider() {
         return new TcpProtocolProvider(TcpLimits.defaults().withMaxFrameBytes(64 << 20));
+    }
+
+    /** The served endpoint without the query that names its Unix socket. */
+    @Override
+    protected Endpoint connectTo(Endpoint served) {
+        String address = served.address();
+        int query = address.indexOf('?');
+        return query < 0 ? served : new Endpoint(served.protocol(), address.substring(0, query));
+    }
+
+    @Override
+    protected String expectedVia() {
+        return UnixSockets.VIA_TCP;
     }
 
     @Override

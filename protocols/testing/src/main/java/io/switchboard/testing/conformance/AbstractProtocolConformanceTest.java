@@ -72,6 +72,20 @@ public abstract class AbstractProtocolConformanceTest {
         return ClientSettings.defaults();
     }
 
+    /**
+     * The endpoint the client connects to, given the one the server returned: that one, unless a
+     * protocol with more than one way to a server runs the suite once per way (tcp: over TCP and
+     * over a Unix domain socket).
+     */
+    protected Endpoint connectTo(Endpoint served) {
+        return served;
+    }
+
+    /** What {@link Transport#via()} says once a call went through: null for a protocol with one way only. */
+    protected String expectedVia() {
+        return null;
+    }
+
     @BeforeAll
     void startServer() {
         provider = provider();
@@ -80,8 +94,14 @@ public abstract class AbstractProtocolConformanceTest {
         endpoint = server.export(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1000,
                 java.time.Duration.ofMinutes(5)));
         client = provider.newClient(clientSettings());
-        transport = client.connect(ConformanceComponent.DESCRIPTOR, endpoint);
+        transport = client.connect(ConformanceComponent.DESCRIPTOR, connectTo(endpoint));
         stub = ConformanceComponent.stub(transport);
+    }
+
+    @Test
+    void callsTakeTheWayTheSuiteRunsOver() {
+        stub.ping();
+        assertEquals(expectedVia(), transport.via());
     }
 
     @AfterAll

@@ -1,0 +1,188 @@
+package io.switchboard.protocol.tcp;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Set;
+
+/**
+ * tcp on the same host: where a server's Unix domain socket lives, how its endpoint says so, and
+ * how a client tells that it runs on that host (docs/tcp-wire.md, "Unix domain sockets").
+ *
+ * <p>A server without TLS listens on a socket in a directory of its own, readable only by its OS
+ * user (0700), made under {@link #DIRECTORY_PROPERTY} (default {@code java.io.tmpdir}), and
+ * removed when it closes. Its endpoint address carries the socket's path and the host's identity
+ * as query parameters, {@code tcp://HOST:PORT/Echo?unix=/tmp/sb-tcp-123/tcp.sock&host=3f0c...}:
+ * a reader that does not know them sees the same host and port as before.
+ */
+final class UnixSockets {
+    /** {@code -Dswitchboard.tcp.unix=false} turns Unix sockets off: servers do not listen, clients do not connect. */
+    static final String PROPERTY = "switchboard.tcp.unix";
+    /** The directory under which a server makes its private socket directory; default {@code java.io.tmpdir}. */
+    static final String DIRECTORY_PROPERTY = "switchboard.tcp.unixDirectory";
+    /** A socket path's longest form in bytes: {@code sun_path} holds 108, its terminating NUL included. */
+    static final int MAX_PATH_BYTES = 107;
+    /** The endpoint's query parameters: the socket's path, and the identity of the host it is on. */
+    static final String PATH_PARAMETER = "unix";
+    static final String HOST_PARAMETER = "host";
+    /** The call record's word for a call that went over a Unix socket. */
+    static final String VIA_UNIX = "unix";
+    static final String VIA_TCP = "tcp";
+
+    /** The socket's name in its directory. */
+    static final String FILE = "tcp.sock";
+    private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
+    private static final String HOST_ID = hostId();
+
+    private UnixSockets() {
+    }
+
+    static boolean enabled() {
+        return !"false".equalsIgnoreCase(System.getProperty(PROPERTY, "true").trim());
+    }
+
+    /**
+     * This host as its endpoints name it: the first 16 hex digits of the SHA-256 of the machine id,
+     * the boot id and the host name. Containers of one image may share a machine id and all share
+     * the kernel's boot id; their host names tell them apart. A client that computes another
+     * value connects over TCP.
+     */
+    static String hostId() {
+        StringBuilder what = new StringBuilder();
+        what.append(read("/etc/machine-id")).append('\n').append(read("/proc/sys/kernel/random/boot_id")).append('\n');
+        String hostName = read("/proc/sys/kernel/hostname");   // the kernel's, without a name lookup
+        if (hostName.isEmpty()) {
+            try {
+                hostName = InetAddress.getLocalHost().getHostName();
+            } catch (IOException e) {
+                hostName = System.getenv().getOrDefault("HOSTNAME", "");
+            }
+        }
+        what.append(hostName);
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(what.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA-256 in this JVM", e);
+        }
+    }
+
+    static String localHostId() {
+        return HOST_ID;
+    }
+
+    private static String read(String file) {
+        try {
+            return Files.readString(Path.of(file), StandardCharsets.US_ASCII).trim();
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** Why {@code socket} cannot be a socket's path, or null when it can. */
+    static String checkPath(Path socket) {
+        int bytes = socket.toString().getBytes(StandardCharsets.UTF_8).length;
+        return bytes > MAX_PATH_BYTES ? "the path " + socket + " has " + bytes + " bytes, over the "
+                + MAX_PATH_BYTES + " a Unix socket's path may have" : null;
+    }
+
+    /** A new directory that only this OS user may enter (0700), for one server's socket. */
+    static Path privateDirectory() throws IOException {
+        Path parent = Path.of(System.getProperty(DIRECTORY_PROPERTY, System.getProperty("java.io.tmpdir")));
+        return Files.createTempDirectory(parent, "sb-tcp-", PosixFilePermissions.asFileAttribute(PRIVATE));
+    }
+
+    /** The query an endpoint served on {@code socket} as well carries. */
+    static String query(Path socket) {
+        return PATH_PARAMETER + "=" + encode(socket.toString()) + "&" + HOST_PARAMETER + "=" + HOST_ID;
+    }
+
+    /**
+     * The Unix socket a client on this host reaches the endpoint's server at: the endpoint names
+     * one, names this host, and the socket exists as a server makes it ({@link #ours}). Null
+     * otherwise (then: TCP).
+     */
+    static Path sameHostSocket(URI endpoint) {
+        String query = endpoint.getRawQuery();
+        if (query == null || !enabled()) {
+            return null;
+        }
+        String path = null;
+        String host = null;
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq < 0) {
+                continue;
+            }
+            String key = pair.substring(0, eq);
+            String value = decode(pair.substring(eq + 1));
+            if (PATH_PARAMETER.equals(key)) {
+                path = value;
+            } else if (HOST_PARAMETER.equals(key)) {
+                host = value;
+            }
+        }
+        if (path == null || !HOST_ID.equals(host)) {
+            return null;
+        }
+        Path socket;
+        try {
+            socket = Path.of(path);
+        } catch (java.nio.file.InvalidPathException e) {
+            return null;
+        }
+        return socket.isAbsolute() && checkPath(socket) == null && ours(socket) ? socket : null;
+    }
+
+    /**
+     * Whether {@code socket} is a server's socket as {@link UnixListener} makes it: a socket file
+     * named {@link #FILE} in a directory of this OS user's that only that user may enter. An entry
+     * cannot point a client at some other socket on its host (a daemon's, another user's).
+     */
+    static boolean ours(Path socket) {
+        try {
+            if (!FILE.equals(String.valueOf(socket.getFileName())) || !Files.readAttributes(socket,
+                    PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
+                return false;
+            }
+            PosixFileAttributes dir = Files.readAttributes(socket.getParent(), PosixFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            return dir.isDirectory() && dir.permissions().equals(PRIVATE)
+                    && dir.owner().getName().equals(System.getProperty("user.name"));
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return false;
+        }
+    }
+
+    /** Percent-encodes all but unreserved characters and {@code /}. */
+    private static String encode(String s) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~/".indexOf(c) >= 0) {
+                out.append(c);
+            } else {
+                out.append('%').append(HexFormat.of().withUpperCase().toHexDigits(b));
+            }
+        }
+        return out.toString();
+    }
+
+    private static String decode(String s) {
+        try {
+            return java.net.URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}
