@@ -43,6 +43,14 @@ final class RegistryCommand implements Callable<Integer> {
     @Option(names = "--no-console", description = "Do not serve the read-only console at /console.")
     boolean noConsole;
 
+    @Option(names = "--watch-port", defaultValue = "0", description = "Port of the watch stream, where clients "
+            + "follow the registry over gRPC (default: any free port; the registry tells clients where).")
+    int watchPort;
+
+    @Option(names = "--no-watch-stream", description = "Serve watches as SOAP long polls only (each holds a "
+            + "connection and, while it waits, a thread).")
+    boolean noWatchStream;
+
     @Mixin
     TlsOptions tls = new TlsOptions();
 
@@ -50,7 +58,7 @@ final class RegistryCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         String secret = Secrets.read(secretFile);
         RegistryServer.Builder builder = RegistryServer.builder().port(port).bindAddress(bind).secret(secret)
-                .console(!noConsole);
+                .console(!noConsole).watchStream(!noWatchStream).watchPort(watchPort);
         MetricsEndpoint scrape = metrics ? new MetricsEndpoint() : null;
         if (scrape != null) {
             builder.meterRegistry(scrape.registry());
@@ -75,6 +83,9 @@ final class RegistryCommand implements Callable<Integer> {
                     .getHost() + ", the first non-loopback address (--advertise to choose)");
         }
         System.out.println("wsdl      " + server.wsdlUrl());
+        if (server.watchStreamAddress() != null) {
+            System.out.println("watches   " + server.watchStreamAddress());
+        }
         if (server.consoleUrl() != null) {
             System.out.println("console   " + server.consoleUrl());
         }

@@ -253,8 +253,11 @@ public final class Switchboard implements AutoCloseable {
 
     /**
      * Tells {@code listener} about the instances of {@code name} (every name when null): first
-     * each one bound now as {@link RegistryEvent.Kind#APPEAR}, then the changes, on a daemon
-     * thread. Close the watch to stop it; closing this {@code Switchboard} stops it too.
+     * each one bound now as {@link RegistryEvent.Kind#APPEAR}, then the changes, one at a time.
+     * The changes come on the registry's watch stream, shared with every other watch of the JVM
+     * (no connection or thread of its own; the listener runs on a shared thread, so it should not
+     * block for long), or from a registry without one by long polls on a daemon thread (see
+     * {@link RegistryWatch}). Close the watch to stop it; closing this {@code Switchboard} stops it too.
      *
      * <p>The contract, per instance: events come in the order of the changes, never an older state
      * after a newer one, and the last event reports the instance's current state. Changes made

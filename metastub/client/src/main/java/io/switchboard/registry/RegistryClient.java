@@ -2,6 +2,7 @@ package io.switchboard.registry;
 
 import io.switchboard.client.ReplicatedChannel;
 import io.switchboard.metastub.MetaStub;
+import io.switchboard.metastub.ProtocolClients;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.Protocols;
@@ -16,12 +17,23 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.registry.wire.Event;
 import io.switchboard.registry.wire.RegistryStub;
 import io.switchboard.registry.wire.WatchResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.StatusRuntimeException;
+import io.switchboard.protocol.TlsSettings;
+import io.switchboard.registry.wire.Entry;
+import io.switchboard.registry.wire.ListEntries;
+import io.switchboard.registry.wire.ListEntriesResponse;
+import io.switchboard.registry.wire.Lookup;
+import io.switchboard.registry.wire.LookupResponse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,10 +41,11 @@ import org.slf4j.LoggerFactory;
  * Talks to a registry: the generated registry stub over SOAP, with plain Java types.
  *
  * <p>Several registry servers that share one store (ZooKeeper) can be given as a list, or as one
- * string with the URLs separated by commas: calls go to the first that answers and move to the
+ * string with the URLs separated by commas: writes go to the first that answers and move to the
  * next when one cannot be reached (or, for idempotent operations, when one fails mid-call). A
  * {@code bind} that may have reached a registry is not repeated on another; a component server's
- * heartbeat binds again if the entry is missing.
+ * heartbeat binds again if the entry is missing. Reads and watches do the same from a server
+ * picked at random per client, so that many clients given the same list spread over it.
  *
  * <pre>{@code
  * try (RegistryClient registry = RegistryClient.connect("http://127.0.0.1:8081/axis2/services/Registry", secret)) {
@@ -60,11 +73,26 @@ public final class RegistryClient implements AutoCloseable {
     private static final Duration MAX_CALL_TIMEOUT = Duration.ofSeconds(30);
     private final ReplicatedChannel channel;
     private final RegistryStub stub;
+    /** One SOAP client for every registry server of this client, reads and writes. */
+    private final ProtocolClients clients;
+    /** Reads and watches, over the registry servers from one picked at random; null with one registry. */
+    private final ReplicatedChannel reads;
+    private final RegistryStub readStub;
     private final String credential;
     private final List<String> urls;
     private final Duration callTimeout;
     /** {@link System#nanoTime} until which renewals carry no figures (a registry did not take them); 0: none. */
     private volatile long statsPausedUntil;
+    /** The registry's answer to "where is your watch stream": empty for none; null until asked. Guarded by this. */
+    private Optional<String> stream;
+    private RuntimeException probeFailure;
+    private long probeFailedAt;
+    private static final long PROBE_QUIET_NANOS = Duration.ofSeconds(1).toNanos();
+    private final TlsSettings tls;
+    /** The connection reads use on the stream's listener, and where it goes; guarded by this. */
+    private ManagedChannel readChannel;
+    private String readAddress;
+    private boolean closed;
 
     private RegistryClient(List<String> urls, String credential, ClientSettings settings) {
         if (urls.isEmpty()) {
@@ -83,18 +111,33 @@ public final class RegistryClient implements AutoCloseable {
         }
         this.urls = List.copyOf(urls);
         this.credential = credential;
+        this.tls = settings.tls();
         // the client's call timeout, at most 30 s: a registry that is cut off costs a caller
         // that wants to move on quickly (a short call timeout) no more than that before the next one
         this.callTimeout = settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout()
                 : MAX_CALL_TIMEOUT;
         ClientSettings callSettings = settings.withCallTimeout(callTimeout);
         String failsafe = registries.get(0).endpoints().get(0).protocol();
+        this.clients = new ProtocolClients(callSettings);
         // not traced: lease renewals every few seconds would be traces of their own, and noise
-        this.channel = new ReplicatedChannel("Registry", registries,
-                e -> MetaStub.builder(RegistryComponent.DESCRIPTOR).protocols(failsafe).endpoints(e.endpoints())
-                        .settings(callSettings).tracing(null).build(),
-                ReplicatedChannel.Choice.IN_ORDER, Duration.ZERO, RegistryClient::storeUnavailable);
+        java.util.function.Function<ComponentEntry, MetaStub> stubs = e -> MetaStub.builder(RegistryComponent.DESCRIPTOR)
+                .protocols(failsafe).endpoints(e.endpoints()).settings(callSettings).clients(clients).tracing(null)
+                .build();
+        this.channel = new ReplicatedChannel("Registry", registries, stubs, ReplicatedChannel.Choice.IN_ORDER,
+                Duration.ZERO, RegistryClient::storeUnavailable);
         this.stub = new RegistryStub(channel);
+        if (registries.size() > 1) {
+            // reads and watches start at a registry server of this client's own, picked at random, so
+            // that many clients given the same list spread over it; writes keep the order given
+            List<ComponentEntry> rotated = new ArrayList<>(registries);
+            java.util.Collections.rotate(rotated, -java.util.concurrent.ThreadLocalRandom.current().nextInt(rotated.size()));
+            this.reads = new ReplicatedChannel("Registry", rotated, stubs, ReplicatedChannel.Choice.IN_ORDER,
+                    Duration.ZERO, RegistryClient::storeUnavailable);
+            this.readStub = new RegistryStub(reads);
+        } else {
+            this.reads = null;
+            this.readStub = stub;
+        }
     }
 
     /**
@@ -236,12 +279,68 @@ public final class RegistryClient implements AutoCloseable {
 
     /** Every instance bound under {@code name}; empty if none. */
     public List<ComponentEntry> lookup(String name) {
-        return Entries.fromWire(stub.lookup(name));
+        Lookup request = new Lookup();
+        request.setName(name);
+        List<Entry> fast = readOnStream(WatchStreamMethod.LOOKUP, request,
+                LookupResponse::getEntries);
+        return Entries.fromWire(fast != null ? fast : readStub.lookup(name));
     }
 
     /** Every entry, without interface schemas. */
     public List<ComponentEntry> list() {
-        return Entries.fromWire(stub.listEntries());
+        List<Entry> fast = readOnStream(WatchStreamMethod.LIST,
+                new ListEntries(), ListEntriesResponse::getEntries);
+        return Entries.fromWire(fast != null ? fast : readStub.listEntries());
+    }
+
+    /**
+     * A read on the registry's stream listener, in protobuf; null when there is none or it failed
+     * (the caller then reads over SOAP, which fails over between registries and reports errors as
+     * ever).
+     */
+    private <Q, A> List<Entry> readOnStream(MethodDescriptor<Q, A> method, Q request,
+            java.util.function.Function<A, List<Entry>> entries) {
+        String at;
+        try {
+            at = streamAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
+        ManagedChannel ch = at == null ? null : readChannel(at);
+        if (ch == null) {
+            return null;
+        }
+        try {
+            A answer = io.grpc.stub.ClientCalls.blockingUnaryCall(ch, method,
+                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(callTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS),
+                    request);
+            List<Entry> found = entries.apply(answer);
+            return found == null ? List.of() : found;
+        } catch (StatusRuntimeException e) {
+            LOG.debug("{} at {}: {}; reading over SOAP", method.getBareMethodName(), at, e.getStatus());
+            streamFailed(at);
+            return null;
+        }
+    }
+
+    /** The connection reads use while the stream stays at {@code address}; held until it moves or this client closes. */
+    private synchronized ManagedChannel readChannel(String address) {
+        if (closed) {
+            return null;
+        }
+        if (readChannel != null && !address.equals(readAddress)) {
+            WatchChannels.release(readChannel);
+            readChannel = null;
+        }
+        if (readChannel == null) {
+            try {
+                readChannel = WatchChannels.acquire(address, tls);
+            } catch (RuntimeException e) {
+                return null;
+            }
+            readAddress = address;
+        }
+        return readChannel;
     }
 
     /** One answer of the registry's {@code watch}; see {@link RegistryWatch}, which is how to use it. */
@@ -266,8 +365,12 @@ public final class RegistryClient implements AutoCloseable {
 
     /** One long poll: the changes after {@code since} to {@code names} (all when empty), waiting up to {@code waitSeconds}. */
     WatchResult watch(Collection<String> names, String epoch, Long since, int waitSeconds) {
-        WatchResponse r = stub.withOptions(CallOptions.DEFAULT.withTimeout(watchTimeout(waitSeconds)))
-                .watch(new ArrayList<>(names), epoch, since, waitSeconds);
+        return fromWire(readStub.withOptions(CallOptions.DEFAULT.withTimeout(watchTimeout(waitSeconds)))
+                .watch(new ArrayList<>(names), epoch, since, waitSeconds));
+    }
+
+    /** A {@code watchResponse} (a SOAP answer or a streamed message) with plain Java types. */
+    static WatchResult fromWire(WatchResponse r) {
         List<RegistryEvent> events = new ArrayList<>();
         if (r.getEvents() != null) {
             for (Event e : r.getEvents()) {
@@ -282,8 +385,57 @@ public final class RegistryClient implements AutoCloseable {
         return new WatchResult(r.getEpoch(), r.getVersion(), r.getReset(), events);
     }
 
+    /**
+     * Where the registry streams changes ({@code grpc://HOST:PORT}), asked once with a {@code
+     * watch} that does not wait and kept until {@link #streamFailed}; null when the registry has
+     * no stream (one that predates it, or turned off), and watches then long-poll.
+     */
+    synchronized String streamAddress() {
+        if (stream == null) {
+            // the watches of this client that ask together while no registry answers hear the same
+            // failure, not one call each: no storm of calls to a registry that is down
+            if (probeFailure != null && System.nanoTime() - probeFailedAt < PROBE_QUIET_NANOS) {
+                throw probeFailure;
+            }
+            try {
+                WatchResponse r = readStub.withOptions(CallOptions.DEFAULT.withTimeout(callTimeout))
+                        .watch(List.of(), null, null, 0);
+                stream = Optional.ofNullable(r.getStream());
+                probeFailure = null;
+            } catch (RuntimeException e) {
+                probeFailure = e;
+                probeFailedAt = System.nanoTime();
+                throw e;
+            }
+        }
+        return stream.orElse(null);
+    }
+
+    /** The stream at {@code address} failed: the next watch asks again (perhaps of another registry server). */
+    synchronized void streamFailed(String address) {
+        if (stream != null && Objects.equals(stream.orElse(null), address)) {
+            stream = null;
+        }
+    }
+
+    /** The TLS settings a watch stream's connection uses ({@code grpcs://}); null: the JVM's trust. */
+    TlsSettings tls() {
+        return tls;
+    }
+
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+            if (readChannel != null) {
+                WatchChannels.release(readChannel);
+                readChannel = null;
+            }
+        }
         channel.close();
+        if (reads != null) {
+            reads.close();
+        }
+        clients.close();
     }
 }

@@ -1,5 +1,11 @@
 package io.switchboard.registry;
 
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.switchboard.registry.wire.Watch;
+import io.switchboard.registry.wire.WatchResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,9 +20,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells a listener when instances of some names (or of every name) appear, change or go. A daemon
- * thread long-polls the registry's {@code watch} operation; the listener runs on that thread, one
- * event at a time, in the registry's order.
+ * Tells a listener when instances of some names (or of every name) appear, change or go, one event
+ * at a time, in the registry's order.
+ *
+ * <p>How the changes arrive: when the registry has a watch stream (its {@code watch} answer says
+ * where), the watch is one gRPC server-streaming call on an HTTP/2 connection that every watch of
+ * this JVM to that registry shares ({@link WatchStreamMethod}); it holds no thread and no
+ * connection of its own, and the listener runs on one of a few shared threads (so it should not
+ * block for long). Otherwise (a registry without the stream) a daemon thread long-polls the SOAP
+ * {@code watch} operation and runs the listener. A stream the registry refuses (over its limit, or
+ * over this client's share) is logged with the registry's reason and asked for again later,
+ * every 5 to 60 s; {@link #refusal()} tells the latest reason.
  *
  * <p>It first reports every instance bound now as {@link RegistryEvent.Kind#APPEAR}, then the
  * changes. It keeps its own view of the instances, so whatever happens between polls — the
@@ -47,15 +61,20 @@ public final class RegistryWatch implements AutoCloseable {
     private final Consumer<RegistryEvent> listener;
     private final Map<Key, ComponentEntry> known = new HashMap<>();
     private final CountDownLatch synced = new CountDownLatch(1);
-    private final Thread thread;
+    private Thread thread;
     private volatile boolean closed;
+    /** The stream's call and connection while it runs; guarded by this. */
+    private ClientCall<Watch, WatchResponse> call;
+    /** Where the watch goes on from: the registry's epoch and version last seen. Touched by one step at a time. */
+    private String epoch;
+    private Long since;
+    private long backoffMillis = RETRY_FIRST_MILLIS;
+    private volatile String refusal;
 
     private RegistryWatch(RegistryClient registry, Collection<String> names, Consumer<RegistryEvent> listener) {
         this.registry = registry;
         this.names = Set.copyOf(names);
         this.listener = listener;
-        this.thread = new Thread(this::run, "registry-watch-" + (names.isEmpty() ? "*" : String.join(",", names)));
-        thread.setDaemon(true);
     }
 
     /**
@@ -65,8 +84,142 @@ public final class RegistryWatch implements AutoCloseable {
     public static RegistryWatch start(RegistryClient registry, Collection<String> names,
                                       Consumer<RegistryEvent> listener) {
         RegistryWatch w = new RegistryWatch(registry, names, listener);
-        w.thread.start();
+        WatchChannels.CONNECT.execute(w::connect);
         return w;
+    }
+
+    private static final long RETRY_FIRST_MILLIS = 100;
+    private static final long RETRY_MAX_MILLIS = 5_000;
+    private static final long REFUSED_FIRST_MILLIS = 5_000;
+    private static final long REFUSED_MAX_MILLIS = 60_000;
+
+    /** The registry's reason when it last refused this watch's stream; null once a stream is open. */
+    public String refusal() {
+        return refusal;
+    }
+
+    /** Opens the stream where the registry says it is, or long-polls when it has none. */
+    private void connect() {
+        if (closed) {
+            return;
+        }
+        String address;
+        try {
+            address = registry.streamAddress();
+        } catch (RuntimeException e) {
+            retry(null, "asking " + registry.url() + " where it streams: " + e.getMessage(), false);
+            return;
+        }
+        if (address == null) {
+            poll();
+            return;
+        }
+        ManagedChannel channel;
+        try {
+            channel = WatchChannels.acquire(address, registry.tls());
+        } catch (RuntimeException e) {
+            registry.streamFailed(address);
+            retry(null, "the stream at " + address + ": " + e.getMessage(), false);
+            return;
+        }
+        var c = channel.newCall(WatchStreamMethod.client(), io.grpc.CallOptions.DEFAULT);
+        synchronized (this) {
+            if (closed) {
+                WatchChannels.release(channel);
+                return;
+            }
+            call = c;
+        }
+        Watch request = new Watch();
+        request.setNames(new ArrayList<>(names));
+        request.setEpoch(epoch);
+        request.setSinceVersion(since);
+        c.start(new Stream(c, channel, address), new Metadata());
+        c.sendMessage(request);
+        c.halfClose();
+        c.request(1);
+    }
+
+    /** One stream's messages, in order (gRPC runs one callback of a call at a time). */
+    private final class Stream extends ClientCall.Listener<WatchResponse> {
+        private final ClientCall<?, ?> own;
+        private final ManagedChannel channel;
+        private final String address;
+
+        Stream(ClientCall<?, ?> own, ManagedChannel channel, String address) {
+            this.own = own;
+            this.channel = channel;
+            this.address = address;
+        }
+
+        @Override
+        public void onMessage(WatchResponse message) {
+            RegistryClient.WatchResult r;
+            try {
+                r = RegistryClient.fromWire(message);
+            } catch (RuntimeException e) {
+                own.cancel("the registry sent a change that cannot be read: " + e.getMessage(), e);
+                return;
+            }
+            if (r.reset()) {
+                // a snapshot: every instance of the names, bound at its version
+                resync(r.events().stream().map(RegistryEvent::entry).toList());
+            } else {
+                r.events().forEach(RegistryWatch.this::apply);
+            }
+            epoch = r.epoch();
+            since = r.version();
+            backoffMillis = RETRY_FIRST_MILLIS;
+            refusal = null;
+            synced.countDown();
+            own.request(1);
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+            WatchChannels.release(channel);
+            synchronized (RegistryWatch.this) {
+                if (call == own) {
+                    call = null;
+                }
+            }
+            if (closed) {
+                return;
+            }
+            if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
+                refusal = status.getDescription();
+                retry(address, "the registry at " + address + " refused the watch: " + status.getDescription(), true);
+            } else {
+                registry.streamFailed(address);
+                retry(address, "the stream at " + address + " ended: " + status.getCode()
+                        + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")"), false);
+            }
+        }
+    }
+
+    /** Connects again after a pause that doubles with each failure in a row (longer when refused). */
+    private void retry(String address, String why, boolean refused) {
+        long base = refused ? Math.max(REFUSED_FIRST_MILLIS, backoffMillis) : backoffMillis;
+        backoffMillis = Math.min(refused ? REFUSED_MAX_MILLIS : RETRY_MAX_MILLIS, base * 2);
+        long delay = WatchChannels.jitter(base);
+        if (WatchChannels.worthWarning(address == null ? registry.url() : address)) {
+            LOG.warn("watching {}: {}; trying again in {} ms (the other watches of this JVM alike are logged at"
+                    + " DEBUG for 10 s)", names.isEmpty() ? "every name" : names, why, delay);
+        } else {
+            LOG.debug("watching {}: {}; trying again in {} ms", names.isEmpty() ? "every name" : names, why, delay);
+        }
+        WatchChannels.TIMER.schedule(() -> WatchChannels.CONNECT.execute(this::connect), delay,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** The registry has no stream: a thread of this watch's own long-polls its SOAP {@code watch}. */
+    private synchronized void poll() {
+        if (closed || thread != null) {
+            return;
+        }
+        thread = new Thread(this::run, "registry-watch-" + (names.isEmpty() ? "*" : String.join(",", names)));
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /** Waits until the instances bound at the start have been reported; false if that took longer than {@code timeout}. */
@@ -128,6 +281,11 @@ public final class RegistryWatch implements AutoCloseable {
                 registry.lookup(n).forEach(e -> now.add(e.withoutSchema()));
             }
         }
+        resync(now);
+    }
+
+    /** Reports the difference between {@code now}, every instance bound, and what the listener was told. */
+    private void resync(List<ComponentEntry> now) {
         Map<Key, ComponentEntry> seen = new HashMap<>();
         now.forEach(e -> seen.put(new Key(e.name(), e.instanceId()), e));
         for (Key k : new ArrayList<>(known.keySet())) {
@@ -173,10 +331,19 @@ public final class RegistryWatch implements AutoCloseable {
         }
     }
 
-    /** Stops reporting at once; the thread ends when its poll returns (at most the registry's wait). */
+    /** Stops reporting at once; a stream is cancelled, a polling thread ends when its poll returns. */
     @Override
     public void close() {
-        closed = true;
-        thread.interrupt();
+        ClientCall<?, ?> c;
+        synchronized (this) {
+            closed = true;
+            c = call;
+            if (thread != null) {
+                thread.interrupt();
+            }
+        }
+        if (c != null) {
+            c.cancel("the watch was closed", null);
+        }
     }
 }

@@ -22,8 +22,11 @@ import org.slf4j.LoggerFactory;
  * requires client certificates it trusts ({@link TlsServerCredentials.ClientAuth#REQUIRE}); a
  * connection that closes before its TLS handshake completed (no trusted certificate, plain text)
  * is counted and logged by {@link Refusals}.
+ *
+ * <p>Internal: public for the registry's watch stream, a gRPC service of its own beside the
+ * registry's SOAP listener, which takes the same credentials.
  */
-final class GrpcTls {
+public final class GrpcTls {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcTls.class);
     static final String PLAIN_SCHEME = "grpc";
     static final String TLS_SCHEME = "grpcs";
@@ -32,7 +35,7 @@ final class GrpcTls {
     }
 
     /** The server's credentials: insecure without TLS settings; with {@link NettyTuning#server}'s cumulation. */
-    static ServerCredentials server(TlsSettings tls) {
+    public static ServerCredentials server(TlsSettings tls) {
         return NettyTuning.server(serverCredentials(tls));
     }
 
@@ -52,7 +55,7 @@ final class GrpcTls {
      * settings' trust, else the JVM's, and the settings' key if any), plain text for {@code grpc};
      * with {@link NettyTuning#channel}'s cumulation.
      */
-    static ChannelCredentials channel(String scheme, TlsSettings tls) {
+    public static ChannelCredentials channel(String scheme, TlsSettings tls) {
         return NettyTuning.channel(channelCredentials(scheme, tls));
     }
 

@@ -219,6 +219,13 @@ final class SoapConnector extends ServerConnector {
         return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();
     }
 
+    /** Connections displaced or refused at the limit so far. */
+    long shed() {
+        synchronized (lock) {
+            return displaced + refused;
+        }
+    }
+
     /** Closes the idle connections (the server stops: left open, a client's next request on one would be lost). */
     void closeIdle() {
         for (EndPoint e : getConnectedEndPoints()) {

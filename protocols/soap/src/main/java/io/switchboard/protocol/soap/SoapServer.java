@@ -196,6 +196,12 @@ final class SoapServer implements ProtocolServer {
     }
 
     @Override
+    public long shedConnections() {
+        SoapConnector c = connector;
+        return c == null ? 0 : c.shed();
+    }
+
+    @Override
     public long refusedConnections() {
         return refusals.count.sum();
     }

@@ -31,6 +31,15 @@ public interface ProtocolServer extends AutoCloseable {
     }
 
     /**
+     * Connections closed or turned away at the listener's connection limit since it started: idle
+     * ones displaced for new ones, new ones refused while every one was busy. 0 for a protocol
+     * without such a limit.
+     */
+    default long shedConnections() {
+        return 0;
+    }
+
+    /**
      * Serves {@code handler} at {@code path} (e.g. {@code /console}: also everything below it) on
      * this listener's port, with its TLS and limits, beside the components. Read-only resources
      * only (see {@link WebHandler}). A path taken by the protocol itself, or mounted already, is

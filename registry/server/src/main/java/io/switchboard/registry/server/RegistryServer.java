@@ -37,6 +37,7 @@ public final class RegistryServer implements AutoCloseable {
     private final Endpoint endpoint;
     private final ScheduledExecutorService sweeper;
     private final boolean console;
+    private final WatchStreamServer stream;
 
     private RegistryServer(Builder b) {
         this.service = new RegistryService(b.store, b.secret, b.clock);
@@ -47,11 +48,16 @@ public final class RegistryServer implements AutoCloseable {
             if (b.meters != null) {
                 skeleton = new io.switchboard.server.ServerCallStats(b.meters).counting(skeleton, "Registry",
                         soap.protocol());
-                meters(b.meters, service);
             }
             this.endpoint = soap.export(skeleton);
             if (b.console) {
                 soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
+            }
+            this.stream = b.watchStream ? new WatchStreamServer(service, b.settings, endpoint.uri().getHost(),
+                    b.watchPort, b.maxWatches, b.maxWatchesPerClient) : null;
+            service.streamAt(stream == null ? null : stream.address());
+            if (b.meters != null) {
+                meters(b.meters, this);
             }
         } catch (RuntimeException e) {
             soap.close();
@@ -75,9 +81,11 @@ public final class RegistryServer implements AutoCloseable {
 
     /**
      * The registry's own gauges beside its calls ({@code switchboard.server.calls}, component
-     * {@code Registry}): entries in its store, leases it holds, call figures reported to it.
+     * {@code Registry}): entries in its store, leases it holds, call figures reported to it, watch streams open and
+     * refused, SOAP connections shed at the connection limit.
      */
-    private static void meters(io.micrometer.core.instrument.MeterRegistry meters, RegistryService service) {
+    private static void meters(io.micrometer.core.instrument.MeterRegistry meters, RegistryServer server) {
+        RegistryService service = server.service;
         io.micrometer.core.instrument.Gauge.builder("switchboard.registry.entries", service,
                 s -> s.store().list().size()).description("entries in the registry's store").register(meters);
         io.micrometer.core.instrument.Gauge.builder("switchboard.registry.leases", service,
@@ -85,6 +93,14 @@ public final class RegistryServer implements AutoCloseable {
                 .description("leases this registry server holds").register(meters);
         io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.reports", service,
                 RegistryService::reportCount).description("call figures received with lease renewals")
+                .register(meters);
+        io.micrometer.core.instrument.Gauge.builder("switchboard.registry.watch.streams", server,
+                RegistryServer::openWatchStreams).description("watch streams open").register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.watch.refused", server,
+                RegistryServer::refusedWatchStreams).description("watch streams refused: over the limit or a client's share")
+                .register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.connections.shed", server,
+                RegistryServer::shedConnections).description("SOAP connections displaced or refused at the listener's limit")
                 .register(meters);
     }
 
@@ -134,9 +150,35 @@ public final class RegistryServer implements AutoCloseable {
         return service;
     }
 
+    /** Where watches stream from ({@code grpc://HOST:PORT}); null when turned off. */
+    public String watchStreamAddress() {
+        return stream == null ? null : stream.address();
+    }
+
+    /** Watch streams open now. */
+    public int openWatchStreams() {
+        return stream == null ? 0 : stream.open();
+    }
+
+    /** Watch streams refused so far: over this server's limit or over a client's share. */
+    public long refusedWatchStreams() {
+        return stream == null ? 0 : stream.refused();
+    }
+
+    /**
+     * SOAP connections this server closed or turned away at its connection limit so far (idle ones
+     * displaced, new ones refused while all were busy): 0 when clients never pressed on the limit.
+     */
+    public long shedConnections() {
+        return soap.shedConnections();
+    }
+
     @Override
     public void close() {
         sweeper.shutdownNow();
+        if (stream != null) {
+            stream.close();
+        }
         service.closeWatches();
         soap.close();
         service.store().close();
@@ -151,6 +193,10 @@ public final class RegistryServer implements AutoCloseable {
         private Duration sweepInterval = Duration.ofSeconds(1);
         private boolean console = true;
         private io.micrometer.core.instrument.MeterRegistry meters;
+        private boolean watchStream = true;
+        private int watchPort;
+        private int maxWatches = 20_000;
+        private int maxWatchesPerClient = 4_096;
 
         public Builder port(int port) {
             settings = settings.withPort(port);
@@ -228,6 +274,38 @@ public final class RegistryServer implements AutoCloseable {
          */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             meters = Objects.requireNonNull(registry);
+            return this;
+        }
+
+        /**
+         * Whether watches stream over gRPC from a listener of their own (default true): each client
+         * then follows its names on one HTTP/2 connection with no thread of the registry's held;
+         * false leaves SOAP long polls only.
+         */
+        public Builder watchStream(boolean serve) {
+            watchStream = serve;
+            return this;
+        }
+
+        /** The watch stream's port (default 0: any free one; the SOAP {@code watch} answer tells clients where). */
+        public Builder watchPort(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("not a port: " + port);
+            }
+            watchPort = port;
+            return this;
+        }
+
+        /**
+         * Watch streams this server holds at most (default 20,000), and at most per client
+         * connection (default 4,096); one more is refused with the reason, never dropped later.
+         */
+        public Builder maxWatches(int total, int perClient) {
+            if (total <= 0 || perClient <= 0) {
+                throw new IllegalArgumentException("watch limits must be positive");
+            }
+            maxWatches = total;
+            maxWatchesPerClient = perClient;
             return this;
         }
 

@@ -82,6 +82,7 @@ public final class RegistryService implements Registry {
     private long reportCount;
     /** False when the store reports changes itself (ZooKeeper: also other servers' writes). */
     private final boolean reportOwnWrites;
+    private volatile String stream;
 
     /**
      * @param secret the shared secret writes must carry, or null to accept unauthenticated writes
@@ -390,7 +391,13 @@ public final class RegistryService implements Registry {
             throw new IllegalArgumentException("a watch names at most " + MAX_WATCHED_NAMES + " components");
         }
         int wait = waitSeconds == null ? 0 : Math.max(0, Math.min(MAX_WATCH_SECONDS, waitSeconds));
-        WatchHub.Poll poll = watches.poll(wanted, epoch, sinceVersion, Duration.ofSeconds(wait));
+        WatchResponse r = toWire(watches.poll(wanted, epoch, sinceVersion, Duration.ofSeconds(wait)));
+        r.setStream(stream);
+        return r;
+    }
+
+    /** A poll's answer in the registry's wire form, as the SOAP {@code watch} and the watch stream send it. */
+    static WatchResponse toWire(WatchHub.Poll poll) {
         WatchResponse r = new WatchResponse();
         r.setEpoch(poll.epoch());
         r.setVersion(poll.version());
@@ -409,6 +416,16 @@ public final class RegistryService implements Registry {
         }
         r.setEvents(events);
         return r;
+    }
+
+    /** The hub every watch reads, SOAP long polls and streams alike. */
+    WatchHub watches() {
+        return watches;
+    }
+
+    /** Where this server streams changes ({@code grpc://HOST:PORT}), told to SOAP watchers; null: nowhere. */
+    void streamAt(String address) {
+        stream = address;
     }
 
     /** Answers every waiting watch now; the registry is stopping. */

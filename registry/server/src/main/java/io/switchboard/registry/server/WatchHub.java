@@ -48,6 +48,7 @@ final class WatchHub implements AutoCloseable {
     private long droppedUpTo;
     private int waiting;
     private boolean closed;
+    private Runnable onChange;
 
     /**
      * @param maxWaiting polls that may wait at once; more are answered at once (each waiting poll
@@ -102,6 +103,28 @@ final class WatchHub implements AutoCloseable {
             droppedUpTo = buffer.removeFirst().version();
         }
         notifyAll();
+        if (onChange != null) {
+            onChange.run();
+        }
+    }
+
+    /** Runs {@code hook} after every change, under the hub's lock: it must only signal, never wait. */
+    synchronized void onChange(Runnable hook) {
+        onChange = hook;
+    }
+
+    /**
+     * Every instance of {@code names} (all when empty) bound now, as a {@code reset} poll whose
+     * changes are an {@code APPEAR} each, at the current version: what a new watcher starts from.
+     */
+    synchronized Poll snapshot(Set<String> names) {
+        List<Change> now = new ArrayList<>();
+        view.forEach((k, e) -> {
+            if (names.isEmpty() || names.contains(k.name())) {
+                now.add(new Change(version, new RegistryEvent(RegistryEvent.Kind.APPEAR, k.name(), k.instanceId(), e)));
+            }
+        });
+        return new Poll(epoch, version, true, now);
     }
 
     /**
@@ -140,13 +163,18 @@ final class WatchHub implements AutoCloseable {
     }
 
     private List<Change> matching(Set<String> names, long since) {
-        List<Change> out = new ArrayList<>();
-        for (Change c : buffer) {
-            if (c.version() > since && (names.isEmpty() || names.contains(c.event().name()))) {
-                out.add(c);
+        // the changes after since are the buffer's tail: walk back to them, not over the whole buffer
+        ArrayDeque<Change> out = new ArrayDeque<>();
+        for (var it = buffer.descendingIterator(); it.hasNext(); ) {
+            Change c = it.next();
+            if (c.version() <= since) {
+                break;
+            }
+            if (names.isEmpty() || names.contains(c.event().name())) {
+                out.addFirst(c);
             }
         }
-        return out;
+        return out.isEmpty() ? List.of() : new ArrayList<>(out);
     }
 
     /** Answers every waiting poll now: the registry is stopping. */

@@ -1,0 +1,343 @@
+package io.switchboard.registry.server;
+
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.stub.ServerCalls;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.grpc.GrpcTls;
+import io.switchboard.registry.WatchStreamMethod;
+import io.switchboard.registry.wire.ListEntriesResponse;
+import io.switchboard.registry.wire.LookupResponse;
+import io.switchboard.registry.wire.Watch;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registry's watch stream ({@link WatchStreamMethod}): one gRPC server-streaming call per
+ * watch, many calls on one HTTP/2 connection, on a listener of its own beside the SOAP one.
+ *
+ * <p>A watch holds no thread and no connection of its own: it is a {@link Follower}, the names it
+ * watches and the version it was last sent. One dispatcher thread, woken by every change in the
+ * {@link WatchHub}, sends each follower the changes after its version, encoded once for every
+ * follower of the same names at the same version; a follower whose connection cannot take more
+ * ({@link ServerCall#isReady}) is skipped until it can, and one left behind the hub's buffer is
+ * sent a snapshot instead. So a slow watcher costs one entry in a map, never a queue.
+ *
+ * <p>Limits: at most {@code maxWatches} streams in all and {@code maxPerClient} per connection (a
+ * client's share); one more is refused at once with {@code RESOURCE_EXHAUSTED} and a reason the
+ * client logs, never accepted and then dropped. The SOAP listener, its threads and connections
+ * are not touched by streams: binds, renewals and unbinds never wait behind a watcher.
+ *
+ * <p>The listener also answers the registry's reads, {@code lookup} and {@code listEntries}, in
+ * protobuf on its two call threads, for clients that know it (see {@link WatchStreamMethod}).
+ */
+final class WatchStreamServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WatchStreamServer.class);
+
+    private final WatchHub hub;
+    private final int maxWatches;
+    private final int maxPerClient;
+    private final Server server;
+    private final String address;
+    private final ExecutorService calls;
+    private final Thread dispatcher;
+    private final Set<Follower> followers = ConcurrentHashMap.newKeySet();
+    private final Map<SocketAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong sent = new AtomicLong();
+    private boolean dirty;
+    private boolean closed;
+
+    WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
+                      int maxPerClient) {
+        this.hub = registry.watches();
+        this.maxWatches = maxWatches;
+        this.maxPerClient = maxPerClient;
+        // what gRPC still hands it after close (the closing of streams) is dropped, not an error
+        this.calls = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), daemon("registry-watch-calls"),
+                new ThreadPoolExecutor.DiscardPolicy());
+        ServerServiceDefinition service = ServerServiceDefinition.builder(WatchStreamMethod.SERVICE)
+                .addMethod(WatchStreamMethod.server(), new Handler())
+                // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
+                .addMethod(WatchStreamMethod.LOOKUP, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    LookupResponse r = new LookupResponse();
+                    r.setEntries(registry.lookup(request.getName()));
+                    answer.onNext(r);
+                    answer.onCompleted();
+                }))
+                .addMethod(WatchStreamMethod.LIST, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    ListEntriesResponse r = new ListEntriesResponse();
+                    r.setEntries(registry.listEntries());
+                    answer.onNext(r);
+                    answer.onCompleted();
+                }))
+                .build();
+        InetSocketAddress at = ServerSettings.isWildcard(settings.bindAddress()) ? new InetSocketAddress(port)
+                : new InetSocketAddress(settings.bindAddress(), port);
+        this.server = NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls()))
+                .addService(service)
+                .executor(calls)
+                .maxInboundMessageSize(WatchStreamMethod.MAX_REQUEST_BYTES)
+                // our own count refuses with a reason; Netty's would reset streams without one
+                .maxConcurrentCallsPerConnection(Integer.MAX_VALUE)
+                // clients ping every 10 s to notice a registry that is cut off; a client that is
+                // cut off is noticed by the server's own ping, and its streams freed
+                .permitKeepAliveTime(5, TimeUnit.SECONDS)
+                .keepAliveTime(30, TimeUnit.SECONDS)
+                .keepAliveTimeout(10, TimeUnit.SECONDS)
+                .build();
+        try {
+            server.start();
+        } catch (IOException e) {
+            calls.shutdownNow();
+            throw new UncheckedIOException("cannot open the registry's watch stream on port " + port, e);
+        }
+        this.address = (settings.tls() == null ? "grpc" : "grpcs") + "://" + host + ":"
+                + ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+        this.dispatcher = daemon("registry-watch-dispatcher").newThread(this::dispatch);
+        dispatcher.start();
+        hub.onChange(this::wake);
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** {@code grpc://HOST:PORT} ({@code grpcs://} with TLS), as the SOAP {@code watch} answer tells it. */
+    String address() {
+        return address;
+    }
+
+    /** Streams open now. */
+    int open() {
+        return open.get();
+    }
+
+    /** Streams refused so far: over the total or over a client's share. */
+    long refused() {
+        return refused.get();
+    }
+
+    /** Messages sent so far, over every stream. */
+    long sent() {
+        return sent.get();
+    }
+
+    private synchronized void wake() {
+        dirty = true;
+        notifyAll();
+    }
+
+    private void dispatch() {
+        while (true) {
+            synchronized (this) {
+                while (!dirty && !closed) {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (closed) {
+                    return;
+                }
+                dirty = false;
+            }
+            Map<Object, byte[]> encoded = new HashMap<>();
+            for (Follower f : followers) {
+                try {
+                    f.send(encoded);
+                } catch (RuntimeException e) {
+                    LOG.warn("watch stream to {}: {}; closing it", f.client, e.toString());
+                    f.end(Status.INTERNAL.withDescription("the registry could not send a change: " + e.getMessage()));
+                }
+            }
+        }
+    }
+
+    /** One stream: the names it watches and what it was last sent. Calls on it are made under its lock. */
+    private final class Follower {
+        final ServerCall<Watch, byte[]> call;
+        final SocketAddress client;
+        Set<String> names;
+        String epoch;
+        Long since;
+        boolean started;
+        boolean done;
+
+        Follower(ServerCall<Watch, byte[]> call, SocketAddress client) {
+            this.call = call;
+            this.client = client;
+        }
+
+        synchronized void start(Watch request) {
+            Set<String> wanted = WatchHub.names(request.getNames());
+            if (wanted.size() > RegistryService.MAX_WATCHED_NAMES) {
+                end(Status.INVALID_ARGUMENT.withDescription("a watch names at most " + RegistryService.MAX_WATCHED_NAMES
+                        + " components"));
+                return;
+            }
+            names = wanted;
+            epoch = request.getEpoch();
+            since = request.getSinceVersion();
+            started = true;
+            wake();
+        }
+
+        synchronized void send(Map<Object, byte[]> encoded) {
+            if (!started || done || !call.isReady() || (since != null && hub.epoch().equals(epoch)
+                    && since == hub.version())) {
+                return;
+            }
+            WatchHub.Poll poll = hub.poll(names, epoch, since, Duration.ZERO);
+            if (poll.reset()) {
+                poll = hub.snapshot(names);
+            }
+            epoch = poll.epoch();
+            long from = since == null ? -1 : since;
+            since = poll.version();
+            if (!poll.reset() && poll.changes().isEmpty()) {
+                return;   // nothing of its names changed
+            }
+            WatchHub.Poll p = poll;
+            byte[] message = encoded.computeIfAbsent(new Sent(names, p.reset() ? -1 : from, p.version()),
+                    k -> WatchStreamMethod.encode(RegistryService.toWire(p)));
+            call.sendMessage(message);
+            sent.incrementAndGet();
+        }
+
+        /** Ends the stream from this side (refused, invalid, or the registry stops). */
+        synchronized void end(Status status) {
+            if (!done) {
+                done = true;
+                try {
+                    call.close(status, new Metadata());
+                } catch (IllegalStateException e) {
+                    // closed already by the peer
+                }
+                forget(this);
+            }
+        }
+
+        synchronized void cancelled() {
+            if (!done) {
+                done = true;
+                forget(this);
+            }
+        }
+    }
+
+    /** What one encoded message holds: the same for every follower of these names sent from this version to that. */
+    private record Sent(Set<String> names, long from, long to) {
+    }
+
+    private synchronized void forget(Follower f) {
+        if (followers.remove(f)) {
+            open.decrementAndGet();
+            perClient.computeIfPresent(f.client, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+        }
+    }
+
+    private final class Handler implements ServerCallHandler<Watch, byte[]> {
+        @Override
+        public ServerCall.Listener<Watch> startCall(ServerCall<Watch, byte[]> call, Metadata headers) {
+            SocketAddress client = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            String refusal = admit(client);
+            if (refusal != null) {
+                long n = refused.incrementAndGet();
+                if (n == 1 || n % 100 == 0) {
+                    LOG.warn("refused a watch stream from {}: {} ({} refused so far)", client, refusal, n);
+                }
+                call.close(Status.RESOURCE_EXHAUSTED.withDescription(refusal), new Metadata());
+                return new ServerCall.Listener<>() {
+                };
+            }
+            Follower f = new Follower(call, client);
+            followers.add(f);
+            call.sendHeaders(new Metadata());
+            call.request(1);
+            return new ServerCall.Listener<>() {
+                @Override
+                public void onMessage(Watch request) {
+                    f.start(request);
+                }
+
+                @Override
+                public void onReady() {
+                    wake();
+                }
+
+                @Override
+                public void onCancel() {
+                    f.cancelled();
+                }
+            };
+        }
+    }
+
+    /** Counts one more stream for {@code client}; null if admitted, else why not. */
+    private synchronized String admit(SocketAddress client) {
+        if (closed) {
+            return "the registry is stopping";
+        }
+        if (open.get() >= maxWatches) {
+            return "this registry server has " + maxWatches + " watches open, its limit; watch through another"
+                    + " registry server or later";
+        }
+        AtomicInteger mine = perClient.computeIfAbsent(client, k -> new AtomicInteger());
+        if (mine.get() >= maxPerClient) {
+            return "this client has " + maxPerClient + " watches open on one connection, its share; close some"
+                    + " or watch every name in one";
+        }
+        mine.incrementAndGet();
+        open.incrementAndGet();
+        return null;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            closed = true;
+            notifyAll();
+        }
+        for (Follower f : followers) {
+            f.end(Status.UNAVAILABLE.withDescription("the registry is stopping"));
+        }
+        server.shutdownNow();
+        try {
+            server.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        calls.shutdownNow();
+    }
+}
