@@ -43,12 +43,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * for B, B's for C): one hop of the cancel message, which wakes at least one thread on the far
  * side. On tcp that is all: the upstream's listener writes the cancel frame itself and the
  * server's event loop that reads it runs the call's listeners. gRPC adds the client's event loop;
- * SOAP posts its cancel message from a thread of its own to a server thread. On 2 CPUs with 16-34 threads runnable each of those waits for a CPU: tcp
- * hops were seen to take 61 and 85 ms while the cancel frame still waited for the client's
- * executor to start a thread (until 2026-11-27, commit 503c133), and gRPC and SOAP hops 75-100 ms
- * at a load of 7; no bound that tight holds there, so this one and the operations' returns (thread
- * wake-ups again) are held to {@link #ACROSS_THREADS_WITHIN_MILLIS}, and every hop's figure is
- * printed.
+ * SOAP posts its cancel message from a thread of its own to a server thread. On 2 CPUs with
+ * 16-34 threads runnable each of those waits for a CPU: tcp hops were seen to take 61 and 85 ms
+ * while the cancel frame still waited for the client's executor to start a thread (until
+ * 2026-11-27, commit 503c133), and gRPC and SOAP hops 75-100 ms at a load of 7; no bound that
+ * tight holds there, so this one and the operations' returns (thread wake-ups again) are held to
+ * {@link #ACROSS_THREADS_WITHIN_MILLIS}, and every hop's figure is printed.
  * </ul>
  */
 class CallAcrossHopsTest {

@@ -134,8 +134,9 @@ final class TcpTransport implements Transport {
                 if (frame != null) {
                     frame.release();
                 }
-                result.completeExceptionally(new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
-                        "the answer to " + operation + " cannot be read: the tcp client's executor refused it", e));
+                result.completeExceptionally(new TransportException(protocol(),
+                        TransportException.Delivery.MAY_HAVE_RUN, "the answer to " + operation
+                        + " cannot be read: the tcp client's executor refused it", e));
             }
         });
         result.whenComplete((r, t) -> {

@@ -85,7 +85,8 @@ class TcpCallsTest {
             pool.execute(task);
         };
         try (ProtocolClient own = provider.newClient(ClientSettings.defaults().withExecutor(slow))) {
-            ConformanceStub s = ConformanceComponent.stub(own.connect(ConformanceComponent.DESCRIPTOR, transport.endpoint()));
+            ConformanceStub s = ConformanceComponent.stub(own.connect(ConformanceComponent.DESCRIPTOR,
+                    transport.endpoint()));
             CompletableFuture<Long> call = s.spinAsync(new double[0], 600_000);
             assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS), "the operation started");
             held.set(true);
