@@ -85,6 +85,13 @@ final class ClientConnection {
             this.id = id;
             this.what = what;
         }
+
+        /** Frees the answer if it arrived: for a caller that will not read it, after {@link #forget}. */
+        void dropAnswer() {
+            if (isDone() && !isCompletedExceptionally()) {
+                join().release();
+            }
+        }
     }
 
     ClientConnection(String address, Wire wire, TcpLimits limits, Executor readers) {
@@ -160,12 +167,14 @@ final class ClientConnection {
         }
     }
 
-    /** Forgets a call: its answer, if one comes, is dropped. Whether it was still under way. */
+    /**
+     * Forgets a call: an answer that comes later is dropped, and the call's future fails with a
+     * {@link java.util.concurrent.CancellationException}. Whether it was still under way. An answer
+     * that arrived before stays in the future, for whoever holds it ({@link Call#dropAnswer}).
+     */
     boolean forget(Call call) {
         boolean underWay = calls.remove(call.id) != null;
-        if (!call.completeExceptionally(new java.util.concurrent.CancellationException()) && !call.isCompletedExceptionally()) {
-            call.join().release();   // the answer arrived meanwhile: nobody reads it
-        }
+        call.completeExceptionally(new java.util.concurrent.CancellationException());
         return underWay;
     }
 

@@ -25,8 +25,10 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -91,9 +93,11 @@ final class TcpTransport implements Transport {
             frame = sent.connection.await(sent.call, System.nanoTime() + timeout.toNanos());
         } catch (TimeoutException e) {
             cancelOnWire(sent, operation);
+            sent.call.dropAnswer();
             throw deadline(operation, timeout);
         } catch (InterruptedException e) {
             cancelOnWire(sent, operation);
+            sent.call.dropAnswer();
             Thread.currentThread().interrupt();
             throw new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN, operation
                     + " was interrupted", e);
@@ -106,7 +110,8 @@ final class TcpTransport implements Transport {
     /**
      * Non-blocking: no thread waits while the server works; the answer is read by whichever thread
      * reads the connection and decoded on the client's executor. Cancelling the future cancels
-     * the call on the server.
+     * the call on the server: the thread that cancels writes the cancel frame itself, waiting for
+     * no other thread (the client's executor may have to start one, or find it a CPU, first).
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
@@ -118,21 +123,22 @@ final class TcpTransport implements Transport {
             return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Object> result = new CompletableFuture<>();
-        // decoded off the reading thread: the caller's stages must not hold up the connection's other answers
-        sent.call.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenCompleteAsync((frame, failure) -> {
-            if (failure == null) {
-                try {
-                    result.complete(read(operation, frame, options.wireBytes()));
-                } catch (DeclaredFault | RuntimeException | Error e) {
-                    result.completeExceptionally(e);
-                }
-            } else if (failure instanceof TimeoutException) {
-                cancelOnWire(sent, operation);
-                result.completeExceptionally(deadline(operation, timeout));
-            } else {
-                result.completeExceptionally(AsyncCalls.unwrap(failure));
+        sent.call.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((frame, failure) -> {
+            if (failure instanceof CancellationException) {
+                return;   // its caller cancelled it (cancelOnWire): nothing is left to do
             }
-        }, client.readers());
+            // decoded off the reading thread: the caller's stages must not hold up the connection's other answers
+            try {
+                client.readers().execute(() -> settle(result, sent, operation, options, timeout, frame, failure));
+            } catch (RejectedExecutionException e) {
+                if (frame != null) {
+                    frame.release();
+                }
+                result.completeExceptionally(new TransportException(protocol(),
+                        TransportException.Delivery.MAY_HAVE_RUN, "the answer to " + operation
+                        + " cannot be read: the tcp client's executor refused it", e));
+            }
+        });
         result.whenComplete((r, t) -> {
             if (result.isCancelled()) {
                 cancelOnWire(sent, operation);
@@ -140,6 +146,30 @@ final class TcpTransport implements Transport {
         });
         sent.connection.ensureReader();
         return result;
+    }
+
+    /**
+     * Completes a non-blocking call's future with its outcome: the answer's {@code frame} (which
+     * this frees, read or not), else the {@code failure} of the call on the connection.
+     */
+    private void settle(CompletableFuture<Object> result, Sent sent, OperationDescriptor operation, CallOptions options,
+                        Duration timeout, Frame frame, Throwable failure) {
+        if (failure == null) {
+            if (result.isDone()) {
+                frame.release();   // cancelled after the answer came: nobody reads it
+                return;
+            }
+            try {
+                result.complete(read(operation, frame, options.wireBytes()));
+            } catch (DeclaredFault | RuntimeException | Error e) {
+                result.completeExceptionally(e);
+            }
+        } else if (failure instanceof TimeoutException) {
+            cancelOnWire(sent, operation);
+            result.completeExceptionally(deadline(operation, timeout));
+        } else {
+            result.completeExceptionally(AsyncCalls.unwrap(failure));
+        }
     }
 
     private TransportException deadline(OperationDescriptor operation, Duration timeout) {
@@ -201,7 +231,10 @@ final class TcpTransport implements Transport {
         return new Sent(connection, call);
     }
 
-    /** Forgets the call and tells the server to stop it; its answer, if one comes, is dropped. */
+    /**
+     * Forgets the call and tells the server to stop it, from this thread; an answer that comes
+     * later is dropped (one that came already stays with the call's future).
+     */
     private void cancelOnWire(Sent sent, OperationDescriptor operation) {
         if (sent.connection.forget(sent.call)) {
             byte[] meta = RpcMeta.request(service, operation.name(), null, 0, sent.call.id,

@@ -1,6 +1,7 @@
 package io.switchboard.protocol.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,7 +24,11 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,6 +65,37 @@ class TcpCallsTest {
         call.cancel(true);
         assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS), "the server saw the cancel");
         stub.ping();
+    }
+
+    @Test
+    void aCancelIsWrittenByTheThreadThatCancelsWithoutWaitingForTheClientsExecutor() throws Exception {
+        // an executor that is slow to take work, as one that must start a thread or find a CPU for
+        // one: once held, it takes nothing until the server has seen the cancel, or 5 s have passed
+        ExecutorService pool = Executors.newCachedThreadPool();
+        AtomicBoolean held = new AtomicBoolean();
+        AtomicBoolean stalled = new AtomicBoolean();
+        Executor slow = task -> {
+            try {
+                if (held.get() && !impl.spinSawCancel.await(5, TimeUnit.SECONDS)) {
+                    stalled.set(true);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            pool.execute(task);
+        };
+        try (ProtocolClient own = provider.newClient(ClientSettings.defaults().withExecutor(slow))) {
+            ConformanceStub s = ConformanceComponent.stub(own.connect(ConformanceComponent.DESCRIPTOR,
+                    transport.endpoint()));
+            CompletableFuture<Long> call = s.spinAsync(new double[0], 600_000);
+            assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS), "the operation started");
+            held.set(true);
+            assertTrue(call.cancel(true));
+            assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS), "the server saw the cancel");
+            assertFalse(stalled.get(), "the cancel frame waited for the client's executor");
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
