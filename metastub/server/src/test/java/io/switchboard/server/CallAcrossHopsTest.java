@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A call that goes client → A → B → C, each hop over another protocol: C sees a deadline no later
- * than the caller's; when it passes, or when the caller cancels, every hop is told to stop within
- * 50 ms and the caller hears it (a {@link DeadlineExceededException}, a cancelled future). SOAP
+ * than the caller's; when it passes, or when the caller cancels, every hop is told to stop (by its
+ * own deadline, or by its upstream's cancel; 50 ms is the target, the bound below allows for a
+ * starved machine) and the caller hears it (a {@link DeadlineExceededException}, a cancelled future). SOAP
  * hops included: SOAP carries the deadline in its {@code sb:deadline} header and a cancel as a
  * message naming the call id.
  *
