@@ -211,7 +211,7 @@ class EchoRawWireTest {
         // echoList { head = 1; sb_nodes { sshort (2) = 40000 } }
         ProtoOutput node = new ProtoOutput(16);
         node.writeInt32(2, 40_000);
-        assertGrpcRefused(call(list(node)), "LinkEntry.sshort", "40000 is out of the range of a short");
+        assertGrpcRefused(call(list(node)), "LinkEntry[node 0].sshort", "40000 is out of the range of a short");
     }
 
     @Test
@@ -227,7 +227,7 @@ class EchoRawWireTest {
         // sshort (2) as a double (wire type 1) instead of a varint
         ProtoOutput node = new ProtoOutput(16);
         node.writeDouble(2, 1.0);
-        assertGrpcRefused(call(list(node)), "LinkEntry.sshort", "wire type 1");
+        assertGrpcRefused(call(list(node)), "LinkEntry[node 0].sshort", "wire type 1");
     }
 
     @Test
