@@ -426,9 +426,13 @@ final class TcpServer implements ProtocolServer {
         void timedOut() {
             if (connection.running.remove(meta.correlationId(), this)) {
                 cancel();
-                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.TIMED_OUT, op + ": its timeout of "
-                        + meta.timeoutMillis() + " ms passed on the server", null));
+                answer(ctx, timedOutAnswer());
             }
+        }
+
+        private RpcMeta timedOutAnswer() {
+            return RpcMeta.response(meta.correlationId(), TcpErrors.TIMED_OUT, op + ": its timeout of "
+                    + meta.timeoutMillis() + " ms passed on the server", null);
         }
 
         /** Runs the call: on a worker, or on the event loop for a fast operation (never interrupted there). */
@@ -522,7 +526,12 @@ final class TcpServer implements ProtocolServer {
             finish(RpcMeta.response(meta.correlationId(), 0, null, null), writer);
         }
 
-        /** Sends the answer, unless the call was cancelled or timed out. */
+        /**
+         * Sends the answer, unless the call was cancelled or timed out. An operation that ends after
+         * its deadline (one that noticed the deadline itself, before the timer on its event loop ran)
+         * is answered as timed out too, as the timer would have: past its deadline a call fails,
+         * whichever of the two ends it.
+         */
         private void finish(RpcMeta answer, ProtoCodec.Writer writer) {
             ranNanos = System.nanoTime() - start;
             io.netty.util.concurrent.ScheduledFuture<?> d = deadline;
@@ -531,6 +540,10 @@ final class TcpServer implements ProtocolServer {
             }
             if (!connection.running.remove(meta.correlationId(), this) || cancelled) {
                 return;
+            }
+            if (context.expired()) {
+                answer = timedOutAnswer();
+                writer = null;
             }
             byte[] m = answer.encode();
             if (writer != null && writer.size() > tcpLimits.maxFrameBytes()) {

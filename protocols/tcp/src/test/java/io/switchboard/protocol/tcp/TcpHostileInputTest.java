@@ -153,6 +153,28 @@ class TcpHostileInputTest {
         assertEquals(0, impl.increments.get());
     }
 
+    /**
+     * An operation that notices its deadline itself and returns is answered as timed out, not with
+     * its result: run on the event loop (fast runs first make it so), it returns before the
+     * deadline's timer on that loop can run, which used to send the result after the deadline.
+     */
+    @Test
+    void anOperationThatEndsAfterItsDeadlineIsAnsweredAsTimedOut() throws Exception {
+        TcpLimits d = TcpLimits.defaults();
+        try (RawTcp raw = new RawTcp(start(ServerSettings.defaults(), new TcpLimits(d.maxFrameBytes(), d.maxMetaBytes(),
+                d.maxCallsPerConnection(), 1_000_000, d.policyMaxBytes())))) {
+            long id = 1;
+            for (int i = 0; i < InlineRuns.FAST_RUNS; i++) {   // spin(values = [], maxRounds = 0): fast, so later runs are inline
+                assertEquals(0, raw.call(request("spin", id++), new byte[] {16, 0}).meta().errorCode());
+            }
+            // spin(values = [], maxRounds = 600000) with a 100 ms timeout: it ends when it sees its deadline
+            RawTcp.Answer late = raw.call(RpcMeta.request(SERVICE, "spin", null, 100, id, null),
+                    new byte[] {16, (byte) 0xC0, (byte) 0xCF, 0x24});
+            assertEquals(TcpErrors.TIMED_OUT, late.meta().errorCode(), late.meta().toString());
+            assertEquals(id, late.meta().correlationId());
+        }
+    }
+
     @Test
     void aSecondCallWithTheCorrelationIdOfOneUnderWayIsRefused() throws Exception {
         try (RawTcp raw = new RawTcp(start())) {
