@@ -238,6 +238,24 @@ class FileRegistryStoreTest {
         }
     }
 
+    /** A journal that does not continue the snapshot means a file was lost or replaced: refused, never skipped. */
+    @Test
+    void aJournalWithoutItsSnapshotIsRefused() throws Exception {
+        Path file = dir.resolve("registry.json");
+        runHaltingWriter(file, 0, "2");   // snapshot of generation 0, its journal holding two writes
+        Path journal = onlyJournal();
+        Path later = dir.resolve("registry.json.5.journal");
+        Files.move(journal, later);
+        RegistryStore.StoreException e = assertThrows(RegistryStore.StoreException.class,
+                () -> FileRegistryStore.open(file));
+        assertTrue(e.getMessage().contains(later.toString()) && e.getMessage().contains("does not start"),
+                e.getMessage());
+        Files.delete(file);
+        e = assertThrows(RegistryStore.StoreException.class, () -> FileRegistryStore.open(file));
+        assertTrue(e.getMessage().contains("missing") && e.getMessage().contains(later.toString()), e.getMessage());
+        assertTrue(Files.exists(later) && Files.notExists(file), "nothing was written or deleted");
+    }
+
     /** Ten thousand instances of one interface bind quickly, come back after a restart, and hold its schema once. */
     @Test
     void tenThousandBindsFromSeveralThreadsComeBackAndKeepTheSchemaOnce() throws Exception {
