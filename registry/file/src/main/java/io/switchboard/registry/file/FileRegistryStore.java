@@ -14,13 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,12 +72,6 @@ public final class FileRegistryStore implements RegistryStore {
     public static final String SNAPSHOT_WRITTEN = "snapshot-written";
     public static final String SNAPSHOT_RENAMED = "snapshot-renamed";
     public static final String JOURNAL_DELETED = "journal-deleted";
-
-    private static final byte[] MAGIC = "SBJRNL01".getBytes(StandardCharsets.US_ASCII);
-    /** Magic and generation. */
-    private static final int JOURNAL_HEADER = MAGIC.length + Long.BYTES;
-    /** A record's length, the CRC32C of that length, and the CRC32C of the record. */
-    private static final int RECORD_HEADER = 3 * Integer.BYTES;
 
     private final Path file;
     private final long maxBytes;
@@ -319,82 +310,16 @@ public final class FileRegistryStore implements RegistryStore {
 
     /** Applies the journal's records; sets {@link #journalBytes} to the end of the last whole one. */
     private void replay(Path path) throws IOException {
-        long size = Files.size(path);
-        if (size > maxBytes) {
-            throw new StoreException("registry store journal " + path + " is " + size + " bytes, over the limit of "
-                    + maxBytes + "; the registry does not start over it (raise the limit or move the file away)");
-        }
-        ByteBuffer buf = ByteBuffer.wrap(Files.readAllBytes(path));
-        if (buf.remaining() < JOURNAL_HEADER) {
-            journalBytes = 0;   // torn while it was being created: not one record in it
-            return;
-        }
-        byte[] magic = new byte[MAGIC.length];
-        buf.get(magic);
-        long gen = buf.getLong();
-        if (!Arrays.equals(magic, MAGIC) || gen != generation) {
-            throw corrupt(path, 0, "not a journal of generation " + generation + " of this store");
-        }
-        while (buf.remaining() > 0) {
-            int at = buf.position();
-            if (buf.remaining() < RECORD_HEADER || zeros(buf)) {
-                break;                                          // torn tail: cut short or zero-filled
-            }
-            int length = buf.getInt();
-            if (buf.getInt() != crc32c(ByteBuffer.allocate(Integer.BYTES).putInt(length).array())) {
-                throw corrupt(path, at, "a record whose length fails its checksum");
-            }
-            int crc = buf.getInt();
-            if (length <= 0 || length > maxBytes) {
-                throw corrupt(path, at, "a record length of " + length);
-            }
-            if (length > buf.remaining()) {
-                buf.position(at);
-                break;                                          // torn tail: the record is cut short
-            }
-            byte[] payload = new byte[length];
-            buf.get(payload);
-            if (crc32c(payload) != crc) {
-                if (buf.remaining() == 0) {
-                    buf.position(at);
-                    break;                                      // torn tail: the last record never finished
-                }
-                throw corrupt(path, at, "a record failing its checksum, with " + buf.remaining()
-                        + " bytes of records after it");
-            }
-            try {
-                StoreFormat.Change change = StoreFormat.decodeChange(payload, texts);
-                if (change instanceof StoreFormat.Put put) {
-                    entries.rebind(put.entry());
-                } else {
-                    StoreFormat.Unbind u = (StoreFormat.Unbind) change;
-                    entries.unbind(u.name(), u.instanceId());
-                }
-            } catch (IllegalArgumentException e) {
-                throw corrupt(path, at, "a record that is not readable (" + e.getMessage() + ")");
+        journalBytes = JournalFormat.read(path, generation, maxBytes, payload -> {
+            StoreFormat.Change change = StoreFormat.decodeChange(payload, texts);
+            if (change instanceof StoreFormat.Put put) {
+                entries.rebind(put.entry());
+            } else {
+                StoreFormat.Unbind u = (StoreFormat.Unbind) change;
+                entries.unbind(u.name(), u.instanceId());
             }
             journalRecords++;
-        }
-        journalBytes = buf.position();
-        if (journalBytes < size) {
-            LOG.warn("registry store journal {}: ignored a torn record at offset {} ({} bytes; a write cut short "
-                    + "by a crash, which never returned)", path, journalBytes, size - journalBytes);
-        }
-    }
-
-    private static boolean zeros(ByteBuffer buf) {
-        for (int i = buf.position(); i < buf.limit(); i++) {
-            if (buf.get(i) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static StoreException corrupt(Path path, long offset, String what) {
-        return new StoreException("registry store journal " + path + " has " + what + " at offset " + offset
-                + "; the registry does not start over it (entries are never dropped silently: repair it, or move "
-                + "the store away to start empty)");
+        });
     }
 
     /** Writes one record (not yet forced) and returns its sequence number; memory follows the caller's. */
@@ -409,21 +334,19 @@ public final class FileRegistryStore implements RegistryStore {
         StoreFormat.Texts next = change instanceof StoreFormat.Put put && !texts.holds(put.entry())
                 ? texts.copy() : texts;
         byte[] payload = StoreFormat.encodeChange(change, next);
-        long frame = RECORD_HEADER + (long) payload.length;
-        if (JOURNAL_HEADER + frame > maxBytes) {
+        long frame = JournalFormat.RECORD_HEADER + (long) payload.length;
+        if (JournalFormat.HEADER + frame > maxBytes) {
             // never write a record this registry would refuse to read back
             throw new IllegalArgumentException("a registry store record of " + frame
                     + " bytes would pass the store's limit of " + maxBytes);
         }
-        if (Math.max(journalBytes, JOURNAL_HEADER) + frame > maxBytes) {
+        if (Math.max(journalBytes, JournalFormat.HEADER) + frame > maxBytes) {
             compact();
             next = change instanceof StoreFormat.Put put && !texts.holds(put.entry()) ? texts.copy() : texts;
             payload = StoreFormat.encodeChange(change, next);
-            frame = RECORD_HEADER + (long) payload.length;
+            frame = JournalFormat.RECORD_HEADER + (long) payload.length;
         }
-        ByteBuffer buf = ByteBuffer.allocate((int) frame);
-        buf.putInt(payload.length).putInt(crc32c(ByteBuffer.allocate(Integer.BYTES).putInt(payload.length).array()))
-                .putInt(crc32c(payload)).put(payload).flip();
+        ByteBuffer buf = JournalFormat.record(payload);
         try {
             FileChannel ch = journal();
             long at = journalBytes;
@@ -450,13 +373,13 @@ public final class FileRegistryStore implements RegistryStore {
         FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         try {
-            if (journalBytes < JOURNAL_HEADER) {
+            if (journalBytes < JournalFormat.HEADER) {
                 ch.truncate(0);
-                ByteBuffer header = ByteBuffer.allocate(JOURNAL_HEADER).put(MAGIC).putLong(generation).flip();
+                ByteBuffer header = JournalFormat.header(generation);
                 while (header.hasRemaining()) {
                     ch.write(header, header.position());
                 }
-                journalBytes = JOURNAL_HEADER;
+                journalBytes = JournalFormat.HEADER;
                 ch.force(true);
                 forceDirectory(file.getParent());   // the journal's name is as durable as its records
             } else if (ch.size() > journalBytes) {
@@ -593,12 +516,6 @@ public final class FileRegistryStore implements RegistryStore {
         }
         found.sort(null);
         return found;
-    }
-
-    private static int crc32c(byte[] payload) {
-        CRC32C crc = new CRC32C();
-        crc.update(payload);
-        return (int) crc.getValue();
     }
 
     /** Makes the rename durable; where a directory cannot be opened (not POSIX) the rename is all we have. */
