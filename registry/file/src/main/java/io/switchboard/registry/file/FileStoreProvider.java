@@ -4,7 +4,7 @@ import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.store.RegistryStoreProvider;
 import java.nio.file.Path;
 
-/** {@code file:PATH}: a JSON file that survives restarts, {@code ~/} for the user's home. */
+/** {@code file:PATH}: a snapshot file and its journal, which survive restarts, {@code ~/} for the user's home. */
 public final class FileStoreProvider implements RegistryStoreProvider {
     @Override
     public String name() {

@@ -2,7 +2,6 @@ package io.switchboard.registry.server;
 
 import io.switchboard.testing.ChildJvm;
 
-import io.switchboard.registry.file.FileRegistryStore;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.file.FileRegistryStore;
@@ -19,6 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -82,7 +85,7 @@ class FileRegistryStoreTest {
         List<byte[]> bad = List.of(
                 java.util.Arrays.copyOf(good, good.length / 2),                       // torn in the middle
                 new byte[0],                                                           // empty
-                "{\"format\":\"switchboard-registry\",\"version\":2,\"entries\":[]}".getBytes(StandardCharsets.UTF_8),
+                "{\"format\":\"switchboard-registry\",\"version\":3,\"entries\":[]}".getBytes(StandardCharsets.UTF_8),
                 "{\"format\":\"something-else\",\"version\":1,\"entries\":[]}".getBytes(StandardCharsets.UTF_8),
                 "{\"format\":\"switchboard-registry\",\"version\":1,\"entries\":[{\"name\":\"X\"}]}"
                         .getBytes(StandardCharsets.UTF_8),                             // an entry without its id
@@ -164,15 +167,187 @@ class FileRegistryStoreTest {
         Prefix before = new Prefix(0, -1);
         int[] haltAfter = {3, 1};   // Burst 0, Counter 0, Burst 1 | Burst 2
         for (int round = 0; round < haltAfter.length; round++) {
-            try (ChildJvm writer = ChildJvm.start(dir.resolve("writer-" + round + ".err"), FileStoreWriterMain.class,
-                    file.toString(), "100", Integer.toString(haltAfter[round]))) {
-                writer.await("ready");
-                assertTrue(writer.process().waitFor(2, TimeUnit.MINUTES), "the writer halts itself");
-                assertEquals(0, writer.process().exitValue());
-            }
+            runHaltingWriter(file, round, Integer.toString(haltAfter[round]));
             before = assertPrefix(file, before, round);
         }
         assertEquals(new Prefix(3, 0), before);
+    }
+
+    /**
+     * A writer halted right after each step of a compaction (new snapshot written to its
+     * temporary file; renamed over the old one; old journal deleted), at different compactions,
+     * leaves a prefix every time, and the next writer goes on from it.
+     */
+    @Test
+    void aWriterHaltedBetweenTheStepsOfACompactionLeavesAPrefix() throws Exception {
+        Path file = dir.resolve("registry.json");
+        Prefix before = new Prefix(0, -1);
+        String[] haltAt = {FileRegistryStore.SNAPSHOT_WRITTEN + ":1", FileRegistryStore.SNAPSHOT_RENAMED + ":1",
+                FileRegistryStore.JOURNAL_DELETED + ":1", FileRegistryStore.SNAPSHOT_RENAMED + ":2",
+                FileRegistryStore.SNAPSHOT_WRITTEN + ":3"};
+        for (int round = 0; round < haltAt.length; round++) {
+            runHaltingWriter(file, round, "0", haltAt[round]);
+            before = assertPrefix(file, before, round);
+            assertTrue(before.bursts() > 0, "round " + round + " compacted, so it wrote");
+            try (var files = Files.list(dir)) {
+                assertEquals(List.of(), files.map(p -> p.getFileName().toString())
+                        .filter(n -> n.endsWith(".tmp")).toList(), "the open after the halt cleared leftovers");
+            }
+            assertTrue(journals().size() <= 1, "a replaced journal is deleted at the next open: " + journals());
+        }
+    }
+
+    /** A crash in the middle of an append leaves a torn last record: ignored, and cut off at the next write. */
+    @Test
+    void aTornLastRecordIsIgnoredAndTheNextWriteGoesOnFromTheRecordBefore() throws Exception {
+        Path file = dir.resolve("registry.json");
+        runHaltingWriter(file, 0, "6");   // Burst 0, Counter 0 .. Burst 2, Counter 2, in the journal
+        Path journal = onlyJournal();
+        byte[] whole = Files.readAllBytes(journal);
+        List<byte[]> torn = List.of(
+                java.util.Arrays.copyOf(whole, whole.length - 3),                      // cut short
+                flip(whole, whole.length - 2),                                         // last record fails its checksum
+                concat(whole, new byte[37]),                                           // zero-filled after the last
+                concat(whole, new byte[] {0, 0, 0}));                                  // a length cut short
+        for (byte[] content : torn) {
+            Files.write(journal, content);
+            Prefix p = assertPrefix(file, new Prefix(0, -1), 0);
+            assertTrue(p.equals(new Prefix(3, 1)) || p.equals(new Prefix(3, 2)), "at most the last write is lost: " + p);
+        }
+        Files.write(journal, java.util.Arrays.copyOf(whole, whole.length - 3));
+        runHaltingWriter(file, 1, "1");   // Burst 3 after the torn Counter 2, and no compaction at close
+        assertEquals(new Prefix(4, 1), assertPrefix(file, new Prefix(3, 1), 1),
+                "the write after the torn record is read back: the torn bytes were cut off before it");
+    }
+
+    /** A record that fails its checksum with records after it is damage, not a crash: the store refuses to start. */
+    @Test
+    void aCorruptRecordInTheMiddleOfTheJournalIsRefusedNamingTheFileAndOffset() throws Exception {
+        Path file = dir.resolve("registry.json");
+        runHaltingWriter(file, 0, "6");
+        Path journal = onlyJournal();
+        byte[] whole = Files.readAllBytes(journal);
+        int second = 16 + 12 + ByteBuffer.wrap(whole, 16, 4).getInt();   // header, then the first record
+        for (byte[] content : List.of(flip(whole, second + 14), flip(whole, second + 1))) {
+            Files.write(journal, content);
+            RegistryStore.StoreException e = assertThrows(RegistryStore.StoreException.class,
+                    () -> FileRegistryStore.open(file));
+            assertTrue(e.getMessage().contains(journal.toString()) && e.getMessage().contains("offset " + second)
+                    && e.getMessage().contains("does not start"), e.getMessage());
+            assertArrayEquals(content, Files.readAllBytes(journal), "a damaged journal is left as it is");
+        }
+    }
+
+    /** A journal that does not continue the snapshot means a file was lost or replaced: refused, never skipped. */
+    @Test
+    void aJournalWithoutItsSnapshotIsRefused() throws Exception {
+        Path file = dir.resolve("registry.json");
+        runHaltingWriter(file, 0, "2");   // snapshot of generation 0, its journal holding two writes
+        Path journal = onlyJournal();
+        Path later = dir.resolve("registry.json.5.journal");
+        Files.move(journal, later);
+        RegistryStore.StoreException e = assertThrows(RegistryStore.StoreException.class,
+                () -> FileRegistryStore.open(file));
+        assertTrue(e.getMessage().contains(later.toString()) && e.getMessage().contains("does not start"),
+                e.getMessage());
+        Files.delete(file);
+        e = assertThrows(RegistryStore.StoreException.class, () -> FileRegistryStore.open(file));
+        assertTrue(e.getMessage().contains("missing") && e.getMessage().contains(later.toString()), e.getMessage());
+        assertTrue(Files.exists(later) && Files.notExists(file), "nothing was written or deleted");
+    }
+
+    /** Ten thousand instances of one interface bind quickly, come back after a restart, and hold its schema once. */
+    @Test
+    void tenThousandBindsFromSeveralThreadsComeBackAndKeepTheSchemaOnce() throws Exception {
+        Path file = dir.resolve("registry.json");
+        int threads = 8;
+        int each = 1250;
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<?>> done = new java.util.ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int thread = t;
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < each; i++) {
+                            store.bind(entry("Many", thread + "-" + i));
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get(5, TimeUnit.MINUTES);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertEquals(threads * each, store.lookup("Many").size());
+            assertEquals(1, store.unbind("Many", "0-0"));
+        }
+        int schema = ConformanceComponent.DESCRIPTOR.schema().length();
+        assertTrue(Files.size(file) < 10L * schema + 1_000L * (threads * each),
+                "the snapshot holds the schema once, not per instance: " + Files.size(file) + " bytes");
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            List<ComponentEntry> many = store.lookup("Many");
+            assertEquals(threads * each - 1, many.size());
+            assertTrue(store.find("Many", "0-0").isEmpty());
+            assertEquals(entry("Many", "7-1249"), store.find("Many", "7-1249").orElseThrow());
+        }
+    }
+
+    /** A store written by a registry of version 1 (one document) opens, and is rewritten as a snapshot at the first write. */
+    @Test
+    void aSingleFileStoreOfVersionOneOpensAndIsMigratedAtTheFirstWrite() throws Exception {
+        Path file = dir.resolve("registry.json");
+        Files.write(file, io.switchboard.registry.store.StoreFormat.encodeDocument(
+                List.of(entry("Alpha", "a1"), entry("Alpha", "a2"))));
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            assertEquals(List.of(entry("Alpha", "a1"), entry("Alpha", "a2")), store.lookup("Alpha"));
+            assertTrue(Files.readString(file).contains("\"version\": 1"), "reading changes nothing");
+            store.bind(entry("Beta", "b1"));
+            assertTrue(Files.readString(file).contains("\"version\": 2"), "the first write migrates it");
+        }
+        try (FileRegistryStore store = FileRegistryStore.open(file)) {
+            assertEquals(3, store.list().size());
+            assertEquals(entry("Alpha", "a2"), store.find("Alpha", "a2").orElseThrow());
+        }
+    }
+
+    private void runHaltingWriter(Path file, int round, String... halt) throws Exception {
+        String[] args = new String[2 + halt.length];
+        args[0] = file.toString();
+        args[1] = "100";
+        System.arraycopy(halt, 0, args, 2, halt.length);
+        try (ChildJvm writer = ChildJvm.start(dir.resolve("writer-" + round + ".err"), FileStoreWriterMain.class,
+                args)) {
+            writer.await("ready");
+            assertTrue(writer.process().waitFor(2, TimeUnit.MINUTES), "the writer halts itself");
+            assertEquals(0, writer.process().exitValue());
+        }
+    }
+
+    private List<Path> journals() throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".journal")).toList();
+        }
+    }
+
+    private Path onlyJournal() throws java.io.IOException {
+        List<Path> js = journals();
+        assertEquals(1, js.size(), js.toString());
+        return js.get(0);
+    }
+
+    private static byte[] flip(byte[] b, int at) {
+        byte[] c = b.clone();
+        c[at] ^= 0x5A;
+        return c;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
     }
 
     /** How far the writes got: Burst 0..bursts-1, and the last step Counter says (-1: none). */

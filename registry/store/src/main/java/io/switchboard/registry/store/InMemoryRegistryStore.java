@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /** Entries in memory: gone when the registry stops. Key {@code memory}. */
@@ -49,6 +50,21 @@ public final class InMemoryRegistryStore implements RegistryStore {
     public synchronized List<ComponentEntry> lookup(String name) {
         Map<String, ComponentEntry> instances = byName.get(name);
         return instances == null ? List.of() : List.copyOf(instances.values());
+    }
+
+    @Override
+    public synchronized Optional<ComponentEntry> find(String name, String instanceId) {
+        Map<String, ComponentEntry> instances = byName.get(name);
+        return Optional.ofNullable(instances == null ? null : instances.get(instanceId));
+    }
+
+    /** How many instances {@link #unbind} would remove. */
+    public synchronized int count(String name, String instanceId) {
+        Map<String, ComponentEntry> instances = byName.get(name);
+        if (instances == null) {
+            return 0;
+        }
+        return instanceId == null ? instances.size() : instances.containsKey(instanceId) ? 1 : 0;
     }
 
     @Override
