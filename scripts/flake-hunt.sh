@@ -6,6 +6,7 @@
 #
 #   scripts/flake-hunt.sh          # 6 runs: 3 plain, 3 under load
 #   scripts/flake-hunt.sh 10 DIR   # 10 runs, results in DIR (default target/flake-hunt)
+#   FLAKE_HUNT_LOAD=every scripts/flake-hunt.sh 3   # every run under load (none: no run)
 #
 # Writes DIR/results.md (a row per run: commit, load, minutes, exit, tests, failed tests) and
 # keeps each run's console log and failed tests' reports in DIR/run-K/. Uncommitted changes are
@@ -16,6 +17,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs="${1:-6}"
 out="${2:-$top/target/flake-hunt}"
 case "$runs" in '' | *[!0-9]*) echo "usage: $0 [RUNS] [DIR]" >&2; exit 2 ;; esac
+load_pattern="${FLAKE_HUNT_LOAD:-alternate}"
+case "$load_pattern" in alternate | every | none) ;; *) echo "FLAKE_HUNT_LOAD: alternate, every or none" >&2; exit 2 ;; esac
 [ -n "$(git -C "$top" status --porcelain)" ] && echo "note: uncommitted changes are not tested; each clone has the HEAD of its start"
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/flake-hunt.XXXXXX")
@@ -39,7 +42,9 @@ results="$out/results.md"
 any_failed=0
 for k in $(seq 1 "$runs"); do
   loaded=no
-  [ $((k % 2)) -eq 0 ] && loaded="one core busy"
+  if [ "$load_pattern" = every ] || { [ "$load_pattern" = alternate ] && [ $((k % 2)) -eq 0 ]; }; then
+    loaded="one core busy"
+  fi
   clone="$work/run-$k"
   keep="$out/run-$k"
   rm -rf "$keep"
