@@ -35,6 +35,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * with calls still under way, it wakes one of their callers to read next (a follower);</li>
  * <li>answers of non-blocking calls, with no caller waiting, are read by a reader task on the
  * client's executor, started when such a call is under way and nobody reads.</li>
+ * <li>the answers of non-blocking calls that one read brings in are settled together, in order, by
+ * one task on the client's executor ({@link Answer}): one hand-off per read, not per answer. The
+ * non-blocking calls that task's callbacks send to this server leave in one write when it ends
+ * (a blocking one, or a cancel, takes them along at once), so a caller that keeps many calls in
+ * flight costs a write and a wake-up per batch, not per call.</li>
  * </ul>
  * Frames are cut by the same {@link FrameDecoder} as the server's, within the same limits.
  */
@@ -70,20 +75,39 @@ final class ClientConnection {
     /** Bytes read and not yet cut into frames; frames' data are slices of it. */
     private ByteBuf received = Unpooled.buffer(64 << 10);
     private final List<Object> frames = new ArrayList<>();
+    /** Non-blocking calls whose answers the current read brought in; used by the reading thread only. */
+    private final List<Call> answered = new ArrayList<>();
+    /** The writes held back on this thread while it settles a batch of answers, if it does. */
+    private static final ThreadLocal<Cork> CORK = new ThreadLocal<>();
     private volatile boolean closed;
     private volatile Throwable failure;
     private volatile long lastUsedNanos = System.nanoTime();
+
+    /**
+     * What a non-blocking call does with its answer, on the client's executor, in the task that
+     * settles the answers one read brought in.
+     */
+    interface Answer {
+        /** The call's answer; the receiver frees the frame. */
+        void answered(Frame frame);
+
+        /** The executor refused the task that was to read the answer (the frame is freed already). */
+        void unread(RejectedExecutionException refused);
+    }
 
     /** A call under way: completed with its answer's frame by whichever thread reads it. */
     static final class Call extends CompletableFuture<Frame> {
         final long id;
         final String what;
+        /** A non-blocking call's step for its answer, or null: a blocking call, whose caller reads it. */
+        final Answer answer;
         /** The thread blocked waiting for this call, or null (a non-blocking call). */
         volatile Thread waiter;
 
-        Call(long id, String what) {
+        Call(long id, String what, Answer answer) {
             this.id = id;
             this.what = what;
+            this.answer = answer;
         }
 
         /** Frees the answer if it arrived: for a caller that will not read it, after {@link #forget}. */
@@ -114,9 +138,14 @@ final class ClientConnection {
         return !closed && (!calls.isEmpty() || System.nanoTime() - lastUsedNanos < maxIdleNanos);
     }
 
-    /** A new call's id and the future its answer completes; not yet sent. */
+    /** A new blocking call's id and the future its answer completes; not yet sent. */
     Call open(String what) {
-        Call c = new Call(ids.incrementAndGet(), what);
+        return open(what, null);
+    }
+
+    /** A new call: blocking if {@code answer} is null, else non-blocking, its answer settled by {@code answer}. */
+    Call open(String what, Answer answer) {
+        Call c = new Call(ids.incrementAndGet(), what, answer);
         calls.put(c.id, c);
         return c;
     }
@@ -125,10 +154,20 @@ final class ClientConnection {
      * Writes a call's request frame. On failure the call is forgotten and the exception says the
      * request was not delivered (a frame cut short is never run), and the connection is closed. A
      * frame larger than {@link #WATCHED_WRITE_BYTES} that is still being written at
-     * {@code deadlineNanos} (a server that stopped reading) closes the connection.
+     * {@code deadlineNanos} (a server that stopped reading) closes the connection. A non-blocking
+     * call's frame sent while this thread settles a batch of this connection's answers is held and
+     * written with the batch's others when the batch ends; if that write fails, its call fails as
+     * not delivered.
      */
     void send(Call call, byte[] frame, int length, long deadlineNanos) {
         lastUsedNanos = System.nanoTime();
+        Cork cork = CORK.get();
+        if (cork != null && cork.connection == this) {
+            if (call.answer != null && cork.hold(call, frame, length)) {
+                return;   // leaves with the batch's other requests when the batch ends
+            }
+            flush(cork);   // the held requests go first: a blocking call may wait for answers to them
+        }
         writing.lock();
         ScheduledFuture<?> watch = null;
         try {
@@ -155,6 +194,10 @@ final class ClientConnection {
 
     /** Writes a frame that expects no answer (a cancel); a failure closes the connection, quietly. */
     void sendQuietly(byte[] frame) {
+        Cork cork = CORK.get();
+        if (cork != null && cork.connection == this) {
+            flush(cork);   // a cancel must not overtake the request it cancels
+        }
         writing.lock();
         try {
             if (!closed) {
@@ -257,6 +300,9 @@ final class ClientConnection {
             dispatch((Frame) f);
         }
         frames.clear();
+        if (!answered.isEmpty()) {
+            settleAnswered();
+        }
         if (!received.isReadable()) {
             if (received.refCnt() == 1) {
                 received.clear();   // no frame's data points into it: reuse it from the start
@@ -276,9 +322,109 @@ final class ClientConnection {
             frame.release();   // cancelled or timed out: nobody waits for it
             return;
         }
+        if (c.answer != null) {
+            answered.add(c);
+            return;
+        }
         Thread w = c.waiter;
         if (w != null && w != Thread.currentThread()) {
             LockSupport.unpark(w);
+        }
+    }
+
+    /** Hands the non-blocking calls' answers of this read to one task on the client's executor. */
+    private void settleAnswered() {
+        List<Call> batch = new ArrayList<>(answered);
+        answered.clear();
+        try {
+            readers.execute(() -> settle(batch));
+        } catch (RejectedExecutionException e) {
+            for (Call c : batch) {
+                c.join().release();
+                c.answer.unread(e);
+            }
+        }
+    }
+
+    /**
+     * Settles answers in order; the non-blocking requests their callbacks send here are held and
+     * written together at the end.
+     */
+    private void settle(List<Call> batch) {
+        Cork outer = CORK.get();   // a caller's executor that runs tasks in place may nest batches
+        Cork cork = new Cork(this);
+        CORK.set(cork);
+        try {
+            for (Call c : batch) {
+                c.answer.answered(c.join());
+            }
+        } finally {
+            if (outer == null) {
+                CORK.remove();
+            } else {
+                CORK.set(outer);
+            }
+            flush(cork);
+        }
+    }
+
+    /** Writes the requests a batch held back. If they cannot be written, their calls fail as not delivered. */
+    private void flush(Cork cork) {
+        if (cork.size == 0) {
+            return;
+        }
+        writing.lock();
+        try {
+            if (closed) {
+                throw new IOException("the connection to " + address + " is closed", failure);
+            }
+            wire.write(cork.bytes, 0, cork.size);
+        } catch (IOException e) {
+            for (Call c : cork.held) {
+                if (calls.remove(c.id) != null) {
+                    c.completeExceptionally(new TransportException(TcpProtocolProvider.NAME,
+                            TransportException.Delivery.NOT_DELIVERED, "cannot send " + c.what + " to " + address
+                            + ": " + e.getMessage(), e));
+                }
+            }
+            close(e);
+        } finally {
+            writing.unlock();
+            cork.clear();
+        }
+    }
+
+    /** Requests held back on one thread while it settles a batch of this connection's answers. */
+    private static final class Cork {
+        final ClientConnection connection;
+        final List<Call> held = new ArrayList<>();
+        byte[] bytes = new byte[4 << 10];
+        int size;
+
+        Cork(ClientConnection connection) {
+            this.connection = connection;
+        }
+
+        /** Holds a small request; false if it is too large to hold (write it yourself). */
+        boolean hold(Call call, byte[] frame, int length) {
+            if (length > WATCHED_WRITE_BYTES) {
+                return false;
+            }
+            if (size + length > WATCHED_WRITE_BYTES) {
+                connection.flush(this);
+            }
+            if (size + length > bytes.length) {
+                bytes = java.util.Arrays.copyOf(bytes, Math.max(size + length, bytes.length * 2));
+            }
+            System.arraycopy(frame, 0, bytes, size, length);
+            size += length;
+            held.add(call);
+            return true;
+        }
+
+        void clear() {
+            size = 0;
+            held.clear();
         }
     }
 

@@ -15,6 +15,7 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -143,6 +144,8 @@ final class TcpServer implements ProtocolServer {
                         new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
                                 settings.requestTimeout(), settings.minRequestBytesPerSecond(),
                                 slowSenders::increment),
+                        // the answers of the calls one read brings in and runs on the loop leave in one write
+                        new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false),
                         new Connection(over));
             }
         };

@@ -87,7 +87,7 @@ final class TcpTransport implements Transport {
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
         Duration timeout = client.settings().timeoutFor(options);
-        Sent sent = send(operation, request, options, timeout);
+        Sent sent = send(operation, request, options, timeout, null);
         Frame frame;
         try {
             frame = sent.connection.await(sent.call, System.nanoTime() + timeout.toNanos());
@@ -109,34 +109,56 @@ final class TcpTransport implements Transport {
 
     /**
      * Non-blocking: no thread waits while the server works; the answer is read by whichever thread
-     * reads the connection and decoded on the client's executor. Cancelling the future cancels
-     * the call on the server: the thread that cancels writes the cancel frame itself, waiting for
-     * no other thread (the client's executor may have to start one, or find it a CPU, first).
+     * reads the connection and decoded on the client's executor, together with the other answers
+     * of the same read ({@link ClientConnection.Answer}). Cancelling the future cancels the call on
+     * the server: the thread that cancels writes the cancel frame itself, waiting for no other
+     * thread (the client's executor may have to start one, or find it a CPU, first).
      */
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions options) {
         Duration timeout = client.settings().timeoutFor(options);
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        ClientConnection.Answer answer = new ClientConnection.Answer() {
+            @Override
+            public void answered(Frame frame) {
+                if (result.isDone()) {
+                    frame.release();   // cancelled after the answer came: nobody reads it
+                    return;
+                }
+                try {
+                    result.complete(read(operation, frame, options.wireBytes()));
+                } catch (DeclaredFault | RuntimeException | Error e) {
+                    result.completeExceptionally(e);
+                }
+            }
+
+            @Override
+            public void unread(RejectedExecutionException refused) {
+                result.completeExceptionally(unreadable(operation, refused));
+            }
+        };
         Sent sent;
         try {
-            sent = send(operation, request, options, timeout);
+            sent = send(operation, request, options, timeout, answer);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<Object> result = new CompletableFuture<>();
         sent.call.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((frame, failure) -> {
-            if (failure instanceof CancellationException) {
-                return;   // its caller cancelled it (cancelOnWire): nothing is left to do
+            if (failure == null || failure instanceof CancellationException) {
+                return;   // an answer is settled by the connection; a cancel by its caller (cancelOnWire)
             }
-            // decoded off the reading thread: the caller's stages must not hold up the connection's other answers
+            // off this thread (a timer's, or the one closing the connection), as answers are
             try {
-                client.readers().execute(() -> settle(result, sent, operation, options, timeout, frame, failure));
+                client.readers().execute(() -> {
+                    if (failure instanceof TimeoutException) {
+                        cancelOnWire(sent, operation);
+                        result.completeExceptionally(deadline(operation, timeout));
+                    } else {
+                        result.completeExceptionally(AsyncCalls.unwrap(failure));
+                    }
+                });
             } catch (RejectedExecutionException e) {
-                if (frame != null) {
-                    frame.release();
-                }
-                result.completeExceptionally(new TransportException(protocol(),
-                        TransportException.Delivery.MAY_HAVE_RUN, "the answer to " + operation
-                        + " cannot be read: the tcp client's executor refused it", e));
+                result.completeExceptionally(unreadable(operation, e));
             }
         });
         result.whenComplete((r, t) -> {
@@ -148,28 +170,9 @@ final class TcpTransport implements Transport {
         return result;
     }
 
-    /**
-     * Completes a non-blocking call's future with its outcome: the answer's {@code frame} (which
-     * this frees, read or not), else the {@code failure} of the call on the connection.
-     */
-    private void settle(CompletableFuture<Object> result, Sent sent, OperationDescriptor operation, CallOptions options,
-                        Duration timeout, Frame frame, Throwable failure) {
-        if (failure == null) {
-            if (result.isDone()) {
-                frame.release();   // cancelled after the answer came: nobody reads it
-                return;
-            }
-            try {
-                result.complete(read(operation, frame, options.wireBytes()));
-            } catch (DeclaredFault | RuntimeException | Error e) {
-                result.completeExceptionally(e);
-            }
-        } else if (failure instanceof TimeoutException) {
-            cancelOnWire(sent, operation);
-            result.completeExceptionally(deadline(operation, timeout));
-        } else {
-            result.completeExceptionally(AsyncCalls.unwrap(failure));
-        }
+    private TransportException unreadable(OperationDescriptor operation, RejectedExecutionException refused) {
+        return new TransportException(protocol(), TransportException.Delivery.MAY_HAVE_RUN, "the answer to " + operation
+                + " cannot be read: the tcp client's executor refused it", refused);
     }
 
     private TransportException deadline(OperationDescriptor operation, Duration timeout) {
@@ -182,10 +185,14 @@ final class TcpTransport implements Transport {
     }
 
     /**
-     * Encodes the request and writes its frame on this thread; a request that cannot be encoded, or
-     * is over the frame limit, is refused before anything is sent.
+     * Encodes the request and writes its frame on this thread (a non-blocking call's, sent while this
+     * thread settles a batch of answers, with the batch's others: {@link ClientConnection}); a
+     * request that cannot be encoded, or is over the frame limit, is refused before anything is sent.
+     *
+     * @param answer a non-blocking call's step for its answer; null for a blocking call
      */
-    private Sent send(OperationDescriptor operation, Object request, CallOptions options, Duration timeout) {
+    private Sent send(OperationDescriptor operation, Object request, CallOptions options, Duration timeout,
+                      ClientConnection.Answer answer) {
         if (operation.service() != descriptor) {
             throw new IllegalArgumentException(operation + " is not an operation of " + descriptor.name());
         }
@@ -213,7 +220,7 @@ final class TcpTransport implements Transport {
             }
         }
         ClientConnection connection = client.connection(uri);
-        ClientConnection.Call call = connection.open(operation.toString());
+        ClientConnection.Call call = connection.open(operation.toString(), answer);
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
         byte[] meta = RpcMeta.request(service, operation.name(), options.callId(), timeoutMillis, call.id, user).encode();
         ByteBuf frame = Frame.encode(HEAP, meta, writer);
