@@ -9,6 +9,7 @@ import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.DeadlineExceededException;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.registry.ComponentEntry;
+import io.switchboard.testing.SchedulerLag;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
@@ -38,33 +39,24 @@ import org.junit.jupiter.params.provider.CsvSource;
  * <ul>
  * <li>After a deadline, from the deadline the hop itself received: each hop's server arms its own
  * timer from it, so the stop waits for no message from upstream (an upstream cancel that arrives
- * first stops it earlier). That is one timer thread waking: 0.1-9 ms late in most runs, but a
- * fresh-clone run with one core kept busy and other builds beside it (load about 20) saw a hop
- * 50.9 ms late, so a thread waiting for a CPU can take the whole 50 ms by itself. The test asserts
- * the mechanism (each hop stopped by its own deadline or its upstream's cancel, never by a read
- * timeout) and holds the time to {@link #ACROSS_THREADS_WITHIN_MILLIS}, printing each hop's figure.
+ * first stops it earlier).
  * <li>After a cancel, from the moment its upstream was told (the caller's cancel for A, A's signal
- * for B, B's for C): one hop of the cancel message, which wakes at least one thread on the far
- * side. On tcp that is all: the upstream's listener writes the cancel frame itself and the
- * server's event loop that reads it runs the call's listeners. gRPC adds the client's event loop;
- * SOAP posts its cancel message from a thread of its own to a server thread. On 2 CPUs with
- * 16-34 threads runnable each of those waits for a CPU: tcp hops were seen to take 61 and 85 ms
- * while the cancel frame still waited for the client's executor to start a thread (until
- * 2026-11-27, commit 503c133), and gRPC and SOAP hops 75-100 ms at a load of 7; no bound that
- * tight holds there, so this one and the operations' returns (thread wake-ups again) are held to
- * {@link #ACROSS_THREADS_WITHIN_MILLIS}, and every hop's figure is printed.
+ * for B, B's for C): one hop of the cancel message.
  * </ul>
+ * Each is held to the 50 ms target plus what the JVM's threads waited for a CPU in the same window
+ * ({@link SchedulerLag}, twice over: a hop's stop is a few thread wake-ups in a row). On a quiet
+ * machine that allowance is near zero; on a starved one (2 CPUs, load 20) a timer thread alone was
+ * seen to wake 50.9 ms late, and gRPC and SOAP cancel hops to take 75-100 ms at a load of 7, which
+ * is the scheduler's time, not the product's. A hop stopped only by a read timeout takes seconds,
+ * and one not stopped at all fails {@code awaitStopped}; both fail here on any machine.
  */
 class CallAcrossHopsTest {
-    /**
-     * How late a hop may be told to stop after its own deadline, or by its upstream's cancel after
-     * the upstream was told, and every hop's operation returned and the caller answered. The
-     * target is 50 ms; 450 ms of margin absorb a starved scheduler (on 2 CPUs at a load average
-     * of 16-35 an operation was seen to return 68-173 ms after the deadline, and gRPC and SOAP hops
-     * of a cancel 75-100 ms at a load of 7). A hop that is not cancelled runs for ever and fails
-     * {@code awaitStopped}; one stopped only by a read timeout takes seconds and fails this bound.
-     */
-    private static final long ACROSS_THREADS_WITHIN_MILLIS = 50 + 450;
+    /** The target: a hop is told to stop, and its operation returns, within this of the event. */
+    private static final long TARGET_MILLIS = 50;
+    /** How many of the lag watcher's waits a stop may be: a hop's stop is a few thread wake-ups in a row. */
+    private static final int LAG_FACTOR = 2;
+
+    private static SchedulerLag lag;
 
     /** A server per hop: a component's interface is exported once per server. */
     private static final List<ComponentServer> servers = new ArrayList<>();
@@ -174,14 +166,25 @@ class CallAcrossHopsTest {
     }
 
     @BeforeAll
-    static void serve() {
+    static void serve() throws InterruptedException {
+        lag = SchedulerLag.start();
         a = serve("A", A);
         b = serve("B", B);
         c = serve("C", C);
+        // each protocol's deadline path once, untimed: the first deadline over SOAP loads and
+        // interprets its failure path's classes, 30-40 ms the first time on this machine
+        for (String protocol : List.of("soap", "grpc", "tcp", "local")) {
+            ConformanceStub first = route(protocol, protocol, protocol);
+            assertThrows(DeadlineExceededException.class, () -> first.withOptions(CallOptions.DEFAULT
+                    .with(MetaStub.PROTOCOL, protocol).withDeadlineAfter(Duration.ofMillis(100)))
+                    .spin(new double[] {1}, Integer.MAX_VALUE));
+            awaitStopped();
+        }
     }
 
     @AfterAll
     static void stop() {
+        lag.close();
         stubs.forEach(MetaStub::close);
         servers.forEach(ComponentServer::close);
     }
@@ -238,12 +241,22 @@ class CallAcrossHopsTest {
         }
     }
 
-    private static long millisAfter(long at, long from) {
-        return TimeUnit.NANOSECONDS.toMillis(at - from);
+    /**
+     * Asserts that {@code to} came within the target of {@code from}, plus the allowance for the
+     * scheduler's lag between them; returns the figure for the log.
+     */
+    private static String within(long from, long to, String what) {
+        double millis = (to - from) / 1e6;
+        double lagMillis = lag.millisWithin(from, to);
+        double bound = TARGET_MILLIS + LAG_FACTOR * lagMillis;
+        String figure = String.format(java.util.Locale.ROOT, "%s %.1f ms (bound %.1f: %d ms and %d x %.1f ms the threads"
+                + " waited for a CPU)", what, millis, bound, TARGET_MILLIS, LAG_FACTOR, lagMillis);
+        assertTrue(millis <= bound, figure);
+        return figure;
     }
 
-    private static long micros(long nanos) {
-        return TimeUnit.NANOSECONDS.toMicros(nanos);
+    private static long millisAfter(long at, long from) {
+        return TimeUnit.NANOSECONDS.toMillis(at - from);
     }
 
     @ParameterizedTest(name = "client -{0}-> A -{1}-> B -{2}-> C")
@@ -266,19 +279,16 @@ class CallAcrossHopsTest {
                 + millisAfter(C.startedAt, callStart) + " ms after the call");
         String route = toA + "," + toB + "," + toC + ": ";
         for (Hop h : List.of(A, B, C)) {
-            // told to stop: at its own deadline, or before it by its upstream's cancel (the 50 ms target is printed)
+            // told to stop: at its own deadline, or before it by its upstream's cancel
             assertTrue(h.signal != null, h + " was never told to stop");
-            double late = micros(h.signalAt - h.deadlineSeen) / 1000.0;
-            String told = h + " told to stop " + String.format(java.util.Locale.ROOT, "%.1f", late)
-                    + " ms after its own deadline, by " + h.signal.what;
-            System.out.println(route + told + "; its operation returned " + millisAfter(h.stoppedAt, deadline)
-                    + " ms after the caller's deadline");
-            assertTrue(late <= ACROSS_THREADS_WITHIN_MILLIS, told + "; " + seen);
-            assertTrue(millisAfter(h.stoppedAt, deadline) <= ACROSS_THREADS_WITHIN_MILLIS, h + "'s operation returned "
-                    + millisAfter(h.stoppedAt, deadline) + " ms after the deadline; " + seen);
+            String told = h.signalAt - h.deadlineSeen <= 0 ? h + " told to stop before its own deadline, by " + h.signal.what
+                    : within(h.deadlineSeen, h.signalAt, h + " told to stop after its own deadline, by " + h.signal.what + ":");
+            String returned = within(h.deadlineSeen, Math.max(h.deadlineSeen, h.stoppedAt),
+                    "its operation returned after its own deadline:");
+            System.out.println(route + told + "; " + returned + "; " + seen);
         }
-        assertTrue(millisAfter(answered, deadline) <= ACROSS_THREADS_WITHIN_MILLIS,
-                "the caller heard " + millisAfter(answered, deadline) + " ms after the deadline: " + e);
+        System.out.println(route + within(deadline, Math.max(deadline, answered), "the caller heard after the deadline:")
+                + "; " + e.getMessage());
     }
 
     @ParameterizedTest(name = "client -{0}-> A -{1}-> B -{2}-> C")
@@ -295,15 +305,10 @@ class CallAcrossHopsTest {
         for (Hop h : List.of(A, B, C)) {
             // no deadline here: the only signal is the upstream's cancel, one hop of its message
             assertEquals(Signal.UPSTREAM_CANCEL, h.signal, h + " has no deadline: only its upstream can tell it to stop");
-            double late = micros(h.signalAt - upstreamTold) / 1000.0;
-            String told = h + " told to stop " + String.format(java.util.Locale.ROOT, "%.1f", late) + " ms after "
-                    + (h == A ? "the caller cancelled" : "its upstream was told") + " (" + millisAfter(h.signalAt, cancelledAt)
-                    + " ms after the caller's cancel)";
-            System.out.println(route + told + "; its operation returned " + millisAfter(h.stoppedAt, cancelledAt)
-                    + " ms after the cancel");
-            assertTrue(late <= ACROSS_THREADS_WITHIN_MILLIS, told);
-            assertTrue(millisAfter(h.stoppedAt, cancelledAt) <= ACROSS_THREADS_WITHIN_MILLIS, h + "'s operation returned "
-                    + millisAfter(h.stoppedAt, cancelledAt) + " ms after the cancel");
+            String told = within(upstreamTold, h.signalAt, h + " told to stop after "
+                    + (h == A ? "the caller cancelled" : "its upstream was told") + ":");
+            String returned = within(cancelledAt, h.stoppedAt, "its operation returned after the caller's cancel:");
+            System.out.println(route + told + "; " + returned);
             upstreamTold = h.signalAt;
         }
         assertThrows(CancellationException.class, call::get);
