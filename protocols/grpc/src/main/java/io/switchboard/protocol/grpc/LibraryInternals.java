@@ -9,13 +9,6 @@ package io.switchboard.protocol.grpc;
  */
 final class LibraryInternals {
     /**
-     * {@link LendingGrpcStream}: packed numbers written straight into the buffer gRPC's framer is
-     * filling, found through {@link NettyTuning.PartAllocator.Watch}. Off: a part is written
-     * through the codec's block and copied into gRPC's stream.
-     */
-    static final boolean LENDING = on("switchboard.grpc.lending");
-
-    /**
      * {@link NettyTuning#channel} and {@link NettyTuning#server}: grpc-java's {@code @Internal}
      * negotiator classes to reach each connection's HTTP/2 handler (the composite cumulator), and a
      * private field of Netty's handler (the largest frame announced). Off: the credentials as given,

@@ -7,7 +7,6 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcHttp2ConnectionHandler;
 import io.grpc.netty.shaded.io.grpc.netty.InternalNettyChannelCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.InternalNettyServerCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.InternalProtocolNegotiator;
-import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
 import io.grpc.netty.shaded.io.netty.buffer.PooledByteBufAllocator;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
 import io.grpc.netty.shaded.io.netty.channel.WriteBufferWaterMark;
@@ -73,74 +72,15 @@ final class NettyTuning {
      * below a quarter full. Shared by every client channel and server of this JVM, as gRPC's
      * default allocator is.
      */
-    static final PartAllocator ALLOCATOR = new PartAllocator();
-
-    /**
-     * {@link #ALLOCATOR}'s kind: it can also tell a thread which buffers it gave it while the
-     * thread watches ({@link #watch}), which is how {@link LendingGrpcStream} finds the buffer gRPC
-     * is writing a message into.
-     */
-    static final class PartAllocator extends PooledByteBufAllocator {
-        private final ThreadLocal<Watch> watches = new ThreadLocal<>();
-
-        PartAllocator() {
-            super(PooledByteBufAllocator.defaultPreferDirect(),
-                    PooledByteBufAllocator.defaultNumHeapArena(),
-                    PooledByteBufAllocator.defaultNumDirectArena(),
-                    PooledByteBufAllocator.defaultPageSize(),
-                    11, // 8 KiB pages << 11: 16 MiB chunks
-                    PooledByteBufAllocator.defaultSmallCacheSize(),
-                    PooledByteBufAllocator.defaultNormalCacheSize(),
-                    PooledByteBufAllocator.defaultUseCacheForAllThreads());
-        }
-
-        @Override
-        public ByteBuf buffer(int initialCapacity, int maxCapacity) {
-            Watch w = watches.get();
-            if (w == null) {
-                return super.buffer(initialCapacity, maxCapacity);
-            }
-            // a part's first buffer, sized by the codec's first block, fits the whole part: gRPC
-            // would otherwise double from 64 KiB, each new buffer starting with a block's copy
-            int size = Math.max(initialCapacity, ProtoCodec.PART_BYTES);
-            ByteBuf b = super.buffer(size, Math.max(maxCapacity, size));
-            w.last = b;
-            return b;
-        }
-
-        /**
-         * Notes the buffers given to this thread by {@code buffer(int, int)} until closed, and makes
-         * them at least a part large.
-         */
-        Watch watch() {
-            Watch w = new Watch(this);
-            watches.set(w);
-            return w;
-        }
-
-        /** One thread's note of the last buffer it was given. */
-        static final class Watch implements AutoCloseable {
-            private final PartAllocator allocator;
-            private ByteBuf last;
-
-            private Watch(PartAllocator allocator) {
-                this.allocator = allocator;
-            }
-
-            /** The last buffer given since the previous call, or null. */
-            ByteBuf takeLast() {
-                ByteBuf b = last;
-                last = null;
-                return b;
-            }
-
-            @Override
-            public void close() {
-                last = null;
-                allocator.watches.remove();
-            }
-        }
-    }
+    static final PooledByteBufAllocator ALLOCATOR = new PooledByteBufAllocator(
+            PooledByteBufAllocator.defaultPreferDirect(),
+            PooledByteBufAllocator.defaultNumHeapArena(),
+            PooledByteBufAllocator.defaultNumDirectArena(),
+            PooledByteBufAllocator.defaultPageSize(),
+            11, // 8 KiB pages << 11: 16 MiB chunks
+            PooledByteBufAllocator.defaultSmallCacheSize(),
+            PooledByteBufAllocator.defaultNormalCacheSize(),
+            PooledByteBufAllocator.defaultUseCacheForAllThreads());
 
     /**
      * {@code credentials} (plain text or TLS, unchanged) with one change to each connection's
