@@ -9,10 +9,9 @@
 #   scripts/bench-tricks.sh [--rounds N] [--reps N] [--warmup N] [--budget S] [--only NAME,...] [--sizes N,...] [--out DIR]
 #
 # Defaults: 3 rounds (12 runs per shortcut), 2000 timed calls after 2000 warm-up calls per small
-# cell, 60 s budget per cell; --out results/bench-tricks-<UTC time>. Shortcuts: grpc.lending,
-# grpc.nettyTuning, soap.connection, soap.awaitOnThread, soap.directAxis2. The JVM options of
-# SWITCHBOARD_JAVA_OPTS are kept (default "-Xms1g -Xmx1g -XX:+UseG1GC") and the switch added; the
-# bench passes it on to its server JVM. --sizes replaces every shortcut's sizes. A smoke run:
+# cell, 60 s budget per cell; --out results/bench-tricks-<UTC time>. Shortcuts: soap.connection,
+# soap.awaitOnThread, soap.directAxis2. The JVM options of SWITCHBOARD_JAVA_OPTS are kept (default
+# "-Xms1g -Xmx1g -XX:+UseG1GC") and the switch added; the bench passes it on to its server JVM. --sizes replaces every shortcut's sizes. A smoke run:
 # --rounds 1 --reps 20 --warmup 20 --budget 5 --sizes 10.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,11 +33,8 @@ out=${out:-results/bench-tricks-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
 base_opts=${SWITCHBOARD_JAVA_OPTS:-"-Xms1g -Xmx1g -XX:+UseG1GC"}
 
-# shortcut | protocol | workloads | sizes (the cells it was measured on; 10^5 between the small cell and
-# 10^7, since the bench skips a cell whose time it extrapolates from the size before past a quarter of the budget)
-shortcuts="grpc.lending|grpc|doubles|10,100000,10000000
-grpc.nettyTuning|grpc|empty,doubles|10,100000,10000000
-soap.connection|soap|empty,doubles|10
+# shortcut | protocol | workloads | sizes (the cells it was measured on)
+shortcuts="soap.connection|soap|empty,doubles|10
 soap.awaitOnThread|soap|empty,doubles|10
 soap.directAxis2|soap|empty,doubles|10"
 

@@ -52,28 +52,13 @@ public final class ProtoOutput {
     /**
      * An output that writes into {@code sink} through {@code block} (at least 16 bytes; a value
      * larger than it, a long string, grows a block of its own): {@link #flush} after the last
-     * write. {@link #size} counts every byte written. A {@link LendingSink} takes packed numbers
-     * in its own memory where it can.
+     * write. {@link #size} counts every byte written.
      */
     public static ProtoOutput into(OutputStream sink, byte[] block) {
         if (block.length < 16) {
             throw new IllegalArgumentException("a block of " + block.length + " bytes");
         }
         return new ProtoOutput(sink, block);
-    }
-
-    /**
-     * A stream that can lend its own memory at its end (a transport's buffer), so that packed
-     * numbers are copied from the value straight into it instead of through the block. The output
-     * asks only with everything before written to the stream; a sink returns null whenever it
-     * cannot lend, and the output goes on through the block.
-     */
-    public interface LendingSink {
-        /** Writable memory right after the stream's last byte, at least {@code min} bytes, or null. */
-        ByteBuffer room(int min);
-
-        /** The first {@code bytes} of the memory last lent now hold the stream's next bytes. */
-        void filled(int bytes);
     }
 
     /** Hands what a streaming output holds to its stream. */
@@ -240,36 +225,13 @@ public final class ProtoOutput {
             from += m;
             n -= m;
             flush();
-            if (sink instanceof LendingSink lender) {
-                int lent = lend(lender, values, from, n, width);
-                from += lent;
-                n -= lent;
-            }
         }
         ensure(n * width);
         put(values, from, n, width);
     }
 
-    /** Puts as many of the {@code n} values as the sink's lent memory holds straight into it; returns how many. */
-    private int lend(LendingSink lender, Object values, int from, int n, int width) {
-        int done = 0;
-        ByteBuffer room;
-        while (done < n && (room = lender.room(width)) != null) {
-            int m = Math.min(n - done, room.remaining() / width);
-            put(room.order(ByteOrder.LITTLE_ENDIAN), values, from + done, m);
-            lender.filled(m * width);
-            flushed += m * width;
-            done += m;
-        }
-        return done;
-    }
-
     private void put(Object values, int from, int n, int width) {
-        put(ByteBuffer.wrap(buf, pos, n * width).slice().order(ByteOrder.LITTLE_ENDIAN), values, from, n);
-        pos += n * width;
-    }
-
-    private static void put(ByteBuffer le, Object values, int from, int n) {
+        ByteBuffer le = ByteBuffer.wrap(buf, pos, n * width).slice().order(ByteOrder.LITTLE_ENDIAN);
         if (values instanceof double[] d) {
             le.asDoubleBuffer().put(d, from, n);
         } else if (values instanceof float[] f) {
@@ -279,6 +241,7 @@ public final class ProtoOutput {
         } else {
             le.asLongBuffer().put((long[]) values, from, n);
         }
+        pos += n * width;
     }
 
     public void writePackedBools(int field, boolean[] values, int from, int to) {

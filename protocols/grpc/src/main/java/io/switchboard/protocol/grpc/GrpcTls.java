@@ -34,12 +34,8 @@ public final class GrpcTls {
     private GrpcTls() {
     }
 
-    /** The server's credentials: insecure without TLS settings; with {@link NettyTuning#server}'s cumulation. */
+    /** The server's credentials: insecure without TLS settings. */
     public static ServerCredentials server(TlsSettings tls) {
-        return NettyTuning.server(serverCredentials(tls));
-    }
-
-    private static ServerCredentials serverCredentials(TlsSettings tls) {
         if (tls == null) {
             return InsecureServerCredentials.create();
         }
@@ -52,14 +48,9 @@ public final class GrpcTls {
 
     /**
      * A channel's credentials for an endpoint of {@code scheme}: TLS for {@code grpcs} (the
-     * settings' trust, else the JVM's, and the settings' key if any), plain text for {@code grpc};
-     * with {@link NettyTuning#channel}'s cumulation.
+     * settings' trust, else the JVM's, and the settings' key if any), plain text for {@code grpc}.
      */
     public static ChannelCredentials channel(String scheme, TlsSettings tls) {
-        return NettyTuning.channel(channelCredentials(scheme, tls));
-    }
-
-    private static ChannelCredentials channelCredentials(String scheme, TlsSettings tls) {
         if (!TLS_SCHEME.equals(scheme)) {
             return InsecureChannelCredentials.create();
         }

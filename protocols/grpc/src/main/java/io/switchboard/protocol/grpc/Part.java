@@ -309,7 +309,7 @@ final class Part {
             if (part.taken() || copied()) {
                 return 0;
             }
-            return LibraryInternals.LENDING ? LendingGrpcStream.drain(target, part::writeTo) : part.writeTo(target);
+            return part.writeTo(target);
         }
 
         @Override
