@@ -10,8 +10,8 @@ import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.codec.message.MessageLimits;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
-import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.idl.runtime.HeterogeneousList;
+import io.switchboard.testing.ProtoParts;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,8 +141,8 @@ class ProtoCodecDifferentialTest {
             @ForAll @IntRange(min = 1, max = 256) int target) {
         Iface i = c.iface();
         Object bean = i.beans.toBean(c.request());
-        Outcome<List<byte[]>> generated = Outcome.of(() -> parts(i.generated.writer("echo", bean, MAX_NODES), target));
-        Outcome<List<byte[]>> dynamic = Outcome.of(() -> parts(i.dynamic.writer("echo", c.request(), MAX_NODES), target));
+        Outcome<List<byte[]>> generated = Outcome.of(() -> ProtoParts.of(i.generated.writer("echo", bean, MAX_NODES), target));
+        Outcome<List<byte[]>> dynamic = Outcome.of(() -> ProtoParts.of(i.dynamic.writer("echo", c.request(), MAX_NODES), target));
         sameRefusal("writing in parts", generated, dynamic);
         if (generated.refused()) {
             return;
@@ -153,17 +153,6 @@ class ProtoCodecDifferentialTest {
         assertNull(difference, "the dynamic writer's parts, read by the generated reader: " + difference);
         difference = Same.difference(c.request(), (DynamicRecord) readParts(i.dynamic, generated.value()));
         assertNull(difference, "the generated writer's parts, read by the dynamic reader: " + difference);
-    }
-
-    private static List<byte[]> parts(ProtoCodec.Writer w, int target) {
-        List<byte[]> parts = new ArrayList<>();
-        ProtoOutput out = new ProtoOutput(64);
-        do {
-            out.reset();
-            w.writePart(out, target);
-            parts.add(out.toByteArray());
-        } while (w.hasMore());
-        return parts;
     }
 
     private static Object readParts(ProtoCodec codec, List<byte[]> parts) {

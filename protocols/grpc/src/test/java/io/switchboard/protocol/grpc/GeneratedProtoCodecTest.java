@@ -20,6 +20,7 @@ import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.codec.proto.ProtoSchemas;
+import io.switchboard.testing.ProtoParts;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.DivideFault;
 import io.switchboard.testing.conformance.EchoDoubles;
@@ -87,15 +88,7 @@ class GeneratedProtoCodecTest {
     }
 
     static List<byte[]> parts(String message, Object value, int target) {
-        ProtoCodec.Writer w = CODEC.writer(message, value, 2_000_000);
-        List<byte[]> parts = new ArrayList<>();
-        ProtoOutput out = new ProtoOutput(256);
-        do {
-            out.reset();
-            w.writePart(out, target);
-            parts.add(out.toByteArray());
-        } while (w.hasMore());
-        return parts;
+        return ProtoParts.of(CODEC.writer(message, value, 2_000_000), target);
     }
 
     static Object readParts(String message, List<byte[]> parts) {

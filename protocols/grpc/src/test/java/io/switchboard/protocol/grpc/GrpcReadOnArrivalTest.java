@@ -21,6 +21,7 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.testing.ProtoParts;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
@@ -92,15 +93,7 @@ class GrpcReadOnArrivalTest {
     private static List<byte[]> parts(double[] values) {
         EchoDoubles request = new EchoDoubles();
         request.setValues(values);
-        ProtoCodec.Writer w = CODEC.writer("echoDoubles", request, 10);
-        ProtoOutput out = new ProtoOutput(ProtoCodec.PART_BYTES + 64);
-        List<byte[]> parts = new ArrayList<>();
-        do {
-            out.reset();
-            w.writePart(out, ProtoCodec.PART_BYTES);
-            parts.add(out.toByteArray());
-        } while (w.hasMore());
-        return parts;
+        return ProtoParts.of(CODEC.writer("echoDoubles", request, 10), ProtoCodec.PART_BYTES);
     }
 
     private static Metadata announcing(long size) {
