@@ -254,12 +254,6 @@ final class TcpTransport implements Transport {
         }
     }
 
-    private TransportException notDelivered(OperationDescriptor operation, Throwable cause) {
-        return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, "cannot reach "
-                + endpoint.address() + " for " + operation + ": " + (cause == null ? "the connection closed" : cause),
-                cause);
-    }
-
     /** The answer's frame as the call's outcome; releases it. */
     private Object read(OperationDescriptor operation, Frame frame, WireBytes wire) throws DeclaredFault {
         try {
