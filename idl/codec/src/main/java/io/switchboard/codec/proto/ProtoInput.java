@@ -85,7 +85,8 @@ public final class ProtoInput {
         if (length < 0) {
             throw new IndexOutOfBoundsException("length " + length);
         }
-        this.buf = window.length >= 16 ? window : new byte[WINDOW_BYTES];
+        // a small message needs no more window than its own size: zeroing 16 KiB per small call costs more than it reads
+        this.buf = window.length >= 16 ? window : new byte[Math.max(16, Math.min(WINDOW_BYTES, length))];
         this.source = source;
         this.sourceLeft = length;
         this.limit = length;

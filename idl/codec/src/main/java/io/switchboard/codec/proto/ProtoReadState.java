@@ -15,18 +15,21 @@ import java.util.Arrays;
  * a number past the table is refused. It also counts how deeply heterogeneous lists nest.
  */
 public final class ProtoReadState {
+    private static final Object[] NO_OBJECTS = {};
+    private static final int[] NO_INTS = {};
     private final MessageLimits limits;
     private final long expectedBytes;
     private int depth;
     private String field;
-    private Object[] nodes = new Object[16];
+    // empty until a message has nodes or references: most messages have none
+    private Object[] nodes = NO_OBJECTS;
     private int nodeCount;
-    private Object[] holders = new Object[16];
-    private int[] slots = new int[16];
-    private int[] numbers = new int[16];
+    private Object[] holders = NO_OBJECTS;
+    private int[] slots = NO_INTS;
+    private int[] numbers = NO_INTS;
     private int refs;
-    private Object[] requiredHolders = new Object[0];
-    private int[] requiredSlots = new int[0];
+    private Object[] requiredHolders = NO_OBJECTS;
+    private int[] requiredSlots = NO_INTS;
     private int required;
 
     /** {@code expectedBytes}: the sender's announced size, or -1; only sizes arrays. */
@@ -77,9 +80,11 @@ public final class ProtoReadState {
                     "the message holds more than " + limits.maxNodes() + " linked nodes");
         }
         if (nodeCount == nodes.length) {
-            adoptPooled();
+            if (nodeCount > 0) {
+                adoptPooled();   // past the first 16: a message that grew them before may have left them
+            }
             if (nodeCount == nodes.length) {
-                nodes = Arrays.copyOf(nodes, nodeCount * 2);
+                nodes = Arrays.copyOf(nodes, Math.max(16, nodeCount * 2));
             }
         }
         nodes[nodeCount++] = node;
@@ -96,11 +101,14 @@ public final class ProtoReadState {
      */
     public void ref(Object holder, int slot, int number) {
         if (refs == numbers.length) {
-            adoptPooled();
+            if (refs > 0) {
+                adoptPooled();
+            }
             if (refs == numbers.length) {
-                holders = Arrays.copyOf(holders, refs * 2);
-                slots = Arrays.copyOf(slots, refs * 2);
-                numbers = Arrays.copyOf(numbers, refs * 2);
+                int grown = Math.max(16, refs * 2);
+                holders = Arrays.copyOf(holders, grown);
+                slots = Arrays.copyOf(slots, grown);
+                numbers = Arrays.copyOf(numbers, grown);
             }
         }
         holders[refs] = holder;

@@ -59,6 +59,12 @@ final class ClientConnection {
         return e;
     }
 
+    /**
+     * Answers up to this size are copied out of the receive buffer, which the next read then reuses;
+     * a larger one keeps its slice, and the next read starts a new buffer.
+     */
+    static final int COPIED_ANSWER_BYTES = 16 << 10;
+
     /** How long a reader with nothing of its own to wait for blocks in one read before looking around. */
     private static final int READER_POLL_MILLIS = 1000;
 
@@ -297,7 +303,7 @@ final class ClientConnection {
             }
         }
         for (Object f : frames) {
-            dispatch((Frame) f);
+            dispatch(((Frame) f).detached(COPIED_ANSWER_BYTES));
         }
         frames.clear();
         if (!answered.isEmpty()) {

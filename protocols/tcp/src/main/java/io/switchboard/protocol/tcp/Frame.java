@@ -75,6 +75,36 @@ final class Frame {
         }
     }
 
+    /**
+     * Reads a frame's data into {@code reader}: in place from a heap buffer's array, else through a
+     * {@link ProtoInput.Source} over the buffer's memory.
+     */
+    static void readInto(ProtoCodec.Reader reader, ByteBuf data) {
+        int n = data.readableBytes();
+        if (data.hasArray()) {
+            int from = data.arrayOffset() + data.readerIndex();
+            reader.readPart(data.array(), from, from + n);
+            data.skipBytes(n);
+        } else {
+            reader.readPart(source(data), n);
+        }
+    }
+
+    /**
+     * This frame with its data in a buffer of its own, if that is at most {@code maxCopyBytes}, and
+     * the connection's buffer it was a slice of freed; else this frame. A small answer copied lets a
+     * reader reuse its receive buffer rather than allocate a new one for every read.
+     */
+    Frame detached(int maxCopyBytes) {
+        if (data == null || data.readableBytes() > maxCopyBytes) {
+            return this;
+        }
+        byte[] copy = new byte[data.readableBytes()];
+        data.getBytes(data.readerIndex(), copy);
+        data.release();
+        return new Frame(meta, io.netty.buffer.Unpooled.wrappedBuffer(copy), dataBytes, wireBytes);
+    }
+
     /** The data of a frame as the protobuf codecs read it, straight from the connection's buffer. */
     static ProtoInput.Source source(ByteBuf data) {
         return new ProtoInput.Source() {

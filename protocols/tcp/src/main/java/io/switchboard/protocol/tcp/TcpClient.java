@@ -92,12 +92,16 @@ final class TcpClient implements ProtocolClient {
      * @throws TransportException (not delivered) when no connection can be made
      */
     ClientConnection connection(URI uri) {
-        String host = host(uri);
-        String key = key(uri);
+        return connection(uri, key(uri));
+    }
+
+    /** {@link #connection(URI)} with the endpoint's {@link #key} worked out once by its transport. */
+    ClientConnection connection(URI uri, String key) {
         ClientConnection c = connections.get(key);
         if (c != null && c.usable(MAX_IDLE_NANOS)) {
             return c;
         }
+        String host = host(uri);
         synchronized (opening.computeIfAbsent(key, k -> new Object())) {
             c = connections.get(key);
             if (c != null && c.usable(MAX_IDLE_NANOS)) {

@@ -481,7 +481,7 @@ final class TcpServer implements ProtocolServer {
             Object request;
             try {
                 ProtoCodec.Reader reader = codec.reader(op.requestElement().getLocalPart(), limits, data.readableBytes());
-                reader.readPart(Frame.source(data), data.readableBytes());
+                Frame.readInto(reader, data);
                 request = reader.finish();
                 PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             } catch (WireFormatException e) {

@@ -219,7 +219,7 @@ final class TcpTransport implements Transport {
                 user.put(TraceContext.TRACESTATE, trace.tracestate());
             }
         }
-        ClientConnection connection = client.connection(uri);
+        ClientConnection connection = client.connection(uri, connectionKey);
         ClientConnection.Call call = connection.open(operation.toString(), answer);
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
         byte[] meta = RpcMeta.request(service, operation.name(), options.callId(), timeoutMillis, call.id, user).encode();
@@ -288,9 +288,8 @@ final class TcpTransport implements Transport {
     }
 
     private Object decode(String message, ByteBuf data) {
-        int n = data.readableBytes();
-        ProtoCodec.Reader reader = codec.reader(message, limits, n);
-        reader.readPart(Frame.source(data), n);
+        ProtoCodec.Reader reader = codec.reader(message, limits, data.readableBytes());
+        Frame.readInto(reader, data);
         return reader.finish();
     }
 
