@@ -84,6 +84,22 @@ public final class ProtoOutput {
         return flushed + pos;
     }
 
+    /**
+     * The array a keeping output writes into, without a copy: its first {@link #size()} bytes are
+     * the output. Valid until the next write, which may move the bytes to a larger array.
+     */
+    public byte[] array() {
+        keeping();
+        return buf;
+    }
+
+    /** Appends bytes encoded before as they are: a frame's header, fields encoded once and kept. */
+    public void writeRaw(byte[] bytes, int from, int to) {
+        ensure(to - from);
+        System.arraycopy(bytes, from, buf, pos, to - from);
+        pos += to - from;
+    }
+
     /** Copies the bytes written so far to {@code target}, without an intermediate array. */
     public void writeTo(OutputStream target) throws IOException {
         keeping();

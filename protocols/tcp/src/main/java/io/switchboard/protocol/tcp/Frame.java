@@ -7,6 +7,8 @@ import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoInput;
 import io.switchboard.codec.proto.ProtoOutput;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Map;
 
 /**
  * One {@code baidu_std} frame as read off a connection: its meta and its data (the protobuf
@@ -73,6 +75,42 @@ final class Frame {
             buf.release();
             throw e;
         }
+    }
+
+    /**
+     * A request frame, header, meta and message, written straight into one array of its exact
+     * size: the first {@link ProtoOutput#size()} bytes of the output's {@link ProtoOutput#array()}.
+     * The caller has checked the message's size against the frame limit.
+     *
+     * @param names the operation's {@link RpcMeta#names}, encoded once
+     */
+    static ProtoOutput request(byte[] names, String requestId, int timeoutMillis, long correlationId,
+                               Map<String, String> userFields, ProtoCodec.Writer writer) {
+        int meta = RpcMeta.requestBytes(names, 0, requestId, timeoutMillis, correlationId, userFields);
+        int data = (int) writer.size();
+        // slack for the varint writers, which make room for their longest form
+        ProtoOutput out = new ProtoOutput(HEADER_BYTES + meta + data + 16);
+        out.writeRaw(header(meta, data), 0, HEADER_BYTES);
+        RpcMeta.writeRequest(out, names, 0, requestId, timeoutMillis, correlationId, userFields);
+        writer.writePart(out, Integer.MAX_VALUE);
+        if (writer.hasMore() || out.size() != HEADER_BYTES + meta + data) {
+            throw new IllegalStateException("a request frame of " + out.size() + " bytes, not the "
+                    + (HEADER_BYTES + meta + data) + " its sizes announced");
+        }
+        return out;
+    }
+
+    /** A frame of {@code meta} alone (a cancel), as bytes. */
+    static byte[] bytes(byte[] meta) {
+        byte[] frame = Arrays.copyOf(header(meta.length, 0), HEADER_BYTES + meta.length);
+        System.arraycopy(meta, 0, frame, HEADER_BYTES, meta.length);
+        return frame;
+    }
+
+    private static byte[] header(int metaBytes, int dataBytes) {
+        int body = metaBytes + dataBytes;
+        return new byte[] {'P', 'R', 'P', 'C', (byte) (body >>> 24), (byte) (body >>> 16), (byte) (body >>> 8), (byte) body,
+                (byte) (metaBytes >>> 24), (byte) (metaBytes >>> 16), (byte) (metaBytes >>> 8), (byte) metaBytes};
     }
 
     /**

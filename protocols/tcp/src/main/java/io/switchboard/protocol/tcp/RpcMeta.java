@@ -75,56 +75,96 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
 
     /** The protobuf encoding of this meta. */
     byte[] encode() {
-        ProtoOutput out = new ProtoOutput(128);
         if (service != null) {
-            // the nested message's length first, by hand: one buffer for the whole meta
-            int length = stringField(service) + stringField(method)
-                    + (logId != 0 ? 1 + ProtoOutput.varint64Size(logId) : 0)
-                    + (requestId != null ? stringField(requestId) : 0)
-                    + (timeoutMillis != 0 ? 1 + ProtoOutput.varint64Size(timeoutMillis) : 0);
-            out.writeLengthDelimited(1, length);
-            out.writeString(1, service);
-            out.writeString(2, method);
-            if (logId != 0) {
-                out.writeInt64(3, logId);
-            }
-            if (requestId != null) {
-                out.writeString(7, requestId);
-            }
-            if (timeoutMillis != 0) {
-                out.writeInt32(8, timeoutMillis);
-            }
-        } else {
-            ProtoOutput resp = new ProtoOutput(16);
-            if (errorCode != 0) {
-                resp.writeInt32(1, errorCode);
-            }
-            if (errorText != null) {
-                resp.writeString(2, errorText);
-            }
-            nested(out, 2, resp);
+            byte[] names = names(service, method);
+            ProtoOutput out = new ProtoOutput(requestBytes(names, logId, requestId, timeoutMillis, correlationId, userFields));
+            writeRequest(out, names, logId, requestId, timeoutMillis, correlationId, userFields);
+            return out.toByteArray();
+        }
+        int inner = (errorCode != 0 ? 1 + ProtoOutput.varint64Size(errorCode) : 0)
+                + (errorText != null ? stringField(errorText) : 0);
+        ProtoOutput out = new ProtoOutput(1 + ProtoOutput.varint32Size(inner) + inner
+                + 1 + ProtoOutput.varint64Size(correlationId) + userBytes(userFields));
+        out.writeLengthDelimited(2, inner);
+        if (errorCode != 0) {
+            out.writeInt32(1, errorCode);
+        }
+        if (errorText != null) {
+            out.writeString(2, errorText);
         }
         out.writeInt64(4, correlationId);
+        writeUserFields(out, userFields);
+        return out.toByteArray();
+    }
+
+    /** A request's {@code service_name} and {@code method_name} fields, encoded once per operation by a client. */
+    static byte[] names(String service, String method) {
+        ProtoOutput out = new ProtoOutput(stringField(service) + stringField(method));
+        out.writeString(1, service);
+        out.writeString(2, method);
+        return out.toByteArray();
+    }
+
+    /** The bytes {@link #writeRequest} writes. */
+    static int requestBytes(byte[] names, long logId, String requestId, int timeoutMillis, long correlationId,
+                            Map<String, String> userFields) {
+        int inner = requestMetaBytes(names, logId, requestId, timeoutMillis);
+        return 1 + ProtoOutput.varint32Size(inner) + inner + 1 + ProtoOutput.varint64Size(correlationId)
+                + userBytes(userFields);
+    }
+
+    /** A request's meta, its names encoded before ({@link #names}): what a request's {@link #encode()} gives. */
+    static void writeRequest(ProtoOutput out, byte[] names, long logId, String requestId, int timeoutMillis,
+                             long correlationId, Map<String, String> userFields) {
+        out.writeLengthDelimited(1, requestMetaBytes(names, logId, requestId, timeoutMillis));
+        out.writeRaw(names, 0, names.length);
+        if (logId != 0) {
+            out.writeInt64(3, logId);
+        }
+        if (requestId != null) {
+            out.writeString(7, requestId);
+        }
+        if (timeoutMillis != 0) {
+            out.writeInt32(8, timeoutMillis);
+        }
+        out.writeInt64(4, correlationId);
+        writeUserFields(out, userFields);
+    }
+
+    /** The nested {@code RpcRequestMeta}'s bytes. */
+    private static int requestMetaBytes(byte[] names, long logId, String requestId, int timeoutMillis) {
+        return names.length
+                + (logId != 0 ? 1 + ProtoOutput.varint64Size(logId) : 0)
+                + (requestId != null ? stringField(requestId) : 0)
+                + (timeoutMillis != 0 ? 1 + ProtoOutput.varint64Size(timeoutMillis) : 0);
+    }
+
+    private static int userBytes(Map<String, String> userFields) {
+        int n = 0;
         if (userFields != null) {
             for (Map.Entry<String, String> e : userFields.entrySet()) {
-                ProtoOutput entry = new ProtoOutput(16 + e.getKey().length() + e.getValue().length());
-                entry.writeString(1, e.getKey());
-                entry.writeString(2, e.getValue());
-                nested(out, 9, entry);
+                int entry = stringField(e.getKey()) + stringField(e.getValue());
+                n += 1 + ProtoOutput.varint32Size(entry) + entry;
             }
         }
-        return out.toByteArray();
+        return n;
+    }
+
+    /** Each user field as a map entry message, written in place. */
+    private static void writeUserFields(ProtoOutput out, Map<String, String> userFields) {
+        if (userFields != null) {
+            for (Map.Entry<String, String> e : userFields.entrySet()) {
+                out.writeLengthDelimited(9, stringField(e.getKey()) + stringField(e.getValue()));
+                out.writeString(1, e.getKey());
+                out.writeString(2, e.getValue());
+            }
+        }
     }
 
     /** The bytes of a string field (number below 16) holding {@code s}. */
     private static int stringField(String s) {
         int n = utf8Length(s);
         return 1 + ProtoOutput.varint32Size(n) + n;
-    }
-
-    private static void nested(ProtoOutput out, int field, ProtoOutput inner) {
-        byte[] bytes = inner.toByteArray();
-        out.writeBytes(field, bytes, 0, bytes.length);
     }
 
     /**

@@ -1,14 +1,13 @@
 package io.switchboard.protocol.tcp;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.UnpooledByteBufAllocator;
 import io.switchboard.codec.message.MessageChecks;
 import io.switchboard.codec.message.MessageLimits;
 import io.switchboard.codec.message.NodeTable;
 import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
+import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
@@ -40,9 +39,6 @@ import java.util.concurrent.TimeoutException;
  * is interrupted, sends a cancel frame: the server interrupts the operation. Thread-safe.
  */
 final class TcpTransport implements Transport {
-    /** Frames are written from arrays: a plain socket takes a heap array without a copy. */
-    private static final ByteBufAllocator HEAP = new UnpooledByteBufAllocator(false);
-
     private final TcpClient client;
     private final ServiceDescriptor descriptor;
     private final Endpoint endpoint;
@@ -52,6 +48,8 @@ final class TcpTransport implements Transport {
     /** The endpoint's address parsed once, and the key of its server's connection in the client. */
     private final URI uri;
     private final String connectionKey;
+    /** Each operation's service and method names as its request metas carry them, encoded once. */
+    private final Map<String, byte[]> names;
 
     TcpTransport(TcpClient client, ServiceDescriptor descriptor, Endpoint endpoint) {
         this.client = client;
@@ -66,6 +64,11 @@ final class TcpTransport implements Transport {
         this.limits = MessageLimits.of(Math.min(client.settings().maxMessageBytes(), client.limits().maxFrameBytes()),
                 client.settings().maxGraphNodes());
         this.service = ProtoSchemas.serviceName(descriptor.name());
+        Map<String, byte[]> n = new HashMap<>();
+        for (OperationDescriptor op : descriptor.operations()) {
+            n.put(op.name(), RpcMeta.names(service, op.name()));
+        }
+        this.names = Map.copyOf(n);
     }
 
     @Override
@@ -222,15 +225,10 @@ final class TcpTransport implements Transport {
         ClientConnection connection = client.connection(uri, connectionKey);
         ClientConnection.Call call = connection.open(operation.toString(), answer);
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
-        byte[] meta = RpcMeta.request(service, operation.name(), options.callId(), timeoutMillis, call.id, user).encode();
-        ByteBuf frame = Frame.encode(HEAP, meta, writer);
+        ProtoOutput frame = Frame.request(names.get(operation.name()), options.callId(), timeoutMillis, call.id, user, writer);
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
-        int frameBytes = frame.readableBytes();
-        try {
-            connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());
-        } finally {
-            frame.release();
-        }
+        int frameBytes = frame.size();
+        connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());
         PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
         if (options.wireBytes() != null) {
             options.wireBytes().addSent(frameBytes);
@@ -244,13 +242,8 @@ final class TcpTransport implements Transport {
      */
     private void cancelOnWire(Sent sent, OperationDescriptor operation) {
         if (sent.connection.forget(sent.call)) {
-            byte[] meta = RpcMeta.request(service, operation.name(), null, 0, sent.call.id,
-                    Map.of(TcpErrors.CANCEL, "1")).encode();
-            ByteBuf frame = Frame.encode(HEAP, meta, null);
-            byte[] bytes = new byte[frame.readableBytes()];
-            frame.readBytes(bytes);
-            frame.release();
-            sent.connection.sendQuietly(bytes);
+            sent.connection.sendQuietly(Frame.bytes(RpcMeta.request(service, operation.name(), null, 0, sent.call.id,
+                    Map.of(TcpErrors.CANCEL, "1")).encode()));
         }
     }
 

@@ -168,6 +168,30 @@ class FrameDecoderTest {
     }
 
     @Test
+    void aRequestFrameWrittenInOneArrayIsTheFrameOfItsMetaAndMessage() {
+        io.switchboard.codec.proto.ProtoCodec codec = io.switchboard.testing.conformance.ConformanceComponent.DESCRIPTOR
+                .codec(io.switchboard.codec.proto.ProtoCodec.class);
+        io.switchboard.testing.conformance.EchoDoubles m = new io.switchboard.testing.conformance.EchoDoubles();
+        m.setValues(new double[] {Double.NaN, -0.0, 1.5});
+        byte[] data = codec.toBytes("echoDoubles", m, 10);
+        // a user field whose value is not ASCII, and a call id: every variable part of the meta
+        Map<String, String> user = Map.of("traceparent", PING.userField("traceparent"), "x", "\u00e9t\u00e9");
+        RpcMeta meta = RpcMeta.request("switchboard.conformance.Conformance", "echoDoubles", "id-\u00e9", 90_000,
+                Long.MAX_VALUE, user);
+        io.switchboard.codec.proto.ProtoOutput out = Frame.request(RpcMeta.names(meta.service(), meta.method()),
+                meta.requestId(), meta.timeoutMillis(), meta.correlationId(), user,
+                codec.writer("echoDoubles", m, 10));
+        byte[] oneArray = java.util.Arrays.copyOf(out.array(), out.size());
+        assertArrayEquals(RawTcp.frame(meta, data), oneArray);
+
+        EmbeddedChannel ch = channel(1 << 20, 1 << 16);
+        ch.writeInbound(Unpooled.wrappedBuffer(oneArray));
+        Frame f = frames(ch).get(0);
+        assertEquals(meta, f.meta);
+        f.release();
+    }
+
+    @Test
     void everyMetaFieldRoundTrips() {
         RpcMeta answer = RpcMeta.response(Long.MAX_VALUE, TcpErrors.DECLARED_FAULT, "division by zero \uD83D\uDD25",
                 Map.of(TcpErrors.REFUSED, "malformed", TcpErrors.REFUSED_FIELD, "Record.name"));
