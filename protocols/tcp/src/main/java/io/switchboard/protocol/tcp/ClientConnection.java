@@ -272,7 +272,7 @@ final class ClientConnection {
                 return;
             }
             try {
-                received.ensureWritable(16 << 10);
+                received.ensureWritable(Math.max(16 << 10, decoder.missingBytes(received)));
                 int n = wire.read(received.array(), received.arrayOffset() + received.writerIndex(),
                         received.writableBytes(), (int) Math.min(Integer.MAX_VALUE, Math.max(1, left)));
                 if (n < 0) {

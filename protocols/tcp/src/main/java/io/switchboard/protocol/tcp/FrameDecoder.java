@@ -35,6 +35,24 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private long frameStart;
 
     /** A decoder without a minimum rate (a client's: it waits for answers as long as their calls do). */
+    /**
+     * The bytes still missing of the frame whose header starts {@code in}, if it is one this
+     * decoder will buffer (within the limits); else 0. A reader sizes its buffer by it once, rather
+     * than grow it by doubling, copying, as the frame comes in.
+     */
+    int missingBytes(ByteBuf in) {
+        int r = in.readerIndex();
+        if (in.readableBytes() < Frame.HEADER_BYTES || in.getInt(r) != Frame.MAGIC) {
+            return 0;
+        }
+        long body = in.getUnsignedInt(r + 4);
+        long meta = in.getUnsignedInt(r + 8);
+        if (meta > maxMetaBytes || meta > body || body - meta > maxDataBytes) {
+            return 0;
+        }
+        return (int) Math.max(0, Frame.HEADER_BYTES + body - in.readableBytes());
+    }
+
     FrameDecoder(long maxDataBytes, int maxMetaBytes) {
         this(maxDataBytes, maxMetaBytes, null, 0, null);
     }

@@ -192,6 +192,19 @@ class FrameDecoderTest {
     }
 
     @Test
+    void aReaderLearnsHowMuchOfAFrameIsMissingOnlyWithinTheLimits() {
+        FrameDecoder d = new FrameDecoder(1 << 20, 1 << 10);
+        ByteBuf in = Unpooled.buffer().writeBytes(header(100_000, 50)).writeBytes(new byte[30]);
+        assertEquals(12 + 100_000 - 42, d.missingBytes(in));
+        in.readerIndex(0);
+        assertEquals(0, d.missingBytes(Unpooled.wrappedBuffer(header(100_000, 50), 0, 11)), "no whole header yet");
+        assertEquals(0, d.missingBytes(Unpooled.wrappedBuffer(header((1 << 20) + 51, 50))), "data over the limit is skipped, not buffered");
+        assertEquals(0, d.missingBytes(Unpooled.wrappedBuffer(header(100_000, 2_000))), "a meta over the limit closes the connection");
+        assertEquals(0, d.missingBytes(Unpooled.wrappedBuffer(header(0xFFFF_FFFFL, 50))), "an announced 4 GiB allocates nothing");
+        assertEquals(0, d.missingBytes(Unpooled.wrappedBuffer("HTTP/1.1 200 OK\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII))));
+    }
+
+    @Test
     void everyMetaFieldRoundTrips() {
         RpcMeta answer = RpcMeta.response(Long.MAX_VALUE, TcpErrors.DECLARED_FAULT, "division by zero \uD83D\uDD25",
                 Map.of(TcpErrors.REFUSED, "malformed", TcpErrors.REFUSED_FIELD, "Record.name"));
