@@ -7,7 +7,7 @@ import java.util.Arrays;
  * the reason it has none.
  *
  * <pre>{@code
- * Cell c = Cell.measured(Workload.DOUBLES, 1000, "socket", samplesNanos, 8_012, false, null);
+ * Cell c = Cell.measured(Workload.DOUBLES, 1000, "socket", samplesNanos, 8_012, false, null, null);
  * c.medianMicros();
  * }</pre>
  *
@@ -15,25 +15,27 @@ import java.util.Arrays;
  * @param wireBytes    bytes the client sent for one request, headers included; -1 when not measured
  * @param pinned       whether client and server ran on one CPU (small messages)
  * @param note         why the cell failed or was skipped, or a remark on a measured cell
+ * @param ways         which protocol each timed call took, for a row whose policy chose it; null for the others
  */
 public record Cell(Workload workload, int size, String protocol, Status status, long[] samplesNanos,
-                   long wireBytes, boolean pinned, String note) {
+                   long wireBytes, boolean pinned, String note, WayCounts ways) {
 
     /** Whether a cell has numbers. */
     public enum Status { MEASURED, FAILED, SKIPPED }
 
-    static Cell measured(Workload w, int size, String protocol, long[] samples, long wireBytes, boolean pinned, String note) {
+    static Cell measured(Workload w, int size, String protocol, long[] samples, long wireBytes, boolean pinned, String note,
+                         WayCounts ways) {
         long[] sorted = samples.clone();
         Arrays.sort(sorted);
-        return new Cell(w, size, protocol, Status.MEASURED, sorted, wireBytes, pinned, note);
+        return new Cell(w, size, protocol, Status.MEASURED, sorted, wireBytes, pinned, note, ways);
     }
 
     static Cell failed(Workload w, int size, String protocol, boolean pinned, String reason) {
-        return new Cell(w, size, protocol, Status.FAILED, new long[0], -1, pinned, reason);
+        return new Cell(w, size, protocol, Status.FAILED, new long[0], -1, pinned, reason, null);
     }
 
     static Cell skipped(Workload w, int size, String protocol, String reason) {
-        return new Cell(w, size, protocol, Status.SKIPPED, new long[0], -1, false, reason);
+        return new Cell(w, size, protocol, Status.SKIPPED, new long[0], -1, false, reason, null);
     }
 
     public boolean isMeasured() {

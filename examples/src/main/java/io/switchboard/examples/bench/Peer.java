@@ -17,6 +17,15 @@ interface Peer extends AutoCloseable {
         return false;
     }
 
+    /**
+     * From now on, counts which protocol (and way) each of this peer's calls takes in {@code ways},
+     * or stops counting when it is null; returns whether it counts at all: only a peer that leaves
+     * each call's protocol to a selection policy does, a pinned one ignores this.
+     */
+    default boolean countWays(WayCounts ways) {
+        return false;
+    }
+
     /** One round trip of the payload; returns what came back, unchecked. */
     Object roundTrip(Payload payload) throws Exception;
 

@@ -32,8 +32,14 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 public final class Report {
     /** The rows every other row is divided by, where the run has them: the floor, then the plain libraries. */
     static final List<String> BASELINES = List.of("socket", PlainGrpcPeer.NAME, BareAxis2Peer.NAME, "rmi", "soap");
-    /** The CSV header, fixed: scripts read the columns by these names. */
-    public static final String CSV_HEADER = "workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples";
+    /**
+     * The CSV header, fixed: scripts read the columns by these names, and some by position
+     * ({@code scripts/bench-tricks.sh}), so a new column goes at the end. {@code calls_over} and
+     * {@code fallbacks}: a policy row's timed calls per protocol ({@code tcp-unix:1996 grpc:4}) and
+     * how many of them fell back; empty for a pinned row.
+     */
+    public static final String CSV_HEADER = "workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples,"
+            + "calls_over,fallbacks";
 
     private final List<Cell> cells;
     private final Machine machine;
@@ -77,10 +83,11 @@ public final class Report {
             if (!c.isMeasured()) {
                 continue;   // the CSV has no column for a reason; failed and skipped cells are listed in bench.md
             }
-            b.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.1f,%.1f,%s,%s,%d%n", c.workload().key(), c.size(),
+            b.append(String.format(Locale.ROOT, "%s,%d,%s,%.1f,%.1f,%.1f,%s,%s,%d,%s,%s%n", c.workload().key(), c.size(),
                     c.protocol(), c.medianMicros(), c.p10Micros(), c.p90Micros(),
                     c.workload() == Workload.EMPTY ? "" : String.format(Locale.ROOT, "%.4g", c.payloadMegabytesPerSecond()),
-                    c.wireBytes() < 0 ? "" : Long.toString(c.wireBytes()), c.samplesNanos().length));
+                    c.wireBytes() < 0 ? "" : Long.toString(c.wireBytes()), c.samplesNanos().length,
+                    c.ways() == null ? "" : c.ways().csv(), c.ways() == null ? "" : Long.toString(c.ways().fallbacks())));
         }
         return b.toString();
     }
@@ -105,7 +112,9 @@ public final class Report {
                 .append("unary (default executor), bare Axis2, Java RMI and Switchboard's SOAP. MB/s counts the payload both ways (2 × payload ÷ median; 8 bytes per double, ")
                 .append("34 per node). Wire bytes: what the client sent for one request, protocol headers included ")
                 .append("(counted on the client's socket, or through a counting relay for SOAP and gRPC; none for `local`, ")
-                .append("the component in the client's JVM, called through a stub that copies through the protobuf codec).\n");
+                .append("the component in the client's JVM, called through a stub that copies through the protobuf codec). ")
+                .append("The note of a policy row (`adaptive`, `size`) counts its timed calls by the protocol that answered them, ")
+                .append("tcp by its way (`tcp-unix`, `tcp`), and says how many were the failsafe's fallback.\n");
         List<String> baselines = BASELINES.stream().filter(n -> cells.stream().anyMatch(c -> c.isMeasured()
                 && c.protocol().equals(n))).toList();
         for (Workload w : workloads()) {

@@ -183,6 +183,7 @@ public final class Sweep {
             }
         }
         String unsettled = warmUp ? settle(order, payload, shuffle) : null;
+        order.forEach(a -> a.getValue().countWays(a.getKey(), true));   // the timed calls only
         long compiledBefore = compileMillis();
         long timedStart = System.nanoTime();
         int minSamples = Math.min(MIN_SAMPLES, config.reps());
@@ -202,6 +203,7 @@ public final class Sweep {
                 break;
             }
         }
+        order.forEach(a -> a.getValue().countWays(a.getKey(), false));
         order.forEach(a -> a.getValue().endRun());
         long compiled = compileMillis() - compiledBefore;
         long timedMillis = (System.nanoTime() - timedStart) / 1_000_000L;
@@ -318,6 +320,13 @@ public final class Sweep {
         /** Where the current run's samples begin, and each finished run's median (µs). */
         private int runStart;
         final List<Double> runMedians = new ArrayList<>();
+        /** Which protocol the timed calls of all runs took, counted only by a peer whose policy chooses it. */
+        private final WayCounts ways = new WayCounts();
+        private boolean countsWays;
+
+        void countWays(Peer peer, boolean on) {
+            countsWays = peer.countWays(on ? ways : null) || countsWays;
+        }
 
         void startRun() {
             runStart = samples.size();
@@ -363,9 +372,9 @@ public final class Sweep {
                         + " (range " + Report.number(runMedians.stream().mapToDouble(Double::doubleValue).max().orElse(0)
                         - runMedians.stream().mapToDouble(Double::doubleValue).min().orElse(0)) + ")");
             }
-            note = joinNotes(joinNotes(note, wireNote), jitNote);
+            note = joinNotes(joinNotes(joinNotes(countsWays ? ways.note() : null, note), wireNote), jitNote);
             return Cell.measured(p.workload(), p.size(), peer.name(), samples.stream().mapToLong(Long::longValue).toArray(),
-                    wireBytes, pinned, note);
+                    wireBytes, pinned, note, countsWays ? ways : null);
         }
     }
 }

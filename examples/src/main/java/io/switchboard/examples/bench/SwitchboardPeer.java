@@ -2,6 +2,7 @@ package io.switchboard.examples.bench;
 
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoStub;
+import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.Policies;
 import io.switchboard.metastub.SelectionPolicy;
@@ -42,19 +43,24 @@ final class SwitchboardPeer implements Peer {
     private final EchoStub direct;
     private final EchoStub counted;
     private final Connection connection;
+    /** Whether the policy chooses each call's protocol: then {@link #countWays} counts them. */
+    private final boolean policy;
+    /** Where this row's calls are counted, null while they are not (warm-up, pinned rows). */
+    private WayCounts ways;
 
     /** tcp over the server's Unix domain socket; the TCP row is {@code tcp}. */
     static final String TCP_UNIX = "tcp-unix";
     private static final String TCP = "tcp";
 
-    private SwitchboardPeer(String name, CallOptions options, Connection connection) {
-        this(name, connection.direct.withOptions(options), connection.counted.withOptions(options), connection);
+    private SwitchboardPeer(String name, CallOptions options, boolean policy, Connection connection) {
+        this(name, connection.direct.withOptions(options), connection.counted.withOptions(options), policy, connection);
     }
 
-    private SwitchboardPeer(String name, EchoStub direct, EchoStub counted, Connection connection) {
+    private SwitchboardPeer(String name, EchoStub direct, EchoStub counted, boolean policy, Connection connection) {
         this.name = name;
         this.direct = direct;
         this.counted = counted;
+        this.policy = policy;
         this.connection = connection;
     }
 
@@ -73,8 +79,23 @@ final class SwitchboardPeer implements Peer {
     }
 
     @Override
+    public boolean countWays(WayCounts ways) {
+        this.ways = policy ? ways : null;
+        return policy;
+    }
+
+    /**
+     * One call; while counting, the connection's listener, which runs on this thread when a
+     * blocking attempt ends, counts its records into this row's {@link WayCounts}.
+     */
+    @Override
     public Object roundTrip(Payload p) {
-        return call(direct, p);
+        connection.counting = ways;
+        try {
+            return call(direct, p);
+        } finally {
+            connection.counting = null;
+        }
     }
 
     @Override
@@ -127,13 +148,18 @@ final class SwitchboardPeer implements Peer {
         private final ComponentEntry entry;
         /** The meta-stubs of the tcp rows, each with clients (and so connections) of its own. */
         private final List<MetaStub> tcpChannels = new ArrayList<>();
+        /**
+         * The counts of the policy row whose call is under way on the sweep's thread, null between
+         * calls: set and read on that thread only, since a blocking call's records are made on it.
+         */
+        private WayCounts counting;
 
         private Connection(String registryUrl) throws IOException {
             // Large enough for the sweep's biggest messages, and a bound so that nothing hangs.
             settings = ClientSettings.defaults().withMaxMessageBytes(BenchServer.MAX_MESSAGE_BYTES)
                     .withCallTimeout(Duration.ofMillis(Sweep.CALL_TIMEOUT_MILLIS));
             // follow(false): no watch thread polling the registry amid the timings
-            switchboard = Switchboard.builder(registryUrl).settings(settings).follow(false).connect();
+            switchboard = Switchboard.builder(registryUrl).settings(settings).follow(false).listener(this::count).connect();
             direct = switchboard.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
             entry = switchboard.registry().lookup(EchoComponent.DESCRIPTOR.name()).get(0);
             List<Endpoint> relayed = new ArrayList<>();
@@ -156,6 +182,14 @@ final class SwitchboardPeer implements Peer {
             counted = EchoComponent.stub(countedChannel);
         }
 
+        /** The call listener of {@code direct}: counts a policy row's timed attempts, ignores the rest. */
+        private void count(CallRecord r) {
+            WayCounts ways = counting;
+            if (ways != null) {
+                ways.add(r);
+            }
+        }
+
         /**
          * The peer for a protocol name (pinned on every call) or a policy name; throws
          * {@link IllegalArgumentException} with the reason when the name is neither.
@@ -165,10 +199,10 @@ final class SwitchboardPeer implements Peer {
                 return tcpPeer(name);
             }
             if (Protocols.names().contains(name)) {
-                return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.PROTOCOL, name), this);
+                return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.PROTOCOL, name), false, this);
             }
             SelectionPolicy policy = Policies.byName(name);
-            return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.POLICY, policy), this);
+            return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.POLICY, policy), true, this);
         }
 
         /**
@@ -202,7 +236,7 @@ final class SwitchboardPeer implements Peer {
             if (!expected.equals(firstVia.get())) {
                 throw new IllegalArgumentException("its first call went via " + firstVia.get() + ", not " + expected);
             }
-            return new SwitchboardPeer(name, stub, counted.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP)), this);
+            return new SwitchboardPeer(name, stub, counted.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP)), false, this);
         }
 
         long upstreamBytes() {

@@ -51,11 +51,13 @@ class BenchCommandTest {
         assertEquals(0, exit);
 
         List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
-        assertEquals("workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples", csv.get(0));
+        assertEquals("workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples,calls_over,fallbacks",
+                csv.get(0));
         Set<String> seen = new HashSet<>();
         for (String row : csv.subList(1, csv.size())) {
             String[] f = row.split(",", -1);
-            assertEquals(9, f.length, row);
+            assertEquals(11, f.length, row);
+            assertEquals("/", f[9] + "/" + f[10], "no policy row here, so no calls counted by protocol: " + row);
             seen.add(f[0] + "/" + f[2]);
             for (int i = 3; i <= 5; i++) {
                 assertTrue(Double.parseDouble(f[i]) > 0, row);
@@ -76,6 +78,46 @@ class BenchCommandTest {
         assertTrue(md.contains("load average"), md);
         assertTrue(Files.size(dir.resolve("bench-doubles.png")) > 0);
         assertTrue(Files.size(dir.resolve("bench-list.png")) > 0);
+    }
+
+    @Test
+    void aPolicyRowCountsItsTimedCallsByProtocolAndAPinnedRowDoesNot() throws Exception {
+        // two runs: the counts of both add up; grpc is pinned on the same meta-stub as the policies
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "6", "--runs", "2",
+                "--workloads", "doubles", "--protocols", "adaptive,size,grpc", "--heap", "256m", "--out", dir.toString());
+        assertEquals(0, exit);
+
+        Set<String> ways = new HashSet<>(io.switchboard.protocol.spi.Protocols.names());
+        ways.add(SwitchboardPeer.TCP_UNIX);
+        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        assertEquals(Report.CSV_HEADER, csv.get(0));
+        String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
+        Set<String> seen = new HashSet<>();
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            assertEquals(11, f.length, row);
+            seen.add(f[2]);
+            assertEquals("12", f[8], "timed samples (2 runs of 6): " + row);
+            if (f[2].equals("grpc")) {
+                assertEquals("", f[9], "a pinned row counts nothing, though its calls reach the same listener: " + row);
+                assertEquals("", f[10], row);
+                continue;
+            }
+            long sum = 0;
+            StringBuilder note = new StringBuilder("calls over ");
+            for (String way : f[9].split(" ")) {
+                String[] w = way.split(":");
+                assertTrue(ways.contains(w[0]), "a protocol or tcp's way: " + way + " in " + row);
+                long n = Long.parseLong(w[1]);
+                assertTrue(n > 0, row);
+                sum += n;
+                note.append(note.length() > "calls over ".length() ? ", " : "").append(w[0]).append(' ').append(n);
+            }
+            assertEquals(12, sum, "one count per timed call, none for the warm-up: " + row);
+            assertEquals(0, Long.parseLong(f[10]), "the server is up, so nothing falls back: " + row);
+            assertTrue(md.contains(note + ";") || md.contains(note + " |"), "the note names the same counts: " + note + " in " + md);
+        }
+        assertEquals(Set.of("adaptive", "size", "grpc"), seen);
     }
 
     @Test
