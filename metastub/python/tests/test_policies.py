@@ -57,3 +57,13 @@ def test_adaptive_starts_from_the_java_priors_and_learns_from_the_calls():
     before = adaptive.predict_micros("soap", "soap://server", 20)
     adaptive.observe(CallRecord("Echo", "empty", "id", "soap", "soap://server", "r", 10, 9.0, "TransportError", -1))
     assert adaptive.predict_micros("soap", "soap://server", 20) == before
+
+
+def test_adaptive_never_tries_a_runner_up_five_times_slower_even_by_microseconds():
+    now = [0.0]
+    adaptive = policies.Adaptive(clock=lambda: now[0])
+    for _ in range(200):   # 25 µs over gRPC, 125 µs over SOAP: not close, though 100 µs apart
+        adaptive.observe(CallRecord("Echo", "empty", "id", "grpc", "grpc://server", "r", 10, 25e-6, None, 10))
+        adaptive.observe(CallRecord("Echo", "empty", "id", "soap", "soap://server", "r", 10, 125e-6, None, 10))
+    picks = [adaptive.select(Call(10), ["grpc", "soap"]) for _ in range(10 * adaptive.EXPLORE_EVERY)]
+    assert picks.count("soap") == 0

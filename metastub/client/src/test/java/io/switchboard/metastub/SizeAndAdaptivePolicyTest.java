@@ -207,6 +207,34 @@ class SizeAndAdaptivePolicyTest {
     }
 
     @Test
+    void aRunnerUpFiveTimesSlowerIsNeverExploredThoughOnlyMicrosecondsSlower() {
+        AdaptivePolicy adaptive = learnedSmallCalls(25, 125);
+        for (int i = 0; i < 10 * AdaptivePolicy.EXPLORE_EVERY; i++) {
+            assertEquals("fast", adaptive.select(doubles(10), BOTH), "call " + i + ": a try would cost 4x the call");
+        }
+    }
+
+    @Test
+    void aRunnerUpWithinTheRatioIsTriedOnceInEveryExploreEveryCalls() {
+        AdaptivePolicy adaptive = learnedSmallCalls(100, 130);
+        int soap = 0;
+        for (int i = 0; i < 10 * AdaptivePolicy.EXPLORE_EVERY; i++) {
+            soap += adaptive.select(doubles(10), BOTH).equals("soap") ? 1 : 0;
+        }
+        assertEquals(10, soap, "one try in " + AdaptivePolicy.EXPLORE_EVERY);
+    }
+
+    /** A policy whose clock stands still (no re-probe) that learned small calls of these times. */
+    private static AdaptivePolicy learnedSmallCalls(double fastMicros, double soapMicros) {
+        AdaptivePolicy adaptive = new AdaptivePolicy(() -> 0);
+        for (int i = 0; i < 60; i++) {
+            adaptive.observe(record("fast", 80, fastMicros));
+            adaptive.observe(record("soap", 80, soapMicros));
+        }
+        return adaptive;
+    }
+
+    @Test
     void aBurstOfSlowSamplesHardlyMovesTheModel() {
         AdaptivePolicy adaptive = new AdaptivePolicy();
         for (int i = 0; i < 60; i++) {
