@@ -1,6 +1,7 @@
 package io.switchboard.protocol.tcp;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
@@ -49,6 +50,7 @@ final class UnixListener {
             Channel channel = new ServerBootstrap().group(loops)
                     .channel(EpollServerDomainSocketChannel.class)
                     .childHandler(connection)
+                    .childOption(ChannelOption.SO_SNDBUF, UnixSockets.SEND_BUFFER_BYTES)
                     .bind(new DomainSocketAddress(path.toFile())).sync().channel();
             LOG.debug("tcp listening on the Unix socket {}", path);
             return new UnixListener(channel, directory, path);

@@ -26,6 +26,14 @@ import java.util.Set;
  * a reader that does not know them sees the same host and port as before.
  */
 final class UnixSockets {
+    /**
+     * The send buffer each side of a Unix socket connection asks for. A Unix stream socket holds
+     * only what its sender's buffer does (the kernel's default is 208 KiB), where TCP on loopback
+     * grows its windows to megabytes: with the default, a 1 MB message crossed in five rounds of
+     * fill, wake and drain. The kernel caps it at {@code net.core.wmem_max}.
+     */
+    static final int SEND_BUFFER_BYTES = 1 << 20;
+
     /** {@code -Dswitchboard.tcp.unix=false} turns Unix sockets off: servers do not listen, clients do not connect. */
     static final String PROPERTY = "switchboard.tcp.unix";
     /** The directory under which a server makes its private socket directory; default {@code java.io.tmpdir}. */

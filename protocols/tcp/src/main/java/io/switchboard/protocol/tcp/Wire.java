@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -68,6 +69,7 @@ interface Wire {
     static Wire unix(Path path) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, UnixSockets.SEND_BUFFER_BYTES);
             channel.connect(UnixDomainSocketAddress.of(path));
             return ChannelWire.over(channel, UnixSockets.VIA_UNIX);
         } catch (IOException | RuntimeException e) {
@@ -85,16 +87,22 @@ interface Wire {
     final class ChannelWire implements Wire {
         /** A writer waiting for room looks whether the connection closed this often. */
         private static final int WRITE_WAIT_MILLIS = 100;
-        /** The wire's own buffers: the JDK would copy through a per-thread buffer found in a thread-local map. */
+        /**
+         * The wire's own buffers (the JDK would copy through a per-thread buffer found in a
+         * thread-local map): this size, grown once to {@link #LARGE_BUFFER_BYTES} on a connection
+         * that carries a message larger than it, so that such a message crosses in fewer system
+         * calls while a connection of small calls keeps small buffers.
+         */
         private static final int BUFFER_BYTES = 64 << 10;
+        private static final int LARGE_BUFFER_BYTES = 256 << 10;
 
         private final SocketChannel channel;
         private final Selector readable;
         private final Selector writable;
         /** Used by the one thread writing. */
-        private final ByteBuffer out = ByteBuffer.allocateDirect(BUFFER_BYTES);
+        private ByteBuffer out = ByteBuffer.allocateDirect(BUFFER_BYTES);
         /** Used by the one thread reading, as is {@link #drained}. */
-        private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER_BYTES);
+        private ByteBuffer in = ByteBuffer.allocateDirect(BUFFER_BYTES);
         /**
          * The last read took all the socket held: the next one waits in the selector first rather
          * than try a read that most likely finds nothing (a blocking caller reads right after sending).
@@ -128,6 +136,9 @@ interface Wire {
 
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
+            if (length > out.capacity() && out.capacity() < LARGE_BUFFER_BYTES) {
+                out = ByteBuffer.allocateDirect(LARGE_BUFFER_BYTES);
+            }
             int done = 0;
             while (done < length) {
                 int k = Math.min(out.capacity(), length - done);
@@ -162,6 +173,9 @@ interface Wire {
             if (n > 0) {
                 drained = n < b.limit();
                 b.flip().get(into, offset, n);
+                if (n == in.capacity() && in.capacity() < LARGE_BUFFER_BYTES) {
+                    in = ByteBuffer.allocateDirect(LARGE_BUFFER_BYTES);   // a large message is coming in
+                }
             }
             return n;
         }
