@@ -268,11 +268,13 @@ public final class BenchCommand implements Callable<Integer> {
                 Report.Machine.currentCpuModel(), loadStart, Report.Machine.loadAverage(), Report.Machine.currentJava(), clientFlags,
                 String.join(" ", serverFlags),
                 String.format("%d untimed warm-up calls%s, then up to %d timed calls within %d s for the slowest protocol, "
-                        + "the same number for each%s (after %d s of small calls over every protocol before the first cell)",
+                        + "the same number for each%s (after %d s of small calls over every protocol before the first cell%s)",
                         config.warmup(), config.settle().isZero() ? ""
                                 : " and more until the JIT compilers of both JVMs are quiet (at most " + config.settle().toSeconds() + " s)",
                         config.reps(), config.budget().toSeconds(),
-                        config.runs() > 1 ? ", in " + config.runs() + " runs with a full GC between" : "", config.warmupTime().toSeconds()),
+                        config.runs() > 1 ? ", in " + config.runs() + " runs with a full GC between" : "", config.warmupTime().toSeconds(),
+                        config.settle().isZero() ? "" : ", and more until the JIT compilers were quiet, at most "
+                                + Sweep.WARM_UP_SETTLE_FACTOR * config.settle().toSeconds() + " s more"),
                 pinMax < 0 ? "none" : "cells of up to " + pinMax + " elements (and the empty call): both JVMs pinned to CPU 0 "
                         + "with taskset; larger cells unpinned");
         String asyncTable = null;

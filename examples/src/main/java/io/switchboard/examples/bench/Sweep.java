@@ -50,6 +50,8 @@ public final class Sweep {
     /** The compilers are quiet when they work less than this share of a slice of warm-up rounds. */
     static final double SETTLED_SHARE = 0.02;
     private static final long SLICE_NANOS = 1_000_000_000L;
+    /** The warm-up before the first cell settles for at most this many times a cell's {@code settle}. */
+    static final int WARM_UP_SETTLE_FACTOR = 3;
 
     private final Config config;
     private final List<Peer> peers;
@@ -117,22 +119,47 @@ public final class Sweep {
     }
 
     /**
-     * Before the first cell, small calls over every protocol for a while, so that the first cells
-     * do not time the JIT compiler (the per-cell warm-up is too short for that on its own).
+     * Before the first cell, small calls over every protocol for {@code warmupTime}, then on until
+     * the JIT compilers of both JVMs are quiet (as a cell's settling judges it), for at most
+     * {@link #WARM_UP_SETTLE_FACTOR} times {@code settle}: so that the first cells do not time the
+     * JIT compiler. With a dozen rows' libraries (SOAP, Axis2, gRPC, RMI, Fory) both JVMs were
+     * still compiling after 10 s and the cell's own 20 s, and the first cell was timed while the
+     * compilers took most of its CPU.
      */
     private void warmUp(ProgressBar progress) {
         progress.setExtraMessage("warm-up");
         List<Payload> payloads = List.of(Payload.of(Workload.EMPTY, 0), Payload.of(Workload.DOUBLES, 1000),
                 Payload.of(Workload.LIST, 100));
-        long end = System.nanoTime() + config.warmupTime().toNanos();
+        long start = System.nanoTime();
+        long end = start + config.warmupTime().toNanos();
         for (int round = 0; round < 2000 && System.nanoTime() < end; round++) {
-            for (Peer peer : peers) {
-                for (Payload p : payloads) {
-                    try {
-                        peer.roundTrip(p);
-                    } catch (Exception | StackOverflowError e) {
-                        // a failing protocol shows up, with its reason, in its first cell
-                    }
+            warmUpRound(payloads);
+        }
+        long settleEnd = System.nanoTime() + WARM_UP_SETTLE_FACTOR * config.settle().toNanos();
+        while (System.nanoTime() < settleEnd) {
+            long slice = System.nanoTime();
+            long compiled = compileMillis();
+            do {
+                warmUpRound(payloads);
+            } while (System.nanoTime() - slice < SLICE_NANOS);
+            if (compileMillis() - compiled <= SETTLED_SHARE * (System.nanoTime() - slice) / 1e6) {
+                break;
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (seconds > config.warmupTime().toSeconds() + 1) {
+            notes.add(String.format(java.util.Locale.ROOT, "the warm-up before the first cell went on until the JIT "
+                    + "compilers were quiet: %.0f s in all", seconds));
+        }
+    }
+
+    private void warmUpRound(List<Payload> payloads) {
+        for (Peer peer : peers) {
+            for (Payload p : payloads) {
+                try {
+                    peer.roundTrip(p);
+                } catch (Exception | StackOverflowError e) {
+                    // a failing protocol shows up, with its reason, in its first cell
                 }
             }
         }
