@@ -137,12 +137,7 @@ public final class Sweep {
         }
         long settleEnd = System.nanoTime() + WARM_UP_SETTLE_FACTOR * config.settle().toNanos();
         while (System.nanoTime() < settleEnd) {
-            long slice = System.nanoTime();
-            long compiled = compileMillis();
-            do {
-                warmUpRound(payloads);
-            } while (System.nanoTime() - slice < SLICE_NANOS);
-            if (compileMillis() - compiled <= SETTLED_SHARE * (System.nanoTime() - slice) / 1e6) {
+            if (quietSlice(() -> warmUpRound(payloads), settleEnd)) {
                 break;
             }
         }
@@ -265,26 +260,36 @@ public final class Sweep {
             return null;
         }
         long end = System.nanoTime() + config.settle().toNanos();
-        while (System.nanoTime() < end) {
-            long start = System.nanoTime();
-            long compiled = compileMillis();
-            do {
-                java.util.Collections.shuffle(order, shuffle);
-                for (Map.Entry<Peer, State> a : order) {
-                    State s = a.getValue();
-                    if (s.failure == null) {
-                        long elapsed = s.elapsed;
-                        s.call(a.getKey(), payload, false);
-                        s.elapsed = elapsed;
-                    }
+        Runnable round = () -> {
+            java.util.Collections.shuffle(order, shuffle);
+            for (Map.Entry<Peer, State> a : order) {
+                State s = a.getValue();
+                if (s.failure == null) {
+                    long elapsed = s.elapsed;
+                    s.call(a.getKey(), payload, false);
+                    s.elapsed = elapsed;
                 }
-            } while (System.nanoTime() - start < SLICE_NANOS && System.nanoTime() < end);
-            double sliceMillis = (System.nanoTime() - start) / 1e6;
-            if (compileMillis() - compiled <= SETTLED_SHARE * sliceMillis) {
+            }
+        };
+        while (System.nanoTime() < end) {
+            if (quietSlice(round, end)) {
                 return null;
             }
         }
         return "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
+    }
+
+    /**
+     * Runs {@code round} for a slice (at least once, at most until {@code end}); whether the JIT
+     * compilers of both JVMs worked less than {@value #SETTLED_SHARE} of it.
+     */
+    private boolean quietSlice(Runnable round, long end) {
+        long start = System.nanoTime();
+        long compiled = compileMillis();
+        do {
+            round.run();
+        } while (System.nanoTime() - start < SLICE_NANOS && System.nanoTime() < end);
+        return compileMillis() - compiled <= SETTLED_SHARE * (System.nanoTime() - start) / 1e6;
     }
 
     /** {@code a} and {@code b} as one note, either of them possibly null. */

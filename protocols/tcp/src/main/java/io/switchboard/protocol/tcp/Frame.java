@@ -63,7 +63,7 @@ final class Frame {
         int body = (int) (meta.length + dataBytes);
         ByteBuf buf = alloc.buffer(HEADER_BYTES + body);
         try {
-            buf.writeInt(MAGIC).writeInt(body).writeInt(meta.length).writeBytes(meta);
+            buf.writeBytes(header(meta.length, (int) dataBytes)).writeBytes(meta);
             if (writer != null) {
                 ProtoOutput out = ProtoOutput.into(new ByteBufOutputStream(buf),
                         new byte[(int) Math.min(dataBytes, 8 << 10) + 16]);
@@ -107,10 +107,9 @@ final class Frame {
         return frame;
     }
 
+    /** The header of a frame whose meta and data have these sizes. */
     private static byte[] header(int metaBytes, int dataBytes) {
-        int body = metaBytes + dataBytes;
-        return new byte[] {'P', 'R', 'P', 'C', (byte) (body >>> 24), (byte) (body >>> 16), (byte) (body >>> 8), (byte) body,
-                (byte) (metaBytes >>> 24), (byte) (metaBytes >>> 16), (byte) (metaBytes >>> 8), (byte) metaBytes};
+        return ByteBuffer.allocate(HEADER_BYTES).putInt(MAGIC).putInt(metaBytes + dataBytes).putInt(metaBytes).array();
     }
 
     /**

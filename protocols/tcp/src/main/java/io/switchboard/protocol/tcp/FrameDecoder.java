@@ -35,6 +35,23 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private long frameStart;
 
     /** A decoder without a minimum rate (a client's: it waits for answers as long as their calls do). */
+    FrameDecoder(long maxDataBytes, int maxMetaBytes) {
+        this(maxDataBytes, maxMetaBytes, null, 0, null);
+    }
+
+    /**
+     * A decoder that closes the connection of a sender slower than {@code frameTimeout} plus a
+     * frame's size at {@code minBytesPerSecond}, telling {@code slowSenders} each time.
+     */
+    FrameDecoder(long maxDataBytes, int maxMetaBytes, java.time.Duration frameTimeout, long minBytesPerSecond,
+                 Runnable slowSenders) {
+        this.maxDataBytes = maxDataBytes;
+        this.maxMetaBytes = maxMetaBytes;
+        this.frameTimeoutNanos = frameTimeout == null ? 0 : frameTimeout.toNanos();
+        this.minBytesPerSecond = minBytesPerSecond;
+        this.slowSenders = slowSenders;
+    }
+
     /**
      * The bytes still missing of the frame whose header starts {@code in}, if it is one this
      * decoder will buffer (within the limits); else 0. A reader sizes its buffer by it once, rather
@@ -51,23 +68,6 @@ final class FrameDecoder extends ByteToMessageDecoder {
             return 0;
         }
         return (int) Math.max(0, Frame.HEADER_BYTES + body - in.readableBytes());
-    }
-
-    FrameDecoder(long maxDataBytes, int maxMetaBytes) {
-        this(maxDataBytes, maxMetaBytes, null, 0, null);
-    }
-
-    /**
-     * A decoder that closes the connection of a sender slower than {@code frameTimeout} plus a
-     * frame's size at {@code minBytesPerSecond}, telling {@code slowSenders} each time.
-     */
-    FrameDecoder(long maxDataBytes, int maxMetaBytes, java.time.Duration frameTimeout, long minBytesPerSecond,
-                 Runnable slowSenders) {
-        this.maxDataBytes = maxDataBytes;
-        this.maxMetaBytes = maxMetaBytes;
-        this.frameTimeoutNanos = frameTimeout == null ? 0 : frameTimeout.toNanos();
-        this.minBytesPerSecond = minBytesPerSecond;
-        this.slowSenders = slowSenders;
     }
 
     @Override

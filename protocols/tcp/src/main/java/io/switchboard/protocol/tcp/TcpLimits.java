@@ -15,8 +15,8 @@ package io.switchboard.protocol.tcp;
  *                              {@code -Dswitchboard.tcp.inlineMicros}
  * @param policyMaxBytes        the largest call (request and expected response payload) a selection
  *                              policy sends over tcp on its own; larger ones go over gRPC. Default
- *                              1 MiB (measured: tcp is faster than gRPC up to it, and even with it
- *                              beyond, docs/tcp-wire.md), or {@code -Dswitchboard.tcp.policyMaxBytes}
+ *                              1 MiB (measured: tcp is faster than gRPC up to it, docs/tcp-wire.md),
+ *                              or {@code -Dswitchboard.tcp.policyMaxBytes}
  */
 public record TcpLimits(int maxFrameBytes, int maxMetaBytes, int maxCallsPerConnection, int inlineMicros,
                         long policyMaxBytes) {

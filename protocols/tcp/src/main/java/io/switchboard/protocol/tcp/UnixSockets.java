@@ -29,8 +29,9 @@ final class UnixSockets {
     /**
      * The send buffer each side of a Unix socket connection asks for. A Unix stream socket holds
      * only what its sender's buffer does (the kernel's default is 208 KiB), where TCP on loopback
-     * grows its windows to megabytes: with the default, a 1 MB message crossed in five rounds of
-     * fill, wake and drain. The kernel caps it at {@code net.core.wmem_max}.
+     * grows its windows to megabytes: with the default, a 1 MB message crosses in about five rounds
+     * of fill, wake and drain (docs/tcp-wire.md has the figures). The kernel caps it at
+     * {@code net.core.wmem_max}.
      */
     static final int SEND_BUFFER_BYTES = 1 << 20;
 

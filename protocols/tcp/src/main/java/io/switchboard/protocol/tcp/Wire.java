@@ -65,26 +65,39 @@ interface Wire {
         };
     }
 
-    /** A connection to the Unix domain socket at {@code path}; see {@link ChannelWire}. */
+    /** A connection to the Unix domain socket at {@code path}; see {@link UnixWire}. */
     static Wire unix(Path path) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        Selector readable = null;
+        Selector writable = null;
         try {
             channel.setOption(StandardSocketOptions.SO_SNDBUF, UnixSockets.SEND_BUFFER_BYTES);
             channel.connect(UnixDomainSocketAddress.of(path));
-            return ChannelWire.over(channel, UnixSockets.VIA_UNIX);
+            channel.configureBlocking(false);
+            readable = Selector.open();
+            writable = Selector.open();
+            channel.register(readable, SelectionKey.OP_READ);
+            channel.register(writable, SelectionKey.OP_WRITE);
+            return new UnixWire(channel, readable, writable);
         } catch (IOException | RuntimeException e) {
             channel.close();
+            if (readable != null) {
+                readable.close();
+            }
+            if (writable != null) {
+                writable.close();
+            }
             throw e;
         }
     }
 
     /**
-     * A connected socket channel, non-blocking underneath so that a read waits no longer than
+     * A Unix domain socket channel, non-blocking underneath so that a read waits no longer than
      * asked: a read that finds nothing waits in its own selector, as a socket with a read timeout
      * waits in {@code poll}. A read after one that emptied the socket waits in the selector first:
      * one system call fewer on a blocking call, whose answer is never in yet when its caller reads.
      */
-    final class ChannelWire implements Wire {
+    final class UnixWire implements Wire {
         /** A writer waiting for room looks whether the connection closed this often. */
         private static final int WRITE_WAIT_MILLIS = 100;
         /**
@@ -109,29 +122,10 @@ interface Wire {
          */
         private boolean drained = true;
 
-        private final String via;
-
-        private ChannelWire(SocketChannel channel, Selector readable, Selector writable, String via) {
+        private UnixWire(SocketChannel channel, Selector readable, Selector writable) {
             this.channel = channel;
             this.readable = readable;
             this.writable = writable;
-            this.via = via;
-        }
-
-        /** {@code channel}, connected, as a wire; the caller closes the channel if this fails. */
-        static ChannelWire over(SocketChannel channel, String via) throws IOException {
-            channel.configureBlocking(false);
-            Selector readable = Selector.open();
-            Selector writable = Selector.open();
-            try {
-                channel.register(readable, SelectionKey.OP_READ);
-                channel.register(writable, SelectionKey.OP_WRITE);
-            } catch (IOException | RuntimeException e) {
-                readable.close();
-                writable.close();
-                throw e;
-            }
-            return new ChannelWire(channel, readable, writable, via);
         }
 
         @Override
@@ -157,11 +151,10 @@ interface Wire {
         public int read(byte[] into, int offset, int length, int timeoutMillis) throws IOException {
             ByteBuffer b = in.clear().limit(Math.min(length, in.capacity()));
             long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-            int n;
             if (drained) {
                 await(readable, timeoutMillis);
             }
-            n = channel.read(b);
+            int n = channel.read(b);
             while (n == 0) {
                 long left = (deadline - System.nanoTime()) / 1_000_000;
                 if (left <= 0) {
@@ -201,7 +194,7 @@ interface Wire {
 
         @Override
         public String via() {
-            return via;
+            return UnixSockets.VIA_UNIX;
         }
     }
 }

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * larger than the wire's buffers.
  */
 @EnabledOnOs(OS.LINUX)
-class ChannelWireTest {
+class UnixWireTest {
     @TempDir
     Path dir;
     private ServerSocketChannel listener;
