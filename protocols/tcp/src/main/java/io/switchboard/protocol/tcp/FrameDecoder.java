@@ -1,6 +1,8 @@
 package io.switchboard.protocol.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
@@ -22,6 +24,14 @@ import java.util.List;
  * for longer.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
+    /** Frames of at least this many bytes are collected in a buffer of their own size ({@link #cumulate}). */
+    static final int PRESIZED_FRAME_BYTES = 256 << 10;
+    /**
+     * Room beyond such a frame for the start of the next one, which its last read may bring: one
+     * read's worth (Netty's adaptive reads take at most 64 KiB).
+     */
+    private static final int READ_SLACK_BYTES = 64 << 10;
+
     private final long maxDataBytes;
     private final int maxMetaBytes;
     private final long frameTimeoutNanos;
@@ -50,6 +60,30 @@ final class FrameDecoder extends ByteToMessageDecoder {
         this.frameTimeoutNanos = frameTimeout == null ? 0 : frameTimeout.toNanos();
         this.minBytesPerSecond = minBytesPerSecond;
         this.slowSenders = slowSenders;
+        setCumulator(this::cumulate);
+    }
+
+    /**
+     * Collects a connection's bytes until a frame is in. A large frame's bytes go into one heap
+     * buffer of the size its header announced, within the limits; anything else is merged as
+     * Netty does. Growing a pooled direct buffer by doubling instead ends at a whole pool chunk
+     * (4 MiB for a 3.2 MB frame) that is freed to the system when the frame is done and mapped
+     * again for the next one, a page fault for every 4 KiB of it (docs/tcp-wire.md, "Large messages").
+     */
+    private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+        int missing = missingBytes(cumulation);
+        if (missing == 0 || cumulation.readableBytes() + (long) missing < PRESIZED_FRAME_BYTES
+                || in.readableBytes() <= cumulation.writableBytes()) {
+            return MERGE_CUMULATOR.cumulate(alloc, cumulation, in);   // small, or room enough: no growing
+        }
+        try {
+            ByteBuf frame = Unpooled.buffer(cumulation.readableBytes() + Math.max(missing, in.readableBytes()) + READ_SLACK_BYTES);
+            frame.writeBytes(cumulation).writeBytes(in);
+            return frame;
+        } finally {
+            cumulation.release();
+            in.release();
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.switchboard.protocol.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,6 +119,40 @@ class FrameDecoderTest {
         assertTrue(got.get(0).oversized(), "4 GiB announced: skipped as it arrives, never buffered");
         ch.writeInbound(Unpooled.wrappedBuffer(new byte[64 << 10]));
         assertTrue(ch.isActive());
+    }
+
+    /**
+     * A 3.2 MB frame arriving in 64 KiB reads, with the next frame's start in its last read: the
+     * decoder collects it in one heap buffer of its size. Grown by doubling in the connection's
+     * pool of direct buffers it ended in a 4 MiB buffer, a whole pool chunk, that went back to the
+     * system after every such frame and was faulted in again for the next.
+     */
+    @Test
+    void aLargeFrameIsCollectedInOneBufferOfItsSizeNotGrownFromThePool() {
+        EmbeddedChannel ch = channel(4 << 20, 1 << 16);
+        byte[] data = new byte[3_200_000];
+        new java.util.Random(5).nextBytes(data);
+        byte[] small = {8, 1};
+        byte[] wire = concat(RawTcp.frame(PING, data), RawTcp.frame(PING, small));
+        int read = 64 << 10;
+        for (int at = 0; at < wire.length; at += read) {
+            int n = Math.min(read, wire.length - at);
+            ch.writeInbound(Unpooled.directBuffer(n).writeBytes(wire, at, n));   // as the epoll transport reads
+        }
+        List<Frame> got = frames(ch);
+        assertEquals(2, got.size());
+        byte[] back = new byte[got.get(0).data.readableBytes()];
+        got.get(0).data.readBytes(back);
+        assertArrayEquals(data, back, "the large frame's data, byte for byte");
+        assertTrue(got.get(0).data.unwrap().capacity() <= RawTcp.frame(PING, data).length + read,
+                "one buffer of the frame's size (and at most one read more), not a power of two: "
+                        + got.get(0).data.unwrap().capacity());
+        assertFalse(got.get(0).data.isDirect(), "on the heap, not in the connection's pool of direct buffers");
+        byte[] next = new byte[2];
+        got.get(1).data.readBytes(next);
+        assertArrayEquals(small, next, "the frame after it, started in its last read");
+        got.forEach(Frame::release);
+        ch.finishAndReleaseAll();
     }
 
     @Test
