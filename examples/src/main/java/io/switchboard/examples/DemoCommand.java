@@ -143,11 +143,11 @@ final class DemoCommand implements Callable<Integer> {
                     return back != null && back.length == 0;
                 });
                 check(records, "echoDoubles(null)", () -> echo.echoDoubles(null) == null);
-                double[] big = new double[200_000];   // 1.6 MB: over the 1 MiB the policies send over tcp, so it goes over gRPC
+                double[] big = new double[300_000];   // 2.4 MB: over the 2 MiB the policies send over tcp, so it goes over gRPC
                 for (int i = 0; i < big.length; i++) {
                     big[i] = Math.sin(i) * 1e6;
                 }
-                check(records, "echoDoubles(200,000 values)", () -> sameBits(big, echo.echoDoubles(big)));
+                check(records, "echoDoubles(300,000 values)", () -> sameBits(big, echo.echoDoubles(big)));
                 check(records, "echoList(10 nodes)", () -> sameList(list(10), echo.echoList(list(10))));
                 check(records, "echoList(100,000 nodes)", () -> sameList(list(100_000), echo.echoList(list(100_000))));
                 check(records, "echoList(cycle of 3 nodes)", () -> {
@@ -163,7 +163,7 @@ final class DemoCommand implements Callable<Integer> {
                     callsBeforeStop = callRows().size();
                     rows.add(new String[] {"-- the gRPC listener is stopped now; a protocol that fails is left out for "
                         + FAILED_PROTOCOL_BACKOFF.toMinutes() + " min --", "", "", "", ""});
-                    check(records, "echoDoubles(200,000 values)", () -> sameBits(big, echo.echoDoubles(big)));
+                    check(records, "echoDoubles(300,000 values)", () -> sameBits(big, echo.echoDoubles(big)));
                     pause(pauseAfterFirstFallback);
                     check(records, "echoList(1,000 nodes)", () -> sameList(list(1_000), echo.echoList(list(1_000))));
                 }

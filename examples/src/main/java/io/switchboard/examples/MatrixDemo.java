@@ -29,8 +29,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class MatrixDemo {
     static final int WORKERS = 4;
-    /** Cannon's blocks on the 2 x 2 grid are then 1.28 MB, over the 1 MiB the size policy sends over tcp: the split shows. */
-    static final int N = 800;
+    /** Cannon's blocks on the 2 x 2 grid are then 2.16 MB, over the 2 MiB the size policy sends over tcp: the split shows. */
+    static final int N = 1040;
     private static final String PREFIX = "demo-matrix-worker-";
     /** The size policy, so that the split shows: Cannon's step calls are small, blocks are large. */
     private static final String POLICY = "size";

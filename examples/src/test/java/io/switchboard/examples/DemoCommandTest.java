@@ -70,7 +70,7 @@ class DemoCommandTest {
             assertTrue(row.contains(" exact "), row);
         }
         String stopped = summary.lines().filter(l -> l.startsWith("echo, gRPC stopped")).findFirst().orElseThrow();
-        // the bulk call (1.6 MB) falls back from gRPC to SOAP; the 1,000-node list (about 40 KB) goes over tcp
+        // the bulk call (2.4 MB) falls back from gRPC to SOAP; the 1,000-node list (about 40 KB) goes over tcp
         assertTrue(stopped.matches("echo, gRPC stopped\\s+2\\s+\\{grpc=1, soap=1, tcp=1}\\s+1\\s+exact.*"), stopped);
         // the size policy puts Cannon's step calls (a job id and a step number) on tcp and the blocks on gRPC
         assertTrue(out.matches("(?s).*step\\s+tcp\\s+8 call\\(s\\).*receiveA grpc\\s+4 call\\(s\\).*"), out);

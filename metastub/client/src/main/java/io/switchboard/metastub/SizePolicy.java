@@ -7,10 +7,10 @@ import java.util.List;
  * the rest; without tcp, SOAP for small messages and the first other protocol the suite offers for
  * large ones. A message's size is its request's payload plus the answer its operation gave lately.
  *
- * <p>tcp is offered only for calls up to its policy size (1 MiB of payload by default,
+ * <p>tcp is offered only for calls up to its policy size (2 MiB of payload by default,
  * {@code ProtocolProvider.policyMaxBytes}): on the same bench tcp's small call costs a fraction of
- * gRPC's, and it stays faster up to about 1 MB (docs/tcp-wire.md); larger messages go to gRPC,
- * which streams them in parts beside other calls. Without tcp, the threshold decides:
+ * gRPC's, and it stays faster up to its 4 MiB frame limit (docs/tcp-wire.md); larger messages go
+ * to gRPC, which streams them in parts beside other calls. Without tcp, the threshold decides:
  * the SC2000 study measured the crossover between SOAP and a binary protocol near 100 doubles or
  * 10 list nodes, so the default is 800 bytes of payload. The size walk stops at the threshold:
  * the decision costs at most that much.

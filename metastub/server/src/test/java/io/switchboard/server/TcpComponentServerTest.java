@@ -89,7 +89,7 @@ class TcpComponentServerTest {
                     assertEquals(List.of("tcp", "tcp"), protocols(), policy.name() + " sends small calls over tcp");
                     calls.clear();
                     for (int i = 0; i < 3; i++) {
-                        stub.echoDoubles(new double[200_000]);   // 1.6 MB: over tcp's 1 MiB for policies
+                        stub.echoDoubles(new double[300_000]);   // 2.4 MB: over tcp's 2 MiB for policies
                     }
                     assertEquals(List.of("grpc", "grpc", "grpc"), protocols(), policy.name() + " sends bulk over grpc");
                 }

@@ -15,8 +15,10 @@ package io.switchboard.protocol.tcp;
  *                              {@code -Dswitchboard.tcp.inlineMicros}
  * @param policyMaxBytes        the largest call (request and expected response payload) a selection
  *                              policy sends over tcp on its own; larger ones go over gRPC. Default
- *                              1 MiB (measured: tcp is faster than gRPC up to it, docs/tcp-wire.md),
- *                              or {@code -Dswitchboard.tcp.policyMaxBytes}
+ *                              2 MiB (measured: tcp is faster than gRPC up to it and beyond,
+ *                              docs/tcp-wire.md; half the frame limit, so that a request the size
+ *                              estimate undercounts still fits a frame), or
+ *                              {@code -Dswitchboard.tcp.policyMaxBytes}
  */
 public record TcpLimits(int maxFrameBytes, int maxMetaBytes, int maxCallsPerConnection, int inlineMicros,
                         long policyMaxBytes) {
@@ -29,7 +31,7 @@ public record TcpLimits(int maxFrameBytes, int maxMetaBytes, int maxCallsPerConn
     public static final String INLINE_PROPERTY = "switchboard.tcp.inlineMicros";
     /** System property that sets the frame limit of the provider found by name, in bytes. */
     public static final String MAX_FRAME_PROPERTY = "switchboard.tcp.maxFrameBytes";
-    public static final long DEFAULT_POLICY_MAX_BYTES = 1 << 20;
+    public static final long DEFAULT_POLICY_MAX_BYTES = 2 << 20;
     /** System property that sets {@link #policyMaxBytes} of the provider found by name. */
     public static final String POLICY_MAX_PROPERTY = "switchboard.tcp.policyMaxBytes";
 

@@ -23,8 +23,8 @@ import java.util.Map;
  * <p>Messages up to the frame limit ({@link TcpLimits#DEFAULT_MAX_FRAME_BYTES}, 4 MiB, or
  * {@code -Dswitchboard.tcp.maxFrameBytes}) travel over tcp; a larger one is refused before
  * anything is sent. Selection policies pick tcp on their own for small calls only, up to
- * {@link TcpLimits#policyMaxBytes()} of payload (1 MiB by default, where tcp stops being faster than
- * gRPC), and leave bulk to gRPC, which streams it in parts beside other calls; a call pinned to tcp
+ * {@link TcpLimits#policyMaxBytes()} of payload (2 MiB by default, half the frame limit; tcp was
+ * faster than gRPC up to the frame limit), and leave bulk to gRPC, which streams it in parts beside other calls; a call pinned to tcp
  * ({@code MetaStub.PROTOCOL}) or under {@code fixed:tcp} goes over it up to the frame limit.
  *
  * <pre>{@code
