@@ -70,9 +70,29 @@ final class MatrixBench {
     }
 
     /** One cell: an algorithm at one n under one policy, with its product times (sorted) or why it has none. */
-    record Result(String algorithm, int n, String policy, long[] samplesNanos, Map<String, Long> callsByProtocol, String note) {
+    /**
+     * @param cpuNanos  per product, the CPU time of the manager's and the workers' JVMs together,
+     *                  sorted; empty where the scheduler's figures cannot be read
+     * @param waitNanos per product, the time their threads were runnable but waited for a CPU, sorted
+     */
+    record Result(String algorithm, int n, String policy, long[] samplesNanos, Map<String, Long> callsByProtocol, String note,
+                  long[] cpuNanos, long[] waitNanos) {
+        Result(String algorithm, int n, String policy, String note) {
+            this(algorithm, n, policy, new long[0], Map.of(), note, new long[0], new long[0]);
+        }
+
         boolean measured() {
             return samplesNanos.length > 0;
+        }
+
+        /** The median CPU time per product in ms, or -1 if not known. */
+        double cpuMillis() {
+            return cpuNanos.length == 0 ? -1 : PhaseBreakdown.quantile(cpuNanos, 0.5) / 1e3;
+        }
+
+        /** The median time per product the JVMs' threads waited for a CPU, in ms, or -1 if not known. */
+        double waitMillis() {
+            return waitNanos.length == 0 ? -1 : PhaseBreakdown.quantile(waitNanos, 0.5) / 1e3;
         }
 
         double quantileMillis(double q) {
@@ -118,7 +138,9 @@ final class MatrixBench {
                     }
                 }
             }
-            return measure(names, baselineNames, progress);
+            List<Long> pids = new ArrayList<>(List.of(ProcessHandle.current().pid()));
+            processes.forEach(p -> pids.add(p.pid()));
+            return measure(names, baselineNames, SchedulerAccount.of(pids), progress);
         }
     }
 
@@ -126,8 +148,8 @@ final class MatrixBench {
      * @param names         the Switchboard workers' names in the registry
      * @param baselineNames per baseline, the workers' names (addresses) on its transport, in the same order
      */
-    private List<Result> measure(List<String> names, Map<String, List<String>> baselineNames, ProgressBar progress)
-            throws Exception {
+    private List<Result> measure(List<String> names, Map<String, List<String>> baselineNames, SchedulerAccount account,
+                                 ProgressBar progress) throws Exception {
         Map<String, Switchboard> switchboards = new LinkedHashMap<>();
         Map<String, MatrixManager> managers = new LinkedHashMap<>();
         Map<String, ProtocolTally> tallies = new LinkedHashMap<>();
@@ -163,6 +185,8 @@ final class MatrixBench {
                     Block expected = Blocks.multiply(a, b);
                     System.gc();
                     Map<String, List<Long>> samples = new LinkedHashMap<>();
+                    Map<String, List<Long>> cpu = new LinkedHashMap<>();
+                    Map<String, List<Long>> waits = new LinkedHashMap<>();
                     Map<String, String> failures = new LinkedHashMap<>();
                     Map<String, Long> elapsed = new LinkedHashMap<>();
                     for (String policy : config.policies()) {
@@ -171,6 +195,8 @@ final class MatrixBench {
                             failures.put(policy, skip);
                         } else {
                             samples.put(policy, new ArrayList<>());
+                            cpu.put(policy, new ArrayList<>());
+                            waits.put(policy, new ArrayList<>());
                             elapsed.put(policy, 0L);
                         }
                     }
@@ -189,9 +215,15 @@ final class MatrixBench {
                             if (failures.containsKey(policy) || (r > 0 && elapsed.get(policy) > config.budget().toNanos())) {
                                 continue;
                             }
+                            SchedulerAccount.Snapshot before = account.snapshot();
                             long t = once(managers.get(policy), algorithm, a, b, expected, policy, failures);
+                            SchedulerAccount.Snapshot spent = account.snapshot().minus(before);
                             if (t >= 0) {
                                 samples.get(policy).add(t);
+                                if (spent.available()) {
+                                    cpu.get(policy).add(spent.cpuNanos());
+                                    waits.get(policy).add(spent.waitNanos());
+                                }
                                 elapsed.put(policy, elapsed.get(policy) + t);
                             }
                         }
@@ -199,14 +231,15 @@ final class MatrixBench {
                     for (String policy : config.policies()) {
                         Result result;
                         if (failures.containsKey(policy)) {
-                            result = new Result(algorithm, n, policy, new long[0], Map.of(), failures.get(policy));
+                            result = new Result(algorithm, n, policy, failures.get(policy));
                         } else {
                             long[] s = samples.get(policy).stream().mapToLong(Long::longValue).sorted().toArray();
                             Map<String, Long> calls = new TreeMap<>();
                             tallies.get(policy).byOperation().values().forEach(m -> m.forEach((p, c) -> calls.merge(p, c, Long::sum)));
                             calls.replaceAll((p, c) -> Math.round((double) c / Math.max(1, s.length)));
                             result = new Result(algorithm, n, policy, s, calls,
-                                    s.length < config.reps() ? s.length + " of " + config.reps() + " products (time budget)" : null);
+                                    s.length < config.reps() ? s.length + " of " + config.reps() + " products (time budget)" : null,
+                                    sorted(cpu.get(policy)), sorted(waits.get(policy)));
                         }
                         tallies.get(policy).reset();
                         previous.put(policy, result);
@@ -221,6 +254,10 @@ final class MatrixBench {
             sockets.forEach(MatrixSocket.Client::close);
         }
         return results;
+    }
+
+    private static long[] sorted(List<Long> values) {
+        return values.stream().mapToLong(Long::longValue).sorted().toArray();
     }
 
     /** One product, checked; its time in nanoseconds, or -1 with the reason put in {@code failures}. */

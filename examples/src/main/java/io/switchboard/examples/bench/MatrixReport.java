@@ -26,7 +26,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * }</pre>
  */
 final class MatrixReport {
-    static final String CSV_HEADER = "algorithm,n,workers,policy,median_ms,p10_ms,p90_ms,min_ms,calls_per_product";
+    static final String CSV_HEADER = "algorithm,n,workers,policy,median_ms,p10_ms,p90_ms,min_ms,calls_per_product,cpu_ms,"
+            + "cpu_wait_ms";
     /** The rows other rows are divided by, when they are in the run: the plain Java baselines and SOAP only. */
     static final List<String> REFERENCES = List.of("socket", "rmi", "soap");
 
@@ -58,9 +59,9 @@ final class MatrixReport {
         StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
         for (Result r : results) {
             if (r.measured()) {
-                b.append(String.format(Locale.ROOT, "%s,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%s%n", r.algorithm(), r.n(), workers,
+                b.append(String.format(Locale.ROOT, "%s,%d,%d,%s,%.2f,%.2f,%.2f,%.2f,%s,%s,%s%n", r.algorithm(), r.n(), workers,
                         r.policy(), r.quantileMillis(0.5), r.quantileMillis(0.1), r.quantileMillis(0.9), r.samplesNanos()[0] / 1e6,
-                        calls(r).replace(", ", " ")));
+                        calls(r).replace(", ", " "), csvMillis(r.cpuMillis()), csvMillis(r.waitMillis())));
             }
         }
         return b.toString();
@@ -85,16 +86,23 @@ final class MatrixReport {
                 .append("pair of peers), served by workers of their own in the same worker JVMs, Cannon's shifts going worker to ")
                 .append("worker over the same transport. Each **÷ X** column divides this row's median by X's median, and its p10 by ")
                 .append("X's p10, for the same algorithm and n in this run (median / p10; above 1 is slower). Calls per product: the ")
-                .append("manager's calls by protocol.\n");
+                .append("manager's calls by protocol.");
+        boolean scheduler = results.stream().anyMatch(r -> r.cpuNanos().length > 0);
+        if (scheduler) {
+            b.append(" **CPU ms** and **CPU wait ms**: per product (median), the CPU time all threads of the manager's and the ")
+                    .append("workers' JVMs ran, and the time they were ready to run but waited for a CPU, from the kernel's ")
+                    .append("per-thread scheduler figures (`/proc/PID/task/TID/schedstat`) read before and after each product.");
+        }
+        b.append('\n');
         List<String> references = REFERENCES.stream().filter(n -> results.stream().anyMatch(r -> r.measured()
                 && r.policy().equals(n))).toList();
         for (String algorithm : List.of("simple", "cannon")) {
             b.append("\n## ").append(algorithm.equals("simple") ? "Simple parallel algorithm" : "Cannon's algorithm").append("\n\n");
             b.append("| n | policy | median ms | p10 ms | p90 ms | min ms | ");
             references.forEach(n -> b.append("÷ ").append(n).append(" | "));
-            b.append("calls per product | note |\n| ---: | --- | ---: | ---: | ---: | ---: | ");
+            b.append(scheduler ? "CPU ms | CPU wait ms | " : "").append("calls per product | note |\n| ---: | --- | ---: | ---: | ---: | ---: | ");
             references.forEach(n -> b.append("---: | "));
-            b.append("--- | --- |\n");
+            b.append(scheduler ? "---: | ---: | " : "").append("--- | --- |\n");
             for (Result r : results) {
                 if (!r.algorithm().equals(algorithm)) {
                     continue;
@@ -105,9 +113,11 @@ final class MatrixReport {
                     b.append(number(r.quantileMillis(0.5))).append(" | ").append(number(r.quantileMillis(0.1))).append(" | ")
                             .append(number(r.quantileMillis(0.9))).append(" | ").append(number(r.samplesNanos()[0] / 1e6)).append(" | ")
                             .append(references.stream().map(n -> ratio(r, n) + " | ").collect(Collectors.joining()))
+                            .append(scheduler ? mdMillis(r.cpuMillis()) + " | " + mdMillis(r.waitMillis()) + " | " : "")
                             .append(calls(r)).append(" | ").append(r.note() == null ? "" : r.note()).append(" |\n");
                 } else {
-                    b.append("| | | | ").append("| ".repeat(references.size())).append("| ").append(r.note()).append(" |\n");
+                    b.append("| | | | ").append("| ".repeat(references.size() + (scheduler ? 2 : 0))).append("| ")
+                            .append(r.note()).append(" |\n");
                 }
             }
         }
@@ -138,6 +148,14 @@ final class MatrixReport {
         series.forEach((name, list) -> chart.addSeries(name, list.stream().mapToDouble(Result::n).toArray(),
                 list.stream().mapToDouble(r -> r.quantileMillis(0.5)).toArray()).setMarker(SeriesMarkers.CIRCLE));
         return chart;
+    }
+
+    private static String csvMillis(double ms) {
+        return ms < 0 ? "" : String.format(Locale.ROOT, "%.2f", ms);
+    }
+
+    private static String mdMillis(double ms) {
+        return ms < 0 ? "–" : number(ms);
     }
 
     private static String number(double x) {

@@ -238,6 +238,8 @@ class BenchCommandTest {
             seen.add(f[0] + "/" + f[1] + "/" + f[3]);
             assertTrue(Double.parseDouble(f[4]) > 0, row);
             assertTrue(f[8].contains(f[3]), "a pinned policy's calls went over its protocol: " + row);
+            assertTrue(Double.parseDouble(f[9]) > 0, "the JVMs' CPU time per product, from the scheduler: " + row);
+            assertTrue(Double.parseDouble(f[10]) >= 0, "their wait for a CPU per product: " + row);
         }
         for (String algorithm : List.of("simple", "cannon")) {
             for (String n : List.of("6", "20")) {
@@ -275,7 +277,7 @@ class BenchCommandTest {
         assertEquals(8, calls.size(), calls.toString());
 
         String md = Files.readString(dir.resolve("matrix.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("| ÷ socket | ÷ rmi | calls per product |"), md);
+        assertTrue(md.contains("| ÷ socket | ÷ rmi | CPU ms | CPU wait ms | calls per product |"), md);
         assertTrue(md.contains("| 10 | rmi *(plain Java)* | ") && md.contains("| 10 | socket *(plain Java)* | "), md);
         assertTrue(md.contains("1.00 / 1.00 | "), "a baseline divided by itself: " + md);
     }
