@@ -42,5 +42,8 @@ class SchedulerAccountTest {
         assertTrue(spent.cpuNanos() >= 45_000_000L, "50 ms spun on this thread, counted " + spent.cpuNanos() + " ns (" + spin + ")");
         assertTrue(spent.waitNanos() >= 0);
         assertFalse(SchedulerAccount.of(List.of(Long.MAX_VALUE)).snapshot().available(), "no such process: nothing read");
+        SchedulerAccount.Snapshot floor = account.floor();
+        assertTrue(floor.available() && floor.cpuNanos() >= 0 && floor.cpuNanos() < 45_000_000L,
+                "reading the figures costs something, far less than the spin: " + floor);
     }
 }
