@@ -76,8 +76,40 @@ class SizeAndAdaptivePolicyTest {
             tail = tail.getNextLink();
         }
         tail.setNextLink(m.getHead());
-        assertEquals(straight + 2, sizes.estimate(m, LIST.model().request(), Long.MAX_VALUE),
-                "the walk ends at the cycle: only the tail's new reference is added");
+        long cyclic = sizes.estimate(m, LIST.model().request(), Long.MAX_VALUE);
+        assertTrue(cyclic >= straight + 2 && cyclic <= 3 * straight, "the walk ends within three laps of the cycle: "
+                + cyclic + " for " + straight);
+        tail.setNextLink(m.getHead().getNextLink().getNextLink());   // a tail back into the middle
+        long rho = sizes.estimate(m, LIST.model().request(), Long.MAX_VALUE);
+        assertTrue(rho >= straight + 2 && rho <= 3 * straight, rho + " for " + straight);
+
+        Mixed shared = Mixed.of(1.0, "abc", 2.0);
+        EchoMixed twice = new EchoMixed();
+        twice.setList(Mixed.of(shared, shared));
+        EchoMixed once = new EchoMixed();
+        once.setList(Mixed.of(shared));
+        var mixed = ConformanceComponent.DESCRIPTOR.model().operation("echoMixed").request();
+        assertEquals(sizes.estimate(once, mixed, Long.MAX_VALUE), sizes.estimate(twice, mixed, Long.MAX_VALUE),
+                "a list held twice where the walk branches is counted once");
+    }
+
+    /**
+     * Along a single path (a list) the walk remembers one node, not every node: counting a
+     * 10^5-node list up to 2 MiB allocated the identity table of 46,000 nodes (and took 2.3 ms,
+     * four fifths of it in that table).
+     */
+    @Test
+    void aLongListIsCountedWithoutRememberingEveryNode() {
+        EchoList m = new EchoList();
+        m.setHead(Values.list(100_000));
+        var allocation = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long cap = 2L << 20;
+        sizes.estimate(m, LIST.model().request(), cap);   // the field plans are made once
+        long before = allocation.getCurrentThreadAllocatedBytes();
+        long estimate = sizes.estimate(m, LIST.model().request(), cap);
+        long allocated = allocation.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(estimate > cap, "counted past the cap: " + estimate);
+        assertTrue(allocated < 16 << 10, "allocated " + allocated + " bytes to count it");
     }
 
     @Test
