@@ -204,7 +204,6 @@ final class MatrixBench {
                         once(managers.get(policy), algorithm, a, b, expected, policy, failures);
                         tallies.get(policy).reset();
                     }
-                    SchedulerAccount.Snapshot floor = account.floor();
                     List<String> order = new ArrayList<>(samples.keySet());
                     java.util.Random shuffle = new java.util.Random(order.size());   // the same orders in every run
                     for (int r = 0; r < config.reps(); r++) {
@@ -218,7 +217,7 @@ final class MatrixBench {
                             }
                             SchedulerAccount.Snapshot before = account.snapshot();
                             long t = once(managers.get(policy), algorithm, a, b, expected, policy, failures);
-                            SchedulerAccount.Snapshot spent = account.snapshot().minus(before).minus(floor);
+                            SchedulerAccount.Snapshot spent = account.snapshot().minus(before);
                             if (t >= 0) {
                                 samples.get(policy).add(t);
                                 if (spent.available()) {

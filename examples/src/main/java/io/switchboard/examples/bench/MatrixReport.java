@@ -91,9 +91,9 @@ final class MatrixReport {
         if (scheduler) {
             b.append(" **CPU ms** and **CPU wait ms**: per product (median), the CPU time all threads of the manager's and the ")
                     .append("workers' JVMs ran, and the time they were ready to run but waited for a CPU, from the kernel's ")
-                    .append("per-thread scheduler figures (`/proc/PID/task/TID/schedstat`) read before and after each product, ")
-                    .append("less what two readings with nothing between took (measured before each cell). On two CPUs the CPU ")
-                    .append("time can be up to twice the product's time; the wait is summed over threads, so it can be more.");
+                    .append("per-thread scheduler figures (`/proc/PID/task/TID/schedstat`) read before and after each product ")
+                    .append("(the measuring thread left out). On two CPUs the CPU time can be up to twice the product's time, ")
+                    .append("and more where other threads ran while the figures were read; the wait is summed over threads.");
         }
         b.append('\n');
         List<String> references = REFERENCES.stream().filter(n -> results.stream().anyMatch(r -> r.measured()

@@ -11,9 +11,10 @@ import java.util.List;
  * What a set of processes got from the scheduler: the CPU time all their threads ran, and the
  * time they spent runnable but waiting for a CPU, from Linux's {@code /proc/PID/task/TID/schedstat}
  * (the first two fields, in nanoseconds). Where a product waits on two CPUs shared by five JVMs
- * shows in the second figure, which no profiler of one JVM sees. Threads that end between two
- * snapshots take their figures with them, so a difference undercounts a little; elsewhere than
- * Linux every snapshot is empty.
+ * shows in the second figure, which no profiler of one JVM sees. The thread taking a snapshot
+ * leaves itself out: reading a few hundred files costs milliseconds of its CPU. Threads that end
+ * between two snapshots take their figures with them, so a difference undercounts a little;
+ * elsewhere than Linux every snapshot is empty.
  *
  * <pre>{@code
  * SchedulerAccount account = SchedulerAccount.of(List.of(ProcessHandle.current().pid(), worker.pid()));
@@ -44,9 +45,13 @@ final class SchedulerAccount {
         long cpu = 0;
         long wait = 0;
         boolean any = false;
+        Path me = self();
         for (long pid : pids) {
             try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
                 for (Path task : tasks) {
+                    if (task.equals(me)) {
+                        continue;
+                    }
                     long[] f = read(task.resolve("schedstat"));
                     if (f != null) {
                         cpu += f[0];
@@ -61,26 +66,13 @@ final class SchedulerAccount {
         return new Snapshot(cpu, wait, any);
     }
 
-    /**
-     * What taking a snapshot costs, as seen by the next one: the median of a few pairs taken back to
-     * back (reading some hundred files takes milliseconds of this JVM's CPU, and the other threads
-     * run meanwhile). A product's figures less this are the product's.
-     */
-    Snapshot floor() {
-        int pairs = 5;
-        long[] cpu = new long[pairs];
-        long[] wait = new long[pairs];
-        boolean available = true;
-        for (int i = 0; i < pairs; i++) {
-            Snapshot first = snapshot();
-            Snapshot d = snapshot().minus(first);
-            cpu[i] = d.cpuNanos();
-            wait[i] = d.waitNanos();
-            available &= d.available();
+    /** This thread's directory, {@code /proc/PID/task/TID}, or null. */
+    private static Path self() {
+        try {
+            return Path.of("/proc").resolve(Files.readSymbolicLink(Path.of("/proc/thread-self")));
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
-        java.util.Arrays.sort(cpu);
-        java.util.Arrays.sort(wait);
-        return new Snapshot(cpu[pairs / 2], wait[pairs / 2], available);
     }
 
     /** The first two fields of a schedstat line, or null when the thread ended meanwhile. */

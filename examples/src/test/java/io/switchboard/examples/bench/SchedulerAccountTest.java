@@ -11,6 +11,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,23 +28,45 @@ class SchedulerAccountTest {
     }
 
     @Test
-    void theCpuTimeAThreadOfTheseProcessesRunsIsCounted() {
+    void theCpuTimeOfTheseProcessesThreadsIsCountedButNotTheMeasuringThreads() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "the kernel's scheduler figures are Linux's");
         SchedulerAccount account = SchedulerAccount.of(List.of(ProcessHandle.current().pid()));
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        CountDownLatch spun = new CountDownLatch(1);
+        CountDownLatch counted = new CountDownLatch(1);
+        Thread spinner = new Thread(() -> {
+            spin(50_000_000L);
+            spun.countDown();
+            try {
+                counted.await();   // alive until counted: a thread that ends takes its figures along
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
         SchedulerAccount.Snapshot before = account.snapshot();
-        long start = threads.getCurrentThreadCpuTime();
-        long spin = 0;
-        while (threads.getCurrentThreadCpuTime() - start < 50_000_000L) {
-            spin++;
-        }
+        spinner.start();
+        spun.await();
         SchedulerAccount.Snapshot spent = account.snapshot().minus(before);
+        counted.countDown();
+        spinner.join();
         assertTrue(spent.available());
-        assertTrue(spent.cpuNanos() >= 45_000_000L, "50 ms spun on this thread, counted " + spent.cpuNanos() + " ns (" + spin + ")");
+        assertTrue(spent.cpuNanos() >= 45_000_000L, "50 ms spun on another thread, counted " + spent.cpuNanos() + " ns");
         assertTrue(spent.waitNanos() >= 0);
+
+        SchedulerAccount.Snapshot mineBefore = account.snapshot();
+        spin(100_000_000L);
+        long mine = account.snapshot().minus(mineBefore).cpuNanos();
+        assertTrue(mine < 50_000_000L, "100 ms spun on the measuring thread, counted " + mine + " ns");
         assertFalse(SchedulerAccount.of(List.of(Long.MAX_VALUE)).snapshot().available(), "no such process: nothing read");
-        SchedulerAccount.Snapshot floor = account.floor();
-        assertTrue(floor.available() && floor.cpuNanos() >= 0 && floor.cpuNanos() < 45_000_000L,
-                "reading the figures costs something, far less than the spin: " + floor);
+    }
+
+    /** Runs this thread's CPU for {@code nanos}. */
+    private static long spin(long nanos) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long start = threads.getCurrentThreadCpuTime();
+        long n = 0;
+        while (threads.getCurrentThreadCpuTime() - start < nanos) {
+            n++;
+        }
+        return n;
     }
 }
