@@ -69,8 +69,9 @@ final class MatrixBench {
     record Config(List<Integer> sizes, int workers, List<String> policies, int reps, Duration budget, List<String> workerFlags) {
     }
 
-    /** One cell: an algorithm at one n under one policy, with its product times (sorted) or why it has none. */
     /**
+     * One cell: an algorithm at one n under one policy, with its product times (sorted) or why it has none.
+     *
      * @param cpuNanos  per product, the CPU time of the manager's and the workers' JVMs together,
      *                  sorted; empty where the scheduler's figures cannot be read
      * @param waitNanos per product, the time their threads were runnable but waited for a CPU, sorted
@@ -217,7 +218,7 @@ final class MatrixBench {
                             }
                             SchedulerAccount.Snapshot before = account.snapshot();
                             long t = once(managers.get(policy), algorithm, a, b, expected, policy, failures);
-                            SchedulerAccount.Snapshot spent = account.snapshot().minus(before);
+                            SchedulerAccount.Spent spent = account.snapshot().minus(before);
                             if (t >= 0) {
                                 samples.get(policy).add(t);
                                 if (spent.available()) {

@@ -104,9 +104,9 @@ public final class MessageSize {
         // Along a single path of linked nodes (a list: nothing else waits on the work stack) a
         // cycle is found as Brent's algorithm finds one: the node met at each power-of-two step
         // is kept, and the path has come round when it meets it again, at most three times the
-        // path's nodes in. Remembering every node instead took four fifths of the walk's time
-        // (2.3 ms of a 10^5-node list counted to 2 MiB). Once the walk branches, every linked
-        // node is remembered, and a shared node is counted once.
+        // path's nodes in. Remembering every node instead was most of the walk's time on a long
+        // list (docs/benchmarks/adaptive-sweep.md). Once the walk branches, every linked node is
+        // remembered, and a shared node is counted once.
         Object kept = null;
         int power = 1;
         int steps = 0;

@@ -68,7 +68,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
      * buffer of the size its header announced, within the limits; anything else is merged as
      * Netty does. Growing a pooled direct buffer by doubling instead ends at a whole pool chunk
      * (4 MiB for a 3.2 MB frame) that is freed to the system when the frame is done and mapped
-     * again for the next one, a page fault for every 4 KiB of it (docs/tcp-wire.md, "Large messages").
+     * again for the next one, a page fault for every 4 KiB of it (docs/tcp-wire.md, "Large messages on
+     * the server").
      */
     private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
         int missing = missingBytes(cumulation);
@@ -77,7 +78,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
             return MERGE_CUMULATOR.cumulate(alloc, cumulation, in);   // small, or room enough: no growing
         }
         try {
-            ByteBuf frame = Unpooled.buffer(cumulation.readableBytes() + Math.max(missing, in.readableBytes()) + READ_SLACK_BYTES);
+            long size = (long) cumulation.readableBytes() + Math.max(missing, in.readableBytes()) + READ_SLACK_BYTES;
+            ByteBuf frame = Unpooled.buffer((int) Math.min(size, Integer.MAX_VALUE - 8));
             frame.writeBytes(cumulation).writeBytes(in);
             return frame;
         } finally {

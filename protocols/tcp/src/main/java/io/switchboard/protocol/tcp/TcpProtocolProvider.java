@@ -24,8 +24,9 @@ import java.util.Map;
  * {@code -Dswitchboard.tcp.maxFrameBytes}) travel over tcp; a larger one is refused before
  * anything is sent. Selection policies pick tcp on their own for small calls only, up to
  * {@link TcpLimits#policyMaxBytes()} of payload (2 MiB by default, half the frame limit; tcp was
- * faster than gRPC up to the frame limit), and leave bulk to gRPC, which streams it in parts beside other calls; a call pinned to tcp
- * ({@code MetaStub.PROTOCOL}) or under {@code fixed:tcp} goes over it up to the frame limit.
+ * faster than gRPC up to the frame limit), and leave bulk to gRPC, which streams it in parts
+ * beside other calls; a call pinned to tcp ({@code MetaStub.PROTOCOL}) or under {@code fixed:tcp}
+ * goes over it up to the frame limit.
  *
  * <pre>{@code
  * ProtocolServer server = Protocols.get("tcp").newServer(ServerSettings.defaults());
