@@ -104,7 +104,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--settle", paramLabel = "SECONDS",
             description = "After a cell's warm-up calls, more of them until the JIT compilers of both JVMs are quiet (under "
-                    + "2%% of a second's calls), for at most this long (default 20; 0 with --quick, and 0 never waits). "
+                    + "2%% of a second's calls), for at most this long (default 20; 0 with --quick, and 0 never waits); in "
+                    + "the matrix workload, rounds of a product per row until those of the manager's and the workers' JVMs are. "
                     + "A cell timed while they still work measures them: its note then says how long they worked.")
     Integer settle;
 
@@ -340,7 +341,8 @@ public final class BenchCommand implements Callable<Integer> {
             return null;
         }
         MatrixBench.Config c = new MatrixBench.Config(matrixSizes != null ? matrixSizes : MatrixBench.defaultSizes(quick),
-                matrixWorkers, policies, or(reps, 5, 2), Duration.ofSeconds(or(budget, 40, 10)), MatrixBench.workerFlags(quick));
+                matrixWorkers, policies, or(reps, 5, 2), Duration.ofSeconds(or(budget, 40, 10)), MatrixBench.workerFlags(quick),
+                Duration.ofSeconds(or(settle, 20, 0)));
         return new MatrixBench(c, server.get("registry"), server.get("secret"), dir);
     }
 

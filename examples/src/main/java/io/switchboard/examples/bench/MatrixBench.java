@@ -65,9 +65,16 @@ final class MatrixBench {
      * @param reps       timed products per cell at most
      * @param budget     time per cell; a product expected to take over a quarter of it is skipped
      * @param workerFlags JVM flags of each worker JVM
+     * @param settle     after a cell's untimed product per row, more rounds of them until the JIT
+     *                   compilers of the manager's and the workers' JVMs are quiet, for at most this long
      */
-    record Config(List<Integer> sizes, int workers, List<String> policies, int reps, Duration budget, List<String> workerFlags) {
+    record Config(List<Integer> sizes, int workers, List<String> policies, int reps, Duration budget, List<String> workerFlags,
+                  Duration settle) {
     }
+
+    /** Compilers that worked at most this share of a slice of warm-up rounds are quiet (as the sweep's). */
+    private static final double SETTLED_SHARE = Sweep.SETTLED_SHARE;
+    private static final long SLICE_NANOS = 1_000_000_000L;
 
     /**
      * One cell: an algorithm at one n under one policy, with its product times (sorted) or why it has none.
@@ -203,8 +210,9 @@ final class MatrixBench {
                     }
                     for (String policy : samples.keySet()) {   // one untimed product each: connections, JIT
                         once(managers.get(policy), algorithm, a, b, expected, policy, failures);
-                        tallies.get(policy).reset();
                     }
+                    String unsettled = settle(account, managers, samples.keySet(), algorithm, a, b, expected, failures);
+                    samples.keySet().forEach(policy -> tallies.get(policy).reset());
                     List<String> order = new ArrayList<>(samples.keySet());
                     java.util.Random shuffle = new java.util.Random(order.size());   // the same orders in every run
                     for (int r = 0; r < config.reps(); r++) {
@@ -238,8 +246,10 @@ final class MatrixBench {
                             Map<String, Long> calls = new TreeMap<>();
                             tallies.get(policy).byOperation().values().forEach(m -> m.forEach((p, c) -> calls.merge(p, c, Long::sum)));
                             calls.replaceAll((p, c) -> Math.round((double) c / Math.max(1, s.length)));
-                            result = new Result(algorithm, n, policy, s, calls,
-                                    s.length < config.reps() ? s.length + " of " + config.reps() + " products (time budget)" : null,
+                            String budgetNote = s.length < config.reps() ? s.length + " of " + config.reps()
+                                    + " products (time budget)" : null;
+                            result = new Result(algorithm, n, policy, s, calls, budgetNote == null ? unsettled
+                                    : unsettled == null ? budgetNote : budgetNote + "; " + unsettled,
                                     sorted(cpu.get(policy)), sorted(waits.get(policy)));
                         }
                         tallies.get(policy).reset();
@@ -255,6 +265,40 @@ final class MatrixBench {
             sockets.forEach(MatrixSocket.Client::close);
         }
         return results;
+    }
+
+    /**
+     * Rounds of untimed products, every row once per round in a fresh order, until a slice of them
+     * (about a second) kept the JIT compilers of all the JVMs busy for at most
+     * {@value #SETTLED_SHARE} of it, or {@code settle} has passed. Without it a small product times
+     * compiling: a Switchboard row has more code to compile than the socket's. Returns a note if
+     * the compilers never went quiet.
+     */
+    private String settle(SchedulerAccount account, Map<String, MatrixManager> managers, java.util.Set<String> rows,
+                          String algorithm, Block a, Block b, Block expected, Map<String, String> failures) {
+        if (config.settle().isZero()) {
+            return null;
+        }
+        List<String> order = new ArrayList<>(rows);
+        java.util.Random shuffle = new java.util.Random(order.size() + 1L);
+        long end = System.nanoTime() + config.settle().toNanos();
+        while (System.nanoTime() < end) {
+            long start = System.nanoTime();
+            SchedulerAccount.Snapshot compiled = account.compilers();
+            do {
+                java.util.Collections.shuffle(order, shuffle);
+                for (String policy : order) {
+                    if (!failures.containsKey(policy)) {
+                        once(managers.get(policy), algorithm, a, b, expected, policy, failures);
+                    }
+                }
+            } while (System.nanoTime() - start < SLICE_NANOS && System.nanoTime() < end);
+            SchedulerAccount.Spent compiling = account.compilers().minus(compiled);
+            if (!compiling.available() || compiling.cpuNanos() <= SETTLED_SHARE * (System.nanoTime() - start)) {
+                return null;
+            }
+        }
+        return "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
     }
 
     private static long[] sorted(List<Long> values) {

@@ -62,12 +62,25 @@ final class SchedulerAccount {
     }
 
     Snapshot snapshot() {
+        return snapshot(false);
+    }
+
+    /**
+     * The JIT compiler threads only (HotSpot's {@code C1 CompilerThreadN} and {@code C2
+     * CompilerThreadN}): the CPU they ran between two of these is the compiling done meanwhile,
+     * in every JVM of the account, where a JVM's own {@code CompilationMXBean} answers for itself only.
+     */
+    Snapshot compilers() {
+        return snapshot(true);
+    }
+
+    private Snapshot snapshot(boolean compilersOnly) {
         Map<Path, long[]> threads = new HashMap<>();
         Path me = self();
         for (long pid : pids) {
             try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
                 for (Path task : tasks) {
-                    if (task.equals(me)) {
+                    if (task.equals(me) || (compilersOnly && !compiler(task))) {
                         continue;
                     }
                     long[] f = read(task.resolve("schedstat"));
@@ -80,6 +93,16 @@ final class SchedulerAccount {
             }
         }
         return new Snapshot(threads);
+    }
+
+    /** Whether the thread is a JIT compiler's: its name (truncated to 15 characters by the kernel) says so. */
+    private static boolean compiler(Path task) {
+        try {
+            String name = Files.readString(task.resolve("comm"), StandardCharsets.US_ASCII);
+            return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** This thread's directory, {@code /proc/PID/task/TID}, or null. */

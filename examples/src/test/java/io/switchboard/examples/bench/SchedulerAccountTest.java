@@ -86,6 +86,18 @@ class SchedulerAccountTest {
         assertEquals(mine.getParent(), spinnersOwn[0].getParent());
     }
 
+    @Test
+    void theCompilerThreadsAreThoseOfTheJit() {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "the kernel's scheduler figures are Linux's");
+        SchedulerAccount account = SchedulerAccount.of(List.of(ProcessHandle.current().pid()));
+        Map<Path, long[]> compilers = account.compilers().threads();
+        assertFalse(compilers.isEmpty(), "a JVM with a JIT has compiler threads");
+        assertTrue(compilers.size() < account.snapshot().threads().size(), "and other threads besides");
+        for (Path t : compilers.keySet()) {
+            assertTrue(t.getFileName().toString().matches("\\d+"), t.toString());
+        }
+    }
+
     /** Runs this thread's CPU for {@code nanos}. */
     private static long spin(long nanos) {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
