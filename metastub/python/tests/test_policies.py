@@ -7,8 +7,9 @@ from switchboard._client import CallRecord
 
 
 class Call:
-    def __init__(self, estimated, expected_response=0, suite=("grpc", "soap")):
+    def __init__(self, estimated, expected_response=0, suite=("grpc", "soap"), operation="empty"):
         self.estimated_bytes, self.expected_response_bytes, self.suite_candidates = estimated, expected_response, suite
+        self.operation = operation
 
     def address(self, protocol):
         return protocol + "://server"
@@ -44,19 +45,30 @@ def test_first_common_and_bad_names():
 def test_adaptive_starts_from_the_java_priors_and_learns_from_the_calls():
     now = [0.0]
     adaptive = policies.Adaptive(clock=lambda: now[0])
-    assert adaptive.predict_micros("soap", "soap://server", 1000) == pytest.approx(600 + 0.08 * 1000)
-    assert adaptive.predict_micros("grpc", "grpc://server", 1000) == pytest.approx(400 + 0.004 * 1000)
+    assert adaptive.predict_micros("soap", "soap://server", "empty", 1000) == pytest.approx(600 + 0.08 * 1000)
+    assert adaptive.predict_micros("grpc", "grpc://server", "empty", 1000) == pytest.approx(400 + 0.004 * 1000)
     assert adaptive.select(Call(100), ["grpc", "soap"]) == "grpc"
     # small gRPC calls that take 5 ms: its fixed cost moves up toward them, and SOAP wins small calls
     for _ in range(200):
         adaptive.observe(CallRecord("Echo", "empty", "id", "grpc", "grpc://server", "r", 10, 0.005, None, 10))
-    assert adaptive.predict_micros("grpc", "grpc://server", 20) > 1000
+    assert adaptive.predict_micros("grpc", "grpc://server", "empty", 20) > 1000
     picks = {adaptive.select(Call(10), ["grpc", "soap"]) for _ in range(5)}
     assert picks == {"soap"}
     # failed calls teach nothing
-    before = adaptive.predict_micros("soap", "soap://server", 20)
+    before = adaptive.predict_micros("soap", "soap://server", "empty", 20)
     adaptive.observe(CallRecord("Echo", "empty", "id", "soap", "soap://server", "r", 10, 9.0, "TransportError", -1))
-    assert adaptive.predict_micros("soap", "soap://server", 20) == before
+    assert adaptive.predict_micros("soap", "soap://server", "empty", 20) == before
+
+
+def test_an_operation_that_computes_for_milliseconds_does_not_send_anothers_small_calls_elsewhere():
+    # a model per operation, as the Java policy: divide's 20 ms of computation over gRPC says
+    # nothing of what gRPC costs the echo's small calls
+    adaptive = policies.Adaptive(clock=lambda: 0.0)
+    for _ in range(200):
+        adaptive.observe(CallRecord("Echo", "divide", "id", "grpc", "grpc://server", "r", 10, 0.020, None, 10))
+    assert adaptive.predict_micros("grpc", "grpc://server", "divide", 20) > 10_000
+    picks = {adaptive.select(Call(10, operation="echoDoubles"), ["grpc", "soap"]) for _ in range(3 * adaptive.EXPLORE_EVERY)}
+    assert picks == {"grpc"}
 
 
 def test_adaptive_never_tries_a_runner_up_five_times_slower_even_by_microseconds():

@@ -69,7 +69,8 @@ class CallRecord:
 class _Context:
     """What a policy sees of one call."""
 
-    def __init__(self, estimated, expected_response, suite_candidates, replica):
+    def __init__(self, operation, estimated, expected_response, suite_candidates, replica):
+        self.operation = operation
         self.estimated_bytes, self.expected_response_bytes = estimated, expected_response
         self.suite_candidates, self._replica = suite_candidates, replica
 
@@ -277,7 +278,7 @@ class Component:
                 chosen, level = self.policy, "stub"
             avoided = replica.avoided()
             candidates = [p for p in replica.candidates if p not in avoided]
-            context = _Context(estimated, self._response_sizes.get(op.name, 0), replica.candidates, replica)
+            context = _Context(op.name, estimated, self._response_sizes.get(op.name, 0), replica.candidates, replica)
             protocol = chosen.select(context, candidates)
             reason = "%s (%s policy%s)" % (chosen.name, level, "; %s in back-off" % ", ".join(sorted(avoided))
                                            if avoided else "")

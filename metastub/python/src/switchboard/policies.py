@@ -131,22 +131,25 @@ class Adaptive(Policy):
         self.clock = clock
         self.lock = threading.Lock()
 
-    def model(self, protocol, address):
-        key = (protocol, address)
+    def model(self, protocol, address, operation):
+        # one model per operation, as the Java policy: an operation's own running time counts for
+        # its protocols alike and does not make another operation's protocol look slow
+        key = (protocol, address, operation)
         m = self.models.get(key)
         if m is None:
             with self.lock:
                 m = self.models.setdefault(key, _CostModel.prior(protocol, self.clock()))
         return m
 
-    def predict_micros(self, protocol, address, n):
-        return self.model(protocol, address).predict(n)
+    def predict_micros(self, protocol, address, operation, n):
+        return self.model(protocol, address, operation).predict(n)
 
     def select(self, call, candidates):
         if len(candidates) == 1:
             return candidates[0]
         n = call.estimated_bytes + call.expected_response_bytes
-        ranked = sorted((self.model(p, call.address(p)).predict(n), i, p) for i, p in enumerate(candidates))
+        ranked = sorted((self.model(p, call.address(p), call.operation).predict(n), i, p)
+                        for i, p in enumerate(candidates))
         (best_time, _, best), (second_time, _, second) = ranked[0], ranked[1]
         # relative only, as the Java policy: 100 µs more on a 25 µs call is 4x the call, however few µs
         close = second_time < best_time * self.EXPLORE_RATIO
@@ -156,14 +159,16 @@ class Adaptive(Policy):
         if explore:
             return second
         affordable = second_time <= best_time * self.REPROBE_RATIO or second_time - best_time <= self.REPROBE_EXTRA_MICROS
-        if affordable and self.model(second, call.address(second)).claim_reprobe(self.clock(), self.REPROBE_SECONDS):
+        if affordable and self.model(second, call.address(second), call.operation).claim_reprobe(
+                self.clock(), self.REPROBE_SECONDS):
             return second
         return best
 
     def observe(self, record):
         payload = record.payload_bytes
         if record.succeeded and 0 <= payload <= self.ESTIMATE_CAP and record.address:
-            self.model(record.protocol, record.address).learn(payload, record.latency * 1e6, self.clock())
+            self.model(record.protocol, record.address, record.operation).learn(
+                payload, record.latency * 1e6, self.clock())
 
 
 def by_name(spec):

@@ -8,8 +8,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Predicts each candidate's round-trip time for this call's payload and takes the fastest; the
- * default policy. Each protocol to each endpoint has a cost model, time = fixed cost + payload ×
- * cost per byte, that starts from a prior (SOAP costly per byte, as the SC2000 and Blue Pencil
+ * default policy. Each operation over each protocol to each endpoint has a cost model, time =
+ * fixed cost + payload × cost per byte, so that an operation's own running time (a computation on
+ * the server) counts for every protocol of that operation alike and does not make another
+ * operation's protocol look slow. A model starts from a prior (SOAP costly per byte, as the SC2000 and Blue Pencil
  * studies measured, and per call, as this implementation's bench does) and follows the calls
  * the meta-stub makes: small calls refine the fixed cost, large ones the cost per byte, each as a
  * low quantile of the times seen, so that queueing under load does not hide which protocol costs
@@ -76,7 +78,8 @@ public final class AdaptivePolicy implements SelectionPolicy {
         if (candidates.size() == 1) {
             return candidates.get(0);
         }
-        long bytes = call.estimatedBytes(decisionCap(call, candidates)) + call.expectedResponseBytes();
+        String operation = call.operation().name();
+        long bytes = call.estimatedBytes(decisionCap(call, operation, candidates)) + call.expectedResponseBytes();
         String best = null;
         String second = null;
         CostModel secondModel = null;
@@ -84,7 +87,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
         double bestTime = Double.MAX_VALUE;
         double secondTime = Double.MAX_VALUE;
         for (String p : candidates) {
-            CostModel m = model(p, call.suite().endpoint(p).address());
+            CostModel m = model(p, call.suite().endpoint(p).address(), operation);
             double t = m.predictMicros(bytes);
             if (t < bestTime) {
                 second = best;
@@ -120,12 +123,12 @@ public final class AdaptivePolicy implements SelectionPolicy {
      * which two candidates' predictions cross. Past it the cheapest per byte wins whatever the
      * exact size, so a 10^6-node list is counted only up to the crossover, not node by node.
      */
-    private long decisionCap(CallContext call, List<String> candidates) {
+    private long decisionCap(CallContext call, String operation, List<String> candidates) {
         double crossing = 0;
         for (int i = 0; i < candidates.size(); i++) {
-            CostModel p = model(candidates.get(i), call.suite().endpoint(candidates.get(i)).address());
+            CostModel p = model(candidates.get(i), call.suite().endpoint(candidates.get(i)).address(), operation);
             for (int j = i + 1; j < candidates.size(); j++) {
-                CostModel q = model(candidates.get(j), call.suite().endpoint(candidates.get(j)).address());
+                CostModel q = model(candidates.get(j), call.suite().endpoint(candidates.get(j)).address(), operation);
                 crossing = Math.max(crossing, p.crossover(q));
             }
         }
@@ -137,7 +140,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
         long payload = r.payloadBytes();
         if (r.succeeded() && payload >= 0 && payload <= ESTIMATE_CAP && r.address() != null
                 && r.callsInFlight() <= SATURATED) {
-            model(r.protocol(), r.address()).learn(payload, r.latency().toNanos() / 1000.0, clock.getAsLong());
+            model(r.protocol(), r.address(), r.operation()).learn(payload, r.latency().toNanos() / 1000.0, clock.getAsLong());
         }
     }
 
@@ -146,18 +149,18 @@ public final class AdaptivePolicy implements SelectionPolicy {
         return LEARNING_CAP;
     }
 
-    /** The current prediction for a payload over one protocol to one endpoint, in microseconds. */
-    public double predictMicros(String protocol, String address, long bytes) {
-        return model(protocol, address).predictMicros(bytes);
+    /** The current prediction for a payload of one operation over one protocol to one endpoint, in microseconds. */
+    public double predictMicros(String protocol, String address, String operation, long bytes) {
+        return model(protocol, address, operation).predictMicros(bytes);
     }
 
-    private CostModel model(String protocol, String address) {
-        ModelKey key = new ModelKey(protocol, address);
+    private CostModel model(String protocol, String address, String operation) {
+        ModelKey key = new ModelKey(protocol, address, operation);
         CostModel m = models.get(key);
         return m != null ? m : models.computeIfAbsent(key, k -> CostModel.prior(protocol, clock.getAsLong()));
     }
 
-    private record ModelKey(String protocol, String address) {
+    private record ModelKey(String protocol, String address, String operation) {
     }
 
     /**

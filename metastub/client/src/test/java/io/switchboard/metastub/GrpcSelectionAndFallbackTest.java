@@ -159,8 +159,8 @@ class GrpcSelectionAndFallbackTest {
         int judged = 0;
         int followed = 0;
         for (int i = 0; i < 31; i++) {
-            double soapPredicted = adaptive.predictMicros("soap", soapAt, 200);
-            double grpcPredicted = adaptive.predictMicros("grpc", grpcAt, 200);
+            double soapPredicted = adaptive.predictMicros("soap", soapAt, "echoDoubles", 200);
+            double grpcPredicted = adaptive.predictMicros("grpc", grpcAt, "echoDoubles", 200);
             calls.clear();
             stub.echoDoubles(new double[10]);
             if (Math.max(soapPredicted, grpcPredicted) > 1.05 * Math.min(soapPredicted, grpcPredicted)) {

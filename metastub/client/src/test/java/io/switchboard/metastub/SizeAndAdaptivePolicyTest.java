@@ -139,6 +139,26 @@ class SizeAndAdaptivePolicyTest {
                 Duration.ofNanos((long) (micros * 1000)), null, -1, -1, -1, callsInFlight);
     }
 
+    /**
+     * A model per operation: an operation that computes for 20 ms on the server made the protocol
+     * it went over look 20 ms slow for every other operation's small calls, which then went to
+     * SOAP's prior.
+     */
+    @Test
+    void anOperationThatComputesForMillisecondsDoesNotSendAnothersSmallCallsElsewhere() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        assertEquals("fast", adaptive.select(doubles(10), BOTH));
+        for (int i = 0; i < 200; i++) {
+            adaptive.observe(new CallRecord("C", "divide", "id", "fast", SUITE.endpoint("fast").address(), "test", 80,
+                    Duration.ofMillis(20), null, -1, -1, -1, 1));
+        }
+        assertTrue(adaptive.predictMicros("fast", SUITE.endpoint("fast").address(), "divide", 80) > 10_000,
+                "divide's calls take its computation's time");
+        for (int i = 0; i < 3 * AdaptivePolicy.EXPLORE_EVERY; i++) {
+            assertEquals("fast", adaptive.select(doubles(10), BOTH), "echoDoubles learned nothing from divide");
+        }
+    }
+
     @Test
     void timesMeasuredAmongManyCallsInFlightAreNotLearned() {
         AdaptivePolicy adaptive = new AdaptivePolicy();
@@ -147,7 +167,7 @@ class SizeAndAdaptivePolicyTest {
             adaptive.observe(record("soap", 80, 900));
             adaptive.observe(record("fast", 80, 300));
         }
-        double learned = adaptive.predictMicros("fast", fastAddress, 80);
+        double learned = adaptive.predictMicros("fast", fastAddress, "echoDoubles", 80);
         int saturated = AdaptivePolicy.SATURATED_PER_CORE * Runtime.getRuntime().availableProcessors() + 1;
         // then 64 callers on the same cores: the bulk protocol's calls wait behind its event loop (44 ms),
         // SOAP's, a thread each, much less (4 ms), though each SOAP call costs the machine three times more
@@ -155,10 +175,10 @@ class SizeAndAdaptivePolicyTest {
             adaptive.observe(record("soap", 80, 4_000, saturated));
             adaptive.observe(record("fast", 80, 44_000, saturated));
         }
-        assertEquals(learned, adaptive.predictMicros("fast", fastAddress, 80), "nothing learned from the queues");
+        assertEquals(learned, adaptive.predictMicros("fast", fastAddress, "echoDoubles", 80), "nothing learned from the queues");
         assertEquals("fast", decide(adaptive, 10));
         adaptive.observe(record("fast", 80, 44_000, saturated - 1));
-        assertTrue(adaptive.predictMicros("fast", fastAddress, 80) > learned, "at the threshold a call is learned");
+        assertTrue(adaptive.predictMicros("fast", fastAddress, "echoDoubles", 80) > learned, "at the threshold a call is learned");
     }
 
     @Test
@@ -188,7 +208,7 @@ class SizeAndAdaptivePolicyTest {
         assertEquals("soap", decide(adaptive, 500));
         assertEquals("fast", decide(adaptive, 2_000));
         assertEquals("fast", decide(adaptive, 1_000_000));
-        double soapAt1k = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), 8_000);
+        double soapAt1k = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), "echoDoubles", 8_000);
         assertEquals(900, soapAt1k, 90, "the learned SOAP model predicts the link within 10%");
     }
 
@@ -212,7 +232,7 @@ class SizeAndAdaptivePolicyTest {
             adaptive.observe(record("soap", 80, 300));
         }
         adaptive.observe(record("soap", 80, 90_000));          // one GC pause
-        double predicted = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), 80);
+        double predicted = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), "echoDoubles", 80);
         assertTrue(predicted < 600, "prediction after the outlier: " + predicted);
     }
 
@@ -272,11 +292,11 @@ class SizeAndAdaptivePolicyTest {
         for (int i = 0; i < 60; i++) {
             adaptive.observe(record("fast", 160_000, 5_000));
         }
-        double before = adaptive.predictMicros("fast", SUITE.endpoint("fast").address(), 160_000);
+        double before = adaptive.predictMicros("fast", SUITE.endpoint("fast").address(), "echoDoubles", 160_000);
         for (int i = 0; i < 20; i++) {   // a burst of load: 3x SOAP's time for 20,000 doubles
             adaptive.observe(record("fast", 160_000, 120_000));
         }
-        double after = adaptive.predictMicros("fast", SUITE.endpoint("fast").address(), 160_000);
+        double after = adaptive.predictMicros("fast", SUITE.endpoint("fast").address(), "echoDoubles", 160_000);
         assertTrue(after < 2 * before, "20 slow samples moved the prediction from " + before + " to " + after);
         assertEquals("fast", adaptive.select(doubles(20_000), BOTH));
     }
