@@ -71,14 +71,6 @@ def test_an_operation_that_computes_for_milliseconds_does_not_send_anothers_smal
     assert picks == {"grpc"}
 
 
-def test_the_first_samples_of_an_operation_replace_the_prior():
-    # an operation that computes for 20 ms is learned in a few calls, not by climbing 2% a call
-    adaptive = policies.Adaptive(clock=lambda: 0.0)
-    for _ in range(2 + policies._CostModel.FIRST_SAMPLES):
-        adaptive.observe(CallRecord("Echo", "divide", "id", "soap", "soap://server", "r", 10, 0.0205, None, 10))
-    assert adaptive.predict_micros("soap", "soap://server", "divide", 10) > 20_000
-
-
 def test_adaptive_never_tries_a_runner_up_five_times_slower_even_by_microseconds():
     now = [0.0]
     adaptive = policies.Adaptive(clock=lambda: now[0])

@@ -74,11 +74,9 @@ class Fixed(Policy):
 
 class _CostModel:
     QUANTILE, RATE, SMALL, LARGE, SKIPPED = 0.2, 0.1, 2 * 1024, 32 * 1024, 2
-    FIRST_SAMPLES = 3  # as the Java policy: the least of the first samples of each kind replaces the prior
 
     def __init__(self, fixed, per_byte, now):
         self.fixed, self.per_byte, self.seen, self.touched = fixed, per_byte, 0, now
-        self.first_fixed, self.first_per_byte = [], []
         self.lock = threading.Lock()
 
     @classmethod
@@ -102,21 +100,9 @@ class _CostModel:
             if self.seen <= self.SKIPPED:
                 return
             if n <= self.SMALL:
-                sample = micros - self.per_byte * n
-                if len(self.first_fixed) < self.FIRST_SAMPLES:
-                    self.first_fixed.append(sample)
-                    if len(self.first_fixed) == self.FIRST_SAMPLES:
-                        self.fixed = max(1.0, min(self.first_fixed))
-                else:
-                    self.fixed = max(1.0, self._toward(self.fixed, sample))
+                self.fixed = max(1.0, self._toward(self.fixed, micros - self.per_byte * n))
             elif n >= self.LARGE:
-                sample = max(0.0, micros - self.fixed) / n
-                if len(self.first_per_byte) < self.FIRST_SAMPLES:
-                    self.first_per_byte.append(sample)
-                    if len(self.first_per_byte) == self.FIRST_SAMPLES:
-                        self.per_byte = max(1e-6, min(self.first_per_byte))
-                else:
-                    self.per_byte = max(1e-6, self._toward(self.per_byte, sample))
+                self.per_byte = max(1e-6, self._toward(self.per_byte, max(0.0, micros - self.fixed) / n))
 
     def _toward(self, estimate, sample):
         return estimate * (1 + self.RATE * (self.QUANTILE - 1 if sample < estimate else self.QUANTILE))

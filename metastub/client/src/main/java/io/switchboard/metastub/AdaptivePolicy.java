@@ -172,10 +172,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
      * sample moves the estimate by a fraction of itself: down by {@code RATE × (1 − QUANTILE)}
      * when below it, up by {@code RATE × QUANTILE} when above, so it settles where that fraction
      * of samples is below, and a burst of slow samples (a GC pause, a queue) moves it up only a
-     * little. The first samples (connection set-up, a cold JIT) are skipped. The next
-     * {@value #FIRST_SAMPLES} of each kind replace the prior with the least of them, since a step
-     * of 2% would take some 170 calls to climb from SOAP's prior of 600 µs to an operation that
-     * computes for 20 ms, and every one of them would go over a protocol only its prior favours.
+     * little. The first samples (connection set-up, a cold JIT) are skipped.
      */
     static final class CostModel {
         static final double QUANTILE = 0.2;
@@ -183,15 +180,9 @@ public final class AdaptivePolicy implements SelectionPolicy {
         private static final long SMALL = 2 * 1024;
         private static final long LARGE = 32 * 1024;
         private static final int SKIPPED = 2;
-        static final int FIRST_SAMPLES = 3;
         private double fixed;
         private double perByte;
         private int seen;
-        /** Samples of each kind counted so far, and the least of them while fewer than {@link #FIRST_SAMPLES}. */
-        private int fixedSamples;
-        private int perByteSamples;
-        private double leastFixed = Double.MAX_VALUE;
-        private double leastPerByte = Double.MAX_VALUE;
         /** When this model last had a sample, or was picked to get one. */
         private final AtomicLong touchedNanos;
 
@@ -256,25 +247,9 @@ public final class AdaptivePolicy implements SelectionPolicy {
                 return;
             }
             if (bytes <= SMALL) {
-                double s = sample - perByte * bytes;
-                if (fixedSamples < FIRST_SAMPLES) {
-                    leastFixed = Math.min(leastFixed, s);
-                    if (++fixedSamples == FIRST_SAMPLES) {
-                        fixed = Math.max(1, leastFixed);
-                    }
-                } else {
-                    fixed = Math.max(1, towardQuantile(fixed, s));
-                }
+                fixed = Math.max(1, towardQuantile(fixed, sample - perByte * bytes));
             } else if (bytes >= LARGE) {
-                double s = Math.max(0, sample - fixed) / bytes;
-                if (perByteSamples < FIRST_SAMPLES) {
-                    leastPerByte = Math.min(leastPerByte, s);
-                    if (++perByteSamples == FIRST_SAMPLES) {
-                        perByte = Math.max(1e-6, leastPerByte);
-                    }
-                } else {
-                    perByte = Math.max(1e-6, towardQuantile(perByte, s));
-                }
+                perByte = Math.max(1e-6, towardQuantile(perByte, Math.max(0, sample - fixed) / bytes));
             }
         }
 

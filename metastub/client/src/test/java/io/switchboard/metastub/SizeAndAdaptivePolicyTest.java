@@ -159,27 +159,6 @@ class SizeAndAdaptivePolicyTest {
         }
     }
 
-    /**
-     * An operation that computes for 20 ms: its models learn it in a few calls. Climbing 2% a
-     * sample from the priors took some 170 calls, each of them over SOAP, whose prior of 600 µs
-     * looked cheaper than a protocol that had measured the computation.
-     */
-    @Test
-    void theFirstSamplesOfAnOperationReplaceThePrior() {
-        AdaptivePolicy adaptive = new AdaptivePolicy();
-        for (int i = 0; i < 2 + AdaptivePolicy.CostModel.FIRST_SAMPLES; i++) {   // the first two are skipped
-            for (String protocol : List.of("soap", "fast")) {
-                adaptive.observe(new CallRecord("C", "divide", "id", protocol, SUITE.endpoint(protocol).address(), "test",
-                        80, Duration.ofNanos(1000L * (protocol.equals("soap") ? 20_500 + 200 * i : 20_000 + 100 * i)), null, -1, -1,
-                        -1, 1));
-            }
-        }
-        double soap = adaptive.predictMicros("soap", SUITE.endpoint("soap").address(), "divide", 80);
-        double fast = adaptive.predictMicros("fast", SUITE.endpoint("fast").address(), "divide", 80);
-        assertTrue(soap > 20_000 && fast > 19_000, "soap " + soap + " µs, fast " + fast + " µs");
-        assertTrue(fast < soap, "the least of the first samples: fast " + fast + ", soap " + soap);
-    }
-
     @Test
     void timesMeasuredAmongManyCallsInFlightAreNotLearned() {
         AdaptivePolicy adaptive = new AdaptivePolicy();
