@@ -153,6 +153,11 @@ final class LocalTransport implements Transport {
             throw new RemoteInvocationException(e.getMessage() != null ? e.getMessage() : e.toString(),
                     e.getClass().getName(), e);
         }
+        if (context.expired()) {
+            // past its deadline a call fails, as over the network protocols, even when the operation returned
+            throw new io.switchboard.protocol.DeadlineExceededException(protocol(), TransportException.Delivery.MAY_HAVE_RUN,
+                    "the deadline passed while " + operation + " ran; its result is dropped", null);
+        }
         if (operation.oneWay() || out == null || share) {
             if (share && !operation.oneWay() && options.wireBytes() != null) {
                 options.wireBytes().addReceived(0);

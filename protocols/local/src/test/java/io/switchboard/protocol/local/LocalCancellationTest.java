@@ -41,6 +41,26 @@ class LocalCancellationTest {
         }
     }
 
+    /**
+     * An operation that stops at its deadline and returns what it has: the caller gets the
+     * deadline's failure, not the result. It got the result, and a chain of hops
+     * (CallAcrossHopsTest, on a loaded machine) handed it back to its first caller as an answer.
+     */
+    @Test
+    void anOperationThatReturnsPastItsDeadlineFailsTheCall() {
+        ConformanceImpl impl = new ConformanceImpl();
+        try (ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
+             ProtocolClient client = Protocols.get("local").newClient(ClientSettings.defaults())) {
+            Transport transport = client.connect(ConformanceComponent.DESCRIPTOR,
+                    server.export(ConformanceComponent.skeleton(impl)));
+            DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> ConformanceComponent
+                    .stub(transport).withOptions(CallOptions.DEFAULT.withDeadlineNanoTime(System.nanoTime()
+                            + TimeUnit.MILLISECONDS.toNanos(50))).spin(new double[1], Integer.MAX_VALUE));
+            assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery());
+            assertTrue(impl.spinSawCancel.getCount() == 0, "the operation saw its deadline and returned");
+        }
+    }
+
     @Test
     void aCallWhoseDeadlineHasPassedIsRefusedAndDoesNotRun() {
         ConformanceImpl impl = new ConformanceImpl();

@@ -76,9 +76,10 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
         }
         ServerCallContext call = ServerCallContext.create(deadline, trace(in)).cancelAtDeadline();
         String component = in.getAxisService() != null ? in.getAxisService().getName() : operation.service().name();
+        Object response;
         try (ServerCallContext.Scope scope = call.enter();
              ServerCallContext.Scope cancellable = calls.running(component, callId, call)) {
-            return skeleton.invoke(operation, request, callId);
+            response = skeleton.invoke(operation, request, callId);
         } catch (DeclaredFault fault) {
             try {
                 xml.check(fault.faultInfo());
@@ -96,6 +97,13 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
             throw new AxisFault(message, SoapFaults.receiverCode(in));
         }
+        if (call.expired()) {
+            // past its deadline a call fails, whichever end sees it first: the caller's own timer
+            // may not have run yet on a busy machine, and must not get a result after it
+            throw new AxisFault("the caller's deadline passed while " + operation + " ran; its result was not sent",
+                    SoapFaults.receiverCode(in));
+        }
+        return response;
     }
 
     /** The call id from the {@code sb:call} header, or null when the client sent none. */

@@ -153,6 +153,21 @@ class SoapServerHostileInputTest {
         assertEquals(400, r.statusCode());
     }
 
+    /**
+     * A call whose operation stops at its deadline and returns: the server answers with a fault,
+     * not the result. It sent the result, and a caller whose own timer had not run yet (a starved
+     * machine) took it, past its deadline.
+     */
+    @Test
+    void anOperationThatReturnsPastTheDeadlineIsAnsweredWithAFault() throws Exception {
+        String call = "<?xml version='1.0' encoding='UTF-8'?>"
+                + "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+                + "<soapenv:Header><sb:deadline xmlns:sb=\"urn:switchboard:soap\" timeout-ms=\"50\"/></soapenv:Header>"
+                + "<soapenv:Body><t:spin xmlns:t=\"" + NS + "\"><t:values>1</t:values><t:maxRounds>100000</t:maxRounds>"
+                + "</t:spin></soapenv:Body></soapenv:Envelope>";
+        assertFault(post(NS + "/spin", call), "deadline passed while");
+    }
+
     @Test
     void unknownOperationIsRefused() throws Exception {
         assertFault(post(NS + "/nope", envelope("<t:nope xmlns:t=\"" + NS + "\"/>")), "Operation not found");
