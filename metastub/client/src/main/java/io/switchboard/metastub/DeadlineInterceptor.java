@@ -26,6 +26,13 @@ import java.util.function.LongSupplier;
  * }</pre>
  */
 public final class DeadlineInterceptor implements ClientInterceptor {
+    /**
+     * A failure this close to the deadline failed for it. Servers learn the time left in whole
+     * milliseconds, rounded down (tcp's {@code timeout_ms}, SOAP's {@code timeout-ms}), so a
+     * server's deadline can pass up to a millisecond before the caller's, and its "timed out"
+     * answer arrive while the caller's own deadline is still a fraction of a millisecond away.
+     */
+    static final long SERVER_ROUNDING_NANOS = 2_000_000;
     private final LongSupplier nanoClock;
     private final boolean perAttempt;
     private final Duration defaultTimeout;
@@ -102,7 +109,7 @@ public final class DeadlineInterceptor implements ClientInterceptor {
             }
             Throwable cause = io.switchboard.protocol.AsyncCalls.unwrap(failure);
             if (cause instanceof SwitchboardException e && !(cause instanceof DeadlineExceededException)
-                    && deadline - nanoClock.getAsLong() <= 0) {
+                    && deadline - nanoClock.getAsLong() <= SERVER_ROUNDING_NANOS) {
                 Delivery delivery = e instanceof TransportException t ? t.delivery()
                         : e instanceof io.switchboard.protocol.RefusedException ? Delivery.NOT_DELIVERED
                         : Delivery.MAY_HAVE_RUN;

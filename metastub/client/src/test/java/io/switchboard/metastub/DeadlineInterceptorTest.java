@@ -145,6 +145,28 @@ class DeadlineInterceptorTest {
         return e;
     }
 
+    /**
+     * A server told 99 ms for a call with 99.6 ms left times out first, and its answer can arrive
+     * before the caller's own deadline: that failure is the deadline's all the same (a fresh-clone
+     * run under load got a TransportException from a hop chain whose every hop was past its deadline).
+     */
+    @Test
+    void aFailureWithinTheServersRoundingOfTheDeadlineIsTheDeadlines() {
+        CompletableFuture<Object> f = chain(c -> {
+            clock.addAndGet(499 * MS + MS / 2);   // half a millisecond before the caller's deadline
+            return CompletableFuture.failedFuture(failure(Delivery.MAY_HAVE_RUN));
+        }).proceed(call("increment", CallOptions.DEFAULT.withDeadlineAfter(Duration.ofMillis(500)),
+                new CompletableFuture<>()));
+        assertEquals(Delivery.MAY_HAVE_RUN, refusal(f).delivery());
+        CompletableFuture<Object> early = chain(c -> {
+            clock.addAndGet(490 * MS);   // well before it: the failure is the transport's
+            return CompletableFuture.failedFuture(failure(Delivery.MAY_HAVE_RUN));
+        }).proceed(call("increment", CallOptions.DEFAULT.withDeadlineAfter(Duration.ofMillis(500)),
+                new CompletableFuture<>()));
+        assertInstanceOf(TransportException.class, io.switchboard.protocol.AsyncCalls.unwrap(
+                assertThrows(Throwable.class, () -> AsyncCalls.await(early))));
+    }
+
     @Test
     void noFallbackStartsOnceTheDeadlineHasPassed() {
         DeadlineExceededException e = fallbackRefused("increment", Delivery.NOT_DELIVERED);

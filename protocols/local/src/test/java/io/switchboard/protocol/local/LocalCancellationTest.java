@@ -12,12 +12,13 @@ import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
-import io.switchboard.protocol.spi.Transport;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.ConformanceStub;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,20 +26,25 @@ import org.junit.jupiter.api.Test;
  * reports; a call whose deadline has passed is refused before the component runs.
  */
 class LocalCancellationTest {
+    private final ConformanceImpl impl = new ConformanceImpl();
+    private final ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
+    private final ProtocolClient client = Protocols.get("local").newClient(ClientSettings.defaults());
+    private final ConformanceStub stub = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR,
+            server.export(ConformanceComponent.skeleton(impl))));
+
+    @AfterEach
+    void close() {
+        client.close();
+        server.close();
+    }
+
     @Test
     void cancellingAnAsyncCallStopsTheComponentsWork() throws Exception {
-        ConformanceImpl impl = new ConformanceImpl();
-        try (ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
-             ProtocolClient client = Protocols.get("local").newClient(ClientSettings.defaults())) {
-            Transport transport = client.connect(ConformanceComponent.DESCRIPTOR,
-                    server.export(ConformanceComponent.skeleton(impl)));
-            CompletableFuture<Long> spin = ConformanceComponent.stub(transport).spinAsync(new double[1000],
-                    Integer.MAX_VALUE);
-            assertTrue(impl.spinStarted.await(1, TimeUnit.MINUTES), "the work never started");
-            assertTrue(spin.cancel(true));
-            assertThrows(CancellationException.class, spin::join);
-            assertTrue(impl.spinSawCancel.await(1, TimeUnit.MINUTES), "the component never saw the cancellation");
-        }
+        CompletableFuture<Long> spin = stub.spinAsync(new double[1000], Integer.MAX_VALUE);
+        assertTrue(impl.spinStarted.await(1, TimeUnit.MINUTES), "the work never started");
+        assertTrue(spin.cancel(true));
+        assertThrows(CancellationException.class, spin::join);
+        assertTrue(impl.spinSawCancel.await(1, TimeUnit.MINUTES), "the component never saw the cancellation");
     }
 
     /**
@@ -48,31 +54,18 @@ class LocalCancellationTest {
      */
     @Test
     void anOperationThatReturnsPastItsDeadlineFailsTheCall() {
-        ConformanceImpl impl = new ConformanceImpl();
-        try (ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
-             ProtocolClient client = Protocols.get("local").newClient(ClientSettings.defaults())) {
-            Transport transport = client.connect(ConformanceComponent.DESCRIPTOR,
-                    server.export(ConformanceComponent.skeleton(impl)));
-            DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> ConformanceComponent
-                    .stub(transport).withOptions(CallOptions.DEFAULT.withDeadlineNanoTime(System.nanoTime()
-                            + TimeUnit.MILLISECONDS.toNanos(50))).spin(new double[1], Integer.MAX_VALUE));
-            assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery());
-            assertTrue(impl.spinSawCancel.getCount() == 0, "the operation saw its deadline and returned");
-        }
+        DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> stub.withOptions(
+                CallOptions.DEFAULT.withDeadlineNanoTime(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
+                .spin(new double[1], Integer.MAX_VALUE));
+        assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery());
+        assertEquals(0, impl.spinSawCancel.getCount(), "the operation saw its deadline and returned");
     }
 
     @Test
     void aCallWhoseDeadlineHasPassedIsRefusedAndDoesNotRun() {
-        ConformanceImpl impl = new ConformanceImpl();
-        try (ProtocolServer server = Protocols.get("local").newServer(ServerSettings.defaults());
-             ProtocolClient client = Protocols.get("local").newClient(ClientSettings.defaults())) {
-            Transport transport = client.connect(ConformanceComponent.DESCRIPTOR,
-                    server.export(ConformanceComponent.skeleton(impl)));
-            DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> ConformanceComponent
-                    .stub(transport).withOptions(CallOptions.DEFAULT.withDeadlineNanoTime(System.nanoTime() - 1))
-                    .increment(1));
-            assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery());
-            assertEquals(0, impl.increments.get(), "the component did not run");
-        }
+        DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> stub.withOptions(
+                CallOptions.DEFAULT.withDeadlineNanoTime(System.nanoTime() - 1)).increment(1));
+        assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery());
+        assertEquals(0, impl.increments.get(), "the component did not run");
     }
 }
