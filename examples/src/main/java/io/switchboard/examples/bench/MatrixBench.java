@@ -72,9 +72,6 @@ final class MatrixBench {
                   Duration settle) {
     }
 
-    /** Compilers that worked at most this share of a slice of warm-up rounds are quiet (as the sweep's). */
-    private static final double SETTLED_SHARE = Sweep.SETTLED_SHARE;
-    private static final long SLICE_NANOS = 1_000_000_000L;
 
     /**
      * One cell: an algorithm at one n under one policy, with its product times (sorted) or why it has none.
@@ -269,8 +266,8 @@ final class MatrixBench {
 
     /**
      * Rounds of untimed products, every row once per round in a fresh order, until a slice of them
-     * (about a second) kept the JIT compilers of all the JVMs busy for at most
-     * {@value #SETTLED_SHARE} of it, or {@code settle} has passed. Without it a small product times
+     * (about a second) kept the JIT compilers of all the JVMs busy for at most 2% of it
+     * ({@link Sweep#untilQuiet}), or {@code settle} has passed. Without it a small product times
      * compiling: a Switchboard row has more code to compile than the socket's. Returns a note if
      * the compilers never went quiet.
      */
@@ -281,24 +278,20 @@ final class MatrixBench {
         }
         List<String> order = new ArrayList<>(rows);
         java.util.Random shuffle = new java.util.Random(order.size() + 1L);
-        long end = System.nanoTime() + config.settle().toNanos();
-        while (System.nanoTime() < end) {
-            long start = System.nanoTime();
-            SchedulerAccount.Snapshot compiled = account.compilers();
-            do {
-                java.util.Collections.shuffle(order, shuffle);
-                for (String policy : order) {
-                    if (!failures.containsKey(policy)) {
-                        once(managers.get(policy), algorithm, a, b, expected, policy, failures);
-                    }
+        Runnable round = () -> {
+            java.util.Collections.shuffle(order, shuffle);
+            for (String policy : order) {
+                if (!failures.containsKey(policy)) {
+                    once(managers.get(policy), algorithm, a, b, expected, policy, failures);
                 }
-            } while (System.nanoTime() - start < SLICE_NANOS && System.nanoTime() < end);
-            SchedulerAccount.Spent compiling = account.compilers().minus(compiled);
-            if (!compiling.available() || compiling.cpuNanos() <= SETTLED_SHARE * (System.nanoTime() - start)) {
-                return null;
             }
-        }
-        return "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
+        };
+        // the compiler threads' CPU across all the JVMs; none readable (not Linux): counted as quiet
+        boolean quiet = Sweep.untilQuiet(round, System.nanoTime() + config.settle().toNanos(), () -> {
+            SchedulerAccount.Snapshot before = account.compilers();
+            return () -> account.compilers().minus(before).cpuNanos();
+        });
+        return quiet ? null : "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
     }
 
     private static long[] sorted(List<Long> values) {

@@ -136,11 +136,7 @@ public final class Sweep {
             warmUpRound(payloads);
         }
         long settleEnd = System.nanoTime() + WARM_UP_SETTLE_FACTOR * config.settle().toNanos();
-        while (System.nanoTime() < settleEnd) {
-            if (quietSlice(() -> warmUpRound(payloads), settleEnd)) {
-                break;
-            }
-        }
+        untilQuiet(() -> warmUpRound(payloads), settleEnd, this::compiling);
         double seconds = (System.nanoTime() - start) / 1e9;
         if (seconds > config.warmupTime().toSeconds() + 1) {
             notes.add(String.format(java.util.Locale.ROOT, "the warm-up before the first cell went on until the JIT "
@@ -271,25 +267,34 @@ public final class Sweep {
                 }
             }
         };
-        while (System.nanoTime() < end) {
-            if (quietSlice(round, end)) {
-                return null;
-            }
-        }
-        return "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
+        return untilQuiet(round, end, this::compiling) ? null : "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
     }
 
     /**
-     * Runs {@code round} for a slice (at least once, at most until {@code end}); whether the JIT
-     * compilers of both JVMs worked less than {@value #SETTLED_SHARE} of it.
+     * Runs {@code round} a slice (about a second) at a time until the JIT compilers worked less than
+     * {@value #SETTLED_SHARE} of a slice, or {@code end} ({@link System#nanoTime()}) has passed;
+     * whether they went quiet. {@code compiling} starts a count of the compilers' work and gives
+     * what it reads, in nanoseconds, at the end of the slice. The sweep's cells and warm-up and the
+     * matrix workload's cells settle through this one loop.
      */
-    private boolean quietSlice(Runnable round, long end) {
-        long start = System.nanoTime();
-        long compiled = compileMillis();
-        do {
-            round.run();
-        } while (System.nanoTime() - start < SLICE_NANOS && System.nanoTime() < end);
-        return compileMillis() - compiled <= SETTLED_SHARE * (System.nanoTime() - start) / 1e6;
+    static boolean untilQuiet(Runnable round, long end, java.util.function.Supplier<java.util.function.LongSupplier> compiling) {
+        while (System.nanoTime() < end) {
+            long start = System.nanoTime();
+            java.util.function.LongSupplier compiled = compiling.get();
+            do {
+                round.run();
+            } while (System.nanoTime() - start < SLICE_NANOS && System.nanoTime() < end);
+            if (compiled.getAsLong() <= SETTLED_SHARE * (System.nanoTime() - start)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A count of both JVMs' compiling from now, in nanoseconds ({@link #untilQuiet}). */
+    private java.util.function.LongSupplier compiling() {
+        long before = compileMillis();
+        return () -> (compileMillis() - before) * 1_000_000;
     }
 
     /** {@code a} and {@code b} as one note, either of them possibly null. */
