@@ -76,6 +76,11 @@ public final class ServerCall {
         return ServerCallContext.trace();
     }
 
+    /** Who made the call ({@link ServerCallContext#peer()}): its principal, how it was established, its address. */
+    public Peer peer() {
+        return ServerCallContext.peer();
+    }
+
     /** When the call must end, as its caller set it; null without a deadline ({@link ServerCallContext#deadline()}). */
     public java.time.Instant deadline() {
         return ServerCallContext.deadline();

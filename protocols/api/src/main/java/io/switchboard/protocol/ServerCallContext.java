@@ -66,6 +66,7 @@ public final class ServerCallContext {
     private final boolean hasDeadline;
     private final long deadlineNanos;
     private final TraceContext trace;
+    private final Peer peer;
     /** The protocol's own flag, for servers that keep one ({@link #enter(BooleanSupplier, TraceContext)}); may be null. */
     private final BooleanSupplier cancelledBy;
     private volatile boolean cancelled;
@@ -75,19 +76,33 @@ public final class ServerCallContext {
     private ScheduledFuture<?> timer;
     private boolean ended;
 
-    private ServerCallContext(Long deadlineNanoTime, TraceContext trace, BooleanSupplier cancelledBy) {
+    private ServerCallContext(Long deadlineNanoTime, TraceContext trace, Peer peer, BooleanSupplier cancelledBy) {
         this.hasDeadline = deadlineNanoTime != null;
         this.deadlineNanos = hasDeadline ? deadlineNanoTime : 0;
         this.trace = trace;
+        this.peer = peer == null ? Peer.UNKNOWN : peer;
         this.cancelledBy = cancelledBy;
     }
 
     /**
      * For protocol servers: a call that must end by {@code deadlineNanoTime} ({@link System#nanoTime()}
-     * terms; null: no deadline) and arrived with {@code trace} (null: none).
+     * terms; null: no deadline) and arrived with {@code trace} (null: none), from an unknown peer.
      */
     public static ServerCallContext create(Long deadlineNanoTime, TraceContext trace) {
-        return new ServerCallContext(deadlineNanoTime, trace, null);
+        return new ServerCallContext(deadlineNanoTime, trace, null, null);
+    }
+
+    /**
+     * For protocol servers: as {@link #create(Long, TraceContext)}, made by {@code peer} (null:
+     * {@link Peer#UNKNOWN}).
+     */
+    public static ServerCallContext create(Long deadlineNanoTime, TraceContext trace, Peer peer) {
+        return new ServerCallContext(deadlineNanoTime, trace, peer, null);
+    }
+
+    /** Who made this call, as its protocol established it; {@link Peer#UNKNOWN} when it could not tell. */
+    public Peer callPeer() {
+        return peer;
     }
 
     /** The deadline {@code timeout} from now, in {@link System#nanoTime()} terms; null for a null timeout. */
@@ -291,11 +306,20 @@ public final class ServerCallContext {
     }
 
     /**
+     * Who made the call the current thread runs (the same on every protocol); {@link Peer#UNKNOWN}
+     * outside of a call, or where the protocol could not tell.
+     */
+    public static Peer peer() {
+        ServerCallContext c = CURRENT.get();
+        return c == null ? Peer.UNKNOWN : c.peer;
+    }
+
+    /**
      * As {@link #enter(BooleanSupplier)}, and the call arrived with {@code trace} (null: none).
      * {@code cancelled} may be null when the protocol cannot tell.
      */
     public static Scope enter(BooleanSupplier cancelled, TraceContext trace) {
-        return new ServerCallContext(null, trace, cancelled).enter();
+        return new ServerCallContext(null, trace, null, cancelled).enter();
     }
 
     /** Ends a call's context (or a listener's registration) on the thread that entered it. */
