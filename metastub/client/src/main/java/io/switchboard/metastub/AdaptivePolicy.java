@@ -201,7 +201,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
         /**
          * SOAP: 20x the binary protocol's cost per byte and 1.5x its cost for a small call, the
          * latter as this implementation's own bench measures it
-         * (docs/benchmarks/bench.md: an empty call 988 µs over SOAP, 646 over gRPC). SC2000 had
+         * (docs/benchmarks/sweep.md: an empty call 988 µs over SOAP, 646 over gRPC). SC2000 had
          * SOAP a little cheaper for tiny calls; here it is not, and a prior that said so sent every
          * small call of a JVM that was busy from its start (nothing learned) to SOAP. tcp, the
          * small-call protocol: a quarter of gRPC's cost per call and the same per byte (the same

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * A few sets of arrays that a message's state grew to the message's size, kept softly between
  * messages so that the next large message of a long-running process does not grow them again
- * (garbage that made young collections copy half-decoded messages: docs/benchmarks/grpc-typed-wire.md).
+ * (garbage that made young collections copy half-decoded messages: docs/benchmarks/bulk.md).
  * Whoever gives arrays
  * back has cleared every reference in them first: nothing of one message stays reachable from the
  * pool. Thread-safe and lock-free; a taker gets a set or null.

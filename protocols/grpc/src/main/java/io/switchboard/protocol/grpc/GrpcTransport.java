@@ -214,7 +214,7 @@ final class GrpcTransport implements Transport {
      * and the response merged there as its parts arrive ({@link PartQueue#readOnArrival}); the
      * calling thread waits for the end. The bytes of a large call then pass between two threads
      * (the event loops of client and server), not four: a hand-off per part cost about a sixth of
-     * the round trip of {@code double[10^7]} (docs/benchmarks/grpc-typed-wire.md).
+     * the round trip of {@code double[10^7]} (docs/benchmarks/bulk.md).
      */
     private Object callOnEventLoop(OperationDescriptor operation, CallOptions options, ProtoCodec.Writer writer,
                                    int target) throws DeclaredFault {

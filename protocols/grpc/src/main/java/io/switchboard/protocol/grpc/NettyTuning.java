@@ -6,7 +6,7 @@ import io.switchboard.codec.proto.ProtoCodec;
 
 /**
  * Netty settings that client and server share, chosen for streams of {@link ProtoCodec#PART_BYTES}
- * parts (docs/benchmarks/grpc-typed-wire.md has the measurements behind them). Each is set through
+ * parts (docs/benchmarks/bulk.md has the measurements behind them). Each is set through
  * gRPC's public builders ({@code flowControlWindow}, {@code withOption}, {@code withChildOption},
  * {@code setOnReadyThreshold}); gRPC's HTTP/2 handler stays as gRPC configures it.
  */
