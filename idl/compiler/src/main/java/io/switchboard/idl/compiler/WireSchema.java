@@ -3,6 +3,9 @@ package io.switchboard.idl.compiler;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.OperationModel;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -18,6 +21,13 @@ import java.util.Set;
  *   <li>values of a recursive type travel flat in the message's {@code sb-graph} element, each
  *       with an {@code sb-id}; fields holding them carry the id ({@code xs:IDREF}).</li>
  * </ul>
+ *
+ * <p>Every structure a request and its response may both hold has a named type: the node table
+ * ({@code SbGraph}, one for every message, holding any linked type) and the wrapper of each kind of
+ * list ({@code ArrayOfLinkEntry}, {@code ArrayOfString}, {@code ArrayOfIDREF}). A wrapper-style
+ * JAX-WS client (CXF's default {@code wsdl2java}) maps a child element that the request and the
+ * response share to one in-out parameter, which it can only do when both are of one named type;
+ * anonymous types would give two classes of one name and stop its code generator.
  */
 final class WireSchema {
     /** What a reader in another language needs to know of an {@code <sb:ndarray/>} type. */
@@ -32,9 +42,15 @@ final class WireSchema {
 
     private final CompileContext ctx;
     private final StringBuilder out = new StringBuilder();
+    /** The named list wrappers the fields use, by item type, each with its type's name. */
+    private final Map<String, String> listTypes = new LinkedHashMap<>();
+    /** The linked types some message's node table holds. */
+    private final Set<String> graphNodes = new LinkedHashSet<>();
+    private final String graphType;
 
     WireSchema(CompileContext ctx) {
         this.ctx = ctx;
+        this.graphType = freeName("SbGraph");
     }
 
     /** The {@code xs:schema} element, indented by {@code indent} spaces. */
@@ -66,6 +82,12 @@ final class WireSchema {
             if (op.fault() != null) {
                 element(indent + 2, op.fault());
             }
+        }
+        if (!graphNodes.isEmpty()) {
+            graphTable(indent + 2);
+        }
+        for (Map.Entry<String, String> list : listTypes.entrySet()) {
+            listType(indent + 2, list.getValue(), list.getKey());
         }
         line(indent, "</xs:schema>");
         return out.toString();
@@ -101,18 +123,52 @@ final class WireSchema {
             field(indent + 2, f);
         }
         if (graphTable) {
-            Set<String> nodes = ctx.graphTypesReachableFrom(type);
-            line(indent + 2, "<xs:element name=\"" + BeanGenerator.GRAPH_ELEMENT + "\" minOccurs=\"0\">");
-            line(indent + 4, "<xs:complexType>");
-            line(indent + 6, "<xs:choice minOccurs=\"0\" maxOccurs=\"unbounded\">");
-            for (String n : nodes) {
-                line(indent + 8, "<xs:element name=\"" + n + "\" type=\"tns:" + n + "\"/>");
-            }
-            line(indent + 6, "</xs:choice>");
-            line(indent + 4, "</xs:complexType>");
-            line(indent + 2, "</xs:element>");
+            graphNodes.addAll(ctx.graphTypesReachableFrom(type));
+            line(indent + 2, "<xs:element name=\"" + BeanGenerator.GRAPH_ELEMENT + "\" type=\"tns:" + graphType
+                    + "\" minOccurs=\"0\"/>");
         }
         line(indent, "</xs:sequence>");
+    }
+
+    /**
+     * The node table's type, one for every message: a message's own table holds only the types it
+     * reaches (the server's reader refuses others), but one type keeps request and response alike.
+     */
+    private void graphTable(int indent) {
+        line(indent, "<xs:complexType name=\"" + graphType + "\">");
+        line(indent + 2, "<xs:choice minOccurs=\"0\" maxOccurs=\"unbounded\">");
+        for (String n : graphNodes) {
+            line(indent + 4, "<xs:element name=\"" + n + "\" type=\"tns:" + n + "\"/>");
+        }
+        line(indent + 2, "</xs:choice>");
+        line(indent, "</xs:complexType>");
+    }
+
+    /** A list's wrapper: {@code item}s that may be nil, except references (a list of linked nodes holds no nulls). */
+    private void listType(int indent, String name, String itemType) {
+        boolean references = itemType.equals("xs:IDREF");
+        line(indent, "<xs:complexType name=\"" + name + "\"><xs:sequence>");
+        line(indent + 2, "<xs:element name=\"" + BeanGenerator.LIST_ITEM + "\" type=\"" + itemType
+                + "\" minOccurs=\"0\" maxOccurs=\"unbounded\"" + (references ? "" : " nillable=\"true\"") + "/>");
+        line(indent, "</xs:sequence></xs:complexType>");
+    }
+
+    /** The wrapper type of lists of {@code itemType}, named when first used. */
+    private String listTypeOf(String itemType) {
+        return listTypes.computeIfAbsent(itemType, t -> {
+            String local = t.substring(t.indexOf(':') + 1);
+            return freeName("ArrayOf" + Character.toUpperCase(local.charAt(0)) + local.substring(1));
+        });
+    }
+
+    /** {@code wanted}, or it with a suffix when the interface has a type of that name already. */
+    private String freeName(String wanted) {
+        String name = wanted;
+        for (int i = 2; ctx.model.types().containsKey(name) || listTypes.containsValue(name)
+                || name.equals(graphType); i++) {
+            name = wanted + i;
+        }
+        return name;
     }
 
     private void field(int indent, FieldModel f) {
@@ -123,13 +179,7 @@ final class WireSchema {
             line(indent + 2, "<xs:simpleType><xs:list itemType=\"" + itemType + "\"/></xs:simpleType>");
             line(indent, "</xs:element>");
         } else if (f.repeated()) {
-            line(indent, "<xs:element name=\"" + f.name() + "\" minOccurs=\"0\">");
-            line(indent + 2, "<xs:complexType><xs:sequence>");
-            // entries may be nil, except references: a list of linked nodes holds no nulls
-            line(indent + 4, "<xs:element name=\"" + BeanGenerator.LIST_ITEM + "\" type=\"" + itemType
-                    + "\" minOccurs=\"0\" maxOccurs=\"unbounded\"" + (f.graphReference() ? "" : " nillable=\"true\"") + "/>");
-            line(indent + 2, "</xs:sequence></xs:complexType>");
-            line(indent, "</xs:element>");
+            line(indent, "<xs:element name=\"" + f.name() + "\" type=\"tns:" + listTypeOf(itemType) + "\" minOccurs=\"0\"/>");
         } else {
             line(indent, "<xs:element name=\"" + f.name() + "\" type=\"" + itemType + "\""
                     + (f.optional() ? " minOccurs=\"0\"" : "") + (f.nillable() ? " nillable=\"true\"" : "") + "/>");
