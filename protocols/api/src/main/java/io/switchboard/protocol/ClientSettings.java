@@ -2,6 +2,7 @@ package io.switchboard.protocol;
 
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * Settings of a protocol client. Defaults: 5 s to connect, 120 s per call unless the call says
@@ -18,9 +19,17 @@ import java.util.concurrent.Executor;
  *                 responses of non-blocking calls there); null: each client makes and shuts down
  *                 its own pool. An executor given here belongs to the caller: clients, meta-stubs
  *                 and {@code Switchboard} never shut it down, so shut it down after closing them
+ * @param token    the bearer token to send with every call, asked per call so that it may rotate
+ *                 (null from it: none for that call); null: no token
  */
 public record ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
-                             TlsSettings tls, Executor executor) {
+                             TlsSettings tls, Executor executor, Supplier<String> token) {
+    /** Settings without a bearer token (the form before tokens existed). */
+    public ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
+                          TlsSettings tls, Executor executor) {
+        this(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, executor, null);
+    }
+
     /** Settings that trust what the JVM trusts (the form before TLS settings existed). */
     public ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes) {
         this(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, null, null);
@@ -33,20 +42,20 @@ public record ClientSettings(Duration connectTimeout, Duration callTimeout, long
     }
 
     public static ClientSettings defaults() {
-        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), 64L << 20, 2_000_000, null, null);
+        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), 64L << 20, 2_000_000, null, null, null);
     }
 
     /** Trusts what {@code clientTls} trusts on TLS endpoints and presents its key; null: the JVM's default trust, no key. */
     public ClientSettings withTls(TlsSettings clientTls) {
-        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, clientTls, executor);
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, clientTls, executor, token);
     }
 
     public ClientSettings withCallTimeout(Duration timeout) {
-        return new ClientSettings(connectTimeout, timeout, maxMessageBytes, maxGraphNodes, tls, executor);
+        return new ClientSettings(connectTimeout, timeout, maxMessageBytes, maxGraphNodes, tls, executor, token);
     }
 
     public ClientSettings withMaxMessageBytes(long bytes) {
-        return new ClientSettings(connectTimeout, callTimeout, bytes, maxGraphNodes, tls, executor);
+        return new ClientSettings(connectTimeout, callTimeout, bytes, maxGraphNodes, tls, executor, token);
     }
 
     /**
@@ -63,7 +72,32 @@ public record ClientSettings(Duration connectTimeout, Duration callTimeout, long
      * }</pre>
      */
     public ClientSettings withExecutor(Executor threads) {
-        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, threads);
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, threads, token);
+    }
+
+    /**
+     * Sends the bearer token {@code supplier} gives with every call (asked per call, so a token
+     * may rotate); null: none. Every protocol sends it: gRPC as {@code authorization: Bearer},
+     * SOAP as HTTP {@code Authorization: Bearer}, tcp in {@code authentication_data}. Over plain
+     * text a token is sent as it is, readable by anyone on the path: give tokens only to clients
+     * that call TLS endpoints.
+     *
+     * <pre>{@code
+     * ClientSettings s = ClientSettings.defaults().withTls(tls)
+     *         .withToken(() -> Files.readString(Path.of("/run/secrets/token")).strip());
+     * }</pre>
+     */
+    public ClientSettings withToken(Supplier<String> supplier) {
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, executor, supplier);
+    }
+
+    /** The token to send with a call now, or null for none. */
+    public String tokenNow() {
+        if (token == null) {
+            return null;
+        }
+        String t = token.get();
+        return t == null || t.isBlank() ? null : t.strip();
     }
 
     /**

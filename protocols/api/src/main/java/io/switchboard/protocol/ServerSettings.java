@@ -35,10 +35,15 @@ import java.time.Duration;
  *                         {@code sb-busy} trailer, before it runs, so the client may try
  *                         elsewhere (SOAP is bounded by {@code maxConnections}: a thread per call
  *                         in progress)
+ * @param tokenVerifier    verifies the bearer tokens callers send (gRPC {@code authorization}, SOAP's HTTP
+ *                         {@code Authorization}, tcp's {@code authentication_data}); a call with a token that
+ *                         does not verify is refused, one without a token keeps its transport's peer; null:
+ *                         tokens are not looked at
  */
 public record ServerSettings(String bindAddress, int port, String advertisedHost, long maxMessageBytes,
                              int maxGraphNodes, Duration idleTimeout, TlsSettings tls, Duration requestTimeout,
-                             long minRequestBytesPerSecond, int maxConnections, int maxConcurrentCalls) {
+                             long minRequestBytesPerSecond, int maxConnections, int maxConcurrentCalls,
+                             TokenVerifier tokenVerifier) {
     private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
     private static final long DEFAULT_MIN_REQUEST_BYTES_PER_SECOND = 64 << 10;
     private static final int DEFAULT_MAX_CONNECTIONS = 512;
@@ -65,7 +70,7 @@ public record ServerSettings(String bindAddress, int port, String advertisedHost
                           Duration idleTimeout, TlsSettings tls) {
         this(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
                 DEFAULT_REQUEST_TIMEOUT, DEFAULT_MIN_REQUEST_BYTES_PER_SECOND, DEFAULT_MAX_CONNECTIONS,
-                DEFAULT_MAX_CONCURRENT_CALLS);
+                DEFAULT_MAX_CONCURRENT_CALLS, null);
     }
 
     /** Settings without TLS (the form before TLS existed). */
@@ -81,59 +86,65 @@ public record ServerSettings(String bindAddress, int port, String advertisedHost
     /** Serves over TLS with this key (and requires trusted client certificates if it has a trust store); null: plain text. */
     public ServerSettings withTls(TlsSettings serverTls) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout,
-                serverTls, requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                serverTls, requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withBindAddress(String address) {
         return new ServerSettings(address, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
-                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withPort(int newPort) {
         return new ServerSettings(bindAddress, newPort, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
-                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withAdvertisedHost(String host) {
         return new ServerSettings(bindAddress, port, host, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
-                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withMaxMessageBytes(long bytes) {
         return new ServerSettings(bindAddress, port, advertisedHost, bytes, maxGraphNodes, idleTimeout, tls,
-                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withMaxGraphNodes(int nodes) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, nodes, idleTimeout, tls,
-                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withIdleTimeout(Duration timeout) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, timeout, tls,
-                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     /** A request's head and body must arrive within this plus their size at the minimum rate. */
     public ServerSettings withRequestTimeout(Duration timeout) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
-                timeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls);
+                timeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withMinRequestBytesPerSecond(long bytesPerSecond) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
-                requestTimeout, bytesPerSecond, maxConnections, maxConcurrentCalls);
+                requestTimeout, bytesPerSecond, maxConnections, maxConcurrentCalls, tokenVerifier);
     }
 
     public ServerSettings withMaxConnections(int connections) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
-                requestTimeout, minRequestBytesPerSecond, connections, maxConcurrentCalls);
+                requestTimeout, minRequestBytesPerSecond, connections, maxConcurrentCalls, tokenVerifier);
     }
 
     /** Most calls a gRPC server runs at once; one more is refused at once as busy (see the record's doc). */
     public ServerSettings withMaxConcurrentCalls(int calls) {
         return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
-                requestTimeout, minRequestBytesPerSecond, maxConnections, calls);
+                requestTimeout, minRequestBytesPerSecond, maxConnections, calls, tokenVerifier);
+    }
+
+    /** Verifies callers' bearer tokens with {@code verifier}; null: tokens are not looked at (the default). */
+    public ServerSettings withTokenVerifier(TokenVerifier verifier) {
+        return new ServerSettings(bindAddress, port, advertisedHost, maxMessageBytes, maxGraphNodes, idleTimeout, tls,
+                requestTimeout, minRequestBytesPerSecond, maxConnections, maxConcurrentCalls, verifier);
     }
 
     /**

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Keys and certificates for TLS tests, made once per JVM by the JDK's {@code keytool} in a
  * temporary directory: a test certificate authority, a server key ({@code CN=localhost}, valid for
- * {@code 127.0.0.1} and {@code localhost}) and a client key, both signed by it, a trust store
+ * {@code 127.0.0.1} and {@code localhost}) and client keys (a subject only, a URI SAN, a DNS SAN),
+ * all signed by it, a trust store
  * holding the authority, and a rogue key the authority never signed. Every store is PKCS#12 with
  * {@link #PASSWORD}, which is for tests only.
  *
@@ -29,6 +30,14 @@ import java.util.concurrent.TimeUnit;
 public final class TestCertificates {
     /** The password of every store made here; for tests only. */
     public static final char[] PASSWORD = "test-only-password".toCharArray();
+    /** The subject of {@link #client()}'s certificate, which has no SAN: its principal. */
+    public static final String CLIENT_SUBJECT = "CN=switchboard-test-client";
+    /** The URI SAN (a SPIFFE ID) of {@link #spiffeClient()}'s certificate: its principal. */
+    public static final String SPIFFE_ID = "spiffe://switchboard.test/team-a/billing";
+    /** The DNS SAN {@link #spiffeClient()}'s certificate has besides its URI SAN (not its principal). */
+    public static final String URI_CLIENT_DNS = "billing.team-a.test";
+    /** The DNS SAN of {@link #dnsClient()}'s certificate: its principal. */
+    public static final String DNS_CLIENT = "reports.team-b.test";
     private static TestCertificates instance;
 
     private final Path dir;
@@ -60,6 +69,16 @@ public final class TestCertificates {
     /** The trusted client's key store (key + chain up to the test CA). */
     public Path clientKeyStore() {
         return dir.resolve("client.p12");
+    }
+
+    /** A trusted client key whose certificate names {@link #SPIFFE_ID} (URI SAN) and {@link #URI_CLIENT_DNS} (DNS SAN). */
+    public Path spiffeClientKeyStore() {
+        return dir.resolve("client-uri.p12");
+    }
+
+    /** A trusted client key whose certificate names {@link #DNS_CLIENT} (its only SAN). */
+    public Path dnsClientKeyStore() {
+        return dir.resolve("client-dns.p12");
     }
 
     /** A self-signed key no trust store here holds. */
@@ -132,6 +151,16 @@ public final class TestCertificates {
         return TlsSettings.of(clientKeyStore(), trustStore(), PASSWORD);
     }
 
+    /** A trusted client whose certificate has a URI SAN ({@link #SPIFFE_ID}) and a DNS SAN. */
+    public TlsSettings spiffeClient() {
+        return TlsSettings.of(spiffeClientKeyStore(), trustStore(), PASSWORD);
+    }
+
+    /** A trusted client whose certificate has a DNS SAN ({@link #DNS_CLIENT}) only. */
+    public TlsSettings dnsClient() {
+        return TlsSettings.of(dnsClientKeyStore(), trustStore(), PASSWORD);
+    }
+
     /** A client that trusts the server but has no key to present. */
     public TlsSettings clientWithoutKey() {
         return TlsSettings.trustStore(trustStore(), PASSWORD);
@@ -149,25 +178,43 @@ public final class TestCertificates {
         List<String> store = List.of("-storetype", "PKCS12", "-storepass", pw);
         round(dir, genkeypair("ca", "CN=Switchboard test CA", ca, "-ext", "bc:c"),
                 genkeypair("server", "CN=localhost", dir.resolve("server.p12").toString()),
-                genkeypair("client", "CN=switchboard-test-client", dir.resolve("client.p12").toString()),
+                genkeypair("client", CLIENT_SUBJECT, dir.resolve("client.p12").toString()),
+                genkeypair("client", "CN=billing", dir.resolve("client-uri.p12").toString()),
+                genkeypair("client", "CN=reports", dir.resolve("client-dns.p12").toString()),
                 genkeypair("rogue", "CN=rogue", dir.resolve("rogue.p12").toString()));
         round(dir, List.of("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw, "-file", "ca.cer"),
                 List.of("-certreq", "-alias", "server", "-keystore", "server.p12", "-storepass", pw, "-file", "server.csr"),
-                List.of("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", pw, "-file", "client.csr"));
+                List.of("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", pw, "-file", "client.csr"),
+                List.of("-certreq", "-alias", "client", "-keystore", "client-uri.p12", "-storepass", pw, "-file",
+                        "client-uri.csr"),
+                List.of("-certreq", "-alias", "client", "-keystore", "client-dns.p12", "-storepass", pw, "-file",
+                        "client-dns.csr"));
         List<String> gencert = List.of("-gencert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw,
                 "-validity", "2");
         round(dir, concat(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "trust.p12"),
                         store),
                 concat(gencert, List.of("-infile", "server.csr", "-outfile", "server.cer", "-ext",
                         "SAN=ip:127.0.0.1,dns:localhost")),
-                concat(gencert, List.of("-infile", "client.csr", "-outfile", "client.cer")));
+                concat(gencert, List.of("-infile", "client.csr", "-outfile", "client.cer")),
+                concat(gencert, List.of("-infile", "client-uri.csr", "-outfile", "client-uri.cer", "-ext",
+                        "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS)),
+                concat(gencert, List.of("-infile", "client-dns.csr", "-outfile", "client-dns.cer", "-ext",
+                        "SAN=dns:" + DNS_CLIENT)));
         round(dir, List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "server.p12",
                         "-storepass", pw),
                 List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client.p12",
+                        "-storepass", pw),
+                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client-uri.p12",
+                        "-storepass", pw),
+                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client-dns.p12",
                         "-storepass", pw));
         round(dir, List.of("-importcert", "-alias", "server", "-file", "server.cer", "-keystore", "server.p12",
                         "-storepass", pw),
                 List.of("-importcert", "-alias", "client", "-file", "client.cer", "-keystore", "client.p12",
+                        "-storepass", pw),
+                List.of("-importcert", "-alias", "client", "-file", "client-uri.cer", "-keystore", "client-uri.p12",
+                        "-storepass", pw),
+                List.of("-importcert", "-alias", "client", "-file", "client-dns.cer", "-keystore", "client-dns.p12",
                         "-storepass", pw));
         Files.writeString(dir.resolve("password"), pw + "\n");
     }
