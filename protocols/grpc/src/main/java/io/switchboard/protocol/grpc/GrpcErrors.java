@@ -26,6 +26,8 @@ import java.net.UnknownHostException;
 final class GrpcErrors {
     static final Metadata.Key<String> REFUSED = Metadata.Key.of("sb-refused", Metadata.ASCII_STRING_MARSHALLER);
     /** Request header: the call id, so that a server running a DeduplicatingSkeleton runs a repeat once. */
+    /** A bearer token ({@code Bearer <jwt>}), as gRPC's own call credentials send it. */
+    static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
     static final Metadata.Key<String> CALL_ID = Metadata.Key.of("sb-call-id", Metadata.ASCII_STRING_MARSHALLER);
     /** The W3C trace context of a call, under its W3C names (as OpenTelemetry's gRPC instrumentation sends it). */
     static final Metadata.Key<String> TRACEPARENT =

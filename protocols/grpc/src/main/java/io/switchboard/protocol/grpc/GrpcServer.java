@@ -1,5 +1,6 @@
 package io.switchboard.protocol.grpc;
 
+import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -27,6 +28,7 @@ import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.spi.CallerIdentity;
 import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
@@ -267,7 +269,12 @@ final class GrpcServer implements ProtocolServer {
             String traceparent = headers.get(GrpcErrors.TRACEPARENT);
             TraceContext trace = traceparent == null ? null     // malformed: none, the call runs all the same
                     : TraceContext.of(traceparent, headers.get(GrpcErrors.TRACESTATE));
-            Call c = new Call(skeleton, op, call, callId, trace);
+            // who calls: the client certificate of the connection, unless a bearer token verifies
+            CallerIdentity caller = CallerIdentity.of(CallerIdentity.tlsPeer(
+                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION),
+                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR)),
+                    CallerIdentity.bearer(headers.get(GrpcErrors.AUTHORIZATION)), settings.tokenVerifier());
+            Call c = new Call(skeleton, op, call, callId, trace, caller);
             c.queue.announce(GrpcErrors.size(headers));   // before the first part: it sizes the request's arrays
             if (GrpcTransport.streamed(op) && c.queue.announced() > ProtoCodec.PART_BYTES) {
                 c.readOnArrival();
@@ -327,6 +334,8 @@ final class GrpcServer implements ProtocolServer {
         private final TraceContext trace;
         /** What the operation asks about its call: the deadline, whether it was cancelled. */
         private final ServerCallContext context;
+        /** Who calls; a token that did not verify refuses the call before its operation runs. */
+        private final CallerIdentity caller;
         private final PartQueue queue;
         private final MessageReader requestReader;
         /** The response of several parts being sent from gRPC's readiness callbacks, or null. */
@@ -394,12 +403,14 @@ final class GrpcServer implements ProtocolServer {
             }
         };
 
-        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId, TraceContext trace) {
+        Call(Skeleton skeleton, OperationDescriptor op, ServerCall<Part, Part> call, String callId, TraceContext trace,
+             CallerIdentity caller) {
             this.trace = trace;
+            this.caller = caller;
             // the caller's grpc-timeout, as gRPC fixed it for this call; gRPC cancels the call when it passes
             io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
             this.context = ServerCallContext.create(deadline == null ? null
-                    : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace);
+                    : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace, caller.peer());
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;
@@ -467,6 +478,7 @@ final class GrpcServer implements ProtocolServer {
                 return;   // the caller's deadline passed before the call could start: gRPC ends it
             }
             try (ServerCallContext.Scope scope = context.enter()) {
+                caller.checkVerified();
                 response = skeleton.invoke(op, request, callId);
             } catch (DeclaredFault fault) {
                 if (!cancelled) {

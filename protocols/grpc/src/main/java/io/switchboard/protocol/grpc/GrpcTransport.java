@@ -391,9 +391,13 @@ final class GrpcTransport implements Transport {
                 ? callOptions.withOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD) : callOptions);
     }
 
-    private static void start(ClientCall<Part, Part> call, Listener listener, CallOptions options,
-                              ProtoCodec.Writer writer) {
+    private void start(ClientCall<Part, Part> call, Listener listener, CallOptions options,
+                       ProtoCodec.Writer writer) {
         Metadata headers = new Metadata();
+        String token = client.settings().tokenNow();   // asked per call: tokens rotate
+        if (token != null) {
+            headers.put(GrpcErrors.AUTHORIZATION, "Bearer " + token);
+        }
         if (options.callId() != null) {
             headers.put(GrpcErrors.CALL_ID, options.callId());
         }

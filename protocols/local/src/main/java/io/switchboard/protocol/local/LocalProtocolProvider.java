@@ -52,6 +52,20 @@ public final class LocalProtocolProvider implements ProtocolProvider {
     /** URI scheme of local endpoints. */
     public static final String SCHEME = "local";
 
+    /**
+     * The name a local call's caller goes by: the component or client that makes the call sets it
+     * on its call options, and the called operation sees it as its peer's principal (an
+     * {@code IN_PROCESS} peer). Without it: {@link #DEFAULT_CALLER}.
+     *
+     * <pre>{@code
+     * billing.withOptions(CallOptions.DEFAULT.with(LocalProtocolProvider.CALLER, "reports")).total(month);
+     * }</pre>
+     */
+    public static final io.switchboard.protocol.CallOptions.Key<String> CALLER =
+            io.switchboard.protocol.CallOptions.Key.of("switchboard.local.caller", null);
+    /** The principal of a local call whose caller did not name itself ({@link #CALLER}). */
+    public static final String DEFAULT_CALLER = "in-process";
+
     /** Identifies this JVM (strictly: this class loader's copy of the protocol) in endpoint addresses. */
     private static final String JVM_ID = UUID.randomUUID().toString();
 

@@ -9,6 +9,7 @@ import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.ServerCallContext;
@@ -84,7 +85,14 @@ final class LocalTransport implements Transport {
         if (deadline == null || (fromTimeout != null && fromTimeout - deadline < 0)) {
             deadline = fromTimeout;
         }
-        return ServerCallContext.create(deadline, options.get(TraceContext.OPTION));
+        return ServerCallContext.create(deadline, options.get(TraceContext.OPTION), caller(options));
+    }
+
+    /** The caller as it named itself ({@link LocalProtocolProvider#CALLER}): a peer in this process. */
+    static Peer caller(CallOptions options) {
+        String name = options.get(LocalProtocolProvider.CALLER);
+        return Peer.of(name == null || name.isBlank() ? LocalProtocolProvider.DEFAULT_CALLER : name,
+                Peer.Authentication.IN_PROCESS, null);
     }
 
     private Object call(OperationDescriptor operation, Object request, CallOptions options, ServerCallContext context)

@@ -9,7 +9,9 @@ import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.TokenVerifier;
 import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.spi.CallerIdentity;
 import jakarta.xml.bind.JAXBException;
 import javax.xml.stream.XMLStreamReader;
 import org.apache.axiom.om.OMAbstractFactory;
@@ -34,8 +36,11 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
     private final OperationDescriptor operation;
     private final XmlMessages xml;
     private final SoapCalls calls;
+    private final TokenVerifier tokens;
 
-    SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlMessages xml, SoapCalls calls) {
+    SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlMessages xml, SoapCalls calls,
+                            TokenVerifier tokens) {
+        this.tokens = tokens;
         this.skeleton = skeleton;
         this.operation = operation;
         this.xml = xml;
@@ -74,11 +79,13 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             skeleton.refused(operation, refusalReason(refusal));
             throw refusal;
         }
-        ServerCallContext call = ServerCallContext.create(deadline, trace(in)).cancelAtDeadline();
+        CallerIdentity caller = SoapCallers.of(in, tokens);
+        ServerCallContext call = ServerCallContext.create(deadline, trace(in), caller.peer()).cancelAtDeadline();
         String component = in.getAxisService() != null ? in.getAxisService().getName() : operation.service().name();
         Object response;
         try (ServerCallContext.Scope scope = call.enter();
              ServerCallContext.Scope cancellable = calls.running(component, callId, call)) {
+            caller.checkVerified();   // a token that did not verify: the operation does not run
             response = skeleton.invoke(operation, request, callId);
         } catch (DeclaredFault fault) {
             try {

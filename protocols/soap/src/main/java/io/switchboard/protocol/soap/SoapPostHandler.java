@@ -14,6 +14,7 @@ import org.apache.axis2.AxisFault;
 import org.apache.axis2.Constants;
 import org.apache.axis2.addressing.EndpointReference;
 import org.apache.axis2.context.ConfigurationContext;
+import io.switchboard.protocol.spi.CallerIdentity;
 import org.apache.axis2.context.MessageContext;
 import org.apache.axis2.description.TransportOutDescription;
 import org.apache.axis2.engine.AxisConfiguration;
@@ -169,6 +170,11 @@ final class SoapPostHandler extends Handler.Wrapper {
         String remote = Request.getRemoteAddr(request);
         mc.setFrom(new EndpointReference(remote));
         mc.setProperty(MessageContext.REMOTE_ADDR, remote);
+        // the client certificate, when the connection is mutual TLS (SecureRequestCustomizer puts it there)
+        Object tls = request.getAttribute(org.eclipse.jetty.io.EndPoint.SslSessionData.ATTRIBUTE);
+        SoapCallers.record(mc, tls instanceof org.eclipse.jetty.io.EndPoint.SslSessionData ssl ? ssl.peerCertificates()
+                        : null, CallerIdentity.address(request.getConnectionMetaData().getRemoteSocketAddress()),
+                request.getHeaders().get(HttpHeader.AUTHORIZATION));
         mc.setProperty(Constants.OUT_TRANSPORT_INFO, new AnswerInfo(out.response, true));
         mc.setProperty(RequestResponseTransport.TRANSPORT_CONTROL, new ResponseSignal());
         return mc;

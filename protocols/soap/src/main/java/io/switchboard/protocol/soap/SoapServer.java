@@ -254,7 +254,7 @@ final class SoapServer implements ProtocolServer {
         AxisService service = new AxisService(d.name());
         service.setTargetNamespace(d.namespace());
         for (OperationDescriptor op : d.operations()) {
-            SkeletonMessageReceiver receiver = new SkeletonMessageReceiver(skeleton, op, xml, calls);
+            SkeletonMessageReceiver receiver = new SkeletonMessageReceiver(skeleton, op, xml, calls, settings.tokenVerifier());
             AxisOperation axisOp;
             if (op.oneWay()) {
                 axisOp = new InOnlyAxisOperation(op.requestElement());

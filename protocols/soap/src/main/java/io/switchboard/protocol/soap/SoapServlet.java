@@ -22,4 +22,17 @@ final class SoapServlet extends AxisServlet {
     protected ConfigurationContext initConfigContext(ServletConfig config) {
         return context;
     }
+
+    /** As Axis2's, with the caller's certificate and {@code Authorization} header recorded for the receiver. */
+    @Override
+    protected org.apache.axis2.context.MessageContext createMessageContext(jakarta.servlet.http.HttpServletRequest request,
+            jakarta.servlet.http.HttpServletResponse response, boolean invocationType) throws java.io.IOException {
+        org.apache.axis2.context.MessageContext mc = super.createMessageContext(request, response, invocationType);
+        Object chain = request.getAttribute("jakarta.servlet.request.X509Certificate");
+        String remote = request.getRemoteAddr();
+        SoapCallers.record(mc, chain instanceof java.security.cert.Certificate[] c ? c : null,
+                remote == null ? null : (remote.indexOf(':') >= 0 ? "[" + remote + "]" : remote) + ":" + request.getRemotePort(),
+                request.getHeader("Authorization"));
+        return mc;
+    }
 }

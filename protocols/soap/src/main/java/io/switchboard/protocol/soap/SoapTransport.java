@@ -101,6 +101,11 @@ final class SoapTransport implements Transport {
             // cut off ("no route to host"), before it could move on to another server
             o.setProperty(HTTPConstants.CONNECTION_TIMEOUT,
                     (int) Math.min(timeout, client.settings().connectTimeout().toMillis()));
+            // the bearer token, asked per call (it may rotate); set or cleared on every call: the
+            // options are this transport's own and outlive the call
+            String token = client.settings().tokenNow();
+            o.setProperty(HTTPConstants.HTTP_HEADERS, token == null ? null
+                    : java.util.List.of(new org.apache.axis2.context.NamedValue("Authorization", "Bearer " + token)));
             if (options.callId() != null) {
                 OMElement header = OM.createOMElement(SoapFaults.CALL_HEADER.getLocalPart(), SB);
                 header.addAttribute("id", options.callId(), null);

@@ -85,13 +85,13 @@ final class Frame {
      * @param names the operation's {@link RpcMeta#names}, encoded once
      */
     static ProtoOutput request(byte[] names, String requestId, int timeoutMillis, long correlationId,
-                               Map<String, String> userFields, ProtoCodec.Writer writer) {
-        int meta = RpcMeta.requestBytes(names, 0, requestId, timeoutMillis, correlationId, userFields);
+                               Map<String, String> userFields, String authentication, ProtoCodec.Writer writer) {
+        int meta = RpcMeta.requestBytes(names, 0, requestId, timeoutMillis, correlationId, userFields, authentication);
         int data = (int) writer.size();
         // slack for the varint writers, which make room for their longest form
         ProtoOutput out = new ProtoOutput(HEADER_BYTES + meta + data + 16);
         out.writeRaw(header(meta, data), 0, HEADER_BYTES);
-        RpcMeta.writeRequest(out, names, 0, requestId, timeoutMillis, correlationId, userFields);
+        RpcMeta.writeRequest(out, names, 0, requestId, timeoutMillis, correlationId, userFields, authentication);
         writer.writePart(out, Integer.MAX_VALUE);
         if (writer.hasMore() || out.size() != HEADER_BYTES + meta + data) {
             throw new IllegalStateException("a request frame of " + out.size() + " bytes, not the "

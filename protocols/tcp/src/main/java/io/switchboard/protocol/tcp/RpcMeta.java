@@ -20,6 +20,7 @@ import java.util.Map;
  *     optional int32 compress_type = 3;          // read: anything but 0 is refused
  *     optional int64 correlation_id = 4;
  *     optional int32 attachment_size = 5;        // read: anything but 0 is refused
+ *     optional bytes authentication_data = 7;    // a bearer token
  *     map&lt;string, string&gt; user_fields = 9;
  * }
  * message RpcRequestMeta {
@@ -35,7 +36,7 @@ import java.util.Map;
  * }
  * </pre>
  *
- * Other fields (trace ids, chunk info, authentication data, stream settings) are skipped on
+ * Other fields (trace ids, chunk info, stream settings) are skipped on
  * reading, as protobuf skips unknown fields. A request has {@link #service} set; a response does not.
  *
  * @param service        the request's {@code service_name}, or null in a response
@@ -49,20 +50,28 @@ import java.util.Map;
  * @param compressType   {@code compress_type}: Switchboard writes 0 and accepts nothing else
  * @param attachmentSize {@code attachment_size}: Switchboard writes 0 and accepts nothing else
  * @param userFields     {@code user_fields}: the trace context and Switchboard's extensions ({@link TcpErrors})
+ * @param authentication {@code authentication_data} (field 7): the caller's bearer token; null when absent
  */
 record RpcMeta(String service, String method, long logId, String requestId, int timeoutMillis, int errorCode,
                String errorText, long correlationId, int compressType, int attachmentSize,
-               Map<String, String> userFields) {
+               Map<String, String> userFields, String authentication) {
     /** The most user fields a frame may carry. */
     static final int MAX_USER_FIELDS = 64;
 
     static RpcMeta request(String service, String method, String requestId, int timeoutMillis, long correlationId,
                            Map<String, String> userFields) {
-        return new RpcMeta(service, method, 0, requestId, timeoutMillis, 0, null, correlationId, 0, 0, userFields);
+        return request(service, method, requestId, timeoutMillis, correlationId, userFields, null);
+    }
+
+    /** A request carrying the bearer token {@code authentication} (null: none). */
+    static RpcMeta request(String service, String method, String requestId, int timeoutMillis, long correlationId,
+                           Map<String, String> userFields, String authentication) {
+        return new RpcMeta(service, method, 0, requestId, timeoutMillis, 0, null, correlationId, 0, 0, userFields,
+                authentication);
     }
 
     static RpcMeta response(long correlationId, int errorCode, String errorText, Map<String, String> userFields) {
-        return new RpcMeta(null, null, 0, null, 0, errorCode, errorText, correlationId, 0, 0, userFields);
+        return new RpcMeta(null, null, 0, null, 0, errorCode, errorText, correlationId, 0, 0, userFields, null);
     }
 
     boolean isRequest() {
@@ -77,8 +86,9 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
     byte[] encode() {
         if (service != null) {
             byte[] names = names(service, method);
-            ProtoOutput out = new ProtoOutput(requestBytes(names, logId, requestId, timeoutMillis, correlationId, userFields));
-            writeRequest(out, names, logId, requestId, timeoutMillis, correlationId, userFields);
+            ProtoOutput out = new ProtoOutput(requestBytes(names, logId, requestId, timeoutMillis, correlationId, userFields,
+                    authentication));
+            writeRequest(out, names, logId, requestId, timeoutMillis, correlationId, userFields, authentication);
             return out.toByteArray();
         }
         int inner = (errorCode != 0 ? 1 + ProtoOutput.varint64Size(errorCode) : 0)
@@ -107,15 +117,15 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
 
     /** The bytes {@link #writeRequest} writes. */
     static int requestBytes(byte[] names, long logId, String requestId, int timeoutMillis, long correlationId,
-                            Map<String, String> userFields) {
+                            Map<String, String> userFields, String authentication) {
         int inner = requestMetaBytes(names, logId, requestId, timeoutMillis);
         return 1 + ProtoOutput.varint32Size(inner) + inner + 1 + ProtoOutput.varint64Size(correlationId)
-                + userBytes(userFields);
+                + userBytes(userFields) + (authentication != null ? stringField(authentication) : 0);
     }
 
     /** A request's meta, its names encoded before ({@link #names}): what a request's {@link #encode()} gives. */
     static void writeRequest(ProtoOutput out, byte[] names, long logId, String requestId, int timeoutMillis,
-                             long correlationId, Map<String, String> userFields) {
+                             long correlationId, Map<String, String> userFields, String authentication) {
         out.writeLengthDelimited(1, requestMetaBytes(names, logId, requestId, timeoutMillis));
         out.writeRaw(names, 0, names.length);
         if (logId != 0) {
@@ -128,6 +138,9 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
             out.writeInt32(8, timeoutMillis);
         }
         out.writeInt64(4, correlationId);
+        if (authentication != null) {
+            out.writeString(7, authentication);   // bytes on brpc's side; a token is ASCII
+        }
         writeUserFields(out, userFields);
     }
 
@@ -184,6 +197,7 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
         long correlationId = 0;
         int compress = 0;
         int attachment = 0;
+        String authentication = null;
         boolean request = false;
         Map<String, String> user = null;
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
@@ -217,6 +231,7 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
                 case (3 << 3) | ProtoOutput.VARINT -> compress = in.readVarint32();
                 case (4 << 3) | ProtoOutput.VARINT -> correlationId = in.readVarint64();
                 case (5 << 3) | ProtoOutput.VARINT -> attachment = in.readVarint32();
+                case (7 << 3) | ProtoOutput.LENGTH_DELIMITED -> authentication = in.readString();
                 case (9 << 3) | ProtoOutput.LENGTH_DELIMITED -> {
                     if (user == null) {
                         user = new LinkedHashMap<>();
@@ -250,7 +265,7 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
             throw WireFormatException.malformed("RpcMeta.attachment_size", "attachments are not supported");
         }
         return new RpcMeta(request ? service : null, method, logId, requestId, timeout, errorCode, errorText,
-                correlationId, compress, attachment, user);
+                correlationId, compress, attachment, user, request ? authentication : null);
     }
 
     /** Limits for reading a meta: its strings are short. */

@@ -31,7 +31,9 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.spi.CallerIdentity;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
@@ -247,8 +249,19 @@ final class TcpServer implements ProtocolServer {
         /** Over the connection limit: every request is answered EOVERCROWDED, then the connection closes. */
         private final boolean refused;
 
+        /** What the connection proves of its peer, settled at its first call (after the TLS handshake). */
+        private Peer peer;
+
         Connection(boolean refused) {
             this.refused = refused;
+        }
+
+        /** The peer of this connection: the Unix socket's uid, the TLS client certificate, or its address alone. */
+        private Peer peer(ChannelHandlerContext ctx) {
+            if (peer == null) {
+                peer = ConnectionPeers.of(ctx.channel());
+            }
+            return peer;
         }
 
         @Override
@@ -326,7 +339,9 @@ final class TcpServer implements ProtocolServer {
             }
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             InlineRuns inline = e.inline().get(op.name());
-            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data, inline);
+            // who calls: the connection's peer, unless the frame's bearer token verifies
+            CallerIdentity caller = CallerIdentity.of(peer(ctx), meta.authentication(), settings.tokenVerifier());
+            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data, inline, caller);
             if (running.putIfAbsent(meta.correlationId(), call) != null) {
                 frame.release();
                 answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
@@ -398,6 +413,8 @@ final class TcpServer implements ProtocolServer {
         private Thread worker;
         /** What the operation asks about its call: the deadline ({@code timeout_ms}), whether it was cancelled. */
         private final ServerCallContext context;
+        /** Who calls; a token that did not verify refuses the call before its operation runs. */
+        private final CallerIdentity caller;
         volatile io.netty.util.concurrent.ScheduledFuture<?> deadline;
 
         private final InlineRuns inline;
@@ -406,7 +423,8 @@ final class TcpServer implements ProtocolServer {
         private long ranNanos;
 
         Call(ChannelHandlerContext ctx, Connection connection, Skeleton skeleton, OperationDescriptor op, RpcMeta meta,
-             ByteBuf data, InlineRuns inline) {
+             ByteBuf data, InlineRuns inline, CallerIdentity caller) {
+            this.caller = caller;
             this.inline = inline;
             this.ctx = ctx;
             this.connection = connection;
@@ -415,7 +433,8 @@ final class TcpServer implements ProtocolServer {
             this.meta = meta;
             this.data = data;
             this.context = ServerCallContext.create(meta.timeoutMillis() > 0
-                    ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(meta.timeoutMillis()) : null, trace(meta));
+                    ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(meta.timeoutMillis()) : null, trace(meta),
+                    caller.peer());
         }
 
         synchronized void cancel() {
@@ -494,6 +513,7 @@ final class TcpServer implements ProtocolServer {
             Object response;
             // an event loop running a fast operation itself is never interrupted: a cancel only flags the call
             try (ServerCallContext.Scope scope = context.enter(!ctx.executor().inEventLoop())) {
+                caller.checkVerified();
                 response = skeleton.invoke(op, request, meta.requestId());
             } catch (DeclaredFault fault) {
                 ProtoCodec.Writer w;

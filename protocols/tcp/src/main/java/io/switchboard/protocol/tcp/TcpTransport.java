@@ -225,7 +225,9 @@ final class TcpTransport implements Transport {
         ClientConnection connection = client.connection(uri, connectionKey);
         ClientConnection.Call call = connection.open(operation.toString(), answer);
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
-        ProtoOutput frame = Frame.request(names.get(operation.name()), options.callId(), timeoutMillis, call.id, user, writer);
+        // the token is asked per call (it may rotate); over plain text it travels readable, as documented
+        ProtoOutput frame = Frame.request(names.get(operation.name()), options.callId(), timeoutMillis, call.id, user,
+                client.settings().tokenNow(), writer);
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         int frameBytes = frame.size();
         connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());

@@ -191,7 +191,7 @@ class FrameDecoderTest {
     void unknownMetaFieldsAreSkipped() {
         ProtoOutput out = new ProtoOutput(64);
         byte[] known = PING.encode();
-        out.writeBytes(7, new byte[] {1, 2, 3}, 0, 3);      // authentication_data
+        out.writeBytes(8, new byte[] {1, 2, 3}, 0, 3);      // stream_settings (authentication_data, 7, is read)
         out.writeInt64(100, 42);                            // an implementation's extension
         byte[] extra = out.toByteArray();
         byte[] meta = concat(extra, known);
@@ -209,12 +209,12 @@ class FrameDecoderTest {
         io.switchboard.testing.conformance.EchoDoubles m = new io.switchboard.testing.conformance.EchoDoubles();
         m.setValues(new double[] {Double.NaN, -0.0, 1.5});
         byte[] data = codec.toBytes("echoDoubles", m, 10);
-        // a user field whose value is not ASCII, and a call id: every variable part of the meta
+        // a user field whose value is not ASCII, a call id and a bearer token: every variable part of the meta
         Map<String, String> user = Map.of("traceparent", PING.userField("traceparent"), "x", "\u00e9t\u00e9");
         RpcMeta meta = RpcMeta.request("switchboard.conformance.Conformance", "echoDoubles", "id-\u00e9", 90_000,
-                Long.MAX_VALUE, user);
+                Long.MAX_VALUE, user, "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln");
         io.switchboard.codec.proto.ProtoOutput out = Frame.request(RpcMeta.names(meta.service(), meta.method()),
-                meta.requestId(), meta.timeoutMillis(), meta.correlationId(), user,
+                meta.requestId(), meta.timeoutMillis(), meta.correlationId(), user, meta.authentication(),
                 codec.writer("echoDoubles", m, 10));
         byte[] oneArray = java.util.Arrays.copyOf(out.array(), out.size());
         assertArrayEquals(RawTcp.frame(meta, data), oneArray);

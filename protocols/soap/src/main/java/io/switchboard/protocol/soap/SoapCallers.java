@@ -1,0 +1,36 @@
+package io.switchboard.protocol.soap;
+
+import io.switchboard.protocol.Peer;
+import io.switchboard.protocol.TokenVerifier;
+import io.switchboard.protocol.spi.CallerIdentity;
+import io.switchboard.protocol.spi.CertificatePrincipal;
+import java.security.cert.Certificate;
+import org.apache.axis2.context.MessageContext;
+
+/**
+ * Who makes a SOAP call: the HTTP side (Jetty's request, or Axis2's servlet) records the client
+ * certificate's peer and the {@code Authorization} header on the message context; the operation's
+ * receiver settles the caller from them ({@link CallerIdentity}) before the operation runs.
+ */
+final class SoapCallers {
+    private static final String PEER = "switchboard.peer";
+    private static final String AUTHORIZATION = "switchboard.authorization";
+
+    private SoapCallers() {
+    }
+
+    /** Records what the connection proved ({@code chain}: its client certificates, null for none) and the header. */
+    static void record(MessageContext mc, Certificate[] chain, String remoteAddress, String authorization) {
+        String principal = CertificatePrincipal.of(chain);
+        mc.setProperty(PEER, principal == null ? Peer.anonymous(remoteAddress)
+                : Peer.of(principal, Peer.Authentication.MUTUAL_TLS, remoteAddress));
+        mc.setProperty(AUTHORIZATION, authorization);
+    }
+
+    /** The caller of the call {@code mc} carries, its bearer token checked by {@code verifier} (null: none). */
+    static CallerIdentity of(MessageContext mc, TokenVerifier verifier) {
+        Object peer = mc.getProperty(PEER);
+        return CallerIdentity.of(peer instanceof Peer p ? p : Peer.UNKNOWN,
+                CallerIdentity.bearer((String) mc.getProperty(AUTHORIZATION)), verifier);
+    }
+}
