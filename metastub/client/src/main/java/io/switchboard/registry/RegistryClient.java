@@ -94,6 +94,9 @@ public final class RegistryClient implements AutoCloseable {
     private String readAddress;
     private boolean closed;
 
+    /** Whose {@link ClientSettings#tokenNow()} the watch stream's listener is sent, per call. */
+    private final ClientSettings token;
+
     private RegistryClient(List<String> urls, String credential, ClientSettings settings) {
         if (urls.isEmpty()) {
             throw new IllegalArgumentException("no registry URL given");
@@ -112,6 +115,7 @@ public final class RegistryClient implements AutoCloseable {
         this.urls = List.copyOf(urls);
         this.credential = credential;
         this.tls = settings.tls();
+        this.token = settings;
         // the client's call timeout, at most 30 s: a registry that is cut off costs a caller
         // that wants to move on quickly (a short call timeout) no more than that before the next one
         this.callTimeout = settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout()
@@ -311,7 +315,8 @@ public final class RegistryClient implements AutoCloseable {
             return null;
         }
         try {
-            A answer = io.grpc.stub.ClientCalls.blockingUnaryCall(ch, method,
+            A answer = io.grpc.stub.ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(ch,
+                            io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(streamHeaders())), method,
                     io.grpc.CallOptions.DEFAULT.withDeadlineAfter(callTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS),
                     request);
             List<Entry> found = entries.apply(answer);
@@ -421,6 +426,19 @@ public final class RegistryClient implements AutoCloseable {
     /** The TLS settings a watch stream's connection uses ({@code grpcs://}); null: the JVM's trust. */
     TlsSettings tls() {
         return tls;
+    }
+
+    /**
+     * The headers of a call on the watch stream's listener: the bearer token of the settings, asked
+     * now (the SOAP calls send it through their protocol client).
+     */
+    io.grpc.Metadata streamHeaders() {
+        io.grpc.Metadata headers = new io.grpc.Metadata();
+        String t = token.tokenNow();
+        if (t != null) {
+            headers.put(WatchStreamMethod.AUTHORIZATION, "Bearer " + t);
+        }
+        return headers;
     }
 
     @Override

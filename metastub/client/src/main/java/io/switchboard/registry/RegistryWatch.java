@@ -134,7 +134,7 @@ public final class RegistryWatch implements AutoCloseable {
         request.setNames(new ArrayList<>(names));
         request.setEpoch(epoch);
         request.setSinceVersion(since);
-        c.start(new Stream(c, channel, address), new Metadata());
+        c.start(new Stream(c, channel, address), registry.streamHeaders());
         c.sendMessage(request);
         c.halfClose();
         c.request(1);

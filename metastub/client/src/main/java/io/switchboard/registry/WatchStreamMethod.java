@@ -36,6 +36,9 @@ public final class WatchStreamMethod {
             ListEntriesResponse.class, "listEntriesResponse");
     /** The largest request a registry reads: a list of at most 256 names. */
     public static final int MAX_REQUEST_BYTES = 128 << 10;
+    /** The bearer token a client sends on the listener's calls ({@code Bearer <jwt>}), as gRPC's own. */
+    public static final io.grpc.Metadata.Key<String> AUTHORIZATION = io.grpc.Metadata.Key.of("authorization",
+            io.grpc.Metadata.ASCII_STRING_MARSHALLER);
     /** The largest message a client reads: a snapshot of tens of thousands of entries without schemas. */
     public static final int MAX_MESSAGE_BYTES = 64 << 20;
     private static final int MAX_REQUEST_NODES = 1_024;

@@ -41,7 +41,9 @@ public final class RegistryServer implements AutoCloseable {
 
     private RegistryServer(Builder b) {
         this.service = new RegistryService(b.store, b.secret, b.clock);
-        this.soap = Protocols.failsafe().newServer(b.settings);
+        // the verifier applies to both listeners: SOAP (its skeleton gets SOAP's peer) and the stream's
+        ServerSettings settings = b.tokenVerifier == null ? b.settings : b.settings.withTokenVerifier(b.tokenVerifier);
+        this.soap = Protocols.failsafe().newServer(settings);
         this.console = b.console;
         try {
             io.switchboard.protocol.Skeleton skeleton = RegistryComponent.skeleton(service);
@@ -53,7 +55,7 @@ public final class RegistryServer implements AutoCloseable {
             if (b.console) {
                 soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
             }
-            this.stream = b.watchStream ? new WatchStreamServer(service, b.settings, endpoint.uri().getHost(),
+            this.stream = b.watchStream ? new WatchStreamServer(service, settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient) : null;
             service.streamAt(stream == null ? null : stream.address());
             if (b.meters != null) {
@@ -187,6 +189,7 @@ public final class RegistryServer implements AutoCloseable {
     /** Configures a {@link RegistryServer}. Defaults: loopback, an ephemeral port, in-memory store, open writes. */
     public static final class Builder {
         private ServerSettings settings = ServerSettings.defaults().withMaxMessageBytes(4L << 20);
+        private io.switchboard.protocol.TokenVerifier tokenVerifier;
         private RegistryStore store = new InMemoryRegistryStore();
         private String secret;
         private Clock clock = Clock.systemUTC();
@@ -235,6 +238,21 @@ public final class RegistryServer implements AutoCloseable {
 
         public Builder store(RegistryStore registryStore) {
             store = Objects.requireNonNull(registryStore);
+            return this;
+        }
+
+        /**
+         * Verifies the bearer tokens of callers on both listeners (SOAP and the watch stream's): a
+         * verified token names the caller, one that does not verify refuses the call; null (the
+         * default): tokens are not looked at. Applies whatever {@link #settings} says.
+         *
+         * <pre>{@code
+         * RegistryServer.builder().tls(tls).tokenVerifier(JwtTokenVerifier.builder().jwks(keys)
+         *         .issuer(iss).audience("registry").build()).start();
+         * }</pre>
+         */
+        public Builder tokenVerifier(io.switchboard.protocol.TokenVerifier verifier) {
+            tokenVerifier = verifier;
             return this;
         }
 

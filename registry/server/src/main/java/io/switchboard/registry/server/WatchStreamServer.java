@@ -9,6 +9,9 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.ServerInterceptors;
+import io.switchboard.protocol.Peer;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.grpc.GrpcTls;
 import io.switchboard.registry.WatchStreamMethod;
@@ -85,13 +88,17 @@ final class WatchStreamServer implements AutoCloseable {
                 // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
                 .addMethod(WatchStreamMethod.LOOKUP, ServerCalls.asyncUnaryCall((request, answer) -> {
                     LookupResponse r = new LookupResponse();
-                    r.setEntries(registry.lookup(request.getName()));
+                    try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
+                        r.setEntries(registry.lookup(request.getName()));
+                    }
                     answer.onNext(r);
                     answer.onCompleted();
                 }))
                 .addMethod(WatchStreamMethod.LIST, ServerCalls.asyncUnaryCall((request, answer) -> {
                     ListEntriesResponse r = new ListEntriesResponse();
-                    r.setEntries(registry.listEntries());
+                    try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
+                        r.setEntries(registry.listEntries());
+                    }
                     answer.onNext(r);
                     answer.onCompleted();
                 }))
@@ -99,7 +106,8 @@ final class WatchStreamServer implements AutoCloseable {
         InetSocketAddress at = ServerSettings.isWildcard(settings.bindAddress()) ? new InetSocketAddress(port)
                 : new InetSocketAddress(settings.bindAddress(), port);
         this.server = NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls()))
-                .addService(service)
+                // who calls, settled before any method: a token that does not verify ends the call
+                .addService(ServerInterceptors.intercept(service, new StreamCallers(settings.tokenVerifier())))
                 .executor(calls)
                 .maxInboundMessageSize(WatchStreamMethod.MAX_REQUEST_BYTES)
                 // our own count refuses with a reason; Netty's would reset streams without one
@@ -188,15 +196,18 @@ final class WatchStreamServer implements AutoCloseable {
     private final class Follower {
         final ServerCall<Watch, byte[]> call;
         final SocketAddress client;
+        /** Who watches: what a policy on watched names decides by. */
+        final Peer peer;
         Set<String> names;
         String epoch;
         Long since;
         boolean started;
         boolean done;
 
-        Follower(ServerCall<Watch, byte[]> call, SocketAddress client) {
+        Follower(ServerCall<Watch, byte[]> call, SocketAddress client, Peer peer) {
             this.call = call;
             this.client = client;
+            this.peer = peer;
         }
 
         synchronized void start(Watch request) {
@@ -281,7 +292,7 @@ final class WatchStreamServer implements AutoCloseable {
                 return new ServerCall.Listener<>() {
                 };
             }
-            Follower f = new Follower(call, client);
+            Follower f = new Follower(call, client, StreamCallers.peer());
             followers.add(f);
             call.sendHeaders(new Metadata());
             call.request(1);
