@@ -30,12 +30,15 @@ final class CallCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
+    @Mixin
+    TokenOptions.Caller token = new TokenOptions.Caller();
+
     @Override
     public Integer call() {
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         SelectionPolicy selection = Policies.byName(target.policy);
         try (Switchboard sb = Switchboard.builder(target.registry).policy(selection).listener(records::add).follow(false)
-                .settings(tls.client()).connect()) {
+                .settings(token.client(tls.client())).connect()) {
             DynamicStub stub = sb.dynamic(target.name).withOptions(target.options());
             String problem = target.problem(stub);
             if (problem != null) {

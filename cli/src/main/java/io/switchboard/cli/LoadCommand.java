@@ -68,6 +68,9 @@ final class LoadCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
+    @Mixin
+    TokenOptions.Caller token = new TokenOptions.Caller();
+
     @Override
     public Integer call() throws InterruptedException {
         if (concurrency < 1 || durationSeconds < 0 || (rate != null && rate <= 0)) {
@@ -101,7 +104,7 @@ final class LoadCommand implements Callable<Integer> {
     private int run(AtomicBoolean stopping) throws InterruptedException {
         Tally tally = new Tally();
         try (Switchboard sb = Switchboard.builder(target.registry).policy(Policies.byName(target.policy))
-                .listener(tally::attempt).settings(tls.client()).connect()) {
+                .listener(tally::attempt).settings(token.client(tls.client())).connect()) {
             DynamicStub stub = sb.dynamic(target.name).withOptions(target.options());
             String problem = target.problem(stub);
             if (problem != null) {

@@ -54,6 +54,9 @@ final class RegistryCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
+    @Mixin
+    TokenOptions.Verifier jwt = new TokenOptions.Verifier();
+
     @Override
     public Integer call() throws InterruptedException {
         String secret = Secrets.read(secretFile);
@@ -67,6 +70,7 @@ final class RegistryCommand implements Callable<Integer> {
             builder.advertise(advertise);
         }
         builder.tls(tls.serverTls());   // a bad key store stops us before the store opens
+        builder.tokenVerifier(jwt.verifier());   // and bad keys
         RegistryStore entries = RegistryStores.open(store);   // a bad store stops us here, naming the file
         RegistryServer server = builder.store(entries).start();   // closes the store if it cannot start
         if (scrape != null) {
@@ -93,6 +97,7 @@ final class RegistryCommand implements Callable<Integer> {
             System.out.println("metrics   " + MetricsEndpoint.besides(server.endpoint()));
         }
         System.out.println("tls       " + tls.describeServer());
+        System.out.println("tokens    " + jwt.describe());
         System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));
         System.out.println("store     " + store + " (" + server.store().list().size() + " entries)");
         System.out.flush();

@@ -93,6 +93,12 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
+    @Mixin
+    TokenOptions.Caller token = new TokenOptions.Caller();
+
+    @Mixin
+    TokenOptions.Verifier jwt = new TokenOptions.Verifier();
+
     @Override
     public Integer call() throws InterruptedException {
         Thread thread = Thread.currentThread();
@@ -130,12 +136,14 @@ final class ServeCommand implements Callable<Integer> {
         String secret = Secrets.read(secretFile);
         CountDownLatch stopped = new CountDownLatch(1);
         // TLS on every listener, and the same key and trust toward the registry
-        ServerSettings settings = tls.server(ServerSettings.defaults().withBindAddress(bind));
+        ServerSettings settings = jwt.server(tls.server(ServerSettings.defaults().withBindAddress(bind)));
+        java.util.function.Supplier<String> ownToken = token.token();   // toward the registry and other components
         MetricsEndpoint scrape = metrics ? new MetricsEndpoint() : null;
         ComponentServer.Builder builder = ComponentServer.builder()
                 .settings(advertise == null ? settings : settings.withAdvertisedHost(advertise))
                 .port("soap", port)
                 .registry(registry, secret)
+                .registryToken(ownToken)
                 .lease(java.time.Duration.ofSeconds(leaseSeconds))
                 .drain(java.time.Duration.ofMillis(drainQuietMillis), java.time.Duration.ofSeconds(drainTimeoutSeconds));
         if (scrape != null) {
@@ -151,7 +159,7 @@ final class ServeCommand implements Callable<Integer> {
             // a component that stops its host (a matrix worker's shutdown) ends this command; the exit
             // that follows runs the shutdown hook below, which unbinds it first
             Skeleton skeleton = provider.create(ComponentContext.of(registry, secret, stopped::countDown,
-                    ClientSettings.defaults().withTls(settings.tls())));
+                    ClientSettings.defaults().withTls(settings.tls()).withToken(ownToken)));
             entry = name == null ? server.export(skeleton) : server.export(name, skeleton);
             if (scrape != null) {
                 server.mount(MetricsEndpoint.PATH, scrape);

@@ -128,7 +128,7 @@ public final class ComponentServer implements AutoCloseable {
         this.ownsRegistry = b.sharedRegistry == null;
         this.registry = b.sharedRegistry != null ? b.sharedRegistry
                 : b.registryUrl == null ? null : RegistryClient.connect(RegistryClient.split(b.registryUrl),
-                        b.credential, ClientSettings.defaults().withTls(b.settings.tls()));
+                        b.credential, ClientSettings.defaults().withTls(b.settings.tls()).withToken(b.registryToken));
         this.leaseSeconds = (int) b.lease.toSeconds();
         if (registry != null && leaseSeconds > 0) {
             heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -395,6 +395,7 @@ public final class ComponentServer implements AutoCloseable {
         private final Map<String, Integer> ports = new HashMap<>();
         private String registryUrl;
         private String credential;
+        private java.util.function.Supplier<String> registryToken;
         private RegistryClient sharedRegistry;
         private Duration lease = DEFAULT_LEASE;
         private MeterRegistry meters;
@@ -437,6 +438,15 @@ public final class ComponentServer implements AutoCloseable {
             registryUrl = url;
             credential = sharedSecret;
             sharedRegistry = null;
+            return this;
+        }
+
+        /**
+         * The bearer token the server's own registry client ({@link #registry(String, String)})
+         * sends, asked per call; null (the default): none.
+         */
+        public Builder registryToken(java.util.function.Supplier<String> token) {
+            registryToken = token;
             return this;
         }
 
