@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * every interval, as grpc-java's {@code FileAuthorizationServerInterceptor} does): a new policy
  * replaces the old one atomically, so every call sees one or the other whole. A file that does
  * not parse at start is refused ({@link PolicyException}); one that stops parsing later leaves
- * the last good policy in force, with one ERROR line per bad version of the file. API.
+ * the last good policy in force, with one ERROR line per bad version of the file (a version is
+ * reported once it reads the same at two looks in a row, so that a file caught half written is
+ * not). API.
  *
  * <pre>{@code
  * try (PolicyFile policy = PolicyFile.watch(Path.of("/etc/switchboard/authz.json"), Duration.ofSeconds(5))) {
@@ -39,6 +41,8 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
     private final AtomicReference<AuthorizationPolicy> current;
     /** The bytes last read, good or bad, so that one bad version is reported once. */
     private volatile byte[] lastSeen;
+    /** A version that did not parse, seen once: a file caught half written is read again before it is reported. */
+    private volatile byte[] unsettled;
     private final AtomicLong reloads = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private final List<Consumer<AuthorizationPolicy>> listeners = new CopyOnWriteArrayList<>();
@@ -129,6 +133,12 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
         try {
             next = AuthorizationPolicy.parse(new String(content, java.nio.charset.StandardCharsets.UTF_8));
         } catch (PolicyException e) {
+            if (!Arrays.equals(content, unsettled)) {
+                unsettled = content;
+                lastSeen = null;   // look again at the next interval
+                return;
+            }
+            unsettled = null;
             rejected.incrementAndGet();
             LOG.error("authorization policy {} not reloaded, keeping policy {}: {}", file, current.get().name(),
                     e.getMessage());
@@ -137,6 +147,7 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
             }
             return;
         }
+        unsettled = null;
         current.set(next);
         reloads.incrementAndGet();
         LOG.info("authorization policy {} reloaded: {}", file, next);
