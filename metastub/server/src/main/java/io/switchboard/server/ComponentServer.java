@@ -139,7 +139,7 @@ public final class ComponentServer implements AutoCloseable {
                 ownedPolicyFile != null ? ownedPolicyFile : b.policy;
         this.authorization = policy == null ? null : new io.switchboard.server.authz.AuthorizationInterceptor(policy,
                 io.switchboard.server.authz.CallPaths.COMPONENT,
-                (call, peer, path) -> stats.denied(peer.identity(), path, call.protocol()));
+                (protocol, peer, path) -> stats.denied(peer.identity(), path, protocol));
         this.ownsRegistry = b.sharedRegistry == null;
         this.registry = b.sharedRegistry != null ? b.sharedRegistry
                 : b.registryUrl == null ? null : RegistryClient.connect(RegistryClient.split(b.registryUrl),

@@ -5,6 +5,7 @@ import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.PermissionDeniedException;
 import io.switchboard.protocol.ServerCall;
 import io.switchboard.protocol.ServerInterceptor;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -34,10 +35,10 @@ public final class AuthorizationInterceptor implements ServerInterceptor {
     @FunctionalInterface
     public interface Denials {
         /** Counts nothing. */
-        Denials NONE = (call, peer, path) -> { };
+        Denials NONE = (protocol, peer, path) -> { };
 
-        /** {@code peer} was denied {@code path} by the policy, on {@code call}'s protocol. */
-        void denied(ServerCall call, Peer peer, String path);
+        /** {@code peer} was denied {@code path} by the policy, over {@code protocol} (null: not known). */
+        void denied(String protocol, Peer peer, String path);
     }
 
     private final Supplier<AuthorizationPolicy> policy;
@@ -68,17 +69,28 @@ public final class AuthorizationInterceptor implements ServerInterceptor {
 
     @Override
     public Object intercept(ServerCall call, Chain next) throws DeclaredFault {
-        Peer peer = call.peer();
-        String path = paths.path(call);
-        AuthorizationPolicy.Decision decision = policy.get().evaluate(peer, path);
-        if (!decision.allowed()) {
-            denials.denied(call, peer, path);
-            log.denied(peer.identity(), path, decision.reason());
-            // the caller learns the path and who it was taken for, never the policy's rules
-            throw PermissionDeniedException.denied(path, "permission denied: " + path + " is not allowed to "
-                    + (peer.authenticated() ? peer.principal() : "an anonymous caller"));
-        }
+        check(call.protocol(), call.peer(), paths.paths(call));
         return next.proceed(call);
+    }
+
+    /**
+     * For listeners outside a server chain (the registry's gRPC reads): refuses, counts and logs
+     * unless the policy allows {@code peer} every one of {@code paths}.
+     *
+     * @throws PermissionDeniedException naming the first path denied
+     */
+    public void check(String protocol, Peer peer, List<String> paths) {
+        AuthorizationPolicy p = policy.get();
+        for (String path : paths) {
+            AuthorizationPolicy.Decision decision = p.evaluate(peer, path);
+            if (!decision.allowed()) {
+                denials.denied(protocol, peer, path);
+                log.denied(peer.identity(), path, decision.reason());
+                // the caller learns the path and who it was taken for, never the policy's rules
+                throw PermissionDeniedException.denied(path, "permission denied: " + path + " is not allowed to "
+                        + (peer.authenticated() ? peer.principal() : "an anonymous caller"));
+            }
+        }
     }
 
     /** The policy in force now. */

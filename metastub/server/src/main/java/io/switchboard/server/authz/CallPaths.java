@@ -2,6 +2,7 @@ package io.switchboard.server.authz;
 
 import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.protocol.ServerCall;
+import java.util.List;
 
 /**
  * The path a policy matches a call on. By default ({@link #COMPONENT}) the gRPC method name the
@@ -20,6 +21,14 @@ public interface CallPaths {
 
     /** The path of {@code call}; never null. */
     String path(ServerCall call);
+
+    /**
+     * Every path {@code call} touches, each of which the policy must allow (a registry watch of
+     * several names is one path per name); by default {@link #path}.
+     */
+    default List<String> paths(ServerCall call) {
+        return List.of(path(call));
+    }
 
     /** {@code /<package>.<Service>/<operation>} of the interface {@code component}. */
     static String of(String component, String operation) {

@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -71,8 +72,19 @@ final class WatchStreamServer implements AutoCloseable {
     private boolean dirty;
     private boolean closed;
 
+    /** Who made the call this listener runs: the caller's peer, as the protocol established it. */
+    private static final io.grpc.Context.Key<io.switchboard.protocol.Peer> PEER = io.grpc.Context.key("switchboard-peer");
+    /** Null: no policy, every caller may read every name. */
+    private final io.switchboard.server.authz.AuthorizationInterceptor authorization;
+
     WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
                       int maxPerClient) {
+        this(registry, settings, host, port, maxWatches, maxPerClient, null);
+    }
+
+    WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
+                      int maxPerClient, io.switchboard.server.authz.AuthorizationInterceptor authorization) {
+        this.authorization = authorization;
         this.hub = registry.watches();
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
@@ -84,12 +96,22 @@ final class WatchStreamServer implements AutoCloseable {
                 .addMethod(WatchStreamMethod.server(), new Handler())
                 // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
                 .addMethod(WatchStreamMethod.LOOKUP, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    Status denied = denied(List.of(RegistryPaths.lookup(request.getName())));
+                    if (denied != null) {
+                        answer.onError(denied.asRuntimeException());
+                        return;
+                    }
                     LookupResponse r = new LookupResponse();
                     r.setEntries(registry.lookup(request.getName()));
                     answer.onNext(r);
                     answer.onCompleted();
                 }))
                 .addMethod(WatchStreamMethod.LIST, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    Status denied = denied(List.of(RegistryPaths.list()));
+                    if (denied != null) {
+                        answer.onError(denied.asRuntimeException());
+                        return;
+                    }
                     ListEntriesResponse r = new ListEntriesResponse();
                     r.setEntries(registry.listEntries());
                     answer.onNext(r);
@@ -99,7 +121,7 @@ final class WatchStreamServer implements AutoCloseable {
         InetSocketAddress at = ServerSettings.isWildcard(settings.bindAddress()) ? new InetSocketAddress(port)
                 : new InetSocketAddress(settings.bindAddress(), port);
         this.server = NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls()))
-                .addService(service)
+                .addService(io.grpc.ServerInterceptors.intercept(service, new PeerInterceptor()))
                 .executor(calls)
                 .maxInboundMessageSize(WatchStreamMethod.MAX_REQUEST_BYTES)
                 // our own count refuses with a reason; Netty's would reset streams without one
@@ -200,6 +222,11 @@ final class WatchStreamServer implements AutoCloseable {
         }
 
         synchronized void start(Watch request) {
+            Status denied = denied(RegistryPaths.watch(request.getNames()));
+            if (denied != null) {
+                end(denied);
+                return;
+            }
             Set<String> wanted = WatchHub.names(request.getNames());
             if (wanted.size() > RegistryService.MAX_WATCHED_NAMES) {
                 end(Status.INVALID_ARGUMENT.withDescription("a watch names at most " + RegistryService.MAX_WATCHED_NAMES
@@ -265,6 +292,42 @@ final class WatchStreamServer implements AutoCloseable {
             open.decrementAndGet();
             perClient.computeIfPresent(f.client, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
         }
+    }
+
+    /**
+     * PERMISSION_DENIED, as gRPC's own authorization answers, when the policy does not allow the
+     * caller every one of {@code paths}; null when it does (or there is no policy). Runs on the
+     * call's thread, where {@link PeerInterceptor} left the caller's peer.
+     */
+    private Status denied(List<String> paths) {
+        if (authorization == null) {
+            return null;
+        }
+        io.switchboard.protocol.Peer peer = PEER.get();
+        try {
+            authorization.check("grpc", peer == null ? io.switchboard.protocol.Peer.UNKNOWN : peer, paths);
+            return null;
+        } catch (io.switchboard.protocol.PermissionDeniedException e) {
+            return Status.PERMISSION_DENIED.withDescription(e.getMessage());
+        }
+    }
+
+    /** Puts the caller's peer on the call's gRPC context: anonymous, from its remote address, until it proves more. */
+    private static final class PeerInterceptor implements io.grpc.ServerInterceptor {
+        @Override
+        public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+                                                           ServerCallHandler<Q, A> next) {
+            SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            io.switchboard.protocol.Peer peer = io.switchboard.protocol.Peer.anonymous(
+                    remote instanceof InetSocketAddress a && a.getAddress() != null ? hostPort(a) : null);
+            return io.grpc.Contexts.interceptCall(io.grpc.Context.current().withValue(PEER, peer), call, headers, next);
+        }
+    }
+
+    /** {@code 127.0.0.1:53122}, {@code [::1]:53122}. */
+    private static String hostPort(InetSocketAddress a) {
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
     private final class Handler implements ServerCallHandler<Watch, byte[]> {
