@@ -69,7 +69,7 @@ public final class RegistryServer implements AutoCloseable {
             }
             this.endpoint = soap.export(skeleton);
             if (b.console) {
-                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
+                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address(), denials::denials));
             }
             this.stream = b.watchStream ? new WatchStreamServer(service, b.settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient, authorization) : null;

@@ -169,6 +169,16 @@ class RegistryAuthorizationTest {
             List<String> denied = registry.denials().stream().map(d -> d.identity() + " " + d.path()).toList();
             assertTrue(denied.contains("ANONYMOUS " + BIND_A) && denied.contains("ANONYMOUS "
                     + RegistryPaths.SERVICE + "watch/sandbox.demo"), denied.toString());
+
+            // the console shows them, per identity and path
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            String page = http.send(java.net.http.HttpRequest.newBuilder(URI.create(registry.consoleUrl())).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(page.contains("Denied by the authorization policy") && page.contains("<td>ANONYMOUS</td><td>"
+                    + BIND_A + "</td><td>1</td>"), page);
+            String live = http.send(java.net.http.HttpRequest.newBuilder(URI.create(registry.consoleUrl() + "/live.json"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(live.contains("\"path\":\"" + BIND_A + "\""), live);
         }
     }
 }
