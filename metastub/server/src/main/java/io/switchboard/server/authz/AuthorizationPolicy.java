@@ -54,6 +54,25 @@ public final class AuthorizationPolicy {
     }
 
     /**
+     * A policy built in code rather than read: the same rules as a file's (a name, at least one
+     * allow rule, rule names unique in their list).
+     */
+    public static AuthorizationPolicy of(String name, List<Rule> denyRules, List<Rule> allowRules) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a policy has a name");
+        }
+        if (allowRules.isEmpty()) {
+            throw new IllegalArgumentException("a policy has at least one allow rule");
+        }
+        for (List<Rule> list : List.of(denyRules, allowRules)) {
+            if (list.stream().map(Rule::name).distinct().count() != list.size()) {
+                throw new IllegalArgumentException("two rules of one list share a name: " + list);
+            }
+        }
+        return new AuthorizationPolicy(name, denyRules, allowRules);
+    }
+
+    /**
      * The policy in {@code json}.
      *
      * @throws PolicyException when it does not parse or breaks the policy form; it names the line
@@ -129,7 +148,10 @@ public final class AuthorizationPolicy {
          * @param paths      the {@code request.paths} patterns; empty: any path
          */
         public Rule(String name, List<String> principals, List<String> paths) {
-            this.name = Objects.requireNonNull(name);
+            if (name == null || name.isEmpty()) {
+                throw new IllegalArgumentException("a rule has a name");
+            }
+            this.name = name;
             this.principals = List.copyOf(principals);
             this.paths = List.copyOf(paths);
             this.principalPatterns = this.principals.isEmpty() ? null : Patterns.compile(this.principals);

@@ -19,7 +19,7 @@ public class PolicyException extends IllegalArgumentException {
     private final String reason;
 
     public PolicyException(int line, int column, String reason) {
-        super("line " + line + (column > 0 ? ", column " + column : "") + ": " + reason);
+        super(line > 0 ? "line " + line + (column > 0 ? ", column " + column : "") + ": " + reason : reason);
         this.line = line;
         this.column = column;
         this.reason = reason;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.Peer;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The policy reader on gRPC's documented example (gRFC A43) and on malformed files. */
@@ -227,6 +228,18 @@ class AuthorizationPolicyTest {
         assertTrue(e.getMessage().startsWith("line 3, column ") && e.getMessage().contains(file.toString()), e.getMessage());
         PolicyException missing = assertThrows(PolicyException.class, () -> AuthorizationPolicy.read(dir.resolve("none.json")));
         assertTrue(missing.getMessage().contains("cannot read"), missing.getMessage());
+    }
+
+    @Test
+    void aPolicyBuiltInCodeFollowsTheSameRules() {
+        AuthorizationPolicy.Rule admins = new AuthorizationPolicy.Rule("admins", List.of("spiffe://foo.com/sa/admin*"), List.of());
+        AuthorizationPolicy p = AuthorizationPolicy.of("built", List.of(), List.of(admins));
+        assertAllowed(p, ADMIN1, "/any.Thing/op", "admins");
+        assertDenied(p, DEV, "/any.Thing/op", null);
+        assertThrows(IllegalArgumentException.class, () -> AuthorizationPolicy.of("built", List.of(admins), List.of()));
+        assertThrows(IllegalArgumentException.class, () -> AuthorizationPolicy.of("", List.of(), List.of(admins)));
+        assertThrows(IllegalArgumentException.class, () -> AuthorizationPolicy.of("built", List.of(), List.of(admins, admins)));
+        assertThrows(IllegalArgumentException.class, () -> new AuthorizationPolicy.Rule("", List.of(), List.of()));
     }
 
     private static void assertRefused(String json, int line, String reason) {
