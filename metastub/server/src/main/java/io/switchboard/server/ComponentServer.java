@@ -139,7 +139,12 @@ public final class ComponentServer implements AutoCloseable {
                 ownedPolicyFile != null ? ownedPolicyFile : b.policy;
         this.authorization = policy == null ? null : new io.switchboard.server.authz.AuthorizationInterceptor(policy,
                 io.switchboard.server.authz.CallPaths.COMPONENT,
-                (protocol, peer, path) -> stats.denied(peer.identity(), path, protocol));
+                (call, protocol, peer, path) -> {
+                    stats.denied(peer.identity(), path, protocol);
+                    // and a refusal in the call figures, so that the console and top show it per operation
+                    stats.refused(call.component(), call.operation().name(), protocol,
+                            io.switchboard.protocol.PermissionDeniedException.DENIED);
+                });
         this.ownsRegistry = b.sharedRegistry == null;
         this.registry = b.sharedRegistry != null ? b.sharedRegistry
                 : b.registryUrl == null ? null : RegistryClient.connect(RegistryClient.split(b.registryUrl),

@@ -47,7 +47,7 @@ class AuthorizationChainTest {
                   "source": {"principals": ["spiffe://example.org/team-a/*"]}}]}""");
         ServerCallStats stats = new ServerCallStats(new SimpleMeterRegistry());
         AuthorizationInterceptor authz = new AuthorizationInterceptor(teamA, CallPaths.COMPONENT,
-                (protocol, peer, path) -> stats.denied(peer.identity(), path, protocol));
+                (call, protocol, peer, path) -> stats.denied(peer.identity(), path, protocol));
         List<ServerInterceptor> steps = ComponentServer.chain(null, authz, stats,
                 new DeduplicatingInterceptor(100, Duration.ofMinutes(1)), new DrainingInterceptor(), List.of());
         ConformanceImpl impl = new ConformanceImpl();

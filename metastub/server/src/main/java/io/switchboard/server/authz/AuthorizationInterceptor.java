@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * (before de-duplication, so a denied caller cannot learn another's outcome by its call id): a
  * call the policy denies ends in a {@link PermissionDeniedException}, which every protocol sends
  * as its own denial (gRPC {@code PERMISSION_DENIED}, SOAP {@code sb:PermissionDenied}, tcp
- * {@code ERPCAUTH}). Denials are counted ({@link Denials}) and logged at most once a minute per
+ * {@code ERPCAUTH}). Denials are counted ({@link Denials}; a component server also counts each as a refusal of its operation) and logged at most once a minute per
  * identity and path. The policy is read per call from a supplier, so a reloaded one
  * ({@link PolicyFile}) takes effect at the next call. API.
  *
@@ -35,10 +35,13 @@ public final class AuthorizationInterceptor implements ServerInterceptor {
     @FunctionalInterface
     public interface Denials {
         /** Counts nothing. */
-        Denials NONE = (protocol, peer, path) -> { };
+        Denials NONE = (call, protocol, peer, path) -> { };
 
-        /** {@code peer} was denied {@code path} by the policy, over {@code protocol} (null: not known). */
-        void denied(String protocol, Peer peer, String path);
+        /**
+         * {@code peer} was denied {@code path} by the policy, over {@code protocol} (null: not
+         * known), on {@code call} (null outside a server chain: the registry's gRPC reads).
+         */
+        void denied(ServerCall call, String protocol, Peer peer, String path);
     }
 
     private final Supplier<AuthorizationPolicy> policy;
@@ -69,7 +72,7 @@ public final class AuthorizationInterceptor implements ServerInterceptor {
 
     @Override
     public Object intercept(ServerCall call, Chain next) throws DeclaredFault {
-        check(call.protocol(), call.peer(), paths.paths(call));
+        check(call, call.protocol(), call.peer(), paths.paths(call));
         return next.proceed(call);
     }
 
@@ -80,11 +83,15 @@ public final class AuthorizationInterceptor implements ServerInterceptor {
      * @throws PermissionDeniedException naming the first path denied
      */
     public void check(String protocol, Peer peer, List<String> paths) {
+        check(null, protocol, peer, paths);
+    }
+
+    private void check(ServerCall call, String protocol, Peer peer, List<String> paths) {
         AuthorizationPolicy p = policy.get();
         for (String path : paths) {
             AuthorizationPolicy.Decision decision = p.evaluate(peer, path);
             if (!decision.allowed()) {
-                denials.denied(protocol, peer, path);
+                denials.denied(call, protocol, peer, path);
                 log.denied(peer.identity(), path, decision.reason());
                 // the caller learns the path and who it was taken for, never the policy's rules
                 throw PermissionDeniedException.denied(path, "permission denied: " + path + " is not allowed to "

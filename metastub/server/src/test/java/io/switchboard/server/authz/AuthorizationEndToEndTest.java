@@ -76,6 +76,9 @@ class AuthorizationEndToEndTest {
             for (String protocol : PROTOCOLS) {
                 assertEquals(1.0, server.callStats().meters().get(ServerCallStats.DENIALS).tag("protocol", protocol)
                         .tag("path", INCREMENT).counter().count(), protocol);
+                io.switchboard.registry.CallSummary.Row row = server.callStats().summary(COMPONENT).row("increment", protocol);
+                assertEquals(1, row.refusals(), "a refusal in the figures the lease reports carry: " + protocol);
+                assertEquals(0, row.calls(), "and no call: " + protocol);
             }
         }
     }

@@ -53,7 +53,7 @@ public final class RegistryServer implements AutoCloseable {
                 : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         io.switchboard.server.authz.AuthorizationInterceptor authorization = policy == null ? null
                 : new io.switchboard.server.authz.AuthorizationInterceptor(policy, RegistryPaths.INSTANCE,
-                        (protocol, peer, path) -> denials.denied(peer.identity(), path, protocol));
+                        (call, protocol, peer, path) -> denials.denied(peer.identity(), path, protocol));
         this.service = new RegistryService(b.store, b.secret, b.clock);
         this.soap = Protocols.failsafe().newServer(b.settings);
         this.console = b.console;

@@ -83,7 +83,7 @@ class RegistryAuthorizationTest {
                 Clock.systemUTC());
         ServerCallStats stats = new ServerCallStats(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         Skeleton registry = ServerInterceptorChain.of("Registry", "soap", List.of(new AuthorizationInterceptor(TEAMS,
-                RegistryPaths.INSTANCE, (protocol, peer, path) -> stats.denied(peer.identity(), path, protocol))),
+                RegistryPaths.INSTANCE, (call, protocol, peer, path) -> stats.denied(peer.identity(), path, protocol))),
                 RegistryComponent.skeleton(service));
 
         as(TEAM_A, registry, "bind", bind("team-a.billing"));
