@@ -51,6 +51,11 @@ final class RegistryCommand implements Callable<Integer> {
             + "connection and, while it waits, a thread).")
     boolean noWatchStream;
 
+    @Option(names = "--authz", paramLabel = "FILE", description = "Authorization policy in gRPC's form "
+            + "(docs/security.md, \"Authorization\"): who may bind, look up and watch which names. Read again when "
+            + "it changes; one that does not parse stops the start.")
+    java.nio.file.Path authz;
+
     @Mixin
     TlsOptions tls = new TlsOptions();
 
@@ -68,6 +73,9 @@ final class RegistryCommand implements Callable<Integer> {
         }
         if (advertise != null) {
             builder.advertise(advertise);
+        }
+        if (authz != null) {
+            builder.authorization(authz, java.time.Duration.ofSeconds(5));
         }
         builder.tls(tls.serverTls());   // a bad key store stops us before the store opens
         builder.tokenVerifier(jwt.verifier());   // and bad keys

@@ -90,6 +90,11 @@ final class ServeCommand implements Callable<Integer> {
             + "call id. Repeats answered from memory and calls refused as draining did not run and are not written.")
     String callLog;
 
+    @Option(names = "--authz", paramLabel = "FILE", description = "Authorization policy in gRPC's form "
+            + "(docs/security.md, \"Authorization\"): who may call which operation; a call it denies does not run. "
+            + "Read again when it changes; one that does not parse stops the start.")
+    java.nio.file.Path authz;
+
     @Mixin
     TlsOptions tls = new TlsOptions();
 
@@ -148,6 +153,9 @@ final class ServeCommand implements Callable<Integer> {
                 .drain(java.time.Duration.ofMillis(drainQuietMillis), java.time.Duration.ofSeconds(drainTimeoutSeconds));
         if (scrape != null) {
             builder.meterRegistry(scrape.registry());
+        }
+        if (authz != null) {
+            builder.authorization(authz, java.time.Duration.ofSeconds(5));
         }
         CallLog log = callLog == null ? null : CallLog.open(callLog);
         if (log != null) {

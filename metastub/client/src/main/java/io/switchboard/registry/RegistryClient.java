@@ -322,6 +322,15 @@ public final class RegistryClient implements AutoCloseable {
             List<Entry> found = entries.apply(answer);
             return found == null ? List.of() : found;
         } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == io.grpc.Status.Code.PERMISSION_DENIED
+                    || e.getStatus().getCode() == io.grpc.Status.Code.UNAUTHENTICATED) {
+                // the registry's policy said no: SOAP would say the same, and the listener is fine
+                throw new io.switchboard.protocol.PermissionDeniedException(
+                        e.getStatus().getCode() == io.grpc.Status.Code.UNAUTHENTICATED
+                                ? io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED
+                                : io.switchboard.protocol.PermissionDeniedException.DENIED,
+                        null, e.getStatus().getDescription());
+            }
             LOG.debug("{} at {}: {}; reading over SOAP", method.getBareMethodName(), at, e.getStatus());
             streamFailed(at);
             return null;

@@ -56,6 +56,9 @@ import org.slf4j.LoggerFactory;
  * <ol>
  * <li>{@link TracingServerInterceptor}: an OpenTelemetry SERVER span per call, child of the
  * caller's trace context, when tracing is on ({@link Builder#tracing}); a refusal goes on below;
+ * <li>{@link io.switchboard.server.authz.AuthorizationInterceptor}, with a policy
+ * ({@link Builder#authorization}): a call the policy denies goes no further (counted in
+ * {@link ServerCallStats#denials()}), not even to the de-duplicator;
  * <li>{@code CallStatsInterceptor}: the call's outcome and time in {@link #callStats()} (the
  * console, {@code /metrics}, the lease reports), refusals and repeats included;
  * <li>{@link DeduplicatingInterceptor}: each call id runs once, whichever protocol it arrives on; a
@@ -110,8 +113,15 @@ public final class ComponentServer implements AutoCloseable {
     private final DrainingInterceptor draining = new DrainingInterceptor();
     private final Duration drainQuietPeriod;
     private final Duration drainTimeout;
+    /** Null without a policy: every caller may call everything. */
+    private final io.switchboard.server.authz.AuthorizationInterceptor authorization;
+    /** A policy file this server watches and closes; null when it has none or the caller owns it. */
+    private final io.switchboard.server.authz.PolicyFile ownedPolicyFile;
 
     private ComponentServer(Builder b) {
+        // first: an invalid policy file refuses the server before any listener opens
+        this.ownedPolicyFile = b.policyFile == null ? null
+                : io.switchboard.server.authz.PolicyFile.watch(b.policyFile, b.policyInterval);
         io.opentelemetry.api.OpenTelemetry otel = b.tracingSet ? b.tracing
                 : io.opentelemetry.api.GlobalOpenTelemetry.get();
         this.tracing = io.switchboard.metastub.TracingInterceptor.isNoop(otel) ? null : new TracingServerInterceptor(otel);
@@ -125,6 +135,16 @@ public final class ComponentServer implements AutoCloseable {
             servers.put(protocol, Protocols.get(protocol).newServer(s));
         }
         this.stats = new ServerCallStats(b.meters != null ? b.meters : new SimpleMeterRegistry());
+        java.util.function.Supplier<io.switchboard.server.authz.AuthorizationPolicy> policy =
+                ownedPolicyFile != null ? ownedPolicyFile : b.policy;
+        this.authorization = policy == null ? null : new io.switchboard.server.authz.AuthorizationInterceptor(policy,
+                io.switchboard.server.authz.CallPaths.COMPONENT,
+                (call, protocol, peer, path) -> {
+                    stats.denied(peer.identity(), path, protocol);
+                    // and a refusal in the call figures, so that the console and top show it per operation
+                    stats.refused(call.component(), call.operation().name(), protocol,
+                            io.switchboard.protocol.PermissionDeniedException.DENIED);
+                });
         this.ownsRegistry = b.sharedRegistry == null;
         this.registry = b.sharedRegistry != null ? b.sharedRegistry
                 : b.registryUrl == null ? null : RegistryClient.connect(RegistryClient.split(b.registryUrl),
@@ -168,6 +188,11 @@ public final class ComponentServer implements AutoCloseable {
         return new Builder();
     }
 
+    /** The policy in force; null when the server has none (every caller may call everything). */
+    public io.switchboard.server.authz.AuthorizationPolicy authorizationPolicy() {
+        return authorization == null ? null : authorization.policy();
+    }
+
     /** The protocols this server speaks, in its order of preference. */
     public List<String> protocols() {
         return List.copyOf(servers.keySet());
@@ -188,7 +213,7 @@ public final class ComponentServer implements AutoCloseable {
             throw new IllegalStateException("component server is closed");
         }
         ServiceDescriptor d = plain.descriptor();
-        List<ServerInterceptor> steps = chain(tracing, stats,
+        List<ServerInterceptor> steps = chain(tracing, authorization, stats,
                 new DeduplicatingInterceptor(RECENT_CALLS, RECENT_CALL_RETENTION), draining, interceptors);
         List<Endpoint> endpoints = new ArrayList<>();
         try {
@@ -225,9 +250,20 @@ public final class ComponentServer implements AutoCloseable {
     static List<ServerInterceptor> chain(TracingServerInterceptor tracing, ServerCallStats stats,
                                          DeduplicatingInterceptor once, DrainingInterceptor draining,
                                          List<ServerInterceptor> users) {
+        return chain(tracing, null, stats, once, draining, users);
+    }
+
+    /** As above, with the authorization step (null: no policy) right inside the span. */
+    static List<ServerInterceptor> chain(TracingServerInterceptor tracing, ServerInterceptor authorization,
+                                         ServerCallStats stats,
+                                         DeduplicatingInterceptor once, DrainingInterceptor draining,
+                                         List<ServerInterceptor> users) {
         List<ServerInterceptor> steps = new ArrayList<>();
         if (tracing != null) {
             steps.add(tracing);                             // a SERVER span around everything below
+        }
+        if (authorization != null) {
+            steps.add(authorization);                       // before de-duplication: a denied caller learns no outcome
         }
         steps.add(new CallStatsInterceptor(stats, once));   // sees repeats and refusals
         steps.add(once);                                    // a repeat goes no further
@@ -366,6 +402,9 @@ public final class ComponentServer implements AutoCloseable {
         synchronized (this) {
             servers.values().forEach(ProtocolServer::close);
         }
+        if (ownedPolicyFile != null) {
+            ownedPolicyFile.close();
+        }
         return new Drained(underWay, cut, draining.refused(), Duration.ofNanos(System.nanoTime() - start));
     }
 
@@ -402,6 +441,9 @@ public final class ComponentServer implements AutoCloseable {
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private Duration drainQuietPeriod = DEFAULT_DRAIN_QUIET_PERIOD;
         private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
+        private java.util.function.Supplier<io.switchboard.server.authz.AuthorizationPolicy> policy;
+        private java.nio.file.Path policyFile;
+        private Duration policyInterval;
 
         private Builder() {
             // the failsafe last: entries list endpoints in this order, the client's preference aside
@@ -526,6 +568,39 @@ public final class ComponentServer implements AutoCloseable {
             }
             drainQuietPeriod = quietPeriod;
             drainTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Asks {@code policy} about every call before it runs ({@link io.switchboard.server.authz.AuthorizationPolicy}):
+         * a denied caller gets a {@code PermissionDeniedException}. Without a policy every caller
+         * may call everything.
+         */
+        public Builder authorization(io.switchboard.server.authz.AuthorizationPolicy policy) {
+            Objects.requireNonNull(policy, "policy");
+            return authorization(() -> policy);
+        }
+
+        /**
+         * As {@link #authorization(io.switchboard.server.authz.AuthorizationPolicy)}, with the policy
+         * {@code policy} holds at each call: a {@link io.switchboard.server.authz.PolicyFile} of the
+         * caller's, which the caller closes.
+         */
+        public Builder authorization(java.util.function.Supplier<io.switchboard.server.authz.AuthorizationPolicy> policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            this.policyFile = null;
+            return this;
+        }
+
+        /**
+         * The policy in {@code file}, read when the server is built (an invalid one fails
+         * {@link #build} with the line and reason) and again whenever it changes, checked every
+         * {@code interval}; the server stops watching when it closes.
+         */
+        public Builder authorization(java.nio.file.Path file, Duration interval) {
+            this.policyFile = Objects.requireNonNull(file, "file");
+            this.policyInterval = Objects.requireNonNull(interval, "interval");
+            this.policy = null;
             return this;
         }
 

@@ -49,6 +49,8 @@ public final class ServerCallStats {
     public static final String CALLS = "switchboard.server.calls";
     /** The counter of requests refused before the operation ran. */
     public static final String REFUSALS = "switchboard.server.refusals";
+    /** The counter of calls the authorization policy denied, tagged {@code identity} and {@code path}. */
+    public static final String DENIALS = "switchboard.server.denials";
     /** At most this many (component, operation, protocol) rows are kept; more are not counted. */
     static final int MAX_ROWS = 1024;
     private static final Duration WINDOW = Duration.ofMinutes(2);
@@ -100,8 +102,13 @@ public final class ServerCallStats {
         }
     }
 
+    private record DenialKey(String identity, String path, String protocol) {
+    }
+
     private final MeterRegistry meters;
     private final Map<Key, Row> rows = new ConcurrentHashMap<>();
+    /** Bounded as the rows: an attacker cycling identities or paths cannot grow it without end. */
+    private final Map<DenialKey, Counter> denials = new ConcurrentHashMap<>();
     private final long startedNanos = System.nanoTime();
 
     public ServerCallStats(MeterRegistry meters) {
@@ -138,6 +145,41 @@ public final class ServerCallStats {
         if (r != null) {
             r.refusals(reason == null ? "unknown" : reason).increment();
         }
+    }
+
+    /**
+     * One call the authorization policy denied: {@code identity} ({@code Peer.identity()}) on
+     * {@code path} over {@code protocol}. At most {@link #MAX_ROWS} identities, paths and
+     * protocols are counted; more are not.
+     */
+    public void denied(String identity, String path, String protocol) {
+        DenialKey k = new DenialKey(identity, path, protocol == null ? "unknown" : protocol);
+        Counter c = denials.get(k);
+        if (c == null) {
+            if (denials.size() >= MAX_ROWS) {
+                return;
+            }
+            c = denials.computeIfAbsent(k, key -> Counter.builder(DENIALS)
+                    .description("calls the authorization policy denied, per identity and path")
+                    .tag("identity", key.identity).tag("path", key.path).tag("protocol", key.protocol)
+                    .register(meters));
+        }
+        c.increment();
+    }
+
+    /** Calls denied so far, per identity and path (all protocols together), the most denied first. */
+    public List<Denial> denials() {
+        Map<String, Denial> byKey = new java.util.HashMap<>();
+        denials.forEach((k, c) -> byKey.merge(k.identity + "\u0000" + k.path, new Denial(k.identity, k.path,
+                (long) c.count()), (a, b) -> new Denial(a.identity(), a.path(), a.count() + b.count())));
+        List<Denial> out = new ArrayList<>(byKey.values());
+        out.sort(java.util.Comparator.comparingLong(Denial::count).reversed().thenComparing(Denial::identity)
+                .thenComparing(Denial::path));
+        return out;
+    }
+
+    /** How often the policy denied {@code identity} the call {@code path}. */
+    public record Denial(String identity, String path, long count) {
     }
 
     /**

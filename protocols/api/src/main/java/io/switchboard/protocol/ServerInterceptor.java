@@ -10,10 +10,11 @@ import io.switchboard.idl.runtime.DeclaredFault;
  * of a component's {@link Skeleton}, per protocol. API.
  *
  * <p>{@code ComponentServer} (module {@code metastub/server}) builds every exported component's
- * chain in one place (its class comment lists it): the server span, the call figures, the
- * de-duplication of call ids, your interceptors ({@code ComponentServer.Builder.interceptor}),
- * the benchmark's phase marks, then the component. Server calls are blocking: {@code proceed}
- * returns when every step below has finished, on the thread the protocol runs the call on. One
+ * chain in one place (its class comment lists it): the server span, the authorization policy
+ * (with one), the call figures, the de-duplication of call ids, your interceptors
+ * ({@code ComponentServer.Builder.interceptor}), the benchmark's phase marks, then the
+ * component. Server calls are blocking: {@code proceed} returns when every step below has
+ * finished, on the thread the protocol runs the call on. One
  * instance may serve every call of every protocol concurrently: keep per-call state in local
  * variables.
  *

@@ -4,6 +4,7 @@ import io.grpc.Metadata;
 import io.switchboard.protocol.TraceContext;
 import io.grpc.Status;
 import io.switchboard.codec.message.WireFormatException;
+import io.switchboard.protocol.PermissionDeniedException;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.SwitchboardException;
@@ -20,7 +21,8 @@ import java.net.UnknownHostException;
  * as the description and, in the {@code google.rpc.Status} details ({@code grpc-status-details-bin}),
  * the fault message as {@code google.protobuf.Any} of type
  * {@code type.googleapis.com/switchboard.<name>.<opFault>}: what any gRPC client reads with its
- * rich-error support. A server whose every worker runs a call answers UNAVAILABLE with the
+ * rich-error support. A call the authorization policy denied is PERMISSION_DENIED (UNAUTHENTICATED
+ * for credentials that did not verify), as gRPC's own {@code grpc-authz} answers. A server whose every worker runs a call answers UNAVAILABLE with the
  * {@code sb-busy} trailer: the call did not run, and may go elsewhere.
  */
 final class GrpcErrors {
@@ -39,6 +41,8 @@ final class GrpcErrors {
     static final Metadata.Key<String> BUSY = Metadata.Key.of("sb-busy", Metadata.ASCII_STRING_MARSHALLER);
     /** The server is draining: it ran none of the call, another replica may ({@link io.switchboard.protocol.DrainingException}). */
     static final Metadata.Key<String> DRAINING = Metadata.Key.of("sb-draining", Metadata.ASCII_STRING_MARSHALLER);
+    /** Beside {@link #REFUSED} on a denied call: the path the policy denied ({@link PermissionDeniedException#path()}). */
+    static final Metadata.Key<String> DENIED_PATH = Metadata.Key.of("sb-denied-path", Metadata.ASCII_STRING_MARSHALLER);
     /** Beside {@link #REFUSED}: the field a refusal names ({@code Type.field}), when it names one. */
     static final Metadata.Key<String> REFUSED_FIELD = Metadata.Key.of("sb-refused-field", Metadata.ASCII_STRING_MARSHALLER);
 
@@ -106,6 +110,9 @@ final class GrpcErrors {
 
     /** Server side: the operation threw something its interface does not declare. */
     static Status failure(Throwable e, Metadata trailers) {
+        if (e instanceof PermissionDeniedException denied) {
+            return denial(denied, trailers);
+        }
         if (e instanceof io.switchboard.protocol.DrainingException) {
             trailers.put(DRAINING, "1");
             return Status.UNAVAILABLE.withDescription(e.getMessage());
@@ -114,9 +121,27 @@ final class GrpcErrors {
         return Status.UNKNOWN.withDescription(e.getMessage() != null ? e.getMessage() : e.toString());
     }
 
+    /**
+     * Server side: a call refused because of who made it, as gRPC's own authorization answers:
+     * PERMISSION_DENIED (UNAUTHENTICATED for credentials that did not verify), the reason and the
+     * path in trailers for Switchboard's clients.
+     */
+    static Status denial(PermissionDeniedException e, Metadata trailers) {
+        trailers.put(REFUSED, e.reason());
+        if (e.path() != null && e.path().chars().allMatch(c -> c >= 0x20 && c < 0x7F)) {
+            trailers.put(DENIED_PATH, e.path());
+        }
+        return (e.unauthenticated() ? Status.UNAUTHENTICATED : Status.PERMISSION_DENIED).withDescription(e.getMessage());
+    }
+
     /** Client side: the exception a failed call ends with. */
     static SwitchboardException toException(Status status, Metadata trailers, String what, String endpoint) {
         String description = status.getDescription() != null ? status.getDescription() : status.getCode().toString();
+        if (status.getCode() == Status.Code.PERMISSION_DENIED || status.getCode() == Status.Code.UNAUTHENTICATED) {
+            String path = trailers == null ? null : trailers.get(DENIED_PATH);
+            return new PermissionDeniedException(status.getCode() == Status.Code.UNAUTHENTICATED
+                    ? PermissionDeniedException.UNAUTHENTICATED : PermissionDeniedException.DENIED, path, description);
+        }
         String refused = trailers == null ? null : trailers.get(REFUSED);
         if (refused != null) {
             return new RefusedException(refused, trailers.get(REFUSED_FIELD), description, status.asRuntimeException());

@@ -157,6 +157,8 @@ final class LocalTransport implements Transport {
             throw operation.toException(info);
         } catch (io.switchboard.protocol.DrainingException e) {
             throw e;   // refused before it ran: another replica may take it
+        } catch (io.switchboard.protocol.PermissionDeniedException e) {
+            throw e;   // refused because of who called: the caller gets the refusal itself
         } catch (RuntimeException e) {
             throw new RemoteInvocationException(e.getMessage() != null ? e.getMessage() : e.toString(),
                     e.getClass().getName(), e);

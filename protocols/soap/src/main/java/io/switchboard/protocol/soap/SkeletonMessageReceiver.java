@@ -99,6 +99,8 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             throw new AxisFault(SoapFaults.receiverCode(in), fault.getMessage(), null, null, detail);
         } catch (io.switchboard.protocol.DrainingException e) {
             throw refused(in, io.switchboard.protocol.DrainingException.REASON, e.getMessage());
+        } catch (io.switchboard.protocol.PermissionDeniedException e) {
+            throw denied(in, e);
         } catch (RuntimeException e) {
             LOG.debug("{} failed", operation, e);
             String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
@@ -217,6 +219,17 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
 
     static AxisFault refused(MessageContext in, String reason, String message) {
         return refused(in, reason, null, message);
+    }
+
+    /** A call refused because of who made it, as a {@code Client}/{@code Sender} fault with an {@code sb:PermissionDenied} detail. */
+    static AxisFault denied(MessageContext in, io.switchboard.protocol.PermissionDeniedException e) {
+        OMFactory f = OMAbstractFactory.getOMFactory();
+        OMElement detail = f.createOMElement(SoapFaults.PERMISSION_DENIED);
+        detail.addAttribute("reason", e.reason(), null);
+        if (e.path() != null) {
+            detail.addAttribute("path", e.path(), null);
+        }
+        return new AxisFault(SoapFaults.senderCode(in), e.getMessage(), null, null, detail);
     }
 
     /**

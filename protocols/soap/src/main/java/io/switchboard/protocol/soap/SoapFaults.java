@@ -15,6 +15,12 @@ final class SoapFaults {
     /** Namespace of the detail element that names why a request was refused. */
     static final String NS = "urn:switchboard:soap";
     static final QName REFUSED = new QName(NS, "refused");
+    /**
+     * The detail of a call refused because of who made it:
+     * {@code <sb:PermissionDenied reason="permission-denied|unauthenticated" path="/pkg.Service/op"/>}
+     * in a {@code Client}/{@code Sender} fault.
+     */
+    static final QName PERMISSION_DENIED = new QName(NS, "PermissionDenied");
     /** SOAP header carrying the call id: {@code <sb:call id="..."/>}. */
     static final QName CALL_HEADER = new QName(NS, "call");
     /** SOAP header carrying the W3C trace context: {@code <sb:trace traceparent="..." tracestate="..."/>}. */

@@ -224,6 +224,14 @@ final class SoapTransport implements Transport {
             }
             throw operation.toException(info);
         }
+        if (detail != null && SoapFaults.PERMISSION_DENIED.equals(detail.getQName())) {
+            String reason = detail.getAttributeValue(new javax.xml.namespace.QName("reason"));
+            return new io.switchboard.protocol.PermissionDeniedException(
+                    io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED.equals(reason)
+                            ? io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED
+                            : io.switchboard.protocol.PermissionDeniedException.DENIED,
+                    detail.getAttributeValue(new javax.xml.namespace.QName("path")), fault.getMessage());
+        }
         if (detail != null && SoapFaults.REFUSED.equals(detail.getQName()) && io.switchboard.protocol.DrainingException
                 .REASON.equals(detail.getAttributeValue(new javax.xml.namespace.QName("reason")))) {
             return new io.switchboard.protocol.DrainingException(protocol(), operation.name() + " at "

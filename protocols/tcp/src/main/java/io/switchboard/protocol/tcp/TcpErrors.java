@@ -21,6 +21,12 @@ final class TcpErrors {
     static final int NO_METHOD = 1002;
     /** brpc's EREQUEST: the request is malformed; refused before it ran ({@link #REFUSED} says why). */
     static final int BAD_REQUEST = 1003;
+    /**
+     * brpc's ERPCAUTH: the server refused the call because of who made it (the authorization
+     * policy denied it, or the credentials did not verify); nothing ran. {@link #REFUSED} holds
+     * {@code permission-denied} or {@code unauthenticated}, {@link #DENIED_PATH} the path.
+     */
+    static final int AUTH = 1004;
     /** brpc's ERPCTIMEDOUT: the call's {@code timeout_ms} passed on the server. */
     static final int TIMED_OUT = 1008;
     /** brpc's EOVERCROWDED: the server or the connection runs as many calls as it may; this one did not run. */
@@ -44,6 +50,8 @@ final class TcpErrors {
     static final String REFUSED = "sb-refused";
     /** User field of a response: the field a refusal names ({@code Type.field}). */
     static final String REFUSED_FIELD = "sb-refused-field";
+    /** User field of an {@link #AUTH} response: the path the policy denied. */
+    static final String DENIED_PATH = "sb-denied-path";
     /** User field of a response: the class of an undeclared error the operation threw. */
     static final String ERROR_TYPE = "sb-error-type";
     /** User field of a request: cancels the call of the same correlation id on this connection; no answer follows. */
@@ -65,6 +73,14 @@ final class TcpErrors {
 
     /** Server side: the operation threw something its interface does not declare. */
     static RpcMeta failure(long correlationId, Throwable e) {
+        if (e instanceof io.switchboard.protocol.PermissionDeniedException denied) {
+            Map<String, String> user = new HashMap<>(2);
+            user.put(REFUSED, denied.reason());
+            if (denied.path() != null) {
+                user.put(DENIED_PATH, denied.path());
+            }
+            return RpcMeta.response(correlationId, AUTH, denied.getMessage(), user);
+        }
         if (e instanceof io.switchboard.protocol.DrainingException) {
             return RpcMeta.response(correlationId, DRAINING, e.getMessage(), null);
         }
@@ -76,6 +92,12 @@ final class TcpErrors {
     static SwitchboardException toException(RpcMeta meta, String what, String endpoint) {
         String text = meta.errorText() != null ? meta.errorText() : "error " + meta.errorCode();
         String refused = meta.userField(REFUSED);
+        if (meta.errorCode() == AUTH) {
+            return new io.switchboard.protocol.PermissionDeniedException(
+                    io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED.equals(refused)
+                            ? io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED
+                            : io.switchboard.protocol.PermissionDeniedException.DENIED, meta.userField(DENIED_PATH), text);
+        }
         if (refused != null) {
             return new RefusedException(refused, meta.userField(REFUSED_FIELD), text, null);
         }

@@ -91,11 +91,48 @@ public abstract class AbstractProtocolConformanceTest {
         provider = provider();
         server = provider.newServer(serverSettings());
         impl = new ConformanceImpl();
-        endpoint = server.export(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1000,
-                java.time.Duration.ofMinutes(5)));
+        endpoint = server.export(io.switchboard.protocol.ServerInterceptorChain.of(null, protocolName(),
+                java.util.List.of(CALLER_GUARD), new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1000,
+                        java.time.Duration.ofMinutes(5))));
         client = provider.newClient(clientSettings());
         transport = client.connect(ConformanceComponent.DESCRIPTOR, connectTo(endpoint));
         stub = ConformanceComponent.stub(transport);
+    }
+
+    /** {@code increment} by this is refused as an authorization policy refuses a caller. */
+    static final int BY_DENIED = -403;
+    /** {@code increment} by this is refused as bad credentials are. */
+    static final int BY_UNAUTHENTICATED = -401;
+    static final String GUARDED_PATH = "/switchboard.conformance.Conformance/increment";
+
+    /** Stands for the server's authorization step: refuses two marked requests because of who sent them. */
+    private static final io.switchboard.protocol.ServerInterceptor CALLER_GUARD = (call, next) -> {
+        if (call.request() instanceof Increment i && (i.getBy() == BY_DENIED || i.getBy() == BY_UNAUTHENTICATED)) {
+            throw i.getBy() == BY_DENIED
+                    ? io.switchboard.protocol.PermissionDeniedException.denied(GUARDED_PATH, "permission denied: "
+                            + GUARDED_PATH + " is not allowed to an anonymous caller")
+                    : io.switchboard.protocol.PermissionDeniedException.unauthenticated(GUARDED_PATH,
+                            "the bearer token did not verify");
+        }
+        return next.proceed(call);
+    };
+
+    @Test
+    void aCallerRefusedByTheServerGetsPermissionDeniedNotDelivered() {
+        long before = impl.increments.get();
+        io.switchboard.protocol.PermissionDeniedException denied = assertThrows(
+                io.switchboard.protocol.PermissionDeniedException.class, () -> stub.increment(BY_DENIED));
+        assertEquals(io.switchboard.protocol.PermissionDeniedException.DENIED, denied.reason());
+        assertEquals(GUARDED_PATH, denied.path());
+        assertEquals(TransportException.Delivery.NOT_DELIVERED, denied.delivery());
+        assertTrue(denied.getMessage().contains("not allowed to an anonymous caller"), denied.getMessage());
+        io.switchboard.protocol.PermissionDeniedException unauthenticated = assertThrows(
+                io.switchboard.protocol.PermissionDeniedException.class, () -> stub.increment(BY_UNAUTHENTICATED));
+        assertTrue(unauthenticated.unauthenticated(), unauthenticated.reason());
+        assertEquals(GUARDED_PATH, unauthenticated.path());
+        assertEquals(before, impl.increments.get(), "neither ran");
+        long total = impl.total.get();
+        assertEquals(total + 1, stub.increment(1), "the transport serves on");
     }
 
     @Test

@@ -61,7 +61,16 @@ final class RegistryConsole implements WebHandler {
         }
     };
 
+    /** The registry's own calls its authorization policy denied; empty without a policy. */
+    private final java.util.function.Supplier<List<io.switchboard.server.ServerCallStats.Denial>> denials;
+
     RegistryConsole(RegistryService service, String endpoint) {
+        this(service, endpoint, List::of);
+    }
+
+    RegistryConsole(RegistryService service, String endpoint,
+                    java.util.function.Supplier<List<io.switchboard.server.ServerCallStats.Denial>> denials) {
+        this.denials = denials;
         this.service = service;
         this.endpoint = endpoint;
         this.script = resource("console.js");
@@ -183,6 +192,15 @@ final class RegistryConsole implements WebHandler {
             }
         });
         root.add("instances", instances);
+        JsonArray denied = new JsonArray();
+        for (io.switchboard.server.ServerCallStats.Denial d : denials.get()) {
+            JsonObject o = new JsonObject();
+            o.addProperty("identity", d.identity());
+            o.addProperty("path", d.path());
+            o.addProperty("count", d.count());
+            denied.add(o);
+        }
+        root.add("denials", denied);
         return root;
     }
 
@@ -236,10 +254,26 @@ final class RegistryConsole implements WebHandler {
             b.append("<p class=\"empty\">No component is bound.</p>\n");
         }
         byName.forEach((name, list) -> component(b, name, list, live.getOrDefault(name, Map.of()), now));
+        denied(b);
         b.append("</main>\n<footer>Read-only. Figures come from each instance's lease renewals; ")
                 .append("<a href=\"/console/live.json\">live.json</a>.</footer>\n")
                 .append("<script src=\"/console/console.js\"></script>\n</body></html>\n");
         return b.toString();
+    }
+
+    /** The registry's denied calls per identity and path, the most denied first; nothing without any. */
+    private void denied(StringBuilder b) {
+        List<io.switchboard.server.ServerCallStats.Denial> list = denials.get();
+        if (list.isEmpty()) {
+            return;
+        }
+        b.append("<section class=\"denials\"><h2>Denied by the authorization policy</h2>\n<table><thead><tr>")
+                .append("<th>identity</th><th>path</th><th>calls</th></tr></thead><tbody>\n");
+        for (io.switchboard.server.ServerCallStats.Denial d : list) {
+            b.append("<tr><td>").append(h(d.identity())).append("</td><td>").append(h(d.path())).append("</td><td>")
+                    .append(d.count()).append("</td></tr>\n");
+        }
+        b.append("</tbody></table></section>\n");
     }
 
     private void component(StringBuilder b, String name, List<ComponentEntry> list,

@@ -38,8 +38,22 @@ public final class RegistryServer implements AutoCloseable {
     private final ScheduledExecutorService sweeper;
     private final boolean console;
     private final WatchStreamServer stream;
+    /** Calls the authorization policy denied, per identity and path; empty without a policy. */
+    private final io.switchboard.server.ServerCallStats denials;
+    /** A policy file this server watches and closes; null when it has none or the caller owns it. */
+    private final io.switchboard.server.authz.PolicyFile ownedPolicyFile;
 
     private RegistryServer(Builder b) {
+        // first: an invalid policy file refuses the registry before its listener opens
+        this.ownedPolicyFile = b.policyFile == null ? null
+                : io.switchboard.server.authz.PolicyFile.watch(b.policyFile, b.policyInterval);
+        java.util.function.Supplier<io.switchboard.server.authz.AuthorizationPolicy> policy =
+                ownedPolicyFile != null ? ownedPolicyFile : b.policy;
+        this.denials = new io.switchboard.server.ServerCallStats(b.meters != null ? b.meters
+                : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        io.switchboard.server.authz.AuthorizationInterceptor authorization = policy == null ? null
+                : new io.switchboard.server.authz.AuthorizationInterceptor(policy, RegistryPaths.INSTANCE,
+                        (call, protocol, peer, path) -> denials.denied(peer.identity(), path, protocol));
         this.service = new RegistryService(b.store, b.secret, b.clock);
         // the verifier applies to both listeners: SOAP (its skeleton gets SOAP's peer) and the stream's
         ServerSettings settings = b.tokenVerifier == null ? b.settings : b.settings.withTokenVerifier(b.tokenVerifier);
@@ -51,12 +65,16 @@ public final class RegistryServer implements AutoCloseable {
                 skeleton = new io.switchboard.server.ServerCallStats(b.meters).counting(skeleton, "Registry",
                         soap.protocol());
             }
+            if (authorization != null) {   // before the call is counted or run
+                skeleton = io.switchboard.protocol.ServerInterceptorChain.of("Registry", soap.protocol(),
+                        java.util.List.of(authorization), skeleton);
+            }
             this.endpoint = soap.export(skeleton);
             if (b.console) {
-                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address()));
+                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address(), denials::denials));
             }
             this.stream = b.watchStream ? new WatchStreamServer(service, settings, endpoint.uri().getHost(),
-                    b.watchPort, b.maxWatches, b.maxWatchesPerClient) : null;
+                    b.watchPort, b.maxWatches, b.maxWatchesPerClient, authorization) : null;
             service.streamAt(stream == null ? null : stream.address());
             if (b.meters != null) {
                 meters(b.meters, this);
@@ -64,6 +82,9 @@ public final class RegistryServer implements AutoCloseable {
         } catch (RuntimeException e) {
             soap.close();
             b.store.close();
+            if (ownedPolicyFile != null) {
+                ownedPolicyFile.close();
+            }
             throw e;
         }
         this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -104,6 +125,11 @@ public final class RegistryServer implements AutoCloseable {
         io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.connections.shed", server,
                 RegistryServer::shedConnections).description("SOAP connections displaced or refused at the listener's limit")
                 .register(meters);
+    }
+
+    /** Calls the authorization policy denied, per identity and path, the most denied first. */
+    public java.util.List<io.switchboard.server.ServerCallStats.Denial> denials() {
+        return denials.denials();
     }
 
     public static Builder builder() {
@@ -184,6 +210,9 @@ public final class RegistryServer implements AutoCloseable {
         service.closeWatches();
         soap.close();
         service.store().close();
+        if (ownedPolicyFile != null) {
+            ownedPolicyFile.close();
+        }
     }
 
     /** Configures a {@link RegistryServer}. Defaults: loopback, an ephemeral port, in-memory store, open writes. */
@@ -200,6 +229,9 @@ public final class RegistryServer implements AutoCloseable {
         private int watchPort;
         private int maxWatches = 20_000;
         private int maxWatchesPerClient = 4_096;
+        private java.util.function.Supplier<io.switchboard.server.authz.AuthorizationPolicy> policy;
+        private java.nio.file.Path policyFile;
+        private Duration policyInterval;
 
         public Builder port(int port) {
             settings = settings.withPort(port);
@@ -324,6 +356,35 @@ public final class RegistryServer implements AutoCloseable {
             }
             maxWatches = total;
             maxWatchesPerClient = perClient;
+            return this;
+        }
+
+        /**
+         * Asks {@code policy} about every call, on SOAP and the gRPC listener, with the entry's
+         * name in the path ({@code /switchboard.registry.Registry/bind/team-a.billing}; see
+         * docs/security.md): who may bind which names, who may look up or watch them. The shared
+         * secret, if any, is still required of writes.
+         */
+        public Builder authorization(io.switchboard.server.authz.AuthorizationPolicy authorizationPolicy) {
+            Objects.requireNonNull(authorizationPolicy, "policy");
+            return authorization(() -> authorizationPolicy);
+        }
+
+        /** As {@link #authorization(io.switchboard.server.authz.AuthorizationPolicy)}, with the policy {@code source} holds at each call. */
+        public Builder authorization(java.util.function.Supplier<io.switchboard.server.authz.AuthorizationPolicy> source) {
+            policy = Objects.requireNonNull(source, "policy");
+            policyFile = null;
+            return this;
+        }
+
+        /**
+         * The policy in {@code file}, read at start (an invalid one refuses to start, with the line
+         * and reason) and again whenever it changes, checked every {@code interval}.
+         */
+        public Builder authorization(java.nio.file.Path file, Duration interval) {
+            policyFile = Objects.requireNonNull(file, "file");
+            policyInterval = Objects.requireNonNull(interval, "interval");
+            policy = null;
             return this;
         }
 

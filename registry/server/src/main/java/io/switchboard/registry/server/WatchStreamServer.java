@@ -24,6 +24,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,8 +75,17 @@ final class WatchStreamServer implements AutoCloseable {
     private boolean dirty;
     private boolean closed;
 
+    /** Null: no policy, every caller may read every name. */
+    private final io.switchboard.server.authz.AuthorizationInterceptor authorization;
+
     WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
                       int maxPerClient) {
+        this(registry, settings, host, port, maxWatches, maxPerClient, null);
+    }
+
+    WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
+                      int maxPerClient, io.switchboard.server.authz.AuthorizationInterceptor authorization) {
+        this.authorization = authorization;
         this.hub = registry.watches();
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
@@ -87,6 +97,11 @@ final class WatchStreamServer implements AutoCloseable {
                 .addMethod(WatchStreamMethod.server(), new Handler())
                 // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
                 .addMethod(WatchStreamMethod.LOOKUP, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    Status denied = denied(List.of(RegistryPaths.lookup(request.getName())));
+                    if (denied != null) {
+                        answer.onError(denied.asRuntimeException());
+                        return;
+                    }
                     LookupResponse r = new LookupResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
                         r.setEntries(registry.lookup(request.getName()));
@@ -95,6 +110,11 @@ final class WatchStreamServer implements AutoCloseable {
                     answer.onCompleted();
                 }))
                 .addMethod(WatchStreamMethod.LIST, ServerCalls.asyncUnaryCall((request, answer) -> {
+                    Status denied = denied(List.of(RegistryPaths.list()));
+                    if (denied != null) {
+                        answer.onError(denied.asRuntimeException());
+                        return;
+                    }
                     ListEntriesResponse r = new ListEntriesResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
                         r.setEntries(registry.listEntries());
@@ -211,6 +231,11 @@ final class WatchStreamServer implements AutoCloseable {
         }
 
         synchronized void start(Watch request) {
+            Status denied = denied(RegistryPaths.watch(request.getNames()));
+            if (denied != null) {
+                end(denied);
+                return;
+            }
             Set<String> wanted = WatchHub.names(request.getNames());
             if (wanted.size() > RegistryService.MAX_WATCHED_NAMES) {
                 end(Status.INVALID_ARGUMENT.withDescription("a watch names at most " + RegistryService.MAX_WATCHED_NAMES
@@ -275,6 +300,23 @@ final class WatchStreamServer implements AutoCloseable {
         if (followers.remove(f)) {
             open.decrementAndGet();
             perClient.computeIfPresent(f.client, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+        }
+    }
+
+    /**
+     * PERMISSION_DENIED, as gRPC's own authorization answers, when the policy does not allow the
+     * caller every one of {@code paths}; null when it does (or there is no policy). Runs on the
+     * call's thread, where {@link StreamCallers} left the caller's peer.
+     */
+    private Status denied(List<String> paths) {
+        if (authorization == null) {
+            return null;
+        }
+        try {
+            authorization.check("grpc", StreamCallers.peer(), paths);
+            return null;
+        } catch (io.switchboard.protocol.PermissionDeniedException e) {
+            return Status.PERMISSION_DENIED.withDescription(e.getMessage());
         }
     }
 

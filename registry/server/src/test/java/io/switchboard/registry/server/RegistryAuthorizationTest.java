@@ -1,0 +1,184 @@
+package io.switchboard.registry.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.Peer;
+import io.switchboard.protocol.PermissionDeniedException;
+import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.ServerInterceptorChain;
+import io.switchboard.protocol.Skeleton;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.Entries;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.WatchStreamMethod;
+import io.switchboard.registry.wire.Bind;
+import io.switchboard.registry.wire.Lookup;
+import io.switchboard.registry.wire.RegistryComponent;
+import io.switchboard.registry.wire.Watch;
+import io.switchboard.server.ServerCallStats;
+import io.switchboard.server.authz.AuthorizationInterceptor;
+import io.switchboard.server.authz.AuthorizationPolicy;
+import java.net.URI;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The registry's operations as paths with the entry's name: a policy says who may bind which
+ * names and who may look them up or watch them, on SOAP and on the gRPC listener.
+ */
+class RegistryAuthorizationTest {
+    private static final String BIND_A = RegistryPaths.SERVICE + "bind/team-a.billing";
+
+    /** Each team binds and renews its own names; everyone may look up and watch team-a's; nobody lists. */
+    private static final AuthorizationPolicy TEAMS = AuthorizationPolicy.parse("""
+            {
+              "name": "teams",
+              "deny_rules": [{"name": "no-list", "request": {"paths": ["/switchboard.registry.Registry/list"]}}],
+              "allow_rules": [
+                {"name": "team-a-writes", "source": {"principals": ["spiffe://example.org/team-a/*"]},
+                 "request": {"paths": ["/switchboard.registry.Registry/bind/team-a.*",
+                                       "/switchboard.registry.Registry/unbind/team-a.*",
+                                       "/switchboard.registry.Registry/renew/team-a.*"]}},
+                {"name": "team-b-writes", "source": {"principals": ["spiffe://example.org/team-b/*"]},
+                 "request": {"paths": ["/switchboard.registry.Registry/bind/team-b.*"]}},
+                {"name": "anonymous-writes-sandbox",
+                 "request": {"paths": ["/switchboard.registry.Registry/bind/sandbox.*"]}},
+                {"name": "reads-of-team-a",
+                 "request": {"paths": ["/switchboard.registry.Registry/lookup/team-a.*",
+                                       "/switchboard.registry.Registry/watch/team-a.*"]}}
+              ]
+            }""");
+    private static final Peer TEAM_A = Peer.of("spiffe://example.org/team-a/deployer", Peer.Authentication.MUTUAL_TLS, null);
+    private static final Peer TEAM_B = Peer.of("spiffe://example.org/team-b/deployer", Peer.Authentication.MUTUAL_TLS, null);
+
+    private static ComponentEntry entry(String name) {
+        return RegistryWatchTest.entry(name, name + "-1", 4001, 0);
+    }
+
+    private static Object as(Peer peer, Skeleton registry, String operation, Object request) throws Exception {
+        try (ServerCallContext.Scope scope = ServerCallContext.create(null, null, peer).enter()) {
+            return registry.invoke(RegistryComponent.DESCRIPTOR.operation(operation), request, null);
+        }
+    }
+
+    private static Bind bind(String name) {
+        Bind b = new Bind();
+        b.setEntry(Entries.toWire(entry(name)));
+        return b;
+    }
+
+    @Test
+    void aBindOfAnotherTeamsNameIsDeniedAndItsOwnPasses() throws Exception {
+        RegistryService service = new RegistryService(new io.switchboard.registry.store.InMemoryRegistryStore(), null,
+                Clock.systemUTC());
+        ServerCallStats stats = new ServerCallStats(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        Skeleton registry = ServerInterceptorChain.of("Registry", "soap", List.of(new AuthorizationInterceptor(TEAMS,
+                RegistryPaths.INSTANCE, (call, protocol, peer, path) -> stats.denied(peer.identity(), path, protocol))),
+                RegistryComponent.skeleton(service));
+
+        as(TEAM_A, registry, "bind", bind("team-a.billing"));
+        PermissionDeniedException e = assertThrows(PermissionDeniedException.class,
+                () -> as(TEAM_B, registry, "bind", bind("team-a.billing")));
+        assertEquals(BIND_A, e.path());
+        as(TEAM_B, registry, "bind", bind("team-b.search"));
+        assertThrows(PermissionDeniedException.class, () -> as(TEAM_A, registry, "bind", bind("team-b.evil")));
+        assertEquals(List.of("team-a.billing-1"), service.store().lookup("team-a.billing").stream()
+                .map(ComponentEntry::instanceId).toList(), "team-b's bind did not replace team-a's entry");
+        assertTrue(service.store().lookup("team-b.evil").isEmpty());
+
+        // a watch must be allowed every name it names
+        Watch both = new Watch();
+        both.setNames(List.of("team-a.billing", "team-b.search"));
+        PermissionDeniedException hidden = assertThrows(PermissionDeniedException.class,
+                () -> as(TEAM_A, registry, "watch", both));
+        assertEquals(RegistryPaths.SERVICE + "watch/team-b.search", hidden.path());
+        Watch onlyA = new Watch();
+        onlyA.setNames(List.of("team-a.billing"));
+        onlyA.setWaitSeconds(0);
+        as(TEAM_B, registry, "watch", onlyA);
+        Watch everything = new Watch();
+        everything.setWaitSeconds(0);
+        assertEquals(RegistryPaths.SERVICE + "watch", assertThrows(PermissionDeniedException.class,
+                () -> as(TEAM_A, registry, "watch", everything)).path(), "a watch of every name needs the bare path");
+        assertEquals(List.of(new ServerCallStats.Denial("MUTUAL_TLS:spiffe://example.org/team-a/deployer",
+                        RegistryPaths.SERVICE + "bind/team-b.evil", 1),
+                new ServerCallStats.Denial("MUTUAL_TLS:spiffe://example.org/team-a/deployer",
+                        RegistryPaths.SERVICE + "watch", 1),
+                new ServerCallStats.Denial("MUTUAL_TLS:spiffe://example.org/team-a/deployer",
+                        RegistryPaths.SERVICE + "watch/team-b.search", 1),
+                new ServerCallStats.Denial("MUTUAL_TLS:spiffe://example.org/team-b/deployer", BIND_A, 1)),
+                stats.denials());
+    }
+
+    @Test
+    void overTheWireAnAnonymousCallerIsHeldToThePolicyOnSoapAndTheGrpcListener() throws Exception {
+        try (RegistryServer registry = RegistryServer.builder().authorization(TEAMS).start();
+             RegistryClient client = RegistryClient.connect(registry.endpoint())) {
+            client.bind(entry("sandbox.demo"));
+            PermissionDeniedException bind = assertThrows(PermissionDeniedException.class,
+                    () -> client.bind(entry("team-a.billing")));
+            assertEquals(BIND_A, bind.path());
+            assertThrows(PermissionDeniedException.class, client::list);
+            assertThrows(PermissionDeniedException.class, () -> client.lookup("sandbox.demo"),
+                    "nobody was allowed to look up sandbox names");
+            assertTrue(client.lookup("team-a.billing").isEmpty(), "an allowed lookup answers");
+
+            // the SOAP watch
+            try (MetaStub soap = MetaStub.builder(RegistryComponent.DESCRIPTOR)
+                    .endpoints(List.of(new Endpoint("soap", registry.endpoint()))).build()) {
+                PermissionDeniedException watch = assertThrows(PermissionDeniedException.class,
+                        () -> RegistryComponent.stub(soap).watch(List.of("sandbox.demo"), null, null, 0));
+                assertEquals(RegistryPaths.SERVICE + "watch/sandbox.demo", watch.path());
+                RegistryComponent.stub(soap).watch(List.of("team-a.billing"), null, null, 0);
+            }
+
+            // the gRPC listener: lookups and the watch stream
+            URI stream = URI.create(registry.watchStreamAddress());
+            ManagedChannel channel = NettyChannelBuilder.forAddress(stream.getHost(), stream.getPort()).usePlaintext().build();
+            try {
+                Lookup hidden = new Lookup();
+                hidden.setName("sandbox.demo");
+                StatusRuntimeException lookup = assertThrows(StatusRuntimeException.class,
+                        () -> io.grpc.stub.ClientCalls.blockingUnaryCall(channel, WatchStreamMethod.LOOKUP,
+                                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), hidden));
+                assertEquals(Status.Code.PERMISSION_DENIED, lookup.getStatus().getCode());
+                Watch watch = new Watch();
+                watch.setNames(List.of("team-a.billing", "sandbox.demo"));
+                StatusRuntimeException follow = assertThrows(StatusRuntimeException.class,
+                        () -> io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel, WatchStreamMethod.client(),
+                                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), watch).next());
+                assertEquals(Status.Code.PERMISSION_DENIED, follow.getStatus().getCode());
+                Watch allowed = new Watch();
+                allowed.setNames(List.of("team-a.billing"));
+                assertTrue(io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel, WatchStreamMethod.client(),
+                        io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), allowed).hasNext(),
+                        "an allowed watch gets its first answer");
+            } finally {
+                channel.shutdownNow();
+            }
+            List<String> denied = registry.denials().stream().map(d -> d.identity() + " " + d.path()).toList();
+            assertTrue(denied.contains("ANONYMOUS " + BIND_A) && denied.contains("ANONYMOUS "
+                    + RegistryPaths.SERVICE + "watch/sandbox.demo"), denied.toString());
+
+            // the console shows them, per identity and path
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            String page = http.send(java.net.http.HttpRequest.newBuilder(URI.create(registry.consoleUrl())).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(page.contains("Denied by the authorization policy") && page.contains("<td>ANONYMOUS</td><td>"
+                    + BIND_A + "</td><td>1</td>"), page);
+            String live = http.send(java.net.http.HttpRequest.newBuilder(URI.create(registry.consoleUrl() + "/live.json"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(live.contains("\"path\":\"" + BIND_A + "\""), live);
+        }
+    }
+}
