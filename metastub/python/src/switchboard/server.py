@@ -509,6 +509,7 @@ class _HttpServer(ThreadingHTTPServer):
     """One thread per connection, as many threads as the connection limits admit connections."""
 
     daemon_threads = True
+    request_queue_size = 128   # the accept backlog: a burst of connections is accepted (and judged), not dropped
 
     def __init__(self, address, handler, limits):
         super().__init__(address, handler)
