@@ -1,9 +1,9 @@
-"""Fair shares on the Python server's SOAP listener, as Jetty's connection limit and the Java
-servers' shares: connections per remote address are capped (one host cannot take every slot), and
-at the server's cap the connection stalled longest (idle, or a request begun and not finished) is
-closed to admit the new one, so that a flood of quiet connections cannot lock everyone else out.
-A connection running an operation is never the one closed; when every connection is running one,
-the new connection is refused."""
+"""Fair shares on the Python server's SOAP listener, as the Java servers' (``ConnectionShares``):
+connections per remote address are capped, and a new connection over its address's share
+displaces that address's own connection stalled longest (idle, or a request begun and not
+finished), so a host flooding the listener with quiet connections costs only its own; at the
+server's cap the connection stalled longest of all makes room. A connection running an operation
+is never the one closed; when there is none to close, the new connection is refused."""
 
 import socket
 import threading
@@ -29,17 +29,19 @@ class ConnectionLimits:
 
     def admit(self, sock, host):
         """Whether the new connection may stay; at the cap, first closes the longest-stalled one."""
-        victim = None
         with self._lock:
             if self._per_host.get(host, 0) >= self.max_per_address:
+                victim = self._stalled_longest(lambda s: s.host == host)
+            elif len(self._slots) >= self.max_connections:
+                victim = self._stalled_longest(lambda s: True)
+            else:
+                victim = None
+            full = victim is None and (self._per_host.get(host, 0) >= self.max_per_address
+                                       or len(self._slots) >= self.max_connections)
+            if full:
                 self.refused += 1
                 return False
-            if len(self._slots) >= self.max_connections:
-                stalled = [s for s in self._slots.values() if not s.busy]
-                if not stalled:
-                    self.refused += 1
-                    return False
-                victim = min(stalled, key=lambda s: s.since)
+            if victim is not None:
                 self._forget(victim)
                 self.evicted += 1
             self._slots[id(sock)] = _Slot(sock, host)
@@ -50,6 +52,10 @@ class ConnectionLimits:
             except OSError:
                 pass
         return True
+
+    def _stalled_longest(self, which):
+        stalled = [s for s in self._slots.values() if not s.busy and which(s)]
+        return min(stalled, key=lambda s: s.since) if stalled else None
 
     def _forget(self, slot):
         del self._slots[id(slot.sock)]

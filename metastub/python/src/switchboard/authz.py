@@ -12,15 +12,19 @@ grpc-java's ``grpc-authz``), read and compiled once, then decided per call.
     policy.decide("spiffe://example.org/team-a/billing", "/switchboard.echo.Echo/echoDoubles").allowed  # True
 
 Deny rules first, then allow rules; a call no allow rule matches is denied. A rule matches when its
-``source`` and its ``request`` match (an absent part matches everything). ``source.principals``
-and ``request.paths`` match if any entry does; ``request.headers`` if every header does (one of
-its ``values``). A pattern is exact (``abc``), a prefix (``abc*``), a suffix (``*abc``) or ``*``
-(any non-empty value). Principals: a caller without an identity (anonymous) has no principal, so
-it matches no principal pattern except ``""``; a rule without ``source`` applies to it too. Paths
-are gRPC's, ``/<proto package>.<Service>/<operation>``, over SOAP as well.
+``source.principals`` and its ``request.paths`` both match, each if one of its patterns does (an
+absent or empty list matches everything, anonymous callers included). A pattern is exact
+(``abc``), a prefix (``abc*``), a suffix (``*abc``; a leading star wins over a trailing one) or
+``*`` (any non-empty value). A caller without an identity (anonymous) matches no principal
+pattern, ``*`` included. Paths are gRPC's, ``/<proto package>.<Service>/<operation>``, over SOAP
+as well. The Java servers read and decide the same file the same way
+(``io.switchboard.server.authz``).
 
 A policy that does not parse, or whose shape is wrong, is refused with the reason and where
-(``PolicyError``): a typo must never turn into a silently ignored rule."""
+(``PolicyError``): a typo must never turn into a silently ignored rule. As on the Java side, a
+field this reader does not know, a key twice in one object, two rules of one name, an empty
+``allow_rules`` and ``request.headers`` (a call carries no HTTP headers on every protocol) are
+refused."""
 
 import json
 import logging
@@ -29,11 +33,6 @@ import threading
 import time
 
 LOG = logging.getLogger("switchboard.authz")
-
-# headers a rule may not name, as gRPC's: pseudo-headers, grpc-*, Host and the hop-by-hop ones
-HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-              "transfer-encoding", "upgrade"}
-
 
 class PolicyError(ValueError):
     """A policy that cannot be used, with the reason and where (``line L column C`` of a file that
@@ -59,19 +58,18 @@ class Decision:
 
 
 def _matcher(pattern, where):
+    """A pattern as a predicate on a value (None, an anonymous caller's principal, matches nothing)."""
     if not isinstance(pattern, str):
         raise PolicyError("%s: a pattern is a string, not %s" % (where, type(pattern).__name__))
     if pattern == "*":
         return lambda v: bool(v)
-    if len(pattern) > 1 and pattern.endswith("*") and "*" not in pattern[:-1]:
-        prefix = pattern[:-1]
-        return lambda v: v is not None and v.startswith(prefix)
-    if len(pattern) > 1 and pattern.startswith("*") and "*" not in pattern[1:]:
+    if pattern.startswith("*"):
         suffix = pattern[1:]
         return lambda v: v is not None and v.endswith(suffix)
-    if "*" in pattern:
-        raise PolicyError("%s: %r: '*' may stand alone, begin or end a pattern, not sit inside it" % (where, pattern))
-    return lambda v: (v or "") == pattern
+    if pattern.endswith("*"):
+        prefix = pattern[:-1]
+        return lambda v: v is not None and v.startswith(prefix)
+    return lambda v: v == pattern
 
 
 def _strings(value, where):
@@ -97,51 +95,42 @@ class _Rule:
         if not isinstance(self.name, str) or not self.name:
             raise PolicyError("%s: a rule needs a non-empty \"name\"" % where)
         self.principals = self.paths = None
-        self.headers = []
         if "source" in raw:
             source = _object(raw["source"], where + ".source", ("principals",))
-            if source.get("principals"):
-                self.principals = _strings(source["principals"], where + ".source.principals")
+            if "principals" in source:
+                self.principals = _strings(source["principals"], where + ".source.principals") or None
         if "request" in raw:
-            request = _object(raw["request"], where + ".request", ("paths", "headers"))
-            if request.get("paths"):
-                self.paths = _strings(request["paths"], where + ".request.paths")
-            for i, header in enumerate(request.get("headers") or []):
-                at = "%s.request.headers[%d]" % (where, i)
-                _object(header, at, ("key", "values"))
-                key = header.get("key")
-                if not isinstance(key, str) or not key:
-                    raise PolicyError("%s: a header needs a \"key\"" % at)
-                key = key.lower()
-                if key.startswith(":") or key.startswith("grpc-") or key == "host" or key in HOP_BY_HOP:
-                    raise PolicyError("%s: header %r cannot be matched (pseudo, grpc-*, Host and hop-by-hop headers "
-                                      "are not supported)" % (at, key))
-                if not header.get("values"):
-                    raise PolicyError("%s: a header needs \"values\"" % at)
-                self.headers.append((key, _strings(header["values"], at + ".values")))
+            if isinstance(raw["request"], dict) and "headers" in raw["request"]:
+                raise PolicyError("%s.request.headers: not supported: a call carries no HTTP headers on every "
+                                  "protocol; match on \"paths\" and \"source.principals\"" % where)
+            request = _object(raw["request"], where + ".request", ("paths",))
+            if "paths" in request:
+                self.paths = _strings(request["paths"], where + ".request.paths") or None
 
-    def matches(self, principal, path, headers):
+    def matches(self, principal, path):
         if self.principals is not None and not any(m(principal) for m in self.principals):
             return False
-        if self.paths is not None and not any(m(path) for m in self.paths):
-            return False
-        for key, values in self.headers:
-            value = headers.get(key)
-            if value is None or not any(m(value) for m in values):
-                return False
-        return True
+        return self.paths is None or any(m(path) for m in self.paths)
+
+
+def _no_duplicate_keys(pairs):
+    keys = [k for k, _ in pairs]
+    twice = next((k for k in keys if keys.count(k) > 1), None)
+    if twice is not None:   # json would keep the last silently; which one the author meant is unknown
+        raise PolicyError("\"%s\" appears twice in one object" % twice)
+    return dict(pairs)
 
 
 class Policy:
     """A compiled policy: immutable, decided per call without locks."""
 
     def __init__(self, raw):
-        _object(raw, "policy", ("name", "deny_rules", "allow_rules", "audit_logging_options"))
+        _object(raw, "policy", ("name", "deny_rules", "allow_rules"))
         self.name = raw.get("name")
         if not isinstance(self.name, str) or not self.name:
             raise PolicyError("policy: \"name\" is absent or empty")
-        if "allow_rules" not in raw:
-            raise PolicyError("policy: \"allow_rules\" is absent")
+        if not raw.get("allow_rules"):
+            raise PolicyError("policy: \"allow_rules\" is absent or empty: a policy allows something")
         self.deny = self._rules(raw.get("deny_rules") or [], "deny_rules")
         self.allow = self._rules(raw["allow_rules"], "allow_rules")
 
@@ -171,23 +160,23 @@ class Policy:
     @classmethod
     def parse(cls, text, origin):
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as e:
             raise PolicyError("%s is not JSON: line %d column %d: %s" % (origin, e.lineno, e.colno, e.msg)) from None
+        except PolicyError as e:
+            raise PolicyError("%s: %s" % (origin, e)) from None
         try:
             return cls(raw)
         except PolicyError as e:
             raise PolicyError("%s: %s" % (origin, e)) from None
 
-    def decide(self, principal, path, headers=None):
-        """The Decision for a caller (its principal, None when anonymous) on ``path``; ``headers``
-        maps lower-case names to values (several values of one name joined by commas)."""
-        headers = headers or {}
+    def decide(self, principal, path):
+        """The Decision for a caller (its principal, None when anonymous) on ``path``."""
         for rule in self.deny:
-            if rule.matches(principal, path, headers):
+            if rule.matches(principal, path):
                 return Decision(False, rule.name, self.name)
         for rule in self.allow:
-            if rule.matches(principal, path, headers):
+            if rule.matches(principal, path):
                 return Decision(True, rule.name, self.name)
         return Decision(False, None, self.name)
 
@@ -231,8 +220,8 @@ class FilePolicy:
                 self._lock.release()
         return self.policy
 
-    def decide(self, principal, path, headers=None):
-        return self.current().decide(principal, path, headers)
+    def decide(self, principal, path):
+        return self.current().decide(principal, path)
 
 
 def authorizer(source, check_seconds=1.0):

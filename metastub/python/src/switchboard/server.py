@@ -194,7 +194,7 @@ class Server:
 
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
                  secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
-                 workers=8, on_renew=None, authz=None, max_connections=256, max_connections_per_address=32,
+                 workers=8, on_renew=None, authz=None, max_connections=512, max_connections_per_address=128,
                  idle_seconds=60):
         self.authz = authorizer(authz)   # refused here, with the reason, if it does not parse
         self.denials = collections.Counter()   # (identity, path) -> calls denied
@@ -269,11 +269,11 @@ class Server:
 
     # -- authorization ----------------------------------------------------------------------------
 
-    def authorize(self, peer, op, headers):
+    def authorize(self, peer, op):
         """Raises PermissionDenied unless the policy (if any) lets this peer call ``op``."""
         if self.authz is None:
             return
-        decision = self.authz.decide(peer.principal, op.path, headers)
+        decision = self.authz.decide(peer.principal, op.path)
         if decision.allowed:
             return
         key = (peer.identity, op.path)
@@ -368,7 +368,7 @@ class Server:
         import grpc
 
         try:
-            self.authorize(_peer.from_grpc(context), op, _grpc_headers(context))
+            self.authorize(_peer.from_grpc(context), op)
         except PermissionDenied as denied:
             context.abort(grpc.StatusCode.PERMISSION_DENIED, denied.text)
 
@@ -495,16 +495,6 @@ class Server:
         self.close()
 
 
-def _grpc_headers(context):
-    """The call's metadata as the policy's headers: lower-case names, several values joined by commas."""
-    headers = {}
-    for key, value in context.invocation_metadata():
-        if key.endswith("-bin") or key == "authorization":
-            continue
-        headers[key] = headers[key] + "," + value if key in headers else value
-    return headers
-
-
 class _HttpServer(ThreadingHTTPServer):
     """One thread per connection, as many threads as the connection limits admit connections."""
 
@@ -629,8 +619,7 @@ def _soap_handler(server, path):
                 if body is None or len(body) != 1 or body[0].tag not in wire_ops:
                     raise Refused("malformed", "the body holds no operation of " + server.component)
                 op = wire_ops[body[0].tag]
-                server.authorize(self.peer(), op, {k.lower(): v for k, v in self.headers.items()
-                                                   if k.lower() != "authorization"})
+                server.authorize(self.peer(), op)
                 request = codec.read(op.request, body[0])
             except PermissionDenied as denied:
                 self.deny(soap_ns, denied)
