@@ -106,3 +106,22 @@ def test_an_entry_with_both_is_called_over_tls(tls_registry, tls, secret, schema
         assert sum(protected.calls.values()) == 22
     finally:
         unbind()
+
+
+def test_a_plain_text_grpc_endpoint_beside_tls_soap_is_never_taken(tls_registry, tls, secret, schemas, servers):
+    plain, protected = servers
+    endpoints = [("grpc", plain.endpoints["grpc"]), ("soap", protected.endpoints["soap"])]
+    unbind = bind(tls_registry, tls["client"], secret, schemas, "PyTlsSoapOnly", endpoints)
+    try:
+        with switchboard.connect(tls_registry, tls=tls["client"], watch=False) as board:
+            echo = board.lookup("PyTlsSoapOnly")
+            with pytest.raises(switchboard.NoCommonProtocol,
+                               match="refused as a downgrade to plain text: " + plain.endpoints["grpc"]):
+                echo.echoDoubles(values=[1.0], protocol="grpc")
+            for _ in range(10):   # large requests, which the policy would send over gRPC if it could
+                assert echo.echoDoubles(values=[3.0] * 5000) == [3.0] * 5000
+                assert echo.last_call.protocol == "soap"
+        assert plain.calls == {}
+        assert protected.calls == {"soap echoDoubles": 10}
+    finally:
+        unbind()

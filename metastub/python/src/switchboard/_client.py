@@ -304,10 +304,9 @@ class Component:
         estimated = request.ByteSize()
         if pinned is not None:
             if pinned not in replica.candidates:
-                plain = [a for a in replica.refused if a.startswith(pinned)]
                 raise NoCommonProtocol("call pins %s, which client and server do not share %s%s"
                                        % (pinned, replica.candidates, "; refused as a downgrade to plain text: "
-                                          + ", ".join(plain) if plain else ""))
+                                          + ", ".join(replica.refused) if replica.refused else ""))
             chosen, reason, is_pinned = self.policy, "pinned on call", True
             protocol = pinned
         else:

@@ -25,6 +25,15 @@ side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, th
 file descriptor), and the lease is renewed at a third of its length (bound again if the registry
 lost the entry).
 
+Strangers are expected (docs/python.md, "TLS, tokens and authorization"): ``authz=`` takes a
+policy in gRPC's SDK authorization policy form (a file, read again when it changes, or a dict),
+decided before each operation runs with the caller's principal from its client certificate, or
+anonymous; a denial answers gRPC ``PERMISSION_DENIED`` and a SOAP Fault ``sb:PermissionDenied``.
+Each listener bounds what one caller holds: ``max_connections`` (512) and
+``max_connections_per_address`` (128) on SOAP, the connection stalled longest making room; a pool
+of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC;
+connections silent for ``idle_seconds`` (60) closed.
+
 The schema's derived documents come from the interface compiler: the typed ``.proto`` (needed)
 and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Name>.proto`` and
 ``<Name>.wsdl``, or in a Maven build's ``target/generated-resources``, or passed as ``proto=`` and
