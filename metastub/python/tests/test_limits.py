@@ -125,6 +125,7 @@ def test_at_the_servers_cap_the_longest_stalled_connection_makes_room(schemas):
         stalled[1].sendall(b"POST /" + path.encode() + b" HTTP/1.1\r\nContent-Length: 100000\r\n\r\n<e:Env")
         soap_echo(server)   # a seventh connection: the first, idle longest, is closed for it
         assert closed_by_server(stalled[0])
+        until(lambda: server.limits.count() == 5, "the answered connection has gone")
         stalled.append(idle_connection(server.soap_address))   # the server is full again
         until(lambda: server.limits.count() == 6, "the newest idle connection admitted")
         soap_echo(server)   # the one whose request stopped half-way has stalled longest now

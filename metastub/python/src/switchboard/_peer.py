@@ -1,8 +1,9 @@
 """Who made a call to the Python server, as the Java servers' ``Peer``: the principal from a
-client certificate (its URI SAN, a SPIFFE ID, if it has one; else its first DNS SAN; else its
-subject), or none (anonymous), and the remote address."""
+verified bearer token (``switchboard.tokens``), else from a client certificate (its URI SAN, a
+SPIFFE ID, if it has one; else its first DNS SAN; else its subject), else none (anonymous), and
+the remote address."""
 
-MUTUAL_TLS, ANONYMOUS = "MUTUAL_TLS", "ANONYMOUS"
+MUTUAL_TLS, TOKEN, ANONYMOUS = "MUTUAL_TLS", "TOKEN", "ANONYMOUS"
 
 
 class Peer:

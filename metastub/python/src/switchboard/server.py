@@ -27,8 +27,8 @@ lost the entry).
 
 Strangers are expected (docs/python.md, "TLS, tokens and authorization"): ``authz=`` takes a
 policy in gRPC's SDK authorization policy form (a file, read again when it changes, or a dict),
-decided before each operation runs with the caller's principal from its client certificate, or
-anonymous; a denial answers gRPC ``PERMISSION_DENIED`` and a SOAP Fault ``sb:PermissionDenied``.
+decided before each operation runs with the caller's principal from its verified bearer token
+(``jwt=``, a ``switchboard.tokens.JwtVerifier``), else its client certificate, else anonymous; a denial answers gRPC ``PERMISSION_DENIED`` and a SOAP Fault ``sb:PermissionDenied``.
 Each listener bounds what one caller holds: ``max_connections`` (512) and
 ``max_connections_per_address`` (128) on SOAP, the connection stalled longest making room; a pool
 of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC;
@@ -56,6 +56,7 @@ from . import _peer, _soap, _values
 from ._limits import ConnectionLimits
 from ._schema import Interface
 from .authz import authorizer
+from .tokens import bearer
 from ._transport import PART_BYTES, parts
 from .errors import DeclaredFault, PermissionDenied, Refused, SwitchboardError
 
@@ -204,8 +205,9 @@ class Server:
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
                  secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
                  workers=8, on_renew=None, authz=None, max_connections=512, max_connections_per_address=128,
-                 idle_seconds=60):
+                 idle_seconds=60, jwt=None):
         self.authz = authorizer(authz)   # refused here, with the reason, if it does not parse
+        self.jwt = jwt
         self.denials = collections.Counter()   # (identity, path) -> calls denied
         self._denial_logged = {}
         self.workers = workers
@@ -277,6 +279,25 @@ class Server:
             return dict(self.runner.calls)
 
     # -- authorization ----------------------------------------------------------------------------
+
+    def admit(self, transport_peer, authorization, op):
+        """The caller of a call (its verified token's principal, else the transport's peer), once the
+        policy lets it call ``op``; raises PermissionDenied. Without a verifier, tokens are not read.
+        A token that does not verify is refused, never taken as no token."""
+        peer = transport_peer
+        token = bearer(authorization) if self.jwt is not None else None
+        if token is not None:
+            try:
+                principal = self.jwt.verify(token)
+            except PermissionDenied as refused:
+                refused.path = op.path
+                raise
+            except Exception:   # a verifier that fails otherwise still refuses
+                raise PermissionDenied("the bearer token could not be verified", PermissionDenied.UNAUTHENTICATED,
+                                       op.path) from None
+            peer = _peer.Peer(principal, _peer.TOKEN, transport_peer.remote_address)
+        self.authorize(peer, op)
+        return peer
 
     def authorize(self, peer, op):
         """Raises PermissionDenied unless the policy (if any) lets this peer call ``op``."""
@@ -377,9 +398,10 @@ class Server:
         import grpc
 
         try:
-            self.authorize(_peer.from_grpc(context), op)
+            self.admit(_peer.from_grpc(context), dict(context.invocation_metadata()).get("authorization"), op)
         except PermissionDenied as denied:
-            context.abort(grpc.StatusCode.PERMISSION_DENIED, denied.text)
+            context.abort(grpc.StatusCode.UNAUTHENTICATED if denied.reason == PermissionDenied.UNAUTHENTICATED
+                          else grpc.StatusCode.PERMISSION_DENIED, denied.text)
 
     def _grpc_unary(self, op):
         def handle(data, context):
@@ -628,7 +650,7 @@ def _soap_handler(server, path):
                 if body is None or len(body) != 1 or body[0].tag not in wire_ops:
                     raise Refused("malformed", "the body holds no operation of " + server.component)
                 op = wire_ops[body[0].tag]
-                server.authorize(self.peer(), op)
+                server.admit(self.peer(), self.headers.get("Authorization"), op)
                 request = codec.read(op.request, body[0])
             except PermissionDenied as denied:
                 self.deny(soap_ns, denied)
