@@ -135,3 +135,35 @@ def test_the_tokens_subject_is_the_caller_on_both_protocols(keys, verifier, sche
         assert server.denials == {("TOKEN:alice", ECHO + "empty"): 2, ("TOKEN:bob", ECHO + "echoDoubles"): 1}
     finally:
         server.close()
+
+
+def test_a_call_id_is_its_callers(keys, verifier, schemas, workdir, registry_url, secret):
+    """divide, made not idempotent (so its call ids are remembered): Bob's call under Alice's call id
+    runs and gets its own answer, and Alice's repeat over the other protocol gets her first one."""
+    d = os.path.join(workdir, "jwt-divide-not-idempotent")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(schemas, "echo.xsd"), encoding="utf-8") as f:
+        xsd = f.read().replace('<sb:operation name="divide" idempotent="true"/>', '<sb:operation name="divide"/>')
+    with open(os.path.join(schemas, "Echo.proto"), encoding="utf-8") as f:
+        proto = f.read().replace("  // divide: idempotent, may be repeated\n", "  // divide\n")
+    for name, text in (("echo.xsd", xsd), ("Echo.proto", proto)):
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    class Divider(Echo):
+        def divide(self, dividend, divisor):
+            return {"quotient": dividend // divisor, "remainder": dividend % divisor}
+
+    server = switchboard.serve(Divider(), schema=os.path.join(d, "echo.xsd"), registry=registry_url, name="PyJwtIds",
+                               secret=secret, jwt=verifier, handle_sigterm=False)
+    call_id = "ab" * 16
+    try:
+        with switchboard.connect(registry_url, token=keys.token("alice"), watch=False) as alice, \
+                switchboard.connect(registry_url, token=keys.token("bob"), watch=False) as bob:
+            assert not alice.lookup("PyJwtIds").iface.operations["divide"].idempotent
+            assert alice.lookup("PyJwtIds").divide(dividend=7, divisor=2, protocol="grpc", call_id=call_id).quotient == 3
+            assert bob.lookup("PyJwtIds").divide(dividend=9, divisor=2, protocol="soap", call_id=call_id).quotient == 4
+            assert alice.lookup("PyJwtIds").divide(dividend=7, divisor=2, protocol="soap", call_id=call_id).quotient == 3
+        assert server.calls == {"grpc divide": 1, "soap divide": 1}, "Alice's repeat did not run again, Bob's ran"
+    finally:
+        server.close()

@@ -98,16 +98,18 @@ class _Run:
         self.obj, self.iface, self.types, self.use_numpy = obj, iface, types, use_numpy
         self.lock = threading.Lock()
         self.calls = collections.Counter()
-        self.results = collections.OrderedDict()   # operation/call id -> (Future of the outcome, when it came)
+        self.results = collections.OrderedDict()   # (caller, operation, call id) -> (Future of the outcome, when)
 
-    def run(self, protocol, op, request, call_id):
+    def run(self, protocol, op, request, call_id, caller=_peer.ANONYMOUS):
         """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
         As the Java DeduplicatingInterceptor: only operations not marked idempotent are remembered
         (an idempotent one may simply run again, and remembering large results would cost memory for
-        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses."""
+        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses. A
+        call id is its caller's (``caller``, the peer's identity): another identity's call under the
+        same id is a call of its own, never answered with the first caller's outcome."""
         if call_id is None or op.idempotent:
             return self._execute(protocol, op, request)
-        key, now = op.name + "/" + call_id, time.monotonic()
+        key, now = (caller, op.name, call_id), time.monotonic()
         with self.lock:
             while self.results and next(iter(self.results.values()))[1] < now - DEDUP_SECONDS:
                 self.results.popitem(last=False)   # expired: the oldest first
@@ -358,14 +360,14 @@ class Server:
         server.start()
         return server, "%s://%s:%d/%s" % (scheme, host, port, self.component)
 
-    def _grpc_answer(self, op, request, context):
+    def _grpc_answer(self, op, request, context, peer):
         import grpc
 
         call_id = dict(context.invocation_metadata()).get("sb-call-id")
         if call_id is not None and not 1 <= len(call_id) <= 128:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header needs 1 to 128 characters")
         try:
-            return self.runner.run("grpc", op, request, call_id)
+            return self.runner.run("grpc", op, request, call_id, peer.identity)
         except DeclaredFault as f:
             detail = self.iface.status.DESCRIPTOR.fields_by_name["details"].message_type
             any_class = self.iface.message_class(detail)
@@ -394,37 +396,38 @@ class Server:
                       grpc.StatusCode.RESOURCE_EXHAUSTED, r.text)
 
     def _grpc_authorize(self, op, context):
-        """Aborts the call with PERMISSION_DENIED unless the policy lets its peer call ``op``."""
+        """The call's peer; aborts the call with PERMISSION_DENIED (UNAUTHENTICATED for a token that
+        does not verify) unless the policy lets it call ``op``."""
         import grpc
 
         try:
-            self.admit(_peer.from_grpc(context), dict(context.invocation_metadata()).get("authorization"), op)
+            return self.admit(_peer.from_grpc(context), dict(context.invocation_metadata()).get("authorization"), op)
         except PermissionDenied as denied:
             context.abort(grpc.StatusCode.UNAUTHENTICATED if denied.reason == PermissionDenied.UNAUTHENTICATED
                           else grpc.StatusCode.PERMISSION_DENIED, denied.text)
 
     def _grpc_unary(self, op):
         def handle(data, context):
-            self._grpc_authorize(op, context)
-            return self._grpc_unary_admitted(op, data, context)
+            peer = self._grpc_authorize(op, context)
+            return self._grpc_unary_admitted(op, data, context, peer)
         return handle
 
-    def _grpc_unary_admitted(self, op, data, context):
+    def _grpc_unary_admitted(self, op, data, context, peer):
         try:
             if len(data) > self.max_message:
                 raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
             request = self._parse(op, data)
         except Refused as r:
             self._grpc_refuse(context, r)
-        return self._grpc_answer(op, request, context).SerializeToString()
+        return self._grpc_answer(op, request, context, peer).SerializeToString()
 
     def _grpc_streaming(self, op):
         def handle(request_iterator, context):
-            self._grpc_authorize(op, context)   # before a byte of the request is read
-            yield from self._grpc_streaming_admitted(op, request_iterator, context)
+            peer = self._grpc_authorize(op, context)   # before a byte of the request is read
+            yield from self._grpc_streaming_admitted(op, request_iterator, context, peer)
         return handle
 
-    def _grpc_streaming_admitted(self, op, request_iterator, context):
+    def _grpc_streaming_admitted(self, op, request_iterator, context, peer):
         received, size = [], 0
         try:
             for part in request_iterator:
@@ -435,7 +438,7 @@ class Server:
             request = self._parse(op, b"".join(received))
         except Refused as r:
             self._grpc_refuse(context, r)
-        yield from parts(self._grpc_answer(op, request, context))
+        yield from parts(self._grpc_answer(op, request, context, peer))
 
     @staticmethod
     def _parse(op, data):
@@ -650,7 +653,7 @@ def _soap_handler(server, path):
                 if body is None or len(body) != 1 or body[0].tag not in wire_ops:
                     raise Refused("malformed", "the body holds no operation of " + server.component)
                 op = wire_ops[body[0].tag]
-                server.admit(self.peer(), self.headers.get("Authorization"), op)
+                caller = server.admit(self.peer(), self.headers.get("Authorization"), op)
                 request = codec.read(op.request, body[0])
             except PermissionDenied as denied:
                 self.deny(soap_ns, denied)
@@ -661,7 +664,7 @@ def _soap_handler(server, path):
             server.limits.busy(self.connection, True)
             try:
                 with server._soap_calls:
-                    answer = server.runner.run("soap", op, request, call_id)
+                    answer = server.runner.run("soap", op, request, call_id, caller.identity)
             except DeclaredFault as f:
                 detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
                 codec.write(f.message, detail)
