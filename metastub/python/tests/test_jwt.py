@@ -160,10 +160,11 @@ def test_a_call_id_is_its_callers(keys, verifier, schemas, workdir, registry_url
     try:
         with switchboard.connect(registry_url, token=keys.token("alice"), watch=False) as alice, \
                 switchboard.connect(registry_url, token=keys.token("bob"), watch=False) as bob:
-            assert not alice.lookup("PyJwtIds").iface.operations["divide"].idempotent
-            assert alice.lookup("PyJwtIds").divide(dividend=7, divisor=2, protocol="grpc", call_id=call_id).quotient == 3
-            assert bob.lookup("PyJwtIds").divide(dividend=9, divisor=2, protocol="soap", call_id=call_id).quotient == 4
-            assert alice.lookup("PyJwtIds").divide(dividend=7, divisor=2, protocol="soap", call_id=call_id).quotient == 3
+            as_alice, as_bob = alice.lookup("PyJwtIds"), bob.lookup("PyJwtIds")
+            assert not as_alice.iface.operations["divide"].idempotent
+            assert as_alice.divide(dividend=7, divisor=2, protocol="grpc", call_id=call_id).quotient == 3
+            assert as_bob.divide(dividend=9, divisor=2, protocol="soap", call_id=call_id).quotient == 4
+            assert as_alice.divide(dividend=7, divisor=2, protocol="soap", call_id=call_id).quotient == 3
         assert server.calls == {"grpc divide": 1, "soap divide": 1}, "Alice's repeat did not run again, Bob's ran"
     finally:
         server.close()

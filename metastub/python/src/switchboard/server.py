@@ -28,7 +28,8 @@ lost the entry).
 Strangers are expected (docs/python.md, "TLS, tokens and authorization"): ``authz=`` takes a
 policy in gRPC's SDK authorization policy form (a file, read again when it changes, or a dict),
 decided before each operation runs with the caller's principal from its verified bearer token
-(``jwt=``, a ``switchboard.tokens.JwtVerifier``), else its client certificate, else anonymous; a denial answers gRPC ``PERMISSION_DENIED`` and a SOAP Fault ``sb:PermissionDenied``.
+(``jwt=``, a ``switchboard.tokens.JwtVerifier``), else its client certificate, else anonymous; a
+denial answers gRPC ``PERMISSION_DENIED`` and a SOAP Fault ``sb:PermissionDenied``.
 Each listener bounds what one caller holds: ``max_connections`` (512) and
 ``max_connections_per_address`` (128) on SOAP, the connection stalled longest making room; a pool
 of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC;
@@ -711,7 +712,8 @@ def _soap_handler(server, path):
                 etree.SubElement(code, "{%s}Value" % soap_ns).text = "soapenv:Sender"
                 sub = etree.SubElement(code, "{%s}Subcode" % soap_ns)
                 etree.SubElement(sub, "{%s}Value" % soap_ns).text = "sb:" + _soap.PERMISSION_DENIED
-                etree.SubElement(etree.SubElement(fault, "{%s}Reason" % soap_ns), "{%s}Text" % soap_ns).text = denied.text
+                reason = etree.SubElement(fault, "{%s}Reason" % soap_ns)
+                etree.SubElement(reason, "{%s}Text" % soap_ns).text = denied.text
                 etree.SubElement(fault, "{%s}Detail" % soap_ns).append(detail)
             self.send(500, _soap.to_bytes(env), self.content_type(soap_ns))
 
