@@ -16,24 +16,27 @@ and serve a component of your own over gRPC and SOAP, bound in the registry with
 
 from ._client import Board, CallRecord, Component
 from ._values import Record
-from .errors import (DeclaredFault, NoCommonProtocol, NotFound, Refused, RemoteError, SwitchboardError,
-                     TransportError)
+from .errors import (DeclaredFault, NoCommonProtocol, NotFound, PermissionDenied, Refused, RemoteError,
+                     SwitchboardError, TransportError)
 from .tls import Tls
 
 __all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tls", "DeclaredFault",
-           "NoCommonProtocol", "NotFound", "Refused", "RemoteError", "SwitchboardError", "TransportError"]
+           "NoCommonProtocol", "NotFound", "PermissionDenied", "Refused", "RemoteError", "SwitchboardError",
+           "TransportError"]
 
 
 def connect(registry_url, tls=None, policy="adaptive", protocols=("grpc", "soap"), timeout=60.0, listener=None,
-            watch=True):
+            watch=True, token=None):
     """A Board on the registry at ``registry_url``. ``policy`` is each component's default
     (``adaptive``, ``size``, ``size:BYTES``, ``fixed:PROTOCOL``, ``first-common``); ``protocols`` the
     ones this client may use, in its order of preference (SOAP, the failsafe, must be among them);
     ``tls`` a ``switchboard.Tls`` for https:// and grpcs:// addresses; ``listener`` is called with
     the CallRecord of every attempt; ``watch`` keeps each component's replicas equal to the registry's
-    entries (a watch per looked-up name)."""
+    entries (a watch per looked-up name); ``token`` a bearer token (a string, or a callable returning
+    the current one) sent with every call and registry request, over TLS or to a loopback address
+    only. Given an ``https://`` registry, no plain-text endpoint of an entry is ever taken."""
     return Board(registry_url, tls=tls, policy=policy, protocols=protocols, timeout=timeout, listener=listener,
-                 watch=watch)
+                 watch=watch, token=token)
 
 
 def serve(obj, schema, registry=None, name=None, **options):

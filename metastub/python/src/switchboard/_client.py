@@ -15,16 +15,19 @@ import re
 import secrets
 import threading
 import time
+from urllib.parse import urlparse
 
 from . import _values, policies
 from ._schema import Interface
 from ._soap import SoapCodec
+from ._token import BearerToken, PlainTextToken
 from ._transport import FaultMessage, GrpcTransport, SoapTransport
 from .errors import NoCommonProtocol, NotFound, SwitchboardError, TransportError, fault_class
 from .policies import FAILSAFE
 
 DEFAULT_PROTOCOLS = ("grpc", "soap")
 KNOWN_PROTOCOLS = {"grpc", "soap"}
+PROTECTED_SCHEMES = {"grpcs", "https"}
 
 
 def new_call_id():
@@ -75,7 +78,39 @@ class _Context:
         self.suite_candidates, self._replica = suite_candidates, replica
 
     def address(self, protocol):
-        return self._replica.entry.endpoint(protocol)
+        return self._replica.endpoints.get(protocol)
+
+
+def protected(address):
+    """Whether an endpoint's address speaks TLS (``grpcs://``, ``https://``)."""
+    return urlparse(address).scheme in PROTECTED_SCHEMES
+
+
+def usable_endpoints(entry, protocols, registry_protected):
+    """{protocol: address} of the endpoints this client may take, as the Java ProtocolSuite decides:
+    when the registry is ``https://`` or the entry's SOAP endpoint is protected, a plain-text endpoint
+    (``grpc://``, ``http://``) is never taken, so that nobody who can write an entry or sit on the
+    path downgrades a TLS client to plain text; the TLS one of a protocol is taken when both are
+    offered. Raises NoCommonProtocol, naming the refused endpoints, when no SOAP endpoint remains."""
+    first_soap = entry.endpoint(FAILSAFE)
+    must_protect = registry_protected or (first_soap is not None and protected(first_soap))
+    chosen, refused = {}, []
+    for protocol, address in entry.endpoints:
+        if protocol not in protocols or protocol in chosen:
+            continue
+        if must_protect and not protected(address):
+            refused.append(address)
+            continue
+        chosen[protocol] = address
+    if FAILSAFE not in chosen:
+        if refused and any(p == FAILSAFE for p, _ in entry.endpoints):
+            raise NoCommonProtocol(
+                "refusing a downgrade to plain text: %s %s offers no TLS endpoint for %s (refused: %s)%s"
+                % (entry.name, entry.instance_id, FAILSAFE, ", ".join(refused),
+                   " and the registry is https://" if registry_protected else ""))
+        raise NoCommonProtocol("%s must be spoken by both sides (client %s, server %s)"
+                               % (FAILSAFE, list(protocols), [p for p, _ in entry.endpoints]))
+    return chosen, refused
 
 
 class _Replica:
@@ -85,10 +120,8 @@ class _Replica:
         self.entry = entry
         self.board = board
         self.component = component
-        self.candidates = [p for p in board.protocols if entry.endpoint(p) is not None]
-        if FAILSAFE not in self.candidates:
-            raise NoCommonProtocol("%s must be spoken by both sides (client %s, server %s)"
-                                   % (FAILSAFE, list(board.protocols), [p for p, _ in entry.endpoints]))
+        self.endpoints, self.refused = usable_endpoints(entry, board.protocols, board.registry_protected)
+        self.candidates = [p for p in board.protocols if p in self.endpoints]
         self.health = policies.Backoff()
         self.transports = {}
         self.in_flight = 0
@@ -100,10 +133,10 @@ class _Replica:
             with self.lock:
                 t = self.transports.get(protocol)
                 if t is None:
-                    address = self.entry.endpoint(protocol)
+                    address = self.endpoints[protocol]
                     iface, codec = self.component.iface, self.component.codec
-                    t = GrpcTransport(iface, address, self.board.tls) if protocol == "grpc" else \
-                        SoapTransport(iface, codec, address, self.board.tls)
+                    t = GrpcTransport(iface, address, self.board.tls, self.board.token) if protocol == "grpc" else \
+                        SoapTransport(iface, codec, address, self.board.tls, token=self.board.token)
                     self.transports[protocol] = t
         return t
 
@@ -146,7 +179,14 @@ class Component:
                     f.name for f in op.fault.DESCRIPTOR.fields])
         self.policy = policies.by_name(policy)
         self.operation_policies = {k: policies.by_name(v) for k, v in (operation_policies or {}).items()}
-        self._replicas = [_Replica(board, self, e) for e in entries]
+        self._replicas, refusals = [], []
+        for e in entries:
+            try:
+                self._replicas.append(_Replica(board, self, e))
+            except NoCommonProtocol as refusal:   # an instance this client cannot (or must not) call
+                refusals.append(refusal)
+        if not self._replicas:
+            raise refusals[0]
         self._replica_health = policies.Backoff()
         self._turn = 0
         self._lock = threading.Lock()
@@ -264,8 +304,9 @@ class Component:
         estimated = request.ByteSize()
         if pinned is not None:
             if pinned not in replica.candidates:
-                raise NoCommonProtocol("call pins %s, which client and server do not share %s"
-                                       % (pinned, replica.candidates))
+                raise NoCommonProtocol("call pins %s, which client and server do not share %s%s"
+                                       % (pinned, replica.candidates, "; refused as a downgrade to plain text: "
+                                          + ", ".join(replica.refused) if replica.refused else ""))
             chosen, reason, is_pinned = self.policy, "pinned on call", True
             protocol = pinned
         else:
@@ -352,7 +393,8 @@ class Component:
         while not self._closed.is_set():
             try:
                 if client is None:
-                    client = RegistryClient(self._board.url, tls=self._board.tls, timeout=self._board.watch_wait + 30)
+                    client = RegistryClient(self._board.url, tls=self._board.tls, timeout=self._board.watch_wait + 30,
+                                            token=self._board.token)
                 new_epoch, version, reset, events = client.watch(self.name, epoch, since, self._board.watch_wait)
                 if reset or epoch != new_epoch:
                     self._replace_entries(client.lookup(self.name))
@@ -401,7 +443,7 @@ class Board:
     """A connection to a registry: looks components up by name and makes their stubs."""
 
     def __init__(self, registry_url, tls=None, policy="adaptive", protocols=DEFAULT_PROTOCOLS, timeout=60.0,
-                 listener=None, watch=True, watch_wait=10):
+                 listener=None, watch=True, watch_wait=10, token=None):
         from ._registry import RegistryClient
 
         unknown = [p for p in protocols if p not in KNOWN_PROTOCOLS]
@@ -410,11 +452,16 @@ class Board:
         if FAILSAFE not in protocols:
             raise ValueError("%s must be among the protocols: it is the failsafe" % FAILSAFE)
         self.url, self.tls, self.timeout = registry_url, tls, timeout
+        # an https:// registry: every endpoint taken is TLS too (usable_endpoints)
+        self.registry_protected = urlparse(registry_url).scheme == "https"
+        self.token = BearerToken.of(token)
+        if self.token is not None and not BearerToken.may_travel_to(registry_url):
+            raise PlainTextToken(registry_url)
         self.watch, self.watch_wait = watch, watch_wait
         self.protocols = tuple(protocols)
         self.policy = policy
         policies.by_name(policy)   # refuse a bad name now, not at the first call
-        self.registry = RegistryClient(registry_url, tls=tls, timeout=timeout)
+        self.registry = RegistryClient(registry_url, tls=tls, timeout=timeout, token=self.token)
         self.listeners = [listener] if listener else []
         self._interfaces = {}
         self._components = []

@@ -41,7 +41,7 @@ class Entry:
 
 
 class RegistryClient:
-    def __init__(self, url, tls=None, timeout=30):
+    def __init__(self, url, tls=None, timeout=30, token=None):
         import requests
         import zeep
         import zeep.transports
@@ -49,6 +49,10 @@ class RegistryClient:
         session = requests.Session()
         if tls is not None:
             tls.configure(session)
+        if token is not None:   # the registry learns who reads and writes its names
+            from ._token import requests_auth
+
+            session.auth = requests_auth(token)
         settings = zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True, forbid_external=True,
                                  xml_huge_tree=False)
         self.url = url

@@ -385,3 +385,28 @@ def fault_parts(fault, soap_ns):
         text = fault.findtext("faultstring") or ""
         detail = fault.find("detail")
     return code.split(":")[-1], text, detail
+
+
+PERMISSION_DENIED = "PermissionDenied"
+DENIAL_REASONS = ("permission-denied", "unauthenticated")
+
+
+def permission_denied(fault, soap_ns, detail):
+    """The reason (``permission-denied`` or ``unauthenticated``) when a Fault is a denial, else None.
+    A denial is the fault code ``sb:PermissionDenied`` (SOAP 1.1's faultcode, a SOAP 1.2 Subcode), a
+    detail ``sb:PermissionDenied``, or a detail ``sb:refused`` whose reason is a denial's: what the
+    Python and the Java servers send, in either SOAP version."""
+    if soap_ns == SOAP12:
+        codes = [v.text or "" for v in fault.iter("{%s}Value" % soap_ns)]
+    else:
+        codes = [fault.findtext("faultcode") or ""]
+    reason = None
+    if detail is not None:
+        for el in detail.iter():
+            if el.tag == "{%s}refused" % SB_SOAP and el.get("reason") in DENIAL_REASONS:
+                reason = el.get("reason")
+            elif el.tag == "{%s}%s" % (SB_SOAP, PERMISSION_DENIED):
+                reason = el.get("reason") if el.get("reason") in DENIAL_REASONS else DENIAL_REASONS[0]
+    if reason is None and any(c.strip().split(":")[-1] == PERMISSION_DENIED for c in codes):
+        reason = DENIAL_REASONS[0]
+    return reason

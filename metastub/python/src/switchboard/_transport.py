@@ -10,7 +10,8 @@ from google.protobuf.descriptor import FieldDescriptor as F
 
 from . import _soap
 from ._wire import read_varint, varint
-from .errors import Refused, RemoteError, TransportError
+from ._token import BearerToken, PlainTextToken, requests_auth
+from .errors import PermissionDenied, Refused, RemoteError, TransportError
 
 PART_BYTES = 1 << 20
 FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
@@ -61,10 +62,10 @@ def parts(message, part_bytes=PART_BYTES):
 class GrpcTransport:
     protocol = "grpc"
 
-    def __init__(self, iface, address, tls=None):
+    def __init__(self, iface, address, tls=None, token=None):
         import grpc
 
-        self.iface, self.address = iface, address
+        self.iface, self.address, self.token = iface, address, token
         url = urlparse(address)
         if url.scheme not in ("grpc", "grpcs"):
             raise ValueError("not a grpc:// or grpcs:// address: %s" % address)
@@ -94,6 +95,8 @@ class GrpcTransport:
         import grpc
 
         metadata = [("sb-call-id", call_id)] if call_id else []
+        if self.token is not None:
+            metadata.append(("authorization", _token_header(self.token, self.address, self.protocol)))
         method = self.method(op)
         try:
             if op.streams:
@@ -114,6 +117,9 @@ class GrpcTransport:
         code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
         details = (e.details() if hasattr(e, "details") else str(e)) or ""
         trailers = dict((k, v) for k, v in (e.trailing_metadata() or ())) if hasattr(e, "trailing_metadata") else {}
+        if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED):
+            return PermissionDenied(details, PermissionDenied.DENIED if code == grpc.StatusCode.PERMISSION_DENIED
+                                    else PermissionDenied.UNAUTHENTICATED, op.path)
         if code == grpc.StatusCode.FAILED_PRECONDITION and DETAILS_KEY in trailers and op.fault is not None:
             status = self.iface.status.FromString(trailers[DETAILS_KEY])
             for detail in status.details:
@@ -152,10 +158,10 @@ class FaultMessage(Exception):
 class SoapTransport:
     protocol = "soap"
 
-    def __init__(self, iface, codec, address, tls=None, timeout=None):
+    def __init__(self, iface, codec, address, tls=None, timeout=None, token=None):
         import requests
 
-        self.iface, self.codec, self.address = iface, codec, address
+        self.iface, self.codec, self.address, self.token = iface, codec, address, token
         self.session = requests.Session()
         if tls is not None:
             tls.configure(self.session)
@@ -171,6 +177,8 @@ class SoapTransport:
         self.codec.write(request, wrapper)
         data = _soap.to_bytes(env)
         headers = {"Content-Type": "text/xml; charset=UTF-8", "SOAPAction": '"%s/%s"' % (self.codec.ns, op.name)}
+        if self.token is not None:
+            headers["Authorization"] = _token_header(self.token, self.address, self.protocol)
         try:
             r = self.session.post(self.address, data=data, headers=headers, timeout=(min(timeout or 5, 5), timeout))
         except requests.exceptions.ConnectTimeout as e:
@@ -184,6 +192,10 @@ class SoapTransport:
             raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, str(e)) from None
         if op.one_way and r.status_code in (200, 202) and not r.content.strip():
             return op.response(), None
+        if r.status_code in (401, 403) and b"Envelope" not in r.content[:512]:
+            raise PermissionDenied("HTTP %d from %s" % (r.status_code, self.address),
+                                   PermissionDenied.UNAUTHENTICATED if r.status_code == 401 else PermissionDenied.DENIED,
+                                   op.path)
         if r.status_code == 413 and b"Envelope" not in r.content[:512]:
             raise Refused("size-limit", "the server refused the request as too large (HTTP 413)")
         try:
@@ -204,6 +216,9 @@ class SoapTransport:
 
     def fault(self, op, fault, soap_ns):
         code, text, detail = _soap.fault_parts(fault, soap_ns)
+        denied = _soap.permission_denied(fault, soap_ns, detail)
+        if denied is not None:
+            return PermissionDenied(text, denied, op.path)
         if detail is not None:
             refused = detail.find("{%s}refused" % _soap.SB_SOAP)
             if refused is not None:
@@ -218,6 +233,13 @@ class SoapTransport:
 
     def close(self):
         self.session.close()
+
+
+def _token_header(token, address, protocol):
+    """The Authorization header's value, or a not-delivered failure where the token must not travel."""
+    if not BearerToken.may_travel_to(address):
+        raise TransportError(protocol, TransportError.NOT_DELIVERED, str(PlainTextToken(address)))
+    return token.header()
 
 
 def _error_type(detail):

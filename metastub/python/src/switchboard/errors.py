@@ -36,6 +36,29 @@ class RemoteError(SwitchboardError):
         self.error_type = error_type
 
 
+class PermissionDenied(Refused):
+    """The server refused the call because of who made it: its authorization policy denied this
+    caller the path (``reason`` ``permission-denied``), or the caller's credentials did not verify
+    (``unauthenticated``). The operation did not run, and the call is not tried again on another
+    protocol or replica: the same caller would be refused there too. ``path`` is the path refused
+    (``/switchboard.echo.Echo/echoDoubles``) when the server named it.
+
+    ::
+
+        try:
+            bank.deposit(account="a-1", amount=100)
+        except switchboard.PermissionDenied as e:
+            print("not allowed:", e.path, e.text)
+    """
+
+    DENIED, UNAUTHENTICATED = "permission-denied", "unauthenticated"
+    delivery = "not-delivered"
+
+    def __init__(self, message, reason=DENIED, path=None):
+        super().__init__(reason, message)
+        self.path = path
+
+
 class NoCommonProtocol(SwitchboardError):
     """Client and server share no protocol the call may use (a pinned or fixed one among them)."""
 

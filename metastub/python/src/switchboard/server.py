@@ -25,6 +25,16 @@ side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, th
 file descriptor), and the lease is renewed at a third of its length (bound again if the registry
 lost the entry).
 
+Strangers are expected (docs/python.md, "TLS, tokens and authorization"): ``authz=`` takes a
+policy in gRPC's SDK authorization policy form (a file, read again when it changes, or a dict),
+decided before each operation runs with the caller's principal from its verified bearer token
+(``jwt=``, a ``switchboard.tokens.JwtVerifier``), else its client certificate, else anonymous; a
+denial answers gRPC ``PERMISSION_DENIED`` and a SOAP Fault ``sb:PermissionDenied``.
+Each listener bounds what one caller holds: ``max_connections`` (512) and
+``max_connections_per_address`` (128) on SOAP, the connection stalled longest making room; a pool
+of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC;
+connections silent for ``idle_seconds`` (60) closed.
+
 The schema's derived documents come from the interface compiler: the typed ``.proto`` (needed)
 and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Name>.proto`` and
 ``<Name>.wsdl``, or in a Maven build's ``target/generated-resources``, or passed as ``proto=`` and
@@ -32,6 +42,7 @@ and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Nam
 
 import collections
 import glob
+import logging
 import os
 import re
 import signal
@@ -42,15 +53,20 @@ import uuid
 from concurrent import futures
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from . import _soap, _values
+from . import _peer, _soap, _values
+from ._limits import ConnectionLimits
 from ._schema import Interface
+from .authz import authorizer
+from .tokens import bearer
 from ._transport import PART_BYTES, parts
-from .errors import DeclaredFault, Refused, SwitchboardError
+from .errors import DeclaredFault, PermissionDenied, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
 DEDUP_ENTRIES = 10_000
 DEDUP_SECONDS = 600
 DETAILS_KEY = "grpc-status-details-bin"
+DENIAL_LOG_SECONDS = 60
+LOG = logging.getLogger("switchboard.server")
 
 
 def _read(path):
@@ -83,16 +99,18 @@ class _Run:
         self.obj, self.iface, self.types, self.use_numpy = obj, iface, types, use_numpy
         self.lock = threading.Lock()
         self.calls = collections.Counter()
-        self.results = collections.OrderedDict()   # operation/call id -> (Future of the outcome, when it came)
+        self.results = collections.OrderedDict()   # (caller, operation, call id) -> (Future of the outcome, when)
 
-    def run(self, protocol, op, request, call_id):
+    def run(self, protocol, op, request, call_id, caller=_peer.ANONYMOUS):
         """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
         As the Java DeduplicatingInterceptor: only operations not marked idempotent are remembered
         (an idempotent one may simply run again, and remembering large results would cost memory for
-        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses."""
+        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses. A
+        call id is its caller's (``caller``, the peer's identity): another identity's call under the
+        same id is a call of its own, never answered with the first caller's outcome."""
         if call_id is None or op.idempotent:
             return self._execute(protocol, op, request)
-        key, now = op.name + "/" + call_id, time.monotonic()
+        key, now = (caller, op.name, call_id), time.monotonic()
         with self.lock:
             while self.results and next(iter(self.results.values()))[1] < now - DEDUP_SECONDS:
                 self.results.popitem(last=False)   # expired: the oldest first
@@ -189,7 +207,18 @@ class Server:
 
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
                  secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
-                 workers=8, on_renew=None):
+                 workers=8, on_renew=None, authz=None, max_connections=512, max_connections_per_address=128,
+                 idle_seconds=60, jwt=None):
+        self.authz = authorizer(authz)   # refused here, with the reason, if it does not parse
+        self.jwt = jwt
+        self.denials = collections.Counter()   # (identity, path) -> calls denied
+        self._denial_logged = {}
+        self.workers = workers
+        self.idle_seconds = idle_seconds
+        self.limits = ConnectionLimits(max_connections, max_connections_per_address)
+        self._soap_calls = threading.BoundedSemaphore(workers)
+        self.max_connections = max_connections
+        self.max_connections_per_address = max_connections_per_address
         schema_text = _read(schema)
         self.component = component_name(schema_text)
         proto_path = proto or find_document(schema, self.component, ".proto")
@@ -252,15 +281,65 @@ class Server:
         with self.runner.lock:
             return dict(self.runner.calls)
 
+    # -- authorization ----------------------------------------------------------------------------
+
+    def admit(self, transport_peer, authorization, op):
+        """The caller of a call (its verified token's principal, else the transport's peer), once the
+        policy lets it call ``op``; raises PermissionDenied. Without a verifier, tokens are not read.
+        A token that does not verify is refused, never taken as no token."""
+        peer = transport_peer
+        token = bearer(authorization) if self.jwt is not None else None
+        if token is not None:
+            try:
+                principal = self.jwt.verify(token)
+            except PermissionDenied as refused:
+                refused.path = op.path
+                raise
+            except Exception:   # a verifier that fails otherwise still refuses
+                raise PermissionDenied("the bearer token could not be verified", PermissionDenied.UNAUTHENTICATED,
+                                       op.path) from None
+            peer = _peer.Peer(principal, _peer.TOKEN, transport_peer.remote_address)
+        self.authorize(peer, op)
+        return peer
+
+    def authorize(self, peer, op):
+        """Raises PermissionDenied unless the policy (if any) lets this peer call ``op``."""
+        if self.authz is None:
+            return
+        decision = self.authz.decide(peer.principal, op.path)
+        if decision.allowed:
+            return
+        key = (peer.identity, op.path)
+        now = time.monotonic()
+        with self.runner.lock:
+            self.denials[key] += 1
+            last = self._denial_logged.get(key)
+            log = last is None or now - last >= DENIAL_LOG_SECONDS
+            if log:
+                self._denial_logged[key] = now
+        if log:   # at most once a minute per identity and path: a denied flood does not flood the log
+            LOG.warning("denied %s to %s from %s: %s", op.path, peer.identity, peer.remote_address, decision.reason)
+        # the caller learns the path, never the rules
+        raise PermissionDenied("permission denied: %s may not call %s" % (peer.principal or "an anonymous caller",
+                                                                          op.path), PermissionDenied.DENIED, op.path)
+
     # -- gRPC -------------------------------------------------------------------------------------
 
     def _start_grpc(self, host, tls, workers):
         import grpc
 
+        # a bounded pool with a bounded queue (over it: RESOURCE_EXHAUSTED at once), fewer streams per
+        # connection than workers (one connection cannot take them all), a cap on connections, and
+        # handshakes and idle connections that end
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-grpc"),
+                             maximum_concurrent_rpcs=4 * workers,
                              options=[("grpc.max_receive_message_length", max(2 * PART_BYTES + 4096,
                                                                               min(self.max_message, 1 << 30))),
-                                      ("grpc.max_send_message_length", 1 << 30)])
+                                      ("grpc.max_send_message_length", 1 << 30),
+                                      ("grpc.max_concurrent_streams", max(1, workers // 2)),
+                                      ("grpc.max_allowed_incoming_connections", self.max_connections),
+                                      ("grpc.server_handshake_timeout_ms", 10_000),
+                                      ("grpc.max_connection_idle_ms", int(self.idle_seconds * 1000))])
         handlers = {}
         for op in self.iface.operations.values():
             if op.streams:
@@ -282,14 +361,14 @@ class Server:
         server.start()
         return server, "%s://%s:%d/%s" % (scheme, host, port, self.component)
 
-    def _grpc_answer(self, op, request, context):
+    def _grpc_answer(self, op, request, context, peer):
         import grpc
 
         call_id = dict(context.invocation_metadata()).get("sb-call-id")
         if call_id is not None and not 1 <= len(call_id) <= 128:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header needs 1 to 128 characters")
         try:
-            return self.runner.run("grpc", op, request, call_id)
+            return self.runner.run("grpc", op, request, call_id, peer.identity)
         except DeclaredFault as f:
             detail = self.iface.status.DESCRIPTOR.fields_by_name["details"].message_type
             any_class = self.iface.message_class(detail)
@@ -317,31 +396,50 @@ class Server:
         context.abort(grpc.StatusCode.INVALID_ARGUMENT if r.reason == "malformed" else
                       grpc.StatusCode.RESOURCE_EXHAUSTED, r.text)
 
+    def _grpc_authorize(self, op, context):
+        """The call's peer; aborts the call with PERMISSION_DENIED (UNAUTHENTICATED for a token that
+        does not verify) unless the policy lets it call ``op``."""
+        import grpc
+
+        try:
+            return self.admit(_peer.from_grpc(context), dict(context.invocation_metadata()).get("authorization"), op)
+        except PermissionDenied as denied:
+            context.abort(grpc.StatusCode.UNAUTHENTICATED if denied.reason == PermissionDenied.UNAUTHENTICATED
+                          else grpc.StatusCode.PERMISSION_DENIED, denied.text)
+
     def _grpc_unary(self, op):
         def handle(data, context):
-            try:
-                if len(data) > self.max_message:
-                    raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
-                request = self._parse(op, data)
-            except Refused as r:
-                self._grpc_refuse(context, r)
-            return self._grpc_answer(op, request, context).SerializeToString()
+            peer = self._grpc_authorize(op, context)
+            return self._grpc_unary_admitted(op, data, context, peer)
         return handle
+
+    def _grpc_unary_admitted(self, op, data, context, peer):
+        try:
+            if len(data) > self.max_message:
+                raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
+            request = self._parse(op, data)
+        except Refused as r:
+            self._grpc_refuse(context, r)
+        return self._grpc_answer(op, request, context, peer).SerializeToString()
 
     def _grpc_streaming(self, op):
         def handle(request_iterator, context):
-            received, size = [], 0
-            try:
-                for part in request_iterator:
-                    size += len(part)
-                    if size > self.max_message:
-                        raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
-                    received.append(part)
-                request = self._parse(op, b"".join(received))
-            except Refused as r:
-                self._grpc_refuse(context, r)
-            yield from parts(self._grpc_answer(op, request, context))
+            peer = self._grpc_authorize(op, context)   # before a byte of the request is read
+            yield from self._grpc_streaming_admitted(op, request_iterator, context, peer)
         return handle
+
+    def _grpc_streaming_admitted(self, op, request_iterator, context, peer):
+        received, size = [], 0
+        try:
+            for part in request_iterator:
+                size += len(part)
+                if size > self.max_message:
+                    raise Refused("size-limit", "request over %d bytes" % self.max_message, op.request.DESCRIPTOR.name)
+                received.append(part)
+            request = self._parse(op, b"".join(received))
+        except Refused as r:
+            self._grpc_refuse(context, r)
+        yield from parts(self._grpc_answer(op, request, context, peer))
 
     @staticmethod
     def _parse(op, data):
@@ -374,7 +472,7 @@ class Server:
 
     def _start_soap(self, host, tls, wsdl_template):
         path = "/services/" + self.component
-        server = _HttpServer((host, 0), _soap_handler(self, path))
+        server = _HttpServer((host, 0), _soap_handler(self, path), self.limits)
         scheme = "http"
         if tls is not None:
             # the handshake happens on each connection's own thread, not in the accepting one
@@ -433,7 +531,26 @@ class Server:
 
 
 class _HttpServer(ThreadingHTTPServer):
+    """One thread per connection, as many threads as the connection limits admit connections."""
+
     daemon_threads = True
+    request_queue_size = 128   # the accept backlog: a burst of connections is accepted (and judged), not dropped
+
+    def __init__(self, address, handler, limits):
+        super().__init__(address, handler)
+        self.limits = limits
+
+    def process_request(self, request, client_address):
+        if not self.limits.admit(request, client_address[0]):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.limits.release(request)
 
     def handle_error(self, request, client_address):
         """A connection that broke or failed its TLS handshake is the client's affair: no traceback."""
@@ -497,7 +614,7 @@ def _soap_handler(server, path):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True
         server_version = "switchboard-python"
-        timeout = 60   # seconds a connection may stay silent (a request that stalls, an idle keep-alive)
+        timeout = server.idle_seconds   # seconds a connection may stay silent (a stalled request, an idle keep-alive)
 
         def log_message(self, *args):
             pass
@@ -537,12 +654,18 @@ def _soap_handler(server, path):
                 if body is None or len(body) != 1 or body[0].tag not in wire_ops:
                     raise Refused("malformed", "the body holds no operation of " + server.component)
                 op = wire_ops[body[0].tag]
+                caller = server.admit(self.peer(), self.headers.get("Authorization"), op)
                 request = codec.read(op.request, body[0])
+            except PermissionDenied as denied:
+                self.deny(soap_ns, denied)
+                return
             except Refused as r:
                 self.fault(soap_ns, "Client", r.text, refused=r)
                 return
+            server.limits.busy(self.connection, True)
             try:
-                answer = server.runner.run("soap", op, request, call_id)
+                with server._soap_calls:
+                    answer = server.runner.run("soap", op, request, call_id, caller.identity)
             except DeclaredFault as f:
                 detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
                 codec.write(f.message, detail)
@@ -554,6 +677,8 @@ def _soap_handler(server, path):
             except Exception as e:
                 self.fault(soap_ns, "Server", str(e) or type(e).__name__)
                 return
+            finally:
+                server.limits.busy(self.connection, False)
             env, out_body = _soap.envelope(soap_ns)
             response = etree.SubElement(out_body, codec.q(op.name + "Response"), nsmap={None: codec.ns})
             try:
@@ -562,6 +687,35 @@ def _soap_handler(server, path):
                 self.fault(soap_ns, "Server", r.text)
                 return
             self.send(200, _soap.to_bytes(env), self.content_type(soap_ns))
+
+        def peer(self):
+            address = "%s:%s" % self.client_address[:2] if ":" not in self.client_address[0] \
+                else "[%s]:%s" % self.client_address[:2]
+            getpeercert = getattr(self.connection, "getpeercert", None)
+            return _peer.from_der(getpeercert(binary_form=True) if getpeercert else None, address)
+
+        def deny(self, soap_ns, denied):
+            """A Fault whose code is sb:PermissionDenied (SOAP 1.2: a Sender fault with that Subcode), its
+            detail an sb:refused naming the reason and the path, which readers of refusals already take."""
+            soap_ns = soap_ns if soap_ns in (_soap.SOAP11, _soap.SOAP12) else _soap.SOAP11
+            env, body = _soap.envelope(soap_ns)
+            fault = etree.SubElement(body, "{%s}Fault" % soap_ns, nsmap={"sb": _soap.SB_SOAP})
+            detail = etree.Element("{%s}refused" % _soap.SB_SOAP, nsmap={"sb": _soap.SB_SOAP})
+            detail.set("reason", denied.reason)
+            detail.set("path", denied.path)
+            if soap_ns == _soap.SOAP11:
+                etree.SubElement(fault, "faultcode").text = "sb:" + _soap.PERMISSION_DENIED
+                etree.SubElement(fault, "faultstring").text = denied.text
+                etree.SubElement(fault, "detail").append(detail)
+            else:
+                code = etree.SubElement(fault, "{%s}Code" % soap_ns)
+                etree.SubElement(code, "{%s}Value" % soap_ns).text = "soapenv:Sender"
+                sub = etree.SubElement(code, "{%s}Subcode" % soap_ns)
+                etree.SubElement(sub, "{%s}Value" % soap_ns).text = "sb:" + _soap.PERMISSION_DENIED
+                reason = etree.SubElement(fault, "{%s}Reason" % soap_ns)
+                etree.SubElement(reason, "{%s}Text" % soap_ns).text = denied.text
+                etree.SubElement(fault, "{%s}Detail" % soap_ns).append(detail)
+            self.send(500, _soap.to_bytes(env), self.content_type(soap_ns))
 
         @staticmethod
         def content_type(soap_ns):

@@ -78,6 +78,8 @@ class PythonPackageTest {
         AtomicInteger progressRuns = new AtomicInteger();
         TestCertificates certs = TestCertificates.get();
         try (RegistryServer registry = RegistryServer.builder().secret(SECRET).start();
+             // an https:// registry, from which the Python client must never take a plain-text endpoint
+             RegistryServer tlsRegistry = RegistryServer.builder().secret(SECRET).tls(certs.server()).start();
              ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .protocols("grpc", "soap").build();
              ComponentServer grpcDown = ComponentServer.builder().registry(registry.endpoint(), SECRET)
@@ -121,6 +123,7 @@ class PythonPackageTest {
             Files.copy(certs.trustStore(), tlsFiles.resolve("trust.p12"));
             Files.copy(certs.passwordFile(), tlsFiles.resolve("password"));
             env.put("SWITCHBOARD_TEST_TLS", tlsFiles.toString());
+            env.put("SWITCHBOARD_TEST_TLS_REGISTRY", tlsRegistry.endpoint());
             env.put("SWITCHBOARD_TEST_PACKAGE_PYTHON", packagePython);
             env.put("SWITCHBOARD_TEST_WORKDIR", Files.createDirectories(dir.resolve("work")).toString());
             PythonPeers.Result pytest = PythonPeers.run(dir, "pytest", Duration.ofMinutes(8), env, python, "-m", "pytest",
@@ -134,6 +137,7 @@ class PythonPackageTest {
             }
             assertTrue(counts != null && counts.matches("\\d+ passed"), "every collected test passed, none skipped: "
                     + report);
+            System.out.println("pytest: " + counts);
 
             assertEquals(1, failsafeEcho.calls(), "the call that fell back to SOAP ran once on the component");
             assertEquals(1, progressRuns.get(), "one call id sent over gRPC and then SOAP ran once on the Java component");

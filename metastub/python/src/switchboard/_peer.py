@@ -1,0 +1,65 @@
+"""Who made a call to the Python server, as the Java servers' ``Peer``: the principal from a
+verified bearer token (``switchboard.tokens``), else from a client certificate (its URI SAN, a
+SPIFFE ID, if it has one; else its first DNS SAN; else its subject), else none (anonymous), and
+the remote address."""
+
+MUTUAL_TLS, TOKEN, ANONYMOUS = "MUTUAL_TLS", "TOKEN", "ANONYMOUS"
+
+
+class Peer:
+    __slots__ = ("principal", "authentication", "remote_address")
+
+    def __init__(self, principal, authentication, remote_address):
+        self.principal, self.authentication, self.remote_address = principal, authentication, remote_address
+
+    @property
+    def identity(self):
+        """One string per identity whatever its address: ``MUTUAL_TLS:spiffe://...`` or ``ANONYMOUS``."""
+        return self.authentication if self.principal is None else "%s:%s" % (self.authentication, self.principal)
+
+    def __repr__(self):
+        return "<peer %s from %s>" % (self.identity, self.remote_address)
+
+
+def principal_of(certificate):
+    """The principal of an x509 certificate (a ``cryptography`` object)."""
+    from cryptography import x509
+
+    try:
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        names = None
+    if names is not None:
+        for kind in (x509.UniformResourceIdentifier, x509.DNSName):
+            values = names.get_values_for_type(kind)
+            if values:
+                return values[0]
+    return certificate.subject.rfc4514_string() or None
+
+
+def from_der(der, remote_address):
+    if not der:
+        return Peer(None, ANONYMOUS, remote_address)
+    from cryptography import x509
+
+    return _peer(principal_of(x509.load_der_x509_certificate(der)), remote_address)
+
+
+def from_grpc(context):
+    """The peer of a gRPC call: the certificate grpcio verified, else anonymous."""
+    from urllib.parse import unquote
+
+    address = unquote(context.peer())
+    for prefix in ("ipv4:", "ipv6:"):
+        if address.startswith(prefix):
+            address = address[len(prefix):]
+    pem = (context.auth_context() or {}).get("x509_pem_cert")
+    if not pem:
+        return Peer(None, ANONYMOUS, address)
+    from cryptography import x509
+
+    return _peer(principal_of(x509.load_pem_x509_certificate(pem[0])), address)
+
+
+def _peer(principal, address):
+    return Peer(principal, MUTUAL_TLS if principal else ANONYMOUS, address)

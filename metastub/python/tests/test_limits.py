@@ -1,0 +1,206 @@
+"""Fair shares on the Python server's listeners (issue: one host must not shut a component): on
+SOAP, connections per remote address are capped (a new one over its address's share displaces
+that address's own connection stalled longest) and, at the server's cap, the connection stalled
+longest of all is closed to admit a new one; on gRPC, connections beyond the cap are refused until the
+stalled ones end, and calls beyond the bounded pool's queue are refused at once, not queued. The
+attacker's connections come from 127.0.0.2, the honest client's from 127.0.0.1 (one loopback
+interface, two addresses)."""
+
+import os
+import socket
+import threading
+import time
+
+import grpc
+import pytest
+import requests
+
+import switchboard
+
+ATTACKER = "127.0.0.2"
+ECHO = (b'<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body>'
+        b'<echoDoubles xmlns="urn:switchboard:echo"><values>1.5 -0.0</values></echoDoubles></e:Body></e:Envelope>')
+
+
+class Echo:
+    def __init__(self):
+        self.gate = threading.Event()
+        self.entered = threading.Semaphore(0)
+
+    def echoDoubles(self, values):
+        return values
+
+    def divide(self, dividend, divisor):   # holds a worker until the test lets it go
+        self.entered.release()
+        assert self.gate.wait(60)
+        return {"quotient": dividend // divisor, "remainder": dividend % divisor}
+
+
+def serve(schemas, obj=None, **limits):
+    return switchboard.serve(obj or Echo(), schema=os.path.join(schemas, "echo.xsd"), handle_sigterm=False, **limits)
+
+
+def host_port(address):
+    rest = address.split("://", 1)[1]
+    host, port = rest.split("/", 1)[0].rsplit(":", 1)
+    return host, int(port)
+
+
+def idle_connection(address, source=ATTACKER):
+    s = socket.socket()
+    s.bind((source, 0))
+    s.connect(host_port(address))
+    return s
+
+
+def closed_by_server(s, seconds=30):
+    """Whether the server ended the connection (EOF or reset) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    try:
+        while True:   # what the server sends first (gRPC's SETTINGS) is read past
+            s.settimeout(max(0.001, deadline - time.monotonic()))
+            if s.recv(65536) == b"":
+                return True
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+
+def still_open(s):
+    s.setblocking(False)
+    try:
+        return s.recv(1) != b""   # data would be a surprise too; EOF means closed
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        s.setblocking(True)
+
+
+def until(condition, what, seconds=30):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def soap_echo(server):
+    r = requests.post(server.soap_address, data=ECHO, timeout=30,
+                      headers={"Content-Type": "text/xml; charset=UTF-8", "Connection": "close"})
+    assert r.status_code == 200 and b"<values>1.5 -0.0</values>" in r.content, r.content
+    return r
+
+
+def test_idle_connections_from_one_address_leave_the_others_answered(schemas):
+    server = serve(schemas, max_connections=64, max_connections_per_address=4)
+    flood = []
+    try:
+        for _ in range(200):
+            flood.append(idle_connection(server.soap_address))
+        until(lambda: server.limits.evicted >= 196, "each connection over the address's share displaces its oldest")
+        assert server.limits.count(ATTACKER) == 4 and server.limits.refused == 0
+        assert all(closed_by_server(s, 5) for s in flood[:196]), "the flood's own oldest connections are closed"
+        assert all(still_open(s) for s in flood[196:])
+        started = time.monotonic()
+        soap_echo(server)
+        assert time.monotonic() - started < 10
+        assert server.calls == {"soap echoDoubles": 1}
+    finally:
+        for s in flood:
+            s.close()
+        server.close()
+
+
+def test_at_the_servers_cap_the_longest_stalled_connection_makes_room(schemas):
+    server = serve(schemas, max_connections=6, max_connections_per_address=32)
+    stalled = []
+    try:
+        for i in range(6):
+            stalled.append(idle_connection(server.soap_address))
+            until(lambda: server.limits.count() == i + 1, "connection %d admitted" % i)
+        # the second one has begun a request and stopped half-way: stalled too, but later than the first
+        path = server.soap_address.split("://", 1)[1].split("/", 1)[1]
+        stalled[1].sendall(b"POST /" + path.encode() + b" HTTP/1.1\r\nContent-Length: 100000\r\n\r\n<e:Env")
+        soap_echo(server)   # a seventh connection: the first, idle longest, is closed for it
+        assert closed_by_server(stalled[0])
+        until(lambda: server.limits.count() == 5, "the answered connection has gone")
+        stalled.append(idle_connection(server.soap_address))   # the server is full again
+        until(lambda: server.limits.count() == 6, "the newest idle connection admitted")
+        soap_echo(server)   # the one whose request stopped half-way has stalled longest now
+        assert closed_by_server(stalled[1])
+        assert all(still_open(s) for s in stalled[2:])
+        assert server.limits.evicted == 2
+    finally:
+        for s in stalled:
+            s.close()
+        server.close()
+
+
+def test_a_connection_running_an_operation_is_never_the_one_closed(schemas):
+    component = Echo()
+    server = serve(schemas, component, max_connections=1, max_connections_per_address=32)
+    body = ECHO.replace(b"<echoDoubles xmlns", b"<divide xmlns").replace(
+        b"<values>1.5 -0.0</values></echoDoubles>", b"<dividend>7</dividend><divisor>2</divisor></divide>")
+    answers = []
+    worker = threading.Thread(target=lambda: answers.append(requests.post(
+        server.soap_address, data=body, timeout=60, headers={"Content-Type": "text/xml; charset=UTF-8"})))
+    try:
+        worker.start()
+        assert component.entered.acquire(timeout=30), "divide started"
+        newcomer = idle_connection(server.soap_address, "127.0.0.1")
+        assert closed_by_server(newcomer), "no room: the newcomer is refused, the running call kept"
+        component.gate.set()
+        worker.join(60)
+        assert answers and answers[0].status_code == 200 and b"<quotient>3</quotient>" in answers[0].content
+    finally:
+        component.gate.set()
+        server.close()
+
+
+def test_grpc_connections_over_the_cap_are_refused_until_the_stalled_ones_end(schemas):
+    server = serve(schemas, max_connections=8, idle_seconds=3)
+    target = "%s:%d" % host_port(server.grpc_address)
+    flood = [idle_connection(server.grpc_address) for _ in range(8)]   # no HTTP/2 preface: stalled handshakes
+    try:
+        with grpc.insecure_channel(target) as channel:
+            echo = channel.unary_unary("/switchboard.echo.Echo/echoDoubles")
+            with pytest.raises(grpc.RpcError) as refused:
+                echo(b"", timeout=5)
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert all(closed_by_server(s, 60) for s in flood), "stalled connections end"
+        with grpc.insecure_channel(target) as channel:
+            # the quota frees a slot when the server has torn the closed connection down: wait for it
+            assert channel.unary_unary("/switchboard.echo.Echo/echoDoubles")(b"", timeout=60, wait_for_ready=True) == b""
+    finally:
+        for s in flood:
+            s.close()
+        server.close()
+
+
+def test_grpc_calls_beyond_the_bounded_queue_are_refused_at_once(schemas):
+    """One worker: four calls may be admitted (one running, three queued); of eight sent at once,
+    four are refused with RESOURCE_EXHAUSTED while the first still runs, and the four admitted
+    all answer once it ends."""
+    component = Echo()
+    server = serve(schemas, component, workers=1)
+    target = "%s:%d" % host_port(server.grpc_address)
+    request = b"\x08\x07\x10\x02"   # divide(dividend=7, divisor=2)
+    channels = [grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(8)]
+    try:
+        calls = [c.unary_unary("/switchboard.echo.Echo/divide").future(request, timeout=60) for c in channels]
+        assert component.entered.acquire(timeout=30), "the first call runs"
+
+        def refused():
+            return [f for f in calls if f.done() and f.code() == grpc.StatusCode.RESOURCE_EXHAUSTED]
+        until(lambda: len(refused()) == 4, "four calls refused while the first one still runs")
+        assert not component.gate.is_set()
+        component.gate.set()
+        answered = [f.result(timeout=60) for f in calls if f not in refused()]
+        assert len(answered) == 4 and len(set(answered)) == 1 and answered[0]
+    finally:
+        component.gate.set()
+        for c in channels:
+            c.close()
+        server.close()
