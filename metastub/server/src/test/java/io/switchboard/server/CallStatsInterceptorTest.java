@@ -63,7 +63,7 @@ class CallStatsInterceptorTest {
 
     @Test
     void aCallIdTheDeduplicatorRemembersIsARepeatWhateverItsOutcome() throws Exception {
-        DeduplicatingInterceptor once = new DeduplicatingInterceptor(100, Duration.ofMinutes(1));
+        DeduplicatingInterceptor once = new DeduplicatingInterceptor(1 << 20, Duration.ofMinutes(1));
         CallStatsInterceptor counting = new CallStatsInterceptor(stats, once);
         ServerInterceptor.Chain throughTheDeduplicator = c -> once.intercept(c, inner -> {
             ran.incrementAndGet();

@@ -149,6 +149,8 @@ final class LocalTransport implements Transport {
             throw operation.toException(info);
         } catch (io.switchboard.protocol.DrainingException e) {
             throw e;   // refused before it ran: another replica may take it
+        } catch (RefusedException e) {
+            throw e;   // a step of the component's chain refused it before it ran (a reused call id, say)
         } catch (RuntimeException e) {
             throw new RemoteInvocationException(e.getMessage() != null ? e.getMessage() : e.toString(),
                     e.getClass().getName(), e);

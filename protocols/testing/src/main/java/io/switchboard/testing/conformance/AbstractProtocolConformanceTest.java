@@ -91,7 +91,7 @@ public abstract class AbstractProtocolConformanceTest {
         provider = provider();
         server = provider.newServer(serverSettings());
         impl = new ConformanceImpl();
-        endpoint = server.export(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1000,
+        endpoint = server.export(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1 << 20,
                 java.time.Duration.ofMinutes(5)));
         client = provider.newClient(clientSettings());
         transport = client.connect(ConformanceComponent.DESCRIPTOR, connectTo(endpoint));
