@@ -16,8 +16,10 @@ import java.security.NoSuchAlgorithmException;
  * linked structure's nodes in the order it reaches them). Internal to the de-duplicator.
  */
 final class RequestDigest {
-    /** The block the encoding streams through: small, so a large message is never held whole. */
+    /** The largest block the encoding streams through: a large message is never held whole. */
     private static final int BLOCK = 8 * 1024;
+    /** One digest per thread, reset by each {@code digest()}: {@code getInstance} costs a provider lookup per call. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(RequestDigest::newSha256);
 
     private RequestDigest() {
     }
@@ -31,7 +33,8 @@ final class RequestDigest {
         if (codec == null) {
             return null;
         }
-        MessageDigest sha = sha256();
+        MessageDigest sha = SHA256.get();
+        sha.reset();
         if (message != null) {
             ProtoCodec.Writer writer = writer(service, codec, element, message);
             ProtoOutput out = ProtoOutput.into(new OutputStream() {
@@ -44,7 +47,7 @@ final class RequestDigest {
                 public void write(byte[] b, int off, int len) {
                     sha.update(b, off, len);
                 }
-            }, new byte[BLOCK]);
+            }, new byte[(int) Math.max(16, Math.min(BLOCK, writer.size()))]);   // a small request, a small block
             do {
                 writer.writePart(out, Integer.MAX_VALUE);
             } while (writer.hasMore());
@@ -73,7 +76,7 @@ final class RequestDigest {
         return NodeTable.during(nodes, () -> codec.writer(element, message, Integer.MAX_VALUE));
     }
 
-    private static MessageDigest sha256() {
+    private static MessageDigest newSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
