@@ -63,6 +63,16 @@ from .errors import DeclaredFault, PermissionDenied, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
 DEDUP_ENTRIES = 10_000
+# the call ids a server accepts, as the Java servers' CallIds.wellFormed: hex, UUIDs, base64(url),
+# readable ids; anything else is refused rather than remembered
+_CALL_ID = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
+CALL_ID_RULE = "a call id has 1 to 128 characters of A-Z a-z 0-9 - _ . : + / ="
+
+
+def well_formed_call_id(call_id):
+    """Whether ``call_id`` is one a server accepts (see CALL_ID_RULE); False for None."""
+    return isinstance(call_id, str) and _CALL_ID.match(call_id) is not None
+
 DEDUP_SECONDS = 600
 DETAILS_KEY = "grpc-status-details-bin"
 DENIAL_LOG_SECONDS = 60
@@ -365,8 +375,8 @@ class Server:
         import grpc
 
         call_id = dict(context.invocation_metadata()).get("sb-call-id")
-        if call_id is not None and not 1 <= len(call_id) <= 128:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header needs 1 to 128 characters")
+        if call_id is not None and not well_formed_call_id(call_id):
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header is malformed: " + CALL_ID_RULE)
         try:
             return self.runner.run("grpc", op, request, call_id, peer.identity)
         except DeclaredFault as f:
@@ -648,8 +658,8 @@ def _soap_handler(server, path):
                     call = header.find("{%s}call" % _soap.SB_SOAP)
                     if call is not None:
                         call_id = call.get("id")
-                        if not call_id or len(call_id) > 128:
-                            raise Refused("malformed", "the sb:call header needs an id of 1 to 128 characters")
+                        if not well_formed_call_id(call_id):
+                            raise Refused("malformed", "the sb:call header's id is malformed: " + CALL_ID_RULE)
                 body = doc.find("{%s}Body" % soap_ns)
                 if body is None or len(body) != 1 or body[0].tag not in wire_ops:
                     raise Refused("malformed", "the body holds no operation of " + server.component)

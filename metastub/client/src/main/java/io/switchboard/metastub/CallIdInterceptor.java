@@ -1,9 +1,10 @@
 package io.switchboard.metastub;
 
+import io.switchboard.protocol.CallIds;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Gives a call its id ({@link CallIds}) unless the caller set one: every attempt below, the
+ * Gives a call its id ({@link CallIds#next()}: 128 bits from {@code SecureRandom}) unless the caller set one: every attempt below, the
  * fallback over SOAP included, carries the same id, so a server that remembers recent call ids
  * ({@link io.switchboard.protocol.spi.DeduplicatingSkeleton}) runs the operation once.
  */

@@ -60,7 +60,7 @@ class AsyncMetaStubTest {
     }
 
     private List<Endpoint> grpcAndSoap() {
-        Skeleton once = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 10_000, Duration.ofMinutes(5));
+        Skeleton once = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1 << 20, Duration.ofMinutes(5));
         return List.of(export("grpc", once), export("soap", once));
     }
 

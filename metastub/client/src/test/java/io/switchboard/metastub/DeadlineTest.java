@@ -50,7 +50,7 @@ class DeadlineTest {
     @BeforeEach
     void start() {
         // one server's call ids on both protocols: a repeat over SOAP gets the gRPC run's result
-        Skeleton skeleton = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1));
+        Skeleton skeleton = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1 << 20, Duration.ofMinutes(1));
         Endpoint grpc = export("grpc", skeleton);
         Endpoint soap = export("soap", skeleton);
         // the server recognises call ids: a gRPC call that may have run may be repeated over SOAP

@@ -45,7 +45,7 @@ class FailsafeTest {
     private ConformanceStub client(boolean serverDeduplicates) {
         Skeleton skeleton = ConformanceComponent.skeleton(impl);
         if (serverDeduplicates) {
-            skeleton = new DeduplicatingSkeleton(skeleton, 100, Duration.ofMinutes(1));
+            skeleton = new DeduplicatingSkeleton(skeleton, 1 << 20, Duration.ofMinutes(1));
         }
         soap = Protocols.get("soap").newServer(ServerSettings.defaults());
         inproc = Protocols.get("inproc").newServer(ServerSettings.defaults());

@@ -153,7 +153,7 @@ class FaultInjectionTest {
 
     @Test
     void grpcConnectionResetAfterTheServerRanIsRepeatedOverSoapWithCallIdsAndRunsOnce() {
-        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1)), true);
+        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1 << 20, Duration.ofMinutes(1)), true);
         FaultProxy proxy = proxied.proxy();
         ConformanceStub stub = proxied.stub();
         afterRun = p -> {
@@ -255,7 +255,7 @@ class FaultInjectionTest {
 
     @Test
     void blackHoledGrpcEndpointWithCallIdsIsRepeatedOverSoapAndRunsOnce() {
-        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1)), true);
+        Proxied proxied = grpcBehindProxy(new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1 << 20, Duration.ofMinutes(1)), true);
         FaultProxy proxy = proxied.proxy();
         ConformanceStub stub = proxied.stub();
         stub.ping();

@@ -265,7 +265,7 @@ class GrpcSelectionAndFallbackTest {
         CountDownLatch release = new CountDownLatch(1);
         Skeleton skeleton = slowIncrement(ConformanceComponent.skeleton(impl), entered, release);
         if (deduplicating) {
-            skeleton = new DeduplicatingSkeleton(skeleton, 100, Duration.ofMinutes(1));
+            skeleton = new DeduplicatingSkeleton(skeleton, 1 << 20, Duration.ofMinutes(1));
         }
         Endpoint grpc = export("grpc", skeleton);
         Endpoint soap = export("soap", skeleton);

@@ -1,6 +1,7 @@
 package io.switchboard.server;
 
 import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.ServerCall;
 import io.switchboard.protocol.ServerInterceptor;
 import io.switchboard.protocol.spi.DeduplicatingInterceptor;
@@ -11,7 +12,8 @@ import java.util.Objects;
  * outcome and how long the steps below it and the operation took (decoding and encoding are the
  * protocol's and not included), and each request the protocol refused. It sits right around the
  * {@link DeduplicatingInterceptor} the protocols share and asks it whether a call id is a repeat,
- * so that a repeat is counted as such (and its wait for the first run's outcome is its time).
+ * so that a repeat is counted as such (and its wait for the first run's outcome is its time); a
+ * call a step below refuses (a reused call id) is counted as refused, for its reason.
  * One instance serves every protocol of a component. Internal: {@link ComponentServer} builds it.
  */
 final class CallStatsInterceptor implements ServerInterceptor {
@@ -36,9 +38,16 @@ final class CallStatsInterceptor implements ServerInterceptor {
         } catch (DeclaredFault fault) {
             outcome = ServerCallStats.Outcome.FAULT;
             throw fault;
+        } catch (RefusedException refusal) {
+            // refused by a step below (a reused call id, say): the operation did not run
+            stats.refused(call.component(), call.operation().name(), call.protocol(), refusal.reason());
+            outcome = null;
+            throw refusal;
         } finally {
-            stats.record(call.component(), call.operation().name(), call.protocol(),
-                    repeat ? ServerCallStats.Outcome.REPEAT : outcome, System.nanoTime() - started);
+            if (outcome != null) {
+                stats.record(call.component(), call.operation().name(), call.protocol(),
+                        repeat ? ServerCallStats.Outcome.REPEAT : outcome, System.nanoTime() - started);
+            }
         }
     }
 

@@ -83,8 +83,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ComponentServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ComponentServer.class);
-    /** Calls remembered per component for de-duplication, and for how long. */
-    static final int RECENT_CALLS = 10_000;
+    /**
+     * Bytes of calls remembered per component for de-duplication (outcomes at their encoded size),
+     * one identity's share of them, and for how long.
+     */
+    static final long RECENT_CALL_BYTES = 64L << 20;
+    static final long RECENT_CALL_BYTES_PER_IDENTITY = 16L << 20;
     static final java.time.Duration RECENT_CALL_RETENTION = java.time.Duration.ofMinutes(5);
     /** The lease a server asks for unless told otherwise. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
@@ -214,7 +218,8 @@ public final class ComponentServer implements AutoCloseable {
         }
         ServiceDescriptor d = plain.descriptor();
         List<ServerInterceptor> steps = chain(tracing, authorization, stats,
-                new DeduplicatingInterceptor(RECENT_CALLS, RECENT_CALL_RETENTION), draining, interceptors);
+                new DeduplicatingInterceptor(RECENT_CALL_BYTES,
+                        RECENT_CALL_BYTES_PER_IDENTITY, RECENT_CALL_RETENTION, null), draining, interceptors);
         List<Endpoint> endpoints = new ArrayList<>();
         try {
             for (ProtocolServer server : servers.values()) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.ServerCall;
 import io.switchboard.protocol.ServerInterceptor;
 import io.switchboard.protocol.spi.DeduplicatingInterceptor;
@@ -13,6 +14,7 @@ import io.switchboard.registry.CallSummary;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.DivideFault;
 import io.switchboard.testing.conformance.DivideFaultException;
+import io.switchboard.testing.conformance.Increment;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -27,7 +29,7 @@ class CallStatsInterceptorTest {
     private final Object answer = new Object();
 
     private static ServerCall call(OperationDescriptor op, String protocol, String callId) {
-        return new ServerCall("Counted", ConformanceComponent.DESCRIPTOR, protocol, op, new Object(), callId);
+        return new ServerCall("Counted", ConformanceComponent.DESCRIPTOR, protocol, op, null, callId);
     }
 
     @Test
@@ -63,7 +65,7 @@ class CallStatsInterceptorTest {
 
     @Test
     void aCallIdTheDeduplicatorRemembersIsARepeatWhateverItsOutcome() throws Exception {
-        DeduplicatingInterceptor once = new DeduplicatingInterceptor(100, Duration.ofMinutes(1));
+        DeduplicatingInterceptor once = new DeduplicatingInterceptor(1 << 20, Duration.ofMinutes(1));
         CallStatsInterceptor counting = new CallStatsInterceptor(stats, once);
         ServerInterceptor.Chain throughTheDeduplicator = c -> once.intercept(c, inner -> {
             ran.incrementAndGet();
@@ -78,6 +80,32 @@ class CallStatsInterceptorTest {
         assertEquals(0, s.row("increment", "grpc").repeats());
         assertEquals(1, s.row("increment", "soap").repeats(), "the fallback over SOAP is counted as a repeat");
         assertEquals(0, s.row("increment", "soap").succeeded());
+    }
+
+    @Test
+    void aReusedCallIdIsCountedAsARefusalNotAsACall() throws Exception {
+        DeduplicatingInterceptor once = new DeduplicatingInterceptor(1 << 20, Duration.ofMinutes(1));
+        CallStatsInterceptor counting = new CallStatsInterceptor(stats, once);
+        ServerInterceptor.Chain throughTheDeduplicator = c -> once.intercept(c, inner -> {
+            ran.incrementAndGet();
+            return answer;
+        });
+        Increment one = new Increment();
+        one.setBy(1);
+        Increment two = new Increment();
+        two.setBy(2);
+
+        counting.intercept(new ServerCall("Counted", ConformanceComponent.DESCRIPTOR, "grpc", INCREMENT, one, "id-9"),
+                throughTheDeduplicator);
+        RefusedException e = assertThrows(RefusedException.class, () -> counting.intercept(new ServerCall("Counted",
+                ConformanceComponent.DESCRIPTOR, "soap", INCREMENT, two, "id-9"), throughTheDeduplicator));
+
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, e.reason());
+        assertEquals(1, ran.get());
+        CallSummary.Row soap = stats.summary("Counted").row("increment", "soap");
+        assertEquals(1, soap.refusals());
+        assertEquals(0, soap.calls(), "neither a call nor a repeat");
+        assertEquals(1.0, stats.meters().get(ServerCallStats.REFUSALS).tag("reason", "call-id-reuse").counter().count());
     }
 
     @Test

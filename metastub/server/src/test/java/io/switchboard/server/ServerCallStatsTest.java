@@ -36,7 +36,7 @@ class ServerCallStatsTest {
     void countsOutcomesRepeatsAndRefusalsPerOperationAndProtocol() throws Exception {
         ServerCallStats stats = new ServerCallStats(new SimpleMeterRegistry());
         ConformanceImpl impl = new ConformanceImpl();
-        Skeleton shared = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 100, Duration.ofMinutes(1));
+        Skeleton shared = new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1 << 20, Duration.ofMinutes(1));
         Skeleton grpc = stats.counting(shared, "Conformance", "grpc");
         Skeleton soap = stats.counting(shared, "Conformance", "soap");
         Increment by = new Increment();
@@ -74,7 +74,7 @@ class ServerCallStatsTest {
     void withTracingOnRepeatsAndRefusalsAreStillCounted() throws Exception {
         ServerCallStats stats = new ServerCallStats(new SimpleMeterRegistry());
         ConformanceImpl impl = new ConformanceImpl();
-        DeduplicatingInterceptor once = new DeduplicatingInterceptor(100, Duration.ofMinutes(1));
+        DeduplicatingInterceptor once = new DeduplicatingInterceptor(1 << 20, Duration.ofMinutes(1));
         // as ComponentServer exports it with tracing on: the tracing step outside the counting one
         List<ServerInterceptor> steps = ComponentServer.chain(
                 new TracingServerInterceptor(io.opentelemetry.api.OpenTelemetry.noop()), stats, once,

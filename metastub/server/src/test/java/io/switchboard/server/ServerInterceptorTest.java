@@ -75,7 +75,7 @@ class ServerInterceptorTest {
         ServerCallStats stats = new ServerCallStats(new SimpleMeterRegistry());
         // the chain ComponentServer exports, without tracing: counting, de-duplicator, then the user's step
         List<ServerInterceptor> steps = ComponentServer.chain(null, stats,
-                new DeduplicatingInterceptor(100, Duration.ofMinutes(1)), new DrainingInterceptor(), List.of(quota));
+                new DeduplicatingInterceptor(1 << 20, Duration.ofMinutes(1)), new DrainingInterceptor(), List.of(quota));
         ConformanceImpl impl = new ConformanceImpl();
         Skeleton grpc = ServerInterceptorChain.of("Counter", "grpc", steps, ConformanceComponent.skeleton(impl));
         Skeleton soap = ServerInterceptorChain.of("Counter", "soap", steps, ConformanceComponent.skeleton(impl));

@@ -67,9 +67,14 @@ public final class CallOptions {
         return callId;
     }
 
+    /**
+     * A copy with call id {@code id} (null: none); a new one comes from {@link CallIds#next()}.
+     *
+     * @throws IllegalArgumentException when {@code id} is not {@linkplain CallIds#wellFormed well-formed}
+     */
     public CallOptions withCallId(String id) {
-        if (id != null && (id.isEmpty() || id.length() > 128)) {
-            throw new IllegalArgumentException("a call id has 1 to 128 characters");
+        if (id != null && !CallIds.wellFormed(id)) {
+            throw new IllegalArgumentException(CallIds.rule());
         }
         return new CallOptions(timeout, id, values, wireBytes, deadlineAfter, deadlineNanoTime);
     }

@@ -14,7 +14,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * Skeleton component = EchoComponent.skeleton(new EchoService());
- * DeduplicatingInterceptor once = new DeduplicatingInterceptor(10_000, Duration.ofMinutes(5));
+ * DeduplicatingInterceptor once = new DeduplicatingInterceptor(64 << 20, Duration.ofMinutes(5));
  * grpcServer.export(ServerInterceptorChain.of("Echo", "grpc", List.of(audit, once), component));
  * soapServer.export(ServerInterceptorChain.of("Echo", "soap", List.of(audit, once), component));
  * }</pre>

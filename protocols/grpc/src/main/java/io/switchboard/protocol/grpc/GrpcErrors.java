@@ -117,6 +117,14 @@ final class GrpcErrors {
             trailers.put(DRAINING, "1");
             return Status.UNAVAILABLE.withDescription(e.getMessage());
         }
+        if (e instanceof RefusedException r && r.reason() != null) {
+            // a step of the server's chain refused the call before it ran (a reused call id, say)
+            trailers.put(REFUSED, r.reason());
+            if (r.field() != null && r.field().chars().allMatch(c -> c >= 0x20 && c < 0x7F)) {
+                trailers.put(REFUSED_FIELD, r.field());
+            }
+            return Status.FAILED_PRECONDITION.withDescription(r.getMessage());
+        }
         trailers.put(ERROR_TYPE, e.getClass().getName());
         return Status.UNKNOWN.withDescription(e.getMessage() != null ? e.getMessage() : e.toString());
     }

@@ -256,10 +256,11 @@ final class GrpcServer implements ProtocolServer {
         @Override
         public ServerCall.Listener<Part> startCall(ServerCall<Part, Part> call, Metadata headers) {
             String callId = headers.get(GrpcErrors.CALL_ID);
-            if (callId != null && (callId.isEmpty() || callId.length() > 128)) {
+            if (callId != null && !io.switchboard.protocol.CallIds.wellFormed(callId)) {
                 Metadata trailers = new Metadata();
                 trailers.put(GrpcErrors.REFUSED, WireFormatException.MALFORMED);
-                call.close(Status.INVALID_ARGUMENT.withDescription("the sb-call-id header needs 1 to 128 characters"),
+                call.close(Status.INVALID_ARGUMENT.withDescription("the sb-call-id header is malformed: "
+                                + io.switchboard.protocol.CallIds.rule()),
                         trailers);
                 return new ServerCall.Listener<>() { };
             }

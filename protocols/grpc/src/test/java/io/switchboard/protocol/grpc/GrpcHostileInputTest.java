@@ -150,6 +150,16 @@ class GrpcHostileInputTest {
     }
 
     @Test
+    void aMalformedCallIdIsRefusedBeforeTheCallRuns() throws Exception {
+        for (String id : new String[] {"two words", "<x/>", "x".repeat(129), "semi;colon"}) {
+            Metadata headers = new Metadata();
+            headers.put(GrpcErrors.CALL_ID, id);
+            assertRefused(raw.call(ECHO_DOUBLES, List.of(new byte[0]), headers), Status.Code.INVALID_ARGUMENT,
+                    "malformed", "sb-call-id header is malformed");
+        }
+    }
+
+    @Test
     void announcedSizeOverTheLimit() throws Exception {
         Metadata headers = new Metadata();
         headers.put(GrpcErrors.SIZE, Long.toString((1 << 20) + 1));

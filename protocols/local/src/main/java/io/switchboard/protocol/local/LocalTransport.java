@@ -159,6 +159,8 @@ final class LocalTransport implements Transport {
             throw e;   // refused before it ran: another replica may take it
         } catch (io.switchboard.protocol.PermissionDeniedException e) {
             throw e;   // refused because of who called: the caller gets the refusal itself
+        } catch (RefusedException e) {
+            throw e;   // a step of the component's chain refused it before it ran (a reused call id, say)
         } catch (RuntimeException e) {
             throw new RemoteInvocationException(e.getMessage() != null ? e.getMessage() : e.toString(),
                     e.getClass().getName(), e);

@@ -101,6 +101,9 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             throw refused(in, io.switchboard.protocol.DrainingException.REASON, e.getMessage());
         } catch (io.switchboard.protocol.PermissionDeniedException e) {
             throw denied(in, e);
+        } catch (io.switchboard.protocol.RefusedException e) {
+            // a step of the server's chain refused the call before it ran (a reused call id, say)
+            throw refused(in, e.reason() != null ? e.reason() : "refused", e.field(), e.getMessage());
         } catch (RuntimeException e) {
             LOG.debug("{} failed", operation, e);
             String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
@@ -126,8 +129,8 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             return null;
         }
         String id = call.getAttributeValue(new javax.xml.namespace.QName("id"));
-        if (id == null || id.isEmpty() || id.length() > 128) {
-            throw refused(in, "malformed", "the sb:call header needs an id of 1 to 128 characters");
+        if (!io.switchboard.protocol.CallIds.wellFormed(id)) {
+            throw refused(in, "malformed", "the sb:call header's id is malformed: " + io.switchboard.protocol.CallIds.rule());
         }
         return id;
     }

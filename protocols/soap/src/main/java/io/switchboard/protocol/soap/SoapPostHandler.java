@@ -132,7 +132,7 @@ final class SoapPostHandler extends Handler.Wrapper {
     private void cancel(Request request, Response response, Callback callback, String callId) {
         String path = request.getHttpURI().getPath();
         String component = path.substring(path.lastIndexOf('/') + 1);
-        boolean found = callId.length() <= 128 && calls.cancel(component, callId);
+        boolean found = io.switchboard.protocol.CallIds.wellFormed(callId) && calls.cancel(component, callId, peer(request));
         response.setStatus(found ? HttpStatus.NO_CONTENT_204 : HttpStatus.NOT_FOUND_404);
         readToEnd(Content.Source.asInputStream(request));
         callback.succeeded();
@@ -156,6 +156,14 @@ final class SoapPostHandler extends Handler.Wrapper {
                 return chunk;
             }
         };
+    }
+
+    /**
+     * Who sent a request: the same peer as the calls this server runs are made by, so that a cancel
+     * acts only on its own caller's calls. Anonymous until the server establishes identities.
+     */
+    private static io.switchboard.protocol.Peer peer(Request request) {
+        return io.switchboard.protocol.Peer.anonymous(Request.getRemoteAddr(request) + ":" + Request.getRemotePort(request));
     }
 
     /** What Axis2's servlet sets up for a request, less what nothing here reads (the servlet objects, the header map). */

@@ -191,7 +191,7 @@ final class SoapTransport implements Transport {
     @Override
     public CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request, CallOptions callOptions) {
         CallOptions options = callOptions.callId() != null ? callOptions
-                : callOptions.withCallId(java.util.UUID.randomUUID().toString());
+                : callOptions.withCallId(io.switchboard.protocol.CallIds.next());
         SoapExchange exchange = new SoapExchange();
         CompletableFuture<Object> result = AsyncCalls.on(client.settings().executor(), (op, req, opts) -> {
             SoapExchange.CURRENT.set(exchange);

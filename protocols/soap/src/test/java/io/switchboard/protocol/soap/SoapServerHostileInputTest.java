@@ -41,11 +41,12 @@ class SoapServerHostileInputTest {
     private static Transport transport;
     private static ConformanceStub stub;
     private static String url;
+    private static final ConformanceImpl impl = new ConformanceImpl();
 
     @BeforeAll
     static void start() {
         server = new SoapProtocolProvider().newServer(ServerSettings.defaults().withMaxMessageBytes(LIMIT));
-        Endpoint endpoint = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+        Endpoint endpoint = server.export(ConformanceComponent.skeleton(impl));
         url = endpoint.address();
         client = new SoapProtocolProvider().newClient(ClientSettings.defaults());
         transport = client.connect(ConformanceComponent.DESCRIPTOR, endpoint);
@@ -85,6 +86,24 @@ class SoapServerHostileInputTest {
         for (String w : words) {
             assertTrue(r.body().contains(w), "fault should name '" + w + "': " + r.body());
         }
+    }
+
+    @Test
+    void aMalformedCallIdIsRefusedBeforeTheCallRuns() throws Exception {
+        for (String id : new String[] {"two words", "&lt;x/&gt;", "x".repeat(129), "caf\u00e9"}) {
+            String doc = envelope("<t:increment xmlns:t=\"" + NS + "\"><t:by>1</t:by></t:increment>").replace(
+                    "<soapenv:Body>", "<soapenv:Header><sb:call xmlns:sb=\"urn:switchboard:soap\" id=\"" + id
+                            + "\"/></soapenv:Header><soapenv:Body>");
+            assertFault(post(NS + "/increment", doc), "malformed", "sb:call");
+        }
+        assertEquals(0, impl.increments.get(), "no increment ran");
+    }
+
+    @Test
+    void aCancelOfAMalformedCallIdFindsNothing() throws Exception {
+        HttpRequest cancel = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Switchboard-Cancel", "two words").POST(HttpRequest.BodyPublishers.noBody()).build();
+        assertEquals(404, HTTP.send(cancel, HttpResponse.BodyHandlers.ofString()).statusCode());
     }
 
     @Test

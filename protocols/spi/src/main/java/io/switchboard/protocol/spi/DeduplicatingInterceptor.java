@@ -1,68 +1,77 @@
 package io.switchboard.protocol.spi;
 
+import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
+import io.switchboard.protocol.CallIds;
+import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.ServerCall;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerInterceptor;
 import io.switchboard.protocol.SwitchboardException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /**
- * Runs each call id at most once: a repeat of a call that ran (or is running) gets the first
- * outcome, whichever protocol the repeat arrives on, and the steps after this one (and the
- * component) do not run again. This is what lets the meta-stub retry a non-idempotent call over
- * SOAP after the fast protocol failed mid-call. Put the same instance in the chain of every
- * protocol of a component. {@code ComponentServer} does; {@link DeduplicatingSkeleton} is the same
- * around a bare skeleton.
+ * Runs each call id at most once per caller: a true repeat of a call that ran (or is running), the
+ * same caller sending the same request under the same call id, gets the first outcome, whichever
+ * protocol it arrives on, and the steps after this one (and the component) do not run again. This
+ * is what lets the meta-stub retry a non-idempotent call over SOAP after the fast protocol failed
+ * mid-call. Put the same instance in the chain of every protocol of a component.
+ * {@code ComponentServer} does; {@link DeduplicatingSkeleton} is the same around a bare skeleton.
  *
- * <p>Only operations not marked idempotent are remembered: an idempotent one may simply run again,
- * and remembering its results (large arrays, long lists) would cost memory for nothing. It keeps
- * the last {@code capacity} calls for {@code retention}; a repeat older than that runs again, so
- * retention must exceed the longest client timeout plus its retries. Results are held only that
- * long: expired ones are dropped as new calls arrive.
+ * <p>A call id names one request of one caller. The server remembers, per operation and call id,
+ * the caller's {@linkplain io.switchboard.protocol.Peer#identity() identity} and a SHA-256 digest of
+ * the request's canonical bytes (its binary encoding). A call that reuses the id with another
+ * request, or from another identity, is refused as {@value #CALL_ID_REUSE} (a
+ * {@link RefusedException}; the operation does not run) and learns nothing of the first call's
+ * outcome. A call id that is not {@linkplain CallIds#wellFormed well-formed} is refused as
+ * {@code malformed} rather than remembered.
+ *
+ * <p>Only operations not marked idempotent are remembered: an idempotent one may simply run again.
+ * Calls are kept for {@code retention} (a repeat older than that runs again, so retention must
+ * exceed the longest client timeout plus its retries) within {@code maxBytes}, each counted at its
+ * outcome's encoded size plus its key. Every identity has a share of at most
+ * {@code maxBytesPerIdentity}; past it the identity's own oldest calls go, and when the whole is
+ * full the largest share gives up its oldest: one caller's flood of fresh ids evicts only its own
+ * calls. Anonymous callers are one identity.
  *
  * <pre>{@code
- * DeduplicatingInterceptor once = new DeduplicatingInterceptor(10_000, Duration.ofMinutes(10));
+ * DeduplicatingInterceptor once = new DeduplicatingInterceptor(64 << 20, 8 << 20, Duration.ofMinutes(10), null);
  * grpcServer.export(ServerInterceptorChain.of("Echo", "grpc", List.of(once), skeleton));
  * soapServer.export(ServerInterceptorChain.of("Echo", "soap", List.of(once), skeleton));
  * }</pre>
  */
 public final class DeduplicatingInterceptor implements ServerInterceptor {
-    private final int capacity;
+    /** {@link RefusedException#reason()} of a call that reused a call id with another request or identity. */
+    public static final String CALL_ID_REUSE = "call-id-reuse";
+    /** What a remembered call costs beyond its outcome: the entry, its map nodes, the digest. */
+    static final int ENTRY_BYTES = 256;
+    /** What a remembered failure costs beyond its message. */
+    static final int FAILURE_BYTES = 1024;
+
     private final long retentionNanos;
-    private final Map<String, Remembered> recent;
+    private final RecentCalls recent;
     private final Clock clock;
 
-    private record Remembered(CompletableFuture<Object> outcome, long at) {
-    }
-
-    public DeduplicatingInterceptor(int capacity, Duration retention) {
-        this(capacity, retention, null);
+    /** At most {@code maxBytes} of remembered calls, one identity as many as all. */
+    public DeduplicatingInterceptor(long maxBytes, Duration retention) {
+        this(maxBytes, maxBytes, retention, null);
     }
 
     /**
-     * The same, ageing remembered calls by {@code clock} instead of {@link System#nanoTime}: a test
-     * moves a clock by hand to see retention run out without waiting for it.
+     * At most {@code maxBytes} of remembered calls, {@code maxBytesPerIdentity} of one identity's,
+     * ageing them by {@code clock} (null: {@link System#nanoTime}; a test moves a clock by hand to
+     * see retention run out without waiting for it).
      */
-    public DeduplicatingInterceptor(int capacity, Duration retention, Clock clock) {
-        if (capacity <= 0) {
-            throw new IllegalArgumentException("capacity must be positive");
-        }
-        this.capacity = capacity;
+    public DeduplicatingInterceptor(long maxBytes, long maxBytesPerIdentity, Duration retention, Clock clock) {
+        this.recent = new RecentCalls(maxBytes, maxBytesPerIdentity);
         this.retentionNanos = retention.toNanos();
         this.clock = clock;
-        this.recent = new LinkedHashMap<>(16, 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Remembered> eldest) {
-                return size() > DeduplicatingInterceptor.this.capacity;
-            }
-        };
     }
 
     @Override
@@ -72,34 +81,51 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
         if (callId == null || operation.idempotent()) {
             return next.proceed(call);
         }
-        String key = operation.name() + "/" + callId;
+        if (!CallIds.wellFormed(callId)) {
+            throw new RefusedException(WireFormatException.MALFORMED, "the call id of " + operation.name()
+                    + " is malformed: " + CallIds.rule());
+        }
+        String identity = call.peer().identity();
+        byte[] digest = RequestDigest.sha256(operation.service(), operation.requestElement().getLocalPart(),
+                call.request());
+        String key = operation.name() + '/' + callId;
         CompletableFuture<Object> mine = new CompletableFuture<>();
-        CompletableFuture<Object> first;
-        long now = nanoTime();
+        RecentCalls.Entry first;
+        RecentCalls.Entry added = null;
         synchronized (recent) {
-            dropExpired(now);
-            Remembered r = recent.get(key);
-            if (r != null && now - r.at() > retentionNanos) {
-                recent.remove(key);
-                r = null;
-            }
-            if (r == null) {
-                recent.put(key, new Remembered(mine, now));
-                first = null;
-            } else {
-                first = r.outcome();
+            long now = nanoTime();
+            recent.dropExpired(now, retentionNanos);
+            first = recent.get(key);
+            if (first == null) {
+                added = recent.add(identity, key, digest, mine, now,
+                        ENTRY_BYTES + 2L * (key.length() + identity.length()));
             }
         }
         if (first != null) {
-            return await(first);
+            if (!first.identity.equals(identity) || !Arrays.equals(first.digest, digest)) {
+                throw new RefusedException(CALL_ID_REUSE, "call id " + callId + " of " + operation.name()
+                        + " was used for another request; it did not run (a call id names one request of one caller)");
+            }
+            return await(first.outcome);
         }
         try {
             Object result = next.proceed(call);
             mine.complete(result);
+            long size = operation.oneWay() ? 0 : RequestDigest.encodedSize(operation.service(),
+                    operation.responseElement().getLocalPart(), result);
+            account(added, size < 0 ? FAILURE_BYTES : size);
             return result;
         } catch (DeclaredFault | RuntimeException | Error e) {
             mine.completeExceptionally(e);
+            String message = e.getMessage();
+            account(added, FAILURE_BYTES + (message == null ? 0 : 2L * message.length()));
             throw e;
+        }
+    }
+
+    private void account(RecentCalls.Entry entry, long outcomeBytes) {
+        synchronized (recent) {
+            recent.grow(entry, outcomeBytes);
         }
     }
 
@@ -111,29 +137,20 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
-    /** Entries are in arrival order, so the expired ones are at the head. */
-    private void dropExpired(long now) {
-        var it = recent.values().iterator();
-        while (it.hasNext()) {
-            if (now - it.next().at() <= retentionNanos) {
-                return;
-            }
-            it.remove();
-        }
-    }
-
     /**
-     * Whether a call with this id has run, or is running, here: a call arriving with it now is a
-     * repeat (the client's fallback or failover after a failure mid-call) and gets the first
-     * outcome. Always false for an idempotent operation or without an id: those are not remembered.
+     * Whether the current call's caller ({@link ServerCallContext#peer()}) has a call with this id
+     * that ran, or is running, here: a call arriving with it now is a repeat (the client's fallback
+     * or failover after a failure mid-call) or, with another request, refused. Always false for an
+     * idempotent operation or without an id: those are not remembered.
      */
     public boolean remembers(OperationDescriptor operation, String callId) {
         if (callId == null || operation.idempotent()) {
             return false;
         }
+        String identity = ServerCallContext.peer().identity();
         synchronized (recent) {
-            Remembered r = recent.get(operation.name() + "/" + callId);
-            return r != null && nanoTime() - r.at() <= retentionNanos;
+            RecentCalls.Entry e = recent.get(operation.name() + '/' + callId);
+            return e != null && e.identity.equals(identity) && nanoTime() - e.at <= retentionNanos;
         }
     }
 
@@ -141,6 +158,20 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
     public int remembered() {
         synchronized (recent) {
             return recent.size();
+        }
+    }
+
+    /** The bytes the remembered calls are counted at now, all identities together (for tests and metrics). */
+    public long rememberedBytes() {
+        synchronized (recent) {
+            return recent.bytes();
+        }
+    }
+
+    /** The bytes {@code identity}'s remembered calls are counted at now ({@link io.switchboard.protocol.Peer#identity()}). */
+    public long rememberedBytes(String identity) {
+        synchronized (recent) {
+            return recent.bytes(identity);
         }
     }
 

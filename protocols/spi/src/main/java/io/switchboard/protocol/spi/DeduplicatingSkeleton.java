@@ -11,14 +11,15 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A bare skeleton that runs each call id at most once: a {@link DeduplicatingInterceptor} in front
+ * A bare skeleton that runs each call id at most once per caller: a {@link DeduplicatingInterceptor} in front
  * of it, for a skeleton exported straight on protocol servers (a {@code ComponentServer} puts the
  * interceptor in its own chain). A repeat of a call that ran (or is running) gets the first
  * outcome, whichever protocol the repeat arrives on. Export the same instance on every protocol of
- * a component. What is remembered and for how long: see {@link DeduplicatingInterceptor}.
+ * a component. What is remembered, for how long, and which reuses of a call id are refused: see
+ * {@link DeduplicatingInterceptor}.
  *
  * <pre>{@code
- * Skeleton once = new DeduplicatingSkeleton(EchoComponent.skeleton(impl), 10_000, Duration.ofMinutes(10));
+ * Skeleton once = new DeduplicatingSkeleton(EchoComponent.skeleton(impl), 64 << 20, Duration.ofMinutes(10));
  * soapServer.export(once);
  * grpcServer.export(once);
  * }</pre>
@@ -27,14 +28,15 @@ public final class DeduplicatingSkeleton implements Skeleton {
     private final DeduplicatingInterceptor once;
     private final Skeleton chain;
 
-    public DeduplicatingSkeleton(Skeleton delegate, int capacity, Duration retention) {
-        this(delegate, capacity, retention, null);
+    /** Remembers at most {@code maxBytes} of calls (see {@link DeduplicatingInterceptor}). */
+    public DeduplicatingSkeleton(Skeleton delegate, long maxBytes, Duration retention) {
+        this(delegate, maxBytes, retention, null);
     }
 
     /** The same, ageing remembered calls by {@code clock} (see {@link DeduplicatingInterceptor}). */
-    public DeduplicatingSkeleton(Skeleton delegate, int capacity, Duration retention, Clock clock) {
+    public DeduplicatingSkeleton(Skeleton delegate, long maxBytes, Duration retention, Clock clock) {
         Objects.requireNonNull(delegate);
-        this.once = new DeduplicatingInterceptor(capacity, retention, clock);
+        this.once = new DeduplicatingInterceptor(maxBytes, maxBytes, retention, clock);
         this.chain = ServerInterceptorChain.of(null, null, List.of(once), delegate);
     }
 

@@ -84,6 +84,15 @@ final class TcpErrors {
         if (e instanceof io.switchboard.protocol.DrainingException) {
             return RpcMeta.response(correlationId, DRAINING, e.getMessage(), null);
         }
+        if (e instanceof RefusedException r && r.reason() != null) {
+            // a step of the server's chain refused the call before it ran (a reused call id, say)
+            Map<String, String> user = new HashMap<>(2);
+            user.put(REFUSED, r.reason());
+            if (r.field() != null) {
+                user.put(REFUSED_FIELD, r.field());
+            }
+            return RpcMeta.response(correlationId, BAD_REQUEST, r.getMessage(), user);
+        }
         return RpcMeta.response(correlationId, INTERNAL, e.getMessage() != null ? e.getMessage() : e.toString(),
                 Map.of(ERROR_TYPE, e.getClass().getName()));
     }

@@ -330,11 +330,11 @@ final class TcpServer implements ProtocolServer {
                 return;
             }
             String callId = meta.requestId();
-            if (callId != null && (callId.isEmpty() || callId.length() > 128)) {
+            if (callId != null && !io.switchboard.protocol.CallIds.wellFormed(callId)) {
                 frame.release();
                 e.skeleton().refused(op, WireFormatException.MALFORMED);
                 answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
-                        "RpcRequestMeta.request_id", "a call id needs 1 to 128 characters"), op.toString()));
+                        "RpcRequestMeta.request_id", io.switchboard.protocol.CallIds.rule()), op.toString()));
                 return;
             }
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);

@@ -65,13 +65,18 @@ class TcpHostileInputTest {
             assertEquals(WireFormatException.MALFORMED, bad.meta().userField(TcpErrors.REFUSED));
             RawTcp.Answer longId = raw.call(RpcMeta.request(SERVICE, "ping", "x".repeat(129), 0, 4, null), new byte[0]);
             assertEquals(TcpErrors.BAD_REQUEST, longId.meta().errorCode());
+            for (String id : new String[] {"two words", "<x/>", "caf\u00e9", "a\nb"}) {
+                RawTcp.Answer odd = raw.call(RpcMeta.request(SERVICE, "increment", id, 0, 6, null), new byte[] {8, 1});
+                assertEquals(TcpErrors.BAD_REQUEST, odd.meta().errorCode(), id);
+                assertEquals(WireFormatException.MALFORMED, odd.meta().userField(TcpErrors.REFUSED), id);
+            }
             raw.write(RawTcp.frame(RpcMeta.request(SERVICE, "ping", null, 0, 99, Map.of(TcpErrors.CANCEL, "1")),
                     new byte[0]));   // a cancel of no call: ignored
             RawTcp.Answer ok = raw.call(request("ping", 5), new byte[0]);
             assertEquals(0, ok.meta().errorCode());
             assertEquals(5, ok.meta().correlationId());
         }
-        assertEquals(1, runs(), "only the good ping ran");
+        assertEquals(1, runs(), "only the good ping ran: no increment under a malformed call id");
     }
 
     @Test

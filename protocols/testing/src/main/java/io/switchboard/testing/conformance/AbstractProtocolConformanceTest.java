@@ -10,7 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
-import io.switchboard.protocol.spi.DeduplicatingSkeleton;
+import io.switchboard.protocol.CallIds;
+import io.switchboard.protocol.RefusedException;
+import io.switchboard.protocol.ServerInterceptorChain;
+import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.spi.DeduplicatingInterceptor;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolProvider;
@@ -91,9 +95,10 @@ public abstract class AbstractProtocolConformanceTest {
         provider = provider();
         server = provider.newServer(serverSettings());
         impl = new ConformanceImpl();
-        endpoint = server.export(io.switchboard.protocol.ServerInterceptorChain.of(null, protocolName(),
-                java.util.List.of(CALLER_GUARD), new DeduplicatingSkeleton(ConformanceComponent.skeleton(impl), 1000,
-                        java.time.Duration.ofMinutes(5))));
+        // callers named in the trace state: two identities over one plain connection, for the call-id tests
+        endpoint = server.export(ServerInterceptorChain.of(null, protocolName(), List.of(CALLER_GUARD,
+                new CallerFromTraceState(), new DeduplicatingInterceptor(1 << 20, java.time.Duration.ofMinutes(5))),
+                ConformanceComponent.skeleton(impl)));
         client = provider.newClient(clientSettings());
         transport = client.connect(ConformanceComponent.DESCRIPTOR, connectTo(endpoint));
         stub = ConformanceComponent.stub(transport);
@@ -268,6 +273,43 @@ public abstract class AbstractProtocolConformanceTest {
                 .withOptions(CallOptions.DEFAULT.withCallId("conformance-other-" + System.nanoTime()));
         other.increment(3);
         assertEquals(before + 2, impl.increments.get(), "another call id runs again");
+    }
+
+    /** A stub whose calls carry call id {@code callId}, made by {@code caller} (null: anonymous). */
+    private Conformance calling(String caller, String callId) {
+        CallOptions options = CallOptions.DEFAULT.withCallId(callId);
+        return ConformanceComponent.stub(transport).withOptions(caller == null ? options
+                : options.with(TraceContext.OPTION, CallerFromTraceState.as(caller)));
+    }
+
+    @Test
+    void aCallIdReusedByAnotherCallerOrForAnotherRequestIsRefusedAndNeverRuns() {
+        String x = CallIds.next();
+        long before = impl.increments.get();
+        long alices = calling("alice", x).increment(100);
+
+        RefusedException other = assertThrows(RefusedException.class, () -> calling("bob", x).increment(5));
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, other.reason(), other.getMessage());
+        RefusedException same = assertThrows(RefusedException.class, () -> calling("bob", x).increment(100));
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, same.reason(), "the id is alice's, whatever bob asks");
+        assertEquals(before + 1, impl.increments.get(), "bob's increments never ran");
+
+        assertEquals(alices, calling("alice", x).increment(100), "alice's repeat is answered from her first run");
+        RefusedException changed = assertThrows(RefusedException.class, () -> calling("alice", x).increment(7));
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, changed.reason(), "alice's own id for another request");
+        assertEquals(before + 1, impl.increments.get());
+        stub.ping();
+    }
+
+    @Test
+    void anonymouslyAnotherRequestUnderAUsedCallIdIsRefused() {
+        String x = CallIds.next();
+        long before = impl.increments.get();
+        long first = calling(null, x).increment(1);
+        RefusedException e = assertThrows(RefusedException.class, () -> calling(null, x).increment(2));
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, e.reason(), e.getMessage());
+        assertEquals(first, calling(null, x).increment(1), "a true repeat still gets the first answer");
+        assertEquals(before + 1, impl.increments.get());
     }
 
     @Test

@@ -52,7 +52,7 @@ class DeduplicatingSkeletonTest {
     @Test
     void aRepeatWhileTheFirstRunsWaitsForItsResult() throws Exception {
         Counting inner = new Counting();
-        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMinutes(1));
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 1 << 20, Duration.ofMinutes(1));
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             Future<Object> first = pool.submit(() -> once.invoke(OP, null, "id-1"));
@@ -86,7 +86,7 @@ class DeduplicatingSkeletonTest {
     void withoutAnIdEveryCallRuns() throws Exception {
         Counting inner = new Counting();
         inner.release.countDown();
-        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMinutes(1));
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 1 << 20, Duration.ofMinutes(1));
         once.invoke(OP, null, null);
         once.invoke(OP, null, null);
         assertEquals(2, inner.runs.get());
@@ -96,7 +96,7 @@ class DeduplicatingSkeletonTest {
     void idempotentOperationsAreNotRememberedTheyMayRunAgain() throws Exception {
         Counting inner = new Counting();
         inner.release.countDown();
-        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMinutes(1));
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 1 << 20, Duration.ofMinutes(1));
         OperationDescriptor echo = ConformanceComponent.DESCRIPTOR.operation("echoDoubles");
         once.invoke(echo, null, "same");
         once.invoke(echo, null, "same");
@@ -109,7 +109,7 @@ class DeduplicatingSkeletonTest {
         Counting inner = new Counting();
         inner.release.countDown();
         ManualClock clock = new ManualClock();
-        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 100, Duration.ofMillis(50), clock);
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 1 << 20, Duration.ofMillis(50), clock);
         once.invoke(OP, null, "a");
         once.invoke(OP, null, "b");
         clock.advance(Duration.ofMillis(50));
@@ -122,14 +122,19 @@ class DeduplicatingSkeletonTest {
     }
 
     @Test
-    void forgetsTheOldestBeyondItsCapacity() throws Exception {
+    void forgetsTheOldestBeyondItsBytes() throws Exception {
         Counting inner = new Counting();
         inner.release.countDown();
-        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 2, Duration.ofMinutes(1));
+        DeduplicatingSkeleton probe = new DeduplicatingSkeleton(inner, 1 << 20, Duration.ofMinutes(1));
+        probe.invoke(OP, null, "a");
+        long oneCall = probe.interceptor().rememberedBytes();   // calls of ids of one length cost the same
+        DeduplicatingSkeleton once = new DeduplicatingSkeleton(inner, 2 * oneCall, Duration.ofMinutes(1));
+        inner.runs.set(0);
         once.invoke(OP, null, "a");
         once.invoke(OP, null, "b");
         once.invoke(OP, null, "c");
         assertEquals(2, once.remembered());
+        assertTrue(once.interceptor().rememberedBytes() <= 2 * oneCall);
         once.invoke(OP, null, "a");
         assertEquals(4, inner.runs.get(), "'a' was forgotten and ran again");
         once.invoke(OP, null, "c");

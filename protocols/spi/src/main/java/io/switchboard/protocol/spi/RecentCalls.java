@@ -1,0 +1,150 @@
+package io.switchboard.protocol.spi;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The calls a {@link DeduplicatingInterceptor} remembers, bounded in bytes with a share per
+ * identity: an identity holds at most {@code maxBytesPerIdentity}, giving up its own oldest calls
+ * beyond it, and when all together pass {@code maxBytes} the largest share gives up its oldest. So
+ * one caller's flood of fresh call ids evicts its own calls, never another's smaller set. Not
+ * thread-safe: the interceptor holds its lock around every use.
+ */
+final class RecentCalls {
+    /** One call: who made it, what it asked (a digest), and its outcome once it has one. */
+    static final class Entry {
+        final String identity;
+        final String key;
+        final byte[] digest;
+        final CompletableFuture<Object> outcome;
+        final long at;
+        long bytes;
+        boolean gone;
+
+        Entry(String identity, String key, byte[] digest, CompletableFuture<Object> outcome, long at, long bytes) {
+            this.identity = identity;
+            this.key = key;
+            this.digest = digest;
+            this.outcome = outcome;
+            this.at = at;
+            this.bytes = bytes;
+        }
+    }
+
+    /** One identity's calls, oldest first, and their bytes. */
+    private static final class Share {
+        final ArrayDeque<Entry> order = new ArrayDeque<>();
+        long bytes;
+    }
+
+    private final long maxBytes;
+    private final long maxBytesPerIdentity;
+    /** Every call by operation and call id, in arrival order (so the expired ones are at the head). */
+    private final LinkedHashMap<String, Entry> byKey = new LinkedHashMap<>();
+    private final Map<String, Share> shares = new HashMap<>();
+    private long bytes;
+
+    RecentCalls(long maxBytes, long maxBytesPerIdentity) {
+        if (maxBytes <= 0 || maxBytesPerIdentity <= 0) {
+            throw new IllegalArgumentException("the byte bounds must be positive");
+        }
+        this.maxBytes = maxBytes;
+        this.maxBytesPerIdentity = Math.min(maxBytes, maxBytesPerIdentity);
+    }
+
+    Entry get(String key) {
+        return byKey.get(key);
+    }
+
+    /** Remembers a new call (its key not remembered now), then evicts what the bounds require (possibly this call). */
+    Entry add(String identity, String key, byte[] digest, CompletableFuture<Object> outcome, long at, long size) {
+        Entry e = new Entry(identity, key, digest, outcome, at, size);
+        byKey.put(key, e);
+        Share share = shares.computeIfAbsent(identity, i -> new Share());
+        share.order.addLast(e);
+        share.bytes += size;
+        bytes += size;
+        enforce(identity, share);
+        return e;
+    }
+
+    /** Counts {@code more} bytes for a call remembered now (its outcome, once known), then evicts what the bounds require. */
+    void grow(Entry e, long more) {
+        if (e.gone) {
+            return;
+        }
+        Share share = shares.get(e.identity);
+        e.bytes += more;
+        share.bytes += more;
+        bytes += more;
+        enforce(e.identity, share);
+    }
+
+    /** Forgets every call older than {@code retentionNanos} at {@code now}. */
+    void dropExpired(long now, long retentionNanos) {
+        Iterator<Entry> it = byKey.values().iterator();
+        while (it.hasNext()) {
+            Entry e = it.next();
+            if (now - e.at <= retentionNanos) {
+                return;
+            }
+            it.remove();
+            Share share = shares.get(e.identity);
+            // the oldest call overall is the oldest of its identity too
+            if (share.order.peekFirst() == e) {
+                share.order.pollFirst();
+            } else {
+                share.order.remove(e);
+            }
+            forget(e, share);
+        }
+    }
+
+    private void enforce(String identity, Share grown) {
+        while (grown.bytes > maxBytesPerIdentity && !grown.order.isEmpty()) {
+            evictOldest(identity, grown);
+        }
+        while (bytes > maxBytes) {
+            Map.Entry<String, Share> largest = null;
+            for (Map.Entry<String, Share> s : shares.entrySet()) {
+                if (largest == null || s.getValue().bytes > largest.getValue().bytes) {
+                    largest = s;
+                }
+            }
+            evictOldest(largest.getKey(), largest.getValue());
+        }
+    }
+
+    private void evictOldest(String identity, Share share) {
+        Entry e = share.order.pollFirst();
+        byKey.remove(e.key);
+        forget(e, share);
+    }
+
+    private void forget(Entry e, Share share) {
+        e.gone = true;
+        share.bytes -= e.bytes;
+        bytes -= e.bytes;
+        if (share.order.isEmpty()) {
+            shares.remove(e.identity);
+        }
+    }
+
+    int size() {
+        return byKey.size();
+    }
+
+    long bytes() {
+        return bytes;
+    }
+
+    /** The bytes {@code identity}'s calls hold now. */
+    long bytes(String identity) {
+        Share share = shares.get(identity);
+        return share == null ? 0 : share.bytes;
+    }
+}
