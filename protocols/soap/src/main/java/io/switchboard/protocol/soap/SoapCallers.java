@@ -21,10 +21,15 @@ final class SoapCallers {
 
     /** Records what the connection proved ({@code chain}: its client certificates, null for none) and the header. */
     static void record(MessageContext mc, Certificate[] chain, String remoteAddress, String authorization) {
-        String principal = CertificatePrincipal.of(chain);
-        mc.setProperty(PEER, principal == null ? Peer.anonymous(remoteAddress)
-                : Peer.of(principal, Peer.Authentication.MUTUAL_TLS, remoteAddress));
+        mc.setProperty(PEER, transportPeer(chain, remoteAddress));
         mc.setProperty(AUTHORIZATION, authorization);
+    }
+
+    /** What the connection proved: the client certificate's principal, else an anonymous peer at its address. */
+    static Peer transportPeer(Certificate[] chain, String remoteAddress) {
+        String principal = CertificatePrincipal.of(chain);
+        return principal == null ? Peer.anonymous(remoteAddress)
+                : Peer.of(principal, Peer.Authentication.MUTUAL_TLS, remoteAddress);
     }
 
     /** The caller of the call {@code mc} carries, its bearer token checked by {@code verifier} (null: none). */

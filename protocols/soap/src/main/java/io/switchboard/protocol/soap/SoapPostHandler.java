@@ -59,10 +59,14 @@ final class SoapPostHandler extends Handler.Wrapper {
     private final AxisConfiguration axis;
     private final long maxMessageBytes;
     private final SoapCalls calls;
+    /** Checks a cancel's bearer token as the call's own would be; null: tokens are not verified. */
+    private final io.switchboard.protocol.TokenVerifier tokens;
 
-    SoapPostHandler(ConfigurationContext context, long maxMessageBytes, SoapCalls calls, Handler next) {
+    SoapPostHandler(ConfigurationContext context, long maxMessageBytes, SoapCalls calls,
+                    io.switchboard.protocol.TokenVerifier tokens, Handler next) {
         super(next);
         this.calls = calls;
+        this.tokens = tokens;
         this.context = context;
         this.axis = context.getAxisConfiguration();
         this.maxMessageBytes = maxMessageBytes;
@@ -132,7 +136,9 @@ final class SoapPostHandler extends Handler.Wrapper {
     private void cancel(Request request, Response response, Callback callback, String callId) {
         String path = request.getHttpURI().getPath();
         String component = path.substring(path.lastIndexOf('/') + 1);
-        boolean found = io.switchboard.protocol.CallIds.wellFormed(callId) && calls.cancel(component, callId, peer(request));
+        io.switchboard.protocol.Peer caller = peer(request);
+        boolean found = caller != null && io.switchboard.protocol.CallIds.wellFormed(callId)
+                && calls.cancel(component, callId, caller);
         response.setStatus(found ? HttpStatus.NO_CONTENT_204 : HttpStatus.NOT_FOUND_404);
         readToEnd(Content.Source.asInputStream(request));
         callback.succeeded();
@@ -159,11 +165,18 @@ final class SoapPostHandler extends Handler.Wrapper {
     }
 
     /**
-     * Who sent a request: the same peer as the calls this server runs are made by, so that a cancel
-     * acts only on its own caller's calls. Anonymous until the server establishes identities.
+     * Who sent a request, settled as the calls this server runs settle their caller (the client
+     * certificate, unless a bearer token verifies), so that a cancel acts only on its own caller's
+     * calls; null when its token does not verify: such a cancel acts on nothing.
      */
-    private static io.switchboard.protocol.Peer peer(Request request) {
-        return io.switchboard.protocol.Peer.anonymous(Request.getRemoteAddr(request) + ":" + Request.getRemotePort(request));
+    private io.switchboard.protocol.Peer peer(Request request) {
+        Object tls = request.getAttribute(org.eclipse.jetty.io.EndPoint.SslSessionData.ATTRIBUTE);
+        io.switchboard.protocol.Peer transport = SoapCallers.transportPeer(
+                tls instanceof org.eclipse.jetty.io.EndPoint.SslSessionData ssl ? ssl.peerCertificates() : null,
+                CallerIdentity.address(request.getConnectionMetaData().getRemoteSocketAddress()));
+        CallerIdentity caller = CallerIdentity.of(transport,
+                CallerIdentity.bearer(request.getHeaders().get(HttpHeader.AUTHORIZATION)), tokens);
+        return caller.refusal() == null ? caller.peer() : null;
     }
 
     /** What Axis2's servlet sets up for a request, less what nothing here reads (the servlet objects, the header map). */

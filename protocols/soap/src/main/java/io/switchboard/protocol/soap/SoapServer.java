@@ -169,7 +169,7 @@ final class SoapServer implements ProtocolServer {
             SizeLimitHandler sizeLimit = new SizeLimitHandler(settings.maxMessageBytes(), -1);
             contexts = new ContextHandlerCollection(axis2);
             // a call (POST to /axis2/services/...) goes straight to Axis2; the rest (?wsdl, mounted pages) to the contexts
-            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), calls, contexts));
+            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), calls, settings.tokenVerifier(), contexts));
             jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
             jetty.start();
 
