@@ -131,6 +131,67 @@ class CommandLineProcessTest {
         }
     }
 
+    /**
+     * The token flags end to end: a registry and a component server in their own JVMs verify
+     * tokens; {@code serve} binds with its token file, and cannot with a bad one (so it sends it);
+     * {@code call} with a good token is answered on every protocol, with a token for another
+     * audience refused; no token appears in any output. (That each protocol carries the token is
+     * the identity suite's to show.)
+     */
+    @Test
+    void registryAndServeVerifyTheTokenThatCallSendsOnEveryProtocol() throws Exception {
+        io.switchboard.testing.TestTokens tokens = io.switchboard.testing.TestTokens.get();
+        Path secret = Files.writeString(dir.resolve("secret"), "s3cret-for-test\n");
+        String[] verify = {"--jwt-keys", tokens.jwksFile().toString(), "--jwt-issuer",
+                io.switchboard.testing.TestTokens.ISSUER, "--jwt-audience", io.switchboard.testing.TestTokens.AUDIENCE};
+        String serverToken = tokens.valid("echo-server");
+        Path serverTokenFile = Files.writeString(dir.resolve("server-token"), serverToken + "\n");
+        Process registry = start(secret, concat(new String[] {"registry", "--port", "0", "--store", "memory"}, verify));
+        String url = await(registry, "registry");
+        Process server = start(secret, concat(new String[] {"serve", "echo", "--registry", url, "--token-file",
+                serverTokenFile.toString()}, verify));
+        await(server, "serving");
+        Path expiredFile = Files.writeString(dir.resolve("expired-token"), tokens.hostile("echo-server").get("expired"));
+        Path refusedErr = dir.resolve("stderr-" + processes.size() + ".txt");
+        Process refused = start(secret, concat(new String[] {"serve", "echo", "--registry", url, "--token-file",
+                expiredFile.toString()}, verify));
+        assertTrue(refused.waitFor(120, TimeUnit.SECONDS), "serve with an expired token did not stop");
+        assertTrue(refused.exitValue() != 0, "serve bound with an expired token");
+        assertTrue(Files.readString(refusedErr).contains("bearer token"), Files.readString(refusedErr));
+
+        String good = tokens.valid("alice");
+        Path goodFile = Files.writeString(dir.resolve("good-token"), good);
+        for (String protocol : List.of("soap", "grpc", "tcp")) {
+            String out = run("call", "Echo", "echoDoubles", "values=2.5", "--registry", url, "--protocol", protocol,
+                    "--token-file", goodFile.toString());
+            assertEquals("values = [2.5]", out.strip(), protocol);
+        }
+        String bad = tokens.hostile("alice").get("wrong audience");
+        Path badFile = Files.writeString(dir.resolve("bad-token"), bad);
+        PrintStream original = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            assertTrue(Main.run("call", "Echo", "echoDoubles", "values=2.5", "--registry", url, "--token-file",
+                    badFile.toString()) != 0, "a token for another audience: refused");
+        } finally {
+            System.setErr(original);
+        }
+        server.destroy();
+        registry.destroy();
+        assertTrue(server.waitFor(30, TimeUnit.SECONDS) && registry.waitFor(30, TimeUnit.SECONDS));
+        String printed = err.toString(StandardCharsets.UTF_8);
+        assertTrue(printed.contains("bearer token"), printed);
+        for (String token : List.of(good, bad, serverToken)) {
+            assertTrue(!printed.contains(token), "a token in call's output");
+            try (var files = Files.list(dir)) {
+                for (Path f : files.filter(f -> f.getFileName().toString().startsWith("stderr-")).toList()) {
+                    assertTrue(!Files.readString(f).contains(token), "a token in " + f);
+                }
+            }
+        }
+    }
+
     private static String[] concat(String[] a, String[] b) {
         String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);
