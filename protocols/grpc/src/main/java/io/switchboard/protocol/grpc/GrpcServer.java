@@ -62,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * ({@code grpc.health.v1}): a component's service is SERVING while it is exported and NOT_SERVING
  * after it is unexported or the server closes; the server as a whole ({@code ""}) is SERVING until
  * it closes.
+ *
+ * <p>Fair shares: connections are held to the settings' limits per remote address and in all, the
+ * longest idle making way for a newcomer ({@link GrpcConnectionShares}), and one connection runs at
+ * most half the server's calls at once (HTTP/2's {@code MAX_CONCURRENT_STREAMS}: a client queues
+ * the rest), so one connection cannot take every worker.
  */
 final class GrpcServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcServer.class);
@@ -86,6 +91,7 @@ final class GrpcServer implements ProtocolServer {
     private final LongAdder readOnArrivalCalls = new LongAdder();
     /** Counts connections refused at TLS; a plain-text server has none. */
     private final GrpcTls.Refusals refusals;
+    private final GrpcConnectionShares connections;
     private Server server;
     private boolean closed;
     /** Whether health answers NOT_SERVING for good already ({@link #drain}, {@link #close}). */
@@ -109,6 +115,7 @@ final class GrpcServer implements ProtocolServer {
                     return t;
                 });
         this.gate = new WorkerGate(workers, settings.maxConcurrentCalls());
+        this.connections = new GrpcConnectionShares(settings, "grpc-server");
     }
 
     @Override
@@ -124,9 +131,11 @@ final class GrpcServer implements ProtocolServer {
             return;
         }
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.bindAddress(), settings.port()),
-                            GrpcTls.server(settings.tls()))
+            server = connections.apply(NettyServerBuilder.forAddress(
+                            new InetSocketAddress(settings.bindAddress(), settings.port()), GrpcTls.server(settings.tls())))
                     .addTransportFilter(refusals)
+                    .intercept(connections.callCounter())
+                    .maxConcurrentCallsPerConnection(Math.max(1, settings.maxConcurrentCalls() / 2))
                     .fallbackHandlerRegistry(registry)
                     // reflection finds the components in the fallback registry too (the server's mutable services)
                     .addService(ProtoReflectionServiceV1.newInstance())
@@ -241,6 +250,12 @@ final class GrpcServer implements ProtocolServer {
         }
         workers.shutdownNow();
         gate.close();
+        connections.close();
+    }
+
+    /** The listener's connections within their shares; for tests. */
+    GrpcConnectionShares connections() {
+        return connections;
     }
 
     /** Starts a call: queues its parts and gives the work to a worker thread. */

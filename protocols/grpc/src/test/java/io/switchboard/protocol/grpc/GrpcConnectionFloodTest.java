@@ -1,6 +1,7 @@
 package io.switchboard.protocol.grpc;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.ClientSettings;
@@ -19,9 +20,66 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A flood of idle TCP connections (never sending the HTTP/2 preface) against a gRPC server: on
- * Netty's event loop they cost no thread, and a well-behaved call still succeeds.
+ * Netty's event loop they cost no thread, they cost their own address its oldest connections, and
+ * a well-behaved call from the same host still succeeds at once.
  */
 class GrpcConnectionFloodTest {
+    @Test
+    void sixHundredIdleConnectionsFromOneAddressMakeWayForAClientOfTheSameHost() throws Exception {
+        int flood = 600;
+        int perAddress = ServerSettings.defaults().maxConnectionsPerAddress();
+        List<Socket> sockets = new ArrayList<>();
+        try (ProtocolServer server = new GrpcProtocolProvider().newServer(ServerSettings.defaults());
+             ProtocolClient client = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
+            Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+            GrpcConnectionShares shares = ((GrpcServer) server).connections();
+            for (int i = 0; i < flood; i++) {
+                sockets.add(new Socket(at.uri().getHost(), at.uri().getPort()));
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            while (shares.evictions() < flood - perAddress) {   // every one seen: the good client is the newest
+                assertTrue(System.nanoTime() < deadline, shares.evictions() + " evicted");
+                Thread.sleep(1);
+            }
+            assertTrue(shares.open() <= perAddress, shares.open() + " open");
+            assertEquals(0, shares.refusals());
+            long start = System.nanoTime();
+            try (Transport t = client.connect(ConformanceComponent.DESCRIPTOR, at)) {
+                double[] values = {1.5, -0.0, Double.NaN};
+                assertArrayEquals(values, ConformanceComponent.stub(t).echoDoubles(values));
+            }
+            long ms = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(ms < 2000, "the good call took " + ms + " ms");
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void aNewcomerIsRefusedWhenEveryConnectionOfItsAddressHasCallsOpen() throws Exception {
+        ConformanceImpl impl = new ConformanceImpl();
+        try (ProtocolServer server = new GrpcProtocolProvider().newServer(ServerSettings.defaults()
+                .withMaxConnectionsPerAddress(1));
+             ProtocolClient first = new GrpcProtocolProvider().newClient(ClientSettings.defaults());
+             ProtocolClient second = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
+            Endpoint at = server.export(ConformanceComponent.skeleton(impl));
+            GrpcConnectionShares shares = ((GrpcServer) server).connections();
+            try (Transport busy = first.connect(ConformanceComponent.DESCRIPTOR, at);
+                 Transport late = second.connect(ConformanceComponent.DESCRIPTOR, at)) {
+                java.util.concurrent.CompletableFuture<Long> spinning = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> ConformanceComponent.stub(busy).spin(new double[0], 600_000_000));
+                assertTrue(impl.spinStarted.await(30, java.util.concurrent.TimeUnit.SECONDS));
+                org.junit.jupiter.api.Assertions.assertThrows(io.switchboard.protocol.TransportException.class,
+                        () -> ConformanceComponent.stub(late).ping(), "no connection of the address is idle");
+                assertTrue(shares.refusals() >= 1);
+                assertEquals(0, shares.evictions(), "the working connection was not closed");
+                spinning.cancel(true);
+            }
+        }
+    }
+
     @Test
     void fiveHundredIdleConnectionsDoNotStopAGoodCall() throws Exception {
         List<Socket> flood = new ArrayList<>();

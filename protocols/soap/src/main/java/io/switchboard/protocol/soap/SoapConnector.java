@@ -1,6 +1,7 @@
 package io.switchboard.protocol.soap;
 
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.spi.ConnectionShares;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectableChannel;
@@ -33,12 +34,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Jetty's connector for the SOAP server, with the two bounds Jetty does not offer as such: a
- * whole-request deadline ({@link SoapEndPoint}) checked every {@value #TICK_MILLIS} ms, and a
- * connection limit that favours work over idleness. At {@code maxConnections} open connections a
- * new one displaces the connection idle longest (waiting for its first request, or kept alive
- * between two), which is closed without an answer; if every connection is in a request, the new one
- * is answered {@code 503 Service Unavailable} with {@code Retry-After: 1} and closed (over TLS it
- * is closed without an answer, since no handshake has been made). Jetty's own
+ * whole-request deadline ({@link SoapEndPoint}) checked every {@value #TICK_MILLIS} ms, and
+ * connection limits that favour work over stalling ({@link ConnectionShares}): at most
+ * {@code maxConnectionsPerAddress} from one remote address and {@code maxConnections} in all. A new
+ * connection over either displaces the connection of its share stalled longest (waiting for its
+ * first request, kept alive between two, or in a request whose bytes have not all come), which is
+ * closed without an answer; if every connection of the share is handling or answering a request,
+ * the new one is answered {@code 503 Service Unavailable} with {@code Retry-After: 1} and closed
+ * (over TLS it is closed without an answer, since no handshake has been made). Jetty's own
  * {@code NetworkConnectionLimit} would instead stop accepting, and leave the new client waiting in
  * the kernel's accept queue with no answer at all.
  */
@@ -54,12 +57,11 @@ final class SoapConnector extends ServerConnector {
     private final ServerSettings settings;
     private final boolean tls;
     private final Object lock = new Object();
-    /** The connections counted against the limit: accepted and open, not displaced. Guarded by lock. */
+    /** The connections counted against the limits: accepted and open, not displaced. Guarded by lock. */
     private final Map<SelectableChannel, Admitted> admitted = new HashMap<>();
+    private final ConnectionShares shares;
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
-    private long refused;
-    private long displaced;
     private volatile Scheduler.Task tick;
     private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
 
@@ -67,6 +69,7 @@ final class SoapConnector extends ServerConnector {
         super(server, -1, -1, factories);
         this.settings = settings;
         this.tls = settings.tls() != null;
+        this.shares = new ConnectionShares(settings.maxConnections(), settings.maxConnectionsPerAddress());
         getSelectorManager().addEventListener(new Admission());
     }
 
@@ -84,24 +87,49 @@ final class SoapConnector extends ServerConnector {
         return endPoint;
     }
 
-    /** A connection counted against the limit; its end point is made a moment after it is accepted. */
-    private static final class Admitted {
+    /** A connection counted against the limits; its end point is made a moment after it is accepted. */
+    private final class Admitted implements ConnectionShares.Member {
         final SelectableChannel channel;
+        final Object address;
         final long acceptedNanos = System.nanoTime();
-        SoapEndPoint endPoint;
+        volatile SoapEndPoint endPoint;
 
         Admitted(SelectableChannel channel) {
             this.channel = channel;
+            Object r = remote();
+            this.address = r instanceof java.net.InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress() : r;
         }
 
-        /** Since when it has been idle: a connection without its end point yet has not sent a byte. */
-        long idleSinceNanos() {
-            return endPoint == null ? acceptedNanos : endPoint.idleSinceNanos();
+        @Override
+        public Object address() {
+            return address;
         }
 
-        /** Marks it displaced, if it is idle; the caller closes it. */
-        boolean displace() {
-            return endPoint == null || endPoint.displace();
+        /** A connection without its end point yet has not sent a byte. */
+        @Override
+        public long stalledSinceNanos() {
+            SoapEndPoint e = endPoint;
+            return e == null ? acceptedNanos : e.stalledSinceNanos();
+        }
+
+        /** Marks it displaced, if it is still stalled; then {@link #evict} closes it. */
+        @Override
+        public boolean claim() {
+            SoapEndPoint e = endPoint;
+            return e == null || e.evictIfStalled();
+        }
+
+        @Override
+        public void evict() {
+            synchronized (lock) {
+                admitted.remove(channel);
+            }
+            long n = shares.evictions();
+            if (n == 1 || n % 100 == 0) {
+                LOG.warn("SOAP server at a connection limit ({} in all, {} per address): closing stalled {} ({} displaced"
+                        + " so far)", settings.maxConnections(), settings.maxConnectionsPerAddress(), remote(), n);
+            }
+            close();
         }
 
         void close() {
@@ -219,11 +247,9 @@ final class SoapConnector extends ServerConnector {
         return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();
     }
 
-    /** Connections displaced or refused at the limit so far. */
+    /** Connections displaced or refused at the limits so far. */
     long shed() {
-        synchronized (lock) {
-            return displaced + refused;
-        }
+        return shares.evictions() + shares.refusals();
     }
 
     /** Closes the idle connections (the server stops: left open, a client's next request on one would be lost). */
@@ -235,43 +261,27 @@ final class SoapConnector extends ServerConnector {
         }
     }
 
-    /** The connection limit, applied as each connection is accepted (see the class comment). */
+    /** The connection limits, applied as each connection is accepted (see the class comment). */
     private final class Admission implements SelectorManager.AcceptListener {
         @Override
         public void onAccepting(SelectableChannel channel) {
-            Admitted victim = null;
-            boolean refuse = false;
+            Admitted newcomer = new Admitted(channel);
+            ConnectionShares.Admission a;
             synchronized (lock) {
-                while (admitted.size() >= settings.maxConnections()) {
-                    victim = longestIdle();
-                    if (victim == null) {
-                        refuse = true;
-                        refused++;
-                        if (refused == 1 || refused % 100 == 0) {
-                            LOG.warn("SOAP server at its limit of {} connections, all in a request: refusing {} with 503"
-                                    + " ({} refused so far)", settings.maxConnections(), remote(channel), refused);
-                        }
-                        break;
-                    }
-                    if (victim.displace()) {
-                        admitted.remove(victim.channel);
-                        displaced++;
-                        if (displaced == 1 || displaced % 100 == 0) {
-                            LOG.warn("SOAP server at its limit of {} connections: closing idle {} for {} ({} displaced"
-                                    + " so far)", settings.maxConnections(), victim.remote(), remote(channel), displaced);
-                        }
-                        break;
-                    }
-                    victim = null;   // it began a request meanwhile: no longer idle, so another is chosen
-                }
-                if (!refuse) {
-                    admitted.put(channel, new Admitted(channel));
+                a = shares.admit(newcomer);
+                if (a.admitted()) {
+                    admitted.put(channel, newcomer);
                 }
             }
-            if (victim != null) {
-                victim.close();
+            if (a.evicted() != null) {
+                a.evicted().evict();
             }
-            if (refuse) {
+            if (!a.admitted()) {
+                long refused = shares.refusals();
+                if (refused == 1 || refused % 100 == 0) {
+                    LOG.warn("SOAP server refusing {} with 503: {} ({} refused so far)", newcomer.remote(), a.refusal(),
+                            refused);
+                }
                 if (!tls) {
                     try {
                         ((SocketChannel) channel).write(ByteBuffer.wrap(BUSY));   // non-blocking: best effort
@@ -294,29 +304,12 @@ final class SoapConnector extends ServerConnector {
         }
 
         private void forget(SelectableChannel channel) {
+            Admitted a;
             synchronized (lock) {
-                admitted.remove(channel);
+                a = admitted.remove(channel);
             }
-        }
-
-        private Admitted longestIdle() {
-            Admitted best = null;
-            long bestSince = Long.MAX_VALUE;
-            for (Admitted a : admitted.values()) {
-                long since = a.idleSinceNanos();
-                if (since < bestSince) {
-                    best = a;
-                    bestSince = since;
-                }
-            }
-            return best;
-        }
-
-        private Object remote(SelectableChannel channel) {
-            try {
-                return ((SocketChannel) channel).getRemoteAddress();
-            } catch (IOException e) {
-                return "?";
+            if (a != null) {
+                shares.leave(a);
             }
         }
     }

@@ -92,6 +92,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     /** Idle since (idle states), the request's first byte ({@link State#IN_REQUEST}), or the cut. */
     private long sinceNanos = System.nanoTime();
     private long requestBytes;
+    /** Whether a thread handles the current request (Jetty has its head): it is working, not stalled. */
+    private boolean inHandler;
     /** Waits for a request's bytes that went through Jetty's selector (not {@link #awaitRequestBytes}). */
     private long selectorWaitsInRequest;
 
@@ -112,6 +114,18 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     /** Since when an idle connection has been idle; {@link Long#MAX_VALUE} for any other. */
     synchronized long idleSinceNanos() {
         return state == State.WAITING || state == State.BETWEEN_REQUESTS ? sinceNanos : Long.MAX_VALUE;
+    }
+
+    /**
+     * Since when the connection has been stalled: idle, or in a request whose head has not all come
+     * (since its first byte); {@link Long#MAX_VALUE} while a request is handled or answered.
+     */
+    synchronized long stalledSinceNanos() {
+        return stalled() ? sinceNanos : Long.MAX_VALUE;
+    }
+
+    private boolean stalled() {
+        return state == State.WAITING || state == State.BETWEEN_REQUESTS || (state == State.IN_REQUEST && !inHandler);
     }
 
     synchronized boolean busy() {
@@ -271,6 +285,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /** Jetty handles a request: one whose bytes all came with the previous one's (pipelined) starts here. */
     synchronized void handling() {
+        inHandler = true;
         if (state == State.WAITING || state == State.BETWEEN_REQUESTS) {
             state = State.IN_REQUEST;
             sinceNanos = System.nanoTime();
@@ -293,6 +308,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     /** The exchange ended: the connection is idle until the next request's first byte. */
     synchronized void completed() {
         answered = false;
+        inHandler = false;
         if (state == State.IN_REQUEST || state == State.ANSWERING) {
             state = State.BETWEEN_REQUESTS;
             sinceNanos = System.nanoTime();
@@ -306,6 +322,18 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Marks a stalled connection displaced to admit another (the caller closes it): an idle one, or
+     * one whose request head has not all come; false if it is handled or answered by now.
+     */
+    synchronized boolean evictIfStalled() {
+        if (!stalled()) {
+            return false;
+        }
+        state = State.DISPLACED;   // what Jetty reads next is the end of the stream, as if its client had gone
+        return true;
     }
 
     /** The request is refused (413) while its sender may still be sending: the close that follows lingers. */

@@ -43,6 +43,7 @@ class SoapSlowSenderTest {
             + "</soapenv:Envelope>";
 
     private SoapServer server;
+    private ConformanceImpl impl;
     private ProtocolClient client;
     private ConformanceStub stub;
     private InetSocketAddress address;
@@ -51,7 +52,8 @@ class SoapSlowSenderTest {
 
     private void start(ServerSettings settings) {
         server = (SoapServer) new SoapProtocolProvider().newServer(settings.withIdleTimeout(IDLE));
-        Endpoint endpoint = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+        impl = new ConformanceImpl();
+        Endpoint endpoint = server.export(ConformanceComponent.skeleton(impl));
         URI uri = URI.create(endpoint.address());
         address = new InetSocketAddress(uri.getHost(), uri.getPort());
         client = new SoapProtocolProvider().newClient(ClientSettings.defaults());
@@ -333,7 +335,7 @@ class SoapSlowSenderTest {
 
     @Test
     void fiveHundredIdleConnectionsTakeNoRequestThreadAndAGoodCallSucceeds() throws Exception {
-        start(ServerSettings.defaults());
+        start(ServerSettings.defaults().withMaxConnectionsPerAddress(512));
         for (int i = 0; i < 500; i++) {
             connect();
         }
@@ -364,22 +366,63 @@ class SoapSlowSenderTest {
     }
 
     @Test
-    void whenEveryConnectionIsInARequestANewOneGets503() throws Exception {
-        start(ServerSettings.defaults().withMaxConnections(3).withRequestTimeout(Duration.ofSeconds(60)));
+    void whenEveryConnectionIsHandlingARequestANewOneGets503() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(3));
+        List<Thread> callers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            connect().getOutputStream().write("POST /axis2/services/Conformance HTTP/1.1\r\n"
-                    .getBytes(StandardCharsets.US_ASCII));
+            Thread t = new Thread(() -> stub.spin(new double[0], 600_000), "spinner");   // until stopSpinning
+            t.setDaemon(true);
+            t.start();
+            callers.add(t);
         }
-        awaitValue(server.connector()::busyConnections, 3, "connections in a request");
+        try {
+            awaitValue(server.connector()::busyConnections, 3, "connections handling a request");
 
-        String answer = readUntilClosed(connect());
+            String answer = readUntilClosed(connect());
 
-        assertTrue(answer.startsWith("HTTP/1.1 503"), "answer: " + answer);
-        for (Socket s : raw) {
-            s.close();
+            assertTrue(answer.startsWith("HTTP/1.1 503"), "answer: " + answer);
+        } finally {
+            impl.stopSpinning = true;
+            for (Thread t : callers) {
+                t.join(BOUND_MILLIS);
+            }
         }
-        awaitValue(server.connector()::openConnections, 0, "open connections after the senders left");
         assertNormalCallWorks();
+    }
+
+    @Test
+    void aConnectionStalledInARequestMakesWayForANewOne() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(3).withRequestTimeout(Duration.ofSeconds(60)));
+        List<Socket> stalled = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Socket s = connect();
+            s.getOutputStream().write("POST /axis2/services/Conformance HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+            stalled.add(s);
+            awaitValue(server.connector()::busyConnections, i + 1, "connections in a request");   // in this order
+        }
+
+        assertNormalCallWorks();
+
+        readUntilClosed(stalled.get(0));   // the request begun longest ago is closed, well before its deadline
+        assertTrue(server.connector().shed() >= 1);
+        assertTrue(server.connector().openConnections() <= 3, "open: " + server.connector().openConnections());
+    }
+
+    @Test
+    void sixHundredIdleConnectionsFromOneAddressCostThatAddressItsOwnAndAGoodCallSucceeds() throws Exception {
+        start(ServerSettings.defaults());
+        int perAddress = ServerSettings.defaults().maxConnectionsPerAddress();
+        Socket first = connect();
+        for (int i = 1; i < 600; i++) {
+            connect();
+        }
+        awaitValue(() -> server.connector().shed() >= 600 - perAddress ? 1 : 0, 1, "connections displaced");
+
+        assertNormalCallWorks();
+
+        assertTrue(server.connector().openConnections() <= perAddress,
+                "open: " + server.connector().openConnections());
+        assertEquals("", readUntilClosed(first), "the oldest idle connection is closed without an answer");
     }
 
     /** Threads of the server running a request (Jetty's utilized threads: not its acceptor or selector). */

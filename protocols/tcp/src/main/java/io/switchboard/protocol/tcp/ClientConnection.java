@@ -86,6 +86,11 @@ final class ClientConnection {
     /** The writes held back on this thread while it settles a batch of answers, if it does. */
     private static final ThreadLocal<Cork> CORK = new ThreadLocal<>();
     private volatile boolean closed;
+    /**
+     * The server answered a request over its frame limit: it closes this connection after that
+     * answer, so no new call is sent on it.
+     */
+    private volatile boolean retiring;
     private volatile Throwable failure;
     private volatile long lastUsedNanos = System.nanoTime();
 
@@ -141,7 +146,7 @@ final class ClientConnection {
     }
 
     boolean usable(long maxIdleNanos) {
-        return !closed && (!calls.isEmpty() || System.nanoTime() - lastUsedNanos < maxIdleNanos);
+        return !closed && !retiring && (!calls.isEmpty() || System.nanoTime() - lastUsedNanos < maxIdleNanos);
     }
 
     /** A new blocking call's id and the future its answer completes; not yet sent. */
@@ -323,6 +328,9 @@ final class ClientConnection {
 
     private void dispatch(Frame frame) {
         lastUsedNanos = System.nanoTime();
+        if (frame.meta.errorCode() == TcpErrors.LIMIT) {
+            retiring = true;   // before its caller hears of it: its next call goes on another connection
+        }
         Call c = calls.remove(frame.meta.correlationId());
         if (c == null || !c.complete(frame)) {
             frame.release();   // cancelled or timed out: nobody waits for it

@@ -35,15 +35,29 @@ final class Frame {
     /** The whole frame's bytes on the wire: header, meta and data. */
     final long wireBytes;
 
+    /** A frame without data because the server's budget for large frames was spent (not over the limit). */
+    final boolean overBudget;
+
     Frame(RpcMeta meta, ByteBuf data, long dataBytes, long wireBytes) {
+        this(meta, data, dataBytes, wireBytes, false);
+    }
+
+    private Frame(RpcMeta meta, ByteBuf data, long dataBytes, long wireBytes, boolean overBudget) {
         this.meta = meta;
         this.data = data;
         this.dataBytes = dataBytes;
         this.wireBytes = wireBytes;
+        this.overBudget = overBudget;
     }
 
+    /** A frame whose data was skipped because no buffer could be had for it from the server's budget. */
+    static Frame overBudget(RpcMeta meta, long dataBytes, long wireBytes) {
+        return new Frame(meta, null, dataBytes, wireBytes, true);
+    }
+
+    /** Over the frame limit: its data was not read. */
     boolean oversized() {
-        return data == null;
+        return data == null && !overBudget;
     }
 
     /** Frees the data, if any. */

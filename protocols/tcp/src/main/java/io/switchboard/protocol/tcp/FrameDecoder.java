@@ -14,14 +14,17 @@ import java.util.List;
  * Cuts a connection's bytes into {@link Frame}s, within limits checked on the header before any
  * buffer grows: a frame whose data is over {@code maxDataBytes} is not buffered; its meta is read
  * (so that the call it belongs to can be answered or failed by its correlation id) and its data
- * skipped as it arrives. Anything else that breaks the framing (not {@code PRPC}, a meta larger
- * than the body or than {@code maxMetaBytes}, a meta that does not parse) ends the connection with
- * a {@link FrameException}: the stream cannot be resynchronised.
+ * skipped as it arrives (a client's), or nothing after it is read at all (a server's, which
+ * answers {@code ELIMIT} and closes the connection). Anything else that breaks the framing (not
+ * {@code PRPC}, a meta larger than the body or than {@code maxMetaBytes}, a meta that does not
+ * parse) ends the connection with a {@link FrameException}: the stream cannot be resynchronised.
  *
- * <p>With a minimum rate (a server's), a frame must arrive within {@code frameTimeout} plus its
- * size at {@code minBytesPerSecond}, counted from its first byte; a slower sender's connection is
- * closed ({@link #slowSenders}), so a sender that trickles bytes cannot hold a connection's buffer
- * for longer.
+ * <p>A server's decoder also holds each frame to a deadline: the whole frame must arrive within
+ * {@code frameTimeout} of its first byte, whatever size its header announces, or the connection is
+ * closed ({@link #slowSenders}); and a large frame's buffer is reserved from the server's
+ * {@link FrameBudget} when its header is read: one that finds the budget spent is passed on
+ * without data ({@link Frame#overBudget}) and its data skipped, so connections that announce large
+ * frames and send nothing more hold at most the budget.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
     /** Frames of at least this many bytes are collected in a buffer of their own size ({@link #cumulate}). */
@@ -35,32 +38,46 @@ final class FrameDecoder extends ByteToMessageDecoder {
     private final long maxDataBytes;
     private final int maxMetaBytes;
     private final long frameTimeoutNanos;
-    private final long minBytesPerSecond;
     private final Runnable slowSenders;
+    /** A server's: large frames' buffers come from it; null for a client's. */
+    private final FrameBudget budget;
+    /** Bytes of the budget held for the frame under way and not yet handed to its buffer. */
+    private long reservedForFrame;
+    /** A server's decoder stops at an oversized frame: the connection is closed after its answer. */
+    private boolean closing;
     /** Data bytes of an oversized frame still to skip. */
     private long discarding;
     /** The body size the header of the frame under way announced; 0 before its header is in. */
     private long announced;
-    /** When the first byte of the frame under way arrived (System.nanoTime), or 0 between frames. */
-    private long frameStart;
+    /**
+     * When the first byte of the frame under way arrived (System.nanoTime), or 0 between frames;
+     * read by the server's connection limit from other threads.
+     */
+    private volatile long frameStart;
 
-    /** A decoder without a minimum rate (a client's: it waits for answers as long as their calls do). */
+    /** A client's decoder: no deadline (it waits for answers as long as their calls do), no budget. */
     FrameDecoder(long maxDataBytes, int maxMetaBytes) {
-        this(maxDataBytes, maxMetaBytes, null, 0, null);
+        this(maxDataBytes, maxMetaBytes, null, null, null);
     }
 
     /**
-     * A decoder that closes the connection of a sender slower than {@code frameTimeout} plus a
-     * frame's size at {@code minBytesPerSecond}, telling {@code slowSenders} each time.
+     * A server's decoder: it closes the connection of a sender whose frame takes longer than
+     * {@code frameTimeout} to arrive, telling {@code slowSenders}; takes large frames' buffers from
+     * {@code budget}; and reads nothing after an oversized frame's meta.
      */
-    FrameDecoder(long maxDataBytes, int maxMetaBytes, java.time.Duration frameTimeout, long minBytesPerSecond,
+    FrameDecoder(long maxDataBytes, int maxMetaBytes, java.time.Duration frameTimeout, FrameBudget budget,
                  Runnable slowSenders) {
         this.maxDataBytes = maxDataBytes;
         this.maxMetaBytes = maxMetaBytes;
         this.frameTimeoutNanos = frameTimeout == null ? 0 : frameTimeout.toNanos();
-        this.minBytesPerSecond = minBytesPerSecond;
+        this.budget = budget;
         this.slowSenders = slowSenders;
         setCumulator(this::cumulate);
+    }
+
+    /** When the frame under way began (System.nanoTime), or 0 if none is under way. */
+    long frameStartNanos() {
+        return frameStart;
     }
 
     /**
@@ -79,7 +96,14 @@ final class FrameDecoder extends ByteToMessageDecoder {
         }
         try {
             long size = (long) cumulation.readableBytes() + Math.max(missing, in.readableBytes()) + READ_SLACK_BYTES;
-            ByteBuf frame = Unpooled.buffer((int) Math.min(size, Integer.MAX_VALUE - 8));
+            int capacity = (int) Math.min(size, Integer.MAX_VALUE - 8);
+            ByteBuf frame;
+            if (budget == null) {
+                frame = Unpooled.buffer(capacity);
+            } else {
+                frame = budget.buffer(capacity, reservedForFrame);   // the buffer gives it back when freed
+                reservedForFrame = 0;
+            }
             frame.writeBytes(cumulation).writeBytes(in);
             return frame;
         } finally {
@@ -102,6 +126,9 @@ final class FrameDecoder extends ByteToMessageDecoder {
         long meta = in.getUnsignedInt(r + 8);
         if (meta > maxMetaBytes || meta > body || body - meta > maxDataBytes) {
             return 0;
+        }
+        if (budget != null && reservedForFrame == 0) {
+            return 0;   // no buffer of its own without its bytes from the budget (reserved as its header is cut)
         }
         return (int) Math.max(0, Frame.HEADER_BYTES + body - in.readableBytes());
     }
@@ -128,18 +155,17 @@ final class FrameDecoder extends ByteToMessageDecoder {
             if (frameStart != start || !ctx.channel().isActive()) {
                 return;   // that frame is in
             }
-            long allowed = frameTimeoutNanos + (long) (announced * 1e9 / minBytesPerSecond);
-            long left = start + allowed - System.nanoTime();
+            long left = start + frameTimeoutNanos - System.nanoTime();
             if (left > 0) {
-                watch(ctx, start, left);   // its header said it is large: it has longer
+                watch(ctx, start, left);   // woken early
                 return;
             }
             if (slowSenders != null) {
                 slowSenders.run();
             }
+            // however large its header says it is: a larger announcement buys no more time
             ctx.fireExceptionCaught(new FrameException("a frame of " + announced + " bytes did not arrive within "
-                    + java.time.Duration.ofNanos(allowed).toMillis() + " ms (slower than " + minBytesPerSecond
-                    + " bytes/s)"));
+                    + java.time.Duration.ofNanos(frameTimeoutNanos).toMillis() + " ms"));
         }, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
@@ -160,6 +186,10 @@ final class FrameDecoder extends ByteToMessageDecoder {
      * a reader that keeps its own buffer (a client's connection) as for this handler's pipeline.
      */
     void cut(ByteBuf in, List<Object> out) {
+        if (closing) {
+            in.skipBytes(in.readableBytes());   // the connection closes after the oversized frame's answer
+            return;
+        }
         if (discarding > 0) {
             int n = (int) Math.min(discarding, in.readableBytes());
             in.skipBytes(n);
@@ -188,11 +218,31 @@ final class FrameDecoder extends ByteToMessageDecoder {
         long dataBytes = body - metaBytes;
         boolean oversized = dataBytes > maxDataBytes;
         long needed = Frame.HEADER_BYTES + (oversized ? metaBytes : body);
+        if (!oversized && budget != null && reservedForFrame == 0 && in.readableBytes() < needed
+                && body + Frame.HEADER_BYTES >= PRESIZED_FRAME_BYTES) {
+            long n = Frame.HEADER_BYTES + body + READ_SLACK_BYTES;
+            if (budget.reserve(n)) {
+                reservedForFrame = n;
+            } else if (in.readableBytes() >= Frame.HEADER_BYTES + metaBytes) {
+                RpcMeta meta = meta(in, at + Frame.HEADER_BYTES, (int) metaBytes);
+                in.skipBytes(Frame.HEADER_BYTES + (int) metaBytes);
+                discard(in, dataBytes);
+                out.add(Frame.overBudget(meta, dataBytes, Frame.HEADER_BYTES + body));
+                return;
+            }
+        }
         if (in.readableBytes() < needed) {
             return;
         }
         RpcMeta meta = meta(in, at + Frame.HEADER_BYTES, (int) metaBytes);
         in.skipBytes(Frame.HEADER_BYTES + (int) metaBytes);
+        if (oversized && budget != null) {
+            closing = true;   // a server reads none of its data: the answer is ELIMIT, then the connection closes
+            in.skipBytes(in.readableBytes());
+            frameDone();
+            out.add(new Frame(meta, null, dataBytes, Frame.HEADER_BYTES + body));
+            return;
+        }
         if (oversized) {
             discarding = dataBytes;
             int n = (int) Math.min(discarding, in.readableBytes());
@@ -208,10 +258,35 @@ final class FrameDecoder extends ByteToMessageDecoder {
         out.add(new Frame(meta, in.readRetainedSlice((int) dataBytes), dataBytes, Frame.HEADER_BYTES + body));
     }
 
+    /** Skips {@code dataBytes} of data: those in {@code in} now, the rest as they arrive. */
+    private void discard(ByteBuf in, long dataBytes) {
+        discarding = dataBytes;
+        int n = (int) Math.min(discarding, in.readableBytes());
+        in.skipBytes(n);
+        discarding -= n;
+        if (discarding == 0) {
+            frameDone();
+        }
+    }
+
     /** The frame under way is all in: the next one's clock starts at its first byte. */
     private void frameDone() {
         announced = 0;
         frameStart = 0;
+        giveBackReservation();
+    }
+
+    /** A reservation not handed to a buffer (the frame came in without one, or the connection closed) goes back. */
+    private void giveBackReservation() {
+        if (reservedForFrame > 0) {
+            budget.release(reservedForFrame);
+            reservedForFrame = 0;
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        giveBackReservation();
     }
 
     private RpcMeta meta(ByteBuf in, int at, int length) {

@@ -38,6 +38,7 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.TraceContext;
+import io.switchboard.protocol.spi.ConnectionShares;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
@@ -65,6 +66,13 @@ import org.slf4j.LoggerFactory;
  * passes or whose connection closes is cancelled: its thread is interrupted and
  * {@link ServerCallContext#isCancelled()} says so; its answer is not sent.
  *
+ * <p>Fair shares: connections are counted per remote address and per server
+ * ({@link ConnectionShares}; a newcomer over a limit displaces the connection of its share stalled
+ * longest, idle or in a frame begun and not finished); a connection runs at most half the server's
+ * calls; a frame must arrive whole within the request timeout, large frames' buffers come from one
+ * {@link FrameBudget}, and a frame over the limit is answered {@code ELIMIT} and its connection
+ * closed without its data being read.
+ *
  * <p>On Linux (epoll) a server without TLS also listens on a Unix domain socket, with the same
  * connections as its port's, and its endpoints name it for clients on the same host
  * ({@link UnixListener}, {@link UnixSockets}).
@@ -81,7 +89,11 @@ final class TcpServer implements ProtocolServer {
     private final LongAdder busyRefusals = new LongAdder();
     private final LongAdder slowSenders = new LongAdder();
     private final LongAdder connectionRefusals = new LongAdder();
-    private final AtomicInteger open = new AtomicInteger();
+    private final ConnectionShares shares;
+    private final FrameBudget budget;
+    /** Most calls one connection runs at once: below the server's, so one connection cannot take every worker. */
+    private final int callsPerConnection;
+    private final LongAdder budgetRefusals = new LongAdder();
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private EventLoopGroup loops;
     private Channel listener;
@@ -99,6 +111,10 @@ final class TcpServer implements ProtocolServer {
         this.tcpLimits = tcpLimits;
         this.limits = MessageLimits.of(Math.min(settings.maxMessageBytes(), tcpLimits.maxFrameBytes()),
                 settings.maxGraphNodes());
+        this.shares = new ConnectionShares(settings.maxConnections(), settings.maxConnectionsPerAddress());
+        this.budget = new FrameBudget(tcpLimits.effectiveLargeFrameBudget());
+        this.callsPerConnection = Math.min(tcpLimits.maxCallsPerConnection(),
+                Math.max(1, settings.maxConcurrentCalls() / 2));
         AtomicInteger n = new AtomicInteger();
         // as many threads as calls run, up to the limit, idle ones kept a minute; no queue: a call
         // over the limit is refused at once rather than left waiting unseen
@@ -129,8 +145,6 @@ final class TcpServer implements ProtocolServer {
             @Override
             protected void initChannel(Channel ch) {
                 connections.add(ch);
-                boolean over = open.incrementAndGet() > settings.maxConnections();
-                ch.closeFuture().addListener(f -> open.decrementAndGet());
                 if (settings.tls() != null) {
                     SslHandler tls = TcpTls.server(settings.tls());
                     tls.handshakeFuture().addListener(f -> {
@@ -142,13 +156,22 @@ final class TcpServer implements ProtocolServer {
                     ch.pipeline().addLast(tls);
                 }
                 long idle = settings.idleTimeout().toMillis();
-                ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
-                        new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
-                                settings.requestTimeout(), settings.minRequestBytesPerSecond(),
-                                slowSenders::increment),
+                FrameDecoder decoder = new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
+                        settings.requestTimeout(), budget, slowSenders::increment);
+                Connection c = new Connection(ch, decoder);
+                ConnectionShares.Admission admission = shares.admit(c);
+                if (admission.admitted()) {
+                    ch.closeFuture().addListener(f -> shares.leave(c));
+                    if (admission.evicted() != null) {
+                        admission.evicted().evict();
+                    }
+                } else {
+                    c.refuse(admission.refusal());
+                }
+                ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS), decoder,
                         // the answers of the calls one read brings in and runs on the loop leave in one write
                         new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false),
-                        new Connection(over));
+                        c);
             }
         };
         ServerBootstrap b = new ServerBootstrap().group(loops)
@@ -193,9 +216,28 @@ final class TcpServer implements ProtocolServer {
         return slowSenders.sum();
     }
 
-    /** Connections refused because {@link ServerSettings#maxConnections()} were open; for tests and logs. */
+    /** Connections refused because every connection of their share was working; for tests and logs. */
     long connectionRefusals() {
         return connectionRefusals.sum();
+    }
+
+    /** Connections closed to admit another of their share; for tests and logs. */
+    long evictions() {
+        return shares.evictions();
+    }
+
+    /** Connections counted now, and the large-frame buffer bytes reserved now; for tests. */
+    int openConnections() {
+        return shares.open();
+    }
+
+    FrameBudget budget() {
+        return budget;
+    }
+
+    /** Frames answered busy because the large-frame budget was spent; for tests and logs. */
+    long budgetRefusals() {
+        return budgetRefusals.sum();
     }
 
     @Override
@@ -243,17 +285,52 @@ final class TcpServer implements ProtocolServer {
         workers.shutdownNow();
     }
 
-    /** One connection's calls: those running, by correlation id, so that a cancel or the close finds them. */
-    private final class Connection extends ChannelInboundHandlerAdapter {
+    /**
+     * One connection's calls: those running, by correlation id, so that a cancel or the close finds
+     * them; and its share of the server's connections.
+     */
+    private final class Connection extends ChannelInboundHandlerAdapter implements ConnectionShares.Member {
         private final Map<Long, Call> running = new ConcurrentHashMap<>();
-        /** Over the connection limit: every request is answered EOVERCROWDED, then the connection closes. */
-        private final boolean refused;
+        private final Channel channel;
+        private final FrameDecoder decoder;
+        private final Object address;
+        /** Since when no call has run and no frame has come (System.nanoTime). */
+        private volatile long idleSince = System.nanoTime();
+        /** Over the connection limits: every request is answered EOVERCROWDED, then the connection closes. */
+        private String refused;
 
         /** What the connection proves of its peer, settled at its first call (after the TLS handshake). */
         private Peer peer;
 
-        Connection(boolean refused) {
-            this.refused = refused;
+        Connection(Channel channel, FrameDecoder decoder) {
+            this.channel = channel;
+            this.decoder = decoder;
+            this.address = channel.remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null
+                    ? inet.getAddress() : "unix-socket";   // every local process on the Unix socket shares one
+        }
+
+        void refuse(String why) {
+            refused = why;
+        }
+
+        @Override
+        public Object address() {
+            return address;
+        }
+
+        @Override
+        public long stalledSinceNanos() {
+            if (!running.isEmpty()) {
+                return Long.MAX_VALUE;
+            }
+            long frame = decoder.frameStartNanos();
+            return frame != 0 ? frame : idleSince;
+        }
+
+        @Override
+        public void evict() {
+            LOG.debug("tcp: closing stalled {} to admit another connection", channel);
+            channel.close();
         }
 
         /** The peer of this connection: the Unix socket's uid, the TLS client certificate, or its address alone. */
@@ -266,12 +343,11 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
-            if (refused) {
+            if (refused != null) {
                 connectionRefusals.increment();
                 long n = connectionRefusals.sum();
                 if (n == 1 || n % 100 == 0) {
-                    LOG.warn("tcp server: {} connections open, the limit; refusing {} ({} refused so far)",
-                            settings.maxConnections(), ctx.channel().remoteAddress(), n);
+                    LOG.warn("tcp server: {}; refusing {} ({} refused so far)", refused, ctx.channel().remoteAddress(), n);
                 }
             }
             ctx.fireChannelActive();
@@ -279,7 +355,7 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
-            if (refused) {
+            if (refused != null) {
                 ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
                         .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
             }
@@ -290,6 +366,7 @@ final class TcpServer implements ProtocolServer {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Frame frame = (Frame) msg;
             RpcMeta meta = frame.meta;
+            idleSince = System.nanoTime();
             if (!meta.isRequest()) {
                 frame.release();
                 LOG.debug("tcp: a response frame from a client; closing {}", ctx.channel());
@@ -304,17 +381,28 @@ final class TcpServer implements ProtocolServer {
                 }
                 return;
             }
-            if (refused || running.size() >= tcpLimits.maxCallsPerConnection()) {
+            if (refused != null || running.size() >= callsPerConnection) {
                 frame.release();
                 busyRefusals.increment();
-                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.OVERCROWDED, refused
-                        ? "server busy: " + settings.maxConnections() + " connections are open; the call did not run"
-                        : "this connection runs " + tcpLimits.maxCallsPerConnection() + " calls, its limit; the call"
+                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.OVERCROWDED, refused != null
+                        ? "server busy: " + refused + "; the call did not run"
+                        : "this connection runs " + callsPerConnection + " calls, its limit; the call"
                         + " did not run", null));
+                return;
+            }
+            if (frame.overBudget) {
+                budgetRefusals.increment();
+                answer(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.OVERCROWDED, "server busy: its "
+                        + budget.bytes() + " bytes for large frames are in use; the call did not run", null));
                 return;
             }
             Exported e = exported.get(meta.service());
             OperationDescriptor op = e == null ? null : e.operations().get(meta.method());
+            if (op == null && frame.oversized()) {
+                answerAndClose(ctx, RpcMeta.response(meta.correlationId(), TcpErrors.LIMIT, "a message of "
+                        + frame.dataBytes + " bytes is over the frame limit of " + tcpLimits.maxFrameBytes(), null));
+                return;
+            }
             if (op == null) {
                 frame.release();
                 answer(ctx, RpcMeta.response(meta.correlationId(), e == null ? TcpErrors.NO_SERVICE : TcpErrors.NO_METHOD,
@@ -324,9 +412,10 @@ final class TcpServer implements ProtocolServer {
             }
             if (frame.oversized()) {
                 e.skeleton().refused(op, WireFormatException.SIZE_LIMIT);
-                answer(ctx, TcpErrors.refusal(meta.correlationId(), new WireFormatException(WireFormatException.SIZE_LIMIT,
-                        "a message of " + frame.dataBytes + " bytes is over the frame limit of "
-                                + tcpLimits.maxFrameBytes()), op.toString()));
+                answerAndClose(ctx, TcpErrors.refusal(meta.correlationId(), new WireFormatException(
+                        WireFormatException.SIZE_LIMIT, "a message of " + frame.dataBytes + " bytes is over the frame"
+                        + " limit of " + tcpLimits.maxFrameBytes() + "; its data is not read and the connection"
+                        + " closes"), op.toString()));
                 return;
             }
             String callId = meta.requestId();
@@ -399,6 +488,26 @@ final class TcpServer implements ProtocolServer {
     /** Writes an answer of meta only. */
     private static void answer(ChannelHandlerContext ctx, RpcMeta meta) {
         ctx.writeAndFlush(Frame.encode(ctx.alloc(), meta.encode(), null));
+    }
+
+    /** How long a connection closed after an answer still takes (and drops) its client's bytes. */
+    private static final long LINGER_MILLIS = 1000;
+
+    /**
+     * Writes an answer of meta only and ends the connection: output first, so the answer arrives
+     * ahead of the end, then the whole connection once the client closes its side or a moment has
+     * passed. Closed at once, with the client's unread bytes still arriving, the connection would
+     * be reset, and a reset may overtake the answer.
+     */
+    private static void answerAndClose(ChannelHandlerContext ctx, RpcMeta meta) {
+        ctx.writeAndFlush(Frame.encode(ctx.alloc(), meta.encode(), null)).addListener(f -> {
+            if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel duplex && f.isSuccess()) {
+                duplex.shutdownOutput();
+                ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+            } else {
+                ctx.close();
+            }
+        });
     }
 
     /** One call on a worker thread. */
@@ -561,6 +670,7 @@ final class TcpServer implements ProtocolServer {
             if (d != null) {
                 d.cancel(false);
             }
+            connection.idleSince = System.nanoTime();
             if (!connection.running.remove(meta.correlationId(), this) || cancelled) {
                 return;
             }

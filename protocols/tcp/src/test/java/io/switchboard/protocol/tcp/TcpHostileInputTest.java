@@ -80,13 +80,25 @@ class TcpHostileInputTest {
     }
 
     @Test
-    void aRequestOverTheFrameLimitIsRefusedFromItsMetaAndTheConnectionGoesOn() throws Exception {
-        try (RawTcp raw = new RawTcp(start(ServerSettings.defaults(), TcpLimits.defaults().withMaxFrameBytes(1024)))) {
-            RawTcp.Answer a = raw.call(request("echoDoubles", 1), new byte[4096]);
+    void aRequestOverTheFrameLimitIsAnsweredElimitAtOnceAndItsConnectionClosedUnread() throws Exception {
+        Endpoint at = start(ServerSettings.defaults(), TcpLimits.defaults().withMaxFrameBytes(1024));
+        try (RawTcp raw = new RawTcp(at)) {
+            byte[] whole = RawTcp.frame(request("echoDoubles", 1), new byte[4096]);
+            raw.write(java.util.Arrays.copyOf(whole, whole.length - 4096));   // header and meta: no data ever follows
+            RawTcp.Answer a = raw.read();
             assertEquals(TcpErrors.LIMIT, a.meta().errorCode());
             assertEquals(WireFormatException.SIZE_LIMIT, a.meta().userField(TcpErrors.REFUSED));
             assertEquals(1, a.meta().correlationId());
-            assertEquals(0, raw.call(request("ping", 2), new byte[0]).meta().errorCode());
+            assertTrue(raw.closedByServer());
+        }
+        try (RawTcp raw = new RawTcp(at)) {
+            // the whole frame sent: the answer still arrives ahead of the connection's end
+            RawTcp.Answer a = raw.call(request("echoDoubles", 2), new byte[64 << 10]);
+            assertEquals(TcpErrors.LIMIT, a.meta().errorCode());
+            assertTrue(raw.closedByServer());
+        }
+        try (RawTcp raw = new RawTcp(at)) {
+            assertEquals(0, raw.call(request("ping", 3), new byte[0]).meta().errorCode(), "the server still serves");
         }
         assertEquals(1, runs());
     }
@@ -108,35 +120,140 @@ class TcpHostileInputTest {
     }
 
     @Test
-    void aSenderSlowerThanTheMinimumRateIsCutOff() throws Exception {
+    void aFrameMustArriveWholeWithinTheRequestTimeoutWhateverSizeItAnnounces() throws Exception {
         Endpoint at = start(ServerSettings.defaults().withRequestTimeout(Duration.ofMillis(300))
                 .withMinRequestBytesPerSecond(1000), TcpLimits.defaults());
-        byte[] frame = RawTcp.frame(request("echoDoubles", 1), new byte[2000]);
+        // about 4 MB announced: at the minimum rate it would have had more than an hour
+        byte[] frame = RawTcp.frame(request("echoDoubles", 1), new byte[4_000_000]);
         try (RawTcp raw = new RawTcp(at)) {
             long start = System.nanoTime();
-            raw.write(java.util.Arrays.copyOf(frame, 100));   // and then nothing: 300 ms + 2 s at 1000 bytes/s
+            raw.write(java.util.Arrays.copyOf(frame, 100 + 1024));   // and then nothing
             assertTrue(raw.closedByServer());
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertTrue(ms >= 2000 && ms < 20_000, "cut after " + ms + " ms");
+            assertTrue(ms >= 250 && ms < 20_000, "cut after " + ms + " ms");
         }
         assertEquals(1, server.slowSenders());
         assertEquals(0, runs());
+        awaitCount(() -> server.budget().reserved(), 0);
     }
 
     @Test
-    void connectionsOverTheLimitAreAnsweredBusyAndClosed() throws Exception {
+    void atTheConnectionLimitTheIdleConnectionMakesWayForANewOne() throws Exception {
         Endpoint at = start(ServerSettings.defaults().withMaxConnections(1), TcpLimits.defaults());
         try (RawTcp first = new RawTcp(at)) {
             assertEquals(0, first.call(request("ping", 1), new byte[0]).meta().errorCode());
+            try (RawTcp second = new RawTcp(at)) {
+                assertEquals(0, second.call(request("ping", 1), new byte[0]).meta().errorCode());
+                assertTrue(first.closedByServer(), "the idle connection was closed for the new one");
+            }
+        }
+        assertEquals(1, server.evictions());
+        assertEquals(0, server.connectionRefusals());
+    }
+
+    @Test
+    void atTheConnectionLimitWithEveryConnectionWorkingANewOneIsAnsweredBusyAndClosed() throws Exception {
+        Endpoint at = start(ServerSettings.defaults().withMaxConnections(1), TcpLimits.defaults());
+        try (RawTcp first = new RawTcp(at)) {
+            first.write(RawTcp.frame(request("spin", 1), new byte[] {16, (byte) 0xC0, (byte) 0xCF, 0x24}));
+            assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS));
             try (RawTcp second = new RawTcp(at)) {
                 RawTcp.Answer busy = second.call(request("increment", 1), new byte[] {8, 1});
                 assertEquals(TcpErrors.OVERCROWDED, busy.meta().errorCode());
                 assertTrue(second.closedByServer());
             }
-            assertEquals(0, first.call(request("ping", 2), new byte[0]).meta().errorCode());
+            first.write(RawTcp.frame(RpcMeta.request(SERVICE, "spin", null, 0, 1, Map.of(TcpErrors.CANCEL, "1")),
+                    new byte[0]));
+            assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS));
         }
         assertEquals(1, server.connectionRefusals());
+        assertEquals(0, server.evictions());
         assertEquals(0, impl.increments.get(), "the refused call did not run");
+    }
+
+    /**
+     * The attack of issue 39: many connections from one host, each announcing a frame of about 4 MB
+     * and sending its meta and 1 KiB, then nothing. They cost that address its own oldest
+     * connections, and at most the large-frame budget; a client of the same host is answered at once.
+     */
+    @Test
+    void sixHundredStalledConnectionsFromOneAddressLeaveAClientOfTheSameHostAnswered() throws Exception {
+        int stalled = 600;
+        Endpoint at = start();
+        int perAddress = ServerSettings.defaults().maxConnectionsPerAddress();
+        byte[] attack = java.util.Arrays.copyOf(RawTcp.frame(request("echoDoubles", 1), new byte[4_000_000]),
+                RawTcp.frame(request("echoDoubles", 1), new byte[0]).length + 1024);
+        java.util.List<RawTcp> attackers = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < stalled; i++) {
+                RawTcp a = new RawTcp(at);
+                attackers.add(a);
+                a.write(attack);
+            }
+            // every one of them seen by the server, so the good client is the newest connection
+            awaitCount(() -> server.evictions() + server.connectionRefusals(), stalled - perAddress);
+            assertEquals(0, server.connectionRefusals(), "stalled connections make way, none is refused");
+            assertTrue(server.openConnections() <= perAddress, server.openConnections() + " open");
+            assertTrue(server.budget().reserved() <= server.budget().bytes());
+            long start = System.nanoTime();
+            try (RawTcp good = new RawTcp(at)) {
+                assertEquals(0, good.call(request("ping", 7), new byte[0]).meta().errorCode());
+            }
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(ms < 2000, "the good client waited " + ms + " ms");
+        } finally {
+            for (RawTcp a : attackers) {
+                a.close();
+            }
+        }
+        assertEquals(1, runs(), "only the good ping ran");
+    }
+
+    @Test
+    void largeFramesBeyondTheServersBufferBudgetAreAnsweredBusyWithoutBeingBuffered() throws Exception {
+        Endpoint at = start(ServerSettings.defaults(), TcpLimits.defaults().withLargeFrameBudgetBytes(6 << 20));
+        byte[] whole = RawTcp.frame(request("echoDoubles", 1), new byte[4_000_000]);
+        byte[] begun = java.util.Arrays.copyOf(whole, whole.length - 4_000_000 + 1024);
+        try (RawTcp first = new RawTcp(at); RawTcp second = new RawTcp(at)) {
+            first.write(begun);
+            awaitCount(() -> server.budget().reserved() > 0 ? 1 : 0, 1);
+            long held = server.budget().reserved();
+            second.write(begun);
+            RawTcp.Answer busy = second.read();
+            assertEquals(TcpErrors.OVERCROWDED, busy.meta().errorCode());
+            assertTrue(busy.meta().errorText().contains("large frames"), busy.meta().errorText());
+            assertEquals(held, server.budget().reserved(), "the second frame holds nothing");
+            assertEquals(1, server.budgetRefusals());
+        }
+        awaitCount(() -> server.budget().reserved(), 0);   // the first one's reservation is given back on close
+        assertEquals(0, runs());
+    }
+
+    @Test
+    void oneConnectionRunsAtMostHalfTheServersCalls() throws Exception {
+        Endpoint at = start(ServerSettings.defaults().withMaxConcurrentCalls(2), TcpLimits.defaults());
+        try (RawTcp hog = new RawTcp(at); RawTcp other = new RawTcp(at)) {
+            hog.write(RawTcp.frame(request("spin", 1), new byte[] {16, (byte) 0xC0, (byte) 0xCF, 0x24}));
+            assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS));
+            RawTcp.Answer busy = hog.call(request("increment", 2), new byte[] {8, 1});
+            assertEquals(TcpErrors.OVERCROWDED, busy.meta().errorCode());
+            assertTrue(busy.meta().errorText().contains("this connection"), busy.meta().errorText());
+            assertEquals(0, other.call(request("increment", 1), new byte[] {8, 1}).meta().errorCode(),
+                    "a worker is left for another connection");
+            hog.write(RawTcp.frame(RpcMeta.request(SERVICE, "spin", null, 0, 1, Map.of(TcpErrors.CANCEL, "1")),
+                    new byte[0]));
+            assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS));
+        }
+        assertEquals(1, impl.increments.get());
+    }
+
+    /** Waits, in a bounded loop, until the counter {@code count} reaches {@code expected}. */
+    private static void awaitCount(java.util.function.LongSupplier count, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (count.getAsLong() != expected) {
+            assertTrue(System.nanoTime() < deadline, "still " + count.getAsLong() + ", expected " + expected);
+            Thread.sleep(1);
+        }
     }
 
     @Test

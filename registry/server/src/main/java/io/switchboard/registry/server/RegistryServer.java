@@ -122,6 +122,9 @@ public final class RegistryServer implements AutoCloseable {
         io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.watch.refused", server,
                 RegistryServer::refusedWatchStreams).description("watch streams refused: over the limit or a client's share")
                 .register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.reads.refused", server,
+                RegistryServer::refusedStreamReads).description("reads on the stream listener refused: over its limit"
+                        + " or a connection's share").register(meters);
         io.micrometer.core.instrument.FunctionCounter.builder("switchboard.registry.connections.shed", server,
                 RegistryServer::shedConnections).description("SOAP connections displaced or refused at the listener's limit")
                 .register(meters);
@@ -191,6 +194,16 @@ public final class RegistryServer implements AutoCloseable {
     /** Watch streams refused so far: over this server's limit or over a client's share. */
     public long refusedWatchStreams() {
         return stream == null ? 0 : stream.refused();
+    }
+
+    /** Reads on the stream listener refused so far: over its limit or over a connection's share. */
+    public long refusedStreamReads() {
+        return stream == null ? 0 : stream.refusedReads();
+    }
+
+    /** The stream listener, or null; for tests. */
+    WatchStreamServer watchStream() {
+        return stream;
     }
 
     /**
@@ -348,7 +361,8 @@ public final class RegistryServer implements AutoCloseable {
 
         /**
          * Watch streams this server holds at most (default 20,000), and at most per client
-         * connection (default 4,096); one more is refused with the reason, never dropped later.
+         * remote address (default 4,096; a host's share, however many connections it opens); one
+         * more is refused with the reason, never dropped later.
          */
         public Builder maxWatches(int total, int perClient) {
             if (total <= 0 || perClient <= 0) {

@@ -7,12 +7,12 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
-import io.grpc.stub.ServerCalls;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.ServerInterceptors;
 import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.grpc.GrpcConnectionShares;
 import io.switchboard.protocol.grpc.GrpcTls;
 import io.switchboard.registry.WatchStreamMethod;
 import io.switchboard.registry.wire.ListEntriesResponse;
@@ -49,16 +49,25 @@ import org.slf4j.LoggerFactory;
  * ({@link ServerCall#isReady}) is skipped until it can, and one left behind the hub's buffer is
  * sent a snapshot instead. So a slow watcher costs one entry in a map, never a queue.
  *
- * <p>Limits: at most {@code maxWatches} streams in all and {@code maxPerClient} per connection (a
- * client's share); one more is refused at once with {@code RESOURCE_EXHAUSTED} and a reason the
- * client logs, never accepted and then dropped. The SOAP listener, its threads and connections
- * are not touched by streams: binds, renewals and unbinds never wait behind a watcher.
+ * <p>Limits: at most {@code maxWatches} streams in all and {@code maxPerClient} per remote address
+ * (a client host's share, however many connections it opens); one more is refused at once with
+ * {@code RESOURCE_EXHAUSTED} and a reason the client logs, never accepted and then dropped.
+ * Connections are held to the settings' shares ({@link GrpcConnectionShares}: per address and in
+ * all, the longest idle making way for a newcomer), a connection without streams for the idle
+ * timeout is closed, and clients may ping every 5 s at most. The SOAP listener, its threads and
+ * connections are not touched by streams: binds, renewals and unbinds never wait behind a watcher.
  *
  * <p>The listener also answers the registry's reads, {@code lookup} and {@code listEntries}, in
- * protobuf on its two call threads, for clients that know it (see {@link WatchStreamMethod}).
+ * protobuf on its two call threads, for clients that know it (see {@link WatchStreamMethod}); at
+ * most {@value #MAX_READS} are in flight, {@value #MAX_READS_PER_CONNECTION} from one connection
+ * ({@link ReadGate}), and one more is refused at once with {@code RESOURCE_EXHAUSTED}.
  */
 final class WatchStreamServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WatchStreamServer.class);
+    /** Reads queued or running at once, over every connection. */
+    static final int MAX_READS = 256;
+    /** Reads queued or running at once for one connection. */
+    static final int MAX_READS_PER_CONNECTION = 32;
 
     private final WatchHub hub;
     private final int maxWatches;
@@ -68,7 +77,11 @@ final class WatchStreamServer implements AutoCloseable {
     private final ExecutorService calls;
     private final Thread dispatcher;
     private final Set<Follower> followers = ConcurrentHashMap.newKeySet();
-    private final Map<SocketAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
+    /** Open streams per remote address (the host, not the connection). */
+    private final Map<Object, AtomicInteger> perClient = new ConcurrentHashMap<>();
+    private final GrpcConnectionShares connections;
+    private final ReadGate reads = new ReadGate(MAX_READS, MAX_READS_PER_CONNECTION);
+    private final AtomicLong refusedReads = new AtomicLong();
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong sent = new AtomicLong();
@@ -89,59 +102,57 @@ final class WatchStreamServer implements AutoCloseable {
         this.hub = registry.watches();
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
-        // what gRPC still hands it after close (the closing of streams) is dropped, not an error
+        // the reads' threads; their queue is bounded by the read gate, which admits on the event loop
         this.calls = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemon("registry-watch-calls"),
-                new ThreadPoolExecutor.DiscardPolicy());
+                new LinkedBlockingQueue<>(), daemon("registry-watch-calls"));
         ServerServiceDefinition service = ServerServiceDefinition.builder(WatchStreamMethod.SERVICE)
                 .addMethod(WatchStreamMethod.server(), new Handler())
                 // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
-                .addMethod(WatchStreamMethod.LOOKUP, ServerCalls.asyncUnaryCall((request, answer) -> {
-                    Status denied = denied(List.of(RegistryPaths.lookup(request.getName())));
-                    if (denied != null) {
-                        answer.onError(denied.asRuntimeException());
-                        return;
-                    }
+                .addMethod(WatchStreamMethod.LOOKUP, read(request -> {
+                    refuseIfDenied(RegistryPaths.lookup(request.getName()));
                     LookupResponse r = new LookupResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
                         r.setEntries(registry.lookup(request.getName()));
                     }
-                    answer.onNext(r);
-                    answer.onCompleted();
+                    return r;
                 }))
-                .addMethod(WatchStreamMethod.LIST, ServerCalls.asyncUnaryCall((request, answer) -> {
-                    Status denied = denied(List.of(RegistryPaths.list()));
-                    if (denied != null) {
-                        answer.onError(denied.asRuntimeException());
-                        return;
-                    }
+                .addMethod(WatchStreamMethod.LIST, read(request -> {
+                    refuseIfDenied(RegistryPaths.list());
                     ListEntriesResponse r = new ListEntriesResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
                         r.setEntries(registry.listEntries());
                     }
-                    answer.onNext(r);
-                    answer.onCompleted();
+                    return r;
                 }))
                 .build();
         InetSocketAddress at = ServerSettings.isWildcard(settings.bindAddress()) ? new InetSocketAddress(port)
                 : new InetSocketAddress(settings.bindAddress(), port);
-        this.server = NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls()))
-                // who calls, settled before any method: a token that does not verify ends the call
-                .addService(ServerInterceptors.intercept(service, new StreamCallers(settings.tokenVerifier())))
-                .executor(calls)
+        this.connections = new GrpcConnectionShares(settings, "registry-watch");
+        this.server = connections.apply(NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls())))
+                // who calls, settled before any method (a token that does not verify ends the call);
+                // the call counted first, so a refused token still counts against its connection's share
+                .addService(ServerInterceptors.intercept(service, new StreamCallers(settings.tokenVerifier()),
+                        connections.callCounter()))
+                // calls are admitted or refused on the event loop, at once: a queue in front of the
+                // admission would grow with a flood before anything could refuse it
+                .directExecutor()
                 .maxInboundMessageSize(WatchStreamMethod.MAX_REQUEST_BYTES)
                 // our own count refuses with a reason; Netty's would reset streams without one
                 .maxConcurrentCallsPerConnection(Integer.MAX_VALUE)
                 // clients ping every 10 s to notice a registry that is cut off; a client that is
                 // cut off is noticed by the server's own ping, and its streams freed
                 .permitKeepAliveTime(5, TimeUnit.SECONDS)
+                .permitKeepAliveWithoutCalls(false)
                 .keepAliveTime(30, TimeUnit.SECONDS)
                 .keepAliveTimeout(10, TimeUnit.SECONDS)
+                // a connection without streams or reads is closed after the idle timeout
+                .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .build();
         try {
             server.start();
         } catch (IOException e) {
             calls.shutdownNow();
+            connections.close();
             throw new UncheckedIOException("cannot open the registry's watch stream on port " + port, e);
         }
         this.address = (settings.tls() == null ? "grpc" : "grpcs") + "://" + host + ":"
@@ -173,6 +184,77 @@ final class WatchStreamServer implements AutoCloseable {
     /** Streams refused so far: over the total or over a client's share. */
     long refused() {
         return refused.get();
+    }
+
+    /** Reads refused so far: over the total or over a connection's share. */
+    long refusedReads() {
+        return refusedReads.get();
+    }
+
+    /** The listener's connections within their shares; for tests. */
+    GrpcConnectionShares connections() {
+        return connections;
+    }
+
+    /**
+     * A read's handler: admitted by the read gate as its request is in (on the event loop),
+     * refused at once with {@code RESOURCE_EXHAUSTED} over it, else answered on a call thread.
+     */
+    private <Q, A> ServerCallHandler<Q, A> read(java.util.function.Function<Q, A> answer) {
+        return (call, headers) -> {
+            SocketAddress client = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            call.request(1);
+            return new ServerCall.Listener<>() {
+                private Q request;
+
+                @Override
+                public void onMessage(Q message) {
+                    request = message;
+                }
+
+                @Override
+                public void onHalfClose() {
+                    if (request == null) {
+                        call.close(Status.INVALID_ARGUMENT.withDescription("a read needs its request"), new Metadata());
+                        return;
+                    }
+                    String refusal = reads.enter(client);
+                    if (refusal != null) {
+                        long n = refusedReads.incrementAndGet();
+                        if (n == 1 || n % 1000 == 0) {
+                            LOG.warn("refused a read from {}: {} ({} refused so far)", client, refusal, n);
+                        }
+                        call.close(Status.RESOURCE_EXHAUSTED.withDescription(refusal), new Metadata());
+                        return;
+                    }
+                    Q q = request;
+                    try {
+                        calls.execute(io.grpc.Context.current().wrap(() -> answer(call, answer, q, client)));
+                    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                        reads.leave(client);
+                        call.close(Status.UNAVAILABLE.withDescription("the registry is stopping"), new Metadata());
+                    }
+                }
+            };
+        };
+    }
+
+    private <Q, A> void answer(ServerCall<Q, A> call, java.util.function.Function<Q, A> answer, Q request,
+                               SocketAddress client) {
+        try {
+            A a = answer.apply(request);
+            call.sendHeaders(new Metadata());
+            call.sendMessage(a);
+            call.close(Status.OK, new Metadata());
+        } catch (RuntimeException e) {
+            try {
+                call.close(Status.fromThrowable(e), new Metadata());
+            } catch (IllegalStateException closed) {
+                // cancelled by the client meanwhile
+            }
+        } finally {
+            reads.leave(client);
+        }
     }
 
     /** Messages sent so far, over every stream. */
@@ -299,7 +381,7 @@ final class WatchStreamServer implements AutoCloseable {
     private synchronized void forget(Follower f) {
         if (followers.remove(f)) {
             open.decrementAndGet();
-            perClient.computeIfPresent(f.client, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+            perClient.computeIfPresent(host(f.client), (k, n) -> n.decrementAndGet() <= 0 ? null : n);
         }
     }
 
@@ -308,6 +390,14 @@ final class WatchStreamServer implements AutoCloseable {
      * caller every one of {@code paths}; null when it does (or there is no policy). Runs on the
      * call's thread, where {@link StreamCallers} left the caller's peer.
      */
+    /** Ends a read with {@code PERMISSION_DENIED} when the policy denies its caller {@code path}. */
+    private void refuseIfDenied(String path) {
+        Status denied = denied(List.of(path));
+        if (denied != null) {
+            throw denied.asRuntimeException();
+        }
+    }
+
     private Status denied(List<String> paths) {
         if (authorization == null) {
             return null;
@@ -366,14 +456,19 @@ final class WatchStreamServer implements AutoCloseable {
             return "this registry server has " + maxWatches + " watches open, its limit; watch through another"
                     + " registry server or later";
         }
-        AtomicInteger mine = perClient.computeIfAbsent(client, k -> new AtomicInteger());
+        AtomicInteger mine = perClient.computeIfAbsent(host(client), k -> new AtomicInteger());
         if (mine.get() >= maxPerClient) {
-            return "this client has " + maxPerClient + " watches open on one connection, its share; close some"
+            return "this client's address has " + maxPerClient + " watches open, its share; close some"
                     + " or watch every name in one";
         }
         mine.incrementAndGet();
         open.incrementAndGet();
         return null;
+    }
+
+    /** The host of a remote address: a client's share is its host's, however many connections it opens. */
+    private static Object host(SocketAddress client) {
+        return client instanceof InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress() : client;
     }
 
     @Override
@@ -392,5 +487,6 @@ final class WatchStreamServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         calls.shutdownNow();
+        connections.close();
     }
 }

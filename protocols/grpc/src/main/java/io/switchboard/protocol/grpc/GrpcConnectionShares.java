@@ -1,0 +1,210 @@
+package io.switchboard.protocol.grpc;
+
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.Channel;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.spi.ConnectionShares;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A gRPC listener's connections within their shares ({@link ConnectionShares}): at most
+ * {@link ServerSettings#maxConnections()} in all and {@link ServerSettings#maxConnectionsPerAddress()}
+ * from one remote address; a newcomer over either displaces the connection of its share stalled
+ * longest (no call open on it, since its last call ended or it was accepted), or is closed at once
+ * if every one has calls open. gRPC offers no connection limit of its own: this one admits each
+ * connection as it is accepted, on the listener's own event loops, and learns which connections
+ * are working from an interceptor that counts their open calls.
+ *
+ * <pre>{@code
+ * GrpcConnectionShares shares = new GrpcConnectionShares(settings, "registry-grpc");
+ * Server server = shares.apply(NettyServerBuilder.forAddress(at))
+ *         .intercept(shares.callCounter())   // or ServerInterceptors.intercept(service, shares.callCounter())
+ *         .build().start();
+ * ...
+ * server.shutdown(); shares.close();
+ * }</pre>
+ */
+public final class GrpcConnectionShares implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GrpcConnectionShares.class);
+
+    private final ConnectionShares shares;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    /** The admitted connections by their remote address (address and port: one connection each). */
+    private final Map<SocketAddress, Member> members = new ConcurrentHashMap<>();
+    private final String name;
+
+    /** Shares by {@code settings}' connection limits; {@code name} names the event loop threads. */
+    public GrpcConnectionShares(ServerSettings settings, String name) {
+        this.shares = new ConnectionShares(settings.maxConnections(), settings.maxConnectionsPerAddress());
+        this.name = name;
+        this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory(name + "-accept", true));
+        this.workers = new NioEventLoopGroup(0, new DefaultThreadFactory(name + "-io", true));
+    }
+
+    /** The builder with this listener's channel, which admits each connection, and its event loops. */
+    public NettyServerBuilder apply(NettyServerBuilder builder) {
+        return builder.channelFactory(Listener::new).bossEventLoopGroup(boss).workerEventLoopGroup(workers);
+    }
+
+    /** Counts each connection's open calls, so that one with calls open is never displaced. */
+    public ServerInterceptor callCounter() {
+        return new CallCounter();
+    }
+
+    /** Connections displaced so far to admit others. */
+    public long evictions() {
+        return shares.evictions();
+    }
+
+    /** Connections refused so far because every connection of their share had calls open. */
+    public long refusals() {
+        return shares.refusals();
+    }
+
+    /** Connections open now. */
+    public int open() {
+        return shares.open();
+    }
+
+    /** Shuts the event loops down; after the server has. */
+    @Override
+    public void close() {
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+
+    /** One accepted connection: its channel and its open calls. */
+    private final class Member implements ConnectionShares.Member {
+        final Channel channel;
+        final Object address;
+        final AtomicInteger calls = new AtomicInteger();
+        volatile long idleSince = System.nanoTime();
+
+        Member(Channel channel, InetSocketAddress remote) {
+            this.channel = channel;
+            this.address = remote.getAddress() != null ? remote.getAddress() : remote.getHostString();
+        }
+
+        @Override
+        public Object address() {
+            return address;
+        }
+
+        @Override
+        public long stalledSinceNanos() {
+            return calls.get() > 0 ? Long.MAX_VALUE : idleSince;
+        }
+
+        @Override
+        public void evict() {
+            LOG.debug("{}: closing idle {} to admit another connection", name, channel.remoteAddress());
+            channel.close();
+        }
+    }
+
+    /** The listening socket: admits each connection it accepts before gRPC sees it. */
+    private final class Listener extends NioServerSocketChannel {
+        @Override
+        protected int doReadMessages(List<Object> buf) throws Exception {
+            int before = buf.size();
+            int n = super.doReadMessages(buf);
+            List<Object> refused = new ArrayList<>();
+            for (int i = before; i < buf.size(); i++) {
+                Channel child = (Channel) buf.get(i);
+                if (!(child.remoteAddress() instanceof InetSocketAddress remote)) {
+                    continue;
+                }
+                Member m = new Member(child, remote);
+                ConnectionShares.Admission a = shares.admit(m);
+                if (!a.admitted()) {
+                    refused.add(child);
+                    long r = shares.refusals();
+                    if (r == 1 || r % 100 == 0) {
+                        LOG.warn("{}: refusing a connection from {}: {} ({} refused so far)", name, remote, a.refusal(), r);
+                    }
+                    continue;
+                }
+                members.put(remote, m);
+                child.closeFuture().addListener(f -> {
+                    members.remove(remote, m);
+                    shares.leave(m);
+                });
+                if (a.evicted() != null) {
+                    a.evicted().evict();
+                }
+            }
+            for (Object child : refused) {
+                buf.remove(child);
+                ((Channel) child).unsafe().closeForcibly();
+            }
+            return n - refused.size();
+        }
+    }
+
+    /** Marks a connection working while it has calls open (watch streams among them). */
+    private final class CallCounter implements ServerInterceptor {
+        @Override
+        public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+                                                           ServerCallHandler<Q, A> next) {
+            Member m = members.get(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+            if (m == null) {
+                return next.startCall(call, headers);
+            }
+            m.calls.incrementAndGet();
+            ServerCall.Listener<Q> listener;
+            try {
+                listener = next.startCall(call, headers);
+            } catch (RuntimeException | Error e) {
+                ended(m);
+                throw e;
+            }
+            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
+                private boolean done;
+
+                @Override
+                public void onComplete() {
+                    end();
+                    super.onComplete();
+                }
+
+                @Override
+                public void onCancel() {
+                    end();
+                    super.onCancel();
+                }
+
+                private synchronized void end() {
+                    if (!done) {
+                        done = true;
+                        ended(m);
+                    }
+                }
+            };
+        }
+
+        private void ended(Member m) {
+            m.idleSince = System.nanoTime();
+            m.calls.decrementAndGet();
+        }
+    }
+}
