@@ -3,7 +3,7 @@ package io.switchboard.extension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.switchboard.examples.Main;
+import io.switchboard.cli.Main;
 import io.switchboard.testing.ChildJvm;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,0 +1,122 @@
+package io.switchboard.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The forked {@link BenchServer} JVM, started with this JVM's class path and explicit heap and GC
+ * flags. Its standard error goes to a log file; its standard input and output are the control
+ * channel.
+ *
+ * <pre>{@code
+ * try (ServerProcess server = ServerProcess.start(List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC"), log)) {
+ *     int port = Integer.parseInt(server.get("socket"));
+ *     server.gc();
+ * }
+ * }</pre>
+ */
+final class ServerProcess implements AutoCloseable {
+    private final Process process;
+    private final BufferedReader out;
+    private final PrintStream in;
+    private final Map<String, String> ready = new HashMap<>();
+    private final List<String> command;
+
+    private ServerProcess(List<String> command, Path log) throws IOException {
+        this.command = command;
+        this.process = new ProcessBuilder(command).redirectError(log.toFile()).start();
+        this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        this.in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        for (String line = out.readLine(); ; line = out.readLine()) {
+            if (line == null) {
+                process.destroyForcibly();
+                throw new IOException("the bench server exited before it was ready; see " + log);
+            }
+            if (line.startsWith("READY ")) {
+                for (String kv : line.substring(6).trim().split(" ")) {
+                    int eq = kv.indexOf('=');
+                    ready.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+                return;
+            }
+        }
+    }
+
+    static ServerProcess start(List<String> jvmFlags, Path log) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmFlags);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchServer.class.getName()));
+        return new ServerProcess(cmd, log);
+    }
+
+    /** A value from the server's ready line: {@code registry}, {@code socket}, {@code oos}, {@code rmi}, {@code pid}. */
+    String get(String key) {
+        return ready.get(key);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** The JVM flags the server runs with (without the class path). */
+    List<String> jvmFlags() {
+        return command.subList(1, command.indexOf("-cp"));
+    }
+
+    /** Runs a full collection in the server and waits for it. */
+    void gc() throws IOException {
+        in.println("gc");
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+            if (line.equals("gc-done")) {
+                return;
+            }
+        }
+        throw new IOException("the bench server exited");
+    }
+
+    /** Milliseconds the server's JIT compilers have worked so far. */
+    long compileMillis() throws IOException {
+        in.println("jit");
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+            if (line.startsWith("jit ")) {
+                return Long.parseLong(line.substring(4).trim());
+            }
+        }
+        throw new IOException("the bench server exited");
+    }
+
+    /** The server's phase marks since the last call, as {@code PHASE_ORDINAL:NANOS} pairs (marks must be on there). */
+    String drainPhaseMarks() throws IOException {
+        in.println("phases");
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+            if (line.startsWith("phases ")) {
+                return line.substring(7);
+            }
+        }
+        throw new IOException("the bench server exited");
+    }
+
+    @Override
+    public void close() {
+        in.println("quit");
+        in.close();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,254 @@
+package io.switchboard.bench;
+
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.components.echo.EchoStub;
+import io.switchboard.metastub.CallRecord;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.metastub.Policies;
+import io.switchboard.metastub.SelectionPolicy;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.Protocols;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.client.Switchboard;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Switchboard as a user calls it: the generated echo stub over a meta-stub found through the
+ * registry, with each call either pinned to one protocol ({@code soap}, {@code grpc}) or left to a
+ * selection policy ({@code adaptive}, {@code size}, or any name {@link Policies#byName} knows).
+ * tcp has two rows: {@code tcp} over TCP and {@code tcp-unix} over the server's Unix domain socket,
+ * each through a meta-stub of its own on the entry's endpoints (a client on the server's host
+ * takes the socket whenever the entry names it, so the TCP row is given the endpoint without it).
+ *
+ * <pre>{@code
+ * try (SwitchboardPeer.Connection c = SwitchboardPeer.connect(registryUrl)) {
+ *     Peer soap = c.peer("soap");
+ *     Object back = soap.roundTrip(Payload.of(Workload.DOUBLES, 1000));
+ * }
+ * }</pre>
+ */
+final class SwitchboardPeer implements Peer {
+    private static final Pattern PORT = Pattern.compile(":(\\d{1,5})(?=/|$)");
+
+    private final String name;
+    private final EchoStub direct;
+    private final EchoStub counted;
+    private final Connection connection;
+    /** Whether the policy chooses each call's protocol: then {@link #countWays} counts them. */
+    private final boolean policy;
+    /** Where this row's calls are counted, null while they are not (warm-up, pinned rows). */
+    private WayCounts ways;
+
+    /** tcp over the server's Unix domain socket; the TCP row is {@code tcp}. */
+    static final String TCP_UNIX = "tcp-unix";
+    private static final String TCP = "tcp";
+
+    private SwitchboardPeer(String name, CallOptions options, boolean policy, Connection connection) {
+        this(name, connection.direct.withOptions(options), connection.counted.withOptions(options), policy, connection);
+    }
+
+    private SwitchboardPeer(String name, EchoStub direct, EchoStub counted, boolean policy, Connection connection) {
+        this.name = name;
+        this.direct = direct;
+        this.counted = counted;
+        this.policy = policy;
+        this.connection = connection;
+    }
+
+    static Connection connect(String registryUrl) throws IOException {
+        return new Connection(registryUrl);
+    }
+
+    @Override
+    public boolean marksCalls() {
+        return true;   // the meta-stub's PhaseMarkInterceptor
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public boolean countWays(WayCounts ways) {
+        this.ways = policy ? ways : null;
+        return policy;
+    }
+
+    /**
+     * One call; while counting, the connection's listener, which runs on this thread when a
+     * blocking attempt ends, counts its records into this row's {@link WayCounts}.
+     */
+    @Override
+    public Object roundTrip(Payload p) {
+        connection.counting = ways;
+        try {
+            return call(direct, p);
+        } finally {
+            connection.counting = null;
+        }
+    }
+
+    @Override
+    public long requestBytes(Payload p) {
+        call(counted, p);   // first call through the relay opens its connections (HTTP/2 preface, ...)
+        long before = connection.upstreamBytes();
+        call(counted, p);
+        return connection.upstreamBytes() - before;
+    }
+
+    private static String withoutQuery(String address) {
+        int query = address.indexOf('?');
+        return query < 0 ? address : address.substring(0, query);
+    }
+
+    /** One round trip of the payload through a generated echo stub. */
+    static Object call(EchoStub echo, Payload p) {
+        switch (p.workload()) {
+            case DOUBLES:
+                return echo.echoDoubles(p.doubles());
+            case LIST:
+                return echo.echoList(p.list());
+            default:
+                echo.empty();
+                return null;
+        }
+    }
+
+    /** The stub this peer's timed calls use, for the async workload. */
+    EchoStub stub() {
+        return direct;
+    }
+
+    @Override
+    public void close() {
+        // the connection is shared by all Switchboard peers and closed with it
+    }
+
+    /**
+     * One lookup in the bench server's registry, shared by every Switchboard peer: the stub the
+     * timed calls use, and a second stub whose endpoints go through {@link CountingProxy}s.
+     */
+    static final class Connection implements AutoCloseable {
+        private final Switchboard switchboard;
+        private final EchoStub direct;
+        private final EchoStub counted;
+        private final MetaStub countedChannel;
+        private final List<CountingProxy> proxies = new ArrayList<>();
+        private final ClientSettings settings;
+        private final ComponentEntry entry;
+        /** The meta-stubs of the tcp rows, each with clients (and so connections) of its own. */
+        private final List<MetaStub> tcpChannels = new ArrayList<>();
+        /**
+         * The counts of the policy row whose call is under way on the sweep's thread, null between
+         * calls: set and read on that thread only, since a blocking call's records are made on it.
+         */
+        private WayCounts counting;
+
+        private Connection(String registryUrl) throws IOException {
+            // Large enough for the sweep's biggest messages, and a bound so that nothing hangs.
+            settings = ClientSettings.defaults().withMaxMessageBytes(BenchServer.MAX_MESSAGE_BYTES)
+                    .withCallTimeout(Duration.ofMillis(Sweep.CALL_TIMEOUT_MILLIS));
+            // follow(false): no watch thread polling the registry amid the timings
+            switchboard = Switchboard.builder(registryUrl).settings(settings).follow(false).listener(this::count).connect();
+            direct = switchboard.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
+            entry = switchboard.registry().lookup(EchoComponent.DESCRIPTOR.name()).get(0);
+            List<Endpoint> relayed = new ArrayList<>();
+            for (Endpoint e : entry.endpoints()) {
+                ProtocolProvider provider = Protocols.all().get(e.protocol());
+                if (provider != null && provider.inProcessOnly()) {
+                    continue;   // the server JVM's in-process endpoint: no port, and never a candidate from here
+                }
+                Matcher m = PORT.matcher(e.address());
+                if (!m.find()) {
+                    throw new IOException("no port in endpoint " + e);
+                }
+                CountingProxy proxy = new CountingProxy(Integer.parseInt(m.group(1)));
+                proxies.add(proxy);
+                // without a query: a tcp endpoint's names the Unix socket, which would go around the proxy
+                relayed.add(new Endpoint(e.protocol(), e.address().substring(0, m.start()) + ":" + proxy.port()
+                        + withoutQuery(e.address().substring(m.end()))));
+            }
+            countedChannel = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(relayed).settings(settings).build();
+            counted = EchoComponent.stub(countedChannel);
+        }
+
+        /** The call listener of {@code direct}: counts a policy row's timed attempts, ignores the rest. */
+        private void count(CallRecord r) {
+            WayCounts ways = counting;
+            if (ways != null) {
+                ways.add(r);
+            }
+        }
+
+        /**
+         * The peer for a protocol name (pinned on every call) or a policy name; throws
+         * {@link IllegalArgumentException} with the reason when the name is neither.
+         */
+        Peer peer(String name) {
+            if (name.equals(TCP) || name.equals(TCP_UNIX)) {
+                return tcpPeer(name);
+            }
+            if (Protocols.names().contains(name)) {
+                return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.PROTOCOL, name), false, this);
+            }
+            SelectionPolicy policy = Policies.byName(name);
+            return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.POLICY, policy), true, this);
+        }
+
+        /**
+         * A tcp row: calls pinned to tcp through a meta-stub on the entry's endpoints, the tcp one
+         * without its Unix socket for {@code tcp}; {@code tcp-unix} checks that its calls do go over
+         * the socket.
+         */
+        private Peer tcpPeer(String name) {
+            Endpoint tcp = entry.endpoint(TCP).orElseThrow(() -> new IllegalArgumentException("the server has no tcp endpoint"));
+            boolean unix = name.equals(TCP_UNIX);
+            if (unix && !tcp.address().contains("?unix=")) {
+                throw new IllegalArgumentException("the server has no Unix socket (not Linux, or -Dswitchboard.tcp.unix=false)");
+            }
+            List<Endpoint> endpoints = new ArrayList<>();
+            for (Endpoint e : entry.endpoints()) {
+                ProtocolProvider provider = Protocols.all().get(e.protocol());
+                if (provider == null || !provider.inProcessOnly()) {
+                    endpoints.add(e == tcp && !unix ? new Endpoint(TCP, withoutQuery(e.address())) : e);
+                }
+            }
+            // the first call's way only: the listener runs on every timed call too, where it must cost nothing
+            String expected = unix ? "unix" : TCP;
+            AtomicReference<String> firstVia = new AtomicReference<>();
+            MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(endpoints).settings(settings)
+                    .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS))
+                    .listener(r -> firstVia.compareAndSet(null, String.valueOf(r.via())))
+                    .build();
+            tcpChannels.add(channel);
+            EchoStub stub = EchoComponent.stub(channel).withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP));
+            stub.empty();
+            if (!expected.equals(firstVia.get())) {
+                throw new IllegalArgumentException("its first call went via " + firstVia.get() + ", not " + expected);
+            }
+            return new SwitchboardPeer(name, stub, counted.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP)), false, this);
+        }
+
+        long upstreamBytes() {
+            return proxies.stream().mapToLong(CountingProxy::upstreamBytes).sum();
+        }
+
+        @Override
+        public void close() {
+            tcpChannels.forEach(MetaStub::close);
+            countedChannel.close();
+            switchboard.close();
+            proxies.forEach(CountingProxy::close);
+        }
+    }
+}

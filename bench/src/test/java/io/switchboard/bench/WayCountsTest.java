@@ -1,0 +1,40 @@
+package io.switchboard.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.switchboard.metastub.CallRecord;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** What a policy row's counts make of its calls' records: ways, fallbacks, failed attempts. */
+class WayCountsTest {
+    private static CallRecord record(String protocol, String via, String reason, String error) {
+        return new CallRecord("Echo", "echoDoubles", "id", protocol, "addr", reason, 80, Duration.ofNanos(1000), error,
+                -1, -1, -1, 1, via);
+    }
+
+    @Test
+    void countsAnswersByProtocolAndTcpsWayAndTheFallbacksAmongThem() {
+        WayCounts ways = new WayCounts();
+        for (int i = 0; i < 1200; i++) {
+            ways.add(record("tcp", "unix", "adaptive: fastest", null));
+        }
+        ways.add(record("tcp", "tcp", "adaptive: fastest", null));
+        ways.add(record("tcp", "tcp", "adaptive: fastest", null));
+        ways.add(record("grpc", null, "adaptive: exploring", "TransportException: refused"));   // failed: not counted
+        ways.add(record("soap", null, "fallback from grpc (refused)", null));
+
+        assertEquals(1203, ways.total());
+        assertEquals(1, ways.fallbacks());
+        assertEquals("calls over tcp-unix 1,200, tcp 2, soap 1 (1 fallback)", ways.note());
+        assertEquals("tcp-unix:1200 tcp:2 soap:1", ways.csv());
+    }
+
+    @Test
+    void nothingCountedSaysSo() {
+        WayCounts ways = new WayCounts();
+        assertEquals(0, ways.total());
+        assertEquals("calls over none", ways.note());
+        assertEquals("", ways.csv());
+    }
+}

@@ -1,0 +1,316 @@
+package io.switchboard.cli;
+
+import io.switchboard.bench.ChildJvm;
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.protocol.Endpoint;
+import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.RegistryEvent;
+import io.switchboard.registry.RegistryWatch;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.apache.zookeeper.server.ZooKeeperServerMain;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./switchboard registry-bench}: one registry server (its own JVM, as {@code ./switchboard
+ * registry} runs it) under N instances and W watching clients, for each store asked for. Measures
+ * binds/s, {@code list} of every entry, lookups/s, the time from a bind to the last watcher told,
+ * a lease renewal while they watch, and the registry's heap; prints one Markdown table row per
+ * store.
+ *
+ * <pre>{@code
+ * ./switchboard registry-bench --stores file,zookeeper --instances 10000 --watchers 2000
+ * ./switchboard registry-bench --stores memory --instances 500 --watchers 100 --lookup-seconds 2   # a smoke run
+ * }</pre>
+ */
+@Command(name = "registry-bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"The registry at scale: one registry JVM with N instances and W watchers, per store.",
+            "Prints a Markdown table: binds/s, list ms, lookups/s, bind -> last watcher told p50/p99, renewal ms, heap."})
+final class RegistryBenchCommand implements Callable<Integer> {
+    @Option(names = "--stores", split = ",", defaultValue = "file,zookeeper",
+            description = "Stores to run: memory, file, zookeeper (default ${DEFAULT-VALUE}).")
+    List<String> stores;
+
+    @Option(names = "--instances", defaultValue = "10000", description = "Instances bound (default ${DEFAULT-VALUE}), "
+            + "ten per name.")
+    int instances;
+
+    @Option(names = "--watchers", defaultValue = "1000", description = "Watches opened (default ${DEFAULT-VALUE}).")
+    int watchers;
+
+    @Option(names = "--watch-clients", defaultValue = "50", description = "Registry clients the watches are spread "
+            + "over (default ${DEFAULT-VALUE}); every watch of this JVM shares one connection to the watch stream.")
+    int watchClients;
+
+    @Option(names = "--every-name", defaultValue = "10", description = "One watch in this many follows every name, "
+            + "as a Switchboard's own watch does; the others follow one name (default ${DEFAULT-VALUE}).")
+    int everyName;
+
+    @Option(names = "--binds-told", defaultValue = "20", description = "Binds timed until every watcher is told "
+            + "(default ${DEFAULT-VALUE}).")
+    int bindsTold;
+
+    @Option(names = "--bind-threads", defaultValue = "8", description = "Threads binding (default ${DEFAULT-VALUE}).")
+    int bindThreads;
+
+    @Option(names = "--lookup-threads", defaultValue = "8", description = "Threads looking up (default ${DEFAULT-VALUE}).")
+    int lookupThreads;
+
+    @Option(names = "--lookup-seconds", defaultValue = "10", description = "How long lookups run (default ${DEFAULT-VALUE}).")
+    int lookupSeconds;
+
+    @Option(names = "--registry-heap", defaultValue = "1g", description = "The registry JVM's -Xmx (default ${DEFAULT-VALUE}).")
+    String registryHeap;
+
+    @Option(names = "--zookeeper", description = "HOST:PORT of a ZooKeeper to use (default: one started in a JVM of its own).")
+    String zookeeper;
+
+    @Option(names = "--out", description = "Also write the table to this Markdown file.")
+    Path out;
+
+    private static final String WATCHED = "BenchWatched";
+
+    /** One store's figures. */
+    record Row(String store, int instances, int watchers, double bindsPerSecond, double listMillis,
+               double lookupsPerSecond, double toldP50, double toldP99, double renewMillis, double heapMb,
+               double liveMb, long streams, long shed) {
+        String markdown() {
+            return String.format(Locale.ROOT, "| %s | %,d | %,d | %,.0f | %,.0f | %,.0f | %,.0f / %,.0f | %,.0f | %,.0f / %,.0f | %,d | %,d |",
+                    store, instances, watchers, bindsPerSecond, listMillis, lookupsPerSecond, toldP50, toldP99, renewMillis,
+                    heapMb, liveMb, streams, shed);
+        }
+    }
+
+    static final String HEADER = "| store | instances | watchers | binds/s | list ms | lookups/s | bind → last watcher "
+            + "told p50 / p99 ms | renewal ms (watched) | registry heap used / live MB | watch streams | SOAP connections shed |\n"
+            + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+
+    @Override
+    public Integer call() throws Exception {
+        Path dir = Files.createTempDirectory("registry-bench");
+        String secret = Secrets.read(null);
+        List<Row> rows = new ArrayList<>();
+        try (ChildJvm children = new ChildJvm()) {
+            String zk = zookeeper;
+            if (zk == null && stores.contains("zookeeper")) {
+                zk = startZooKeeper(children, dir);
+            }
+            for (String store : stores) {
+                String spec = switch (store) {
+                    case "memory" -> "memory";
+                    case "file" -> "file:" + dir.resolve("registry-" + rows.size() + ".json");
+                    case "zookeeper" -> "zookeeper://" + zk + "/bench-" + System.nanoTime();
+                    default -> throw new IllegalArgumentException("not a store: " + store + " (memory, file, zookeeper)");
+                };
+                Process registry = children.startJava(List.of("-Xmx" + registryHeap, "-XX:+UseG1GC"), Main.class,
+                        dir.resolve("registry-" + store + ".log"), "registry", "--port", "0", "--store", spec,
+                        "--metrics", "--no-console");
+                String url = ChildJvm.awaitLine(registry, "registry", "the registry").substring("registry".length()).trim();
+                Row row = run(store, url, secret);
+                rows.add(row);
+                System.out.println(HEADER);
+                System.out.println(row.markdown());
+                registry.destroy();
+                registry.waitFor(15, TimeUnit.SECONDS);
+            }
+        }
+        String table = HEADER + "\n" + String.join("\n", rows.stream().map(Row::markdown).toList()) + "\n";
+        System.out.println();
+        System.out.print(table);
+        if (out != null) {
+            Files.writeString(out, table);
+        }
+        return 0;
+    }
+
+    private static String startZooKeeper(ChildJvm children, Path dir) throws IOException, InterruptedException {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path data = Files.createDirectories(dir.resolve("zookeeper"));
+        children.startJava(List.of("-Xmx256m", "-Dzookeeper.admin.enableServer=false"), ZooKeeperServerMain.class,
+                dir.resolve("zookeeper.log"), Integer.toString(port), data.toString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+                return "127.0.0.1:" + port;
+            } catch (IOException notYet) {
+                Thread.sleep(100);   // until ZooKeeper listens
+            }
+        }
+        throw new IOException("ZooKeeper did not start within 30 s; see " + dir.resolve("zookeeper.log"));
+    }
+
+    private Row run(String store, String url, String secret) throws Exception {
+        int names = Math.max(1, instances / 10);
+        String schema = EchoComponent.DESCRIPTOR.schema();
+        try (RegistryClient writer = RegistryClient.connect(url, secret)) {
+            // binds, from several threads
+            ExecutorService pool = Executors.newFixedThreadPool(Math.max(bindThreads, lookupThreads));
+            long start = System.nanoTime();
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < bindThreads; t++) {
+                int first = t;
+                done.add(pool.submit(() -> {
+                    for (int i = first; i < instances; i += bindThreads) {
+                        writer.bind(entry("Bench" + (i % names), "i" + i, schema, 0));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            double bindsPerSecond = instances / seconds(start);
+
+            // list of every entry: the median of five
+            double[] lists = new double[5];
+            for (int i = 0; i < lists.length; i++) {
+                long t0 = System.nanoTime();
+                int n = writer.list().size();
+                lists[i] = (System.nanoTime() - t0) / 1e6;
+                if (n < instances) {
+                    throw new IllegalStateException("list returned " + n + " entries of " + instances);
+                }
+            }
+            Arrays.sort(lists);
+
+            // lookups of random names from several threads
+            AtomicLong lookups = new AtomicLong();
+            long lookupEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(lookupSeconds);
+            done.clear();
+            long lookupStart = System.nanoTime();
+            for (int t = 0; t < lookupThreads; t++) {
+                done.add(pool.submit(() -> {
+                    while (System.nanoTime() < lookupEnd) {
+                        writer.lookup("Bench" + ThreadLocalRandom.current().nextInt(names));
+                        lookups.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+            double lookupsPerSecond = lookups.get() / seconds(lookupStart);
+            pool.shutdown();
+
+            Watched watched = watch(url, writer, schema);
+            try {
+                double heap = metric(url, "jvm_memory_used_bytes{area=\"heap\"") / 1e6;
+                double live = metric(url, "jvm_gc_live_data_size_bytes") / 1e6;
+                long streams = (long) metric(url, "switchboard_registry_watch_streams");
+                long shed = (long) metric(url, "switchboard_registry_connections_shed_total");
+                return new Row(store, instances, watchers, bindsPerSecond, lists[lists.length / 2], lookupsPerSecond,
+                        watched.p50, watched.p99, watched.renewMillis, heap, live, streams, shed);
+            } finally {
+                watched.close();
+            }
+        }
+    }
+
+    /** The watchers, open, and what their binds took. */
+    private record Watched(List<RegistryClient> clients, List<RegistryWatch> watches, double p50, double p99,
+                           double renewMillis) implements AutoCloseable {
+        @Override
+        public void close() {
+            watches.forEach(RegistryWatch::close);
+            clients.forEach(RegistryClient::close);
+        }
+    }
+
+    private Watched watch(String url, RegistryClient writer, String schema) throws Exception {
+        List<RegistryClient> clients = new ArrayList<>();
+        List<RegistryWatch> watches = new ArrayList<>();
+        CountDownLatch[] told = new CountDownLatch[bindsTold];
+        AtomicLongArray lastTold = new AtomicLongArray(bindsTold);
+        for (int k = 0; k < bindsTold; k++) {
+            told[k] = new CountDownLatch(watchers);
+        }
+        for (int c = 0; c < Math.max(1, Math.min(watchClients, watchers)); c++) {
+            clients.add(RegistryClient.connect(url));
+        }
+        for (int i = 0; i < watchers; i++) {
+            List<String> names = everyName > 0 && i % everyName == 0 ? List.of() : List.of(WATCHED);
+            watches.add(RegistryWatch.start(clients.get(i % clients.size()), names, e -> {
+                if (e.kind() == RegistryEvent.Kind.APPEAR && e.name().equals(WATCHED) && e.instanceId().startsWith("w")) {
+                    int k = Integer.parseInt(e.instanceId().substring(1));
+                    lastTold.accumulateAndGet(k, System.nanoTime(), Math::max);
+                    told[k].countDown();
+                }
+            }));
+        }
+        for (RegistryWatch w : watches) {
+            if (!w.awaitSynced(Duration.ofSeconds(120))) {
+                throw new IllegalStateException("a watcher did not sync within 120 s");
+            }
+        }
+        writer.bind(entry(WATCHED, "leased", schema, 60));
+        long renewStart = System.nanoTime();
+        writer.renew(WATCHED, "leased", Duration.ofSeconds(10));
+        double renewMillis = (System.nanoTime() - renewStart) / 1e6;
+        double[] millis = new double[bindsTold];
+        for (int k = 0; k < bindsTold; k++) {
+            long t0 = System.nanoTime();
+            writer.bind(entry(WATCHED, "w" + k, schema, 0));
+            if (!told[k].await(120, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(told[k].getCount() + " watchers were not told of a bind within 120 s");
+            }
+            millis[k] = (lastTold.get(k) - t0) / 1e6;
+        }
+        Arrays.sort(millis);
+        return new Watched(clients, watches, percentile(millis, 0.50), percentile(millis, 0.99), renewMillis);
+    }
+
+    private static double percentile(double[] sorted, double p) {
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+    }
+
+    private static double seconds(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    private static ComponentEntry entry(String name, String instance, String schema, int lease) {
+        return new ComponentEntry(name, instance, List.of(new Endpoint("soap", "http://127.0.0.1:9/axis2/services/" + name)),
+                schema, null, null, null, List.of(), lease);
+    }
+
+    /** The sum of the series whose line starts with {@code prefix} on the registry's /metrics. */
+    private static double metric(String registryUrl, String prefix) throws IOException, InterruptedException {
+        HttpResponse<InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(MetricsEndpoint.besides(registryUrl))).build(), HttpResponse.BodyHandlers.ofInputStream());
+        double sum = 0;
+        try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(r.body(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (line.startsWith(prefix)) {
+                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,296 @@
+package io.switchboard.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.Gson;
+import com.google.gson.JsonParser;
+import io.switchboard.client.Switchboard;
+import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.components.echo.EchoService;
+import io.switchboard.components.matrix.Block;
+import io.switchboard.components.matrix.MatrixWorkerComponent;
+import io.switchboard.components.matrix.MatrixWorkerService;
+import io.switchboard.components.matrix.MatrixWorkerStub;
+import io.switchboard.components.simulation.ModelInfo;
+import io.switchboard.components.simulation.SimulateFaultException;
+import io.switchboard.components.simulation.SimulateWithProgressFaultException;
+import io.switchboard.components.simulation.Simulator;
+import io.switchboard.components.simulation.SimulatorComponent;
+import io.switchboard.components.simulation.SimulatorService;
+import io.switchboard.components.simulation.SimulatorStub;
+import io.switchboard.components.simulation.SteadyStateFaultException;
+import io.switchboard.metastub.MetaStub;
+import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ServerSettings;
+import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.server.ComponentServer;
+import io.switchboard.testing.Grpcurl;
+import io.switchboard.testing.Prerequisites;
+import io.switchboard.testing.PythonPeers;
+import io.switchboard.testing.TestCertificates;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Python package ({@code metastub/python}, import name {@code switchboard}) against the Java
+ * side: this JVM serves a registry, the echo component, the matrix worker and the simulator, and
+ * runs the package's pytest suite once against them ({@code metastub/python/tests}), in the
+ * project's venv with the package's sources on the path. The suite's own tests say what they
+ * check (calls knowing only the registry over gRPC and SOAP, bit for bit; numpy arrays; policies
+ * and their reasons; the failsafe; a component served with {@code switchboard.serve} called by
+ * {@code ./switchboard call}; the package as {@code pip install} puts it in a fresh venv, which
+ * {@code scripts/python-package-env.sh} makes before the tests). This test adds what only the
+ * Java side can see: the failsafe's call ran once on the Java component, and the matrix worker's
+ * and simulator's answers to Python equal those to Java, bit for bit (the Java answers are handed
+ * to the suite in a file). pytest's exit code decides: no tests collected (5) fails as any other.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class PythonPackageTest {
+    private static final String SECRET = "python-package-secret";
+    private static final Pattern SUMMARY = Pattern.compile("^=*\\s*(\\S.*?) in [0-9.]+s\\b.*$", Pattern.MULTILINE);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void thePythonPackagesSuitePassesAgainstTheJavaComponents() throws Exception {
+        String python = PythonPeers.python(dir);
+        String packagePython = packagePython();
+        EchoService echo = new EchoService();
+        EchoService failsafeEcho = new EchoService();
+        AtomicInteger progressRuns = new AtomicInteger();
+        TestCertificates certs = TestCertificates.get();
+        try (RegistryServer registry = RegistryServer.builder().secret(SECRET).start();
+             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .protocols("grpc", "soap").build();
+             ComponentServer grpcDown = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .protocols("grpc", "soap").build();
+             ComponentServer dedup = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .protocols("grpc", "soap").build();
+             ComponentServer tls = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .settings(ServerSettings.defaults().withTls(certs.serverMutual())).protocols("grpc", "soap").build();
+             MatrixWorkerService worker = new MatrixWorkerService(registry.endpoint(), () -> { });
+             SimulatorService simulator = new SimulatorService()) {
+            server.export(EchoComponent.skeleton(echo));
+            server.export(MatrixWorkerComponent.skeleton(worker));
+            server.export(SimulatorComponent.skeleton(simulator));
+            // the failsafe's component: bound with a gRPC endpoint that no longer listens
+            grpcDown.export("EchoGrpcDown", EchoComponent.skeleton(failsafeEcho));
+            grpcDown.stopProtocol("grpc");
+            dedup.export("SimulatorDedup", SimulatorComponent.skeleton(countingProgress(simulator, progressRuns)));
+            // mutual TLS: the suite's client presents the test client key from the same PKCS#12 files as the Java flags
+            tls.export("EchoTls", EchoComponent.skeleton(new EchoService()));
+
+            Path schemas = Files.createDirectories(dir.resolve("echo"));
+            for (String file : List.of("echo.xsd", "Echo.proto", "Echo.wsdl")) {
+                try (InputStream in = EchoComponent.class.getResourceAsStream(file)) {
+                    Files.copy(in, schemas.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            Path javaResults = dir.resolve("java-results.json");
+            Files.writeString(javaResults, new Gson().toJson(javaResults(registry.endpoint())));
+
+            Path root = PythonPeers.repositoryRoot();
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put("PYTHONPATH", root.resolve("metastub/python/src").toString());
+            env.put("PYTHONDONTWRITEBYTECODE", "1");
+            env.put("SWITCHBOARD_TEST_REGISTRY", registry.endpoint());
+            env.put("SWITCHBOARD_TEST_SECRET", SECRET);
+            env.put("SWITCHBOARD_TEST_SCHEMAS", schemas.toString());
+            env.put("SWITCHBOARD_TEST_JAVA_RESULTS", javaResults.toString());
+            Path tlsFiles = Files.createDirectories(dir.resolve("tls"));
+            Files.copy(certs.clientKeyStore(), tlsFiles.resolve("client.p12"));
+            Files.copy(certs.serverKeyStore(), tlsFiles.resolve("server.p12"));
+            Files.copy(certs.trustStore(), tlsFiles.resolve("trust.p12"));
+            Files.copy(certs.passwordFile(), tlsFiles.resolve("password"));
+            env.put("SWITCHBOARD_TEST_TLS", tlsFiles.toString());
+            env.put("SWITCHBOARD_TEST_PACKAGE_PYTHON", packagePython);
+            env.put("SWITCHBOARD_TEST_WORKDIR", Files.createDirectories(dir.resolve("work")).toString());
+            PythonPeers.Result pytest = PythonPeers.run(dir, "pytest", Duration.ofMinutes(8), env, python, "-m", "pytest",
+                    "-p", "no:cacheprovider", "-q", "-rfEs", root.resolve("metastub/python/tests").toString());
+            String report = pytest.report("pytest");
+            assertEquals(0, pytest.exit(), report);
+            Matcher summary = SUMMARY.matcher(pytest.out());
+            String counts = null;
+            while (summary.find()) {
+                counts = summary.group(1);   // the last such line is pytest's summary
+            }
+            assertTrue(counts != null && counts.matches("\\d+ passed"), "every collected test passed, none skipped: "
+                    + report);
+
+            assertEquals(1, failsafeEcho.calls(), "the call that fell back to SOAP ran once on the component");
+            assertEquals(1, progressRuns.get(), "one call id sent over gRPC and then SOAP ran once on the Java component");
+            assertFalse(echo.calls() == 0, "the suite called the Java echo component");
+
+            theCommandLineCallsTheExampleComponent(python, registry.endpoint(), schemas);
+        }
+    }
+
+    /**
+     * {@code scripts/python/echo_component.py}, a few lines on {@code switchboard.serve}: grpcurl lists it
+     * by reflection, finds it SERVING and calls it with JSON; it answers {@code ./switchboard call} over
+     * gRPC and SOAP exactly, and unbinds on SIGTERM having run each call once.
+     */
+    private void theCommandLineCallsTheExampleComponent(String python, String registryUrl, Path schemas)
+            throws Exception {
+        Process component = PythonPeers.start(dir, "echo-component", Map.of("SWITCHBOARD_SECRET", SECRET), python,
+                PythonPeers.script("echo_component.py").toString(), "--registry", registryUrl, "--name", "PyEchoCli",
+                "--xsd", schemas.resolve("echo.xsd").toString());
+        try {
+            String serving = awaitOutput(component, "{\"event\": \"serving\"");
+            // grpcurl knows nothing but the address: the service by reflection, its health, a call
+            String target = JsonParser.parseString(serving).getAsJsonObject().getAsJsonObject("endpoints").get("grpc")
+                    .getAsString().replaceFirst("^grpc://", "").replaceFirst("/.*$", "");
+            PythonPeers.Result list = Grpcurl.run(dir, "grpcurl-list", Duration.ofMinutes(1), "-plaintext", target, "list");
+            assertEquals(List.of("grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "switchboard.echo.Echo"),
+                    list.out().lines().sorted().toList(), list.report("grpcurl list"));
+            PythonPeers.Result health = Grpcurl.run(dir, "grpcurl-health", Duration.ofMinutes(1), "-plaintext", "-d",
+                    "{\"service\": \"switchboard.echo.Echo\"}", target, "grpc.health.v1.Health/Check");
+            assertTrue(health.out().contains("\"SERVING\""), health.report("grpcurl health"));
+            PythonPeers.Result echoed = Grpcurl.run(dir, "grpcurl-call", Duration.ofMinutes(1), "-plaintext", "-d",
+                    "{\"values\": [\"NaN\", -0, \"Infinity\", 1.5]}", target, "switchboard.echo.Echo/echoDoubles");
+            assertEquals(List.of("NaN", "-0", "Infinity", "1.5"), JsonParser.parseString(echoed.out()).getAsJsonObject()
+                    .getAsJsonArray("values").asList().stream().map(v -> v.getAsString()).toList(),
+                    echoed.report("grpcurl echoDoubles"));
+            for (String protocol : List.of("grpc", "soap")) {
+                String[] call = {"call", "PyEchoCli", "echoDoubles", "values=1.5 -0.0 INF", "--protocol", protocol,
+                    "--registry", registryUrl};
+                assertEquals("values = [1.5, -0.0, Infinity]\n", CommandOutput.stdout(0, call), protocol);
+                assertTrue(CommandOutput.stderr(0, call).startsWith("# " + protocol + " (pinned on call)"), protocol);
+            }
+            component.destroy();   // SIGTERM
+            assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the example component did not stop on SIGTERM");
+            String out = PythonPeers.out(dir, "echo-component");
+            assertEquals(0, component.exitValue(), out + PythonPeers.err(dir, "echo-component"));
+            assertTrue(out.contains("\"unbound\": 1") && out.contains("\"grpc echoDoubles\": 3")
+                    && out.contains("\"soap echoDoubles\": 2"), "unbound, each call run once: " + out);
+        } finally {
+            component.destroyForcibly();
+        }
+    }
+
+    /** The first line of the example component's output that starts with {@code prefix}, once it is there. */
+    private String awaitOutput(Process p, String prefix) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            java.util.Optional<String> line = PythonPeers.out(dir, "echo-component").lines()
+                    .filter(l -> l.startsWith(prefix)).findFirst();
+            if (line.isPresent()) {
+                return line.get();
+            }
+            if (!p.isAlive() || System.nanoTime() > deadline) {
+                throw new AssertionError("the example component did not come up: " + PythonPeers.out(dir, "echo-component")
+                        + PythonPeers.err(dir, "echo-component"));
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** The python of the fresh venv with the package pip-installed, which scripts/test-prerequisites.sh makes. */
+    private String packagePython() throws Exception {
+        PythonPeers.Result env = PythonPeers.run(dir, "python-package-env", Duration.ofMinutes(1),
+                Map.of("PYTHON_ENV_CHECK", "1"), "bash",
+                PythonPeers.repositoryRoot().resolve("scripts/python-package-env.sh").toString());
+        Prerequisites.require("python", env.exit() == 0 ? null : "the package's venv is not ready: " + env.err().strip());
+        return env.out().strip();
+    }
+
+    /** The simulator, counting the runs of simulateWithProgress (not idempotent: its call ids are remembered). */
+    private static Simulator countingProgress(SimulatorService simulator, AtomicInteger runs) {
+        return new Simulator() {
+            @Override
+            public double[] simulate(double[] parameters, double[] initial, double[] times)
+                    throws SimulateFaultException {
+                return simulator.simulate(parameters, initial, times);
+            }
+
+            @Override
+            public double[] steadyState(double[] parameters, double[] initial) throws SteadyStateFaultException {
+                return simulator.steadyState(parameters, initial);
+            }
+
+            @Override
+            public double[] simulateWithProgress(double[] parameters, double[] initial, double[] times, String progress,
+                                                 int reports) throws SimulateWithProgressFaultException {
+                runs.incrementAndGet();
+                return simulator.simulateWithProgress(parameters, initial, times, progress, reports);
+            }
+
+            @Override
+            public ModelInfo describe() {
+                return simulator.describe();
+            }
+        };
+    }
+
+    /** The matrix worker's and simulator's answers to Java for fixed inputs, doubles as their bits in hex. */
+    private static Map<String, Object> javaResults(String registryUrl) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        SplittableRandom random = new SplittableRandom(42);
+        int n = 24;
+        Block a = block(n, random);
+        Block b = block(n, random);
+        double[] parameters = {0.5, 2.0, 1.0, 1.5, 0.3};
+        double[] initial = {2, 1, 0, 0};
+        double[] times = new double[200];
+        for (int i = 0; i < times.length; i++) {
+            times[i] = 0.1 * i;
+        }
+        try (Switchboard sb = Switchboard.connect(registryUrl)) {
+            MatrixWorkerStub matrix = sb.lookup(MatrixWorkerComponent.DESCRIPTOR, MatrixWorkerComponent::stub);
+            SimulatorStub sim = sb.lookup(SimulatorComponent.DESCRIPTOR, SimulatorComponent::stub);
+            for (String protocol : List.of("grpc", "soap")) {
+                CallOptions pinned = CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol);
+                Block c = matrix.withOptions(pinned).multiplyBlock(a, b);
+                out.put("multiplyBlock " + protocol, Map.of("rows", c.getRows(), "cols", c.getCols(),
+                        "values", hex(c.getValues())));
+                out.put("simulate " + protocol, hex(sim.withOptions(pinned).simulate(parameters, initial, times)));
+            }
+        } catch (Exception e) {
+            throw new AssertionError("the Java calls for the reference results failed", e);
+        }
+        out.put("a", Map.of("rows", a.getRows(), "cols", a.getCols(), "values", hex(a.getValues())));
+        out.put("b", Map.of("rows", b.getRows(), "cols", b.getCols(), "values", hex(b.getValues())));
+        out.put("parameters", hex(parameters));
+        out.put("initial", hex(initial));
+        out.put("times", hex(times));
+        return out;
+    }
+
+    private static Block block(int n, SplittableRandom random) {
+        Block b = new Block();
+        b.setRows(n);
+        b.setCols(n);
+        double[] v = new double[n * n];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = random.nextDouble(-1, 1);
+        }
+        b.setValues(v);
+        return b;
+    }
+
+    private static List<String> hex(double[] values) {
+        List<String> out = new ArrayList<>(values.length);
+        for (double v : values) {
+            out.add(String.format("%016x", Double.doubleToRawLongBits(v)));
+        }
+        return out;
+    }
+}
