@@ -1,7 +1,6 @@
 package io.switchboard.protocol.tcp;
 
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -21,13 +20,10 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.switchboard.codec.message.MessageChecks;
 import io.switchboard.codec.message.MessageLimits;
-import io.switchboard.codec.message.NodeTable;
 import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
-import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.Endpoint;
@@ -37,7 +33,6 @@ import io.switchboard.protocol.spi.CallerIdentity;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
-import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.spi.ConnectionShares;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
@@ -289,8 +284,8 @@ final class TcpServer implements ProtocolServer {
      * One connection's calls: those running, by correlation id, so that a cancel or the close finds
      * them; and its share of the server's connections.
      */
-    private final class Connection extends ChannelInboundHandlerAdapter implements ConnectionShares.Member {
-        private final Map<Long, Call> running = new ConcurrentHashMap<>();
+    private final class Connection extends ChannelInboundHandlerAdapter implements ConnectionShares.Member, TcpCall.Owner {
+        private final Map<Long, TcpCall> running = new ConcurrentHashMap<>();
         private final Channel channel;
         private final FrameDecoder decoder;
         private final Object address;
@@ -375,7 +370,7 @@ final class TcpServer implements ProtocolServer {
             }
             if (meta.userField(TcpErrors.CANCEL) != null) {
                 frame.release();
-                Call c = running.get(meta.correlationId());
+                TcpCall c = running.get(meta.correlationId());
                 if (c != null) {
                     c.cancel();
                 }
@@ -430,7 +425,8 @@ final class TcpServer implements ProtocolServer {
             InlineRuns inline = e.inline().get(op.name());
             // who calls: the connection's peer, unless the frame's bearer token verifies
             CallerIdentity caller = CallerIdentity.of(peer(ctx), meta.authentication(), settings.tokenVerifier());
-            Call call = new Call(ctx, this, e.skeleton(), op, meta, frame.data, inline, caller);
+            TcpCall call = new TcpCall(ctx, this, e.skeleton(), op, meta, frame.data, inline, caller, limits,
+                    settings.maxGraphNodes(), tcpLimits.maxFrameBytes());
             if (running.putIfAbsent(meta.correlationId(), call) != null) {
                 frame.release();
                 answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
@@ -457,6 +453,12 @@ final class TcpServer implements ProtocolServer {
         }
 
         @Override
+        public boolean end(long correlationId, TcpCall call) {
+            idleSince = System.nanoTime();
+            return running.remove(correlationId, call);
+        }
+
+        @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent && running.isEmpty()) {
                 LOG.debug("tcp: closing idle connection {}", ctx.channel());
@@ -468,7 +470,7 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            for (Call c : running.values()) {
+            for (TcpCall c : running.values()) {
                 c.cancel();   // no one is left to answer
             }
             running.clear();
@@ -486,7 +488,7 @@ final class TcpServer implements ProtocolServer {
     }
 
     /** Writes an answer of meta only. */
-    private static void answer(ChannelHandlerContext ctx, RpcMeta meta) {
+    static void answer(ChannelHandlerContext ctx, RpcMeta meta) {
         ctx.writeAndFlush(Frame.encode(ctx.alloc(), meta.encode(), null));
     }
 
@@ -510,189 +512,4 @@ final class TcpServer implements ProtocolServer {
         });
     }
 
-    /** One call on a worker thread. */
-    private final class Call implements Runnable {
-        private final ChannelHandlerContext ctx;
-        private final Connection connection;
-        private final Skeleton skeleton;
-        private final OperationDescriptor op;
-        private final RpcMeta meta;
-        private ByteBuf data;
-        private volatile boolean cancelled;
-        private Thread worker;
-        /** What the operation asks about its call: the deadline ({@code timeout_ms}), whether it was cancelled. */
-        private final ServerCallContext context;
-        /** Who calls; a token that did not verify refuses the call before its operation runs. */
-        private final CallerIdentity caller;
-        volatile io.netty.util.concurrent.ScheduledFuture<?> deadline;
-
-        private final InlineRuns inline;
-        /** When the run began, and how long it took until its answer was ready to write. */
-        private long start;
-        private long ranNanos;
-
-        Call(ChannelHandlerContext ctx, Connection connection, Skeleton skeleton, OperationDescriptor op, RpcMeta meta,
-             ByteBuf data, InlineRuns inline, CallerIdentity caller) {
-            this.caller = caller;
-            this.inline = inline;
-            this.ctx = ctx;
-            this.connection = connection;
-            this.skeleton = skeleton;
-            this.op = op;
-            this.meta = meta;
-            this.data = data;
-            this.context = ServerCallContext.create(meta.timeoutMillis() > 0
-                    ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(meta.timeoutMillis()) : null, trace(meta),
-                    caller.peer());
-        }
-
-        synchronized void cancel() {
-            cancelled = true;
-            context.cancel();   // the operation's own calls under way are cancelled in turn
-            if (worker != null) {
-                worker.interrupt();
-            }
-        }
-
-        void timedOut() {
-            if (connection.running.remove(meta.correlationId(), this)) {
-                cancel();
-                answer(ctx, timedOutAnswer());
-            }
-        }
-
-        private RpcMeta timedOutAnswer() {
-            return RpcMeta.response(meta.correlationId(), TcpErrors.TIMED_OUT, op + ": its timeout of "
-                    + meta.timeoutMillis() + " ms passed on the server", null);
-        }
-
-        /** Runs the call: on a worker, or on the event loop for a fast operation (never interrupted there). */
-        @Override
-        public void run() {
-            boolean onLoop = ctx.executor().inEventLoop();
-            synchronized (this) {
-                if (cancelled) {
-                    release();
-                    return;
-                }
-                if (!onLoop) {
-                    worker = Thread.currentThread();
-                }
-            }
-            start = System.nanoTime();
-            try {
-                serve();
-                inline.ran(ranNanos, onLoop);
-            } catch (RuntimeException | Error e) {
-                LOG.warn("{} failed inside the tcp protocol", op, e);
-                finish(TcpErrors.failure(meta.correlationId(), e), null);
-            } finally {
-                release();
-                synchronized (this) {
-                    worker = null;
-                }
-                if (!onLoop) {
-                    Thread.interrupted(); // a late cancel must not leak into the pool thread's next call
-                }
-            }
-        }
-
-        private void release() {
-            if (data != null) {
-                data.release();
-                data = null;
-            }
-        }
-
-        private void serve() {
-            ProtoCodec codec = op.service().codec(ProtoCodec.class);
-            Object request;
-            try {
-                ProtoCodec.Reader reader = codec.reader(op.requestElement().getLocalPart(), limits, data.readableBytes());
-                Frame.readInto(reader, data);
-                request = reader.finish();
-                PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
-            } catch (WireFormatException e) {
-                skeleton.refused(op, e.reason());
-                finish(TcpErrors.refusal(meta.correlationId(), e, op.toString()), null);
-                return;
-            } finally {
-                release();
-            }
-            Object response;
-            // an event loop running a fast operation itself is never interrupted: a cancel only flags the call
-            try (ServerCallContext.Scope scope = context.enter(!ctx.executor().inEventLoop())) {
-                caller.checkVerified();
-                response = skeleton.invoke(op, request, meta.requestId());
-            } catch (DeclaredFault fault) {
-                ProtoCodec.Writer w;
-                try {
-                    NodeTable nodes = MessageChecks.of(op.service()).check(fault.faultInfo(), settings.maxGraphNodes());
-                    w = NodeTable.during(nodes, () -> codec.writer(op.faultElement().getLocalPart(), fault.faultInfo(),
-                            settings.maxGraphNodes()));
-                } catch (WireFormatException e) {
-                    finish(TcpErrors.failure(meta.correlationId(), new IllegalStateException("the declared fault of "
-                            + op + " cannot be sent: " + e.getMessage())), null);
-                    return;
-                }
-                finish(RpcMeta.response(meta.correlationId(), TcpErrors.DECLARED_FAULT,
-                        fault.getMessage() != null ? fault.getMessage() : op.faultElement().getLocalPart(), null), w);
-                return;
-            } catch (RuntimeException e) {
-                finish(TcpErrors.failure(meta.correlationId(), e), null);
-                return;
-            }
-            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_START);
-            ProtoCodec.Writer writer = null;
-            if (!op.oneWay()) {
-                try {
-                    NodeTable nodes = MessageChecks.of(op.service()).check(response, settings.maxGraphNodes());
-                    writer = NodeTable.during(nodes, () -> codec.writer(op.responseElement().getLocalPart(), response,
-                            settings.maxGraphNodes()));
-                } catch (WireFormatException e) {
-                    finish(TcpErrors.failure(meta.correlationId(), new IllegalStateException("the response of " + op
-                            + " cannot be sent: " + e.getMessage())), null);
-                    return;
-                }
-            }
-            finish(RpcMeta.response(meta.correlationId(), 0, null, null), writer);
-        }
-
-        /**
-         * Sends the answer, unless the call was cancelled or timed out. An operation that ends after
-         * its deadline (one that noticed the deadline itself, before the timer on its event loop ran)
-         * is answered as timed out too, as the timer would have: past its deadline a call fails,
-         * whichever of the two ends it.
-         */
-        private void finish(RpcMeta answer, ProtoCodec.Writer writer) {
-            ranNanos = System.nanoTime() - start;
-            io.netty.util.concurrent.ScheduledFuture<?> d = deadline;
-            if (d != null) {
-                d.cancel(false);
-            }
-            connection.idleSince = System.nanoTime();
-            if (!connection.running.remove(meta.correlationId(), this) || cancelled) {
-                return;
-            }
-            if (context.expired()) {
-                answer = timedOutAnswer();
-                writer = null;
-            }
-            byte[] m = answer.encode();
-            if (writer != null && writer.size() > tcpLimits.maxFrameBytes()) {
-                m = RpcMeta.response(meta.correlationId(), TcpErrors.ANSWER_TOO_LARGE, "the response of " + op + " ("
-                        + writer.size() + " bytes) is over the tcp frame limit of " + tcpLimits.maxFrameBytes()
-                        + " bytes; the operation ran", null).encode();
-                writer = null;
-            }
-            ByteBuf frame = Frame.encode(ctx.alloc(), m, writer);
-            PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
-            ctx.writeAndFlush(frame);
-        }
-    }
-
-    static TraceContext trace(RpcMeta meta) {
-        String parent = meta.userField(TraceContext.TRACEPARENT);
-        return parent == null ? null : TraceContext.of(parent, meta.userField(TraceContext.TRACESTATE));
-    }
 }
