@@ -46,8 +46,16 @@ import org.junit.jupiter.api.TestInstance;
  * <pre>{@code
  * class GrpcAuthorizationTest extends AbstractAuthorizationConformanceTest {
  *     protected String protocolName() { return "grpc"; }
- *     protected ServerInterceptor allowOnly(String principal) { return interceptorFor(policyAllowing(principal)); }
- *     protected ServerInterceptor allowAnyone() { return interceptorFor(policyWithoutSource()); }
+ *     protected ServerInterceptor allowOnly(String principal) {
+ *         return step(new AuthorizationPolicy.Rule("only", List.of(principal), List.of()));
+ *     }
+ *     protected ServerInterceptor allowAnyone() {
+ *         return step(new AuthorizationPolicy.Rule("anyone", List.of(), List.of()));
+ *     }
+ *     private static ServerInterceptor step(AuthorizationPolicy.Rule allow) {
+ *         return new AuthorizationInterceptor(AuthorizationPolicy.of("matrix", List.of(), List.of(allow)),
+ *                 CallPaths.COMPONENT, AuthorizationInterceptor.Denials.NONE);
+ *     }
  * }
  * }</pre>
  */
