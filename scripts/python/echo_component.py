@@ -64,15 +64,24 @@ def main():
     p.add_argument("--secret-file", help="the registry's shared secret (default: $SWITCHBOARD_SECRET)")
     p.add_argument("--max-message-bytes", type=int, default=64 << 20)
     p.add_argument("--verbose-renew", action="store_true", help="print a line for every renew")
+    p.add_argument("--tls-keystore", help="serve over TLS with this PKCS#12 key (https://, grpcs://)")
+    p.add_argument("--tls-truststore", help="require client certificates this PKCS#12 trust store vouches for")
+    p.add_argument("--tls-password-file", help="the stores' password")
+    p.add_argument("--authz", help="an authorization policy file (gRPC's form), reloaded when it changes")
     args = p.parse_args()
     secret = None
     if args.secret_file:
         with open(args.secret_file, encoding="utf-8") as f:
             secret = f.read().strip()
+    tls = None
+    if args.tls_keystore:
+        tls = switchboard.Tls(keystore=args.tls_keystore, truststore=args.tls_truststore,
+                              password_file=args.tls_password_file)
     try:
         server = switchboard.serve(
             Echo(), schema=args.xsd, registry=args.registry, name=args.name, proto=args.proto, wsdl=args.wsdl,
             host=args.host, lease=args.lease, secret=secret, max_message_bytes=args.max_message_bytes,
+            tls=tls, authz=args.authz,
             on_renew=(lambda name, instance: emit("renewed", name=name, instanceId=instance)) if args.verbose_renew
             else None)
     except switchboard.SwitchboardError as e:

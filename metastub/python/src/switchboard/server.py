@@ -414,6 +414,11 @@ class Server:
         try:
             return self.admit(_peer.from_grpc(context), dict(context.invocation_metadata()).get("authorization"), op)
         except PermissionDenied as denied:
+            # as the Java servers send it: a Java client names the refused path from these
+            trailers = [("sb-refused", denied.reason)]
+            if denied.path:
+                trailers.append(("sb-denied-path", denied.path))
+            context.set_trailing_metadata(tuple(trailers))
             context.abort(grpc.StatusCode.UNAUTHENTICATED if denied.reason == PermissionDenied.UNAUTHENTICATED
                           else grpc.StatusCode.PERMISSION_DENIED, denied.text)
 

@@ -166,8 +166,10 @@ final class ServeCommand implements Callable<Integer> {
         try {
             // a component that stops its host (a matrix worker's shutdown) ends this command; the exit
             // that follows runs the shutdown hook below, which unbinds it first
+            // named: the component's calls to components in this process carry its name as their caller
             Skeleton skeleton = provider.create(ComponentContext.of(registry, secret, stopped::countDown,
-                    ClientSettings.defaults().withTls(settings.tls()).withToken(ownToken)));
+                    ClientSettings.defaults().withTls(settings.tls()).withToken(ownToken))
+                    .named(name != null ? name : provider.name()));
             entry = name == null ? server.export(skeleton) : server.export(name, skeleton);
             if (scrape != null) {
                 server.mount(MetricsEndpoint.PATH, scrape);

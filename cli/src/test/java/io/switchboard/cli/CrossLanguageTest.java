@@ -292,6 +292,56 @@ class CrossLanguageTest {
         }
     }
 
+    /**
+     * The Python component served over mutual TLS with {@code authz=}, a policy naming certificate A:
+     * a Java client presenting A is answered over gRPC and SOAP; one presenting B (trusted too) is
+     * a {@link io.switchboard.protocol.PermissionDeniedException} on both, and the Python component
+     * ran none of B's calls.
+     */
+    @Test
+    void aPythonComponentsPolicyAllowsCertificateAAndDeniesCertificateB() throws Exception {
+        TestCertificates certificates = TestCertificates.get();
+        Path policy = dir.resolve("python-authz.json");
+        Files.writeString(policy, """
+                {"name": "team-a-echoes", "allow_rules": [{"name": "team-a",
+                  "source": {"principals": ["%s"]}, "request": {"paths": ["/switchboard.echo.Echo/*"]}}]}"""
+                .formatted(TestCertificates.SPIFFE_ID));
+        Process component = startPythonComponent("py-authz-component", "PyEchoAuthz",
+                "--tls-keystore", certificates.serverKeyStore().toString(),
+                "--tls-truststore", certificates.trustStore().toString(),
+                "--tls-password-file", certificates.passwordFile().toString(), "--authz", policy.toString());
+        try {
+            awaitEvent(component, "py-authz-component", "serving", 1);
+            ComponentEntry entry = onlyEntry("PyEchoAuthz");
+            Map<String, Integer> sent = new TreeMap<>();
+            for (String protocol : List.of("grpc", "soap")) {
+                try (MetaStub a = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(entry.endpoints())
+                        .settings(ClientSettings.defaults().withTls(certificates.spiffeClient())).build();
+                     MetaStub b = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(entry.endpoints())
+                        .settings(ClientSettings.defaults().withTls(certificates.dnsClient())).build()) {
+                    CallOptions pin = CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol);
+                    assertArrayEquals(new double[] {1.5, -0.0}, EchoComponent.stub(a).withOptions(pin)
+                            .echoDoubles(new double[] {1.5, -0.0}), "certificate A over " + protocol);
+                    sent.merge(protocol + " echoDoubles", 1, Integer::sum);
+                    io.switchboard.protocol.PermissionDeniedException denied = assertThrows(
+                            io.switchboard.protocol.PermissionDeniedException.class,
+                            () -> EchoComponent.stub(b).withOptions(pin).echoDoubles(new double[] {2}),
+                            "certificate B over " + protocol);
+                    assertEquals("/switchboard.echo.Echo/echoDoubles", denied.path(), protocol);
+                    assertEquals(io.switchboard.protocol.PermissionDeniedException.DENIED, denied.reason(), protocol);
+                }
+            }
+            component.destroy();
+            assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the Python component did not stop on SIGTERM");
+            JsonObject stopped = awaitEvent(component, "py-authz-component", "stopped", 1);
+            Map<String, Integer> ran = new TreeMap<>();
+            stopped.getAsJsonObject("calls").entrySet().forEach(e -> ran.put(e.getKey(), e.getValue().getAsInt()));
+            assertEquals(sent, ran, "the Python component ran A's calls and none of B's");
+        } finally {
+            component.destroyForcibly();
+        }
+    }
+
     /** A Java meta-stub calls the Python component over typed gRPC: every value form, and the declared fault. */
     @Test
     void aJavaMetaStubCallsThePythonComponentOverGrpc() throws Exception {

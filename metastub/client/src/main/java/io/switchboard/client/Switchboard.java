@@ -352,6 +352,21 @@ public final class Switchboard implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The name this client's calls go by in this process (shorthand for {@code
+         * settings(settings.withCallerName(name))}): a component it calls over the local protocol
+         * sees it as its caller's principal. A component given its host's
+         * {@code ComponentContext.clientSettings()} goes by its own name already.
+         *
+         * <pre>{@code
+         * Switchboard sb = Switchboard.builder(url).name("nightly-report").connect();
+         * }</pre>
+         */
+        public Builder name(String callerName) {
+            settings = settings.withCallerName(callerName);
+            return this;
+        }
+
         public Builder listener(CallListener listener) {
             listeners.add(Objects.requireNonNull(listener));
             return this;

@@ -61,6 +61,20 @@ public final class ComponentContext {
         return new ComponentContext(null, null, null, ClientSettings.defaults());
     }
 
+    /**
+     * This context for the component served as {@code component}: its {@link #clientSettings()}
+     * name it as the caller of its calls in this process, so that a component it calls over the
+     * local protocol (and that component's authorization policy) sees it by name. A host gives
+     * each component it serves its own named context.
+     *
+     * <pre>{@code
+     * Skeleton stats = provider.create(ComponentContext.of(registryUrl, secret, stop, hostSettings).named("Stats"));
+     * }</pre>
+     */
+    public ComponentContext named(String component) {
+        return new ComponentContext(registryUrl, registrySecret, stopServing, clientSettings.withCallerName(component));
+    }
+
     /** The registry's SOAP endpoint the component is bound in, or null. */
     public String registryUrl() {
         return registryUrl;
@@ -73,7 +87,8 @@ public final class ComponentContext {
 
     /**
      * How to reach the registry and other components (give it to {@code Switchboard.Builder.settings}):
-     * the host's TLS among them; the defaults when the host set none.
+     * the host's TLS among them, and the component's name as its caller in this process
+     * ({@link #named}); the defaults when the host set none.
      */
     public ClientSettings clientSettings() {
         return clientSettings;

@@ -141,4 +141,15 @@ class ComponentProvidersTest {
         assertSame(hosts, context.clientSettings());
         assertEquals(null, ComponentContext.of("http://h:1/", null, null).clientSettings().tls());
     }
+
+    @Test
+    void aNamedContextNamesItsComponentAsTheCallerAndKeepsTheHostsSettings() {
+        io.switchboard.protocol.ClientSettings hosts = io.switchboard.protocol.ClientSettings.defaults()
+                .withCallTimeout(java.time.Duration.ofSeconds(7));
+        ComponentContext named = ComponentContext.of("http://h:1/", "s", null, hosts).named("Stats");
+        assertEquals("Stats", named.clientSettings().callerName());
+        assertEquals(java.time.Duration.ofSeconds(7), named.clientSettings().callTimeout());
+        assertEquals("s", named.registrySecret());
+        assertEquals(null, hosts.callerName(), "the host's own settings are not changed");
+    }
 }

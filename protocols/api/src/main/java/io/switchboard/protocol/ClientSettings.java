@@ -21,9 +21,18 @@ import java.util.function.Supplier;
  *                 and {@code Switchboard} never shut it down, so shut it down after closing them
  * @param token    the bearer token to send with every call, asked per call so that it may rotate
  *                 (null from it: none for that call); null: no token
+ * @param callerName the name this client's calls go by in this process: a call over the local
+ *                 protocol names its caller so ({@code Peer.Authentication.IN_PROCESS}) unless the
+ *                 call's options name another; null: the local protocol's default
  */
 public record ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
-                             TlsSettings tls, Executor executor, Supplier<String> token) {
+                             TlsSettings tls, Executor executor, Supplier<String> token, String callerName) {
+    /** Settings without a caller name (the form before in-process callers were named). */
+    public ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
+                          TlsSettings tls, Executor executor, Supplier<String> token) {
+        this(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, executor, token, null);
+    }
+
     /** Settings without a bearer token (the form before tokens existed). */
     public ClientSettings(Duration connectTimeout, Duration callTimeout, long maxMessageBytes, int maxGraphNodes,
                           TlsSettings tls, Executor executor) {
@@ -42,20 +51,23 @@ public record ClientSettings(Duration connectTimeout, Duration callTimeout, long
     }
 
     public static ClientSettings defaults() {
-        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), 64L << 20, 2_000_000, null, null, null);
+        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(120), 64L << 20, 2_000_000, null, null,
+                null, null);
     }
 
     /** Trusts what {@code clientTls} trusts on TLS endpoints and presents its key; null: the JVM's default trust, no key. */
     public ClientSettings withTls(TlsSettings clientTls) {
-        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, clientTls, executor, token);
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, clientTls, executor,
+                token, callerName);
     }
 
     public ClientSettings withCallTimeout(Duration timeout) {
-        return new ClientSettings(connectTimeout, timeout, maxMessageBytes, maxGraphNodes, tls, executor, token);
+        return new ClientSettings(connectTimeout, timeout, maxMessageBytes, maxGraphNodes, tls, executor, token,
+                callerName);
     }
 
     public ClientSettings withMaxMessageBytes(long bytes) {
-        return new ClientSettings(connectTimeout, callTimeout, bytes, maxGraphNodes, tls, executor, token);
+        return new ClientSettings(connectTimeout, callTimeout, bytes, maxGraphNodes, tls, executor, token, callerName);
     }
 
     /**
@@ -72,7 +84,8 @@ public record ClientSettings(Duration connectTimeout, Duration callTimeout, long
      * }</pre>
      */
     public ClientSettings withExecutor(Executor threads) {
-        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, threads, token);
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, threads, token,
+                callerName);
     }
 
     /**
@@ -88,7 +101,23 @@ public record ClientSettings(Duration connectTimeout, Duration callTimeout, long
      * }</pre>
      */
     public ClientSettings withToken(Supplier<String> supplier) {
-        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, executor, supplier);
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, executor,
+                supplier, callerName);
+    }
+
+    /**
+     * Names the caller of this client's calls in this process ({@code name}; null: none): a
+     * component that calls another in the same JVM over the local protocol is then that
+     * component to the one it calls, and to its authorization policy. A remote protocol proves
+     * its caller otherwise (certificate, token) and ignores this name.
+     *
+     * <pre>{@code
+     * ClientSettings reports = ClientSettings.defaults().withCallerName("reports");
+     * }</pre>
+     */
+    public ClientSettings withCallerName(String name) {
+        return new ClientSettings(connectTimeout, callTimeout, maxMessageBytes, maxGraphNodes, tls, executor, token,
+                name == null || name.isBlank() ? null : name);
     }
 
     /** The token to send with a call now, or null for none. */

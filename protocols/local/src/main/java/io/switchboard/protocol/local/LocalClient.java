@@ -7,7 +7,13 @@ import io.switchboard.protocol.spi.Transport;
 
 /** Makes local transports; holds nothing, so closing it only stops new calls. */
 final class LocalClient implements ProtocolClient {
+    /** Who this client's calls are, unless a call names its own caller; null: the default. */
+    private final String callerName;
     private volatile boolean closed;
+
+    LocalClient(String callerName) {
+        this.callerName = callerName;
+    }
 
     @Override
     public String protocol() {
@@ -25,6 +31,10 @@ final class LocalClient implements ProtocolClient {
             throw new IllegalStateException("local client is closed");
         }
         return new LocalTransport(this, descriptor, endpoint);
+    }
+
+    String callerName() {
+        return callerName;
     }
 
     boolean closed() {

@@ -55,7 +55,8 @@ public final class LocalProtocolProvider implements ProtocolProvider {
     /**
      * The name a local call's caller goes by: the component or client that makes the call sets it
      * on its call options, and the called operation sees it as its peer's principal (an
-     * {@code IN_PROCESS} peer). Without it: {@link #DEFAULT_CALLER}.
+     * {@code IN_PROCESS} peer). Without it: the client's {@link ClientSettings#callerName()} (a
+     * component's settings from its host name the component), else {@link #DEFAULT_CALLER}.
      *
      * <pre>{@code
      * billing.withOptions(CallOptions.DEFAULT.with(LocalProtocolProvider.CALLER, "reports")).total(month);
@@ -81,7 +82,7 @@ public final class LocalProtocolProvider implements ProtocolProvider {
 
     @Override
     public ProtocolClient newClient(ClientSettings settings) {
-        return new LocalClient();
+        return new LocalClient(settings.callerName());
     }
 
     /** Local endpoints lead nowhere from another JVM. */

@@ -53,7 +53,7 @@ final class LocalTransport implements Transport {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
-        return call(operation, request, options, context(options));
+        return call(operation, request, options, context(options, client.callerName()));
     }
 
     /**
@@ -64,7 +64,7 @@ final class LocalTransport implements Transport {
     @Override
     public java.util.concurrent.CompletableFuture<Object> callAsync(OperationDescriptor operation, Object request,
                                                                    CallOptions options) {
-        ServerCallContext context = context(options);
+        ServerCallContext context = context(options, client.callerName());
         java.util.concurrent.CompletableFuture<Object> result = io.switchboard.protocol.AsyncCalls.onPool(
                 (op, req, opts) -> call(op, req, opts, context), operation, request, options);
         result.whenComplete((r, t) -> {
@@ -79,20 +79,30 @@ final class LocalTransport implements Transport {
      * The component's side of a call: the caller's deadline as is (the same clock), else its
      * timeout from now; cancelled when it passes.
      */
-    private static ServerCallContext context(CallOptions options) {
+    private static ServerCallContext context(CallOptions options, String clientCaller) {
         Long deadline = options.deadlineNanoTime();
         Long fromTimeout = ServerCallContext.deadlineAfter(options.timeout());
         if (deadline == null || (fromTimeout != null && fromTimeout - deadline < 0)) {
             deadline = fromTimeout;
         }
-        return ServerCallContext.create(deadline, options.get(TraceContext.OPTION), caller(options));
+        return ServerCallContext.create(deadline, options.get(TraceContext.OPTION), caller(options, clientCaller));
     }
 
     /** The caller as it named itself ({@link LocalProtocolProvider#CALLER}): a peer in this process. */
     static Peer caller(CallOptions options) {
+        return caller(options, null);
+    }
+
+    /**
+     * The caller as the call names it, else as its client does ({@code clientCaller}, from the
+     * client's settings; null: none), else {@link LocalProtocolProvider#DEFAULT_CALLER}.
+     */
+    static Peer caller(CallOptions options, String clientCaller) {
         String name = options.get(LocalProtocolProvider.CALLER);
-        return Peer.of(name == null || name.isBlank() ? LocalProtocolProvider.DEFAULT_CALLER : name,
-                Peer.Authentication.IN_PROCESS, null);
+        if (name == null || name.isBlank()) {
+            name = clientCaller == null || clientCaller.isBlank() ? LocalProtocolProvider.DEFAULT_CALLER : clientCaller;
+        }
+        return Peer.of(name, Peer.Authentication.IN_PROCESS, null);
     }
 
     private Object call(OperationDescriptor operation, Object request, CallOptions options, ServerCallContext context)

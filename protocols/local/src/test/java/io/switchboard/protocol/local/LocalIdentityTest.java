@@ -31,4 +31,15 @@ class LocalIdentityTest extends AbstractIdentityConformanceTest {
         assertEquals(Peer.of(LocalProtocolProvider.DEFAULT_CALLER, Peer.Authentication.IN_PROCESS, null),
                 LocalTransport.caller(CallOptions.DEFAULT.with(LocalProtocolProvider.CALLER, " ")));
     }
+
+    @Test
+    void aClientsCallerNameNamesItsCallsUnlessACallNamesAnother() {
+        assertEquals(Peer.of("reports", Peer.Authentication.IN_PROCESS, null),
+                LocalTransport.caller(CallOptions.DEFAULT, "reports"));
+        assertEquals(Peer.of("billing", Peer.Authentication.IN_PROCESS, null),
+                LocalTransport.caller(CallOptions.DEFAULT.with(LocalProtocolProvider.CALLER, "billing"), "reports"));
+        assertEquals(Peer.of(LocalProtocolProvider.DEFAULT_CALLER, Peer.Authentication.IN_PROCESS, null),
+                LocalTransport.caller(CallOptions.DEFAULT, " "));
+        assertEquals(null, io.switchboard.protocol.ClientSettings.defaults().withCallerName(" ").callerName());
+    }
 }

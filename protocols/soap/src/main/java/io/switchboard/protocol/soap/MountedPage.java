@@ -25,14 +25,20 @@ final class MountedPage extends Handler.Abstract {
     private static final HttpField NO_REFERRER = new HttpField("Referrer-Policy", "no-referrer");
 
     private final WebHandler handler;
+    /** Checks a request's bearer token as a call's would be; null: tokens are not verified. */
+    private final io.switchboard.protocol.TokenVerifier tokens;
 
-    private MountedPage(WebHandler handler) {
+    private MountedPage(WebHandler handler, io.switchboard.protocol.TokenVerifier tokens) {
         this.handler = handler;
+        this.tokens = tokens;
     }
 
-    /** The handler as a context at {@code path}, which also answers the bare path (no redirect to {@code path/}). */
-    static ContextHandler at(String path, WebHandler handler) {
-        ContextHandler context = new ContextHandler(new MountedPage(handler), path);
+    /**
+     * The handler as a context at {@code path}, which also answers the bare path (no redirect to
+     * {@code path/}); its requests' peers settled with {@code tokens} (null: tokens are not verified).
+     */
+    static ContextHandler at(String path, WebHandler handler, io.switchboard.protocol.TokenVerifier tokens) {
+        ContextHandler context = new ContextHandler(new MountedPage(handler, tokens), path);
         context.setAllowNullPathInContext(true);
         return context;
     }
@@ -47,8 +53,12 @@ final class MountedPage extends Handler.Abstract {
             return true;
         }
         String path = Request.getPathInContext(request);
-        WebHandler.Response answer = handler.get(new WebHandler.Request(path == null ? "" : path,
-                request.getHttpURI().getQuery()));
+        io.switchboard.protocol.spi.CallerIdentity caller = SoapCallers.of(request, tokens);
+        // a token that does not verify is refused, never read as the certificate's or as anonymous
+        WebHandler.Response answer = caller.refusal() != null
+                ? WebHandler.Response.text(401, "text/plain; charset=utf-8", "the bearer token did not verify\n")
+                : handler.get(new WebHandler.Request(path == null ? "" : path, request.getHttpURI().getQuery(),
+                        caller.peer()));
         response.setStatus(answer.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, answer.contentType());
         response.getHeaders().add(NO_SNIFF);

@@ -32,6 +32,20 @@ final class SoapCallers {
                 : Peer.of(principal, Peer.Authentication.MUTUAL_TLS, remoteAddress);
     }
 
+    /**
+     * Who sent an HTTP request that is not a SOAP call (a cancel, a mounted page's GET), settled
+     * as a call's caller is: the client certificate, unless a bearer token verifies with
+     * {@code verifier} (null: tokens are not looked at).
+     */
+    static CallerIdentity of(org.eclipse.jetty.server.Request request, TokenVerifier verifier) {
+        Object tls = request.getAttribute(org.eclipse.jetty.io.EndPoint.SslSessionData.ATTRIBUTE);
+        Peer transport = transportPeer(
+                tls instanceof org.eclipse.jetty.io.EndPoint.SslSessionData ssl ? ssl.peerCertificates() : null,
+                CallerIdentity.address(request.getConnectionMetaData().getRemoteSocketAddress()));
+        return CallerIdentity.of(transport, CallerIdentity.bearer(
+                request.getHeaders().get(org.eclipse.jetty.http.HttpHeader.AUTHORIZATION)), verifier);
+    }
+
     /** The caller of the call {@code mc} carries, its bearer token checked by {@code verifier} (null: none). */
     static CallerIdentity of(MessageContext mc, TokenVerifier verifier) {
         Object peer = mc.getProperty(PEER);

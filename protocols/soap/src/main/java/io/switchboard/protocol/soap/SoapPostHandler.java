@@ -170,12 +170,7 @@ final class SoapPostHandler extends Handler.Wrapper {
      * calls; null when its token does not verify: such a cancel acts on nothing.
      */
     private io.switchboard.protocol.Peer peer(Request request) {
-        Object tls = request.getAttribute(org.eclipse.jetty.io.EndPoint.SslSessionData.ATTRIBUTE);
-        io.switchboard.protocol.Peer transport = SoapCallers.transportPeer(
-                tls instanceof org.eclipse.jetty.io.EndPoint.SslSessionData ssl ? ssl.peerCertificates() : null,
-                CallerIdentity.address(request.getConnectionMetaData().getRemoteSocketAddress()));
-        CallerIdentity caller = CallerIdentity.of(transport,
-                CallerIdentity.bearer(request.getHeaders().get(HttpHeader.AUTHORIZATION)), tokens);
+        CallerIdentity caller = SoapCallers.of(request, tokens);
         return caller.refusal() == null ? caller.peer() : null;
     }
 

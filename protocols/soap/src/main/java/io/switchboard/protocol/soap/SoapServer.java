@@ -316,7 +316,7 @@ final class SoapServer implements ProtocolServer {
                 throw new IllegalStateException(path + " is mounted already");
             }
         }
-        ContextHandler page = MountedPage.at(path, handler);
+        ContextHandler page = MountedPage.at(path, handler, settings.tokenVerifier());
         contexts.addHandler(page);
         try {
             if (!page.isStarted()) {

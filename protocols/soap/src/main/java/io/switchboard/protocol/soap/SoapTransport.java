@@ -224,7 +224,7 @@ final class SoapTransport implements Transport {
             }
             throw operation.toException(info);
         }
-        if (detail != null && SoapFaults.PERMISSION_DENIED.equals(detail.getQName())) {
+        if (detail != null && (SoapFaults.PERMISSION_DENIED.equals(detail.getQName()) || deniedAsRefusal(detail))) {
             String reason = detail.getAttributeValue(new javax.xml.namespace.QName("reason"));
             return new io.switchboard.protocol.PermissionDeniedException(
                     io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED.equals(reason)
@@ -311,5 +311,19 @@ final class SoapTransport implements Transport {
     @Override
     public String toString() {
         return "SoapTransport[" + descriptor.name() + " at " + endpoint.address() + "]";
+    }
+
+    /**
+     * A denial sent as a refusal detail ({@code <sb:refused reason="permission-denied" path=.../>}
+     * under the fault code {@code sb:PermissionDenied}): the Python server's form, read as the
+     * Python client reads it, so that a denial is never taken for a refusal to retry elsewhere.
+     */
+    private static boolean deniedAsRefusal(OMElement detail) {
+        if (!SoapFaults.REFUSED.equals(detail.getQName())) {
+            return false;
+        }
+        String reason = detail.getAttributeValue(new javax.xml.namespace.QName("reason"));
+        return io.switchboard.protocol.PermissionDeniedException.DENIED.equals(reason)
+                || io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED.equals(reason);
     }
 }

@@ -1,5 +1,6 @@
 package io.switchboard.protocol.spi;
 
+import io.switchboard.protocol.Peer;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
@@ -26,10 +27,19 @@ public interface WebHandler {
      * @param path  the path below the mount point: {@code ""} for the mount point itself, else
      *              starting with {@code /} (e.g. {@code /live.json}); already percent-decoded
      * @param query the raw query string, or null
+     * @param peer  who asked, settled as the listener settles a call's caller (client certificate,
+     *              verified bearer token, else anonymous at its address); a request whose token does
+     *              not verify never reaches the handler
      */
-    record Request(String path, String query) {
+    record Request(String path, String query, Peer peer) {
         public Request {
             Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(peer, "peer");
+        }
+
+        /** A request from a caller not known ({@link Peer#UNKNOWN}). */
+        public Request(String path, String query) {
+            this(path, query, Peer.UNKNOWN);
         }
     }
 

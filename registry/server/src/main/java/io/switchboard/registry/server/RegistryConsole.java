@@ -33,6 +33,11 @@ import java.util.TreeMap;
  * credential, no secret). The page is rendered on the server, every value escaped; a small script
  * ({@code console.js}) refreshes the figures from {@code /console/live.json} every two seconds.
  *
+ * <p>Under an authorization policy the console is a read like the registry's others: every request
+ * needs {@code /switchboard.registry.Registry/console} (else 403), and it shows a caller only the
+ * names it may read: every name when it may {@code list}, else those it may {@code lookup}; and of
+ * the registry's denials those on the names it sees.
+ *
  * <ul>
  * <li>{@code /console}: the page;</li>
  * <li>{@code /console/live.json}: leases and figures of every instance (see docs/console.md);</li>
@@ -64,13 +69,18 @@ final class RegistryConsole implements WebHandler {
     /** The registry's own calls its authorization policy denied; empty without a policy. */
     private final java.util.function.Supplier<List<io.switchboard.server.ServerCallStats.Denial>> denials;
 
+    /** Who may read the console and which names; null: no policy, everyone reads everything. */
+    private final io.switchboard.server.authz.AuthorizationInterceptor authorization;
+
     RegistryConsole(RegistryService service, String endpoint) {
-        this(service, endpoint, List::of);
+        this(service, endpoint, List::of, null);
     }
 
     RegistryConsole(RegistryService service, String endpoint,
-                    java.util.function.Supplier<List<io.switchboard.server.ServerCallStats.Denial>> denials) {
+                    java.util.function.Supplier<List<io.switchboard.server.ServerCallStats.Denial>> denials,
+                    io.switchboard.server.authz.AuthorizationInterceptor authorization) {
         this.denials = denials;
+        this.authorization = authorization;
         this.service = service;
         this.endpoint = endpoint;
         this.script = resource("console.js");
@@ -93,33 +103,84 @@ final class RegistryConsole implements WebHandler {
         if (request.query() != null && request.query().length() > MAX_QUERY) {
             return Response.text(414, TEXT, "query too long\n");
         }
+        View view;
+        try {
+            view = view(request.peer());
+        } catch (io.switchboard.protocol.PermissionDeniedException e) {
+            return Response.text(403, TEXT, "permission denied: " + RegistryPaths.console() + "\n");
+        }
         return switch (request.path()) {
-            case "", "/" -> Response.text(200, HTML, page());
-            case "/live.json" -> Response.text(200, JSON, live().toString());
+            case "", "/" -> Response.text(200, HTML, page(view));
+            case "/live.json" -> Response.text(200, JSON, live(view).toString());
             case "/console.js" -> new Response(200, "text/javascript; charset=utf-8", script);
             case "/console.css" -> new Response(200, "text/css; charset=utf-8", style);
-            case "/schema.xsd" -> document(request.query(), true);
-            case "/schema.proto" -> document(request.query(), false);
+            case "/schema.xsd" -> document(request.query(), true, view);
+            case "/schema.proto" -> document(request.query(), false, view);
             default -> Response.notFound();
         };
     }
 
-    /** The instances, by name then instance id. */
-    private Map<String, List<ComponentEntry>> entries() {
+    /**
+     * What {@code peer} may see of the registry: everything without a policy or when it may
+     * {@code list}, else the names it may {@code lookup}. Visibility is asked of the policy without
+     * counting a denial: a name left out is not a refused call.
+     *
+     * @throws io.switchboard.protocol.PermissionDeniedException the policy denies it the console (counted and logged)
+     */
+    private View view(io.switchboard.protocol.Peer peer) {
+        if (authorization == null) {
+            return View.ALL;
+        }
+        authorization.check("soap", peer, List.of(RegistryPaths.console()));
+        io.switchboard.server.authz.AuthorizationPolicy policy = authorization.policy();
+        if (policy.evaluate(peer, RegistryPaths.list()).allowed()) {
+            return View.ALL;
+        }
+        return new View(name -> policy.evaluate(peer, RegistryPaths.lookup(name)).allowed(), false);
+    }
+
+    /** The names a console reader may see, and whether that is every one. */
+    record View(java.util.function.Predicate<String> names, boolean all) {
+        static final View ALL = new View(name -> true, true);
+
+        /** The registry's denials on names this view shows; a denial of no name (a list, the console) to a view of all. */
+        List<io.switchboard.server.ServerCallStats.Denial> denials(
+                List<io.switchboard.server.ServerCallStats.Denial> every) {
+            if (all) {
+                return every;
+            }
+            List<io.switchboard.server.ServerCallStats.Denial> shown = new ArrayList<>();
+            for (io.switchboard.server.ServerCallStats.Denial d : every) {
+                String name = RegistryPaths.nameOf(d.path());
+                if (name != null && names.test(name)) {
+                    shown.add(d);
+                }
+            }
+            return shown;
+        }
+    }
+
+    /** The instances {@code view} shows, by name then instance id. */
+    private Map<String, List<ComponentEntry>> entries(View view) {
         Map<String, List<ComponentEntry>> byName = new TreeMap<>();
         for (ComponentEntry e : service.store().list()) {
-            byName.computeIfAbsent(e.name(), n -> new ArrayList<>()).add(e);
+            if (view.names().test(e.name())) {
+                byName.computeIfAbsent(e.name(), n -> new ArrayList<>()).add(e);
+            }
         }
         byName.values().forEach(l -> l.sort((a, b) -> a.instanceId().compareTo(b.instanceId())));
         return byName;
     }
 
-    private Response document(String query, boolean xsd) {
+    private Response document(String query, boolean xsd, View view) {
         Map<String, String> q = query(query);
         String name = q.get("name");
         String instance = q.get("instance");
         if (name == null || instance == null) {
             return Response.text(400, TEXT, "name and instance are needed\n");
+        }
+        if (!view.names().test(name)) {
+            return Response.notFound();   // as for a name not bound: the reader learns nothing of it
         }
         for (ComponentEntry e : service.store().lookup(name)) {
             if (e.instanceId().equals(instance)) {
@@ -152,6 +213,10 @@ final class RegistryConsole implements WebHandler {
     // ---- the live figures, as JSON ----
 
     JsonObject live() {
+        return live(View.ALL);
+    }
+
+    private JsonObject live(View view) {
         Instant now = service.clock().instant();
         Map<String, Map<String, RegistryService.Live>> live = service.live();
         JsonObject root = new JsonObject();
@@ -160,7 +225,7 @@ final class RegistryConsole implements WebHandler {
         root.addProperty("registry", endpoint);
         root.addProperty("now", now.toString());
         JsonArray instances = new JsonArray();
-        entries().forEach((name, list) -> {
+        entries(view).forEach((name, list) -> {
             for (ComponentEntry e : list) {
                 RegistryService.Live l = live.getOrDefault(name, Map.of()).get(e.instanceId());
                 JsonObject i = new JsonObject();
@@ -193,7 +258,7 @@ final class RegistryConsole implements WebHandler {
         });
         root.add("instances", instances);
         JsonArray denied = new JsonArray();
-        for (io.switchboard.server.ServerCallStats.Denial d : denials.get()) {
+        for (io.switchboard.server.ServerCallStats.Denial d : view.denials(denials.get())) {
             JsonObject o = new JsonObject();
             o.addProperty("identity", d.identity());
             o.addProperty("path", d.path());
@@ -235,9 +300,9 @@ final class RegistryConsole implements WebHandler {
 
     // ---- the page ----
 
-    private String page() {
+    private String page(View view) {
         Instant now = service.clock().instant();
-        Map<String, List<ComponentEntry>> byName = entries();
+        Map<String, List<ComponentEntry>> byName = entries(view);
         Map<String, Map<String, RegistryService.Live>> live = service.live();
         StringBuilder b = new StringBuilder(8192);
         b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
@@ -254,7 +319,7 @@ final class RegistryConsole implements WebHandler {
             b.append("<p class=\"empty\">No component is bound.</p>\n");
         }
         byName.forEach((name, list) -> component(b, name, list, live.getOrDefault(name, Map.of()), now));
-        denied(b);
+        denied(b, view);
         b.append("</main>\n<footer>Read-only. Figures come from each instance's lease renewals; ")
                 .append("<a href=\"/console/live.json\">live.json</a>.</footer>\n")
                 .append("<script src=\"/console/console.js\"></script>\n</body></html>\n");
@@ -262,8 +327,8 @@ final class RegistryConsole implements WebHandler {
     }
 
     /** The registry's denied calls per identity and path, the most denied first; nothing without any. */
-    private void denied(StringBuilder b) {
-        List<io.switchboard.server.ServerCallStats.Denial> list = denials.get();
+    private void denied(StringBuilder b, View view) {
+        List<io.switchboard.server.ServerCallStats.Denial> list = view.denials(denials.get());
         if (list.isEmpty()) {
             return;
         }

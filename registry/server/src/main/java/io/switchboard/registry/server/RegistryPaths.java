@@ -20,6 +20,8 @@ import java.util.List;
  * one path per name it names, every one of which must be allowed, and a watch of every name is
  * {@code /switchboard.registry.Registry/watch}; {@code list} (every entry) is
  * {@code /switchboard.registry.Registry/list}. The same paths on SOAP and on the gRPC listener.
+ * The console ({@code /console} on the registry's port) is {@code /switchboard.registry.Registry/console},
+ * and shows a reader the names it may {@code list} or {@code lookup}.
  */
 final class RegistryPaths implements CallPaths {
     /** The registry's gRPC service path, as its {@code .proto} names it. */
@@ -52,6 +54,19 @@ final class RegistryPaths implements CallPaths {
 
     static String lookup(String name) {
         return named("lookup", name);
+    }
+
+    /** The entry's name in a path of a named operation ({@code .../bind/team-a.billing}); null for one without. */
+    static String nameOf(String path) {
+        if (path == null || !path.startsWith(SERVICE)) {
+            return null;
+        }
+        int slash = path.indexOf('/', SERVICE.length());
+        return slash < 0 || slash == path.length() - 1 ? null : path.substring(slash + 1);
+    }
+
+    static String console() {
+        return SERVICE + "console";
     }
 
     static String list() {

@@ -71,7 +71,8 @@ public final class RegistryServer implements AutoCloseable {
             }
             this.endpoint = soap.export(skeleton);
             if (b.console) {
-                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address(), denials::denials));
+                soap.mount(RegistryConsole.PATH, new RegistryConsole(service, endpoint.address(), denials::denials,
+                        authorization));
             }
             this.stream = b.watchStream ? new WatchStreamServer(service, settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient, authorization) : null;

@@ -53,6 +53,7 @@ class RegistryAuthorizationTest {
                  "request": {"paths": ["/switchboard.registry.Registry/bind/team-b.*"]}},
                 {"name": "anonymous-writes-sandbox",
                  "request": {"paths": ["/switchboard.registry.Registry/bind/sandbox.*"]}},
+                {"name": "console-for-anyone", "request": {"paths": ["/switchboard.registry.Registry/console"]}},
                 {"name": "reads-of-team-a",
                  "request": {"paths": ["/switchboard.registry.Registry/lookup/team-a.*",
                                        "/switchboard.registry.Registry/watch/team-a.*"]}}
@@ -170,7 +171,7 @@ class RegistryAuthorizationTest {
             assertTrue(denied.contains("ANONYMOUS " + BIND_A) && denied.contains("ANONYMOUS "
                     + RegistryPaths.SERVICE + "watch/sandbox.demo"), denied.toString());
 
-            // the console shows them, per identity and path
+            // the console shows them, per identity and path, on the names its reader may look up
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
             String page = http.send(java.net.http.HttpRequest.newBuilder(URI.create(registry.consoleUrl())).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()).body();
