@@ -2,6 +2,7 @@ package io.switchboard.bench;
 
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.Protocols;
+import io.switchboard.testing.TestCertificates;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -48,7 +49,8 @@ public final class BenchCommand implements Callable<Integer> {
             defaultValue = "soap,grpc,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
             description = "Protocols (a Switchboard protocol pinned on each call; tcp over TCP and tcp-unix over the server's "
                     + "Unix domain socket, each through a meta-stub of its own; local: the component in this JVM, called "
-                    + "through a stub over the in-process protocol), meta-stub policies, and the plain peers: socket (a "
+                    + "through a stub over the in-process protocol; tcp-mtls and tcp-mtls-authz: tcp over TCP with mutual TLS, without and "
+                    + "with a 20-rule authorization policy, on servers of their own), meta-stub policies, and the plain peers: socket (a "
                     + "hand-written protocol), grpc-plain and grpc-plain-direct (grpc-java unary, default and direct executor), "
                     + "axis2 (a bare Axis2 POJO service), rmi, fory (Apache Fory over a socket), oos (object streams); "
                     + "names that are neither are skipped with a note. Default: ${DEFAULT-VALUE}.")
@@ -201,7 +203,15 @@ public final class BenchCommand implements Callable<Integer> {
         boolean leftProcess = false;   // a local call the failsafe moved to SOAP: the local figures would be wrong
         List<Peer> peers = new ArrayList<>();
         SwitchboardPeer.Connection switchboard = null;
-        try (ServerProcess server = ServerProcess.start(serverFlags, dir.resolve("bench-server.log"))) {
+        List<String> serverArgs = List.of();
+        MutualTlsPeer.Identities identities = null;
+        if (protocols.stream().anyMatch(MutualTlsPeer::isRow)) {
+            // made here and handed to the server by path, so that both JVMs trust the same authority
+            TestCertificates certs = TestCertificates.get();
+            identities = new MutualTlsPeer.Identities(certs.client(), certs.dnsClient(), certs.clientWithoutKey());
+            serverArgs = List.of("--tls", certs.serverKeyStore().toString(), certs.trustStore().toString());
+        }
+        try (ServerProcess server = ServerProcess.start(serverFlags, dir.resolve("bench-server.log"), serverArgs)) {
             for (String name : protocols) {
                 switch (name) {
                     case "socket":
@@ -225,6 +235,10 @@ public final class BenchCommand implements Callable<Integer> {
                         break;
                     case LocalPeer.NAME:
                         peers.add(LocalPeer.start());
+                        break;
+                    case MutualTlsPeer.PLAIN:
+                    case MutualTlsPeer.AUTHZ:
+                        peers.add(MutualTlsPeer.connect(name, MutualTlsPeer.parse(server.get(name)), identities));
                         break;
                     default:
                         if (switchboard == null) {
@@ -355,6 +369,8 @@ public final class BenchCommand implements Callable<Integer> {
         for (Peer p : peers) {
             if (p instanceof SwitchboardPeer sp && Protocols.names().contains(p.name())) {
                 stubs.put(p.name(), AsyncBench.Target.of(sp.stub()));   // a protocol pinned on each call; policies would only pick one of these
+            } else if (p instanceof MutualTlsPeer mtls) {
+                stubs.put(p.name(), AsyncBench.Target.of(mtls.stub()));
             } else if (p instanceof LocalPeer lp) {
                 stubs.put(p.name(), AsyncBench.Target.of(lp.stub()));
             } else if (p instanceof PlainGrpcPeer plain && p.name().equals(PlainGrpcPeer.NAME)) {

@@ -5,8 +5,10 @@ import io.switchboard.components.echo.EchoService;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.TlsSettings;
 import io.switchboard.server.ComponentServer;
 import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.testing.TestCertificates;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -15,6 +17,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.UUID;
 
 /**
@@ -28,6 +31,9 @@ import java.util.UUID;
  * java -Xms2g -Xmx2g -XX:+UseG1GC -cp CLASSPATH io.switchboard.bench.BenchServer
  * READY pid=4711 registry=http://127.0.0.1:40123/axis2/services/Registry socket=40125 oos=40127 rmi=rO0AB...
  * }</pre>
+ *
+ * <p>Started with {@code --tls KEY_STORE TRUST_STORE}, it also serves the security cost rows
+ * ({@link SecuredEchoServers}) and names their endpoints on the ready line.
  */
 public final class BenchServer {
     /** Largest message either side accepts: above SOAP's 64 MiB default, so the sweep's big cells are not refused. */
@@ -57,10 +63,14 @@ public final class BenchServer {
             io.grpc.Server plainGrpc = PlainGrpcPeer.serve(false);
             io.grpc.Server plainGrpcDirect = PlainGrpcPeer.serve(true);
             int axis2 = BareAxis2Peer.serve();
+            // the security cost rows, only when asked: --tls KEY_STORE TRUST_STORE (made by the client, its password TestCertificates')
+            SecuredEchoServers secured = args.length == 3 && args[0].equals("--tls")
+                    ? SecuredEchoServers.start(TlsSettings.of(Path.of(args[1]), Path.of(args[2]), TestCertificates.PASSWORD))
+                    : null;
             out.println("READY pid=" + ProcessHandle.current().pid() + " registry=" + registry.endpoint()
                     + " socket=" + raw.getLocalPort() + " oos=" + oos.getLocalPort() + " " + ForyPeer.NAME + "=" + fory.getLocalPort()
                     + " " + PlainGrpcPeer.NAME + "=" + plainGrpc.getPort() + " " + PlainGrpcPeer.DIRECT_NAME + "=" + plainGrpcDirect.getPort()
-                    + " " + BareAxis2Peer.NAME + "=" + axis2
+                    + " " + BareAxis2Peer.NAME + "=" + axis2 + (secured == null ? "" : " " + secured.readyFields())
                     + " protocols=" + String.join(",", Protocols.names()) + " rmi=" + RmiPeer.export()
                     // the registry's write secret, for the matrix workers this run starts; the pipe is the bench's own
                     + " secret=" + secret);

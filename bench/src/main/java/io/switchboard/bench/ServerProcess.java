@@ -52,10 +52,16 @@ final class ServerProcess implements AutoCloseable {
     }
 
     static ServerProcess start(List<String> jvmFlags, Path log) throws IOException {
+        return start(jvmFlags, log, List.of());
+    }
+
+    /** As {@link #start(List, Path)}, with arguments for {@link BenchServer#main}. */
+    static ServerProcess start(List<String> jvmFlags, Path log, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmFlags);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchServer.class.getName()));
+        cmd.addAll(args);
         return new ServerProcess(cmd, log);
     }
 

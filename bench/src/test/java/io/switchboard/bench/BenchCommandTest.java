@@ -45,6 +45,25 @@ class BenchCommandTest {
     }
 
     @Test
+    void theSecurityRowsRunBesideTcpOverTlsWithTheirOwnServers() throws Exception {
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
+                "--workloads", "doubles", "--protocols", "tcp,tcp-mtls,tcp-mtls-authz", "--heap", "256m", "--out", dir.toString());
+        assertEquals(0, exit);
+        Map<String, Long> wireBytes = new HashMap<>();
+        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        for (String row : csv.subList(1, csv.size())) {
+            String[] f = row.split(",", -1);
+            assertEquals("3", f[8], "timed samples: " + row);
+            wireBytes.put(f[2], Long.parseLong(f[7]));
+        }
+        assertEquals(Set.of("tcp", "tcp-mtls", "tcp-mtls-authz"), wireBytes.keySet());
+        // the same frame in TLS records: a record header and an authentication tag more than in plain text
+        long tls = wireBytes.get("tcp") + 5 + 16;
+        assertTrue(wireBytes.get("tcp-mtls") >= tls, "tcp-mtls goes over TLS: " + wireBytes);
+        assertTrue(wireBytes.get("tcp-mtls-authz") >= tls, "tcp-mtls-authz goes over TLS: " + wireBytes);
+    }
+
+    @Test
     void quickSweepWritesCsvMarkdownAndPlots() throws Exception {
         int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10,1000", "--reps", "3",
                 "--workloads", "empty,doubles,list", "--protocols", "socket,rmi,oos,soap", "--heap", "256m", "--out", dir.toString());
