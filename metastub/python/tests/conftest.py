@@ -1,5 +1,5 @@
 """What the suite runs against, given by the environment. ``mvn verify`` runs it from
-``PythonPackageTest`` (examples module), which serves a registry, the Java echo component, the matrix
+``PythonPackageTest`` (cli module), which serves a registry, the Java echo component, the matrix
 worker and the simulator in one JVM and sets:
 
 - SWITCHBOARD_TEST_REGISTRY: the registry's URL; SWITCHBOARD_TEST_SECRET: its shared secret;

@@ -36,7 +36,7 @@ final class BareAxis2Peer implements Peer {
     static final String NAME = "axis2";
     private static final String SERVICE = "PlainEcho";
     /** The namespace Axis2 derives from the service class's package. */
-    private static final String NS = "http://bench.examples.switchboard.io";
+    private static final String NS = "http://bench.switchboard.io";
 
     private final int port;
     private final ServiceClient client;

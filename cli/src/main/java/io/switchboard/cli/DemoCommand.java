@@ -195,7 +195,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /**
      * Every protocol on the class path but the in-process ones ({@code local}), SOAP last as by
-     * default: the client runs in this JVM and would take {@code local} for every call (examples
+     * default: the client runs in this JVM and would take {@code local} for every call (cli
      * carries it for the bench), and the demo shows the choice between the network protocols.
      */
     static List<String> networkProtocols() {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
  * ./switchboard new /tmp/stats --component Stats --package org.acme.stats
  * }</pre>
  */
-@Command(name = "switchboard", mixinStandardHelpOptions = true, version = "Switchboard 0.1.0",
+@Command(name = "switchboard", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Multi-protocol components: SOAP's reach, a binary protocol's speed, one generated stub.",
         subcommands = {DemoCommand.class, RegistryCommand.class, ServeCommand.class, ListCommand.class, BenchCommand.class,
             LookupCommand.class, CallCommand.class, LoadCommand.class, TopCommand.class, RegistryBenchCommand.class, NewCommand.class,

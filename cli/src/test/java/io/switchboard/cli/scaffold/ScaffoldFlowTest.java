@@ -51,7 +51,7 @@ class ScaffoldFlowTest {
 
         Path repository = PrivateMavenRepository.create(Files.createDirectories(tmp.resolve("m2")),
                 PrivateMavenRepository.shared());
-        String build = maven(project, repository, "package", "dependency:tree",
+        String build = ChildMaven.build(project, repository, tmp.resolve("maven"), "package", "dependency:tree",
                 "-DoutputFile=target/dependency-tree.txt");
         assertTrue(build.contains("Running org.acme.stats.StatsServiceTest")
                 && build.contains("Tests run: 1, Failures: 0, Errors: 0, Skipped: 0"),
@@ -84,53 +84,6 @@ class ScaffoldFlowTest {
             assertTrue(serve.waitFor(30, TimeUnit.SECONDS), "serve stops on SIGTERM");
             assertTrue(reader.lookup("Stats").isEmpty(), "and unbinds the component first");
         }
-    }
-
-    /**
-     * Runs Maven in {@code dir} on the private repository: offline first, and online only when an
-     * artifact is missing that the reactor build did not need (it then lands in the shared folders).
-     */
-    private String maven(Path dir, Path repository, String... goals) throws Exception {
-        String offline = runMaven(dir, repository, true, goals);
-        if (offline.contains("BUILD SUCCESS")) {
-            System.out.println("the project's build ran offline");
-            return offline;
-        }
-        assertTrue(offline.contains("in offline mode"), "the build failed:\n" + offline);
-        System.out.println("the project's build needs artifacts the reactor did not fetch; running online");
-        String online = runMaven(dir, repository, false, goals);
-        assertTrue(online.contains("BUILD SUCCESS"), "the build failed online too:\n" + online);
-        return online;
-    }
-
-    private String runMaven(Path dir, Path repository, boolean offline, String... goals) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(mvn(), "-B", "-ntp", "-Dmaven.repo.local=" + repository));
-        if (offline) {
-            cmd.add("-o");
-        }
-        cmd.addAll(List.of(goals));
-        Path log = tmp.resolve(offline ? "maven-offline.log" : "maven-online.log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        // a short build: the JIT's first tier is enough, and leaves the shared cores to the rest
-        pb.environment().put("MAVEN_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
-        Process p = pb.start();
-        processes.add(p);
-        assertTrue(p.waitFor(4, TimeUnit.MINUTES), "maven did not finish in 4 minutes: " + cmd);
-        return Files.readString(log);
-    }
-
-    /** The Maven running this build (the pom passes its home), else the one on the PATH. */
-    private static String mvn() {
-        String home = System.getProperty("switchboard.test.mavenHome");
-        if (home != null && !home.isBlank() && !home.contains("${")) {
-            Path bin = Path.of(home, "bin", "mvn");
-            if (Files.isExecutable(bin)) {
-                return bin.toString();
-            }
-        }
-        return "mvn";
     }
 
     /** The command line in a JVM of its own, as {@code ./switchboard} starts it. */

@@ -64,9 +64,7 @@ import org.slf4j.LoggerFactory;
  * it closes.
  *
  * <p>Fair shares: connections are held to the settings' limits per remote address and in all, the
- * longest idle making way for a newcomer ({@link GrpcConnectionShares}), and one connection runs at
- * most half the server's calls at once (HTTP/2's {@code MAX_CONCURRENT_STREAMS}: a client queues
- * the rest), so one connection cannot take every worker.
+ * longest idle making way for a newcomer ({@link GrpcConnectionShares}).
  */
 final class GrpcServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcServer.class);
@@ -135,7 +133,6 @@ final class GrpcServer implements ProtocolServer {
                             new InetSocketAddress(settings.bindAddress(), settings.port()), GrpcTls.server(settings.tls())))
                     .addTransportFilter(refusals)
                     .intercept(connections.callCounter())
-                    .maxConcurrentCallsPerConnection(Math.max(1, settings.maxConcurrentCalls() / 2))
                     .fallbackHandlerRegistry(registry)
                     // reflection finds the components in the fallback registry too (the server's mutable services)
                     .addService(ProtoReflectionServiceV1.newInstance())

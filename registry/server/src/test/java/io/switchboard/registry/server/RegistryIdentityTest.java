@@ -85,6 +85,18 @@ class RegistryIdentityTest {
                         () -> lookup(channel, "Basic YWxpY2U6cHc=")).getStatus().getCode());
                 assertEquals(0, store.seen.size());
 
+                // the watch stream itself: refused before a follower is made
+                io.switchboard.registry.wire.Watch watch = new io.switchboard.registry.wire.Watch();
+                watch.setNames(List.of("Billing"));
+                var stream = ClientCalls.blockingServerStreamingCall(ClientInterceptors.intercept(channel,
+                                MetadataUtils.newAttachHeadersInterceptor(authorization(
+                                        "Bearer " + tokens.hostile("mallory").get("expired")))),
+                        WatchStreamMethod.client(), io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+                        watch);
+                assertEquals(Status.Code.UNAUTHENTICATED,
+                        assertThrows(StatusRuntimeException.class, stream::hasNext).getStatus().getCode());
+                assertEquals(0, registry.openWatchStreams(), "a refused watch holds a follower");
+
                 lookup(channel, "Bearer " + tokens.valid("reader"));
                 assertEquals("reader", store.last().principal());
                 lookup(channel, null);
@@ -96,11 +108,16 @@ class RegistryIdentityTest {
         }
     }
 
-    private static void lookup(ManagedChannel channel, String authorization) {
+    private static Metadata authorization(String value) {
         Metadata headers = new Metadata();
-        if (authorization != null) {
-            headers.put(WatchStreamMethod.AUTHORIZATION, authorization);
+        if (value != null) {
+            headers.put(WatchStreamMethod.AUTHORIZATION, value);
         }
+        return headers;
+    }
+
+    private static void lookup(ManagedChannel channel, String authorization) {
+        Metadata headers = authorization(authorization);
         io.switchboard.registry.wire.Lookup request = new io.switchboard.registry.wire.Lookup();
         request.setName("Billing");
         ClientCalls.blockingUnaryCall(ClientInterceptors.intercept(channel,
