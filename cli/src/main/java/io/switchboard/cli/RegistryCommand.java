@@ -106,7 +106,10 @@ final class RegistryCommand implements Callable<Integer> {
         }
         System.out.println("tls       " + tls.describeServer());
         System.out.println("tokens    " + jwt.describe());
-        System.out.println("writes    " + (secret == null ? "open (no shared secret set)" : "need the shared secret"));
+        System.out.println("authz     " + (authz == null ? "none (every caller may read; writes as below)"
+                : "the policy in " + authz + ", read again when it changes"));
+        System.out.println("writes    " + (secret != null ? "need the shared secret" + (authz == null ? "" : " and the policy's leave")
+                : authz != null ? "as the policy allows (no shared secret set)" : "open (no shared secret set)"));
         System.out.println("store     " + store + " (" + server.store().list().size() + " entries)");
         System.out.flush();
         stopped.await();

@@ -54,7 +54,7 @@ public final class RegistryServer implements AutoCloseable {
         io.switchboard.server.authz.AuthorizationInterceptor authorization = policy == null ? null
                 : new io.switchboard.server.authz.AuthorizationInterceptor(policy, RegistryPaths.INSTANCE,
                         (call, protocol, peer, path) -> denials.denied(peer.identity(), path, protocol));
-        this.service = new RegistryService(b.store, b.secret, b.clock);
+        this.service = new RegistryService(b.store, b.secret, b.clock, authorization != null);
         // the verifier applies to both listeners: SOAP (its skeleton gets SOAP's peer) and the stream's
         ServerSettings settings = b.tokenVerifier == null ? b.settings : b.settings.withTokenVerifier(b.tokenVerifier);
         this.soap = Protocols.failsafe().newServer(settings);

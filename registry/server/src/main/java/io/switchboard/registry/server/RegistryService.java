@@ -89,12 +89,20 @@ public final class RegistryService implements Registry {
      *               (a warning is logged once)
      */
     public RegistryService(RegistryStore store, String secret, Clock clock) {
+        this(store, secret, clock, false);
+    }
+
+    /**
+     * As {@link #RegistryService(RegistryStore, String, Clock)}; {@code policyDecidesWrites}: an
+     * authorization policy says who may write, so writes without a secret are not open (no warning).
+     */
+    public RegistryService(RegistryStore store, String secret, Clock clock, boolean policyDecidesWrites) {
         this.store = store;
         this.secret = secret == null ? null : secret.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
         this.leases = new Leases(clock);
-        if (secret == null) {
-            LOG.warn("registry accepts writes without a credential; set a shared secret to secure it");
+        if (secret == null && !policyDecidesWrites) {
+            LOG.warn("registry accepts writes without a credential; set a shared secret or a policy to secure it");
         }
         this.watches = new WatchHub(store.list(), WATCH_BUFFER, MAX_WAITING_WATCHES);
         this.reportOwnWrites = !store.reportChanges(new RegistryStore.ChangeSink() {
