@@ -121,7 +121,7 @@ class BulkMemoryTest {
             String name = names.get(id);
             String group = id == caller ? "client call"
                     : name.startsWith("grpc-call-") ? "server worker"
-                    : name.contains("ELG") || name.contains("worker") ? "event loops" : "other";
+                    : name.contains("ELG") || name.contains("worker") || name.contains("-io-") ? "event loops" : "other";
             groups.merge(group, delta, Long::sum);
         });
         assertEquals(n, back.length);
