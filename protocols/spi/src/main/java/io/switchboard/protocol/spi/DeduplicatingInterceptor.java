@@ -38,7 +38,9 @@ import java.util.concurrent.ExecutionException;
  * outcome's encoded size plus its key. Every identity has a share of at most
  * {@code maxBytesPerIdentity}; past it the identity's own oldest calls go, and when the whole is
  * full the largest share gives up its oldest: one caller's flood of fresh ids evicts only its own
- * calls. Anonymous callers are one identity.
+ * calls. Anonymous callers are one identity, and a caller known only by its Unix socket's uid is
+ * one of them: the meta-stub's failsafe repeats a tcp call that failed over the Unix socket over
+ * SOAP, where the same process arrives anonymous, and its repeat must find its first run.
  *
  * <pre>{@code
  * DeduplicatingInterceptor once = new DeduplicatingInterceptor(64 << 20, 8 << 20, Duration.ofMinutes(10), null);
@@ -85,7 +87,7 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
             throw new RefusedException(WireFormatException.MALFORMED, "the call id of " + operation.name()
                     + " is malformed: " + CallIds.rule());
         }
-        String identity = call.peer().identity();
+        String identity = callerOf(call.peer());
         byte[] digest = RequestDigest.sha256(operation.service(), operation.requestElement().getLocalPart(),
                 call.request());
         String key = operation.name() + '/' + callId;
@@ -147,11 +149,22 @@ public final class DeduplicatingInterceptor implements ServerInterceptor {
         if (callId == null || operation.idempotent()) {
             return false;
         }
-        String identity = ServerCallContext.peer().identity();
+        String identity = callerOf(ServerCallContext.peer());
         synchronized (recent) {
             RecentCalls.Entry e = recent.get(operation.name() + '/' + callId);
             return e != null && e.identity.equals(identity) && nanoTime() - e.at <= retentionNanos;
         }
+    }
+
+    /**
+     * Whom a call is remembered for: the peer's identity, except that a uid proved only by the Unix
+     * socket counts as anonymous. The failsafe's SOAP repeat of a call that failed over the socket
+     * comes over TCP, where nothing names the uid; keyed apart, the repeat would be refused as
+     * {@value #CALL_ID_REUSE} and the caller would lose the answer of a call that ran.
+     */
+    static String callerOf(io.switchboard.protocol.Peer peer) {
+        return peer.authentication() == io.switchboard.protocol.Peer.Authentication.UNIX_SOCKET
+                ? io.switchboard.protocol.Peer.UNKNOWN.identity() : peer.identity();
     }
 
     /** How many calls are remembered now (for tests and metrics). */

@@ -103,6 +103,23 @@ class DeduplicatingInterceptorTest {
     }
 
     @Test
+    void theFailsafesSoapRepeatOfACallOverTheUnixSocketGetsTheFirstRun() throws Exception {
+        Peer overTheSocket = Peer.of("uid:1000", Peer.Authentication.UNIX_SOCKET, "/run/switchboard/tcp.sock");
+        Peer overSoap = Peer.anonymous("127.0.0.1:41000");   // the same process, over loopback TCP
+        String x = CallIds.next();
+        Object first = as(overTheSocket, () -> once.intercept(call("tcp", x, by(7)), deposit));
+        assertSame(first, as(overSoap, () -> once.intercept(call("soap", x, by(7)), deposit)),
+                "the repeat over SOAP gets the run over the socket");
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, assertThrows(RefusedException.class,
+                () -> as(overSoap, () -> once.intercept(call("soap", x, by(8)), deposit))).reason(),
+                "another request under the id is still refused");
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, assertThrows(RefusedException.class,
+                () -> as(BOB, () -> once.intercept(call("soap", x, by(7)), deposit))).reason(),
+                "a proven identity is not the socket's caller");
+        assertEquals(1, runs.get());
+    }
+
+    @Test
     void anonymouslyAnotherRequestUnderAUsedIdIsRefused() throws Exception {
         String x = CallIds.next();
         Object first = once.intercept(call("grpc", x, by(1)), deposit);
