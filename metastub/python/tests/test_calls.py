@@ -69,7 +69,7 @@ def test_unknown_arguments_and_unknown_protocols_are_refused(echo):
     with pytest.raises(TypeError, match="unexpected keyword arguments vals"):
         echo.echoDoubles(vals=[1.0])
     with pytest.raises(switchboard.NoCommonProtocol):
-        echo.echoDoubles(values=[1.0], protocol="tcp")
+        echo.echoDoubles(values=[1.0], protocol="quic")
 
 
 def test_async_calls(echo):
@@ -81,7 +81,8 @@ def test_async_calls(echo):
 
 
 def test_policies_and_their_reasons(board, registry_url):
-    with switchboard.connect(registry_url, policy="size") as sized:
+    """Without tcp, as a client that speaks gRPC and SOAP only (test_tcp: the policies with tcp)."""
+    with switchboard.connect(registry_url, policy="size", protocols=("grpc", "soap")) as sized:
         echo = sized.lookup("Echo")
         echo.echoDoubles(values=[1.0])
         assert (echo.last_call.protocol, echo.last_call.reason) == ("soap", "size (stub policy)")
@@ -93,9 +94,11 @@ def test_policies_and_their_reasons(board, registry_url):
         assert (echo.last_call.protocol, echo.last_call.reason) == ("soap", "size:100000 (call policy)")
     echo = board.lookup("Echo", operation_policies={"empty": "first-common"})
     echo.empty()
-    assert (echo.last_call.protocol, echo.last_call.reason) == ("grpc", "first-common (operation policy)")
-    echo.echoDoubles(values=list(range(10_000)))
-    assert (echo.last_call.protocol, echo.last_call.reason) == ("grpc", "adaptive (stub policy)")
+    assert (echo.last_call.protocol, echo.last_call.reason) == ("tcp", "first-common (operation policy)")
+    with switchboard.connect(registry_url, protocols=("grpc", "soap")) as lean_less:
+        echo = lean_less.lookup("Echo")
+        echo.echoDoubles(values=list(range(10_000)))
+        assert (echo.last_call.protocol, echo.last_call.reason) == ("grpc", "adaptive (stub policy)")
     with switchboard.connect(registry_url, protocols=["soap"]) as soap_only:
         e = soap_only.lookup("Echo")
         e.empty()
@@ -131,10 +134,10 @@ def test_the_java_server_runs_a_repeated_call_id_once(board):
     simulator = board.lookup("SimulatorDedup")
     assert "call-ids" in simulator.entries[0].features
     reasons = []
-    for protocol in ("grpc", "soap"):
+    for protocol in ("grpc", "tcp", "soap"):
         with pytest.raises(simulator.simulateWithProgressFault) as fault:
             simulator.simulateWithProgress(parameters=[0.5, 2.0, 1.0, 1.5, 0.3], initial=[2.0, 1.0, 0.0, 0.0],
                                            times=[0.0, 1.0], progress="nobody", reports=1, protocol=protocol,
                                            call_id="feedc0de" * 4)
         reasons.append(fault.value.reason)
-    assert reasons[0] == reasons[1] and "without a registry" in reasons[0]
+    assert reasons[0] == reasons[1] == reasons[2] and "without a registry" in reasons[0]

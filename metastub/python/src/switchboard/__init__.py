@@ -9,7 +9,8 @@ Call any component bound in a Switchboard registry, knowing only the registry's 
         echo.echoDoubles(values=[1.5], protocol="soap")   # or pinned per call
         echo.last_call.protocol, echo.last_call.reason
 
-and serve a component of your own over gRPC and SOAP, bound in the registry with a lease::
+Calls go over tcp (brpc's ``baidu_std`` frames; the Unix socket on the server's host), gRPC or SOAP.
+Serve a component of your own over gRPC and SOAP, bound in the registry with a lease::
 
     server = switchboard.serve(Echo(), schema="echo.xsd", registry=URL, name="PyEcho")
 """
@@ -25,7 +26,7 @@ __all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tl
            "TransportError"]
 
 
-def connect(registry_url, tls=None, policy="adaptive", protocols=("grpc", "soap"), timeout=60.0, listener=None,
+def connect(registry_url, tls=None, policy="adaptive", protocols=("tcp", "grpc", "soap"), timeout=60.0, listener=None,
             watch=True, token=None):
     """A Board on the registry at ``registry_url``. ``policy`` is each component's default
     (``adaptive``, ``size``, ``size:BYTES``, ``fixed:PROTOCOL``, ``first-common``); ``protocols`` the

@@ -17,17 +17,20 @@ import threading
 import time
 from urllib.parse import urlparse
 
-from . import _values, policies
+from . import _tcp, _values, policies
 from ._schema import Interface
 from ._soap import SoapCodec
 from ._token import BearerToken, PlainTextToken
+from ._tcp import TcpTransport
 from ._transport import FaultMessage, GrpcTransport, SoapTransport
 from .errors import NoCommonProtocol, NotFound, SwitchboardError, TransportError, fault_class
 from .policies import FAILSAFE
 
-DEFAULT_PROTOCOLS = ("grpc", "soap")
-KNOWN_PROTOCOLS = {"grpc", "soap"}
-PROTECTED_SCHEMES = {"grpcs", "https"}
+DEFAULT_PROTOCOLS = ("tcp", "grpc", "soap")
+KNOWN_PROTOCOLS = {"tcp", "grpc", "soap"}
+PROTECTED_SCHEMES = {"grpcs", "https", "tcps"}
+# protocols a policy takes only for calls up to a size (bulk goes over gRPC, which streams it in parts)
+SMALL_ONLY = {"tcp": _tcp.POLICY_MAX_BYTES}
 
 
 def new_call_id():
@@ -42,11 +45,11 @@ class CallRecord:
     ended (``error`` is None on success, a declared fault included) and the response payload."""
 
     __slots__ = ("component", "operation", "call_id", "protocol", "address", "reason", "estimated_bytes",
-                 "latency", "error", "response_bytes")
+                 "latency", "error", "response_bytes", "via")
 
     def __init__(self, component, operation, call_id, protocol, address, reason, estimated_bytes, latency, error,
-                 response_bytes=-1):
-        self.component, self.operation, self.call_id = component, operation, call_id
+                 response_bytes=-1, via=None):
+        self.component, self.operation, self.call_id, self.via = component, operation, call_id, via
         self.protocol, self.address, self.reason = protocol, address, reason
         self.estimated_bytes, self.latency, self.error, self.response_bytes = estimated_bytes, latency, error, response_bytes
 
@@ -135,8 +138,12 @@ class _Replica:
                 if t is None:
                     address = self.endpoints[protocol]
                     iface, codec = self.component.iface, self.component.codec
-                    t = GrpcTransport(iface, address, self.board.tls, self.board.token) if protocol == "grpc" else \
-                        SoapTransport(iface, codec, address, self.board.tls, token=self.board.token)
+                    if protocol == "tcp":
+                        t = TcpTransport(iface, address, self.board.tls, self.board.token)
+                    elif protocol == "grpc":
+                        t = GrpcTransport(iface, address, self.board.tls, self.board.token)
+                    else:
+                        t = SoapTransport(iface, codec, address, self.board.tls, token=self.board.token)
                     self.transports[protocol] = t
         return t
 
@@ -318,8 +325,11 @@ class Component:
             if chosen is None:
                 chosen, level = self.policy, "stub"
             avoided = replica.avoided()
-            candidates = [p for p in replica.candidates if p not in avoided]
-            context = _Context(op.name, estimated, self._response_sizes.get(op.name, 0), replica.candidates, replica)
+            expected = self._response_sizes.get(op.name, 0)
+            fixed = getattr(chosen, "protocol", None)
+            candidates = [p for p in replica.candidates if p not in avoided
+                          and (p == fixed or estimated + expected <= SMALL_ONLY.get(p, estimated + expected))]
+            context = _Context(op.name, estimated, expected, replica.candidates, replica)
             protocol = chosen.select(context, candidates)
             reason = "%s (%s policy%s)" % (chosen.name, level, "; %s in back-off" % ", ".join(sorted(avoided))
                                            if avoided else "")
@@ -375,7 +385,7 @@ class Component:
             if error is None:
                 replica.health.succeeded(protocol)
             record = CallRecord(self.name, op.name, call_id, protocol, transport.address, reason, estimated,
-                                time.perf_counter() - started, error, size)
+                                time.perf_counter() - started, error, size, getattr(transport, "via", None))
             self._last = self._local.last = record
             policy.observe(record)
             self._board._recorded(record)

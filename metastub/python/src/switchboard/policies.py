@@ -3,11 +3,12 @@ server share, in the client's order, without those in back-off; SOAP always amon
 policies, names and rules as the Java meta-stub's (``io.switchboard.metastub``):
 
 - ``adaptive`` (the default): predicts each candidate's round-trip time for this call's payload,
-  ``fixed cost + bytes x cost per byte``, from priors (SOAP 600 us + 0.08 us/B, the others
-  400 us + 0.004 us/B) refined by the calls it sees (a low quantile, so queueing does not mislead
+  ``fixed cost + bytes x cost per byte``, from priors (SOAP 600 us + 0.08 us/B, tcp 100 us +
+  0.004 us/B, the others 400 us + 0.004 us/B) refined by the calls it sees (a low quantile, so queueing does not mislead
   it), and takes the fastest; now and then it tries a close runner-up to keep both models fresh;
-- ``size`` or ``size:BYTES``: SOAP up to the threshold (800 bytes of request and expected response),
-  the first other protocol above it;
+- ``size`` or ``size:BYTES``: tcp, the small-call protocol, whenever it is a candidate (the client
+  offers it for calls up to 2 MiB of payload); without it, SOAP up to the threshold (800 bytes of
+  request and expected response), the first other protocol above it;
 - ``fixed:PROTOCOL``: always that protocol (SOAP while it is in back-off); refused if the server
   does not speak it;
 - ``first-common``: the first protocol of the client's list that the server speaks.
@@ -19,6 +20,7 @@ import time
 from .errors import NoCommonProtocol
 
 FAILSAFE = "soap"
+SMALL_CALLS = "tcp"
 
 
 class Policy:
@@ -53,6 +55,8 @@ class Size(Policy):
         self.name = "size" if threshold == self.DEFAULT else "size:%d" % threshold
 
     def select(self, call, candidates):
+        if SMALL_CALLS in candidates:
+            return SMALL_CALLS
         if len(candidates) == 1 or call.estimated_bytes + call.expected_response_bytes <= self.threshold:
             return FAILSAFE
         return next((p for p in candidates if p != FAILSAFE), FAILSAFE)
@@ -81,7 +85,9 @@ class _CostModel:
 
     @classmethod
     def prior(cls, protocol, now):
-        return cls(600, 0.08, now) if protocol == FAILSAFE else cls(400, 0.004, now)
+        if protocol == FAILSAFE:
+            return cls(600, 0.08, now)
+        return cls(100, 0.004, now) if protocol == SMALL_CALLS else cls(400, 0.004, now)
 
     def predict(self, n):
         with self.lock:
