@@ -514,3 +514,20 @@ def test_a_denied_call_is_erpcauth_and_permission_denied(py_server):
     assert (denied.value.reason, denied.value.path) == ("permission-denied", "/switchboard.echo.Echo/divide")
     assert list(_py_call(server, "echoDoubles", values=[2.0])[0].values) == [2.0]
     assert server.calls == {"tcp echoDoubles": 1}
+
+
+def test_the_benchmark_runs_every_case_in_one_run(registry_url, capsys):
+    """The script docs/python.md names; its numbers are for a quiet machine, so only the shape and
+    the ways the calls went are checked here."""
+    import json
+
+    from switchboard import bench
+
+    code = bench.main(["--registry", registry_url, "--reps", "30", "--warmup", "5", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1), "every case ran (2: one could not)"
+    assert list(out["rows"]) == ["tcp", "tcp-unix", "grpc", "adaptive", "grpcio"]
+    assert all(r["calls"] == 30 and r["p10_us"] <= r["median_us"] for r in out["rows"].values())
+    assert (out["rows"]["tcp"]["via"], out["rows"]["tcp-unix"]["via"]) == ("tcp over tcp", "tcp over unix")
+    assert out["rows"]["grpc"]["x_grpc"] == 1.0 and len(out["targets"]) == 3
+    assert code == (0 if all(out["targets"].values()) else 1)

@@ -139,7 +139,7 @@ class _Replica:
                     address = self.endpoints[protocol]
                     iface, codec = self.component.iface, self.component.codec
                     if protocol == "tcp":
-                        t = TcpTransport(iface, address, self.board.tls, self.board.token)
+                        t = TcpTransport(iface, address, self.board.tls, self.board.token, unix=self.board.unix_sockets)
                     elif protocol == "grpc":
                         t = GrpcTransport(iface, address, self.board.tls, self.board.token)
                     else:
@@ -453,7 +453,7 @@ class Board:
     """A connection to a registry: looks components up by name and makes their stubs."""
 
     def __init__(self, registry_url, tls=None, policy="adaptive", protocols=DEFAULT_PROTOCOLS, timeout=60.0,
-                 listener=None, watch=True, watch_wait=10, token=None):
+                 listener=None, watch=True, watch_wait=10, token=None, unix_sockets=True):
         from ._registry import RegistryClient
 
         unknown = [p for p in protocols if p not in KNOWN_PROTOCOLS]
@@ -468,6 +468,7 @@ class Board:
         if self.token is not None and not BearerToken.may_travel_to(registry_url):
             raise PlainTextToken(registry_url)
         self.watch, self.watch_wait = watch, watch_wait
+        self.unix_sockets = unix_sockets
         self.protocols = tuple(protocols)
         self.policy = policy
         policies.by_name(policy)   # refuse a bad name now, not at the first call

@@ -375,7 +375,7 @@ class TcpTransport:
 
     protocol = "tcp"
 
-    def __init__(self, iface, address, tls=None, token=None, connect_timeout=5.0):
+    def __init__(self, iface, address, tls=None, token=None, connect_timeout=5.0, unix=True):
         url = urlparse(address)
         if url.scheme not in ("tcp", "tcps"):
             raise ValueError("not a tcp:// or tcps:// address: %s" % address)
@@ -383,7 +383,7 @@ class TcpTransport:
             raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
         self.iface, self.address, self.token, self.tls = iface, address, token, tls
         self.host, self.port, self.secure = url.hostname, url.port, url.scheme == "tcps"
-        self.unix = None if self.secure else same_host_socket(address)
+        self.unix = None if self.secure or not unix else same_host_socket(address)
         self.connect_timeout = connect_timeout
         self._names = {}
         self._connection = None
