@@ -211,7 +211,11 @@ class Component:
             raise AttributeError(attr)
         ops = self.__dict__.get("iface").operations if "iface" in self.__dict__ else {}
         if attr in ops:
-            return _Operation(self, attr)
+            made = self.__dict__.setdefault("_made_operations", {})   # made once: a call looks it up each time
+            operation = made.get(attr)
+            if operation is None:
+                operation = made[attr] = _Operation(self, attr)
+            return operation
         if attr.endswith("_async") and attr[:-6] in ops:
             name = attr[:-6]
             return lambda protocol=None, policy=None, timeout=None, call_id=None, **values: self._board._submit(
