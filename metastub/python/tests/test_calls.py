@@ -125,14 +125,28 @@ def test_the_failsafe_repeats_over_soap_once(registry_url):
     assert echo.last_call is records[1]
 
 
-def test_the_java_server_runs_a_repeated_call_id_once(board):
+def test_the_java_server_runs_a_repeated_call_id_once(board, registry_url):
     """The call id travels as the Java meta-stub sends it (sb-call-id over gRPC, the sb:call header
     over SOAP), and a Java server remembers the calls of operations not marked idempotent:
     simulateWithProgress sent twice with one id, over each protocol, runs once and both get its
     outcome (here its declared fault: this simulator has no registry to call back through);
-    PythonPackageTest counts the runs."""
-    simulator = board.lookup("SimulatorDedup")
+    tcp carries it as request_id. PythonPackageTest counts the runs."""
+    same_host = board.lookup("SimulatorDedup")
+    with switchboard.connect(registry_url, watch=False, unix_sockets=False) as over_tcp:
+        simulator = over_tcp.lookup("SimulatorDedup")   # tcp over TCP: anonymous, as over gRPC and SOAP
+        reasons = _run_under_one_id(simulator)
     assert "call-ids" in simulator.entries[0].features
+    assert reasons[0] == reasons[1] == reasons[2] and "without a registry" in reasons[0]
+    # over the Unix socket the caller is its OS user, another identity than the anonymous caller
+    # above: the same id from it names another caller's call, refused without running
+    with pytest.raises(switchboard.Refused) as reuse:
+        same_host.simulateWithProgress(parameters=[0.5, 2.0, 1.0, 1.5, 0.3], initial=[2.0, 1.0, 0.0, 0.0],
+                                       times=[0.0, 1.0], progress="nobody", reports=1, protocol="tcp",
+                                       call_id="feedc0de" * 4)
+    assert reuse.value.reason == "call-id-reuse" and same_host.last_call.via == "unix"
+
+
+def _run_under_one_id(simulator):
     reasons = []
     for protocol in ("grpc", "tcp", "soap"):
         with pytest.raises(simulator.simulateWithProgressFault) as fault:
@@ -140,4 +154,4 @@ def test_the_java_server_runs_a_repeated_call_id_once(board):
                                            times=[0.0, 1.0], progress="nobody", reports=1, protocol=protocol,
                                            call_id="feedc0de" * 4)
         reasons.append(fault.value.reason)
-    assert reasons[0] == reasons[1] == reasons[2] and "without a registry" in reasons[0]
+    return reasons

@@ -31,6 +31,8 @@ KNOWN_PROTOCOLS = {"tcp", "grpc", "soap"}
 PROTECTED_SCHEMES = {"grpcs", "https", "tcps"}
 # protocols a policy takes only for calls up to a size (bulk goes over gRPC, which streams it in parts)
 SMALL_ONLY = {"tcp": _tcp.POLICY_MAX_BYTES}
+SMALL_CALL_BYTES = min(SMALL_ONLY.values())
+_REASONS = {}   # (policy, level) -> the reason string, made once
 
 
 def new_call_id():
@@ -328,15 +330,22 @@ class Component:
                 chosen, level = self.operation_policies.get(op.name), "operation"
             if chosen is None:
                 chosen, level = self.policy, "stub"
-            avoided = replica.avoided()
+            avoided = replica.avoided() if replica.health.states else ()
             expected = self._response_sizes.get(op.name, 0)
-            fixed = getattr(chosen, "protocol", None)
-            candidates = [p for p in replica.candidates if p not in avoided
-                          and (p == fixed or estimated + expected <= SMALL_ONLY.get(p, estimated + expected))]
+            if not avoided and estimated + expected <= SMALL_CALL_BYTES:
+                candidates = replica.candidates   # the common small call: every candidate, nothing to filter
+            else:
+                fixed = getattr(chosen, "protocol", None)
+                candidates = [p for p in replica.candidates if p not in avoided
+                              and (p == fixed or estimated + expected <= SMALL_ONLY.get(p, estimated + expected))]
             context = _Context(op.name, estimated, expected, replica.candidates, replica)
             protocol = chosen.select(context, candidates)
-            reason = "%s (%s policy%s)" % (chosen.name, level, "; %s in back-off" % ", ".join(sorted(avoided))
-                                           if avoided else "")
+            if avoided:
+                reason = "%s (%s policy; %s in back-off)" % (chosen.name, level, ", ".join(sorted(avoided)))
+            else:
+                reason = _REASONS.get((chosen.name, level))
+                if reason is None:
+                    reason = _REASONS[(chosen.name, level)] = "%s (%s policy)" % (chosen.name, level)
         try:
             return self._attempt(replica, op, request, protocol, reason, chosen, estimated, timeout, call_id)
         except TransportError as e:
