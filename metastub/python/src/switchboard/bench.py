@@ -1,7 +1,7 @@
 """The small call from Python, per way of making it, in one run: ``double[10]`` echoed by a component
 (the Java echo component, say) over tcp (TCP), tcp over the server's Unix socket, gRPC, the
 ``adaptive`` policy choosing, and a plain grpcio stub with no Switchboard around it. The cases take
-turns call by call, so that the machine's load falls on all alike; the table gives each one's
+turns call by call in a new order each round, so that the machine's load falls on all alike; the table gives each one's
 median and 10th percentile in microseconds and its ratio to this client's own gRPC call::
 
     python -m switchboard.bench --registry http://127.0.0.1:8081/axis2/services/Registry --name Echo
@@ -12,6 +12,7 @@ when not, 2 when a case could not run."""
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -58,8 +59,12 @@ def cases(registry, name):
 def measure(run, reps, warmup):
     names = list(run)
     samples = {n: [] for n in names}
+    shuffled = random.Random(41)
     for i in range(warmup + reps):
-        order = names[i % len(names):] + names[:i % len(names)]   # each case first in turn
+        # a new order each round: a case must not always follow the same one (a gRPC call leaves
+        # grpcio's threads busy for a while, and the call after it pays for that)
+        order = list(names)
+        shuffled.shuffle(order)
         for n in order:
             started = time.perf_counter()
             answer = run[n]()
