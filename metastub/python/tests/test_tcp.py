@@ -448,6 +448,44 @@ def test_a_frame_over_the_limit_is_answered_elimit_and_closed_unread(py_server):
     assert server.calls == {}
 
 
+def test_a_frame_must_arrive_whole_in_time_whatever_it_announces(py_server):
+    server = py_server()
+    server.tcp.request_seconds = 0.5
+    meta = _tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 5)
+    with _raw(server) as slow, _raw(server) as quiet_header:
+        slow.sendall(struct.pack(">4sII", b"PRPC", len(meta) + 80, len(meta)) + meta)   # the message never comes
+        quiet_header.sendall(b"PR")                                                    # nor the rest of a header
+        assert _read(slow, 1) is None and _read(quiet_header, 1) is None, "closed, not waited on"
+    assert server.calls == {}
+
+
+def test_an_idle_connection_is_closed_and_a_busy_one_is_not(py_server):
+    server = py_server()
+    server.tcp.idle_seconds = 0.5
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 1)))
+        assert _read_frame(conn)[0].error_code == 0
+        assert _read(conn, 1) is None, "idle after its call: closed"
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "empty"), 2)))
+        assert server.runner.obj.entered.wait(30)
+        # the call outlives the idle limit: held until the server has passed it twice over
+        assert not _closed_within(conn, 1.0)
+        server.runner.obj.gate.set()
+        assert _read_frame(conn)[0].correlation_id == 2
+
+
+def _closed_within(conn, seconds):
+    """Whether the server closes ``conn`` within ``seconds`` (reads nothing else)."""
+    conn.settimeout(seconds)
+    try:
+        return conn.recv(1) == b""
+    except socket.timeout:
+        return False
+    finally:
+        conn.settimeout(30)
+
+
 @pytest.mark.parametrize("garbage", [b"GET / HTTP/1.1\r\n\r\n", struct.pack(">4sII", b"PRPC", 2, 9) + b"xx",
                                      struct.pack(">4sII", b"PRPC", 100_000, 70_000)])
 def test_bytes_that_are_not_a_frame_close_the_connection(py_server, garbage):

@@ -85,17 +85,19 @@ class _Connection:
         self.lock = threading.Lock()
         self.running = {}   # correlation id -> cancelled?
         self.buffer = bytearray()
+        self.started = None   # when the frame being read began, None before its first byte
 
     # -- reading -----------------------------------------------------------------------------------
 
     def serve(self):
         while True:
-            self._fill(_tcp.HEADER.size, first=True)
+            # bytes left from the last read are the next frame's: it began when the last one ended
+            self.started = time.monotonic() if self.buffer else None
+            self._fill(_tcp.HEADER.size)
             magic, body, meta_size = _tcp.HEADER.unpack(bytes(self.buffer[:_tcp.HEADER.size]))
             if magic != _tcp.MAGIC or meta_size > body or meta_size > _tcp.MAX_META_BYTES:
                 raise _Gone()   # not baidu_std, or framing that cannot be trusted
-            deadline = time.monotonic() + self.listener.request_seconds
-            self._fill(_tcp.HEADER.size + meta_size, deadline=deadline)
+            self._fill(_tcp.HEADER.size + meta_size)
             try:
                 meta = _tcp.read_meta(bytes(self.buffer[_tcp.HEADER.size:_tcp.HEADER.size + meta_size]))
             except ValueError:
@@ -108,7 +110,7 @@ class _Connection:
                                                                                   self.listener.max_frame_bytes),
                                                {_tcp.REFUSED: "size-limit"}))
                 raise _Gone()
-            self._fill(_tcp.HEADER.size + body, deadline=deadline)
+            self._fill(_tcp.HEADER.size + body)
             message = bytes(self.buffer[_tcp.HEADER.size + meta_size:_tcp.HEADER.size + body])
             del self.buffer[:_tcp.HEADER.size + body]
             self._frame(meta, message)
@@ -117,30 +119,30 @@ class _Connection:
             if idle:   # refused or answered at once: waiting again, stalled from now
                 self.listener.limits.busy(self.sock, False)
 
-    def _fill(self, n, first=False, deadline=None):
+    def _fill(self, n):
+        """Reads until the buffer holds ``n`` bytes. A frame begun must arrive whole within
+        ``request_seconds`` of its first byte, whatever it announces; with nothing begun and no call
+        under way, the connection may stay quiet for ``idle_seconds``."""
         while len(self.buffer) < n:
-            if first and not self.buffer:
+            if self.started is None:
                 with self.lock:
                     busy = bool(self.running)
-                wait = None if busy else self.listener.idle_seconds   # idle: no frame begun, no call under way
+                wait = 1.0 if busy else self.listener.idle_seconds   # while calls run, look again each second
             else:
-                if deadline is None:
-                    deadline = time.monotonic() + self.listener.request_seconds
-                wait = deadline - time.monotonic()   # a frame begun must arrive whole in time
+                wait = self.started + self.listener.request_seconds - time.monotonic()
                 if wait <= 0:
                     raise _Gone()
-            ready = self.poll.poll(None if wait is None else wait * 1000)
-            if not ready:
-                if first and not self.buffer:
+            if not self.poll.poll(wait * 1000):
+                if self.started is None:
                     with self.lock:
                         if self.running:
                             continue
-                raise _Gone()
+                raise _Gone()   # idle too long, or a frame not whole in time
             chunk = self.sock.recv(65536)
             if not chunk:
                 raise _Gone()
-            if first and not self.buffer:
-                deadline = time.monotonic() + self.listener.request_seconds
+            if self.started is None:
+                self.started = time.monotonic()
             self.buffer += chunk
 
     # -- one frame -----------------------------------------------------------------------------------
