@@ -56,7 +56,7 @@ def denied(call, path):
     return refusal.value
 
 
-@pytest.mark.parametrize("protocol", ["grpc", "soap"])
+@pytest.mark.parametrize("protocol", ["tcp", "grpc", "soap"])
 def test_an_anonymous_caller_gets_what_the_policy_gives_anyone(schemas, registry_url, secret, board, protocol):
     server = switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
                                name="PyAuthz" + protocol, secret=secret, authz=POLICY, handle_sigterm=False)

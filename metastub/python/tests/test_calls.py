@@ -69,7 +69,7 @@ def test_unknown_arguments_and_unknown_protocols_are_refused(echo):
     with pytest.raises(TypeError, match="unexpected keyword arguments vals"):
         echo.echoDoubles(vals=[1.0])
     with pytest.raises(switchboard.NoCommonProtocol):
-        echo.echoDoubles(values=[1.0], protocol="tcp")
+        echo.echoDoubles(values=[1.0], protocol="quic")
 
 
 def test_async_calls(echo):
@@ -81,7 +81,8 @@ def test_async_calls(echo):
 
 
 def test_policies_and_their_reasons(board, registry_url):
-    with switchboard.connect(registry_url, policy="size") as sized:
+    """Without tcp, as a client that speaks gRPC and SOAP only (test_tcp: the policies with tcp)."""
+    with switchboard.connect(registry_url, policy="size", protocols=("grpc", "soap")) as sized:
         echo = sized.lookup("Echo")
         echo.echoDoubles(values=[1.0])
         assert (echo.last_call.protocol, echo.last_call.reason) == ("soap", "size (stub policy)")
@@ -93,9 +94,11 @@ def test_policies_and_their_reasons(board, registry_url):
         assert (echo.last_call.protocol, echo.last_call.reason) == ("soap", "size:100000 (call policy)")
     echo = board.lookup("Echo", operation_policies={"empty": "first-common"})
     echo.empty()
-    assert (echo.last_call.protocol, echo.last_call.reason) == ("grpc", "first-common (operation policy)")
-    echo.echoDoubles(values=list(range(10_000)))
-    assert (echo.last_call.protocol, echo.last_call.reason) == ("grpc", "adaptive (stub policy)")
+    assert (echo.last_call.protocol, echo.last_call.reason) == ("tcp", "first-common (operation policy)")
+    with switchboard.connect(registry_url, protocols=("grpc", "soap")) as lean_less:
+        echo = lean_less.lookup("Echo")
+        echo.echoDoubles(values=list(range(10_000)))
+        assert (echo.last_call.protocol, echo.last_call.reason) == ("grpc", "adaptive (stub policy)")
     with switchboard.connect(registry_url, protocols=["soap"]) as soap_only:
         e = soap_only.lookup("Echo")
         e.empty()
@@ -122,19 +125,33 @@ def test_the_failsafe_repeats_over_soap_once(registry_url):
     assert echo.last_call is records[1]
 
 
-def test_the_java_server_runs_a_repeated_call_id_once(board):
+def test_the_java_server_runs_a_repeated_call_id_once(board, registry_url):
     """The call id travels as the Java meta-stub sends it (sb-call-id over gRPC, the sb:call header
     over SOAP), and a Java server remembers the calls of operations not marked idempotent:
     simulateWithProgress sent twice with one id, over each protocol, runs once and both get its
     outcome (here its declared fault: this simulator has no registry to call back through);
-    PythonPackageTest counts the runs."""
-    simulator = board.lookup("SimulatorDedup")
+    tcp carries it as request_id. PythonPackageTest counts the runs."""
+    same_host = board.lookup("SimulatorDedup")
+    with switchboard.connect(registry_url, watch=False, unix_sockets=False) as over_tcp:
+        simulator = over_tcp.lookup("SimulatorDedup")   # tcp over TCP: anonymous, as over gRPC and SOAP
+        reasons = _run_under_one_id(simulator)
     assert "call-ids" in simulator.entries[0].features
+    assert reasons[0] == reasons[1] == reasons[2] and "without a registry" in reasons[0]
+    # over the Unix socket the caller is its OS user, another identity than the anonymous caller
+    # above: the same id from it names another caller's call, refused without running
+    with pytest.raises(switchboard.Refused) as reuse:
+        same_host.simulateWithProgress(parameters=[0.5, 2.0, 1.0, 1.5, 0.3], initial=[2.0, 1.0, 0.0, 0.0],
+                                       times=[0.0, 1.0], progress="nobody", reports=1, protocol="tcp",
+                                       call_id="feedc0de" * 4)
+    assert reuse.value.reason == "call-id-reuse" and same_host.last_call.via == "unix"
+
+
+def _run_under_one_id(simulator):
     reasons = []
-    for protocol in ("grpc", "soap"):
+    for protocol in ("grpc", "tcp", "soap"):
         with pytest.raises(simulator.simulateWithProgressFault) as fault:
             simulator.simulateWithProgress(parameters=[0.5, 2.0, 1.0, 1.5, 0.3], initial=[2.0, 1.0, 0.0, 0.0],
                                            times=[0.0, 1.0], progress="nobody", reports=1, protocol=protocol,
                                            call_id="feedc0de" * 4)
         reasons.append(fault.value.reason)
-    assert reasons[0] == reasons[1] and "without a registry" in reasons[0]
+    return reasons

@@ -31,6 +31,11 @@ def test_the_rule():
     # a protected SOAP endpoint alone forbids plain text beside it, whatever the registry (the Java rule)
     mixed = entry(("grpc", "grpc://h:1/E"), ("soap", "https://h:4/E"))
     assert usable_endpoints(mixed, ("grpc", "soap"), False)[0] == {"soap": "https://h:4/E"}
+    # tcp alike: tcp:// is plain text, tcps:// is TLS
+    lean = entry(("tcp", "tcp://h:5/E?unix=/tmp/sb-tcp-1/tcp.sock&host=0"), ("tcp", "tcps://h:6/E"),
+                 ("soap", "https://h:4/E"))
+    assert usable_endpoints(lean, ("tcp", "soap"), True)[0] == {"tcp": "tcps://h:6/E", "soap": "https://h:4/E"}
+    assert usable_endpoints(lean, ("tcp", "soap"), True)[1] == ["tcp://h:5/E?unix=/tmp/sb-tcp-1/tcp.sock&host=0"]
     # a plain-text registry and entry: plain text is what there is
     assert usable_endpoints(plain, ("grpc", "soap"), False)[0] == {"grpc": "grpc://h:1/E", "soap": "http://h:2/E"}
 

@@ -160,7 +160,7 @@ def test_the_lease_is_renewed(served):
 
 def test_the_failsafe_from_python_runs_the_call_once(schemas, registry_url, secret, board):
     server = switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
-                               name="PyGrpcDown", secret=secret)
+                               name="PyGrpcDown", secret=secret, tcp=False)   # gRPC's failsafe: test_tcp has tcp's
     try:
         server.grpc_server.stop(grace=0).wait()   # the gRPC endpoint goes down; the entry still names it
         echo = board.lookup("PyGrpcDown")

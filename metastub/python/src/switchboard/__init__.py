@@ -9,7 +9,8 @@ Call any component bound in a Switchboard registry, knowing only the registry's 
         echo.echoDoubles(values=[1.5], protocol="soap")   # or pinned per call
         echo.last_call.protocol, echo.last_call.reason
 
-and serve a component of your own over gRPC and SOAP, bound in the registry with a lease::
+Calls go over tcp (brpc's ``baidu_std`` frames; the Unix socket on the server's host), gRPC or SOAP.
+Serve a component of your own over gRPC and SOAP, bound in the registry with a lease::
 
     server = switchboard.serve(Echo(), schema="echo.xsd", registry=URL, name="PyEcho")
 """
@@ -25,8 +26,8 @@ __all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tl
            "TransportError"]
 
 
-def connect(registry_url, tls=None, policy="adaptive", protocols=("grpc", "soap"), timeout=60.0, listener=None,
-            watch=True, token=None):
+def connect(registry_url, tls=None, policy="adaptive", protocols=("tcp", "grpc", "soap"), timeout=60.0, listener=None,
+            watch=True, token=None, unix_sockets=True):
     """A Board on the registry at ``registry_url``. ``policy`` is each component's default
     (``adaptive``, ``size``, ``size:BYTES``, ``fixed:PROTOCOL``, ``first-common``); ``protocols`` the
     ones this client may use, in its order of preference (SOAP, the failsafe, must be among them);
@@ -34,9 +35,11 @@ def connect(registry_url, tls=None, policy="adaptive", protocols=("grpc", "soap"
     the CallRecord of every attempt; ``watch`` keeps each component's replicas equal to the registry's
     entries (a watch per looked-up name); ``token`` a bearer token (a string, or a callable returning
     the current one) sent with every call and registry request, over TLS or to a loopback address
-    only. Given an ``https://`` registry, no plain-text endpoint of an entry is ever taken."""
+    only. Given an ``https://`` registry, no plain-text endpoint of an entry is ever taken.
+    ``unix_sockets=False`` keeps tcp calls on TCP where the server's Unix socket could be used
+    (on its host, a socket as the Java server makes it; ``SWITCHBOARD_TCP_UNIX=false`` does the same)."""
     return Board(registry_url, tls=tls, policy=policy, protocols=protocols, timeout=timeout, listener=listener,
-                 watch=watch, token=token)
+                 watch=watch, token=token, unix_sockets=unix_sockets)
 
 
 def serve(obj, schema, registry=None, name=None, **options):

@@ -17,17 +17,22 @@ import threading
 import time
 from urllib.parse import urlparse
 
-from . import _values, policies
+from . import _tcp, _values, policies
 from ._schema import Interface
 from ._soap import SoapCodec
 from ._token import BearerToken, PlainTextToken
+from ._tcp import TcpTransport
 from ._transport import FaultMessage, GrpcTransport, SoapTransport
 from .errors import NoCommonProtocol, NotFound, SwitchboardError, TransportError, fault_class
 from .policies import FAILSAFE
 
-DEFAULT_PROTOCOLS = ("grpc", "soap")
-KNOWN_PROTOCOLS = {"grpc", "soap"}
-PROTECTED_SCHEMES = {"grpcs", "https"}
+DEFAULT_PROTOCOLS = ("tcp", "grpc", "soap")
+KNOWN_PROTOCOLS = {"tcp", "grpc", "soap"}
+PROTECTED_SCHEMES = {"grpcs", "https", "tcps"}
+# protocols a policy takes only for calls up to a size (bulk goes over gRPC, which streams it in parts)
+SMALL_ONLY = {"tcp": _tcp.POLICY_MAX_BYTES}
+SMALL_CALL_BYTES = min(SMALL_ONLY.values())
+_REASONS = {}   # (policy, level) -> the reason string, made once
 
 
 def new_call_id():
@@ -42,11 +47,11 @@ class CallRecord:
     ended (``error`` is None on success, a declared fault included) and the response payload."""
 
     __slots__ = ("component", "operation", "call_id", "protocol", "address", "reason", "estimated_bytes",
-                 "latency", "error", "response_bytes")
+                 "latency", "error", "response_bytes", "via")
 
     def __init__(self, component, operation, call_id, protocol, address, reason, estimated_bytes, latency, error,
-                 response_bytes=-1):
-        self.component, self.operation, self.call_id = component, operation, call_id
+                 response_bytes=-1, via=None):
+        self.component, self.operation, self.call_id, self.via = component, operation, call_id, via
         self.protocol, self.address, self.reason = protocol, address, reason
         self.estimated_bytes, self.latency, self.error, self.response_bytes = estimated_bytes, latency, error, response_bytes
 
@@ -135,8 +140,12 @@ class _Replica:
                 if t is None:
                     address = self.endpoints[protocol]
                     iface, codec = self.component.iface, self.component.codec
-                    t = GrpcTransport(iface, address, self.board.tls, self.board.token) if protocol == "grpc" else \
-                        SoapTransport(iface, codec, address, self.board.tls, token=self.board.token)
+                    if protocol == "tcp":
+                        t = TcpTransport(iface, address, self.board.tls, self.board.token, unix=self.board.unix_sockets)
+                    elif protocol == "grpc":
+                        t = GrpcTransport(iface, address, self.board.tls, self.board.token)
+                    else:
+                        t = SoapTransport(iface, codec, address, self.board.tls, token=self.board.token)
                     self.transports[protocol] = t
         return t
 
@@ -204,7 +213,11 @@ class Component:
             raise AttributeError(attr)
         ops = self.__dict__.get("iface").operations if "iface" in self.__dict__ else {}
         if attr in ops:
-            return _Operation(self, attr)
+            made = self.__dict__.setdefault("_made_operations", {})   # made once: a call looks it up each time
+            operation = made.get(attr)
+            if operation is None:
+                operation = made[attr] = _Operation(self, attr)
+            return operation
         if attr.endswith("_async") and attr[:-6] in ops:
             name = attr[:-6]
             return lambda protocol=None, policy=None, timeout=None, call_id=None, **values: self._board._submit(
@@ -317,12 +330,22 @@ class Component:
                 chosen, level = self.operation_policies.get(op.name), "operation"
             if chosen is None:
                 chosen, level = self.policy, "stub"
-            avoided = replica.avoided()
-            candidates = [p for p in replica.candidates if p not in avoided]
-            context = _Context(op.name, estimated, self._response_sizes.get(op.name, 0), replica.candidates, replica)
+            avoided = replica.avoided() if replica.health.states else ()
+            expected = self._response_sizes.get(op.name, 0)
+            if not avoided and estimated + expected <= SMALL_CALL_BYTES:
+                candidates = replica.candidates   # the common small call: every candidate, nothing to filter
+            else:
+                fixed = getattr(chosen, "protocol", None)
+                candidates = [p for p in replica.candidates if p not in avoided
+                              and (p == fixed or estimated + expected <= SMALL_ONLY.get(p, estimated + expected))]
+            context = _Context(op.name, estimated, expected, replica.candidates, replica)
             protocol = chosen.select(context, candidates)
-            reason = "%s (%s policy%s)" % (chosen.name, level, "; %s in back-off" % ", ".join(sorted(avoided))
-                                           if avoided else "")
+            if avoided:
+                reason = "%s (%s policy; %s in back-off)" % (chosen.name, level, ", ".join(sorted(avoided)))
+            else:
+                reason = _REASONS.get((chosen.name, level))
+                if reason is None:
+                    reason = _REASONS[(chosen.name, level)] = "%s (%s policy)" % (chosen.name, level)
         try:
             return self._attempt(replica, op, request, protocol, reason, chosen, estimated, timeout, call_id)
         except TransportError as e:
@@ -375,7 +398,7 @@ class Component:
             if error is None:
                 replica.health.succeeded(protocol)
             record = CallRecord(self.name, op.name, call_id, protocol, transport.address, reason, estimated,
-                                time.perf_counter() - started, error, size)
+                                time.perf_counter() - started, error, size, getattr(transport, "via", None))
             self._last = self._local.last = record
             policy.observe(record)
             self._board._recorded(record)
@@ -443,7 +466,7 @@ class Board:
     """A connection to a registry: looks components up by name and makes their stubs."""
 
     def __init__(self, registry_url, tls=None, policy="adaptive", protocols=DEFAULT_PROTOCOLS, timeout=60.0,
-                 listener=None, watch=True, watch_wait=10, token=None):
+                 listener=None, watch=True, watch_wait=10, token=None, unix_sockets=True):
         from ._registry import RegistryClient
 
         unknown = [p for p in protocols if p not in KNOWN_PROTOCOLS]
@@ -458,6 +481,7 @@ class Board:
         if self.token is not None and not BearerToken.may_travel_to(registry_url):
             raise PlainTextToken(registry_url)
         self.watch, self.watch_wait = watch, watch_wait
+        self.unix_sockets = unix_sockets
         self.protocols = tuple(protocols)
         self.policy = policy
         policies.by_name(policy)   # refuse a bad name now, not at the first call

@@ -1,4 +1,4 @@
-"""Serving a component written in Python over gRPC and SOAP, bound in a registry with a lease.
+"""Serving a component written in Python over tcp, gRPC and SOAP, bound in a registry with a lease.
 
 ::
 
@@ -29,11 +29,14 @@ Strangers are expected (docs/python.md, "TLS, tokens and authorization"): ``auth
 policy in gRPC's SDK authorization policy form (a file, read again when it changes, or a dict),
 decided before each operation runs with the caller's principal from its verified bearer token
 (``jwt=``, a ``switchboard.tokens.JwtVerifier``), else its client certificate, else anonymous; a
-denial answers gRPC ``PERMISSION_DENIED`` and a SOAP Fault ``sb:PermissionDenied``.
+denial answers gRPC ``PERMISSION_DENIED``, a SOAP Fault ``sb:PermissionDenied`` and tcp ``ERPCAUTH``
+(1004; the token travels in ``RpcMeta.authentication_data``).
 Each listener bounds what one caller holds: ``max_connections`` (512) and
-``max_connections_per_address`` (128) on SOAP, the connection stalled longest making room; a pool
-of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC;
-connections silent for ``idle_seconds`` (60) closed.
+``max_connections_per_address`` (128) on SOAP and tcp, the connection stalled longest making room; a
+pool of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC and
+tcp (over it: tcp's ``EOVERCROWDED``); a tcp frame over 4 MiB answered ``ELIMIT`` and its connection
+closed; connections silent for ``idle_seconds`` (60) closed. tcp is served on TCP only (no Unix
+socket, no TLS: with ``tls=`` the server offers gRPC and SOAP alone).
 
 The schema's derived documents come from the interface compiler: the typed ``.proto`` (needed)
 and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Name>.proto`` and
@@ -213,12 +216,13 @@ class _Registration:
 
 
 class Server:
-    """A component served over gRPC and SOAP; ``close()`` unbinds it and stops both."""
+    """A component served over tcp (``tcp=False``: not; never with ``tls``), gRPC and SOAP;
+    ``close()`` unbinds it and stops them."""
 
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
                  secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
                  workers=8, on_renew=None, authz=None, max_connections=512, max_connections_per_address=128,
-                 idle_seconds=60, jwt=None):
+                 idle_seconds=60, jwt=None, tcp=True):
         self.authz = authorizer(authz)   # refused here, with the reason, if it does not parse
         self.jwt = jwt
         self.denials = collections.Counter()   # (identity, path) -> calls denied
@@ -254,6 +258,12 @@ class Server:
         wsdl_text = _read(wsdl_path) if wsdl_path else None
         self.soap_server, self.soap_address = self._start_soap(host, tls, wsdl_text)
         self.endpoints = {"grpc": self.grpc_address, "soap": self.soap_address}
+        self.tcp = None
+        if tcp and tls is None:   # tcp over TLS (tcps://) is not served from Python yet
+            from ._tcp_server import TcpListener
+
+            self.tcp = TcpListener(self, host, max_connections, max_connections_per_address, workers, idle_seconds)
+            self.endpoints = {"tcp": self.tcp.address, **self.endpoints}
         self.registration = None
         if registry is not None:
             from ._registry import RegistryClient
@@ -261,8 +271,7 @@ class Server:
             credential = secret if secret is not None else os.environ.get("SWITCHBOARD_SECRET")
             try:
                 client = RegistryClient(registry, tls=tls)
-                entry = client.entry_dict(self.name, str(uuid.uuid4()), [("grpc", self.grpc_address),
-                                                                         ("soap", self.soap_address)],
+                entry = client.entry_dict(self.name, str(uuid.uuid4()), list(self.endpoints.items()),
                                           schema_text, self.iface.text,
                                           self.soap_address + "?wsdl" if wsdl_text else None, lease, ["call-ids"])
                 self.registration = _Registration(client, entry, credential, on_renew)
@@ -508,6 +517,8 @@ class Server:
         self.serving = False
         self.soap_server.shutdown()
         self.soap_server.server_close()
+        if self.tcp is not None:
+            self.tcp.close()
         self.grpc_server.stop(grace=2).wait()
 
     def close(self):

@@ -52,6 +52,14 @@ class Tls:
         return grpc.ssl_channel_credentials(root_certificates=self.trust_pem, private_key=self.key_pem,
                                             certificate_chain=self.chain_pem)
 
+    def client_ssl_context(self):
+        """An ssl context for tcps:// addresses: the trust store's certificates, this key if any."""
+        context = ssl.create_default_context(cadata=self.trust_pem.decode("ascii") if self.trust_pem else None)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        if self.key_pem is not None:
+            context.load_cert_chain(self._file("chain.pem", self.chain_pem), self._file("key.pem", self.key_pem))
+        return context
+
     # servers
 
     def server_ssl_context(self):

@@ -112,10 +112,11 @@ class CrossLanguageTest {
             JsonObject serving = awaitEvent(component, "py-component", "serving", 1);
             String grpcAddress = serving.getAsJsonObject("endpoints").get("grpc").getAsString();
             String soapAddress = serving.getAsJsonObject("endpoints").get("soap").getAsString();
+            String tcpAddress = serving.getAsJsonObject("endpoints").get("tcp").getAsString();
 
-            // the entry it bound: both endpoints (gRPC first), the schema and .proto as written, a lease
+            // the entry it bound: its endpoints (tcp, gRPC, SOAP), the schema and .proto as written, a lease
             ComponentEntry entry = onlyEntry("PyEcho");
-            assertEquals(List.of("grpc", "soap"), entry.endpoints().stream().map(e -> e.protocol()).toList());
+            assertEquals(List.of("tcp", "grpc", "soap"), entry.endpoints().stream().map(e -> e.protocol()).toList());
             assertEquals(grpcAddress, entry.endpoint("grpc").orElseThrow().address());
             assertEquals(Files.readString(xsd), entry.interfaceSchema());
             assertEquals(Files.readString(proto), entry.interfaceProto());
@@ -144,9 +145,9 @@ class CrossLanguageTest {
                         return null;
                     });
                 }
-                // no pin: the size policy sends the empty call over SOAP
+                // no pin: the size policy sends the small call over tcp
                 EchoStub sized = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.POLICY, Policies.byName("size")));
-                call(records, sent, "soap", soapAddress, "empty", () -> {
+                call(records, sent, "tcp", tcpAddress, "empty", () -> {
                     sized.empty();
                     return null;
                 });
@@ -394,6 +395,50 @@ class CrossLanguageTest {
             }
             component.destroy();
             assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the Python component did not stop on SIGTERM");
+        } finally {
+            component.destroyForcibly();
+        }
+    }
+
+    /**
+     * The Java client over tcp to a component written in Python: brpc's frames both ways, doubles
+     * bit for bit (a NaN payload included), a cycle, the declared fault as its typed exception, and
+     * a request over the Python server's frame limit refused without running.
+     */
+    @Test
+    void aJavaMetaStubCallsThePythonComponentOverTcp() throws Exception {
+        Process component = startPythonComponent("py-tcp-component", "PyEchoTcp");
+        try {
+            JsonObject serving = awaitEvent(component, "py-tcp-component", "serving", 1);
+            String tcpAddress = serving.getAsJsonObject("endpoints").get("tcp").getAsString();
+            List<CallRecord> records = new CopyOnWriteArrayList<>();
+            Map<String, Integer> sent = new TreeMap<>();
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).listener(records::add).connect()) {
+                EchoStub echo = sb.lookup("PyEchoTcp", EchoComponent.DESCRIPTOR, EchoComponent::stub)
+                        .withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "tcp"));
+                double[] values = append(EDGE, Double.longBitsToDouble(0x7ff0_0000_0000_0abcL));
+                assertBits(values, call(records, sent, "tcp", tcpAddress, "echoDoubles", () -> echo.echoDoubles(values)));
+                assertArrayEquals(new double[0], call(records, sent, "tcp", tcpAddress, "echoDoubles",
+                        () -> echo.echoDoubles(new double[0])));
+                assertNull(call(records, sent, "tcp", tcpAddress, "echoDoubles", () -> echo.echoDoubles(null)));
+                LinkEntry cycle = cycleOfThree();
+                assertSameCycle(cycle, call(records, sent, "tcp", tcpAddress, "echoList", () -> echo.echoList(cycle)));
+                io.switchboard.components.echo.DivideFaultException fault = assertThrows(
+                        io.switchboard.components.echo.DivideFaultException.class, () -> echo.divide(5, 0));
+                assertEquals(5, fault.getFaultInfo().getDividend());
+                call(records, sent, "tcp", tcpAddress, "empty", () -> {
+                    echo.empty();
+                    return null;
+                });
+            }
+            component.destroy();
+            assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the Python component did not stop on SIGTERM");
+            JsonObject stopped = awaitEvent(component, "py-tcp-component", "stopped", 1);
+            assertEquals(1, stopped.getAsJsonObject("calls").get("tcp divide").getAsInt(), stopped.toString());
+            Map<String, Integer> ran = new TreeMap<>();
+            stopped.getAsJsonObject("calls").entrySet().forEach(e -> ran.put(e.getKey(), e.getValue().getAsInt()));
+            ran.remove("tcp divide");
+            assertEquals(sent, ran, "calls the Python component ran over tcp, each once");
         } finally {
             component.destroyForcibly();
         }

@@ -76,16 +76,19 @@ class PythonPackageTest {
         EchoService echo = new EchoService();
         EchoService failsafeEcho = new EchoService();
         AtomicInteger progressRuns = new AtomicInteger();
+        AtomicInteger tcpDownRuns = new AtomicInteger();
         TestCertificates certs = TestCertificates.get();
         try (RegistryServer registry = RegistryServer.builder().secret(SECRET).start();
              // an https:// registry, from which the Python client must never take a plain-text endpoint
              RegistryServer tlsRegistry = RegistryServer.builder().secret(SECRET).tls(certs.server()).start();
              ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), SECRET)
-                     .protocols("grpc", "soap").build();
+                     .protocols("tcp", "grpc", "soap").build();
              ComponentServer grpcDown = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .protocols("grpc", "soap").build();
+             ComponentServer tcpDown = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .protocols("tcp", "grpc", "soap").build();
              ComponentServer dedup = ComponentServer.builder().registry(registry.endpoint(), SECRET)
-                     .protocols("grpc", "soap").build();
+                     .protocols("tcp", "grpc", "soap").build();
              ComponentServer tls = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .settings(ServerSettings.defaults().withTls(certs.serverMutual())).protocols("grpc", "soap").build();
              MatrixWorkerService worker = new MatrixWorkerService(registry.endpoint(), () -> { });
@@ -97,6 +100,9 @@ class PythonPackageTest {
             grpcDown.export("EchoGrpcDown", EchoComponent.skeleton(failsafeEcho));
             grpcDown.stopProtocol("grpc");
             dedup.export("SimulatorDedup", SimulatorComponent.skeleton(countingProgress(simulator, progressRuns)));
+            // tcp's failsafe: bound with a tcp endpoint that no longer listens; simulateWithProgress is not idempotent
+            tcpDown.export("SimulatorTcpDown", SimulatorComponent.skeleton(countingProgress(simulator, tcpDownRuns)));
+            tcpDown.stopProtocol("tcp");
             // mutual TLS: the suite's client presents the test client key from the same PKCS#12 files as the Java flags
             tls.export("EchoTls", EchoComponent.skeleton(new EchoService()));
 
@@ -140,7 +146,8 @@ class PythonPackageTest {
             System.out.println("pytest: " + counts);
 
             assertEquals(1, failsafeEcho.calls(), "the call that fell back to SOAP ran once on the component");
-            assertEquals(1, progressRuns.get(), "one call id sent over gRPC and then SOAP ran once on the Java component");
+            assertEquals(1, progressRuns.get(), "one call id sent over gRPC, tcp and then SOAP ran once on the Java component");
+            assertEquals(1, tcpDownRuns.get(), "the non-idempotent call that fell back from tcp to SOAP ran once");
             assertFalse(echo.calls() == 0, "the suite called the Java echo component");
 
             theCommandLineCallsTheExampleComponent(python, registry.endpoint(), schemas);

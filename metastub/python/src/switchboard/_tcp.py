@@ -1,0 +1,533 @@
+"""The lean ``tcp`` protocol: Apache brpc's ``baidu_std`` frames on a plain socket (docs/tcp-wire.md).
+
+A frame is ``PRPC``, the body's size and the meta's size (big-endian 32-bit), the ``RpcMeta`` and the
+message, which is the operation's protobuf request or response exactly as gRPC carries it. The
+client keeps one connection per server address, shared by every call to it; a blocking caller
+writes its own frame and reads the connection itself until its answer is in (handing other calls'
+answers to their callers), as the Java client does, so a call wakes no thread but its own. On the
+server's host, an endpoint naming a Unix socket that is the server's as the Java server makes it
+(``tcp.sock`` in a directory of this OS user's with mode 0700) is reached through that socket."""
+
+import hashlib
+import os
+import select
+import socket
+import stat
+import struct
+import threading
+import time
+from urllib.parse import parse_qsl, urlparse
+
+from ._wire import read_varint, varint
+from .errors import PermissionDenied, Refused, RemoteError, TransportError
+
+MAGIC = b"PRPC"
+HEADER = struct.Struct(">4sII")
+MAX_FRAME_BYTES = 4 << 20          # a message in a frame, as the Java side's TcpLimits
+POLICY_MAX_BYTES = 2 << 20         # calls a policy sends over tcp on its own
+MAX_META_BYTES = 64 << 10
+MAX_USER_FIELDS = 64
+IDLE_REPLACE_SECONDS = 30.0        # a connection unused this long is replaced, not written into
+UNIX_FILE = "tcp.sock"
+
+# error codes (brpc's numbers below 3000, Switchboard's above)
+NO_SERVICE, NO_METHOD, BAD_REQUEST, AUTH = 1001, 1002, 1003, 1004
+TIMED_OUT, OVERCROWDED, INTERNAL, LIMIT = 1008, 1011, 2001, 2004
+DECLARED_FAULT, DRAINING, ANSWER_TOO_LARGE = 3001, 3002, 3003
+REFUSED, REFUSED_FIELD, DENIED_PATH, ERROR_TYPE, CANCEL = (
+    "sb-refused", "sb-refused-field", "sb-denied-path", "sb-error-type", "sb-cancel")
+
+
+# -- RpcMeta -------------------------------------------------------------------------------------
+
+def _string(number, s):
+    data = s.encode("utf-8") if isinstance(s, str) else s
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def _int(number, n):
+    return varint(number << 3) + varint(n & 0xFFFFFFFFFFFFFFFF)
+
+
+def names(service, method):
+    """A request's ``service_name`` and ``method_name``, encoded once per operation."""
+    return _string(1, service) + _string(2, method)
+
+
+def request_meta(names_bytes, correlation_id, call_id=None, timeout_ms=0, user_fields=None, token=None):
+    inner = names_bytes
+    if call_id:
+        inner += _string(7, call_id)
+    if timeout_ms:
+        inner += _int(8, timeout_ms)
+    meta = varint(1 << 3 | 2) + varint(len(inner)) + inner + _int(4, correlation_id)
+    if token is not None:
+        meta += _string(7, token)
+    return meta + _user_fields(user_fields)
+
+
+def response_meta(correlation_id, error_code=0, error_text=None, user_fields=None):
+    inner = (_int(1, error_code) if error_code else b"") + (_string(2, error_text) if error_text is not None else b"")
+    return varint(2 << 3 | 2) + varint(len(inner)) + inner + _int(4, correlation_id) + _user_fields(user_fields)
+
+
+def _user_fields(fields):
+    out = b""
+    for k, v in (fields or {}).items():
+        entry = _string(1, k) + _string(2, v)
+        out += varint(9 << 3 | 2) + varint(len(entry)) + entry
+    return out
+
+
+def frame(meta, message=b""):
+    return HEADER.pack(MAGIC, len(meta) + len(message), len(meta)) + meta + message
+
+
+class Meta:
+    """The fields of a read ``RpcMeta`` Switchboard uses; ``service`` is None in an answer."""
+
+    __slots__ = ("service", "method", "call_id", "timeout_ms", "error_code", "error_text", "correlation_id",
+                 "compress_type", "attachment_size", "token", "user_fields")
+
+    def __init__(self):
+        self.service = self.method = self.call_id = self.error_text = self.token = None
+        self.timeout_ms = self.error_code = self.correlation_id = self.compress_type = self.attachment_size = 0
+        self.user_fields = {}
+
+    def user(self, key):
+        return self.user_fields.get(key)
+
+
+def _fields(data, start, end):
+    """(field number, wire type, value) of each field in ``data[start:end]``; ValueError if broken."""
+    i = start
+    while i < end:
+        tag, i = read_varint(data, i)
+        number, kind = tag >> 3, tag & 7
+        if kind == 0:
+            value, i = read_varint(data, i)
+        elif kind == 2:
+            n, i = read_varint(data, i)
+            if i + n > end:
+                raise ValueError("a field runs past its message")
+            value = (i, i + n)
+            i += n
+        elif kind == 1:
+            value, i = None, i + 8
+        elif kind == 5:
+            value, i = None, i + 4
+        else:
+            raise ValueError("wire type %d" % kind)
+        if i > end:
+            raise ValueError("a field runs past its message")
+        yield number, kind, value
+
+
+def _text(data, span):
+    return bytes(data[span[0]:span[1]]).decode("utf-8")
+
+
+def read_meta(data):
+    """The meta of ``data`` (bytes); ValueError when it is malformed."""
+    m = Meta()
+    request = False
+    for number, kind, value in _fields(data, 0, len(data)):
+        if number == 1 and kind == 2:
+            request = True
+            for n, k, v in _fields(data, *value):
+                if n == 1 and k == 2:
+                    m.service = _text(data, v)
+                elif n == 2 and k == 2:
+                    m.method = _text(data, v)
+                elif n == 7 and k == 2:
+                    m.call_id = _text(data, v)
+                elif n == 8 and k == 0:
+                    m.timeout_ms = v & 0xFFFFFFFF
+        elif number == 2 and kind == 2:
+            for n, k, v in _fields(data, *value):
+                if n == 1 and k == 0:
+                    m.error_code = v - (1 << 64) if v >= 1 << 63 else v
+                elif n == 2 and k == 2:
+                    m.error_text = _text(data, v)
+        elif number == 3 and kind == 0:
+            m.compress_type = value
+        elif number == 4 and kind == 0:
+            m.correlation_id = value
+        elif number == 5 and kind == 0:
+            m.attachment_size = value
+        elif number == 7 and kind == 2:
+            m.token = _text(data, value)
+        elif number == 9 and kind == 2:
+            key = val = ""
+            for n, k, v in _fields(data, *value):
+                if n == 1 and k == 2:
+                    key = _text(data, v)
+                elif n == 2 and k == 2:
+                    val = _text(data, v)
+            m.user_fields[key] = val
+            if len(m.user_fields) > MAX_USER_FIELDS:
+                raise ValueError("more than %d user fields" % MAX_USER_FIELDS)
+    if request and (m.service is None or m.method is None):
+        raise ValueError("a request needs its service_name and method_name")
+    if not request:
+        m.service = m.method = None
+        m.token = None
+    return m
+
+
+# -- the same host --------------------------------------------------------------------------------
+
+def _read(path):
+    try:
+        with open(path, encoding="ascii") as f:
+            return f.read().strip()
+    except (OSError, ValueError):
+        return ""
+
+
+def host_id():
+    """This host as the Java server's endpoints name it: the first 16 hex digits of the SHA-256 of
+    the machine id, the boot id and the kernel's host name (UnixSockets.hostId)."""
+    host_name = _read("/proc/sys/kernel/hostname") or socket.gethostname()
+    what = "%s\n%s\n%s" % (_read("/etc/machine-id"), _read("/proc/sys/kernel/random/boot_id"), host_name)
+    return hashlib.sha256(what.encode("utf-8")).hexdigest()[:16]
+
+
+HOST_ID = host_id()
+
+
+def unix_enabled():
+    return os.environ.get("SWITCHBOARD_TCP_UNIX", "true").strip().lower() != "false"
+
+
+def ours(path):
+    """Whether ``path`` is a server's socket as the Java server makes it: a socket named
+    ``tcp.sock`` in a directory owned by this OS user that only it may enter (0700), so that an
+    entry cannot send this client to another socket on its host (a daemon's, another user's)."""
+    try:
+        if os.path.basename(path) != UNIX_FILE or not stat.S_ISSOCK(os.lstat(path).st_mode):
+            return False
+        parent = os.lstat(os.path.dirname(path))
+    except OSError:
+        return False
+    return (stat.S_ISDIR(parent.st_mode) and stat.S_IMODE(parent.st_mode) == 0o700
+            and parent.st_uid == os.getuid())
+
+
+def same_host_socket(address):
+    """The Unix socket a client on this host reaches the endpoint's server at, or None (then TCP):
+    the endpoint names a socket and this host, and the socket is the server's (``ours``)."""
+    query = urlparse(address).query
+    if not query or not unix_enabled() or not hasattr(socket, "AF_UNIX"):
+        return None
+    params = dict(parse_qsl(query))
+    path, host = params.get("unix"), params.get("host")
+    if not path or host != HOST_ID or not os.path.isabs(path) or len(path.encode("utf-8")) > 107:
+        return None
+    return path if ours(path) else None
+
+
+# -- the connection -------------------------------------------------------------------------------
+
+class _Call:
+    __slots__ = ("id", "meta", "data", "error", "done")
+
+    def __init__(self, correlation_id):
+        self.id, self.meta, self.data, self.error, self.done = correlation_id, None, None, None, False
+
+
+class Connection:
+    """One socket to a server, shared by every call to it. Frames are written whole under a lock;
+    the first caller waiting for an answer reads the socket (the leader) until its own answer is in,
+    settling the others' on the way; when it leaves, a waiting caller takes over."""
+
+    def __init__(self, sock, via, max_frame_bytes=MAX_FRAME_BYTES):
+        self.sock, self.via, self.max_frame_bytes = sock, via, max_frame_bytes
+        sock.settimeout(None)
+        self.poll = select.poll()
+        self.poll.register(sock, select.POLLIN)
+        self.lock = threading.Lock()
+        self.write_lock = threading.Lock()
+        self.answered = threading.Condition(self.lock)
+        self.calls = {}
+        self.next_id = 0
+        self.reading = False
+        self.closed = None
+        self.buffer = bytearray()
+        self.last_used = time.monotonic()
+
+    def open(self):
+        with self.lock:
+            if self.closed is not None:
+                raise TransportError("tcp", TransportError.NOT_DELIVERED, "connection closed: %s" % self.closed)
+            self.next_id += 1
+            call = self.calls[self.next_id] = _Call(self.next_id)
+            return call
+
+    def send(self, data):
+        """Writes a frame; a failure means the server did not get it whole: not delivered."""
+        self.last_used = time.monotonic()
+        with self.write_lock:
+            try:
+                self.sock.sendall(data)
+            except OSError as e:
+                self.close("write failed: %s" % e)
+                raise TransportError("tcp", TransportError.NOT_DELIVERED, "the request could not be written: %s" % e) \
+                    from None
+
+    def forget(self, call):
+        with self.lock:
+            return self.calls.pop(call.id, None) is not None
+
+    def await_answer(self, call, deadline):
+        """Waits for ``call``'s answer, reading the socket itself when nobody else does. Raises
+        TimeoutError at the deadline; a closed connection settles the call with its error."""
+        with self.lock:
+            while not call.done:
+                if not self.reading:
+                    self.reading = True
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError()
+                self.answered.wait(remaining)
+            else:
+                return
+        try:
+            while True:
+                with self.lock:
+                    if call.done:
+                        return
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError()
+                self._read_one(remaining)
+        finally:
+            with self.lock:
+                self.reading = False
+                self.answered.notify_all()   # a waiting caller reads next
+
+    def _read_one(self, timeout):
+        header = self._fill(HEADER.size, timeout)
+        magic, body, meta_size = HEADER.unpack(bytes(header))
+        if magic != MAGIC or meta_size > body or meta_size > MAX_META_BYTES:
+            self.close("the server sent bytes that are not a baidu_std frame")
+            return
+        if body - meta_size > self.max_frame_bytes + MAX_META_BYTES:
+            self.close("an answer of %d bytes, over the frame limit" % body)
+            return
+        data = self._fill(HEADER.size + body, timeout)
+        del self.buffer[:HEADER.size + body]
+        try:
+            meta = read_meta(memoryview(data)[HEADER.size:HEADER.size + meta_size])
+        except ValueError as e:
+            self.close("an answer that cannot be read: %s" % e)
+            return
+        with self.lock:
+            call = self.calls.pop(meta.correlation_id, None)
+            if call is not None:
+                call.meta, call.data, call.done = meta, data[HEADER.size + meta_size:], True
+                self.answered.notify_all()
+
+    def _fill(self, n, timeout):
+        """The buffer once it holds ``n`` bytes (a copy of them); what was read stays buffered
+        across a timeout, so the next reader continues the frame."""
+        deadline = time.monotonic() + timeout
+        while len(self.buffer) < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError()
+            # the socket stays blocking (writers share it); the wait for an answer is the poll's
+            if not self.poll.poll(remaining * 1000):
+                raise TimeoutError()
+            try:
+                chunk = self.sock.recv(max(65536, n - len(self.buffer)))
+            except OSError as e:
+                self.close("read failed: %s" % e)
+                raise _Closed() from None
+            if not chunk:
+                self.close("the server closed the connection")
+                raise _Closed()
+            self.buffer += chunk
+        return bytes(self.buffer[:n])
+
+    def close(self, why="closed"):
+        with self.lock:
+            if self.closed is None:
+                self.closed = why
+            pending, self.calls = list(self.calls.values()), {}
+            for call in pending:
+                call.error, call.done = why, True
+            self.answered.notify_all()
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class _Closed(Exception):
+    pass
+
+
+class TcpTransport:
+    """``call(operation, request message, call id, timeout) -> (response, raw bytes)`` over tcp, or
+    over the Unix socket on the server's host. ``via`` says which a call took (``tcp`` or ``unix``)."""
+
+    protocol = "tcp"
+
+    def __init__(self, iface, address, tls=None, token=None, connect_timeout=5.0, unix=True):
+        url = urlparse(address)
+        if url.scheme not in ("tcp", "tcps"):
+            raise ValueError("not a tcp:// or tcps:// address: %s" % address)
+        if url.scheme == "tcps" and tls is None:
+            raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
+        self.iface, self.address, self.token, self.tls = iface, address, token, tls
+        self.host, self.port, self.secure = url.hostname, url.port, url.scheme == "tcps"
+        self.unix = None if self.secure or not unix else same_host_socket(address)
+        self.connect_timeout = connect_timeout
+        self._names = {}
+        self._connection = None
+        self._lock = threading.Lock()
+
+    @property
+    def via(self):
+        c = self._connection
+        return c.via if c is not None else ("unix" if self.unix else "tcp")
+
+    def connection(self):
+        c = self._connection
+        if c is not None and c.closed is None and time.monotonic() - c.last_used < IDLE_REPLACE_SECONDS:
+            return c
+        with self._lock:
+            c = self._connection
+            if c is not None and c.closed is None and time.monotonic() - c.last_used >= IDLE_REPLACE_SECONDS:
+                with c.lock:
+                    idle = not c.calls
+                if idle:   # the server may be closing it at its idle limit: a fresh one, not a write into it
+                    c.close("replaced after %d s unused" % IDLE_REPLACE_SECONDS)
+            if c is None or c.closed is not None:
+                c = self._connection = self._connect()
+            return c
+
+    def _connect(self):
+        if self.unix is not None:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.settimeout(self.connect_timeout)
+                s.connect(self.unix)
+                return Connection(s, "unix")
+            except OSError:   # a stale file of a server gone: TCP, as the Java client does
+                s.close()
+                self.unix = None
+        try:
+            s = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
+        except OSError as e:
+            raise TransportError("tcp", TransportError.NOT_DELIVERED, "cannot connect to %s: %s" % (self.address, e)) \
+                from None
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.secure:
+            try:
+                s = self.tls.client_ssl_context().wrap_socket(s, server_hostname=self.host)
+            except (OSError, ValueError) as e:
+                s.close()
+                raise TransportError("tcp", TransportError.NOT_DELIVERED, "TLS handshake with %s failed: %s"
+                                     % (self.address, e)) from None
+        return Connection(s, "tcp")
+
+    def _op_names(self, op):
+        n = self._names.get(op.name)
+        if n is None:
+            service, method = op.path[1:].rsplit("/", 1)
+            n = self._names[op.name] = names(service, method)
+        return n
+
+    def call(self, op, request, call_id, timeout):
+        message = request.SerializeToString()
+        if len(message) > MAX_FRAME_BYTES:
+            raise Refused("size-limit", "%s: the request of %d bytes is over the tcp frame limit of %d bytes; nothing "
+                          "was sent (larger messages go over grpc)" % (op.name, len(message), MAX_FRAME_BYTES))
+        timeout = 60.0 if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        connection = self.connection()
+        token = None if self.token is None else self._token(connection)
+        call = connection.open()
+        meta = request_meta(self._op_names(op), call.id, call_id, max(1, min(int(timeout * 1000), 2 ** 31 - 1)),
+                            None, token)
+        try:
+            connection.send(frame(meta, message))
+        except TransportError:
+            connection.forget(call)
+            raise
+        try:
+            connection.await_answer(call, deadline)
+        except TimeoutError:
+            self._cancel(connection, call, op)
+            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s exceeded its deadline: no "
+                                 "answer within %d ms" % (op.name, self.address, timeout * 1000)) from None
+        except _Closed:
+            pass
+        except BaseException:   # interrupted (KeyboardInterrupt): the server stops the call too
+            self._cancel(connection, call, op)
+            raise
+        if call.meta is None:
+            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s: %s before the answer" % (
+                op.name, self.address, call.error or connection.closed or "connection closed"))
+        return self.answer(op, call.meta, call.data)
+
+    def _token(self, connection):
+        """The token for ``authentication_data``: over TLS, the Unix socket (the kernel's, this
+        host's) or to a loopback address only, as for the other protocols."""
+        from ._token import BearerToken, PlainTextToken
+
+        if not (self.secure or connection.via == "unix" or BearerToken.may_travel_to(
+                self.address.replace("tcp://", "grpc://", 1))):
+            raise TransportError(self.protocol, TransportError.NOT_DELIVERED, str(PlainTextToken(self.address)))
+        return self.token.value()
+
+    def _cancel(self, connection, call, op):
+        if connection.forget(call):
+            try:
+                with connection.write_lock:
+                    connection.sock.sendall(frame(request_meta(self._op_names(op), call.id, user_fields={CANCEL: "1"})))
+            except OSError:
+                connection.close("cancel could not be written")
+
+    def answer(self, op, meta, data):
+        """The answer's frame as the call's outcome, the errors mapped as the Java client's (TcpErrors)."""
+        from ._transport import FaultMessage
+
+        code = meta.error_code
+        if code == 0:
+            if op.one_way:
+                return op.response(), None
+            try:
+                return op.response.FromString(data), data
+            except Exception as e:
+                raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "unreadable answer to %s from %s: %s"
+                                     % (op.name, self.address, e)) from None
+        if code == DECLARED_FAULT and op.fault is not None:
+            raise FaultMessage(op.fault.FromString(data), meta.error_text or "")
+        text = meta.error_text or "error %d" % code
+        refused = meta.user(REFUSED)
+        if code == AUTH:
+            raise PermissionDenied(text, PermissionDenied.UNAUTHENTICATED if refused == PermissionDenied.UNAUTHENTICATED
+                                   else PermissionDenied.DENIED, meta.user(DENIED_PATH) or op.path)
+        if refused is not None:
+            raise Refused(refused, text, meta.user(REFUSED_FIELD))
+        what = "%s at %s" % (op.name, self.address)
+        if code == BAD_REQUEST:
+            raise Refused("malformed", text)
+        if code == LIMIT:
+            raise Refused("size-limit", text)
+        if code == INTERNAL:
+            raise RemoteError(text, meta.user(ERROR_TYPE))
+        if code in (NO_SERVICE, NO_METHOD, OVERCROWDED, DRAINING):
+            raise TransportError(self.protocol, TransportError.NOT_DELIVERED, "%s: %s" % (what, text))
+        if code in (ANSWER_TOO_LARGE, TIMED_OUT):
+            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s: %s" % (what, text))
+        raise RemoteError("%s failed with error %d: %s" % (what, code, text))
+
+    def close(self):
+        c = self._connection
+        if c is not None:
+            c.close("transport closed")

@@ -1,0 +1,262 @@
+"""The tcp listener of a Python server: brpc's ``baidu_std`` frames (docs/tcp-wire.md) with the Java
+server's codes and limits. A thread per connection reads frames (at most ``max_connections``, and
+``max_connections_per_address`` from one address, through the same ConnectionLimits as SOAP); the
+calls run on one bounded pool shared by all connections, a connection never holding more than half
+of it; a call that finds no room is answered EOVERCROWDED at once, without running. A frame over
+the limit is answered ELIMIT from its meta alone and its connection closed without reading the
+message; a frame's bytes must arrive within ``request_seconds`` of its first, whatever size it
+announces; a connection with no call under way is closed after ``idle_seconds``."""
+
+import select
+import socket
+import struct
+import threading
+import time
+from concurrent import futures
+
+from . import _peer, _tcp
+from ._limits import ConnectionLimits
+from .errors import DeclaredFault, PermissionDenied, Refused
+
+REQUEST_SECONDS = 30.0
+
+
+class _Gone(Exception):
+    """The connection ended (closed, stalled, or its framing cannot be trusted)."""
+
+
+class TcpListener:
+    def __init__(self, server, host, max_connections, max_connections_per_address, workers, idle_seconds,
+                 max_frame_bytes=_tcp.MAX_FRAME_BYTES, request_seconds=REQUEST_SECONDS):
+        self.server, self.idle_seconds, self.request_seconds = server, idle_seconds, request_seconds
+        self.max_frame_bytes = min(max_frame_bytes, server.max_message)
+        self.limits = ConnectionLimits(max_connections, max_connections_per_address)
+        self.pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-tcp-call")
+        self.room = threading.BoundedSemaphore(workers)
+        self.per_connection = max(1, workers // 2)
+        self.by_service = {}
+        for op in server.iface.operations.values():
+            service, method = op.path[1:].rsplit("/", 1)
+            self.by_service.setdefault(service, {})[method] = op
+        self.sock = socket.create_server((host, 0), backlog=128)
+        self.address = "tcp://%s:%d/%s" % (host, self.sock.getsockname()[1], server.component)
+        self.closed = False
+        threading.Thread(target=self._accept, name="switchboard-tcp-accept", daemon=True).start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                conn, address = self.sock.accept()
+            except OSError:
+                return
+            if not self.limits.admit(conn, address[0]):
+                conn.close()
+                continue
+            threading.Thread(target=self._connection, args=(conn, address), name="switchboard-tcp-connection",
+                             daemon=True).start()
+
+    def _connection(self, conn, address):
+        connection = _Connection(self, conn, "%s:%s" % address[:2])
+        try:
+            connection.serve()
+        except (_Gone, OSError):
+            pass
+        finally:
+            self.limits.release(conn)
+            connection.close()
+
+    def close(self):
+        self.closed = True
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self.pool.shutdown(wait=False)
+
+
+class _Connection:
+    def __init__(self, listener, sock, remote):
+        self.listener, self.sock, self.remote = listener, sock, remote
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.settimeout(None)   # answers are written from the pool's threads; reads wait in poll
+        self.poll = select.poll()
+        self.poll.register(sock, select.POLLIN)
+        self.write_lock = threading.Lock()
+        self.lock = threading.Lock()
+        self.running = {}   # correlation id -> cancelled?
+        self.buffer = bytearray()
+        self.started = None   # when the frame being read began, None before its first byte
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def serve(self):
+        while True:
+            # bytes left from the last read are the next frame's: it began when the last one ended
+            self.started = time.monotonic() if self.buffer else None
+            self._fill(_tcp.HEADER.size)
+            magic, body, meta_size = _tcp.HEADER.unpack(bytes(self.buffer[:_tcp.HEADER.size]))
+            if magic != _tcp.MAGIC or meta_size > body or meta_size > _tcp.MAX_META_BYTES:
+                raise _Gone()   # not baidu_std, or framing that cannot be trusted
+            self._fill(_tcp.HEADER.size + meta_size)
+            try:
+                meta = _tcp.read_meta(bytes(self.buffer[_tcp.HEADER.size:_tcp.HEADER.size + meta_size]))
+            except ValueError:
+                raise _Gone() from None
+            if body - meta_size > self.listener.max_frame_bytes:
+                # refused from its meta alone; the message is never read, so the connection ends
+                self._write(_tcp.response_meta(meta.correlation_id, _tcp.LIMIT, "request of %d bytes to %s.%s is over "
+                                               "the frame limit of %d bytes" % (body - meta_size, meta.service,
+                                                                                  meta.method,
+                                                                                  self.listener.max_frame_bytes),
+                                               {_tcp.REFUSED: "size-limit"}))
+                raise _Gone()
+            self._fill(_tcp.HEADER.size + body)
+            message = bytes(self.buffer[_tcp.HEADER.size + meta_size:_tcp.HEADER.size + body])
+            del self.buffer[:_tcp.HEADER.size + body]
+            self._frame(meta, message)
+            with self.lock:
+                idle = not self.running
+            if idle:   # refused or answered at once: waiting again, stalled from now
+                self.listener.limits.busy(self.sock, False)
+
+    def _fill(self, n):
+        """Reads until the buffer holds ``n`` bytes. A frame begun must arrive whole within
+        ``request_seconds`` of its first byte, whatever it announces; with nothing begun and no call
+        under way, the connection may stay quiet for ``idle_seconds``."""
+        while len(self.buffer) < n:
+            if self.started is None:
+                with self.lock:
+                    busy = bool(self.running)
+                wait = 1.0 if busy else self.listener.idle_seconds   # while calls run, look again each second
+            else:
+                wait = self.started + self.listener.request_seconds - time.monotonic()
+                if wait <= 0:
+                    raise _Gone()
+            if not self.poll.poll(wait * 1000):
+                if self.started is None:
+                    with self.lock:
+                        if self.running:
+                            continue
+                raise _Gone()   # idle too long, or a frame not whole in time
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise _Gone()
+            if self.started is None:
+                self.started = time.monotonic()
+            self.buffer += chunk
+
+    # -- one frame -----------------------------------------------------------------------------------
+
+    def _frame(self, meta, message):
+        cid = meta.correlation_id
+        if meta.service is None:
+            return   # an answer sent to a server: nothing to do with it
+        if _tcp.CANCEL in meta.user_fields:
+            with self.lock:
+                if cid in self.running:
+                    self.running[cid] = True   # its answer is dropped; a Python operation cannot be interrupted
+            return
+        if meta.compress_type or meta.attachment_size:
+            self._refuse(cid, _tcp.BAD_REQUEST, "compression and attachments are not taken", "malformed")
+            return
+        ops = self.listener.by_service.get(meta.service)
+        if ops is None:
+            self._refuse(cid, _tcp.NO_SERVICE, "no service %s here" % meta.service)
+            return
+        op = ops.get(meta.method)
+        if op is None:
+            self._refuse(cid, _tcp.NO_METHOD, "%s has no method %s" % (meta.service, meta.method))
+            return
+        server = self.listener.server
+        if not server.serving:
+            self._refuse(cid, _tcp.DRAINING, "the server is shutting down")
+            return
+        from .server import CALL_ID_RULE, well_formed_call_id
+
+        if meta.call_id is not None and not well_formed_call_id(meta.call_id):
+            self._refuse(cid, _tcp.BAD_REQUEST, "the request_id is malformed: " + CALL_ID_RULE, "malformed")
+            return
+        with self.lock:
+            if cid in self.running:
+                self._refuse(cid, _tcp.BAD_REQUEST, "correlation id %d is under way on this connection" % cid,
+                             "malformed")
+                return
+            if len(self.running) >= self.listener.per_connection:
+                full = True
+            else:
+                full = not self.listener.room.acquire(blocking=False)
+            if not full:
+                self.running[cid] = False
+                self.listener.limits.busy(self.sock, True)   # running a call: never the stalled one to close
+        if full:
+            self._refuse(cid, _tcp.OVERCROWDED, "every call worker is busy; the call did not run")
+            return
+        try:
+            self.listener.pool.submit(self._run, op, meta, message)
+        except RuntimeError:   # the pool is shut down: the server is closing
+            self._done(cid)
+            self._refuse(cid, _tcp.DRAINING, "the server is shutting down")
+
+    def _run(self, op, meta, message):
+        cid = meta.correlation_id
+        server = self.listener.server
+        try:
+            try:
+                caller = server.admit(_peer.Peer(None, _peer.ANONYMOUS, self.remote),
+                                      "Bearer " + meta.token if meta.token else None, op)
+                try:
+                    request = op.request.FromString(message)
+                except Exception as e:
+                    raise Refused("malformed", "the %s request cannot be read: %s" % (op.name, e)) from None
+                answer = server.runner.run("tcp", op, request, meta.call_id, caller.identity)
+                data = answer.SerializeToString()
+                if len(data) > self.listener.max_frame_bytes:
+                    reply = (_tcp.response_meta(cid, _tcp.ANSWER_TOO_LARGE, "the answer of %d bytes is over the frame "
+                                                "limit; the operation ran" % len(data)), b"")
+                else:
+                    reply = (_tcp.response_meta(cid), data)
+            except DeclaredFault as f:
+                reply = (_tcp.response_meta(cid, _tcp.DECLARED_FAULT, str(f)), f.message.SerializeToString())
+            except PermissionDenied as denied:
+                user = {_tcp.REFUSED: denied.reason}
+                if denied.path:
+                    user[_tcp.DENIED_PATH] = denied.path
+                reply = (_tcp.response_meta(cid, _tcp.AUTH, denied.text, user), b"")
+            except Refused as r:
+                user = {_tcp.REFUSED: r.reason}
+                if r.field:
+                    user[_tcp.REFUSED_FIELD] = r.field
+                code = _tcp.LIMIT if r.reason == "size-limit" else _tcp.BAD_REQUEST
+                reply = (_tcp.response_meta(cid, code, r.text, user), b"")
+            except Exception as e:
+                reply = (_tcp.response_meta(cid, _tcp.INTERNAL, str(e) or type(e).__name__,
+                                            {_tcp.ERROR_TYPE: type(e).__name__}), b"")
+        finally:
+            cancelled = self._done(cid)
+        if not cancelled:
+            try:
+                self._write(*reply)
+            except OSError:
+                pass   # the caller went away
+
+    def _done(self, cid):
+        with self.lock:
+            cancelled = self.running.pop(cid, False)
+            idle = not self.running
+        self.listener.room.release()
+        if idle:
+            self.listener.limits.busy(self.sock, False)
+        return cancelled
+
+    def _refuse(self, cid, code, text, reason=None):
+        self._write(_tcp.response_meta(cid, code, text, {_tcp.REFUSED: reason} if reason else None))
+
+    def _write(self, meta, message=b""):
+        with self.write_lock:
+            self.sock.sendall(_tcp.frame(meta, message))
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass

@@ -1,0 +1,571 @@
+"""The tcp protocol (brpc's baidu_std frames) from Python: against the Java echo component over TCP
+and over its Unix socket, bit for bit; the policies' choices; the failsafe to SOAP; call ids; and,
+against a scripted server here, each error code as the Java client maps it, deadlines with their
+cancel frame, the token in authentication_data, and answers that cannot be read."""
+
+import math
+import os
+import socket
+import struct
+import threading
+
+import pytest
+
+import switchboard
+from switchboard import _tcp
+from switchboard._schema import Interface
+from conftest import bits
+
+EDGE = [1.5, -0.0, 0.0, math.inf, -math.inf, 5e-324, -5e-324, 1e-310, 1.7976931348623157e308,
+        struct.unpack("<d", struct.pack("<Q", 0x7FF0000000000ABC))[0]]
+
+
+@pytest.fixture
+def tcp_only(monkeypatch, registry_url):
+    """A board whose tcp calls go over TCP even on the server's host."""
+    monkeypatch.setenv("SWITCHBOARD_TCP_UNIX", "false")
+    with switchboard.connect(registry_url, watch=False) as board:
+        yield board.lookup("Echo")
+
+
+# -- against the Java server ---------------------------------------------------------------------
+
+def test_doubles_bit_for_bit_over_the_unix_socket_on_the_same_host(echo):
+    assert bits(echo.echoDoubles(values=EDGE, protocol="tcp")) == bits(EDGE)
+    record = echo.last_call
+    assert (record.protocol, record.via, record.reason, record.error) == ("tcp", "unix", "pinned on call", None)
+    assert len(record.call_id) == 32
+
+
+def test_doubles_bit_for_bit_over_tcp(tcp_only):
+    assert bits(tcp_only.echoDoubles(values=EDGE, protocol="tcp")) == bits(EDGE)
+    assert (tcp_only.last_call.protocol, tcp_only.last_call.via) == ("tcp", "tcp")
+    assert tcp_only.echoDoubles(values=[], protocol="tcp") == []
+    assert tcp_only.echoDoubles(values=None, protocol="tcp") is None
+
+
+@pytest.mark.parametrize("unix", [True, False])
+def test_a_declared_fault_and_linked_values_over_tcp(echo, tcp_only, unix):
+    stub = echo if unix else tcp_only
+    with pytest.raises(stub.divideFault) as fault:
+        stub.divide(dividend=7, divisor=0, protocol="tcp")
+    assert (fault.value.reason, fault.value.dividend) == ("division by zero", 7)
+    answer = stub.divide(dividend=-7, divisor=2, protocol="tcp")
+    assert (answer.quotient, answer.remainder) == (-3, -1)
+    entry = stub.types.LinkEntry
+    a = entry(llong=2 ** 62, sshort=-5, iint=7, ffloat=0.25, ddouble=-0.0, sstring="h\u00e9llo")
+    a.nextLink = a
+    head = stub.echoList(head=a, protocol="tcp")
+    assert head.nextLink is head and head.llong == 2 ** 62 and head.sstring == "h\u00e9llo"
+
+
+def test_calls_from_many_threads_share_one_connection(tcp_only):
+    errors, results = [], {}
+
+    def caller(n):
+        try:
+            results[n] = [tcp_only.echoDoubles(values=[float(n), float(i)], protocol="tcp") for i in range(40)]
+        except Exception as e:   # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=caller, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors
+    assert all(results[n] == [[float(n), float(i)] for i in range(40)] for n in range(8))
+
+
+def test_the_policies_send_small_calls_over_tcp_and_bulk_over_grpc(registry_url):
+    with switchboard.connect(registry_url, policy="size", watch=False) as board:
+        echo = board.lookup("Echo")
+        echo.echoDoubles(values=[1.0] * 10)
+        assert (echo.last_call.protocol, echo.last_call.reason) == ("tcp", "size (stub policy)")
+        echo.echoDoubles(values=[1.0] * 300_000)   # 2.4 MB each way: over the 2 MiB a policy sends over tcp
+        assert (echo.last_call.protocol, echo.last_call.reason) == ("grpc", "size (stub policy)")
+        echo.echoDoubles(values=[1.0] * 300_000, policy="fixed:tcp")   # a fixed tcp goes up to the frame limit
+        assert echo.last_call.protocol == "tcp"
+    with switchboard.connect(registry_url, watch=False) as board:
+        echo = board.lookup("Echo")
+        echo.echoDoubles(values=[1.0] * 10)
+        assert (echo.last_call.protocol, echo.last_call.reason) == ("tcp", "adaptive (stub policy)")
+
+
+def test_a_request_over_the_frame_limit_is_refused_before_anything_is_sent(echo):
+    with pytest.raises(switchboard.Refused) as refused:
+        echo.echoDoubles(values=[1.0] * 600_000, protocol="tcp")   # 4.8 MB
+    assert refused.value.reason == "size-limit" and "nothing was sent" in str(refused.value)
+
+
+def test_the_failsafe_repeats_a_call_not_delivered_over_tcp_over_soap_once(registry_url):
+    """SimulatorTcpDown is bound with a tcp endpoint that no longer listens; simulateWithProgress
+    is not idempotent. PythonPackageTest checks the Java component ran it once."""
+    records = []
+    with switchboard.connect(registry_url, listener=records.append, watch=False) as board:
+        simulator = board.lookup("SimulatorTcpDown")
+        with pytest.raises(simulator.simulateWithProgressFault):   # its answer, here a declared fault
+            simulator.simulateWithProgress(parameters=[0.5, 2.0, 1.0, 1.5, 0.3], initial=[2.0, 1.0, 0.0, 0.0],
+                                           times=[0.0, 1.0], progress="nobody", reports=1)
+    assert [(r.protocol, r.reason) for r in records] == [
+        ("tcp", "adaptive (stub policy)"),
+        ("soap", "fallback from tcp (the request never reached the operation)")]
+    assert "TransportError" in records[0].error and records[0].call_id == records[1].call_id
+
+
+# -- which Unix sockets a client takes --------------------------------------------------------------
+
+def _server_socket(directory, mode=0o700, name="tcp.sock"):
+    os.makedirs(directory, mode=0o700)
+    os.chmod(directory, mode)
+    path = os.path.join(directory, name)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    return s, path
+
+
+def _endpoint(path, host=_tcp.HOST_ID):
+    return "tcp://127.0.0.1:1/Echo?unix=%s&host=%s" % (path, host)
+
+
+def test_a_socket_as_the_server_makes_it_on_this_host_is_taken(tmp_path):
+    s, path = _server_socket(str(tmp_path / "sb-tcp-1"))
+    try:
+        assert _tcp.same_host_socket(_endpoint(path)) == path
+    finally:
+        s.close()
+
+
+def test_sockets_an_entry_must_not_send_a_client_to_are_refused(tmp_path, monkeypatch):
+    s, path = _server_socket(str(tmp_path / "open"), mode=0o755)           # a directory others may enter
+    other, other_path = _server_socket(str(tmp_path / "named"), name="docker.sock")   # not a server's name
+    good, good_path = _server_socket(str(tmp_path / "good"))
+    plain = tmp_path / "plain"
+    plain.mkdir(mode=0o700)
+    (plain / "tcp.sock").write_text("not a socket")
+    try:
+        assert _tcp.same_host_socket(_endpoint(path)) is None
+        assert _tcp.same_host_socket(_endpoint(other_path)) is None
+        assert _tcp.same_host_socket(_endpoint(str(plain / "tcp.sock"))) is None
+        assert _tcp.same_host_socket(_endpoint(good_path, host="0123456789abcdef")) is None   # another host
+        assert _tcp.same_host_socket(_endpoint(good_path, host="")) is None
+        assert _tcp.same_host_socket(_endpoint("good/tcp.sock")) is None                    # not absolute
+        assert _tcp.same_host_socket("tcp://127.0.0.1:1/Echo") is None
+        assert _tcp.same_host_socket(_endpoint("/" + "x" * 120 + "/tcp.sock")) is None       # no sun_path holds it
+        linked = tmp_path / "linkdir"
+        linked.mkdir(mode=0o700)
+        os.symlink(good_path, str(linked / "tcp.sock"))
+        assert _tcp.same_host_socket(_endpoint(str(linked / "tcp.sock"))) is None            # a link to a socket
+        assert _tcp.same_host_socket(_endpoint(good_path)) == good_path
+        monkeypatch.setenv("SWITCHBOARD_TCP_UNIX", "false")
+        assert _tcp.same_host_socket(_endpoint(good_path)) is None
+    finally:
+        for x in (s, other, good):
+            x.close()
+
+
+def test_a_stale_socket_file_falls_back_to_tcp(tmp_path, echo_proto):
+    s, path = _server_socket(str(tmp_path / "stale"))
+    s.close()   # the file stays; nobody listens: connecting refuses
+    with _ScriptedServer(lambda meta, message: _answer(meta, message=b"")) as server:
+        transport = _tcp.TcpTransport(Interface(echo_proto), "tcp://127.0.0.1:%d/Echo?unix=%s&host=%s"
+                                      % (server.port, path, _tcp.HOST_ID))
+        assert transport.unix == path
+        op = transport.iface.operations["empty"]
+        transport.call(op, op.request(), "c" * 32, 30)
+        assert transport.via == "tcp"
+        transport.close()
+
+
+# -- against a scripted server: the wire, the codes, deadlines --------------------------------------
+
+class _ScriptedServer:
+    """A tcp server on loopback that answers each request frame with what ``script(meta, message)``
+    returns (bytes to write, or None for nothing); keeps every request it read."""
+
+    def __init__(self, script):
+        self.script, self.requests = script, []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.received = threading.Condition()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+
+    def _connection(self, conn):
+        with conn:
+            while True:
+                header = _read(conn, 12)
+                if header is None:
+                    return
+                magic, body, meta_size = struct.unpack(">4sII", header)
+                data = _read(conn, body)
+                meta = _tcp.read_meta(data[:meta_size])
+                with self.received:
+                    self.requests.append(meta)
+                    self.received.notify_all()
+                try:
+                    out = self.script(meta, data[meta_size:])
+                except _CloseAfter as close:
+                    conn.sendall(close.reply)
+                    return
+                if out is not None:
+                    conn.sendall(out)
+
+    def await_requests(self, n, timeout=60):
+        with self.received:
+            assert self.received.wait_for(lambda: len(self.requests) >= n, timeout), self.requests
+            return list(self.requests)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.listener.close()
+
+
+def _read(conn, n):
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def _answer(meta, code=0, text=None, user=None, message=b""):
+    return _tcp.frame(_tcp.response_meta(meta.correlation_id, code, text, user), message)
+
+
+@pytest.fixture(scope="module")
+def ops(echo_proto):
+    return Interface(echo_proto)
+
+
+def _call(server, ops, name="empty", timeout=30, token=None):
+    transport = _tcp.TcpTransport(ops, "tcp://127.0.0.1:%d/Echo" % server.port,
+                                  token=switchboard._client.BearerToken.of(token))
+    op = ops.operations[name]
+    try:
+        return transport.call(op, op.request(), "feedc0de" * 4, timeout)
+    finally:
+        transport.close()
+
+
+@pytest.mark.parametrize("code, user, error, reason, delivery", [
+    (1004, {"sb-refused": "permission-denied", "sb-denied-path": "/switchboard.echo.Echo/empty"},
+     switchboard.PermissionDenied, "permission-denied", None),
+    (1004, {"sb-refused": "unauthenticated"}, switchboard.PermissionDenied, "unauthenticated", None),
+    (1003, {"sb-refused": "call-id-reuse"}, switchboard.Refused, "call-id-reuse", None),
+    (1003, None, switchboard.Refused, "malformed", None),
+    (2004, None, switchboard.Refused, "size-limit", None),
+    (2001, {"sb-error-type": "java.lang.IllegalStateException"}, switchboard.RemoteError, None, None),
+    (1001, None, switchboard.TransportError, None, "not-delivered"),
+    (1002, None, switchboard.TransportError, None, "not-delivered"),
+    (1011, None, switchboard.TransportError, None, "not-delivered"),
+    (3002, None, switchboard.TransportError, None, "not-delivered"),
+    (1008, None, switchboard.TransportError, None, "may-have-run"),
+    (3003, None, switchboard.TransportError, None, "may-have-run"),
+    (9999, None, switchboard.RemoteError, None, None),
+])
+def test_each_error_code_as_the_java_client_maps_it(ops, code, user, error, reason, delivery):
+    with _ScriptedServer(lambda meta, message: _answer(meta, code, "refused here", user)) as server:
+        with pytest.raises(error) as raised:
+            _call(server, ops)
+    e = raised.value
+    assert type(e) is error
+    if reason is not None:
+        assert e.reason == reason
+    if delivery is not None:
+        assert e.delivery == delivery
+    if code == 1004 and user.get("sb-denied-path"):
+        assert e.path == "/switchboard.echo.Echo/empty"
+    if code == 2001:
+        assert e.error_type == "java.lang.IllegalStateException"
+
+
+def test_the_request_carries_names_call_id_deadline_and_token(ops):
+    with _ScriptedServer(lambda meta, message: _answer(meta)) as server:
+        _call(server, ops, timeout=7.5, token="tok.en.value")
+        meta = server.await_requests(1)[0]
+    assert (meta.service, meta.method, meta.call_id, meta.token) == (
+        "switchboard.echo.Echo", "empty", "feedc0de" * 4, "tok.en.value")
+    assert 0 < meta.timeout_ms <= 7500 and meta.compress_type == 0 and meta.attachment_size == 0
+
+
+def test_a_token_never_goes_to_a_plain_text_address_off_this_host(ops):
+    transport = _tcp.TcpTransport(ops, "tcp://192.0.2.1:1/Echo", token=switchboard._client.BearerToken.of("secret"))
+    connection = _tcp.Connection(socket.socket(), "tcp")
+    with pytest.raises(switchboard.TransportError) as refused:
+        transport._token(connection)
+    assert refused.value.delivery == "not-delivered" and "secret" not in str(refused.value)
+    connection.close()
+
+
+def test_a_deadline_fails_may_have_run_and_cancels_on_the_server(ops):
+    with _ScriptedServer(lambda meta, message: None) as server:   # never answers
+        with pytest.raises(switchboard.TransportError) as late:
+            _call(server, ops, timeout=0.3)
+        request, cancel = server.await_requests(2)
+    assert late.value.delivery == "may-have-run" and "deadline" in str(late.value)
+    assert cancel.user_fields == {"sb-cancel": "1"} and cancel.correlation_id == request.correlation_id
+    assert (cancel.service, cancel.method) == ("switchboard.echo.Echo", "empty")
+
+
+@pytest.mark.parametrize("reply", [
+    b"HTTP/1.1 400 Bad Request\r\n\r\n",                         # not a frame
+    struct.pack(">4sII", b"PRPC", 4, 9) + b"abcd",              # a meta larger than its body
+    struct.pack(">4sII", b"PRPC", 3, 3) + b"\x0a\xff\xff",       # a meta that is not protobuf
+    b"PRPC\x00",                                                 # cut short, then closed
+    b"",                                                         # closed without a word
+])
+def test_an_answer_that_cannot_be_read_fails_may_have_run(ops, reply):
+    def script(meta, message):
+        raise _CloseAfter(reply)
+
+    with _ScriptedServer(script) as server:
+        with pytest.raises(switchboard.TransportError) as failed:
+            _call(server, ops, timeout=30)
+    assert failed.value.delivery == "may-have-run"
+
+
+class _CloseAfter(Exception):
+    """Raised by a script: write ``reply``, then close the connection."""
+
+    def __init__(self, reply):
+        super().__init__("close")
+        self.reply = reply
+
+
+def test_an_answer_of_another_correlation_id_does_not_settle_the_call(ops):
+    def script(meta, message):
+        return _tcp.frame(_tcp.response_meta(meta.correlation_id + 1000)) + _answer(meta, message=b"")
+
+    with _ScriptedServer(script) as server:
+        response, _ = _call(server, ops)
+    assert response == ops.operations["empty"].response()
+
+
+# -- the Python server's tcp listener ---------------------------------------------------------------
+
+class PyEcho:
+    def __init__(self):
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+
+    def echoDoubles(self, values):
+        return values
+
+    def divide(self, dividend, divisor):
+        if divisor == 0:
+            raise switchboard.DeclaredFault("division by zero", dividend=dividend)
+        return {"quotient": int(dividend / divisor), "remainder": dividend - divisor * int(dividend / divisor)}
+
+    def empty(self):
+        self.entered.set()
+        assert self.gate.wait(60), "the test never opened the gate"
+
+
+@pytest.fixture
+def py_server(schemas):
+    servers = []
+
+    def start(**options):
+        options.setdefault("handle_sigterm", False)
+        server = switchboard.serve(PyEcho(), schema=os.path.join(schemas, "echo.xsd"), **options)
+        servers.append(server)
+        return server
+    yield start
+    for s in servers:
+        s.runner.obj.gate.set()
+        s.close()
+
+
+def _py_call(server, name, token=None, timeout=30, **values):
+    from switchboard import _values
+
+    transport = _tcp.TcpTransport(server.iface, server.tcp.address, token=switchboard._client.BearerToken.of(token))
+    op = server.iface.operations[name]
+    try:
+        return transport.call(op, _values.Encoder(server.iface, op.request.DESCRIPTOR).encode(values), "ab" * 16,
+                              timeout)
+    finally:
+        transport.close()
+
+
+def _raw(server):
+    port = int(server.tcp.address.split(":")[2].split("/")[0])
+    return socket.create_connection(("127.0.0.1", port), timeout=30)
+
+
+def _read_frame(conn):
+    header = _read(conn, 12)
+    if header is None:
+        return None
+    _, body, meta_size = struct.unpack(">4sII", header)
+    data = _read(conn, body)
+    return _tcp.read_meta(data[:meta_size]), data[meta_size:]
+
+
+def test_serve_exports_tcp_beside_grpc_and_soap_and_answers_exactly(py_server):
+    server = py_server()
+    assert list(server.endpoints) == ["tcp", "grpc", "soap"] and server.tcp.address.startswith("tcp://127.0.0.1:")
+    response, _ = _py_call(server, "echoDoubles", values=EDGE)
+    assert bits(response.values) == bits(EDGE)
+    from switchboard._transport import FaultMessage
+    with pytest.raises(FaultMessage) as fault:
+        _py_call(server, "divide", dividend=7, divisor=0)
+    assert fault.value.text == "division by zero" and fault.value.message.dividend == 7
+    with pytest.raises(switchboard.RemoteError, match="not implemented"):
+        _py_call(server, "echoList", head=None)
+    assert server.calls == {"tcp echoDoubles": 1, "tcp divide": 1}
+
+
+def test_serve_with_tls_offers_no_plain_tcp(py_server, schemas):
+    tls_dir = os.environ.get("SWITCHBOARD_TEST_TLS")
+    if not tls_dir:
+        pytest.fail("SWITCHBOARD_TEST_TLS is not set")
+    tls = switchboard.Tls(keystore=os.path.join(tls_dir, "server.p12"), password_file=os.path.join(tls_dir, "password"))
+    server = py_server(tls=tls)
+    assert server.tcp is None and "tcp" not in server.endpoints
+
+
+def test_a_frame_over_the_limit_is_answered_elimit_and_closed_unread(py_server):
+    server = py_server()
+    meta = _tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 5)
+    with _raw(server) as conn:
+        # announces 100 MB and sends only the meta: the answer must come without the message
+        conn.sendall(struct.pack(">4sII", b"PRPC", len(meta) + 100_000_000, len(meta)) + meta)
+        answer, message = _read_frame(conn)
+        assert (answer.correlation_id, answer.error_code, answer.user("sb-refused")) == (5, 2004, "size-limit")
+        assert _read(conn, 1) is None, "the connection is closed"
+    assert server.calls == {}
+
+
+def test_a_frame_must_arrive_whole_in_time_whatever_it_announces(py_server):
+    server = py_server()
+    server.tcp.request_seconds = 0.5
+    meta = _tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 5)
+    with _raw(server) as slow, _raw(server) as quiet_header:
+        slow.sendall(struct.pack(">4sII", b"PRPC", len(meta) + 80, len(meta)) + meta)   # the message never comes
+        quiet_header.sendall(b"PR")                                                    # nor the rest of a header
+        assert _read(slow, 1) is None and _read(quiet_header, 1) is None, "closed, not waited on"
+    assert server.calls == {}
+
+
+def test_an_idle_connection_is_closed_and_a_busy_one_is_not(py_server):
+    server = py_server()
+    server.tcp.idle_seconds = 0.5
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 1)))
+        assert _read_frame(conn)[0].error_code == 0
+        assert _read(conn, 1) is None, "idle after its call: closed"
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "empty"), 2)))
+        assert server.runner.obj.entered.wait(30)
+        # the call outlives the idle limit: held until the server has passed it twice over
+        assert not _closed_within(conn, 1.0)
+        server.runner.obj.gate.set()
+        assert _read_frame(conn)[0].correlation_id == 2
+
+
+def _closed_within(conn, seconds):
+    """Whether the server closes ``conn`` within ``seconds`` (reads nothing else)."""
+    conn.settimeout(seconds)
+    try:
+        return conn.recv(1) == b""
+    except socket.timeout:
+        return False
+    finally:
+        conn.settimeout(30)
+
+
+@pytest.mark.parametrize("garbage", [b"GET / HTTP/1.1\r\n\r\n", struct.pack(">4sII", b"PRPC", 2, 9) + b"xx",
+                                     struct.pack(">4sII", b"PRPC", 100_000, 70_000)])
+def test_bytes_that_are_not_a_frame_close_the_connection(py_server, garbage):
+    server = py_server()
+    with _raw(server) as conn:
+        conn.sendall(garbage)
+        assert _read(conn, 1) is None
+
+
+def test_unknown_services_methods_and_malformed_requests_get_brpc_codes(py_server):
+    server = py_server()
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.other.Other", "x"), 1)))
+        assert _read_frame(conn)[0].error_code == 1001
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "nothing"), 2)))
+        assert _read_frame(conn)[0].error_code == 1002
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 3),
+                                b"\x0a\xff"))
+        answer = _read_frame(conn)[0]
+        assert (answer.error_code, answer.user("sb-refused")) == (1003, "malformed")
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 4,
+                                                  call_id="two words")))
+        assert _read_frame(conn)[0].error_code == 1003
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 6)))
+        assert _read_frame(conn)[0].error_code == 0, "the connection still serves"
+    assert server.calls == {"tcp echoDoubles": 1}
+
+
+def test_the_bounded_pool_answers_eovercrowded_without_running(py_server):
+    server = py_server(workers=2)   # one call per connection: half the pool
+    empty = _tcp.names("switchboard.echo.Echo", "empty")
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(empty, 1)))
+        assert server.runner.obj.entered.wait(30)
+        conn.sendall(_tcp.frame(_tcp.request_meta(empty, 2)))
+        crowded = _read_frame(conn)[0]
+        assert (crowded.correlation_id, crowded.error_code) == (2, 1011)
+        server.runner.obj.gate.set()
+        done = _read_frame(conn)[0]
+        assert (done.correlation_id, done.error_code) == (1, 0)
+    assert server.calls == {"tcp empty": 1}
+
+
+def test_the_connection_cap_closes_the_stalled_connection_for_a_caller(py_server):
+    server = py_server(max_connections_per_address=2)
+    quiet = [_raw(server), _raw(server)]
+    try:
+        quiet[0].sendall(b"PRPC")   # a frame begun and not finished: the longest stalled
+        response, _ = _py_call(server, "echoDoubles", values=[1.5])
+        assert list(response.values) == [1.5]
+        assert _read(quiet[0], 1) is None, "the connection stalled longest made room"
+        quiet[1].sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 9)))
+        assert _read_frame(quiet[1])[0].correlation_id == 9, "the other connection was left alone"
+    finally:
+        for c in quiet:
+            c.close()
+
+
+def test_a_denied_call_is_erpcauth_and_permission_denied(py_server):
+    policy = {"name": "p", "allow_rules": [{"name": "echo", "request": {"paths": ["/switchboard.echo.Echo/echoDoubles"]}}]}
+    server = py_server(authz=policy)
+    with pytest.raises(switchboard.PermissionDenied) as denied:
+        _py_call(server, "divide", dividend=7, divisor=2)
+    assert (denied.value.reason, denied.value.path) == ("permission-denied", "/switchboard.echo.Echo/divide")
+    assert list(_py_call(server, "echoDoubles", values=[2.0])[0].values) == [2.0]
+    assert server.calls == {"tcp echoDoubles": 1}
+
+
+def test_the_benchmark_runs_every_case_in_one_run(registry_url, capsys):
+    """The script docs/python.md names; its numbers are for a quiet machine, so only the shape and
+    the ways the calls went are checked here."""
+    import json
+
+    from switchboard import bench
+
+    code = bench.main(["--registry", registry_url, "--reps", "30", "--warmup", "5", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1), "every case ran (2: one could not)"
+    assert list(out["rows"]) == ["tcp", "tcp-unix", "grpc", "adaptive", "grpcio"]
+    assert all(r["calls"] == 30 and r["p10_us"] <= r["median_us"] for r in out["rows"].values())
+    assert (out["rows"]["tcp"]["via"], out["rows"]["tcp-unix"]["via"]) == ("tcp over tcp", "tcp over unix")
+    assert out["rows"]["grpc"]["x_grpc"] == 1.0 and len(out["targets"]) == 3
+    assert code == (0 if all(out["targets"].values()) else 1)
