@@ -40,10 +40,13 @@ public final class ComponentProject {
 
     private final String component;
     private final String javaPackage;
+    /** A Spring Boot application serving the component, rather than a jar for {@code ./switchboard serve}. */
+    private final boolean spring;
 
-    private ComponentProject(String component, String javaPackage) {
+    private ComponentProject(String component, String javaPackage, boolean spring) {
         this.component = component;
         this.javaPackage = javaPackage;
+        this.spring = spring;
     }
 
     /**
@@ -55,7 +58,16 @@ public final class ComponentProject {
         checkComponent(component);
         String pkg = javaPackage == null ? "com.example." + component.toLowerCase(Locale.ROOT) : javaPackage;
         checkPackage(pkg);
-        return new ComponentProject(component, pkg);
+        return new ComponentProject(component, pkg, false);
+    }
+
+    /**
+     * The same component in a Spring Boot application: the starter, an application class, the
+     * implementation a bean marked {@code @SwitchboardComponent}, a {@code @SpringBootTest} calling it
+     * through a registry over soap, grpc and tcp, {@code application.properties}.
+     */
+    public ComponentProject springBoot() {
+        return new ComponentProject(component, javaPackage, true);
     }
 
     private static void checkComponent(String name) {
@@ -130,14 +142,7 @@ public final class ComponentProject {
         }
         String packagePath = javaPackage.replace('.', '/');
         Map<String, String> values = values(packagePath);
-        Map<Path, String> files = new LinkedHashMap<>();
-        files.put(Path.of("pom.xml"), "pom.xml.template");
-        files.put(Path.of("src/main/xsd", lowerName() + ".xsd"), "schema.xsd.template");
-        files.put(Path.of("src/main/java", packagePath, component + "Service.java"), "Service.java.template");
-        files.put(Path.of("src/test/java", packagePath, component + "ServiceTest.java"), "ServiceTest.java.template");
-        files.put(Path.of("src/test/resources/simplelogger.properties"), "simplelogger.properties.template");
-        files.put(Path.of("README.md"), "README.md.template");
-        files.put(Path.of(".gitignore"), "gitignore.template");
+        Map<Path, String> files = spring ? springFiles(packagePath) : plainFiles(packagePath);
         List<Path> written = new ArrayList<>();
         for (Map.Entry<Path, String> f : files.entrySet()) {
             Path target = dir.resolve(f.getKey());
@@ -146,6 +151,31 @@ public final class ComponentProject {
             written.add(f.getKey());
         }
         return written;
+    }
+
+    private Map<Path, String> springFiles(String packagePath) {
+        Map<Path, String> files = new LinkedHashMap<>();
+        files.put(Path.of("pom.xml"), "spring/pom.xml.template");
+        files.put(Path.of("src/main/xsd", lowerName() + ".xsd"), "schema.xsd.template");
+        files.put(Path.of("src/main/java", packagePath, component + "Application.java"), "spring/Application.java.template");
+        files.put(Path.of("src/main/java", packagePath, component + "Service.java"), "spring/Service.java.template");
+        files.put(Path.of("src/main/resources/application.properties"), "spring/application.properties.template");
+        files.put(Path.of("src/test/java", packagePath, component + "ServiceTest.java"), "spring/ServiceTest.java.template");
+        files.put(Path.of("README.md"), "spring/README.md.template");
+        files.put(Path.of(".gitignore"), "gitignore.template");
+        return files;
+    }
+
+    private Map<Path, String> plainFiles(String packagePath) {
+        Map<Path, String> files = new LinkedHashMap<>();
+        files.put(Path.of("pom.xml"), "pom.xml.template");
+        files.put(Path.of("src/main/xsd", lowerName() + ".xsd"), "schema.xsd.template");
+        files.put(Path.of("src/main/java", packagePath, component + "Service.java"), "Service.java.template");
+        files.put(Path.of("src/test/java", packagePath, component + "ServiceTest.java"), "ServiceTest.java.template");
+        files.put(Path.of("src/test/resources/simplelogger.properties"), "simplelogger.properties.template");
+        files.put(Path.of("README.md"), "README.md.template");
+        files.put(Path.of(".gitignore"), "gitignore.template");
+        return files;
     }
 
     private Map<String, String> values(String packagePath) {
@@ -162,7 +192,10 @@ public final class ComponentProject {
                 "packagePath", packagePath,
                 "switchboardVersion", versions.getProperty("switchboard.version"),
                 "junitVersion", versions.getProperty("junit.version"),
-                "slf4jVersion", versions.getProperty("slf4j.version"));
+                "slf4jVersion", versions.getProperty("slf4j.version"),
+                "springBootVersion", versions.getProperty("spring-boot.version"),
+                "micrometerVersion", versions.getProperty("micrometer.version"),
+                "nettyVersion", versions.getProperty("netty.version"));
     }
 
     private static String resource(String name) {

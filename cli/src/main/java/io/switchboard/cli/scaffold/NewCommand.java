@@ -16,6 +16,7 @@ import picocli.CommandLine.Parameters;
  * ./switchboard new ~/stats --component Stats --package org.acme.stats
  * cd ~/stats && mvn package
  * ./switchboard serve Stats --classpath ~/stats/target/stats-1.0-SNAPSHOT.jar --registry URL
+ * ./switchboard new ~/stats-boot --component Stats --spring     # a Spring Boot application instead
  * }</pre>
  */
 @Command(name = "new", mixinStandardHelpOptions = true,
@@ -35,9 +36,14 @@ public final class NewCommand implements Callable<Integer> {
             description = "The Java package of its code (default: com.example.<name in lower case>).")
     String javaPackage;
 
+    @Option(names = "--spring", description = "Write a Spring Boot application serving the component (the "
+            + "starter, a bean marked @SwitchboardComponent, a @SpringBootTest), run with 'mvn spring-boot:run'.")
+    boolean spring;
+
     @Override
     public Integer call() throws Exception {
-        ComponentProject project = ComponentProject.of(component, javaPackage);
+        ComponentProject plain = ComponentProject.of(component, javaPackage);
+        ComponentProject project = spring ? plain.springBoot() : plain;
         List<Path> written = project.writeTo(dir);
         Path abs = dir.toAbsolutePath().normalize();
         System.out.println("wrote     " + abs + ": component " + project.component() + ", package "
@@ -45,8 +51,13 @@ public final class NewCommand implements Callable<Integer> {
         written.forEach(f -> System.out.println("  " + f));
         System.out.println("next      cd " + abs + " && mvn package   (Switchboard must be in the local Maven "
                 + "repository: 'mvn install' in the Switchboard checkout)");
-        System.out.println("          ./switchboard serve " + project.component() + " --classpath "
-                + abs.resolve(project.jar()) + " --registry URL");
+        if (spring) {
+            System.out.println("          mvn spring-boot:run   (against switchboard.registry.url in "
+                    + "src/main/resources/application.properties)");
+        } else {
+            System.out.println("          ./switchboard serve " + project.component() + " --classpath "
+                    + abs.resolve(project.jar()) + " --registry URL");
+        }
         return 0;
     }
 }

@@ -44,7 +44,7 @@ class ExamplesBuildTest {
     @Test
     void everyExampleIsAMavenProjectWithAReadmeOnThisBuildsVersion() throws Exception {
         List<Path> examples = examples();
-        assertEquals(List.of("java", "python"), examples.stream().map(p -> p.getFileName().toString()).toList());
+        assertEquals(List.of("java", "python", "spring-boot"), examples.stream().map(p -> p.getFileName().toString()).toList());
         for (Path example : examples) {
             assertTrue(Files.isRegularFile(example.resolve("README.md")), example + " has a README");
             String version = Reactor.pom(example.resolve("pom.xml")).getElementsByTagName("switchboard.version").item(0)
@@ -60,6 +60,21 @@ class ExamplesBuildTest {
         assertTrue(build.contains("Tests run: 3, Failures: 0, Errors: 0, Skipped: 0"), "GreeterTest ran:\n" + build);
         assertTrue(Files.isRegularFile(project.resolve("target/greeter-1.0-SNAPSHOT.jar")), build);
         assertTrue(Files.readString(project.resolve("target/classpath.txt")).contains("switchboard-server"));
+    }
+
+    @Test
+    void theSpringBootExampleBuildsAndItsTestCallsItsComponentOverEveryProtocol() throws Exception {
+        Path project = copy("spring-boot");
+        String build = ChildMaven.build(project, repository(), tmp.resolve("maven-spring-boot"), "package");
+        assertTrue(build.contains("Tests run: 5, Failures: 0, Errors: 0, Skipped: 0"),
+                "GreeterApplicationTest ran:\n" + build);
+        // the runnable jar spring-boot:repackage makes, with the starter inside
+        Path jar = project.resolve("target/greeter-spring-boot-1.0-SNAPSHOT.jar");
+        assertTrue(Files.isRegularFile(jar), build);
+        try (java.util.jar.JarFile runnable = new java.util.jar.JarFile(jar.toFile())) {
+            assertTrue(runnable.stream().anyMatch(e -> e.getName().matches(
+                    "BOOT-INF/lib/switchboard-spring-boot-autoconfigure-.*\\.jar")), "the starter is packed in");
+        }
     }
 
     @Test

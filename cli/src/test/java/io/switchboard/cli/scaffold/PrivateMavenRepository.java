@@ -76,6 +76,12 @@ final class PrivateMavenRepository {
     private static void installJar(Reactor.Module m, String base, Path target) throws IOException {
         Path classes = m.dir().resolve("target/classes");
         Path packaged = m.dir().resolve("target").resolve(base + ".jar");
+        if (!Files.isDirectory(classes) && !Files.isDirectory(m.dir().resolve("src/main"))) {
+            // a starter: a pom of dependencies and an empty jar, as Maven packages it
+            try (OutputStream out = Files.newOutputStream(target); JarOutputStream jar = new JarOutputStream(out)) {
+                return;
+            }
+        }
         if (!Files.isDirectory(classes)) {
             throw new IllegalStateException(m.artifactId() + " is not built (no " + classes + "): run the reactor "
                     + "build first, e.g. mvn -B -pl cli -am verify");
