@@ -49,7 +49,7 @@ class AuthorizationChainTest {
         AuthorizationInterceptor authz = new AuthorizationInterceptor(teamA, CallPaths.COMPONENT,
                 (call, protocol, peer, path) -> stats.denied(peer.identity(), path, protocol));
         List<ServerInterceptor> steps = ComponentServer.chain(null, authz, stats,
-                new DeduplicatingInterceptor(100, Duration.ofMinutes(1)), new DrainingInterceptor(), List.of());
+                new DeduplicatingInterceptor(1 << 20, Duration.ofMinutes(1)), new DrainingInterceptor(), List.of());
         ConformanceImpl impl = new ConformanceImpl();
         Skeleton soap = ServerInterceptorChain.of("Counter", "soap", steps, ConformanceComponent.skeleton(impl));
 
