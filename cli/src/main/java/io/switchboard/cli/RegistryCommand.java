@@ -108,7 +108,7 @@ final class RegistryCommand implements Callable<Integer> {
         System.out.println("tokens    " + jwt.describe());
         System.out.println("authz     " + (authz == null ? "none (every caller may read; writes as below)"
                 : "the policy in " + authz + ", read again when it changes"));
-        System.out.println("writes    " + (secret != null ? "need the shared secret" + (authz == null ? "" : " and the policy's leave")
+        System.out.println("writes    " + (secret != null ? "need the shared secret" + (authz == null ? "" : " and the policy's consent")
                 : authz != null ? "as the policy allows (no shared secret set)" : "open (no shared secret set)"));
         System.out.println("store     " + store + " (" + server.store().list().size() + " entries)");
         System.out.flush();
