@@ -2,6 +2,8 @@ package io.switchboard.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringBootConfiguration;
@@ -31,7 +34,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * A Boot application with Micrometer Tracing's OpenTelemetry bridge: Boot makes the OpenTelemetry,
  * the application adds an exporter, and one call of the injected stub to the component the
- * application serves is a client span and a server span of one trace, the server's the child.
+ * application serves is a client span and a server span of one trace, the server's the child; a
+ * call made inside a span of the application's own is in that span's trace.
  */
 class SwitchboardTracingTest {
     private static RunningRegistry registry;
@@ -82,6 +86,25 @@ class SwitchboardTracingTest {
         assertThat(server.getParentSpanId()).as("the server's span is the client's child").isEqualTo(client.getSpanId());
         assertThat(server.getAttributes().get(TracingInterceptor.CALL_ID))
                 .isEqualTo(client.getAttributes().get(TracingInterceptor.CALL_ID)).isNotNull();
+    }
+
+    @Test
+    void aCallMadeInsideTheApplicationsSpanJoinsItsTrace() {
+        Tracer tracer = context.getBean(Tracer.class);   // Micrometer Tracing's, bridged to OpenTelemetry
+        Span request = tracer.nextSpan().name("orders-request").start();
+        try (Tracer.SpanInScope scope = tracer.withSpan(request)) {
+            context.getBean(EchoStub.class).echoDoubles(new double[] {1});
+        } finally {
+            request.end();
+        }
+        flush();
+
+        List<SpanData> spans = context.getBean(InMemorySpanExporter.class).getFinishedSpanItems();
+        SpanData client = only(spans.stream().filter(s -> s.getName().equals("Echo/echoDoubles")).toList(),
+                SpanKind.CLIENT);
+        assertThat(client.getTraceId()).isEqualTo(request.context().traceId());
+        assertThat(client.getParentSpanId()).as("the client span is the application span's child")
+                .isEqualTo(request.context().spanId());
     }
 
     private static SpanData only(List<SpanData> spans, SpanKind kind) {
