@@ -2,6 +2,7 @@ package io.switchboard.cli;
 
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.TokenFile;
 import io.switchboard.protocol.TokenVerifier;
 import io.switchboard.protocol.spi.JwtTokenVerifier;
 import java.io.IOException;
@@ -9,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.function.Supplier;
 import picocli.CommandLine.Option;
@@ -46,9 +46,11 @@ final class TokenOptions {
             if (tokenFile == null) {
                 return null;
             }
-            TokenFile file = new TokenFile(tokenFile);
-            file.get();   // an unreadable file stops the command now, not at its first call
-            return file;
+            try {
+                return TokenFile.read(tokenFile);   // an unreadable file stops the command now, not at its first call
+            } catch (UncheckedIOException e) {
+                throw new UncheckedIOException("--token-file: " + e.getMessage(), e.getCause());
+            }
         }
     }
 
@@ -108,32 +110,6 @@ final class TokenOptions {
                 return Files.readString(file, StandardCharsets.UTF_8).stripLeading().startsWith("{");
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read --jwt-keys " + file + ": " + e.getMessage(), e);
-            }
-        }
-    }
-
-    /** A token file, read again only when its modification time changes. */
-    private static final class TokenFile implements Supplier<String> {
-        private final Path path;
-        private FileTime readAt;
-        private String token;
-
-        TokenFile(Path path) {
-            this.path = path;
-        }
-
-        @Override
-        public synchronized String get() {
-            try {
-                FileTime modified = Files.getLastModifiedTime(path);
-                if (!modified.equals(readAt)) {
-                    token = Files.readString(path, StandardCharsets.US_ASCII).strip();
-                    readAt = modified;
-                }
-                return token;
-            } catch (IOException e) {
-                // the message names the file, never its contents
-                throw new UncheckedIOException("cannot read --token-file " + path + ": " + e.getMessage(), e);
             }
         }
     }

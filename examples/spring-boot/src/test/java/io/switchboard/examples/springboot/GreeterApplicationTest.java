@@ -11,6 +11,7 @@ import io.switchboard.registry.testing.RunningRegistry;
 import io.switchboard.spring.boot.SwitchboardServerLifecycle;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthEndpoint;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -68,11 +70,26 @@ class GreeterApplicationTest {
     @ParameterizedTest
     @ValueSource(strings = {"soap", "grpc", "tcp"})
     void greeterIsBoundAndAnswersOverEachProtocol(String protocol) {
+        double calledBefore = called(protocol);
+        double servedBefore = served(protocol);
         GreeterStub over = greeter.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
         assertThat(over.greet("Ada")).isEqualTo("Hello, Ada!");
         assertThat(over.average(new double[] {1.5, 2.5})).isEqualTo(2.0);
-        assertThat(meters.find("switchboard.server.calls").tag("component", "Greeter").tag("protocol", protocol)
-                .timer()).isNotNull();
+        // the caller's meter and the server's both say the two calls took this protocol, and answered
+        assertThat(called(protocol)).isEqualTo(calledBefore + 2);
+        assertThat(served(protocol)).isEqualTo(servedBefore + 2);
+    }
+
+    /** Greeter's calls this application's stub made over {@code protocol} and had answered (switchboard.calls). */
+    private double called(String protocol) {
+        return meters.find("switchboard.calls").tag("component", "Greeter").tag("protocol", protocol)
+                .tag("outcome", "ok").timers().stream().mapToDouble(t -> t.count()).sum();
+    }
+
+    /** Greeter's calls the server ran over {@code protocol} (switchboard.server.calls). */
+    private double served(String protocol) {
+        return meters.find("switchboard.server.calls").tag("component", "Greeter").tag("protocol", protocol)
+                .timers().stream().mapToDouble(t -> t.count()).sum();
     }
 
     @Test
@@ -83,10 +100,18 @@ class GreeterApplicationTest {
     @Test
     @Order(Integer.MAX_VALUE)
     void healthIsUpAndThenDownWhileDraining() throws Exception {
-        assertThat(health.healthForPath("switchboard").getStatus()).isEqualTo(Status.UP);
+        Health up = (Health) health.healthForPath("switchboard");
+        assertThat(up.getStatus()).isEqualTo(Status.UP);
+        assertThat(up.getDetails()).containsEntry("registry", REGISTRY.url()).containsEntry("bound", List.of("Greeter"));
+        assertThat(health.health().getStatus()).as("the application's health").isEqualTo(Status.UP);
+
         CountDownLatch drained = new CountDownLatch(1);
         server.stop(drained::countDown);
-        assertThat(health.healthForPath("switchboard").getStatus()).isEqualTo(Status.DOWN);
+        Health draining = (Health) health.healthForPath("switchboard");
+        assertThat(draining.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(draining.getDetails()).containsEntry("draining", true);
+        assertThat(health.health().getStatus()).as("a load balancer reading the health stops sending work")
+                .isEqualTo(Status.DOWN);
         assertThat(drained.await(60, TimeUnit.SECONDS)).isTrue();
         try (var reader = io.switchboard.registry.RegistryClient.connect(REGISTRY.url())) {
             assertThat(reader.lookup("Greeter")).isEmpty();

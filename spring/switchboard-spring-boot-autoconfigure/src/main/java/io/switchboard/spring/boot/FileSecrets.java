@@ -1,11 +1,11 @@
 package io.switchboard.spring.boot;
 
+import io.switchboard.protocol.TokenFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.util.function.Supplier;
 
 /** Secrets and tokens read from files; a message names the file, never what it holds. */
@@ -31,32 +31,6 @@ final class FileSecrets {
 
     /** The token in {@code file}, read now (an unreadable file fails the start) and again whenever it changes: tokens rotate. */
     static Supplier<String> token(Path file) {
-        TokenFile token = new TokenFile(file);
-        token.get();
-        return token;
-    }
-
-    private static final class TokenFile implements Supplier<String> {
-        private final Path path;
-        private FileTime readAt;
-        private String token;
-
-        TokenFile(Path path) {
-            this.path = path;
-        }
-
-        @Override
-        public synchronized String get() {
-            try {
-                FileTime modified = Files.getLastModifiedTime(path);
-                if (!modified.equals(readAt)) {
-                    token = Files.readString(path, StandardCharsets.US_ASCII).strip();
-                    readAt = modified;
-                }
-                return token;
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read token file " + path + ": " + e.getMessage(), e);
-            }
-        }
+        return TokenFile.read(file);
     }
 }

@@ -3,6 +3,8 @@ package io.switchboard.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.switchboard.client.Switchboard;
+import io.switchboard.client.load.LoadRun;
+import io.switchboard.client.load.LoadTally;
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
 import io.switchboard.components.echo.EchoStub;
@@ -10,14 +12,12 @@ import io.switchboard.protocol.ServerInterceptor;
 import io.switchboard.registry.testing.RunningRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,18 +29,18 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Two Boot instances of one component, restarted one after the other while callers keep calling it
- * through the registry: no call fails, and no call id runs twice (on one instance or across both).
+ * Two Boot instances of one component, restarted one after the other under load from the
+ * {@code load} command's engine ({@link LoadRun}) calling it through the registry: no call fails,
+ * and no call id runs twice (on one instance or across both), counted where the component runs.
  */
 class RollingRestartTest {
     private static final int CALLERS = 4;
     /** Calls an instance must have served before the next step: proof that it took its share. */
     private static final int SHARE = 20;
+    private static final double[] VALUES = {1, 2, 3};
 
     /** Every call id that reached a component, with how often; an id seen twice ran twice. */
     private final Map<String, Integer> ran = new ConcurrentHashMap<>();
-    private final AtomicLong calls = new AtomicLong();
-    private final List<Throwable> failures = new ArrayList<>();
 
     @TempDir
     Path tmp;
@@ -48,57 +48,42 @@ class RollingRestartTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void restartingTheInstancesOneAfterTheOtherLosesAndRepeatsNoCall() throws Exception {
+        LoadTally tally = new LoadTally();
         try (RunningRegistry registry = RunningRegistry.start()) {
             Path secret = Files.writeString(tmp.resolve("secret"), RunningRegistry.SECRET);
             Instance a = start(registry, secret);
             Instance b = start(registry, secret);
-            AtomicBoolean calling = new AtomicBoolean(true);
-            List<Thread> callers = new ArrayList<>();
-            try (Switchboard client = Switchboard.connect(registry.url())) {
+            try (Switchboard client = Switchboard.builder(registry.url()).listener(tally).connect()) {
                 EchoStub echo = client.lookup(EchoComponent.DESCRIPTOR, EchoComponent::stub);
-                for (int i = 0; i < CALLERS; i++) {
-                    Thread t = new Thread(() -> call(echo, calling), "caller-" + i);
-                    t.start();
-                    callers.add(t);
-                }
-                a.awaitShare();
-                b.awaitShare();
+                LoadRun load = LoadRun.builder(() -> () -> {
+                    if (!Arrays.equals(echo.echoDoubles(VALUES), VALUES)) {
+                        throw new IllegalStateException("a wrong answer");
+                    }
+                }).concurrency(CALLERS).tally(tally).start();   // until stopped
+                try {
+                    a.awaitShare();
+                    b.awaitShare();
 
-                a.context.close();   // drains: unbound, quiet period, calls under way finished
-                Instance a2 = start(registry, secret);
-                a2.awaitShare();
-                b.context.close();
-                Instance b2 = start(registry, secret);
-                b2.awaitShare();
+                    a.context.close();   // drains: unbound, quiet period, calls under way finished
+                    Instance a2 = start(registry, secret);
+                    a2.awaitShare();
+                    b.context.close();
+                    Instance b2 = start(registry, secret);
+                    b2.awaitShare();
 
-                calling.set(false);
-                for (Thread t : callers) {
-                    t.join();
+                    load.stop();
+                    assertThat(load.await(Duration.ofMinutes(1))).as("the callers end once stopped").isTrue();
+                    a2.context.close();
+                    b2.context.close();
+                } finally {
+                    load.stop();
                 }
-                a2.context.close();
-                b2.context.close();
             }
         }
-        synchronized (failures) {
-            assertThat(failures).as("calls that failed").isEmpty();
-        }
-        assertThat(calls.get()).isGreaterThanOrEqualTo(4L * SHARE);
+        assertThat(tally.failures()).as("calls that failed, by kind").isEmpty();
+        assertThat(tally.calls()).isGreaterThanOrEqualTo(4L * SHARE);
         assertThat(ran.entrySet().stream().filter(e -> e.getValue() > 1).toList()).as("call ids run twice").isEmpty();
-        assertThat(ran).as("every call carried an id").hasSize((int) calls.get());
-    }
-
-    private void call(EchoStub echo, AtomicBoolean calling) {
-        double[] values = {1, 2, 3};
-        while (calling.get()) {
-            try {
-                assertThat(echo.echoDoubles(values)).containsExactly(1, 2, 3);
-                calls.incrementAndGet();
-            } catch (Throwable e) {
-                synchronized (failures) {
-                    failures.add(e);
-                }
-            }
-        }
+        assertThat(ran).as("every call ran, with its own id").hasSize((int) tally.calls());
     }
 
     private Instance start(RunningRegistry registry, Path secret) {

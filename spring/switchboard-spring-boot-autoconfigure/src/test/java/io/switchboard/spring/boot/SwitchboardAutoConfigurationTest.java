@@ -2,6 +2,9 @@ package io.switchboard.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.switchboard.client.Switchboard;
 import io.switchboard.components.echo.EchoService;
 import io.switchboard.components.echo.EchoStub;
@@ -26,7 +29,7 @@ class SwitchboardAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SwitchboardMetricsAutoConfiguration.class,
-                    SwitchboardClientAutoConfiguration.class, SwitchboardServerAutoConfiguration.class,
+                    SwitchboardTracingAutoConfiguration.class, SwitchboardClientAutoConfiguration.class, SwitchboardServerAutoConfiguration.class,
                     SwitchboardHealthAutoConfiguration.class));
 
     @Test
@@ -136,6 +139,33 @@ class SwitchboardAutoConfigurationTest {
     }
 
     @Test
+    void theApplicationsOpenTelemetryTracesTheClientAndTheServer() {
+        runner.withUserConfiguration(OneOpenTelemetry.class).withPropertyValues("switchboard.registry.url=" + NOWHERE)
+                .run(context -> {
+                    assertThat(context).hasBean("switchboardServerTracing").hasBean("switchboardClientTracing");
+                    assertThat(context).hasSingleBean(Switchboard.class);
+                });
+    }
+
+    @Test
+    void withoutAnOpenTelemetryBeanTracingIsLeftAsOutsideSpring() {
+        runner.withPropertyValues("switchboard.registry.url=" + NOWHERE).run(context -> {
+            assertThat(context).hasSingleBean(Switchboard.class);
+            assertThat(context).doesNotHaveBean("switchboardServerTracing").doesNotHaveBean("switchboardClientTracing");
+        });
+    }
+
+    @Test
+    void twoOpenTelemetryBeansAreNoChoiceToMake() {
+        runner.withUserConfiguration(OneOpenTelemetry.class, AnotherOpenTelemetry.class)
+                .withPropertyValues("switchboard.registry.url=" + NOWHERE).run(context -> {
+                    assertThat(context).hasSingleBean(Switchboard.class);
+                    assertThat(context).doesNotHaveBean("switchboardServerTracing")
+                            .doesNotHaveBean("switchboardClientTracing");
+                });
+    }
+
+    @Test
     void aMarkedBeanIsFoundWithItsSkeletonAndName() {
         runner.withUserConfiguration(ServesEcho.class, RenamedEcho.class).run(context -> {
             List<ComponentRegistration> served = ServedComponents.in(context.getBeanFactory());
@@ -195,6 +225,22 @@ class SwitchboardAutoConfigurationTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(
                     () -> SwitchboardServerAutoConfiguration.builder(properties, null, sb))
                     .hasMessageContaining("switchboard.server.jwt.audience");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OneOpenTelemetry {
+        @Bean
+        OpenTelemetry openTelemetry() {
+            return OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder().build()).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AnotherOpenTelemetry {
+        @Bean
+        OpenTelemetry anotherOpenTelemetry() {
+            return OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder().build()).build();
         }
     }
 
