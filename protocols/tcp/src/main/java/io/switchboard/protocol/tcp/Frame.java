@@ -114,6 +114,42 @@ final class Frame {
         return out;
     }
 
+    /** A frame of {@code meta} and {@code data} as they are (a compressed message), in one buffer. */
+    static ByteBuf encodeRaw(ByteBufAllocator alloc, byte[] meta, byte[] data) {
+        ByteBuf buf = alloc.buffer(HEADER_BYTES + meta.length + data.length);
+        return buf.writeBytes(header(meta.length, data.length)).writeBytes(meta).writeBytes(data);
+    }
+
+    /**
+     * A request frame whose message is compressed: as {@link #request(byte[], String, int, long, Map, String,
+     * ProtoCodec.Writer)}, with {@code compress_type} in its meta. The caller has checked the message's size,
+     * uncompressed, against the frame limit.
+     */
+    static ProtoOutput request(byte[] names, String requestId, int timeoutMillis, long correlationId,
+                               Map<String, String> userFields, String authentication, TcpCompression compression,
+                               ProtoCodec.Writer writer) {
+        byte[] data = compressed(compression, writer);
+        int meta = RpcMeta.requestBytes(names, 0, requestId, timeoutMillis, correlationId, userFields, authentication)
+                + 1 + ProtoOutput.varint64Size(compression.wireType());
+        ProtoOutput out = new ProtoOutput(HEADER_BYTES + meta + data.length + 16);
+        out.writeRaw(header(meta, data.length), 0, HEADER_BYTES);
+        RpcMeta.writeRequest(out, names, 0, requestId, timeoutMillis, correlationId, userFields, authentication);
+        out.writeInt32(3, compression.wireType());
+        out.writeRaw(data, 0, data.length);
+        if (out.size() != HEADER_BYTES + meta + data.length) {
+            throw new IllegalStateException("a request frame of " + out.size() + " bytes, not the "
+                    + (HEADER_BYTES + meta + data.length) + " its sizes announced");
+        }
+        return out;
+    }
+
+    /** The message {@code writer} writes, compressed. */
+    static byte[] compressed(TcpCompression compression, ProtoCodec.Writer writer) {
+        ProtoOutput plain = new ProtoOutput((int) writer.size() + 16);
+        writer.writePart(plain, Integer.MAX_VALUE);
+        return FrameCompression.compress(compression, plain.array(), 0, plain.size());
+    }
+
     /** A frame of {@code meta} alone (a cancel), as bytes. */
     static byte[] bytes(byte[] meta) {
         byte[] frame = Arrays.copyOf(header(meta.length, 0), HEADER_BYTES + meta.length);

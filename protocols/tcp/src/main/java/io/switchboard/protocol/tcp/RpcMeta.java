@@ -17,9 +17,9 @@ import java.util.Map;
  * message RpcMeta {
  *     optional RpcRequestMeta request = 1;
  *     optional RpcResponseMeta response = 2;
- *     optional int32 compress_type = 3;          // read: anything but 0 is refused
+ *     optional int32 compress_type = 3;          // 0 none, 1 snappy, 2 gzip, 3 zlib (TcpCompression)
  *     optional int64 correlation_id = 4;
- *     optional int32 attachment_size = 5;        // read: anything but 0 is refused
+ *     optional int32 attachment_size = 5;        // read; a server refuses a request with one
  *     optional bytes authentication_data = 7;    // a bearer token
  *     map&lt;string, string&gt; user_fields = 9;
  * }
@@ -47,8 +47,9 @@ import java.util.Map;
  * @param errorCode      the response's {@code error_code}: 0 for success
  * @param errorText      the response's {@code error_text}, or null
  * @param correlationId  matches a response to its request
- * @param compressType   {@code compress_type}: Switchboard writes 0 and accepts nothing else
- * @param attachmentSize {@code attachment_size}: Switchboard writes 0 and accepts nothing else
+ * @param compressType   {@code compress_type}: how the message is compressed ({@link TcpCompression}); 0: not
+ * @param attachmentSize {@code attachment_size}: the bytes after the message that are an attachment; Switchboard
+ *                       writes 0, and its server refuses a request with an attachment
  * @param userFields     {@code user_fields}: the trace context and Switchboard's extensions ({@link TcpErrors})
  * @param authentication {@code authentication_data} (field 7): the caller's bearer token; null when absent
  */
@@ -74,6 +75,12 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
         return new RpcMeta(null, null, 0, null, 0, errorCode, errorText, correlationId, 0, 0, userFields, null);
     }
 
+    /** This meta with {@code compress_type} set: an answer in the compression of its request. */
+    RpcMeta withCompressType(int type) {
+        return new RpcMeta(service, method, logId, requestId, timeoutMillis, errorCode, errorText, correlationId, type,
+                attachmentSize, userFields, authentication);
+    }
+
     boolean isRequest() {
         return service != null;
     }
@@ -89,6 +96,7 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
             ProtoOutput out = new ProtoOutput(requestBytes(names, logId, requestId, timeoutMillis, correlationId, userFields,
                     authentication));
             writeRequest(out, names, logId, requestId, timeoutMillis, correlationId, userFields, authentication);
+            writeSizes(out);
             return out.toByteArray();
         }
         int inner = (errorCode != 0 ? 1 + ProtoOutput.varint64Size(errorCode) : 0)
@@ -104,7 +112,18 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
         }
         out.writeInt64(4, correlationId);
         writeUserFields(out, userFields);
+        writeSizes(out);
         return out.toByteArray();
+    }
+
+    /** {@code compress_type} and {@code attachment_size}, when set (field order does not matter to protobuf). */
+    private void writeSizes(ProtoOutput out) {
+        if (compressType != 0) {
+            out.writeInt32(3, compressType);
+        }
+        if (attachmentSize != 0) {
+            out.writeInt32(5, attachmentSize);
+        }
     }
 
     /** A request's {@code service_name} and {@code method_name} fields, encoded once per operation by a client. */
@@ -184,7 +203,8 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
      * Reads a meta of {@code length} bytes from {@code source}.
      *
      * @throws WireFormatException when it is malformed: a broken field, a request without its
-     *                             names, a compression or attachment Switchboard does not speak, too many user fields
+     *                             names, too many user fields. A compression or an attachment is read,
+     *                             not judged: the server answers a request it cannot take on an open connection
      */
     static RpcMeta decode(ProtoInput in) {
         String service = null;
@@ -257,12 +277,6 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
         }
         if (request && (service == null || method == null)) {
             throw WireFormatException.malformed("RpcRequestMeta", "a request needs its service_name and method_name");
-        }
-        if (compress != 0) {
-            throw WireFormatException.malformed("RpcMeta.compress_type", "compression " + compress + " is not supported");
-        }
-        if (attachment != 0) {
-            throw WireFormatException.malformed("RpcMeta.attachment_size", "attachments are not supported");
         }
         return new RpcMeta(request ? service : null, method, logId, requestId, timeout, errorCode, errorText,
                 correlationId, compress, attachment, user, request ? authentication : null);

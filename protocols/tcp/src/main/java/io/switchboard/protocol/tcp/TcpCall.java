@@ -135,7 +135,13 @@ final class TcpCall implements Runnable {
     private void serve() {
         ProtoCodec codec = op.service().codec(ProtoCodec.class);
         Object request;
+        TcpCompression compression = TcpCompression.ofWireType(meta.compressType());   // known: the server checked
         try {
+            if (compression != TcpCompression.NONE) {
+                ByteBuf plain = FrameCompression.decompress(compression, data, limits.maxMessageBytes());
+                data.release();
+                data = plain;
+            }
             ProtoCodec.Reader reader = codec.reader(op.requestElement().getLocalPart(), limits, data.readableBytes());
             Frame.readInto(reader, data);
             request = reader.finish();
@@ -212,9 +218,25 @@ final class TcpCall implements Runnable {
                     + " bytes; the operation ran", null).encode();
             writer = null;
         }
-        ByteBuf frame = Frame.encode(ctx.alloc(), m, writer);
+        ByteBuf frame = writer != null && meta.compressType() != 0 ? compressedFrame(answer, writer)
+                : Frame.encode(ctx.alloc(), m, writer);
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         ctx.writeAndFlush(frame);
+    }
+
+    /**
+     * An answer with its message in the request's compression (its meta saying so); if it cannot be
+     * compressed, an error answer without a message, since the caller is owed an answer either way.
+     */
+    private ByteBuf compressedFrame(RpcMeta answer, ProtoCodec.Writer writer) {
+        try {
+            byte[] data = Frame.compressed(TcpCompression.ofWireType(meta.compressType()), writer);
+            return Frame.encodeRaw(ctx.alloc(), answer.withCompressType(meta.compressType()).encode(), data);
+        } catch (RuntimeException | Error e) {
+            LOG.warn("{}: its answer cannot be compressed", op, e);
+            return Frame.encode(ctx.alloc(), TcpErrors.failure(meta.correlationId(), new IllegalStateException(
+                    "the answer of " + op + " cannot be compressed: " + e)).encode(), null);
+        }
     }
 
     static TraceContext trace(RpcMeta meta) {

@@ -413,6 +413,15 @@ final class TcpServer implements ProtocolServer {
                         + " closes"), op.toString()));
                 return;
             }
+            String cannotTake = unsupported(meta);
+            if (cannotTake != null) {
+                frame.release();   // the frame is read whole: the connection goes on with the next one
+                e.skeleton().refused(op, WireFormatException.MALFORMED);
+                answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
+                        meta.attachmentSize() != 0 ? "RpcMeta.attachment_size" : "RpcMeta.compress_type", cannotTake),
+                        op.toString()));
+                return;
+            }
             String callId = meta.requestId();
             if (callId != null && !io.switchboard.protocol.CallIds.wellFormed(callId)) {
                 frame.release();
@@ -433,7 +442,8 @@ final class TcpServer implements ProtocolServer {
                         "RpcMeta.correlation_id", "a call with this correlation id is under way"), op.toString()));
                 return;
             }
-            if (inline.inline(frame.data.readableBytes())) {
+            // a compressed request inflates on a worker: its size on the wire says nothing of its cost
+            if (meta.compressType() == 0 && inline.inline(frame.data.readableBytes())) {
                 call.run();   // a fast operation: answered from here, without a worker (InlineRuns)
                 return;
             }
@@ -485,6 +495,19 @@ final class TcpServer implements ProtocolServer {
             }
             ctx.close();
         }
+    }
+
+    /** Why a request cannot be taken (an attachment, an unknown compression), or null. */
+    private static String unsupported(RpcMeta meta) {
+        if (meta.attachmentSize() != 0) {
+            return "attachments are not taken: this server reads the message only (attachment_size "
+                    + meta.attachmentSize() + ")";
+        }
+        if (TcpCompression.ofWireType(meta.compressType()) == null) {
+            return "compress_type " + meta.compressType() + " is not one this server takes (0 none, 1 snappy,"
+                    + " 2 gzip, 3 zlib)";
+        }
+        return null;
     }
 
     /** Writes an answer of meta only. */

@@ -226,8 +226,18 @@ final class TcpTransport implements Transport {
         ClientConnection.Call call = connection.open(operation.toString(), answer);
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
         // the token is asked per call (it may rotate); over plain text it travels readable, as documented
-        ProtoOutput frame = Frame.request(names.get(operation.name()), options.callId(), timeoutMillis, call.id, user,
-                client.settings().tokenNow(), writer);
+        TcpCompression compression = options.get(TcpCompression.OPTION);
+        ProtoOutput frame;
+        try {
+            frame = compression == null || compression == TcpCompression.NONE
+                    ? Frame.request(names.get(operation.name()), options.callId(), timeoutMillis, call.id, user,
+                            client.settings().tokenNow(), writer)
+                    : Frame.request(names.get(operation.name()), options.callId(), timeoutMillis, call.id, user,
+                            client.settings().tokenNow(), compression, writer);
+        } catch (RuntimeException | Error e) {
+            connection.forget(call);   // nothing was sent
+            throw e;
+        }
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         int frameBytes = frame.size();
         connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());
@@ -263,7 +273,7 @@ final class TcpTransport implements Transport {
                         + " bytes (the operation ran)");
             }
             if (meta.errorCode() == TcpErrors.DECLARED_FAULT && operation.faultInfoClass() != null) {
-                throw operation.toException(decode(operation.faultElement().getLocalPart(), frame.data));
+                throw operation.toException(decode(operation.faultElement().getLocalPart(), frame));
             }
             if (meta.errorCode() != 0) {
                 throw TcpErrors.toException(meta, operation.toString(), endpoint.address());
@@ -271,7 +281,7 @@ final class TcpTransport implements Transport {
             if (operation.oneWay()) {
                 return null;
             }
-            Object response = decode(operation.responseElement().getLocalPart(), frame.data);
+            Object response = decode(operation.responseElement().getLocalPart(), frame);
             PhaseMarks.mark(PhaseMarks.Phase.DECODE_END);
             return response;
         } catch (WireFormatException e) {
@@ -282,10 +292,30 @@ final class TcpTransport implements Transport {
         }
     }
 
-    private Object decode(String message, ByteBuf data) {
-        ProtoCodec.Reader reader = codec.reader(message, limits, data.readableBytes());
-        Frame.readInto(reader, data);
-        return reader.finish();
+    /** The frame's message, decompressed first if its meta says so (bounded by the message limit as it inflates). */
+    private Object decode(String message, Frame frame) {
+        ByteBuf data = frame.data;
+        if (frame.meta.attachmentSize() != 0) {
+            throw WireFormatException.malformed("RpcMeta.attachment_size", "an answer with an attachment, which this"
+                    + " client does not take");
+        }
+        if (frame.meta.compressType() != 0) {
+            TcpCompression compression = TcpCompression.ofWireType(frame.meta.compressType());
+            if (compression == null) {
+                throw WireFormatException.malformed("RpcMeta.compress_type", "an answer in compress_type "
+                        + frame.meta.compressType() + ", which this client does not know");
+            }
+            data = FrameCompression.decompress(compression, data, limits.maxMessageBytes());
+        }
+        try {
+            ProtoCodec.Reader reader = codec.reader(message, limits, data.readableBytes());
+            Frame.readInto(reader, data);
+            return reader.finish();
+        } finally {
+            if (data != frame.data) {
+                data.release();
+            }
+        }
     }
 
     @Override

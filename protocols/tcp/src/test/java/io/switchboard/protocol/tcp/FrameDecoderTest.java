@@ -161,8 +161,6 @@ class FrameDecoderTest {
             {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF},                              // a broken varint
             {0x0A, 0x7F},                                                          // a request longer than the meta
             {0x0A, 0x02, 0x0A, 0x00},                                              // a request without its method
-            {0x18, 0x01},                                                          // compress_type 1
-            {0x28, 0x05},                                                          // an attachment
             {0x07},                                                                // field 0
         };
         for (byte[] meta : metas) {

@@ -17,8 +17,9 @@ import java.util.List;
  * Fuzzes the tcp wire as a server meets it: arbitrary bytes, delivered in pieces whose sizes the
  * input's first byte sets, go through the {@link FrameDecoder} (small limits), and each frame whose
  * meta names an operation of the conformance component has its data read as that operation's
- * request by the generated codec. Only a {@link FrameDecoder.FrameException} (the connection
- * would close) or a {@link WireFormatException} (the call would be refused) may come out, within
+ * request by the generated codec, decompressed first when its {@code compress_type} says so. Only
+ * a {@link FrameDecoder.FrameException} (the connection would close) or a
+ * {@link WireFormatException} (the call would be refused) may come out, within
  * 5 s and bounded allocation; a request that reads must survive a round trip through the writer.
  *
  * <p>CI runs the inputs in {@code src/test/resources/.../FrameFuzzTestInputs}; to fuzz:
@@ -73,11 +74,23 @@ class FrameFuzzTest {
         if (f.oversized() || !f.meta.isRequest() || !ConformanceComponent.DESCRIPTOR.hasOperation(f.meta.method())) {
             return null;
         }
+        TcpCompression compression = TcpCompression.ofWireType(f.meta.compressType());
+        if (compression == null || f.meta.attachmentSize() != 0) {
+            return null;   // the server answers these EREQUEST without reading the data
+        }
         OperationDescriptor op = ConformanceComponent.DESCRIPTOR.operation(f.meta.method());
         String message = op.requestElement().getLocalPart();
-        int n = f.data.readableBytes();
-        ProtoCodec.Reader reader = CODEC.reader(message, LIMITS, n);
-        reader.readPart(Frame.source(f.data), n);
-        return new Object[] {message, reader.finish()};
+        io.netty.buffer.ByteBuf data = compression == TcpCompression.NONE ? f.data
+                : FrameCompression.decompress(compression, f.data, LIMITS.maxMessageBytes());
+        try {
+            int n = data.readableBytes();
+            ProtoCodec.Reader reader = CODEC.reader(message, LIMITS, n);
+            reader.readPart(Frame.source(data), n);
+            return new Object[] {message, reader.finish()};
+        } finally {
+            if (data != f.data) {
+                data.release();
+            }
+        }
     }
 }
