@@ -6,6 +6,7 @@ import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.Policies;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.TransportException;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,7 +119,7 @@ final class LoadCommand implements Callable<Integer> {
             List<Thread> callers = new ArrayList<>();
             for (int i = 0; i < concurrency; i++) {
                 DynamicRecord request = target.request(stub);   // one per caller: not shared between threads
-                Thread t = new Thread(() -> {
+                Thread t = DaemonThreads.start(() -> {
                     while (true) {
                         if (interval > 0) {
                             long at = nextStart.getAndAdd(interval);
@@ -135,9 +136,7 @@ final class LoadCommand implements Callable<Integer> {
                         tally.call(stub, request);
                     }
                 }, "load-" + i);
-                t.setDaemon(true);
                 callers.add(t);
-                t.start();
             }
             long second = start;
             Tally.Snapshot last = tally.snapshot();

@@ -1,5 +1,6 @@
 package io.switchboard.registry.server;
 
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.store.InMemoryRegistryStore;
 import io.switchboard.protocol.Endpoint;
@@ -88,11 +89,7 @@ public final class RegistryServer implements AutoCloseable {
             }
             throw e;
         }
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "registry-lease-sweeper");
-            t.setDaemon(true);
-            return t;
-        });
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("registry-lease-sweeper"));
         long every = b.sweepInterval.toMillis();
         sweeper.scheduleWithFixedDelay(() -> {
             try {
