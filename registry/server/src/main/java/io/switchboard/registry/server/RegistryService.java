@@ -9,24 +9,19 @@ import io.switchboard.registry.Entries;
 import io.switchboard.idl.SchemaException;
 import io.switchboard.idl.SchemaReader;
 import io.switchboard.protocol.Endpoint;
-import io.switchboard.registry.wire.BindFault;
 import io.switchboard.registry.wire.BindFaultException;
 import io.switchboard.registry.wire.Entry;
 import io.switchboard.registry.wire.Event;
 import io.switchboard.registry.wire.WatchResponse;
-import io.switchboard.registry.wire.RebindFault;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.Registry;
-import io.switchboard.registry.wire.RenewFault;
 import io.switchboard.registry.wire.RenewFaultException;
 import io.switchboard.registry.wire.CallStats;
-import io.switchboard.registry.wire.RenewWithStatsFault;
 import io.switchboard.registry.wire.RenewWithStatsFaultException;
 import io.switchboard.registry.CallSummary;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import io.switchboard.registry.wire.UnbindFault;
 import io.switchboard.registry.wire.UnbindFaultException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -134,13 +129,13 @@ public final class RegistryService implements Registry {
     public void bind(Entry entry, String credential) throws BindFaultException {
         String problem = authorize(credential);
         if (problem != null) {
-            throw bindFault("unauthorized", problem);
+            throw RegistryFault.BIND.of(RegistryFault.UNAUTHORIZED, problem);
         }
         ComponentEntry e;
         try {
             e = validate(entry);
         } catch (IllegalArgumentException ex) {
-            throw bindFault("invalid", ex.getMessage());
+            throw RegistryFault.BIND.of(RegistryFault.INVALID, ex.getMessage());
         }
         try {
             synchronized (leases) {
@@ -149,11 +144,11 @@ public final class RegistryService implements Registry {
                 ownWrite(e);
             }
         } catch (RegistryStore.AlreadyBoundException ex) {
-            throw bindFault("already-bound", ex.getMessage());
+            throw RegistryFault.BIND.of(RegistryFault.ALREADY_BOUND, ex.getMessage());
         } catch (IllegalArgumentException ex) {
-            throw bindFault("invalid", ex.getMessage());
+            throw RegistryFault.BIND.of(RegistryFault.INVALID, ex.getMessage());
         } catch (RegistryStore.StoreException ex) {
-            throw bindFault("unavailable", ex.getMessage());
+            throw RegistryFault.BIND.of(RegistryFault.UNAVAILABLE, ex.getMessage());
         }
         LOG.info("bound {} ({}) at {}", e.name(), e.instanceId(), e.endpoints());
     }
@@ -162,13 +157,13 @@ public final class RegistryService implements Registry {
     public void rebind(Entry entry, String credential) throws RebindFaultException {
         String problem = authorize(credential);
         if (problem != null) {
-            throw rebindFault("unauthorized", problem);
+            throw RegistryFault.REBIND.of(RegistryFault.UNAUTHORIZED, problem);
         }
         ComponentEntry e;
         try {
             e = validate(entry);
         } catch (IllegalArgumentException ex) {
-            throw rebindFault("invalid", ex.getMessage());
+            throw RegistryFault.REBIND.of(RegistryFault.INVALID, ex.getMessage());
         }
         try {
             synchronized (leases) {
@@ -177,9 +172,9 @@ public final class RegistryService implements Registry {
                 ownWrite(e);
             }
         } catch (IllegalArgumentException ex) {
-            throw rebindFault("invalid", ex.getMessage());
+            throw RegistryFault.REBIND.of(RegistryFault.INVALID, ex.getMessage());
         } catch (RegistryStore.StoreException ex) {
-            throw rebindFault("unavailable", ex.getMessage());
+            throw RegistryFault.REBIND.of(RegistryFault.UNAVAILABLE, ex.getMessage());
         }
         LOG.info("rebound {} ({}) at {}", e.name(), e.instanceId(), e.endpoints());
     }
@@ -188,10 +183,10 @@ public final class RegistryService implements Registry {
     public int unbind(String name, String instanceId, String credential) throws UnbindFaultException {
         String problem = authorize(credential);
         if (problem != null) {
-            throw unbindFault("unauthorized", problem);
+            throw RegistryFault.UNBIND.of(RegistryFault.UNAUTHORIZED, problem);
         }
         if (name == null) {
-            throw unbindFault("invalid", "the name is missing");
+            throw RegistryFault.UNBIND.of(RegistryFault.INVALID, "the name is missing");
         }
         int removed;
         try {
@@ -202,7 +197,7 @@ public final class RegistryService implements Registry {
                 ownRemoval(name, instanceId);
             }
         } catch (RegistryStore.StoreException ex) {
-            throw unbindFault("unavailable", ex.getMessage());
+            throw RegistryFault.UNBIND.of(RegistryFault.UNAVAILABLE, ex.getMessage());
         }
         if (removed > 0) {
             LOG.info("unbound {} ({}): {} instance(s)", name, instanceId == null ? "all" : instanceId, removed);
@@ -218,10 +213,10 @@ public final class RegistryService implements Registry {
     public boolean renew(String name, String instanceId, String credential) throws RenewFaultException {
         String problem = authorize(credential);
         if (problem != null) {
-            throw renewFault("unauthorized", problem);
+            throw RegistryFault.RENEW.of(RegistryFault.UNAUTHORIZED, problem);
         }
         if (name == null || instanceId == null) {
-            throw renewFault("invalid", "renew needs a name and an instance id");
+            throw RegistryFault.RENEW.of(RegistryFault.INVALID, "renew needs a name and an instance id");
         }
         try {
             synchronized (leases) {
@@ -253,7 +248,7 @@ public final class RegistryService implements Registry {
                 return true;
             }
         } catch (RegistryStore.StoreException ex) {
-            throw renewFault("unavailable", ex.getMessage());
+            throw RegistryFault.RENEW.of(RegistryFault.UNAVAILABLE, ex.getMessage());
         }
     }
 
@@ -268,19 +263,19 @@ public final class RegistryService implements Registry {
             throws RenewWithStatsFaultException {
         String problem = authorize(credential);
         if (problem != null) {
-            throw renewWithStatsFault("unauthorized", problem);
+            throw RegistryFault.RENEW_WITH_STATS.of(RegistryFault.UNAUTHORIZED, problem);
         }
         CallSummary summary;
         try {
             summary = CallSummary.fromWire(stats);
         } catch (IllegalArgumentException e) {
-            throw renewWithStatsFault("invalid", "the call figures are not valid: " + e.getMessage());
+            throw RegistryFault.RENEW_WITH_STATS.of(RegistryFault.INVALID, "the call figures are not valid: " + e.getMessage());
         }
         boolean bound;
         try {
             bound = renew(name, instanceId, credential);
         } catch (RenewFaultException e) {
-            throw renewWithStatsFault(e.getFaultInfo().getCode(), e.getFaultInfo().getReason());
+            throw RegistryFault.RENEW_WITH_STATS.of(e.getFaultInfo().getCode(), e.getFaultInfo().getReason());
         }
         if (bound) {
             Leases.Key k = new Leases.Key(name, instanceId);
@@ -518,40 +513,5 @@ public final class RegistryService implements Registry {
 
     private static String abbreviate(String s) {
         return s.length() <= 80 ? s : s.substring(0, 77) + "...";
-    }
-
-    private static BindFaultException bindFault(String code, String reason) {
-        BindFault f = new BindFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new BindFaultException(f);
-    }
-
-    private static UnbindFaultException unbindFault(String code, String reason) {
-        UnbindFault f = new UnbindFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new UnbindFaultException(f);
-    }
-
-    private static RenewFaultException renewFault(String code, String reason) {
-        RenewFault f = new RenewFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new RenewFaultException(f);
-    }
-
-    private static RenewWithStatsFaultException renewWithStatsFault(String code, String reason) {
-        RenewWithStatsFault f = new RenewWithStatsFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new RenewWithStatsFaultException(f);
-    }
-
-    private static RebindFaultException rebindFault(String code, String reason) {
-        RebindFault f = new RebindFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new RebindFaultException(f);
     }
 }
