@@ -77,7 +77,7 @@ public final class RegistryServer implements AutoCloseable {
             }
             this.stream = b.watchStream ? new WatchStreamServer(service, settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient, authorization) : null;
-            service.streamAt(stream == null ? null : stream.address());
+            service.watches().streamAt(stream == null ? null : stream.address());
             if (b.meters != null) {
                 meters(b.meters, this);
             }
@@ -218,7 +218,7 @@ public final class RegistryServer implements AutoCloseable {
         if (stream != null) {
             stream.close();
         }
-        service.closeWatches();
+        service.watches().close();
         soap.close();
         service.store().close();
         if (ownedPolicyFile != null) {

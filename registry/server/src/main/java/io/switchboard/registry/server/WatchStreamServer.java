@@ -99,7 +99,7 @@ final class WatchStreamServer implements AutoCloseable {
     WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
                       int maxPerClient, io.switchboard.server.authz.AuthorizationInterceptor authorization) {
         this.authorization = authorization;
-        this.hub = registry.watches();
+        this.hub = registry.watches().hub();
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
         // the reads' threads; their queue is bounded by the read gate, which admits on the event loop
@@ -112,7 +112,7 @@ final class WatchStreamServer implements AutoCloseable {
                     refuseIfDenied(RegistryPaths.lookup(request.getName()));
                     LookupResponse r = new LookupResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
-                        r.setEntries(registry.lookup(request.getName()));
+                        r.setEntries(registry.reads().lookup(request.getName()));
                     }
                     return r;
                 }))
@@ -120,7 +120,7 @@ final class WatchStreamServer implements AutoCloseable {
                     refuseIfDenied(RegistryPaths.list());
                     ListEntriesResponse r = new ListEntriesResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
-                        r.setEntries(registry.listEntries());
+                        r.setEntries(registry.reads().list());
                     }
                     return r;
                 }))
@@ -309,8 +309,8 @@ final class WatchStreamServer implements AutoCloseable {
                 return;
             }
             Set<String> wanted = WatchHub.names(request.getNames());
-            if (wanted.size() > RegistryService.MAX_WATCHED_NAMES) {
-                end(Status.INVALID_ARGUMENT.withDescription("a watch names at most " + RegistryService.MAX_WATCHED_NAMES
+            if (wanted.size() > RegistryWatches.MAX_WATCHED_NAMES) {
+                end(Status.INVALID_ARGUMENT.withDescription("a watch names at most " + RegistryWatches.MAX_WATCHED_NAMES
                         + " components"));
                 return;
             }
@@ -338,7 +338,7 @@ final class WatchStreamServer implements AutoCloseable {
             }
             WatchHub.Poll p = poll;
             byte[] message = encoded.computeIfAbsent(new Sent(names, p.reset() ? -1 : from, p.version()),
-                    k -> WatchStreamMethod.encode(RegistryService.toWire(p)));
+                    k -> WatchStreamMethod.encode(RegistryWatches.toWire(p)));
             call.sendMessage(message);
             sent.incrementAndGet();
         }
