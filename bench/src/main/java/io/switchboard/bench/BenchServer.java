@@ -2,6 +2,7 @@ package io.switchboard.bench;
 
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
@@ -96,7 +97,7 @@ public final class BenchServer {
 
     /** Accepts connections on a daemon thread, one daemon thread per connection. */
     static void acceptLoop(ServerSocket listener, String name, Connection handler) {
-        Thread accept = new Thread(() -> {
+        DaemonThreads.start(() -> {
             while (!listener.isClosed()) {
                 Socket s;
                 try {
@@ -104,18 +105,14 @@ public final class BenchServer {
                 } catch (IOException e) {
                     return;
                 }
-                Thread t = new Thread(() -> {
+                DaemonThreads.start(() -> {
                     try (s) {
                         handler.serve(s);
                     } catch (Exception | StackOverflowError e) {
                         System.err.println(name + ": connection ended: " + e);
                     }
                 }, name + "-connection");
-                t.setDaemon(true);
-                t.start();
             }
         }, name + "-accept");
-        accept.setDaemon(true);
-        accept.start();
     }
 }

@@ -1,5 +1,6 @@
 package io.switchboard.bench;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,9 +31,7 @@ final class CountingProxy implements AutoCloseable {
     CountingProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread accept = new Thread(this::acceptLoop, "counting-proxy-" + targetPort);
-        accept.setDaemon(true);
-        accept.start();
+        DaemonThreads.start(this::acceptLoop, "counting-proxy-" + targetPort);
     }
 
     int port() {
@@ -62,7 +61,7 @@ final class CountingProxy implements AutoCloseable {
     }
 
     private static void pump(Socket from, Socket to, AtomicLong count) {
-        Thread t = new Thread(() -> {
+        DaemonThreads.start(() -> {
             byte[] buf = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
@@ -76,8 +75,6 @@ final class CountingProxy implements AutoCloseable {
                 closeQuietly(to);
             }
         }, "counting-proxy-pump");
-        t.setDaemon(true);
-        t.start();
     }
 
     private static void closeQuietly(Socket s) {

@@ -4,6 +4,7 @@ import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.registry.wire.Watch;
 import io.switchboard.registry.wire.WatchResponse;
 import java.time.Duration;
@@ -217,9 +218,7 @@ public final class RegistryWatch implements AutoCloseable {
         if (closed || thread != null) {
             return;
         }
-        thread = new Thread(this::run, "registry-watch-" + (names.isEmpty() ? "*" : String.join(",", names)));
-        thread.setDaemon(true);
-        thread.start();
+        thread = DaemonThreads.start(this::run, "registry-watch-" + (names.isEmpty() ? "*" : String.join(",", names)));
     }
 
     /** Waits until the instances bound at the start have been reported; false if that took longer than {@code timeout}. */

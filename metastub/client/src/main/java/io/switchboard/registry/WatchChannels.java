@@ -2,6 +2,7 @@ package io.switchboard.registry;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.TlsSettings;
 import io.switchboard.protocol.grpc.GrpcTls;
 import java.net.URI;
@@ -10,9 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What every {@link RegistryWatch} of this JVM shares: one HTTP/2 connection per registry watch
@@ -23,13 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class WatchChannels {
     /** Runs the listeners: one event at a time per watch, watches side by side. */
     static final ExecutorService EVENTS = Executors.newFixedThreadPool(
-            Math.max(2, Runtime.getRuntime().availableProcessors()), daemon("registry-watch-events"));
+            Math.max(2, Runtime.getRuntime().availableProcessors()), DaemonThreads.numbered("registry-watch-events"));
     /**
      * Asks the registry where its stream is (a blocking SOAP call, once per client until the stream
      * fails) and opens it: a few threads, which end when idle for 30 s.
      */
     static final ExecutorService CONNECT = connectPool();
-    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(daemon("registry-watch-timer"));
+    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(DaemonThreads.numbered("registry-watch-timer"));
 
     private record Key(String address, TlsSettings tls) {
     }
@@ -73,18 +72,9 @@ final class WatchChannels {
 
     private static ExecutorService connectPool() {
         java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(4, 4, 30,
-                TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), daemon("registry-watch-connect"));
+                TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), DaemonThreads.numbered("registry-watch-connect"));
         pool.allowCoreThreadTimeOut(true);
         return pool;
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     /** The connection to the stream at {@code address} ({@code grpc://} or {@code grpcs://HOST:PORT}); release it when done. */

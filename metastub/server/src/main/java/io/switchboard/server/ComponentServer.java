@@ -1,5 +1,6 @@
 package io.switchboard.server;
 
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.idl.runtime.ServiceDescriptor;
@@ -155,11 +156,7 @@ public final class ComponentServer implements AutoCloseable {
                         b.credential, ClientSettings.defaults().withTls(b.settings.tls()).withToken(b.registryToken));
         this.leaseSeconds = (int) b.lease.toSeconds();
         if (registry != null && leaseSeconds > 0) {
-            heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "component-lease-heartbeat");
-                t.setDaemon(true);   // never keeps a JVM alive on its own
-                return t;
-            });
+            heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("component-lease-heartbeat"));
             long every = Math.max(100, b.lease.toMillis() / 3);
             renewTimeout = Duration.ofMillis(Math.max(1000, every));
             heartbeat.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.MILLISECONDS);

@@ -10,7 +10,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -34,13 +33,8 @@ public final class AsyncCalls {
     private static final Executor POOL;
 
     static {
-        AtomicInteger n = new AtomicInteger();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(POOL_THREADS, POOL_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "switchboard-async-" + n.incrementAndGet());
-                    t.setDaemon(true);   // never keeps a JVM alive
-                    return t;
-                });
+                new LinkedBlockingQueue<>(), DaemonThreads.numbered("switchboard-async"));
         pool.allowCoreThreadTimeOut(true);
         POOL = pool;
     }

@@ -55,11 +55,7 @@ public final class ServerCallContext {
     private static final ScheduledThreadPoolExecutor TIMER;
 
     static {
-        TIMER = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "switchboard-deadlines");
-            t.setDaemon(true);
-            return t;
-        });
+        TIMER = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("switchboard-deadlines"));
         TIMER.setRemoveOnCancelPolicy(true);
     }
 

@@ -1,5 +1,6 @@
 package io.switchboard.testing;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -44,9 +45,7 @@ public final class ChildJvm implements AutoCloseable {
     private ChildJvm(Process process, Path stderr, String name) {
         this.process = process;
         this.stderr = stderr;
-        Thread reader = new Thread(this::readOutput, "child-output-" + name);
-        reader.setDaemon(true);
-        reader.start();
+        DaemonThreads.start(this::readOutput, "child-output-" + name);
     }
 
     private void readOutput() {

@@ -1,5 +1,6 @@
 package io.switchboard.testing;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
@@ -56,11 +57,7 @@ public final class DecoderCheck {
     }
 
     private static ExecutorService newWorker() {
-        return Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "fuzz-decoder");
-            t.setDaemon(true);
-            return t;
-        });
+        return Executors.newSingleThreadExecutor(DaemonThreads.named("fuzz-decoder"));
     }
 
     /**

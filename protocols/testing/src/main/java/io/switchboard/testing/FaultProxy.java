@@ -1,5 +1,6 @@
 package io.switchboard.testing;
 
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Endpoint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -55,9 +56,7 @@ public final class FaultProxy implements AutoCloseable {
     private FaultProxy(InetSocketAddress target) throws IOException {
         this.target = target;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread t = new Thread(this::acceptLoop, "fault-proxy-" + listener.getLocalPort());
-        t.setDaemon(true);
-        t.start();
+        DaemonThreads.start(this::acceptLoop, "fault-proxy-" + listener.getLocalPort());
     }
 
     /** A proxy in front of {@code host:port}. */
@@ -228,7 +227,7 @@ public final class FaultProxy implements AutoCloseable {
         }
 
         private void pump(Socket from, Socket to, Direction direction) {
-            Thread t = new Thread(() -> {
+            DaemonThreads.start(() -> {
                 byte[] buf = new byte[16 << 10];
                 try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                     for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
@@ -256,8 +255,6 @@ public final class FaultProxy implements AutoCloseable {
                     abort(false);
                 }
             }, "fault-proxy-" + direction);
-            t.setDaemon(true);
-            t.start();
         }
 
         /** Writes one piece read, as far as a trigger allows; false when the connection is done. */

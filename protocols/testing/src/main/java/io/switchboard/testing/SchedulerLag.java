@@ -1,5 +1,6 @@
 package io.switchboard.testing;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +38,7 @@ public final class SchedulerLag implements AutoCloseable {
     private long lastTickStart = System.nanoTime();
 
     private SchedulerLag() {
-        watcher = new Thread(this::watch, "scheduler-lag");
-        watcher.setDaemon(true);
+        watcher = DaemonThreads.named("scheduler-lag").newThread(this::watch);
     }
 
     /** Starts watching; close it when the test is done. */

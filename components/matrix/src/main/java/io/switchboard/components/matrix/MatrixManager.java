@@ -1,6 +1,7 @@
 package io.switchboard.components.matrix;
 
 import io.switchboard.idl.runtime.DeclaredFault;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.client.Switchboard;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Multiplies matrices on k matrix workers found in the registry, the two ways the
@@ -64,12 +64,7 @@ public final class MatrixManager implements AutoCloseable {
         }
         this.names = List.copyOf(workerNames);
         this.workers = List.copyOf(workers);
-        AtomicInteger n = new AtomicInteger();
-        this.pool = Executors.newFixedThreadPool(names.size(), r -> {
-            Thread t = new Thread(r, "matrix-manager-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool = Executors.newFixedThreadPool(names.size(), DaemonThreads.numbered("matrix-manager"));
     }
 
     /** The names bound in the registry that start with {@code prefix}, sorted. */

@@ -1,5 +1,6 @@
 package io.switchboard.client.load;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +48,7 @@ public final class LoadRun {
         AtomicLong nextStart = new AtomicLong(start);
         for (int i = 0; i < b.concurrency; i++) {
             Call call = b.calls.get();   // one per caller: what it holds is not shared between threads
-            Thread t = new Thread(() -> {
+            Thread t = DaemonThreads.named("load-" + i).newThread(() -> {
                 while (!stopping.get()) {
                     if (interval > 0) {
                         long at = nextStart.getAndAdd(interval);
@@ -63,8 +64,7 @@ public final class LoadRun {
                     }
                     tally.call(call);
                 }
-            }, "load-" + i);
-            t.setDaemon(true);
+            });
             callers.add(t);
         }
         callers.forEach(Thread::start);

@@ -1,5 +1,6 @@
 package io.switchboard.server.authz;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,11 +53,7 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
         this.file = file;
         this.lastSeen = content;
         this.current = new AtomicReference<>(policy);
-        this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "authz-policy-watch");
-            t.setDaemon(true);   // never keeps a JVM alive on its own
-            return t;
-        });
+        this.poller = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("authz-policy-watch"));
         long every = Math.max(1, interval.toMillis());
         poller.scheduleWithFixedDelay(this::check, every, every, TimeUnit.MILLISECONDS);
     }

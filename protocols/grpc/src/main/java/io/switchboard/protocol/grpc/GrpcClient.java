@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolClient;
@@ -35,11 +36,7 @@ final class GrpcClient implements ProtocolClient {
 
     GrpcClient(ClientSettings settings) {
         this.settings = settings;
-        this.ownReaders = settings.executor() != null ? null : Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "grpc-response-reader");
-            t.setDaemon(true);
-            return t;
-        });
+        this.ownReaders = settings.executor() != null ? null : Executors.newCachedThreadPool(DaemonThreads.named("grpc-response-reader"));
         this.readers = settings.executor() != null ? settings.executor() : ownReaders;
     }
 

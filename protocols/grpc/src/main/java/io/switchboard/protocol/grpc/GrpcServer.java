@@ -23,6 +23,7 @@ import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoOutput;
 import io.switchboard.codec.proto.ProtoSchemas;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
@@ -41,7 +42,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,15 +103,10 @@ final class GrpcServer implements ProtocolServer {
         this.limits = limits;
         this.maxPartBytes = maxPartBytes;
         this.refusals = new GrpcTls.Refusals(settings.tls() != null);
-        AtomicInteger n = new AtomicInteger();
         // as many threads as calls run, up to the limit, idle ones kept a minute; no queue: a call
         // over the limit is refused at once (Handler.startCall) rather than left waiting unseen
         this.workers = new ThreadPoolExecutor(0, settings.maxConcurrentCalls(), 60, TimeUnit.SECONDS,
-                new SynchronousQueue<>(), r -> {
-                    Thread t = new Thread(r, "grpc-call-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+                new SynchronousQueue<>(), DaemonThreads.numbered("grpc-call"));
         this.gate = new WorkerGate(workers, settings.maxConcurrentCalls());
         this.connections = new GrpcConnectionShares(settings, "grpc-server");
     }

@@ -1,5 +1,6 @@
 package io.switchboard.protocol.grpc;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -40,11 +41,7 @@ final class WorkerGate implements AutoCloseable {
     WorkerGate(Executor workers, int max, boolean sweeping) {
         this.workers = workers;
         this.max = max;
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "grpc-call-sweep");
-            t.setDaemon(true);
-            return t;
-        });
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("grpc-call-sweep"));
         if (sweeping) {
             long period = LATE.toNanos() / 2;
             sweeper.scheduleAtFixedRate(() -> sweep(System.nanoTime()), period, period, TimeUnit.NANOSECONDS);

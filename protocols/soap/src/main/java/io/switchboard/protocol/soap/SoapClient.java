@@ -2,6 +2,7 @@ package io.switchboard.protocol.soap;
 
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.SwitchboardException;
@@ -133,11 +134,7 @@ final class SoapClient implements ProtocolClient {
 
     /** Sends cancel messages when the settings give no executor: one daemon thread, started when first needed. */
     private static final java.util.concurrent.ExecutorService CANCELS = java.util.concurrent.Executors
-            .newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "soap-cancel");
-                t.setDaemon(true);
-                return t;
-            });
+            .newSingleThreadExecutor(DaemonThreads.named("soap-cancel"));
 
     ClientSettings settings() {
         return settings;

@@ -1,5 +1,6 @@
 package io.switchboard.protocol.soap;
 
+import io.switchboard.protocol.DaemonThreads;
 import java.io.InterruptedIOException;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.classic.ExecRuntime;
@@ -16,11 +17,7 @@ final class SoapExchange {
     private static final java.util.concurrent.ScheduledThreadPoolExecutor DEADLINES;
 
     static {
-        DEADLINES = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "soap-deadlines");
-            t.setDaemon(true);
-            return t;
-        });
+        DEADLINES = new java.util.concurrent.ScheduledThreadPoolExecutor(1, DaemonThreads.named("soap-deadlines"));
         DEADLINES.setRemoveOnCancelPolicy(true);
     }
 

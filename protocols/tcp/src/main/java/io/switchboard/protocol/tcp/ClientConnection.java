@@ -2,6 +2,7 @@ package io.switchboard.protocol.tcp;
 
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBuf;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.TransportException;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -50,11 +51,7 @@ final class ClientConnection {
     private static final ScheduledThreadPoolExecutor WRITE_WATCH = watcher();
 
     private static ScheduledThreadPoolExecutor watcher() {
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "tcp-client-write-watch");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("tcp-client-write-watch"));
         e.setRemoveOnCancelPolicy(true);
         return e;
     }

@@ -2,6 +2,7 @@ package io.switchboard.protocol.tcp;
 
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.spi.Endpoints;
@@ -49,11 +50,7 @@ final class TcpClient implements ProtocolClient {
     TcpClient(ClientSettings settings, TcpLimits limits) {
         this.settings = settings;
         this.limits = limits;
-        this.ownReaders = settings.executor() != null ? null : Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "tcp-client-reader");
-            t.setDaemon(true);
-            return t;
-        });
+        this.ownReaders = settings.executor() != null ? null : Executors.newCachedThreadPool(DaemonThreads.named("tcp-client-reader"));
         this.readers = settings.executor() != null ? settings.executor() : ownReaders;
     }
 

@@ -26,6 +26,7 @@ import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.ServerCallContext;
@@ -46,7 +47,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,15 +110,10 @@ final class TcpServer implements ProtocolServer {
         this.budget = new FrameBudget(tcpLimits.effectiveLargeFrameBudget());
         this.callsPerConnection = Math.min(tcpLimits.maxCallsPerConnection(),
                 Math.max(1, settings.maxConcurrentCalls() / 2));
-        AtomicInteger n = new AtomicInteger();
         // as many threads as calls run, up to the limit, idle ones kept a minute; no queue: a call
         // over the limit is refused at once rather than left waiting unseen
         this.workers = new ThreadPoolExecutor(0, settings.maxConcurrentCalls(), 60, TimeUnit.SECONDS,
-                new SynchronousQueue<>(), r -> {
-                    Thread t = new Thread(r, "tcp-call-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+                new SynchronousQueue<>(), DaemonThreads.numbered("tcp-call"));
     }
 
     @Override

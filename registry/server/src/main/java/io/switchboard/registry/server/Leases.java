@@ -10,8 +10,9 @@ import java.util.Map;
 
 /**
  * The deadlines of the leases one registry server granted. Kept in memory, beside the store: a
- * renew moves a deadline and never writes the store. Not thread-safe; {@link RegistryService}
- * holds its write lock around every use.
+ * renew moves a deadline and never writes the store. Not thread-safe: this object is also the
+ * registry's write lock, held around every use ({@link RegistryWrites}, {@link RegistryLeases},
+ * {@link CallFigures}).
  */
 final class Leases {
     record Key(String name, String instanceId) {

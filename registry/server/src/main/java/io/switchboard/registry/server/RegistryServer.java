@@ -1,5 +1,6 @@
 package io.switchboard.registry.server;
 
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.store.InMemoryRegistryStore;
 import io.switchboard.protocol.Endpoint;
@@ -76,7 +77,7 @@ public final class RegistryServer implements AutoCloseable {
             }
             this.stream = b.watchStream ? new WatchStreamServer(service, settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient, authorization) : null;
-            service.streamAt(stream == null ? null : stream.address());
+            service.watches().streamAt(stream == null ? null : stream.address());
             if (b.meters != null) {
                 meters(b.meters, this);
             }
@@ -88,11 +89,7 @@ public final class RegistryServer implements AutoCloseable {
             }
             throw e;
         }
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "registry-lease-sweeper");
-            t.setDaemon(true);
-            return t;
-        });
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("registry-lease-sweeper"));
         long every = b.sweepInterval.toMillis();
         sweeper.scheduleWithFixedDelay(() -> {
             try {
@@ -221,7 +218,7 @@ public final class RegistryServer implements AutoCloseable {
         if (stream != null) {
             stream.close();
         }
-        service.closeWatches();
+        service.watches().close();
         soap.close();
         service.store().close();
         if (ownedPolicyFile != null) {

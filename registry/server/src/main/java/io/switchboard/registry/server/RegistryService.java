@@ -1,42 +1,22 @@
 package io.switchboard.registry.server;
 
-import io.switchboard.protocol.spi.Protocols;
-import io.switchboard.registry.RegistryEvent;
-import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.CallSummary;
 import io.switchboard.registry.store.RegistryStore;
-import io.switchboard.registry.ComponentEntry;
-import io.switchboard.registry.Entries;
-import io.switchboard.idl.SchemaException;
-import io.switchboard.idl.SchemaReader;
-import io.switchboard.protocol.Endpoint;
-import io.switchboard.registry.wire.BindFault;
 import io.switchboard.registry.wire.BindFaultException;
+import io.switchboard.registry.wire.CallStats;
 import io.switchboard.registry.wire.Entry;
-import io.switchboard.registry.wire.Event;
-import io.switchboard.registry.wire.WatchResponse;
-import io.switchboard.registry.wire.RebindFault;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.Registry;
-import io.switchboard.registry.wire.RenewFault;
 import io.switchboard.registry.wire.RenewFaultException;
-import io.switchboard.registry.wire.CallStats;
-import io.switchboard.registry.wire.RenewWithStatsFault;
 import io.switchboard.registry.wire.RenewWithStatsFaultException;
-import io.switchboard.registry.CallSummary;
-import java.time.Instant;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import io.switchboard.registry.wire.UnbindFault;
 import io.switchboard.registry.wire.UnbindFaultException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import io.switchboard.registry.wire.WatchResponse;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Set;
-import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
-import java.util.regex.Pattern;
+import java.util.Map;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,39 +30,26 @@ import org.slf4j.LoggerFactory;
  * over a store of its own (not {@link RegistryStore#shared() shared}) every leased entry gets one
  * full lease in which its server must renew. The clock is injected so that tests can move time.
  *
+ * <p>One class per concern does the work: {@link RegistryWrites} (bind, rebind, unbind),
+ * {@link RegistryLeases} (renew, sweep), {@link RegistryReads} (lookup, list),
+ * {@link RegistryWatches} (the change feed and the SOAP long poll) and {@link CallFigures} (what
+ * instances report with their renewals); this class composes them behind the {@code Registry} interface.
+ *
  * <pre>{@code
  * RegistryService registry = new RegistryService(FileRegistryStore.open(path), secret, Clock.systemUTC());
  * }</pre>
  */
 public final class RegistryService implements Registry {
     private static final Logger LOG = LoggerFactory.getLogger(RegistryService.class);
-    static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.:-]{0,255}");
-    static final Pattern INSTANCE = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
-    static final Pattern PROTOCOL = Pattern.compile("[a-z][a-z0-9-]{0,31}");
-    static final int MAX_ENDPOINTS = 16;
-    static final int MAX_PROTO_CHARS = 1 << 20;
-    /** The longest lease granted: a day. */
-    static final int MAX_LEASE_SECONDS = 86_400;
-    /** Changes kept for watchers that are behind; one further back is told to reset. */
-    static final int WATCH_BUFFER = 4096;
-    static final int MAX_WATCH_SECONDS = RegistryClient.MAX_WATCH_SECONDS;
-    /** Watches that may wait at once: each holds one of the SOAP server's 64 threads. */
-    static final int MAX_WAITING_WATCHES = 32;
-    static final int MAX_WATCHED_NAMES = 256;
 
     private final RegistryStore store;
-    private final byte[] secret;
     private final Clock clock;
-    /** Guards every write: a sweep never removes an entry between a renew's check and its answer. */
-    private final Leases leases;
-    private final WatchHub watches;
-    /** The call figures each leased instance last reported with its renewal; only for leases held here. */
-    private final Map<Leases.Key, Report> reports = new ConcurrentHashMap<>();
-    /** Reports received so far; waited on by {@link #awaitReports}. */
-    private long reportCount;
-    /** False when the store reports changes itself (ZooKeeper: also other servers' writes). */
-    private final boolean reportOwnWrites;
-    private volatile String stream;
+    private final WriteCredential credential;
+    private final RegistryWatches watches;
+    private final CallFigures figures;
+    private final RegistryLeases leases;
+    private final RegistryWrites writes;
+    private final RegistryReads reads;
 
     /**
      * @param secret the shared secret writes must carry, or null to accept unauthenticated writes
@@ -98,32 +65,18 @@ public final class RegistryService implements Registry {
      */
     public RegistryService(RegistryStore store, String secret, Clock clock, boolean policyDecidesWrites) {
         this.store = store;
-        this.secret = secret == null ? null : secret.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
-        this.leases = new Leases(clock);
+        this.credential = new WriteCredential(secret);
         if (secret == null && !policyDecidesWrites) {
             LOG.warn("registry accepts writes without a credential; set a shared secret or a policy to secure it");
         }
-        this.watches = new WatchHub(store.list(), WATCH_BUFFER, MAX_WAITING_WATCHES);
-        this.reportOwnWrites = !store.reportChanges(new RegistryStore.ChangeSink() {
-            @Override
-            public void bound(ComponentEntry entry) {
-                watches.bound(entry);
-            }
-
-            @Override
-            public void gone(String name, String instanceId) {
-                watches.gone(name, instanceId);
-            }
-        });
-        if (!store.shared()) {
-            synchronized (leases) {
-                store.list().stream().filter(ComponentEntry::leased).forEach(leases::grant);
-            }
-            if (leases.size() > 0) {
-                LOG.info("{} leased entries restored from the store; each has one lease to be renewed", leases.size());
-            }
-        }
+        Leases held = new Leases(clock);
+        this.watches = new RegistryWatches(store);
+        this.figures = new CallFigures(held, clock);
+        this.leases = new RegistryLeases(store, credential, held, figures, watches, LOG);
+        this.writes = new RegistryWrites(store, credential, clock, held, figures, watches, LOG);
+        this.reads = new RegistryReads(store);
+        leases.restore();
     }
 
     public RegistryStore store() {
@@ -132,82 +85,17 @@ public final class RegistryService implements Registry {
 
     @Override
     public void bind(Entry entry, String credential) throws BindFaultException {
-        String problem = authorize(credential);
-        if (problem != null) {
-            throw bindFault("unauthorized", problem);
-        }
-        ComponentEntry e;
-        try {
-            e = validate(entry);
-        } catch (IllegalArgumentException ex) {
-            throw bindFault("invalid", ex.getMessage());
-        }
-        try {
-            synchronized (leases) {
-                store.bind(e);
-                leases.grant(e);
-                ownWrite(e);
-            }
-        } catch (RegistryStore.AlreadyBoundException ex) {
-            throw bindFault("already-bound", ex.getMessage());
-        } catch (IllegalArgumentException ex) {
-            throw bindFault("invalid", ex.getMessage());
-        } catch (RegistryStore.StoreException ex) {
-            throw bindFault("unavailable", ex.getMessage());
-        }
-        LOG.info("bound {} ({}) at {}", e.name(), e.instanceId(), e.endpoints());
+        writes.bind(entry, credential);
     }
 
     @Override
     public void rebind(Entry entry, String credential) throws RebindFaultException {
-        String problem = authorize(credential);
-        if (problem != null) {
-            throw rebindFault("unauthorized", problem);
-        }
-        ComponentEntry e;
-        try {
-            e = validate(entry);
-        } catch (IllegalArgumentException ex) {
-            throw rebindFault("invalid", ex.getMessage());
-        }
-        try {
-            synchronized (leases) {
-                store.rebind(e);
-                leases.grant(e);
-                ownWrite(e);
-            }
-        } catch (IllegalArgumentException ex) {
-            throw rebindFault("invalid", ex.getMessage());
-        } catch (RegistryStore.StoreException ex) {
-            throw rebindFault("unavailable", ex.getMessage());
-        }
-        LOG.info("rebound {} ({}) at {}", e.name(), e.instanceId(), e.endpoints());
+        writes.rebind(entry, credential);
     }
 
     @Override
     public int unbind(String name, String instanceId, String credential) throws UnbindFaultException {
-        String problem = authorize(credential);
-        if (problem != null) {
-            throw unbindFault("unauthorized", problem);
-        }
-        if (name == null) {
-            throw unbindFault("invalid", "the name is missing");
-        }
-        int removed;
-        try {
-            synchronized (leases) {
-                removed = store.unbind(name, instanceId);
-                leases.end(name, instanceId);
-                reports.keySet().removeIf(k -> !leases.holds(k));
-                ownRemoval(name, instanceId);
-            }
-        } catch (RegistryStore.StoreException ex) {
-            throw unbindFault("unavailable", ex.getMessage());
-        }
-        if (removed > 0) {
-            LOG.info("unbound {} ({}): {} instance(s)", name, instanceId == null ? "all" : instanceId, removed);
-        }
-        return removed;
+        return writes.unbind(name, instanceId, credential);
     }
 
     /**
@@ -216,45 +104,7 @@ public final class RegistryService implements Registry {
      */
     @Override
     public boolean renew(String name, String instanceId, String credential) throws RenewFaultException {
-        String problem = authorize(credential);
-        if (problem != null) {
-            throw renewFault("unauthorized", problem);
-        }
-        if (name == null || instanceId == null) {
-            throw renewFault("invalid", "renew needs a name and an instance id");
-        }
-        try {
-            synchronized (leases) {
-                // the store has the last word: an entry removed behind this server's back (another
-                // registry server, an operator) is reported gone so that its server binds it again
-                Optional<ComponentEntry> held = store.find(name, instanceId);
-                if (held.isEmpty()) {
-                    leases.end(name, instanceId);
-                    return false;
-                }
-                boolean granted = leases.renew(name, instanceId);
-                if (!granted) {
-                    // a lease this server did not grant: bound through another registry server on a
-                    // shared store. Adopt it
-                    leases.grant(held.get());
-                }
-                // and make sure the entry lives with this server in the store: the other server, no
-                // longer renewed, must not expire it, nor may its ZooKeeper session take it along
-                // when it dies or is cut off. Also when this server still holds a lease of its own:
-                // the component may have renewed through the other server for a while (this one
-                // was unreachable or slow), which then took the entry over
-                if (store.shared() && (!granted || !store.heldHere(name, instanceId))) {
-                    store.rebind(held.get());
-                    LOG.info("took {} the lease of {} ({}) from another registry server", granted ? "back" : "over",
-                            name, instanceId);
-                } else {
-                    LOG.debug("renewed {} ({})", name, instanceId);
-                }
-                return true;
-            }
-        } catch (RegistryStore.StoreException ex) {
-            throw renewFault("unavailable", ex.getMessage());
-        }
+        return leases.renew(name, instanceId, credential, RegistryFault.RENEW);
     }
 
     /**
@@ -266,33 +116,11 @@ public final class RegistryService implements Registry {
     @Override
     public boolean renewWithStats(String name, String instanceId, String credential, CallStats stats)
             throws RenewWithStatsFaultException {
-        String problem = authorize(credential);
-        if (problem != null) {
-            throw renewWithStatsFault("unauthorized", problem);
-        }
-        CallSummary summary;
-        try {
-            summary = CallSummary.fromWire(stats);
-        } catch (IllegalArgumentException e) {
-            throw renewWithStatsFault("invalid", "the call figures are not valid: " + e.getMessage());
-        }
-        boolean bound;
-        try {
-            bound = renew(name, instanceId, credential);
-        } catch (RenewFaultException e) {
-            throw renewWithStatsFault(e.getFaultInfo().getCode(), e.getFaultInfo().getReason());
-        }
+        this.credential.check(credential, RegistryFault.RENEW_WITH_STATS);   // before the figures are read
+        CallSummary summary = CallFigures.read(stats, RegistryFault.RENEW_WITH_STATS);
+        boolean bound = leases.renew(name, instanceId, credential, RegistryFault.RENEW_WITH_STATS);
         if (bound) {
-            Leases.Key k = new Leases.Key(name, instanceId);
-            synchronized (leases) {
-                if (leases.holds(k)) {
-                    reports.put(k, new Report(summary, clock.instant()));
-                }
-            }
-            synchronized (reports) {
-                reportCount++;
-                reports.notifyAll();
-            }
+            figures.record(new Leases.Key(name, instanceId), summary);
         }
         return bound;
     }
@@ -307,11 +135,13 @@ public final class RegistryService implements Registry {
 
     /** Every lease this server holds, with its instance's last report; keyed by name, then instance id. */
     public Map<String, Map<String, Live>> live() {
-        Map<String, Map<String, Live>> out = new java.util.TreeMap<>();
-        synchronized (leases) {
-            leases.view().forEach((k, v) -> out.computeIfAbsent(k.name(), n -> new java.util.TreeMap<>())
-                    .put(k.instanceId(), new Live(v.seconds(), v.renewedAt(), v.deadline(), reports.get(k))));
-        }
+        Map<String, Map<String, Live>> out = new TreeMap<>();
+        leases.forEach((k, v) -> {
+            CallFigures.Received last = figures.latest(k);
+            Report report = last == null ? null : new Report(last.stats(), last.at());
+            out.computeIfAbsent(k.name(), n -> new TreeMap<>())
+                    .put(k.instanceId(), new Live(v.seconds(), v.renewedAt(), v.deadline(), report));
+        });
         return out;
     }
 
@@ -325,24 +155,12 @@ public final class RegistryService implements Registry {
      * {@code timeout} passes; true if they did. For tests: "the next renewal has carried the figures".
      */
     public boolean awaitReports(long seen, int more, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (reports) {
-            while (reportCount < seen + more) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(reports, left);
-            }
-            return true;
-        }
+        return figures.await(seen, more, timeout);
     }
 
     /** How many reports have arrived so far (see {@link #awaitReports}). */
     public long reportCount() {
-        synchronized (reports) {
-            return reportCount;
-        }
+        return figures.count();
     }
 
     /**
@@ -350,208 +168,37 @@ public final class RegistryService implements Registry {
      * unreachable) is tried again at the next sweep.
      */
     public int sweep() {
-        int dropped = 0;
-        synchronized (leases) {
-            for (Leases.Key k : leases.expired()) {
-                try {
-                    boolean removed = store.expire(k.name(), k.instanceId());
-                    leases.end(k.name(), k.instanceId());
-                    if (removed) {
-                        dropped++;
-                        ownRemoval(k.name(), k.instanceId());
-                        LOG.info("lease of {} ({}) ran out; entry dropped", k.name(), k.instanceId());
-                    } else {
-                        LOG.info("lease of {} ({}) ran out here; the entry is another registry server's now, "
-                                + "or gone", k.name(), k.instanceId());
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("could not drop {} ({}) whose lease ran out; will try again: {}", k.name(),
-                            k.instanceId(), e.getMessage());
-                }
-            }
-            reports.keySet().removeIf(k -> !leases.holds(k));
-        }
-        return dropped;
-    }
-
-    private void ownWrite(ComponentEntry e) {
-        if (reportOwnWrites) {
-            watches.bound(e);
-        }
-    }
-
-    private void ownRemoval(String name, String instanceId) {
-        if (reportOwnWrites) {
-            watches.gone(name, instanceId);
-        }
+        return leases.sweep();
     }
 
     /**
      * Long poll: the changes after {@code sinceVersion} to {@code names} (all when empty), at once
-     * if there are any, else after up to {@code waitSeconds} (at most {@value #MAX_WATCH_SECONDS})
-     * with none. Open, like lookups. A {@code reset} answer asks the watcher to look its names up
-     * again and continue from the version returned.
+     * if there are any, else after up to {@code waitSeconds} (at most
+     * {@value RegistryWatches#MAX_WATCH_SECONDS}) with none. Open, like lookups. A {@code reset}
+     * answer asks the watcher to look its names up again and continue from the version returned.
      */
     @Override
     public WatchResponse watch(List<String> names, String epoch, Long sinceVersion, Integer waitSeconds) {
-        Set<String> wanted = WatchHub.names(names);
-        if (wanted.size() > MAX_WATCHED_NAMES) {
-            throw new IllegalArgumentException("a watch names at most " + MAX_WATCHED_NAMES + " components");
-        }
-        int wait = waitSeconds == null ? 0 : Math.max(0, Math.min(MAX_WATCH_SECONDS, waitSeconds));
-        WatchResponse r = toWire(watches.poll(wanted, epoch, sinceVersion, Duration.ofSeconds(wait)));
-        r.setStream(stream);
-        return r;
-    }
-
-    /** A poll's answer in the registry's wire form, as the SOAP {@code watch} and the watch stream send it. */
-    static WatchResponse toWire(WatchHub.Poll poll) {
-        WatchResponse r = new WatchResponse();
-        r.setEpoch(poll.epoch());
-        r.setVersion(poll.version());
-        r.setReset(poll.reset());
-        List<Event> events = new ArrayList<>();
-        for (WatchHub.Change c : poll.changes()) {
-            Event w = new Event();
-            w.setVersion(c.version());
-            w.setKind(c.event().kind().wire());
-            w.setName(c.event().name());
-            w.setInstanceId(c.event().instanceId());
-            if (c.event().kind() != RegistryEvent.Kind.GO) {
-                w.setEntry(Entries.toWire(c.event().entry()));
-            }
-            events.add(w);
-        }
-        r.setEvents(events);
-        return r;
-    }
-
-    /** The hub every watch reads, SOAP long polls and streams alike. */
-    WatchHub watches() {
-        return watches;
-    }
-
-    /** Where this server streams changes ({@code grpc://HOST:PORT}), told to SOAP watchers; null: nowhere. */
-    void streamAt(String address) {
-        stream = address;
-    }
-
-    /** Answers every waiting watch now; the registry is stopping. */
-    void closeWatches() {
-        watches.close();
+        return watches.poll(names, epoch, sinceVersion, waitSeconds);
     }
 
     @Override
     public List<Entry> lookup(String name) {
-        List<Entry> out = new ArrayList<>();
-        for (ComponentEntry e : store.lookup(name)) {
-            out.add(Entries.toWire(e));
-        }
-        return out;
+        return reads.lookup(name);
     }
 
     @Override
     public List<Entry> listEntries() {
-        List<Entry> out = new ArrayList<>();
-        for (ComponentEntry e : store.list()) {
-            out.add(Entries.toWire(e.withoutSchema()));
-        }
-        return out;
+        return reads.list();
     }
 
-    /** Null when the credential is acceptable, else why not. Compared in constant time. */
-    private String authorize(String credential) {
-        if (secret == null) {
-            return null;
-        }
-        if (credential == null) {
-            return "this registry needs a credential for writes";
-        }
-        if (!MessageDigest.isEqual(secret, credential.getBytes(StandardCharsets.UTF_8))) {
-            return "the credential is not valid";
-        }
-        return null;
+    /** The watch concern, which the watch stream follows and {@link RegistryServer} opens and closes. */
+    RegistryWatches watches() {
+        return watches;
     }
 
-    private ComponentEntry validate(Entry entry) {
-        if (entry == null) {
-            throw new IllegalArgumentException("the entry is missing");
-        }
-        ComponentEntry e = Entries.fromWire(entry);   // refuses missing members by name
-        if (!NAME.matcher(e.name()).matches()) {
-            throw new IllegalArgumentException("name '" + abbreviate(e.name()) + "' is not a valid component name");
-        }
-        if (!INSTANCE.matcher(e.instanceId()).matches() || e.instanceId().equals(".") || e.instanceId().equals("..")) {
-            throw new IllegalArgumentException("instance id '" + abbreviate(e.instanceId()) + "' is not valid");
-        }
-        if (e.endpoints().isEmpty() || e.endpoints().size() > MAX_ENDPOINTS) {
-            throw new IllegalArgumentException("an entry needs 1 to " + MAX_ENDPOINTS + " endpoints");
-        }
-        for (Endpoint ep : e.endpoints()) {
-            if (!PROTOCOL.matcher(ep.protocol()).matches()) {
-                throw new IllegalArgumentException("protocol name '" + abbreviate(ep.protocol()) + "' is not valid");
-            }
-            String wrong = Protocols.checkAddress(ep.protocol(), ep.address());
-            if (wrong != null) {
-                throw new IllegalArgumentException("endpoint " + abbreviate(ep.address()) + " " + wrong);
-            }
-        }
-        String failsafe = Protocols.failsafe().name();
-        if (e.endpoint(failsafe).isEmpty()) {
-            throw new IllegalArgumentException("an entry needs a " + failsafe + " endpoint: the protocol every party speaks");
-        }
-        if (e.interfaceSchema() != null) {
-            try {
-                SchemaReader.read(e.interfaceSchema());
-            } catch (SchemaException ex) {
-                throw new IllegalArgumentException("the interface schema cannot be read: " + ex.getMessage());
-            }
-        }
-        if (e.interfaceProto() != null && e.interfaceProto().length() > MAX_PROTO_CHARS) {
-            throw new IllegalArgumentException("the .proto is longer than " + MAX_PROTO_CHARS + " characters");
-        }
-        if (e.leaseSeconds() > MAX_LEASE_SECONDS) {
-            throw new IllegalArgumentException("a lease is at most " + MAX_LEASE_SECONDS + " seconds");
-        }
-        return e.withBoundAt(clock.instant());
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 80 ? s : s.substring(0, 77) + "...";
-    }
-
-    private static BindFaultException bindFault(String code, String reason) {
-        BindFault f = new BindFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new BindFaultException(f);
-    }
-
-    private static UnbindFaultException unbindFault(String code, String reason) {
-        UnbindFault f = new UnbindFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new UnbindFaultException(f);
-    }
-
-    private static RenewFaultException renewFault(String code, String reason) {
-        RenewFault f = new RenewFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new RenewFaultException(f);
-    }
-
-    private static RenewWithStatsFaultException renewWithStatsFault(String code, String reason) {
-        RenewWithStatsFault f = new RenewWithStatsFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new RenewWithStatsFaultException(f);
-    }
-
-    private static RebindFaultException rebindFault(String code, String reason) {
-        RebindFault f = new RebindFault();
-        f.setCode(code);
-        f.setReason(reason);
-        return new RebindFaultException(f);
+    /** The read concern, which the watch stream's listener answers reads from. */
+    RegistryReads reads() {
+        return reads;
     }
 }

@@ -9,6 +9,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.ServerInterceptors;
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
@@ -30,7 +31,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -99,12 +99,12 @@ final class WatchStreamServer implements AutoCloseable {
     WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
                       int maxPerClient, io.switchboard.server.authz.AuthorizationInterceptor authorization) {
         this.authorization = authorization;
-        this.hub = registry.watches();
+        this.hub = registry.watches().hub();
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
         // the reads' threads; their queue is bounded by the read gate, which admits on the event loop
         this.calls = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemon("registry-watch-calls"));
+                new LinkedBlockingQueue<>(), DaemonThreads.numbered("registry-watch-calls"));
         ServerServiceDefinition service = ServerServiceDefinition.builder(WatchStreamMethod.SERVICE)
                 .addMethod(WatchStreamMethod.server(), new Handler())
                 // reads beside the stream, on its threads: not on the SOAP listener's, which writes keep
@@ -112,7 +112,7 @@ final class WatchStreamServer implements AutoCloseable {
                     refuseIfDenied(RegistryPaths.lookup(request.getName()));
                     LookupResponse r = new LookupResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
-                        r.setEntries(registry.lookup(request.getName()));
+                        r.setEntries(registry.reads().lookup(request.getName()));
                     }
                     return r;
                 }))
@@ -120,7 +120,7 @@ final class WatchStreamServer implements AutoCloseable {
                     refuseIfDenied(RegistryPaths.list());
                     ListEntriesResponse r = new ListEntriesResponse();
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
-                        r.setEntries(registry.listEntries());
+                        r.setEntries(registry.reads().list());
                     }
                     return r;
                 }))
@@ -157,18 +157,8 @@ final class WatchStreamServer implements AutoCloseable {
         }
         this.address = (settings.tls() == null ? "grpc" : "grpcs") + "://" + host + ":"
                 + ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
-        this.dispatcher = daemon("registry-watch-dispatcher").newThread(this::dispatch);
-        dispatcher.start();
+        this.dispatcher = DaemonThreads.start(this::dispatch, "registry-watch-dispatcher-1");
         hub.onChange(this::wake);
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
     }
 
     /** {@code grpc://HOST:PORT} ({@code grpcs://} with TLS), as the SOAP {@code watch} answer tells it. */
@@ -319,8 +309,8 @@ final class WatchStreamServer implements AutoCloseable {
                 return;
             }
             Set<String> wanted = WatchHub.names(request.getNames());
-            if (wanted.size() > RegistryService.MAX_WATCHED_NAMES) {
-                end(Status.INVALID_ARGUMENT.withDescription("a watch names at most " + RegistryService.MAX_WATCHED_NAMES
+            if (wanted.size() > RegistryWatches.MAX_WATCHED_NAMES) {
+                end(Status.INVALID_ARGUMENT.withDescription("a watch names at most " + RegistryWatches.MAX_WATCHED_NAMES
                         + " components"));
                 return;
             }
@@ -348,7 +338,7 @@ final class WatchStreamServer implements AutoCloseable {
             }
             WatchHub.Poll p = poll;
             byte[] message = encoded.computeIfAbsent(new Sent(names, p.reset() ? -1 : from, p.version()),
-                    k -> WatchStreamMethod.encode(RegistryService.toWire(p)));
+                    k -> WatchStreamMethod.encode(RegistryWatches.toWire(p)));
             call.sendMessage(message);
             sent.incrementAndGet();
         }

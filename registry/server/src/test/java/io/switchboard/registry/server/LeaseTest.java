@@ -103,7 +103,7 @@ class LeaseTest {
     void leasesOutsideTheAllowedRangeAreRefused() {
         RegistryService registry = new RegistryService(new InMemoryRegistryStore(), null, Clock.systemUTC());
         var tooLong = Entries.toWire(entry("A", "a", 0));
-        tooLong.setLeaseSeconds(RegistryService.MAX_LEASE_SECONDS + 1);
+        tooLong.setLeaseSeconds(EntryRules.MAX_LEASE_SECONDS + 1);
         assertThrows(io.switchboard.registry.wire.BindFaultException.class, () -> registry.bind(tooLong, null));
         var negative = Entries.toWire(entry("A", "a", 0));
         negative.setLeaseSeconds(-1);

@@ -1,5 +1,6 @@
 package io.switchboard.registry.zookeeper;
 
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.store.StoreFormat;
@@ -81,16 +82,8 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private final Set<String> recreated = new HashSet<>();
     /** Second looks finished (see {@link #reportGone}), so a test can wait for one instead of for its delay. */
     private final AtomicInteger secondLooks = new AtomicInteger();
-    private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "zookeeper-store-recheck");
-        t.setDaemon(true);
-        return t;
-    });
-    private final ExecutorService restorer = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "zookeeper-store-restorer");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("zookeeper-store-recheck"));
+    private final ExecutorService restorer = Executors.newSingleThreadExecutor(DaemonThreads.named("zookeeper-store-restorer"));
 
     private ZooKeeperRegistryStore(Builder b) {
         this.ensemble = b.ensemble;

@@ -1,5 +1,6 @@
 package io.switchboard.spring.boot;
 
+import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.server.ComponentServer;
 import java.util.List;
@@ -91,15 +92,13 @@ public class SwitchboardServerLifecycle implements SmartLifecycle, ApplicationLi
             callback.run();
             return;
         }
-        Thread drainer = new Thread(() -> {
+        DaemonThreads.start(() -> {
             try {
                 finishDrain(toClose);
             } finally {
                 callback.run();
             }
         }, "switchboard-drain");
-        drainer.setDaemon(true);
-        drainer.start();
     }
 
     /** Marks the drain begun; the server to drain, null when nothing was served. */
