@@ -202,9 +202,8 @@ class Component:
         self._response_sizes = {}
         self._last = None
         self._local = threading.local()
-        self._closed = threading.Event()
         if board.watch:
-            threading.Thread(target=self._follow, name="switchboard-watch-" + name, daemon=True).start()
+            board._follow(self)
 
     # -- the stub's surface -----------------------------------------------------------------------
 
@@ -405,30 +404,6 @@ class Component:
 
     # -- following the registry --------------------------------------------------------------------
 
-    def _follow(self):
-        """Keeps the replica set equal to the registry's entries under this name: a watch long-poll
-        (its own registry client, so that lookups never wait behind it); a reset or a new registry
-        epoch takes a fresh lookup. While the registry cannot be reached, the set stays as it was."""
-        from ._registry import RegistryClient
-
-        epoch = since = None
-        client = None
-        while not self._closed.is_set():
-            try:
-                if client is None:
-                    client = RegistryClient(self._board.url, tls=self._board.tls, timeout=self._board.watch_wait + 30,
-                                            token=self._board.token)
-                new_epoch, version, reset, events = client.watch(self.name, epoch, since, self._board.watch_wait)
-                if reset or epoch != new_epoch:
-                    self._replace_entries(client.lookup(self.name))
-                else:
-                    for kind, instance, entry in events:
-                        self._apply(kind, instance, entry)
-                epoch, since = new_epoch, version
-            except Exception:   # the registry is restarting or away: keep the replicas, try again
-                if self._closed.wait(1.0):
-                    return
-
     def _replace_entries(self, entries):
         with self._lock:
             known = {r.entry.instance_id: r for r in self._replicas}
@@ -457,7 +432,8 @@ class Component:
                 r.close()
 
     def close(self):
-        self._closed.set()
+        if self._board.watch:
+            self._board._watcher().forget(self)
         for r in self._replicas:
             r.close()
 
@@ -490,7 +466,26 @@ class Board:
         self._interfaces = {}
         self._components = []
         self._executor = None
+        self._watch = None
         self._lock = threading.Lock()
+
+    @property
+    def watcher(self):
+        """The one watch that keeps this board's replica sets equal to the registry's entries, for
+        every name looked up (``switchboard._watch.RegistryWatcher``; None before the first lookup
+        or with ``watch=False``): ``mode`` (``stream`` or ``poll``), ``streams_opened``."""
+        return self._watch
+
+    def _watcher(self):
+        from ._watch import RegistryWatcher
+
+        with self._lock:
+            if self._watch is None:
+                self._watch = RegistryWatcher(self)
+            return self._watch
+
+    def _follow(self, component):
+        self._watcher().follow(component)
 
     def lookup(self, name, policy=None, operation_policies=None):
         """The stub of the component bound under ``name`` (all its replicas)."""
@@ -524,6 +519,8 @@ class Board:
         return loop.run_in_executor(self._executor, fn)
 
     def close(self):
+        if self._watch is not None:
+            self._watch.close()
         for c in self._components:
             c.close()
         if self._executor is not None:
