@@ -209,7 +209,8 @@ class _Operation:
 class Component:
     """The stub of one component, made at run time from its registry entry: its operations are
     methods taking the schema's field names as keyword arguments (``echo.echoDoubles(values=...)``),
-    each also as ``NAME_async`` (an asyncio future in a running loop, a concurrent future otherwise).
+    each also as ``NAME_async`` (an asyncio future in a running loop, a concurrent future otherwise;
+    over tcp and unary gRPC no thread waits for it).
     Every call takes ``protocol=`` (pin) or ``policy=``, and ``timeout=`` (seconds)."""
 
     def __init__(self, board, name, entries, policy, operation_policies):
