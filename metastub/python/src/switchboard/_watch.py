@@ -165,7 +165,7 @@ class RegistryWatcher:
                 component._replace_entries(list(self._view.get(component.name, {}).values()))
 
     def forget(self, component):
-        with self._cond:
+        with self._telling, self._cond:
             followers = self._followers.get(component.name, [])
             if component in followers:
                 followers.remove(component)
@@ -216,7 +216,9 @@ class RegistryWatcher:
 
     def _failed(self, why, backoff):
         pause = backoff.pause()
-        LOG.warning("watching %s: %s; trying again in %d ms", ", ".join(sorted(self._followers)), why, pause * 1000)
+        with self._cond:
+            names = ", ".join(sorted(self._followers))
+        LOG.warning("watching %s: %s; trying again in %d ms", names, why, pause * 1000)
         self._wait(pause)
 
     def _stream(self, address):
@@ -349,7 +351,7 @@ class RegistryWatcher:
                 view = {}
                 for kind, name, instance, entry in events:
                     view.setdefault(name, {})[instance] = entry
-                for name in set(self._followers) | set(view):
+                for name in list(self._followers):
                     self._replace(name, list(view.get(name, {}).values()))
                 self._view = view
             else:
