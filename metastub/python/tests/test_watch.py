@@ -227,3 +227,71 @@ def test_read_changes_refuses_what_a_registry_does_not_send():
     r = _watch.WatchResponse(epoch="e", version=2)
     r.events.add(version=2, kind="go", name="A", instanceId="i")
     assert _watch.read_changes(r.SerializeToString()) == ("e", 2, False, [("go", "A", "i", None)])
+
+
+class _Registry:
+    """A registry client whose lookups are counted and whose stream address never comes."""
+
+    def __init__(self, entries):
+        self.entries, self.lookups, self.released = entries, [], threading.Event()
+
+    def lookup(self, name):
+        self.lookups.append(name)
+        return list(self.entries)
+
+    def stream_address(self, names):
+        self.released.wait(60)
+        raise OSError("closed")
+
+    def stream_failed(self, address):
+        pass
+
+
+class _Board:
+    url, token, tls, watch_wait = "http://registry.invalid", None, None, 1
+
+    def __init__(self, registry):
+        self.registry = registry
+
+
+class _Follower:
+    def __init__(self, name):
+        self.name, self.replaced, self.applied = name, [], []
+
+    def _replace_entries(self, entries):
+        self.replaced.append(entries)
+
+    def _apply(self, kind, instance, entry):
+        self.applied.append((kind, instance))
+
+
+def test_a_change_told_while_a_name_is_looked_up_makes_it_looked_up_again():
+    """The stream and a lookup race: what the stream tells of a name between the mark taken before
+    its lookup and its following may be older or newer than the lookup, so the name is looked up
+    again (the stream waiting); with nothing told meanwhile it is not."""
+    entry = _watch.entry_of(_watch.MESSAGES["Entry"](name="N", instanceId="i", endpoints=[
+        _watch.MESSAGES["EndpointInfo"](protocol="soap", address=ENDPOINT % 1)]))
+    registry = _Registry([entry])
+    watcher = _watch.RegistryWatcher(_Board(registry))
+    try:
+        mark = watcher.mark("N")
+        watcher._streamed("e", 5, True, [("appear", "N", "i", entry)])   # a snapshot meanwhile
+        first = _Follower("N")
+        watcher.follow(first, mark)
+        assert registry.lookups == ["N"] and first.replaced == [[entry]]
+
+        mark = watcher.mark("N")
+        watcher._streamed("e", 6, False, [("go", "N", "i", None)])      # a change meanwhile
+        second = _Follower("N")
+        watcher.follow(second, mark)
+        assert registry.lookups == ["N", "N"] and second.replaced == [[entry]]
+        assert first.applied == [("go", "i")], "a follower hears the changes told after it started"
+
+        quiet = _Follower("M")
+        watcher.follow(quiet, watcher.mark("M"))
+        assert registry.lookups == ["N", "N"] and quiet.replaced == []
+        watcher._streamed("e", 7, False, [("go", "N", "i", None)])
+        assert second.applied == [("go", "i")] and len(first.applied) == 2
+    finally:
+        registry.released.set()
+        watcher.close()

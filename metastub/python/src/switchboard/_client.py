@@ -243,8 +243,6 @@ class Component:
         self._response_sizes = {}
         self._last = None
         self._local = threading.local()
-        if board.watch:
-            board._follow(self)
 
     # -- the stub's surface -----------------------------------------------------------------------
 
@@ -611,16 +609,17 @@ class Board:
                 self._watch = RegistryWatcher(self)
             return self._watch
 
-    def _follow(self, component):
-        self._watcher().follow(component)
-
     def lookup(self, name, policy=None, operation_policies=None):
         """The stub of the component bound under ``name`` (all its replicas)."""
+        watcher = self._watcher() if self.watch else None
+        mark = watcher.mark(name) if watcher is not None else None   # before the lookup: see follow
         entries = self.registry.lookup(name)
         if not entries:
             raise NotFound("no component is bound as %r in %s" % (name, self.url))
         c = Component(self, name, entries, policy or self.policy, operation_policies)
         self._components.append(c)
+        if watcher is not None:
+            watcher.follow(c, mark)
         return c
 
     def _interface(self, proto):

@@ -6,8 +6,8 @@ the watch is one gRPC server-streaming call, ``switchboard.registry.RegistryWatc
 request is the SOAP ``watch`` message and whose messages are ``watchResponse`` in the registry's
 proto3 form: a ``reset`` message is a snapshot (an ``appear`` for every instance), the others the
 changes after the previous one. The stream watches every name, as Java's does, so a name looked
-up later needs no new stream: the watcher keeps the registry's view and hands a newly followed
-name its instances as the stream last told them. It runs on one thread of the Board's.
+up later needs no new stream; a name whose changes the stream told while it was being looked up
+is looked up again (see ``mark``). It runs on one thread of the Board's.
 
 As the Java client does, a stream that ends, fails or sends what cannot be read is asked for again
 after a pause that doubles from 0.1 s to 5 s (5 s to 60 s when the registry refuses it over its
@@ -136,10 +136,12 @@ class RegistryWatcher:
         self.refusal = None
         self._followers = {}                  # name -> the components following it
         self._cond = threading.Condition()
-        # held while the view changes and components are told, so that a component that starts
-        # following is handed the view of one moment and then every change after it
+        # held while components are told of changes, so that one that starts following sees the
+        # registry of one moment and then every change after it
         self._telling = threading.RLock()
-        self._view = None                     # name -> {instance id: Entry}, as the stream last told it
+        self._snapshots = 0                   # snapshots (and poll resets) told so far
+        self._told = {}                       # name -> changes told for it so far
+        self._streaming = False               # the stream has told a snapshot since the last poll
         self._closed = False
         self._call = None                     # the stream's call while it is open
         self._epoch = self._since = None
@@ -151,7 +153,16 @@ class RegistryWatcher:
 
     # -- what the Board and its components call -------------------------------------------------------
 
-    def follow(self, component):
+    def mark(self, name):
+        """What the watcher has told of ``name`` so far; taken before a lookup and handed to
+        ``follow``, it shows whether changes were told while the lookup ran."""
+        with self._telling:
+            return self._snapshots, self._told.get(name, 0)
+
+    def follow(self, component, mark=None):
+        """Tells ``component`` of the changes to its name from now on. When changes to the name
+        were told since ``mark`` (the lookup may be older or newer than they are), the name is
+        looked up again, the watcher waiting meanwhile, so the component starts from now."""
         with self._telling:
             with self._cond:
                 if self._closed:
@@ -161,8 +172,11 @@ class RegistryWatcher:
                     self._thread = threading.Thread(target=self._run, name="switchboard-watch", daemon=True)
                     self._thread.start()
                 self._cond.notify_all()
-            if self._view is not None:   # the stream is ahead of the lookup, or level with it
-                component._replace_entries(list(self._view.get(component.name, {}).values()))
+            if mark is not None and self.mark(component.name) != mark:
+                try:
+                    component._replace_entries(self.board.registry.lookup(component.name))
+                except Exception as e:   # the registry is away: the next change or snapshot tells
+                    LOG.warning("looking %s up again: %s", component.name, e)
 
     def forget(self, component):
         with self._telling, self._cond:
@@ -225,7 +239,7 @@ class RegistryWatcher:
         import grpc
 
         request = WatchRequest()   # no names: every name, as the Java client's follower
-        if self._view is not None:   # go on from the last change; else (first, or after polls) a snapshot
+        if self._streaming:   # go on from the last change; else (first, or after polls) a snapshot
             request.epoch, request.sinceVersion = self._epoch, self._since
         try:
             metadata = self._metadata(address)
@@ -321,8 +335,9 @@ class RegistryWatcher:
                                               token=board.token)
             epoch, version, reset, events = self._poller.watch(names, self._epoch, self._since, board.watch_wait)
             with self._telling:
-                self._view = None   # a poll's answer covers the names polled only
+                self._streaming = False   # a poll's version covers the names polled only
                 if reset or epoch != self._epoch:
+                    self._snapshots += 1
                     for name in names:
                         self._replace(name, self._poller.lookup(name))
                 else:
@@ -347,20 +362,16 @@ class RegistryWatcher:
 
     def _streamed(self, epoch, version, reset, events):
         with self._telling:
-            if reset or self._view is None:   # a snapshot of every name: what is not in it is gone
-                view = {}
+            if reset or not self._streaming:   # a snapshot of every name: what is not in it is gone
+                self._snapshots += 1
+                bound = {}
                 for kind, name, instance, entry in events:
-                    view.setdefault(name, {})[instance] = entry
+                    bound.setdefault(name, []).append(entry)
                 for name in list(self._followers):
-                    self._replace(name, list(view.get(name, {}).values()))
-                self._view = view
+                    self._replace(name, bound.get(name, []))
+                self._streaming = True
             else:
                 for kind, name, instance, entry in events:
-                    instances = self._view.setdefault(name, {})
-                    if kind == "go":
-                        instances.pop(instance, None)
-                    else:
-                        instances[instance] = entry
                     self._tell(name, kind, instance, entry)
             self._epoch, self._since = epoch, version
 
@@ -373,5 +384,6 @@ class RegistryWatcher:
             c._replace_entries(entries)
 
     def _tell(self, name, kind, instance, entry):
+        self._told[name] = self._told.get(name, 0) + 1
         for c in self._components(name):
             c._apply(kind, instance, entry)
