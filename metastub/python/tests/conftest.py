@@ -2,9 +2,12 @@
 ``PythonPackageTest`` (cli module), which serves a registry, the Java echo component, the matrix
 worker and the simulator in one JVM and sets:
 
-- SWITCHBOARD_TEST_REGISTRY: the registry's URL; SWITCHBOARD_TEST_SECRET: its shared secret;
+- SWITCHBOARD_TEST_REGISTRY: the registry's URL; SWITCHBOARD_TEST_SECRET: its shared secret (that of
+  every registry here);
+- SWITCHBOARD_TEST_NO_STREAM_REGISTRY: a registry without a watch stream (watches long-poll);
+- SWITCHBOARD_TEST_ONE_STREAM_REGISTRY: a registry that holds at most one watch stream per client host;
 - SWITCHBOARD_TEST_SCHEMAS: a directory with echo.xsd and what the interface compiler derives from it
-  (Echo.proto, Echo.wsdl);
+  (Echo.proto, Echo.wsdl), and the registry's own Registry.proto;
 - SWITCHBOARD_TEST_JAVA_RESULTS: the matrix worker's and simulator's answers to Java, as JSON;
 - SWITCHBOARD_TEST_WORKDIR: a scratch directory.
 
@@ -13,6 +16,7 @@ A test whose setting is missing fails: it is never skipped."""
 import json
 import os
 import struct
+import time
 
 import pytest
 
@@ -76,3 +80,11 @@ def bits(values):
 
 def from_bits(hexes):
     return [struct.unpack(">d", bytes.fromhex(h))[0] for h in hexes]
+
+
+def until(condition, what, seconds=30):
+    """Waits for ``condition`` (polled every 20 ms), failing with ``what`` after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)

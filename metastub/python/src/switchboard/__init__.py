@@ -33,7 +33,8 @@ def connect(registry_url, tls=None, policy="adaptive", protocols=("tcp", "grpc",
     ones this client may use, in its order of preference (SOAP, the failsafe, must be among them);
     ``tls`` a ``switchboard.Tls`` for https:// and grpcs:// addresses; ``listener`` is called with
     the CallRecord of every attempt; ``watch`` keeps each component's replicas equal to the registry's
-    entries (a watch per looked-up name); ``token`` a bearer token (a string, or a callable returning
+    entries (one watch per board for every name: the registry's gRPC watch stream, SOAP long polls
+    when it has none); ``token`` a bearer token (a string, or a callable returning
     the current one) sent with every call and registry request, over TLS or to a loopback address
     only. Given an ``https://`` registry, no plain-text endpoint of an entry is ever taken.
     ``unix_sockets=False`` keeps tcp calls on TCP where the server's Unix socket could be used

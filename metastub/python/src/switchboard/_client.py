@@ -86,6 +86,46 @@ class _Context:
         return self._replica.endpoints.get(protocol)
 
 
+class _Plan:
+    """One call: its operation, the request encoded once, what the caller asked and its call id."""
+
+    __slots__ = ("op", "request", "numpy", "pinned", "policy", "timeout", "call_id")
+
+    def __init__(self, op, request, numpy, pinned, policy, timeout, call_id):
+        self.op, self.request, self.numpy, self.pinned = op, request, numpy, pinned
+        self.policy, self.timeout, self.call_id = policy, timeout, call_id
+
+
+class _Selection:
+    """The protocol of one attempt, why, by which policy, and the request's size as counted."""
+
+    __slots__ = ("protocol", "reason", "policy", "pinned", "estimated")
+
+    def __init__(self, protocol, reason, policy, pinned, estimated):
+        self.protocol, self.reason, self.policy, self.pinned, self.estimated = protocol, reason, policy, pinned, estimated
+
+
+def _chain(source, target):
+    """Settles the concurrent Future ``target`` as ``source`` is settled; returns ``target``."""
+    def copy(done):
+        try:
+            target.set_result(done.result())
+        except BaseException as e:
+            target.set_exception(e)
+    source.add_done_callback(copy)
+    return target
+
+
+def _awaitable(future):
+    """An asyncio future in a running event loop (settled on the loop's thread), else the
+    concurrent Future itself."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return future
+    return asyncio.wrap_future(future)
+
+
 def protected(address):
     """Whether an endpoint's address speaks TLS (``grpcs://``, ``https://``)."""
     return urlparse(address).scheme in PROTECTED_SCHEMES
@@ -169,7 +209,8 @@ class _Operation:
 class Component:
     """The stub of one component, made at run time from its registry entry: its operations are
     methods taking the schema's field names as keyword arguments (``echo.echoDoubles(values=...)``),
-    each also as ``NAME_async`` (an asyncio future in a running loop, a concurrent future otherwise).
+    each also as ``NAME_async`` (an asyncio future in a running loop, a concurrent future otherwise;
+    over tcp and unary gRPC no thread waits for it).
     Every call takes ``protocol=`` (pin) or ``policy=``, and ``timeout=`` (seconds)."""
 
     def __init__(self, board, name, entries, policy, operation_policies):
@@ -202,9 +243,6 @@ class Component:
         self._response_sizes = {}
         self._last = None
         self._local = threading.local()
-        self._closed = threading.Event()
-        if board.watch:
-            threading.Thread(target=self._follow, name="switchboard-watch-" + name, daemon=True).start()
 
     # -- the stub's surface -----------------------------------------------------------------------
 
@@ -220,8 +258,8 @@ class Component:
             return operation
         if attr.endswith("_async") and attr[:-6] in ops:
             name = attr[:-6]
-            return lambda protocol=None, policy=None, timeout=None, call_id=None, **values: self._board._submit(
-                functools.partial(self._call, name, values, protocol, policy, timeout, call_id))
+            return lambda protocol=None, policy=None, timeout=None, call_id=None, **values: _awaitable(
+                self._call_async(name, values, protocol, policy, timeout, call_id))
         for fault in self.__dict__.get("faults", {}).values():
             if fault.__name__ == attr:
                 return fault
@@ -259,6 +297,10 @@ class Component:
     # -- a call -----------------------------------------------------------------------------------
 
     def _call(self, name, values, protocol, policy, timeout, call_id):
+        return self._run(self._plan(name, values, protocol, policy, timeout, call_id))
+
+    def _plan(self, name, values, protocol, policy, timeout, call_id):
+        """What every attempt of one call shares: the request encoded once, its call id and settings."""
         op = self.iface.operations[name]
         fields = {f.name for f in op.request.DESCRIPTOR.fields} - {"sb_nodes", "sb_nulls"}
         unknown = set(values) - fields
@@ -270,11 +312,19 @@ class Component:
         if protocol is not None and protocol not in KNOWN_PROTOCOLS:
             raise NoCommonProtocol("call pins %s, which this client does not speak (it speaks %s)"
                                    % (protocol, sorted(KNOWN_PROTOCOLS)))
-        call_id = call_id or new_call_id()
-        timeout = timeout if timeout is not None else self._board.timeout
+        return _Plan(op, request, encoder.saw_numpy, protocol, policy,
+                     timeout if timeout is not None else self._board.timeout, call_id or new_call_id())
+
+    def _run(self, plan, first=None):
+        """The call on its replicas, blocking; ``first`` is (replica, selection, failure or None) of
+        an attempt chosen (and perhaps made) already, which the call goes on from."""
+        op = plan.op
         tried, last = set(), None
         while True:
-            replica = self._pick_replica(tried)
+            if first is not None:
+                replica, resumed, first = first[0], first[1:], None
+            else:
+                replica, resumed = self._pick_replica(tried), None
             if replica is None:
                 if last is None:
                     raise NotFound("no instance of %s is bound in %s now" % (self.name, self._board.url))
@@ -283,7 +333,7 @@ class Component:
             with self._lock:
                 replica.in_flight += 1
             try:
-                response, raw = self._on_replica(replica, op, request, protocol, policy, timeout, call_id)
+                response, raw = self._on_replica(replica, plan, resumed)
                 self._replica_health.succeeded(replica.entry.instance_id)
                 break
             except TransportError as e:
@@ -294,12 +344,73 @@ class Component:
             finally:
                 with self._lock:
                     replica.in_flight -= 1
+        return self._finish(plan, response, raw)
+
+    def _finish(self, plan, response, raw):
+        """The answer as the caller gets it: the response's values, or the declared fault raised."""
+        op = plan.op
         if isinstance(response, FaultMessage):
             fields = _values.Decoder(self.iface, self.types).decode(response.message)
-            raise self.faults[name](response.text, **fields)
-        self._response_sizes[name] = response.ByteSize()
-        decoded = _values.Decoder(self.iface, self.types, use_numpy=encoder.saw_numpy).decode(response, raw)
+            raise self.faults[op.name](response.text, **fields)
+        self._response_sizes[op.name] = response.ByteSize()
+        decoded = _values.Decoder(self.iface, self.types, use_numpy=plan.numpy).decode(response, raw)
         return _values.unwrap(decoded, op.response, self.types)
+
+    def _call_async(self, name, values, protocol, policy, timeout, call_id):
+        """A concurrent Future of the call's answer. Over tcp (and gRPC for unary methods) the
+        attempt waits on no thread: the connection's reader (grpcio's own threads) settles it. What
+        cannot wait so (SOAP, streamed gRPC) and what follows a failed attempt (the failsafe, another
+        replica) runs on a thread of the board's pool, as a blocking call."""
+        future = concurrent.futures.Future()
+        try:
+            plan = self._plan(name, values, protocol, policy, timeout, call_id)
+            replica = self._pick_replica(set())
+            if replica is None:
+                raise NotFound("no instance of %s is bound in %s now" % (self.name, self._board.url))
+            selection = self._select(replica, plan)
+            transport = replica.transport(selection.protocol)
+            with self._lock:
+                replica.in_flight += 1
+            started = time.perf_counter()
+            try:
+                attempt = transport.call_async(plan.op, plan.request, plan.call_id, plan.timeout) \
+                    if hasattr(transport, "call_async") else None
+            except BaseException as e:
+                attempt = concurrent.futures.Future()
+                attempt.set_exception(e)
+        except Exception as e:
+            future.set_exception(e)
+            return future
+        if attempt is None:
+            with self._lock:
+                replica.in_flight -= 1
+            return _chain(self._board._pool().submit(self._run, plan, (replica, selection, None)), future)
+
+        def attempted(done):
+            with self._lock:
+                replica.in_flight -= 1
+            try:
+                response, raw = done.result()
+            except FaultMessage as f:
+                response, raw, failure = f, None, None
+            except BaseException as e:
+                response, raw, failure = None, None, e
+            else:
+                failure = None
+            self._attempted(replica, plan, selection, transport, started, response, failure, mine=False)
+            if isinstance(failure, TransportError):   # the failsafe and failover, as a blocking call
+                _chain(self._board._pool().submit(self._run, plan, (replica, selection, failure)), future)
+                return
+            try:
+                if failure is not None:
+                    raise failure
+                self._replica_health.succeeded(replica.entry.instance_id)
+                future.set_result(self._finish(plan, response, raw))
+            except BaseException as e:
+                future.set_exception(e)
+
+        attempt.add_done_callback(attempted)
+        return future
 
     def _pick_replica(self, tried):
         with self._lock:
@@ -312,44 +423,52 @@ class Component:
             self._turn += 1
             return ties[self._turn % len(ties)]
 
-    def _on_replica(self, replica, op, request, pinned, policy, timeout, call_id):
-        """One replica's meta-stub: select, attempt, record, and the failsafe."""
-        estimated = request.ByteSize()
+    def _select(self, replica, plan):
+        """The protocol of the call's attempt on ``replica``: pinned, or the policy's choice."""
+        op, pinned, policy = plan.op, plan.pinned, plan.policy
+        estimated = plan.request.ByteSize()
         if pinned is not None:
             if pinned not in replica.candidates:
                 raise NoCommonProtocol("call pins %s, which client and server do not share %s%s"
                                        % (pinned, replica.candidates, "; refused as a downgrade to plain text: "
                                           + ", ".join(replica.refused) if replica.refused else ""))
-            chosen, reason, is_pinned = self.policy, "pinned on call", True
-            protocol = pinned
+            return _Selection(pinned, "pinned on call", self.policy, True, estimated)
+        level = "call"
+        chosen = policies.by_name(policy) if policy is not None else None
+        if chosen is None:
+            chosen, level = self.operation_policies.get(op.name), "operation"
+        if chosen is None:
+            chosen, level = self.policy, "stub"
+        avoided = replica.avoided() if replica.health.states else ()
+        expected = self._response_sizes.get(op.name, 0)
+        if not avoided and estimated + expected <= SMALL_CALL_BYTES:
+            candidates = replica.candidates   # the common small call: every candidate, nothing to filter
         else:
-            is_pinned = False
-            level = "call"
-            chosen = policies.by_name(policy) if policy is not None else None
-            if chosen is None:
-                chosen, level = self.operation_policies.get(op.name), "operation"
-            if chosen is None:
-                chosen, level = self.policy, "stub"
-            avoided = replica.avoided() if replica.health.states else ()
-            expected = self._response_sizes.get(op.name, 0)
-            if not avoided and estimated + expected <= SMALL_CALL_BYTES:
-                candidates = replica.candidates   # the common small call: every candidate, nothing to filter
-            else:
-                fixed = getattr(chosen, "protocol", None)
-                candidates = [p for p in replica.candidates if p not in avoided
-                              and (p == fixed or estimated + expected <= SMALL_ONLY.get(p, estimated + expected))]
-            context = _Context(op.name, estimated, expected, replica.candidates, replica)
-            protocol = chosen.select(context, candidates)
-            if avoided:
-                reason = "%s (%s policy; %s in back-off)" % (chosen.name, level, ", ".join(sorted(avoided)))
-            else:
-                reason = _REASONS.get((chosen.name, level))
-                if reason is None:
-                    reason = _REASONS[(chosen.name, level)] = "%s (%s policy)" % (chosen.name, level)
+            fixed = getattr(chosen, "protocol", None)
+            candidates = [p for p in replica.candidates if p not in avoided
+                          and (p == fixed or estimated + expected <= SMALL_ONLY.get(p, estimated + expected))]
+        context = _Context(op.name, estimated, expected, replica.candidates, replica)
+        protocol = chosen.select(context, candidates)
+        if avoided:
+            reason = "%s (%s policy; %s in back-off)" % (chosen.name, level, ", ".join(sorted(avoided)))
+        else:
+            reason = _REASONS.get((chosen.name, level))
+            if reason is None:
+                reason = _REASONS[(chosen.name, level)] = "%s (%s policy)" % (chosen.name, level)
+        return _Selection(protocol, reason, chosen, False, estimated)
+
+    def _on_replica(self, replica, plan, resumed=None):
+        """One replica's meta-stub: select, attempt, record, and the failsafe; ``resumed`` is
+        (selection, failure or None) of an attempt chosen (and perhaps made) already."""
+        op = plan.op
+        selection, failure = resumed if resumed is not None else (self._select(replica, plan), None)
+        protocol = selection.protocol
         try:
-            return self._attempt(replica, op, request, protocol, reason, chosen, estimated, timeout, call_id)
+            if failure is not None:
+                raise failure
+            return self._attempt(replica, plan, selection)
         except TransportError as e:
-            if is_pinned or protocol == FAILSAFE:
+            if selection.pinned or protocol == FAILSAFE:
                 raise
             replica.health.failed(protocol)
             why = self._repeatable(op, e, replica)
@@ -357,9 +476,10 @@ class Component:
                 raise TransportError(protocol, TransportError.MAY_HAVE_RUN,
                                      "%s failed and was not repeated over SOAP: it is not idempotent and the server "
                                      "does not recognise call ids (%s)" % (op.name, e)) from e
+            fallback = _Selection(FAILSAFE, "fallback from %s (%s)" % (protocol, why), selection.policy, False,
+                                  selection.estimated)
             try:
-                return self._attempt(replica, op, request, FAILSAFE, "fallback from %s (%s)" % (protocol, why),
-                                     chosen, estimated, timeout, call_id)
+                return self._attempt(replica, plan, fallback)
             except TransportError as second:
                 if e.delivery == TransportError.MAY_HAVE_RUN and second.delivery == TransportError.NOT_DELIVERED:
                     raise TransportError(FAILSAFE, TransportError.MAY_HAVE_RUN,
@@ -377,57 +497,37 @@ class Component:
             return "the server answers a repeated call id with the first result"
         return None
 
-    def _attempt(self, replica, op, request, protocol, reason, policy, estimated, timeout, call_id):
-        transport = replica.transport(protocol)
+    def _attempt(self, replica, plan, selection):
+        transport = replica.transport(selection.protocol)
         started = time.perf_counter()
-        error, response = None, None
         try:
-            response, raw = transport.call(op, request, call_id, timeout)
-            return response, raw
+            response, raw = transport.call(plan.op, plan.request, plan.call_id, plan.timeout)
         except FaultMessage as f:
-            replica.health.succeeded(protocol)   # an answer ends the back-off
-            response = f
-            return f, None
-        except Exception as e:
-            error = "%s: %s" % (type(e).__name__, e)
-            if not isinstance(e, TransportError):
-                replica.health.succeeded(protocol)
+            response, raw = f, None
+        except BaseException as e:
+            self._attempted(replica, plan, selection, transport, started, None, e)
             raise
-        finally:
-            size = response.ByteSize() if response is not None and hasattr(response, "ByteSize") else -1
-            if error is None:
-                replica.health.succeeded(protocol)
-            record = CallRecord(self.name, op.name, call_id, protocol, transport.address, reason, estimated,
-                                time.perf_counter() - started, error, size, getattr(transport, "via", None))
-            self._last = self._local.last = record
-            policy.observe(record)
-            self._board._recorded(record)
+        self._attempted(replica, plan, selection, transport, started, response, None)
+        return response, raw
+
+    def _attempted(self, replica, plan, selection, transport, started, response, failure, mine=True):
+        """After each attempt, blocking or not: the protocol's health (any answer, a declared fault
+        or a refusal included, ends its back-off), the record, what the policy learns. ``mine``: the
+        record is also this thread's ``last_call`` (not for an async attempt, settled elsewhere)."""
+        if not isinstance(failure, TransportError):
+            replica.health.succeeded(selection.protocol)
+        size = response.ByteSize() if response is not None and hasattr(response, "ByteSize") else -1
+        record = CallRecord(self.name, plan.op.name, plan.call_id, selection.protocol, transport.address,
+                            selection.reason, selection.estimated, time.perf_counter() - started,
+                            None if failure is None else "%s: %s" % (type(failure).__name__, failure), size,
+                            getattr(transport, "via", None))
+        self._last = record
+        if mine:
+            self._local.last = record
+        selection.policy.observe(record)
+        self._board._recorded(record)
 
     # -- following the registry --------------------------------------------------------------------
-
-    def _follow(self):
-        """Keeps the replica set equal to the registry's entries under this name: a watch long-poll
-        (its own registry client, so that lookups never wait behind it); a reset or a new registry
-        epoch takes a fresh lookup. While the registry cannot be reached, the set stays as it was."""
-        from ._registry import RegistryClient
-
-        epoch = since = None
-        client = None
-        while not self._closed.is_set():
-            try:
-                if client is None:
-                    client = RegistryClient(self._board.url, tls=self._board.tls, timeout=self._board.watch_wait + 30,
-                                            token=self._board.token)
-                new_epoch, version, reset, events = client.watch(self.name, epoch, since, self._board.watch_wait)
-                if reset or epoch != new_epoch:
-                    self._replace_entries(client.lookup(self.name))
-                else:
-                    for kind, instance, entry in events:
-                        self._apply(kind, instance, entry)
-                epoch, since = new_epoch, version
-            except Exception:   # the registry is restarting or away: keep the replicas, try again
-                if self._closed.wait(1.0):
-                    return
 
     def _replace_entries(self, entries):
         with self._lock:
@@ -457,7 +557,8 @@ class Component:
                 r.close()
 
     def close(self):
-        self._closed.set()
+        if self._board.watch:
+            self._board._watcher().forget(self)
         for r in self._replicas:
             r.close()
 
@@ -490,15 +591,35 @@ class Board:
         self._interfaces = {}
         self._components = []
         self._executor = None
+        self._watch = None
         self._lock = threading.Lock()
+
+    @property
+    def watcher(self):
+        """The one watch that keeps this board's replica sets equal to the registry's entries, for
+        every name looked up (``switchboard._watch.RegistryWatcher``; None before the first lookup
+        or with ``watch=False``): ``mode`` (``stream`` or ``poll``), ``streams_opened``."""
+        return self._watch
+
+    def _watcher(self):
+        from ._watch import RegistryWatcher
+
+        with self._lock:
+            if self._watch is None:
+                self._watch = RegistryWatcher(self)
+            return self._watch
 
     def lookup(self, name, policy=None, operation_policies=None):
         """The stub of the component bound under ``name`` (all its replicas)."""
+        watcher = self._watcher() if self.watch else None
+        mark = watcher.mark(name) if watcher is not None else None   # before the lookup: see follow
         entries = self.registry.lookup(name)
         if not entries:
             raise NotFound("no component is bound as %r in %s" % (name, self.url))
         c = Component(self, name, entries, policy or self.policy, operation_policies)
         self._components.append(c)
+        if watcher is not None:
+            watcher.follow(c, mark)
         return c
 
     def _interface(self, proto):
@@ -512,18 +633,17 @@ class Board:
         for listener in self.listeners:
             listener(record)
 
-    def _submit(self, fn):
+    def _pool(self):
+        """The threads of what cannot wait without one: SOAP attempts of async calls, the failsafe."""
         with self._lock:
             if self._executor is None:
                 self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=16,
                                                                        thread_name_prefix="switchboard-call")
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return self._executor.submit(fn)
-        return loop.run_in_executor(self._executor, fn)
+            return self._executor
 
     def close(self):
+        if self._watch is not None:
+            self._watch.close()
         for c in self._components:
             c.close()
         if self._executor is not None:

@@ -63,6 +63,7 @@ class RegistryClient:
         # the address we were given, not the one the WSDL names (it may be a name only the registry host knows)
         self.service = self.client.create_service(binding, url)
         self.lock = threading.Lock()
+        self._stream = None   # (address or None,) once asked
 
     def lookup(self, name):
         with self.lock:
@@ -71,20 +72,39 @@ class RegistryClient:
 
         return [Entry(serialize_object(e, dict)) for e in raw]
 
-    def watch(self, name, epoch, since, wait_seconds):
-        """(epoch, version, reset, events) after the changes to ``name`` since ``since``, waiting up to
-        ``wait_seconds`` for one; each event is (kind, instance id, Entry or None). Not under the lock:
-        a watch waits, and other calls must not wait behind it."""
-        from zeep.helpers import serialize_object
-
-        raw = serialize_object(self.service.watch(names={"item": [name]}, epoch=epoch, sinceVersion=since,
-                                                  waitSeconds=wait_seconds), dict)
+    def watch(self, names, epoch, since, wait_seconds):
+        """(epoch, version, reset, events) after the changes to ``names`` since ``since``, waiting up
+        to ``wait_seconds`` for one; each event is (kind, name, instance id, Entry or None). Not under
+        the lock: a watch waits, and other calls must not wait behind it."""
+        raw = self._watch(names, epoch, since, wait_seconds)
         events = raw.get("events") or []
         events = events.get("item") or [] if isinstance(events, dict) and "item" in events else events
         events = [events] if isinstance(events, dict) else events
-        out = [(e["kind"], e["instanceId"], Entry(e["entry"]) if e.get("entry") else None)
-               for e in events if e.get("name") == name]
+        wanted = set(names)
+        out = [(e["kind"], e["name"], e["instanceId"], Entry(e["entry"]) if e.get("entry") else None)
+               for e in events if e.get("name") in wanted]
         return raw["epoch"], raw["version"], bool(raw.get("reset")), out
+
+    def _watch(self, names, epoch, since, wait_seconds):
+        from zeep.helpers import serialize_object
+
+        return serialize_object(self.service.watch(names={"item": list(names)}, epoch=epoch, sinceVersion=since,
+                                                   waitSeconds=wait_seconds), dict)
+
+    def stream_address(self, names):
+        """Where the registry streams changes (``grpc://HOST:PORT``), asked with a ``watch`` of
+        ``names`` that does not wait, and kept until ``stream_failed``; None when it has no stream
+        (the watch then long-polls), as the Java client's ``streamAddress``."""
+        with self.lock:
+            if self._stream is None:
+                self._stream = (self._watch(names, None, None, 0).get("stream") or None,)
+            return self._stream[0]
+
+    def stream_failed(self, address):
+        """The stream at ``address`` failed: the next watch asks the registry again."""
+        with self.lock:
+            if self._stream is not None and self._stream[0] == address:
+                self._stream = None
 
     def entry_dict(self, name, instance_id, endpoints, schema, proto, wsdl_url, lease, features):
         entry = {"name": name, "instanceId": instance_id,

@@ -8,6 +8,7 @@ answers to their callers), as the Java client does, so a call wakes no thread bu
 server's host, an endpoint naming a Unix socket that is the server's as the Java server makes it
 (``tcp.sock`` in a directory of this OS user's with mode 0700) is reached through that socket."""
 
+import concurrent.futures
 import hashlib
 import os
 import select
@@ -230,16 +231,22 @@ def same_host_socket(address):
 # -- the connection -------------------------------------------------------------------------------
 
 class _Call:
-    __slots__ = ("id", "meta", "data", "error", "done")
+    """One call on a connection: settled with the answer's meta and data, or an error. An async
+    call has ``settled``, called once with the call when it is, and a deadline."""
 
-    def __init__(self, correlation_id):
+    __slots__ = ("id", "meta", "data", "error", "done", "settled", "deadline")
+
+    def __init__(self, correlation_id, settled=None, deadline=None):
         self.id, self.meta, self.data, self.error, self.done = correlation_id, None, None, None, False
+        self.settled, self.deadline = settled, deadline
 
 
 class Connection:
     """One socket to a server, shared by every call to it. Frames are written whole under a lock;
     the first caller waiting for an answer reads the socket (the leader) until its own answer is in,
-    settling the others' on the way; when it leaves, a waiting caller takes over."""
+    settling the others' on the way; when it leaves, a waiting caller takes over. Async calls wait
+    on no thread: while any is open, one reader thread of the connection's is the leader when no
+    blocking caller is, and settles them by correlation id (and at their deadlines)."""
 
     def __init__(self, sock, via, max_frame_bytes=MAX_FRAME_BYTES):
         self.sock, self.via, self.max_frame_bytes = sock, via, max_frame_bytes
@@ -252,17 +259,72 @@ class Connection:
         self.calls = {}
         self.next_id = 0
         self.reading = False
+        self.async_open = 0          # async calls not yet settled
+        self.reader = None           # the reader thread while async calls are open
         self.closed = None
         self.buffer = bytearray()
         self.last_used = time.monotonic()
 
-    def open(self):
+    def open(self, settled=None, deadline=None):
+        """A new call; with ``settled``, an async one, which ``start_reader`` then has read."""
         with self.lock:
             if self.closed is not None:
                 raise TransportError("tcp", TransportError.NOT_DELIVERED, "connection closed: %s" % self.closed)
             self.next_id += 1
-            call = self.calls[self.next_id] = _Call(self.next_id)
+            call = self.calls[self.next_id] = _Call(self.next_id, settled, deadline)
+            if settled is not None:
+                self.async_open += 1
             return call
+
+    def start_reader(self, expired):
+        """Makes sure the reader thread runs while async calls are open; ``expired(call)`` is told
+        of each async call whose deadline passed (forgotten already)."""
+        with self.lock:
+            if self.reader is not None or not self.async_open:
+                return
+            self.reader = threading.Thread(target=self._read_for_async, args=(expired,), daemon=True,
+                                           name="switchboard-tcp-reader")
+            self.reader.start()
+
+    def _read_for_async(self, expired):
+        while True:
+            with self.lock:
+                if not self.async_open or self.closed is not None:
+                    self.reader = None
+                    self.answered.notify_all()
+                    return
+                now = time.monotonic()
+                nearest = min((c.deadline for c in self.calls.values() if c.settled is not None), default=now + 1)
+                lead = not self.reading
+                if lead:
+                    self.reading = True
+                else:   # a blocking caller leads, settling these too; wake at the nearest deadline
+                    self.answered.wait(max(0.0, min(1.0, nearest - now)))
+            if lead:
+                try:
+                    self._read_one(max(0.001, min(1.0, nearest - time.monotonic())))
+                except (TimeoutError, _Closed):
+                    pass
+                finally:
+                    with self.lock:
+                        self.reading = False
+                        self.answered.notify_all()
+            self._expire(expired)
+
+    def _expire(self, expired):
+        now = time.monotonic()
+        with self.lock:
+            late = [c for c in self.calls.values() if c.settled is not None and c.deadline <= now]
+            for c in late:
+                del self.calls[c.id]
+                self.async_open -= 1
+        for c in late:
+            expired(c)
+
+    def _settle(self, call):
+        """Tells an async call's owner it is settled (outside the lock)."""
+        if call.settled is not None:
+            call.settled(call)
 
     def send(self, data):
         """Writes a frame; a failure means the server did not get it whole: not delivered."""
@@ -277,7 +339,10 @@ class Connection:
 
     def forget(self, call):
         with self.lock:
-            return self.calls.pop(call.id, None) is not None
+            gone = self.calls.pop(call.id, None) is not None
+            if gone and call.settled is not None:
+                self.async_open -= 1
+            return gone
 
     def await_answer(self, call, deadline):
         """Waits for ``call``'s answer, reading the socket itself when nobody else does. Raises
@@ -327,7 +392,11 @@ class Connection:
             call = self.calls.pop(meta.correlation_id, None)
             if call is not None:
                 call.meta, call.data, call.done = meta, data[HEADER.size + meta_size:], True
+                if call.settled is not None:
+                    self.async_open -= 1
                 self.answered.notify_all()
+        if call is not None:
+            self._settle(call)
 
     def _fill(self, n, timeout):
         """The buffer once it holds ``n`` bytes (a copy of them); what was read stays buffered
@@ -358,11 +427,14 @@ class Connection:
             pending, self.calls = list(self.calls.values()), {}
             for call in pending:
                 call.error, call.done = why, True
+            self.async_open = 0
             self.answered.notify_all()
         try:
             self.sock.close()
         except OSError:
             pass
+        for call in pending:
+            self._settle(call)
 
 
 class _Closed(Exception):
@@ -441,34 +513,71 @@ class TcpTransport:
             n = self._names[op.name] = names(service, method)
         return n
 
-    def call(self, op, request, call_id, timeout):
+    def _message(self, op, request):
         message = request.SerializeToString()
         if len(message) > MAX_FRAME_BYTES:
             raise Refused("size-limit", "%s: the request of %d bytes is over the tcp frame limit of %d bytes; nothing "
                           "was sent (larger messages go over grpc)" % (op.name, len(message), MAX_FRAME_BYTES))
-        timeout = 60.0 if timeout is None else timeout
-        deadline = time.monotonic() + timeout
-        connection = self.connection()
-        token = None if self.token is None else self._token(connection)
-        call = connection.open()
-        meta = request_meta(self._op_names(op), call.id, call_id, max(1, min(int(timeout * 1000), 2 ** 31 - 1)),
-                            None, token)
+        return message
+
+    def _send(self, connection, op, request, call, call_id, timeout, message):
         try:
+            token = None if self.token is None else self._token(connection)
+            meta = request_meta(self._op_names(op), call.id, call_id, max(1, min(int(timeout * 1000), 2 ** 31 - 1)),
+                                None, token)
             connection.send(frame(meta, message))
         except TransportError:
             connection.forget(call)
             raise
+
+    def _late(self, op, timeout):
+        return TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s exceeded its deadline: no "
+                              "answer within %d ms" % (op.name, self.address, timeout * 1000))
+
+    def call(self, op, request, call_id, timeout):
+        message = self._message(op, request)
+        timeout = 60.0 if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        connection = self.connection()
+        call = connection.open()
+        self._send(connection, op, request, call, call_id, timeout, message)
         try:
             connection.await_answer(call, deadline)
         except TimeoutError:
             self._cancel(connection, call, op)
-            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s exceeded its deadline: no "
-                                 "answer within %d ms" % (op.name, self.address, timeout * 1000)) from None
+            raise self._late(op, timeout) from None
         except _Closed:
             pass
         except BaseException:   # interrupted (KeyboardInterrupt): the server stops the call too
             self._cancel(connection, call, op)
             raise
+        return self._outcome(op, connection, call)
+
+    def call_async(self, op, request, call_id, timeout):
+        """Starts the call and returns a concurrent Future of ``(response, raw bytes)``, settled by
+        the connection's reader (or a blocking caller reading for all): no thread waits for it. At
+        its deadline a cancel frame is sent and it fails as may-have-run, as a blocking call."""
+        message = self._message(op, request)
+        timeout = 60.0 if timeout is None else timeout
+        connection = self.connection()
+        future = concurrent.futures.Future()
+
+        def settled(call):
+            try:
+                future.set_result(self._outcome(op, connection, call))
+            except BaseException as e:   # a declared fault (FaultMessage) or a mapped error
+                future.set_exception(e)
+
+        def expired(call):
+            self._send_cancel(connection, call, op)
+            future.set_exception(self._late(op, timeout))
+
+        call = connection.open(settled, time.monotonic() + timeout)
+        self._send(connection, op, request, call, call_id, timeout, message)
+        connection.start_reader(expired)
+        return future
+
+    def _outcome(self, op, connection, call):
         if call.meta is None:
             raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s: %s before the answer" % (
                 op.name, self.address, call.error or connection.closed or "connection closed"))
@@ -486,6 +595,10 @@ class TcpTransport:
 
     def _cancel(self, connection, call, op):
         if connection.forget(call):
+            self._send_cancel(connection, call, op)
+
+    def _send_cancel(self, connection, call, op):
+        if connection.closed is None:
             try:
                 with connection.write_lock:
                     connection.sock.sendall(frame(request_meta(self._op_names(op), call.id, user_fields={CANCEL: "1"})))

@@ -111,6 +111,32 @@ class GrpcTransport:
             raise self.error(op, e) from None
         return op.response.FromString(received), received
 
+    def call_async(self, op, request, call_id, timeout):
+        """A unary call started with grpcio's ``future()``: a concurrent Future of ``(response, raw
+        bytes)`` that grpcio's threads settle, no thread of ours waiting; None for a streamed method
+        (its parts are read by a thread: the caller runs it as a blocking call)."""
+        import concurrent.futures
+        import grpc
+
+        if op.streams:
+            return None
+        metadata = [("sb-call-id", call_id)] if call_id else []
+        if self.token is not None:
+            metadata.append(("authorization", _token_header(self.token, self.address, self.protocol)))
+        future = concurrent.futures.Future()
+
+        def done(call):
+            try:
+                received = call.result()
+                future.set_result((op.response.FromString(received), received))
+            except grpc.RpcError as e:
+                future.set_exception(self.error(op, e))
+            except BaseException as e:
+                future.set_exception(e)
+
+        self.method(op).future(request.SerializeToString(), timeout=timeout, metadata=metadata).add_done_callback(done)
+        return future
+
     def error(self, op, e):
         import grpc
 

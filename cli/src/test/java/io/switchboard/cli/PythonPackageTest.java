@@ -81,6 +81,9 @@ class PythonPackageTest {
         try (RegistryServer registry = RegistryServer.builder().secret(SECRET).start();
              // an https:// registry, from which the Python client must never take a plain-text endpoint
              RegistryServer tlsRegistry = RegistryServer.builder().secret(SECRET).tls(certs.server()).start();
+             // watches: a registry that only long-polls, and one that holds one stream per client host
+             RegistryServer noStream = RegistryServer.builder().secret(SECRET).watchStream(false).start();
+             RegistryServer oneStream = RegistryServer.builder().secret(SECRET).maxWatches(16, 1).start();
              ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .protocols("tcp", "grpc", "soap").build();
              ComponentServer grpcDown = ComponentServer.builder().registry(registry.endpoint(), SECRET)
@@ -112,6 +115,10 @@ class PythonPackageTest {
                     Files.copy(in, schemas.resolve(file), StandardCopyOption.REPLACE_EXISTING);
                 }
             }
+            // the registry's own .proto, which the watch stream's messages follow
+            try (InputStream in = RegistryServer.class.getResourceAsStream("/io/switchboard/registry/wire/Registry.proto")) {
+                Files.copy(in, schemas.resolve("Registry.proto"), StandardCopyOption.REPLACE_EXISTING);
+            }
             Path javaResults = dir.resolve("java-results.json");
             Files.writeString(javaResults, new Gson().toJson(javaResults(registry.endpoint())));
 
@@ -121,6 +128,8 @@ class PythonPackageTest {
             env.put("PYTHONDONTWRITEBYTECODE", "1");
             env.put("SWITCHBOARD_TEST_REGISTRY", registry.endpoint());
             env.put("SWITCHBOARD_TEST_SECRET", SECRET);
+            env.put("SWITCHBOARD_TEST_NO_STREAM_REGISTRY", noStream.endpoint());
+            env.put("SWITCHBOARD_TEST_ONE_STREAM_REGISTRY", oneStream.endpoint());
             env.put("SWITCHBOARD_TEST_SCHEMAS", schemas.toString());
             env.put("SWITCHBOARD_TEST_JAVA_RESULTS", javaResults.toString());
             Path tlsFiles = Files.createDirectories(dir.resolve("tls"));

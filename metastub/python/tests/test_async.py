@@ -1,0 +1,176 @@
+"""Async calls wait on no thread of their own: over tcp the connection's reader settles them by
+correlation id, over gRPC grpcio's future() does; what follows a failed attempt runs as a blocking
+call on the board's pool."""
+
+import asyncio
+import math
+import socket
+import struct
+import threading
+import uuid
+
+import pytest
+
+import switchboard
+from switchboard import _tcp
+from switchboard._schema import Interface
+from conftest import bits
+from test_tcp import _answer, _CloseAfter, _ScriptedServer
+
+CALLS = 200
+# the threads 200 calls in flight may add: tcp's one reader per connection, and a thread grpcio
+# may start for its callbacks; a thread per call (or a pool's 16) would be far more
+MAX_EXTRA_THREADS = 2
+
+
+@pytest.fixture()
+def fresh_echo(registry_url):
+    with switchboard.connect(registry_url) as board:
+        echo = board.lookup("Echo")
+        yield echo
+
+
+def in_flight_threads(start_calls):
+    """(threads before, the most seen while the calls settled, their answers), the calls started
+    together in an event loop."""
+    async def run():
+        before, seen = threading.active_count(), []
+        futures = start_calls()
+        seen.append(threading.active_count())
+        for f in futures:
+            f.add_done_callback(lambda _: seen.append(threading.active_count()))
+        return before, max(seen), await asyncio.gather(*futures)
+    return asyncio.run(run())
+
+
+def values(i):
+    return [i + 0.5, -0.0, math.inf, struct.unpack(">d", struct.pack(">Q", 0x7FF8000000000000 + i + 1))[0]]
+
+
+def test_two_hundred_async_tcp_calls_share_the_connection_reader(fresh_echo):
+    echo = fresh_echo
+    assert echo.echoDoubles(values=[1.0], protocol="tcp") == [1.0]   # the connection is open
+    before, most, answers = in_flight_threads(
+        lambda: [echo.echoDoubles_async(values=values(i), protocol="tcp") for i in range(CALLS)])
+    assert most - before <= MAX_EXTRA_THREADS, (before, most)
+    assert [bits(a) for a in answers] == [bits(values(i)) for i in range(CALLS)]
+    assert echo.last_call.protocol == "tcp" and echo.last_call.succeeded
+
+
+def test_two_hundred_async_grpc_calls_take_no_thread_each(fresh_echo):
+    echo = fresh_echo
+    assert echo.divide(dividend=7, divisor=2, protocol="grpc").quotient == 3   # the channel is up
+    before, most, answers = in_flight_threads(
+        lambda: [echo.divide_async(dividend=7 * i + 3, divisor=7, protocol="grpc") for i in range(CALLS)])
+    assert most - before <= MAX_EXTRA_THREADS, (before, most)
+    assert [(a.quotient, a.remainder) for a in answers] == [(i, 3) for i in range(CALLS)]
+    assert echo.last_call.protocol == "grpc"
+
+
+def test_async_calls_outside_an_event_loop_are_concurrent_futures(fresh_echo):
+    echo = fresh_echo
+    futures = [echo.echoDoubles_async(values=[float(i)], protocol="tcp") for i in range(20)]
+    assert [f.result(60) for f in futures] == [[float(i)] for i in range(20)]
+    with pytest.raises(echo.divideFault):
+        echo.divide_async(dividend=1, divisor=0, protocol="tcp").result(60)
+    with pytest.raises(TypeError):   # a bad argument fails the future, not the caller's thread
+        echo.echoDoubles_async(nonsense=[1.0]).result(60)
+
+
+def test_an_async_call_falls_back_from_a_dead_tcp_endpoint_to_soap(fresh_echo, secret, echo_proto):
+    echo = fresh_echo
+    soap = echo.entries[0].endpoint("soap")
+    name = "PyAsyncDeadTcp" + uuid.uuid4().hex[:8]
+    registry = echo._board.registry
+    with socket.socket() as s:   # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    registry.bind(registry.entry_dict(name, "one", [("tcp", "tcp://127.0.0.1:%d/Echo" % dead), ("soap", soap)],
+                                      None, echo_proto, None, 0, []), secret)
+    try:
+        stub = echo._board.lookup(name, policy="fixed:tcp")
+        async def call():
+            return await stub.echoDoubles_async(values=[2.5, -0.0])
+        assert asyncio.run(call()) == [2.5, -0.0]
+        assert stub.last_call.protocol == "soap" and stub.last_call.fallback, stub.last_call
+        assert "the request never reached the operation" in stub.last_call.reason
+    finally:
+        registry.unbind(name, "one", secret)
+
+
+@pytest.fixture(scope="module")
+def ops(echo_proto):
+    return Interface(echo_proto)
+
+
+def _transport(server, ops):
+    return _tcp.TcpTransport(ops, "tcp://127.0.0.1:%d/Echo" % server.port)
+
+
+def test_an_async_call_past_its_deadline_fails_may_have_run_and_cancels(ops):
+    with _ScriptedServer(lambda meta, message: None) as server:   # never answers
+        transport = _transport(server, ops)
+        op = ops.operations["empty"]
+        try:
+            future = transport.call_async(op, op.request(), "feedc0de" * 4, 0.3)
+            with pytest.raises(switchboard.TransportError) as late:
+                future.result(60)
+            request, cancel = server.await_requests(2)
+        finally:
+            transport.close()
+    assert late.value.delivery == "may-have-run" and "deadline" in str(late.value)
+    assert cancel.user_fields == {"sb-cancel": "1"} and cancel.correlation_id == request.correlation_id
+
+
+def test_a_connection_closed_under_async_calls_fails_each_may_have_run(ops):
+    def script(meta, message):
+        if len(seen) == 9:
+            raise _CloseAfter(b"")
+        seen.append(meta)
+    seen = []
+    with _ScriptedServer(script) as server:
+        transport = _transport(server, ops)
+        op = ops.operations["empty"]
+        try:
+            futures = [transport.call_async(op, op.request(), None, 60) for _ in range(10)]
+            for f in futures:
+                with pytest.raises(switchboard.TransportError) as failed:
+                    f.result(60)
+                assert failed.value.delivery == "may-have-run"
+        finally:
+            transport.close()
+
+
+def test_async_and_blocking_calls_answered_out_of_order_each_get_their_own(ops):
+    """Answers held until every call is in, then sent last first: the reader and a blocking
+    caller hand the lead to each other, and every call gets the answer of its correlation id."""
+    n = 30
+    held, lock = [], threading.Lock()
+    op = ops.operations["divide"]
+
+    def script(meta, message):
+        request = op.request.FromString(message)
+        answer = _answer(meta, message=op.response(quotient=request.dividend, remainder=meta.correlation_id)
+                         .SerializeToString())
+        with lock:
+            held.append(answer)
+            if len(held) < n + 1:
+                return None
+            out, held[:] = b"".join(reversed(held)), []
+        return out
+
+    with _ScriptedServer(script) as server:
+        transport = _transport(server, ops)
+        try:
+            futures = [transport.call_async(op, op.request(dividend=i, divisor=1), None, 60) for i in range(n)]
+            blocking = []
+            caller = threading.Thread(target=lambda: blocking.append(
+                transport.call(op, op.request(dividend=-1, divisor=1), None, 60)))
+            caller.start()
+            answers = [f.result(60)[0] for f in futures]
+            caller.join(60)
+        finally:
+            transport.close()
+    assert [a.quotient for a in answers] == list(range(n))
+    assert blocking[0][0].quotient == -1
+    assert len({a.remainder for a in answers} | {blocking[0][0].remainder}) == n + 1
