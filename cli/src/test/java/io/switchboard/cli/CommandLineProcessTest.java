@@ -8,6 +8,7 @@ import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.client.Switchboard;
+import io.switchboard.testing.ChildJvm;
 import io.switchboard.testing.TestCertificates;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -40,9 +41,7 @@ class CommandLineProcessTest {
     }
 
     private Process start(Path secret, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
+        List<String> cmd = new ArrayList<>(ChildJvm.javaCommand(List.of("-Xmx256m"), Main.class, args));
         cmd.addAll(List.of("--secret-file", secret.toString()));
         Process p = new ProcessBuilder(cmd).redirectError(dir.resolve("stderr-" + processes.size() + ".txt").toFile())
                 .start();

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.switchboard.client.Switchboard;
 import io.switchboard.components.echo.Echo;
 import io.switchboard.components.echo.EchoComponent;
+import io.switchboard.testing.ChildJvm;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -67,9 +68,7 @@ class TracingExportTest {
     }
 
     private Process start(List<String> env, String... args) throws IOException {
-        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
+        List<String> cmd = ChildJvm.javaCommand(List.of("-Xmx256m"), Main.class, args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(dir.resolve("stderr-" + args[0] + ".txt").toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
         for (String e : env) {

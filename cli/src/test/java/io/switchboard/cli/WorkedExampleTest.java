@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.testing.ChildJvm;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -102,8 +102,7 @@ class WorkedExampleTest {
 
     /** A {@code switchboard} that runs this build's command line, as the repository's launcher does. */
     private static void writeLauncher(Path file) throws IOException {
-        List<String> java = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        List<String> java = ChildJvm.javaCommand(List.of("-Xmx256m"), Main.class);
         StringBuilder line = new StringBuilder("#!/usr/bin/env bash\nexec");
         for (String word : java) {
             line.append(" '").append(word.replace("'", "'\\''")).append('\'');

@@ -8,6 +8,7 @@ import io.switchboard.cli.CommandOutput;
 import io.switchboard.cli.Main;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.server.RegistryServer;
+import io.switchboard.testing.ChildJvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,9 +89,7 @@ class ScaffoldFlowTest {
 
     /** The command line in a JVM of its own, as {@code ./switchboard} starts it. */
     private Process java(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        cmd.addAll(List.of(args));
+        List<String> cmd = ChildJvm.javaCommand(List.of("-Xmx256m"), Main.class, args);
         Process p = new ProcessBuilder(cmd).redirectError(tmp.resolve("serve-stderr.txt").toFile()).start();
         processes.add(p);
         return p;

@@ -45,8 +45,10 @@ import org.junit.jupiter.api.Test;
  * calls over gRPC. Latencies and calls/s go to standard output and {@code target/soak-report.md},
  * never to asserts.
  *
- * <p>CI runs it for 20 s; a long run: {@code mvn -B -ntp -pl metastub -am verify -Dtest=SoakTest
- * -Dsurefire.failIfNoSpecifiedTests=false -Dswitchboard.soak.seconds=1800}.
+ * <p>CI runs it for 20 s, in a test JVM whose JIT stops at its first tier (the root pom's
+ * {@code switchboard.test.jit}), so its calls/s are below a tuned JVM's; a long run, with the full
+ * JIT: {@code mvn -B -ntp -pl metastub -am verify -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dswitchboard.soak.seconds=1800 -Dswitchboard.test.jit=}.
  */
 class SoakTest {
     private static final int CLIENT_THREADS = 64;
