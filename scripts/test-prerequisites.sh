@@ -4,7 +4,7 @@
 #             scripts/python-package-env.sh's fresh venv with the switchboard package pip-installed
 #   grpcurl   grpcurl, built with `go install` into <repo>/target/tools/grpcurl-VERSION/
 #   chromium  Debian's chromium, with apt-get (as root)
-# `mvn verify` runs this script once, at generate-test-resources of protocols/testing; it can be
+# `mvn verify` runs this script once, at generate-test-resources of the test-prerequisites module; it can be
 # run by hand too (-Dswitchboard.prerequisites.skip=true, or -DskipTests, keeps Maven from running
 # it). Idempotent: what is installed already is left alone, so a second run does
 # nothing but check (under a second).
