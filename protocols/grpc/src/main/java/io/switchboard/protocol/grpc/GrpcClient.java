@@ -82,6 +82,9 @@ final class GrpcClient implements ProtocolClient {
                 .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
                 .withOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
                 .withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK)
+                // gRPC's HTTP/2 handler tuned for large messages on each connection (Http2Tuner)
+                .channelFactory(ClientEventLoops::newChannel)
+                .eventLoopGroup(ClientEventLoops.group())
                 .build());
     }
 

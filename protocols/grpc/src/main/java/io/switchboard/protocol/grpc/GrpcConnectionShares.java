@@ -52,6 +52,8 @@ public final class GrpcConnectionShares implements AutoCloseable {
     /** The admitted connections by their remote address (address and port: one connection each). */
     private final Map<SocketAddress, Member> members = new ConcurrentHashMap<>();
     private final String name;
+    /** Whether admitted connections get an {@link Http2Tuner} ({@link #applyTunedForLargeMessages}). */
+    private volatile boolean tuned;
 
     /** Shares by {@code settings}' connection limits; {@code name} names the event loop threads. */
     public GrpcConnectionShares(ServerSettings settings, String name) {
@@ -64,6 +66,12 @@ public final class GrpcConnectionShares implements AutoCloseable {
     /** The builder with this listener's channel, which admits each connection, and its event loops. */
     public NettyServerBuilder apply(NettyServerBuilder builder) {
         return builder.channelFactory(Listener::new).bossEventLoopGroup(boss).workerEventLoopGroup(workers);
+    }
+
+    /** As {@link #apply}, each admitted connection tuned for large messages ({@link Http2Tuner}) before gRPC sets it up. */
+    NettyServerBuilder applyTunedForLargeMessages(NettyServerBuilder builder) {
+        tuned = true;
+        return apply(builder);
     }
 
     /** Counts each connection's open calls, so that one with calls open is never displaced. */
@@ -145,6 +153,9 @@ public final class GrpcConnectionShares implements AutoCloseable {
                     continue;
                 }
                 members.put(remote, m);
+                if (tuned) {
+                    Http2Tuner.install(child);
+                }
                 child.closeFuture().addListener(f -> {
                     members.remove(remote, m);
                     shares.leave(m);

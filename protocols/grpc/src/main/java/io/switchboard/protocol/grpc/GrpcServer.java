@@ -124,7 +124,7 @@ final class GrpcServer implements ProtocolServer {
             return;
         }
         try {
-            server = connections.apply(NettyServerBuilder.forAddress(
+            server = connections.applyTunedForLargeMessages(NettyServerBuilder.forAddress(
                             new InetSocketAddress(settings.bindAddress(), settings.port()), GrpcTls.server(settings.tls())))
                     .addTransportFilter(refusals)
                     .intercept(connections.callCounter())
