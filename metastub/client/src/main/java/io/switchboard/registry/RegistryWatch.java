@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * registry restarted, another registry server answers, changes fell out of the registry's buffer
  * — it looks the names up again and reports the difference: the listener's picture is always
  * the registry's, and each change is reported once. While the registry cannot be reached it
- * retries (back-off up to 5 s) and reports nothing. Over several registries a poll waits at most
+ * retries (back-off up to 5 s) and reports nothing; a stream that ends within 5 s of opening
+ * counts as a failure, so a registry (or proxy) that answers once and hangs up is not asked ten
+ * times a second. Over several registries a poll waits at most
  * {@value RegistryClient#FAILOVER_WATCH_SECONDS} s, and its answer at most 5 s more (the call
  * timeout when shorter): a registry that is cut off, and so answers nothing, is left for the next
  * within that time.
@@ -93,6 +95,8 @@ public final class RegistryWatch implements AutoCloseable {
     private static final long RETRY_MAX_MILLIS = 5_000;
     private static final long REFUSED_FIRST_MILLIS = 5_000;
     private static final long REFUSED_MAX_MILLIS = 60_000;
+    /** A stream that delivered and lived this long was healthy: the back-off starts over after it. */
+    private static final long HEALTHY_STREAM_NANOS = Duration.ofSeconds(5).toNanos();
 
     /** The registry's reason when it last refused this watch's stream; null once a stream is open. */
     public String refusal() {
@@ -146,6 +150,9 @@ public final class RegistryWatch implements AutoCloseable {
         private final ClientCall<?, ?> own;
         private final ManagedChannel channel;
         private final String address;
+        private final long openedAt = System.nanoTime();
+        /** Touched by gRPC's callbacks, one at a time. */
+        private boolean delivered;
 
         Stream(ClientCall<?, ?> own, ManagedChannel channel, String address) {
             this.own = own;
@@ -170,7 +177,7 @@ public final class RegistryWatch implements AutoCloseable {
             }
             epoch = r.epoch();
             since = r.version();
-            backoffMillis = RETRY_FIRST_MILLIS;
+            delivered = true;
             refusal = null;
             synced.countDown();
             own.request(1);
@@ -186,6 +193,12 @@ public final class RegistryWatch implements AutoCloseable {
             }
             if (closed) {
                 return;
+            }
+            // a stream that answers once and ends (a broken registry, a proxy that cuts streams)
+            // is a failure like any other: only one that carried changes for a while starts the
+            // back-off over, or such a registry would be asked again ten times a second
+            if (delivered && System.nanoTime() - openedAt >= HEALTHY_STREAM_NANOS) {
+                backoffMillis = RETRY_FIRST_MILLIS;
             }
             if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
                 refusal = status.getDescription();
