@@ -103,7 +103,9 @@ class SoakTest {
     @Test
     void sixtyFourClientsOnMixedCallsStayCorrectWithoutGrowth() throws Exception {
         int seconds = Integer.getInteger("switchboard.soak.seconds", 20);
-        int referenceSeconds = Integer.getInteger("switchboard.soak.reference.seconds", Math.max(3, seconds / 2));
+        // references of half the soak's time in a long run; in CI's short one they are asserted alike but their calls/s
+        // only feed the report, so 3 s each keep four of them from costing twice the soak's CPU
+        int referenceSeconds = Integer.getInteger("switchboard.soak.reference.seconds", seconds >= 60 ? seconds / 2 : 3);
         List<AutoCloseable> closing = new ArrayList<>();
         try {
             Skeleton skeleton = ConformanceComponent.skeleton(impl);
