@@ -144,7 +144,9 @@ final class RegistryBenchCommand implements Callable<Integer> {
                 };
                 Process registry = children.startJava(List.of("-Xmx" + registryHeap, "-XX:+UseG1GC"), Main.class,
                         dir.resolve("registry-" + store + ".log"), "registry", "--port", "0", "--store", spec,
-                        "--metrics", "--no-console");
+                        "--metrics", "--no-console",
+                        // every watcher here comes from one host; spread over hosts, none would reach a host's share
+                        "--max-watches", Math.max(20_000, watchers + 1_000) + "," + Math.max(4_096, watchers + 1_000));
                 String url = ChildJvm.awaitLine(registry, "registry", "the registry").substring("registry".length()).trim();
                 Row row = run(store, url, secret, children, dir);
                 rows.add(row);
