@@ -23,12 +23,15 @@ final class WatcherJvms implements AutoCloseable {
         return List.of("-Xmx" + heap, "-Xss256k", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     }
 
-    /** One line a watcher JVM printed: {@code SYNCED n}, {@code TOLD k millis n} or {@code FAILED why}. */
+    /**
+     * One line a watcher JVM printed: {@code SYNCED n}, {@code TOLD k millis n} or {@code FAILED
+     * why}; anything else (the JVM's own notes, say a flight recording's) is {@code OTHER}.
+     */
     record Line(String kind, long[] values, String text) {
         static Line parse(String text) {
             String[] f = text.trim().split(" ");
             if (!f[0].equals("SYNCED") && !f[0].equals("TOLD")) {
-                return new Line("FAILED", new long[0], text);
+                return new Line(f[0].equals("FAILED") ? "FAILED" : "OTHER", new long[0], text);
             }
             long[] v = new long[f.length - 1];
             for (int i = 1; i < f.length; i++) {
@@ -61,8 +64,9 @@ final class WatcherJvms implements AutoCloseable {
     private void read(Process p) {
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (!line.isBlank()) {
-                    lines.add(Line.parse(line));
+                Line parsed = Line.parse(line);
+                if (!line.isBlank() && !parsed.kind().equals("OTHER")) {
+                    lines.add(parsed);
                 }
             }
         } catch (IOException e) {
