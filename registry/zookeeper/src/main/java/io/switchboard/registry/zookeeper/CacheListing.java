@@ -47,8 +47,14 @@ final class CacheListing {
         }
     }
 
-    /** The cache changed (any event of its listener): whoever waits for it looks again. */
+    /**
+     * The cache changed (any event of its listener): whoever waits for this store's writes looks
+     * again (nobody is woken while none is awaited: a bulk of binds is thousands of events).
+     */
     void changed() {
+        if (unseen.isEmpty()) {
+            return;
+        }
         synchronized (changes) {
             changes.notifyAll();
         }

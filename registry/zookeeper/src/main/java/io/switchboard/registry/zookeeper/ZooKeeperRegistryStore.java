@@ -281,16 +281,28 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         return readList();
     }
 
-    /** The entries among the cache's {@code nodes}, as {@link #readList} gives them: by name, oldest first. */
+    /**
+     * The entries among the cache's {@code nodes}, as {@link #readList} gives them: by name, oldest
+     * first. A node decoded at the same version before is not decoded again: an entry holds its
+     * interface schema, tens of kilobytes, and decoding 10,000 of them took seconds per list.
+     */
     private List<ComponentEntry> listOf(List<ChildData> nodes) {
         java.util.TreeMap<String, List<Read>> byName = new java.util.TreeMap<>();
+        java.util.Set<String> listed = new HashSet<>();
         for (ChildData node : nodes) {
             String[] segments = instanceSegments(node.getPath());
             if (segments != null) {
-                byName.computeIfAbsent(segments[0], n -> new ArrayList<>())
-                        .add(decode(node.getPath(), node.getData(), node.getStat()));
+                Stat stat = node.getStat();
+                Decoded d = decoded.get(node.getPath());
+                if (d == null || d.czxid() != stat.getCzxid() || d.mzxid() != stat.getMzxid()) {
+                    d = new Decoded(stat.getCzxid(), stat.getMzxid(), decode(node.getPath(), node.getData(), stat));
+                    decoded.put(node.getPath(), d);
+                }
+                listed.add(node.getPath());
+                byName.computeIfAbsent(segments[0], n -> new ArrayList<>()).add(d.read());
             }
         }
+        decoded.keySet().retainAll(listed);
         List<ComponentEntry> all = new ArrayList<>();
         for (List<Read> reads : byName.values()) {
             reads.sort(Comparator.comparingLong(Read::czxid));
@@ -622,6 +634,13 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
 
     private record Read(ComponentEntry entry, long czxid) {
     }
+
+    /** A node's entry as decoded at one version of the node (its creation and last change). */
+    private record Decoded(long czxid, long mzxid, Read read) {
+    }
+
+    /** The entries lists from the cache decoded, by path: decoded again only when their node changed. */
+    private final Map<String, Decoded> decoded = new java.util.concurrent.ConcurrentHashMap<>();
 
     private Optional<Read> read(String path) throws Exception {
         Stat stat = new Stat();
