@@ -83,7 +83,7 @@ public final class RegistryClient implements AutoCloseable {
     private final Duration callTimeout;
     /** {@link System#nanoTime} until which renewals carry no figures (a registry did not take them); 0: none. */
     private volatile long statsPausedUntil;
-    /** Which registry's stream address this client shares with the other clients of the JVM. */
+    /** Which registries' stream address (in this client's read order) it shares with the other clients of the JVM. */
     private final StreamAddresses.Key streamKey;
     /** The settings the probe's SOAP client of its own is made with. */
     private final ClientSettings callSettings;
@@ -122,7 +122,6 @@ public final class RegistryClient implements AutoCloseable {
         this.callTimeout = settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout()
                 : MAX_CALL_TIMEOUT;
         this.callSettings = settings.withCallTimeout(callTimeout);
-        this.streamKey = new StreamAddresses.Key(this.urls, tls);
         this.clients = new ProtocolClients(callSettings);
         this.channel = replicated(registries, clients);
         this.stub = new RegistryStub(channel);
@@ -139,6 +138,9 @@ public final class RegistryClient implements AutoCloseable {
             this.reads = null;
             this.readStub = stub;
         }
+        // shared by the clients that read in the same order: clients spread over several servers stay spread
+        this.streamKey = new StreamAddresses.Key(readRegistries.stream()
+                .map(r -> r.endpoints().get(0).address()).toList(), tls);
     }
 
     /** A fail-over channel over {@code registries} whose SOAP calls go through {@code over}. */

@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 final class StreamAddresses {
     private static final long QUIET_NANOS = Duration.ofSeconds(1).toNanos();
 
-    /** The registry servers a client was given, in its order, and the trust its stream is reached with. */
+    /** The registry servers a client reads from, in the order it tries them, and the trust its stream is reached with. */
     record Key(List<String> urls, TlsSettings tls) {
     }
 
