@@ -33,9 +33,17 @@ final class WatcherJvms implements AutoCloseable {
             if (!f[0].equals("SYNCED") && !f[0].equals("TOLD")) {
                 return new Line(f[0].equals("FAILED") ? "FAILED" : "OTHER", new long[0], text);
             }
-            long[] v = new long[f.length - 1];
-            for (int i = 1; i < f.length; i++) {
-                v[i - 1] = Long.parseLong(f[i]);
+            int fields = f[0].equals("SYNCED") ? 1 : 3;
+            if (f.length != fields + 1) {
+                return new Line("FAILED", new long[0], "not understood: " + text);
+            }
+            long[] v = new long[fields];
+            try {
+                for (int i = 0; i < fields; i++) {
+                    v[i] = Long.parseLong(f[i + 1]);
+                }
+            } catch (NumberFormatException e) {
+                return new Line("FAILED", new long[0], "not understood: " + text);
             }
             return new Line(f[0], v, text);
         }
