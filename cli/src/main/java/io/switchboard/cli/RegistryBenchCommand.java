@@ -68,6 +68,19 @@ final class RegistryBenchCommand implements Callable<Integer> {
             + "as a Switchboard's own watch does; the others follow one name (default ${DEFAULT-VALUE}).")
     int everyName;
 
+    @Option(names = "--watcher-jvms", defaultValue = "0", description = "Run the watchers in this many JVMs of their "
+            + "own, each watcher a Switchboard client of its own watching one of --watched-names names, as separate "
+            + "processes would (default ${DEFAULT-VALUE}: watches in this JVM over --watch-clients clients).")
+    int watcherJvms;
+
+    @Option(names = "--watched-names", defaultValue = "100", description = "With --watcher-jvms: the names watched; "
+            + "each timed bind goes to the next (default ${DEFAULT-VALUE}).")
+    int watchedNames;
+
+    @Option(names = "--watcher-heap", defaultValue = "256m", description = "With --watcher-jvms: each watcher JVM's "
+            + "-Xmx (default ${DEFAULT-VALUE}).")
+    String watcherHeap;
+
     @Option(names = "--binds-told", defaultValue = "20", description = "Binds timed until every watcher is told "
             + "(default ${DEFAULT-VALUE}).")
     int bindsTold;
@@ -95,17 +108,22 @@ final class RegistryBenchCommand implements Callable<Integer> {
     /** One store's figures. */
     record Row(String store, int instances, int watchers, double bindsPerSecond, double listMillis,
                double lookupsPerSecond, double toldP50, double toldP99, double renewMillis, double heapMb,
-               double liveMb, long streams, long shed) {
+               double liveMb, long streams, long shed, int watcherJvms, double watchedBindsPerSecond,
+               int soapOpen) {
         String markdown() {
-            return String.format(Locale.ROOT, "| %s | %,d | %,d | %,.0f | %,.0f | %,.0f | %,.0f / %,.0f | %,.0f | %,.0f / %,.0f | %,d | %,d |",
-                    store, instances, watchers, bindsPerSecond, listMillis, lookupsPerSecond, toldP50, toldP99, renewMillis,
-                    heapMb, liveMb, streams, shed);
+            return String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %,.0f | %,.0f | %,.0f | %,.0f / %,.0f | %s | %,.0f "
+                            + "| %,.0f / %,.0f | %,d | %,d | %,d |",
+                    store, instances, watchers, watcherJvms == 0 ? "-" : Integer.toString(watcherJvms), bindsPerSecond,
+                    listMillis, lookupsPerSecond, toldP50, toldP99,
+                    watchedBindsPerSecond == 0 ? "-" : String.format(Locale.ROOT, "%,.0f", watchedBindsPerSecond), renewMillis, heapMb, liveMb,
+                    streams, soapOpen, shed);
         }
     }
 
-    static final String HEADER = "| store | instances | watchers | binds/s | list ms | lookups/s | bind → last watcher "
-            + "told p50 / p99 ms | renewal ms (watched) | registry heap used / live MB | watch streams | SOAP connections shed |\n"
-            + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+    static final String HEADER = "| store | instances | watchers | watcher JVMs | binds/s | list ms | lookups/s | bind → "
+            + "last watcher told p50 / p99 ms | binds/s (watched) | renewal ms (watched) | registry heap used / live MB "
+            + "| watch streams | SOAP connections open (watching) | SOAP connections shed |\n"
+            + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
 
     @Override
     public Integer call() throws Exception {
@@ -126,9 +144,11 @@ final class RegistryBenchCommand implements Callable<Integer> {
                 };
                 Process registry = children.startJava(List.of("-Xmx" + registryHeap, "-XX:+UseG1GC"), Main.class,
                         dir.resolve("registry-" + store + ".log"), "registry", "--port", "0", "--store", spec,
-                        "--metrics", "--no-console");
+                        "--metrics", "--no-console",
+                        // every watcher here comes from one host; spread over hosts, none would reach a host's share
+                        "--max-watches", Math.max(20_000, watchers + 1_000) + "," + Math.max(4_096, watchers + 1_000));
                 String url = ChildJvm.awaitLine(registry, "registry", "the registry").substring("registry".length()).trim();
-                Row row = run(store, url, secret);
+                Row row = run(store, url, secret, children, dir);
                 rows.add(row);
                 System.out.println(HEADER);
                 System.out.println(row.markdown());
@@ -164,7 +184,7 @@ final class RegistryBenchCommand implements Callable<Integer> {
         throw new IOException("ZooKeeper did not start within 30 s; see " + dir.resolve("zookeeper.log"));
     }
 
-    private Row run(String store, String url, String secret) throws Exception {
+    private Row run(String store, String url, String secret, ChildJvm children, Path dir) throws Exception {
         int names = Math.max(1, instances / 10);
         String schema = EchoComponent.DESCRIPTOR.schema();
         try (RegistryClient writer = RegistryClient.connect(url, secret)) {
@@ -218,14 +238,17 @@ final class RegistryBenchCommand implements Callable<Integer> {
             double lookupsPerSecond = lookups.get() / seconds(lookupStart);
             pool.shutdown();
 
-            Watched watched = watch(url, writer, schema);
+            Watched watched = watcherJvms > 0 ? watchFromJvms(children, dir, url, writer, schema)
+                    : watch(url, writer, schema);
             try {
+                int soapOpen = SoapConnections.establishedTo(java.net.URI.create(url).getPort());
                 double heap = metric(url, "jvm_memory_used_bytes{area=\"heap\"") / 1e6;
                 double live = metric(url, "jvm_gc_live_data_size_bytes") / 1e6;
                 long streams = (long) metric(url, "switchboard_registry_watch_streams");
                 long shed = (long) metric(url, "switchboard_registry_connections_shed_total");
                 return new Row(store, instances, watchers, bindsPerSecond, lists[lists.length / 2], lookupsPerSecond,
-                        watched.p50, watched.p99, watched.renewMillis, heap, live, streams, shed);
+                        watched.p50, watched.p99, watched.renewMillis, heap, live, streams, shed, watcherJvms,
+                        watched.bindsPerSecond, soapOpen);
             } finally {
                 watched.close();
             }
@@ -234,11 +257,67 @@ final class RegistryBenchCommand implements Callable<Integer> {
 
     /** The watchers, open, and what their binds took. */
     private record Watched(List<RegistryClient> clients, List<RegistryWatch> watches, double p50, double p99,
-                           double renewMillis) implements AutoCloseable {
+                           double renewMillis, double bindsPerSecond, AutoCloseable jvms) implements AutoCloseable {
         @Override
-        public void close() {
+        public void close() throws Exception {
             watches.forEach(RegistryWatch::close);
             clients.forEach(RegistryClient::close);
+            if (jvms != null) {
+                jvms.close();
+            }
+        }
+    }
+
+    /**
+     * The watchers in JVMs of their own; {@code binds-told} binds, one after another without
+     * waiting, bind K under the K-th name: each timed from its start (wall clock) to the last
+     * watcher of its name told.
+     */
+    private Watched watchFromJvms(ChildJvm children, Path dir, String url, RegistryClient writer, String schema)
+            throws Exception {
+        String prefix = "BenchW";
+        WatcherJvms jvms = new WatcherJvms(children, dir, url, prefix, watchedNames, watchers, watcherJvms, watcherHeap);
+        try {
+            long synced = jvms.awaitSynced(600);
+            if (synced != watchers) {
+                throw new IllegalStateException(synced + " watches synced of " + watchers);
+            }
+            writer.bind(entry(prefix + "0", "leased", schema, 60));
+            long renewStart = System.nanoTime();
+            writer.renew(prefix + "0", "leased", Duration.ofSeconds(10));
+            double renewMillis = (System.nanoTime() - renewStart) / 1e6;
+            int[] expected = new int[bindsTold];
+            long[] boundAt = new long[bindsTold];
+            long start = System.nanoTime();
+            for (int k = 0; k < bindsTold; k++) {
+                int name = k % watchedNames;
+                expected[k] = watchers / watchedNames + (name < watchers % watchedNames ? 1 : 0);
+                boundAt[k] = System.currentTimeMillis();
+                writer.bind(entry(prefix + name, "w" + k, schema, 0));
+            }
+            double bindsPerSecond = bindsTold / seconds(start);
+            int[] told = new int[bindsTold];
+            long[] last = new long[bindsTold];
+            int pending = (int) java.util.stream.IntStream.of(expected).filter(e -> e > 0).count();
+            while (pending > 0) {
+                WatcherJvms.Line l = jvms.next(120, pending + " binds to be told to every watcher");
+                int k = (int) l.values()[0];
+                last[k] = Math.max(last[k], l.values()[1]);
+                told[k] += (int) l.values()[2];
+                if (told[k] == expected[k]) {
+                    pending--;
+                }
+            }
+            double[] millis = new double[bindsTold];
+            for (int k = 0; k < bindsTold; k++) {
+                millis[k] = expected[k] == 0 ? 0 : last[k] - boundAt[k];
+            }
+            Arrays.sort(millis);
+            return new Watched(List.of(), List.of(), percentile(millis, 0.50), percentile(millis, 0.99), renewMillis,
+                    bindsPerSecond, jvms);
+        } catch (Exception e) {
+            jvms.close();
+            throw e;
         }
     }
 
@@ -282,7 +361,7 @@ final class RegistryBenchCommand implements Callable<Integer> {
             millis[k] = (lastTold.get(k) - t0) / 1e6;
         }
         Arrays.sort(millis);
-        return new Watched(clients, watches, percentile(millis, 0.50), percentile(millis, 0.99), renewMillis);
+        return new Watched(clients, watches, percentile(millis, 0.50), percentile(millis, 0.99), renewMillis, 0, null);
     }
 
     private static double percentile(double[] sorted, double p) {

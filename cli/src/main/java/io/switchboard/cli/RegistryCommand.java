@@ -7,6 +7,7 @@ import io.switchboard.registry.store.RegistryStores;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -51,6 +52,10 @@ final class RegistryCommand implements Callable<Integer> {
             + "connection and, while it waits, a thread).")
     boolean noWatchStream;
 
+    @Option(names = "--max-watches", split = ",", paramLabel = "TOTAL[,PER_HOST]", description = "Watch streams held at "
+            + "most, in all and per client host (default 20000,4096); one more is refused with the reason.")
+    List<Integer> maxWatches;
+
     @Option(names = "--authz", paramLabel = "FILE", description = "Authorization policy in gRPC's form "
             + "(docs/security.md, \"Authorization\"): who may bind, look up and watch which names. Read again when "
             + "it changes; one that does not parse stops the start.")
@@ -70,6 +75,9 @@ final class RegistryCommand implements Callable<Integer> {
         MetricsEndpoint scrape = metrics ? new MetricsEndpoint() : null;
         if (scrape != null) {
             builder.meterRegistry(scrape.registry());
+        }
+        if (maxWatches != null) {
+            builder.maxWatches(maxWatches.get(0), maxWatches.size() > 1 ? maxWatches.get(1) : 4_096);
         }
         if (advertise != null) {
             builder.advertise(advertise);

@@ -83,11 +83,12 @@ public final class RegistryClient implements AutoCloseable {
     private final Duration callTimeout;
     /** {@link System#nanoTime} until which renewals carry no figures (a registry did not take them); 0: none. */
     private volatile long statsPausedUntil;
-    /** The registry's answer to "where is your watch stream": empty for none; null until asked. Guarded by this. */
-    private Optional<String> stream;
-    private RuntimeException probeFailure;
-    private long probeFailedAt;
-    private static final long PROBE_QUIET_NANOS = Duration.ofSeconds(1).toNanos();
+    /** Which registries' stream address (in this client's read order) it shares with the other clients of the JVM. */
+    private final StreamAddresses.Key streamKey;
+    /** The settings the probe's SOAP client of its own is made with. */
+    private final ClientSettings callSettings;
+    /** The registry servers, in the order reads try them. */
+    private final List<ComponentEntry> readRegistries;
     private final TlsSettings tls;
     /** The connection reads use on the stream's listener, and where it goes; guarded by this. */
     private ManagedChannel readChannel;
@@ -120,28 +121,37 @@ public final class RegistryClient implements AutoCloseable {
         // that wants to move on quickly (a short call timeout) no more than that before the next one
         this.callTimeout = settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout()
                 : MAX_CALL_TIMEOUT;
-        ClientSettings callSettings = settings.withCallTimeout(callTimeout);
-        String failsafe = registries.get(0).endpoints().get(0).protocol();
+        this.callSettings = settings.withCallTimeout(callTimeout);
         this.clients = new ProtocolClients(callSettings);
-        // not traced: lease renewals every few seconds would be traces of their own, and noise
-        java.util.function.Function<ComponentEntry, MetaStub> stubs = e -> MetaStub.builder(RegistryComponent.DESCRIPTOR)
-                .protocols(failsafe).endpoints(e.endpoints()).settings(callSettings).clients(clients).tracing(null)
-                .build();
-        this.channel = new ReplicatedChannel("Registry", registries, stubs, ReplicatedChannel.Choice.IN_ORDER,
-                Duration.ZERO, RegistryClient::storeUnavailable);
+        this.channel = replicated(registries, clients);
         this.stub = new RegistryStub(channel);
         if (registries.size() > 1) {
             // reads and watches start at a registry server of this client's own, picked at random, so
             // that many clients given the same list spread over it; writes keep the order given
             List<ComponentEntry> rotated = new ArrayList<>(registries);
             java.util.Collections.rotate(rotated, -java.util.concurrent.ThreadLocalRandom.current().nextInt(rotated.size()));
-            this.reads = new ReplicatedChannel("Registry", rotated, stubs, ReplicatedChannel.Choice.IN_ORDER,
-                    Duration.ZERO, RegistryClient::storeUnavailable);
+            this.readRegistries = List.copyOf(rotated);
+            this.reads = replicated(readRegistries, clients);
             this.readStub = new RegistryStub(reads);
         } else {
+            this.readRegistries = List.copyOf(registries);
             this.reads = null;
             this.readStub = stub;
         }
+        // shared by the clients that read in the same order: clients spread over several servers stay spread
+        this.streamKey = new StreamAddresses.Key(readRegistries.stream()
+                .map(r -> r.endpoints().get(0).address()).toList(), tls);
+    }
+
+    /** A fail-over channel over {@code registries} whose SOAP calls go through {@code over}. */
+    private ReplicatedChannel replicated(List<ComponentEntry> registries, ProtocolClients over) {
+        String failsafe = registries.get(0).endpoints().get(0).protocol();
+        // not traced: lease renewals every few seconds would be traces of their own, and noise
+        java.util.function.Function<ComponentEntry, MetaStub> stubs = e -> MetaStub.builder(RegistryComponent.DESCRIPTOR)
+                .protocols(failsafe).endpoints(e.endpoints()).settings(callSettings).clients(over).tracing(null)
+                .build();
+        return new ReplicatedChannel("Registry", registries, stubs, ReplicatedChannel.Choice.IN_ORDER,
+                Duration.ZERO, RegistryClient::storeUnavailable);
     }
 
     /**
@@ -400,36 +410,32 @@ public final class RegistryClient implements AutoCloseable {
     }
 
     /**
-     * Where the registry streams changes ({@code grpc://HOST:PORT}), asked once with a {@code
-     * watch} that does not wait and kept until {@link #streamFailed}; null when the registry has
-     * no stream (one that predates it, or turned off), and watches then long-poll.
+     * Where the registry streams changes ({@code grpc://HOST:PORT}), asked with a {@code watch}
+     * that does not wait, once for every client of this JVM to the same registries, and kept until
+     * {@link #streamFailed}; null when the registry has no stream (one that predates it, or turned
+     * off), and watches then long-poll.
      */
-    synchronized String streamAddress() {
-        if (stream == null) {
-            // the watches of this client that ask together while no registry answers hear the same
-            // failure, not one call each: no storm of calls to a registry that is down
-            if (probeFailure != null && System.nanoTime() - probeFailedAt < PROBE_QUIET_NANOS) {
-                throw probeFailure;
-            }
-            try {
-                WatchResponse r = readStub.withOptions(CallOptions.DEFAULT.withTimeout(callTimeout))
-                        .watch(List.of(), null, null, 0);
-                stream = Optional.ofNullable(r.getStream());
-                probeFailure = null;
-            } catch (RuntimeException e) {
-                probeFailure = e;
-                probeFailedAt = System.nanoTime();
-                throw e;
-            }
+    String streamAddress() {
+        return StreamAddresses.get(streamKey, this::probeStream);
+    }
+
+    /**
+     * Asks over a SOAP client of its own, closed with its connection as soon as the answer is in:
+     * a client that only watches (its snapshot and changes come over the stream) keeps no SOAP
+     * connection open at the registry, where thousands of them would fill the listener's limit.
+     */
+    private Optional<String> probeStream() {
+        try (ProtocolClients once = new ProtocolClients(callSettings);
+             ReplicatedChannel probe = replicated(readRegistries, once)) {
+            WatchResponse r = new RegistryStub(probe).withOptions(CallOptions.DEFAULT.withTimeout(callTimeout))
+                    .watch(List.of(), null, null, 0);
+            return Optional.ofNullable(r.getStream());
         }
-        return stream.orElse(null);
     }
 
     /** The stream at {@code address} failed: the next watch asks again (perhaps of another registry server). */
-    synchronized void streamFailed(String address) {
-        if (stream != null && Objects.equals(stream.orElse(null), address)) {
-            stream = null;
-        }
+    void streamFailed(String address) {
+        StreamAddresses.failed(streamKey, address);
     }
 
     /** The TLS settings a watch stream's connection uses ({@code grpcs://}); null: the JVM's trust. */

@@ -1,0 +1,74 @@
+package io.switchboard.registry;
+
+import io.switchboard.protocol.TlsSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * Where each registry streams its changes, asked once per JVM (not once per {@link RegistryClient}):
+ * a process that opens thousands of clients to one registry, as thousands of processes would, asks
+ * once, and its watches open at once on the shared HTTP/2 connection instead of queueing behind a
+ * SOAP call each on the few connect threads.
+ */
+final class StreamAddresses {
+    private static final long QUIET_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /** The registry servers a client reads from, in the order it tries them, and the trust its stream is reached with. */
+    record Key(List<String> urls, TlsSettings tls) {
+    }
+
+    /** One registry's answer, or its latest failure; guarded by itself. */
+    private static final class Probe {
+        Optional<String> stream;
+        RuntimeException failure;
+        long failedAt;
+    }
+
+    private static final Map<Key, Probe> PROBES = new ConcurrentHashMap<>();
+
+    private StreamAddresses() {
+    }
+
+    /**
+     * The stream address for {@code key} (null: the registry has none), asking {@code ask} when
+     * nobody has yet. Clients that ask together wait for one answer; within 1 s of a failure they
+     * hear that failure, not a call each (no storm of calls to a registry that is down).
+     */
+    static String get(Key key, Supplier<Optional<String>> ask) {
+        Probe p = PROBES.computeIfAbsent(key, k -> new Probe());
+        synchronized (p) {
+            if (p.stream == null) {
+                if (p.failure != null && System.nanoTime() - p.failedAt < QUIET_NANOS) {
+                    throw p.failure;
+                }
+                try {
+                    p.stream = Objects.requireNonNull(ask.get());
+                    p.failure = null;
+                } catch (RuntimeException e) {
+                    p.failure = e;
+                    p.failedAt = System.nanoTime();
+                    throw e;
+                }
+            }
+            return p.stream.orElse(null);
+        }
+    }
+
+    /** The stream at {@code address} failed: the next client to need it asks again (perhaps another registry server). */
+    static void failed(Key key, String address) {
+        Probe p = PROBES.get(key);
+        if (p == null) {
+            return;
+        }
+        synchronized (p) {
+            if (p.stream != null && Objects.equals(p.stream.orElse(null), address)) {
+                p.stream = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.switchboard.registry.zookeeper;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+
+/**
+ * Whether the store's {@link CuratorCache} may answer a {@code list}, and its nodes when it may: a
+ * list of 10,000 entries is then a walk over memory, not 10,000 node reads on the ZooKeeper server.
+ * It may once the cache has loaded the whole tree, and shows every write this store made (which the
+ * cache hears of a moment after the write returns): a bind followed by a list sees its entry, as it
+ * does when the list reads the nodes. Until then {@link #nodes} says no, after waiting a little,
+ * and the caller reads the nodes itself: never a partial list.
+ *
+ * <pre>{@code
+ * listing.wrote(path, data);                  // after each write of this store
+ * Optional<List<ChildData>> nodes = listing.nodes(Duration.ofSeconds(2));
+ * }</pre>
+ */
+final class CacheListing {
+    private static final byte[] DELETED = new byte[0];
+
+    private final CuratorCache cache;
+    /** A write of this store: the data written ({@link #DELETED}: deleted), and when it returned. */
+    private record Write(byte[] data, long at) {
+    }
+
+    /** Writes of this store the cache may not show yet, by path. */
+    private final Map<String, Write> unseen = new ConcurrentHashMap<>();
+    private final Object changes = new Object();
+    private boolean initialized;
+
+    CacheListing(CuratorCache cache) {
+        this.cache = cache;
+    }
+
+    /** The cache has loaded the tree (its listener's {@code initialized}). */
+    void initialized() {
+        synchronized (changes) {
+            initialized = true;
+            changes.notifyAll();
+        }
+    }
+
+    /**
+     * The cache changed (any event of its listener): whoever waits for this store's writes looks
+     * again (nobody is woken while none is awaited: a bulk of binds is thousands of events).
+     */
+    void changed() {
+        if (unseen.isEmpty()) {
+            return;
+        }
+        synchronized (changes) {
+            changes.notifyAll();
+        }
+    }
+
+    /**
+     * This store wrote {@code data} at {@code path} (null: deleted it). Told after the write
+     * returned: a cache that showed it even sooner is seen to show it at the next look.
+     */
+    void wrote(String path, byte[] data) {
+        unseen.put(path, new Write(data == null ? DELETED : data, System.nanoTime()));
+    }
+
+    /**
+     * Every node of the cache, once it is loaded and shows this store's writes; empty when that
+     * did not happen within {@code wait} (the caller then reads the nodes). A write the cache still
+     * does not show after the wait is forgotten: the read that follows shows it.
+     */
+    Optional<List<ChildData>> nodes(Duration wait) throws InterruptedException {
+        long asked = System.nanoTime();
+        long deadline = asked + wait.toNanos();
+        synchronized (changes) {
+            while (!initialized || !caughtUp()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    unseen.values().removeIf(w -> w.at() - asked <= 0);
+                    return Optional.empty();
+                }
+                changes.wait(Math.max(1, left / 1_000_000));
+            }
+        }
+        return Optional.of(cache.stream().toList());
+    }
+
+    /** Drops the writes the cache shows now; true when none is left. */
+    private boolean caughtUp() {
+        unseen.entrySet().removeIf(w -> shows(w.getKey(), w.getValue().data()));
+        return unseen.isEmpty();
+    }
+
+    private boolean shows(String path, byte[] written) {
+        Optional<ChildData> now = cache.get(path);
+        return written == DELETED ? now.isEmpty() : now.isPresent() && Arrays.equals(now.get().getData(), written);
+    }
+}
