@@ -1,5 +1,6 @@
 package io.switchboard.metastub;
 
+import io.switchboard.idl.runtime.OperationDescriptor;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +57,9 @@ public final class AdaptivePolicy implements SelectionPolicy {
     // keyed by a record, not by protocol + " " + address: the concatenated key was built and hashed
     // afresh for every candidate of every call, about a quarter of the decision's time
     private final Map<ModelKey, CostModel> models = new ConcurrentHashMap<>();
+    /** Per operation (by identity, a handful per stub), the models of its last suite's candidates. */
+    private final Map<OperationDescriptor, Candidates> byOperation = new ConcurrentHashMap<>();
+    private volatile Learner lastLearner;
     private final AtomicLong decisions = new AtomicLong();
     private final LongSupplier clock;
 
@@ -78,44 +82,64 @@ public final class AdaptivePolicy implements SelectionPolicy {
         if (candidates.size() == 1) {
             return candidates.get(0);
         }
-        String operation = call.operation().name();
-        long bytes = call.estimatedBytes(decisionCap(call, operation, candidates)) + call.expectedResponseBytes();
-        String best = null;
-        String second = null;
-        CostModel secondModel = null;
-        CostModel bestModel = null;
+        CostModel[] ms = models(call, candidates);
+        long bytes = call.estimatedBytes(decisionCap(ms)) + call.expectedResponseBytes();
+        int best = -1;
+        int second = -1;
         double bestTime = Double.MAX_VALUE;
         double secondTime = Double.MAX_VALUE;
-        for (String p : candidates) {
-            CostModel m = model(p, call.suite().endpoint(p).address(), operation);
-            double t = m.predictMicros(bytes);
+        for (int i = 0; i < ms.length; i++) {
+            double t = ms[i].predictMicros(bytes);
             if (t < bestTime) {
                 second = best;
-                secondModel = bestModel;
                 secondTime = bestTime;
-                best = p;
-                bestModel = m;
+                best = i;
                 bestTime = t;
             } else if (t < secondTime) {
-                second = p;
-                secondModel = m;
+                second = i;
                 secondTime = t;
             }
         }
-        if (second == null || !call.estimateIsExact()) {   // a capped estimate may hide a huge payload
-            return best;
+        if (second < 0 || !call.estimateIsExact()) {   // a capped estimate may hide a huge payload
+            return candidates.get(best);
         }
         // relative only: a try costs (second - best), once in EXPLORE_EVERY calls, so a runner-up
         // within 1.5x costs the calls under 2 % on average; 100 µs more on a 25 µs call would cost 12 %
         boolean close = secondTime < bestTime * EXPLORE_RATIO;
         if (close && decisions.incrementAndGet() % EXPLORE_EVERY == 0) {
-            return second;
+            return candidates.get(second);
         }
         boolean affordable = secondTime <= bestTime * REPROBE_RATIO || secondTime - bestTime <= REPROBE_EXTRA_MICROS;
-        if (affordable && secondModel.claimReprobe(clock.getAsLong())) {
-            return second;
+        if (affordable && ms[second].claimReprobe(clock.getAsLong())) {
+            return candidates.get(second);
         }
-        return best;
+        return candidates.get(best);
+    }
+
+    /**
+     * The candidates' models, in their order: looked up by key once per operation, suite and
+     * candidate list, then reused, so that a steady call finds them with one identity lookup and
+     * allocates nothing (a key per candidate per call was most of the decision's cost).
+     */
+    private CostModel[] models(CallContext call, List<String> candidates) {
+        OperationDescriptor operation = call.operation();
+        ProtocolSuite suite = call.suite();
+        Candidates known = byOperation.get(operation);
+        if (known != null && known.suite == suite
+                && (known.names == candidates || known.names.equals(candidates))) {
+            return known.models;
+        }
+        CostModel[] ms = new CostModel[candidates.size()];
+        for (int i = 0; i < ms.length; i++) {
+            String p = candidates.get(i);
+            ms[i] = model(p, suite.endpoint(p).address(), operation.name());
+        }
+        byOperation.put(operation, new Candidates(suite, List.copyOf(candidates), ms));
+        return ms;
+    }
+
+    /** One operation's candidates on one suite, and their models in the same order. */
+    private record Candidates(ProtocolSuite suite, List<String> names, CostModel[] models) {
     }
 
     /**
@@ -123,13 +147,11 @@ public final class AdaptivePolicy implements SelectionPolicy {
      * which two candidates' predictions cross. Past it the cheapest per byte wins whatever the
      * exact size, so a 10^6-node list is counted only up to the crossover, not node by node.
      */
-    private long decisionCap(CallContext call, String operation, List<String> candidates) {
+    private static long decisionCap(CostModel[] ms) {
         double crossing = 0;
-        for (int i = 0; i < candidates.size(); i++) {
-            CostModel p = model(candidates.get(i), call.suite().endpoint(candidates.get(i)).address(), operation);
-            for (int j = i + 1; j < candidates.size(); j++) {
-                CostModel q = model(candidates.get(j), call.suite().endpoint(candidates.get(j)).address(), operation);
-                crossing = Math.max(crossing, p.crossover(q));
+        for (int i = 0; i < ms.length; i++) {
+            for (int j = i + 1; j < ms.length; j++) {
+                crossing = Math.max(crossing, ms[i].crossover(ms[j]));
             }
         }
         return (long) Math.min(ESTIMATE_CAP, Math.max(MIN_DECISION_CAP, 2 * crossing));
@@ -140,8 +162,24 @@ public final class AdaptivePolicy implements SelectionPolicy {
         long payload = r.payloadBytes();
         if (r.succeeded() && payload >= 0 && payload <= ESTIMATE_CAP && r.address() != null
                 && r.callsInFlight() <= SATURATED) {
-            model(r.protocol(), r.address(), r.operation()).learn(payload, r.latency().toNanos() / 1000.0, clock.getAsLong());
+            learnerOf(r).learn(payload, r.latency().toNanos() / 1000.0, clock.getAsLong());
         }
+    }
+
+    /** The model a record teaches: the last one taught when it is the same (the steady case, no lookup). */
+    private CostModel learnerOf(CallRecord r) {
+        Learner last = lastLearner;
+        if (last != null && last.protocol.equals(r.protocol()) && last.address.equals(r.address())
+                && last.operation.equals(r.operation())) {
+            return last.model;
+        }
+        CostModel m = model(r.protocol(), r.address(), r.operation());
+        lastLearner = new Learner(r.protocol(), r.address(), r.operation(), m);
+        return m;
+    }
+
+    /** The model last taught and whose it is. */
+    private record Learner(String protocol, String address, String operation, CostModel model) {
     }
 
     @Override

@@ -12,7 +12,7 @@ final class CallIdInterceptor implements ClientInterceptor {
     @Override
     public CompletableFuture<Object> intercept(ClientCall call, Chain next) {
         if (call.options().callId() == null) {
-            call.options(call.options().withCallId(CallIds.next()));
+            call.options(call.options().withNewCallId());
         }
         return next.proceed(call);
     }

@@ -3,6 +3,7 @@ package io.switchboard.metastub;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.protocol.spi.ProtocolProvider;
 import io.switchboard.protocol.spi.Protocols;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +34,7 @@ final class SelectionInterceptor implements ClientInterceptor {
     private final Set<String> namedOnly;
     /** Protocols a policy picks only for calls up to a size ({@link ProtocolProvider#policyMaxBytes()}), and that size. */
     private final Map<String, Long> smallOnly;
+    private volatile Reasons lastReasons;
 
     SelectionInterceptor(Supplier<ProtocolSuite> suites, SelectionPolicy stubPolicy,
                          Map<String, SelectionPolicy> operationPolicies, ProtocolHealth health, MessageSize sizes,
@@ -88,8 +90,10 @@ final class SelectionInterceptor implements ClientInterceptor {
             call.route(inProcess, "in-process (the component is served in this JVM; over the stub's "
                     + chosen.name() + " policy)");
         } else {
-            call.route(chosen.select(call.context, candidates), chosen.name() + " (" + level + " policy"
-                    + (healthy.size() < suite.candidates().size() ? "; " + health.describeAvoided() : "") + ")");
+            String why = healthy.size() < suite.candidates().size()
+                    ? chosen.name() + " (" + level + " policy; " + health.describeAvoided() + ")"
+                    : reason(chosen, level);
+            call.route(chosen.select(call.context, candidates), why);
         }
         return next.proceed(call);
     }
@@ -103,7 +107,39 @@ final class SelectionInterceptor implements ClientInterceptor {
             return candidates;
         }
         String named = policy instanceof FixedPolicy f ? f.protocol() : null;
-        return candidates.stream().filter(c -> c.equals(named) || (!namedOnly.contains(c) && fits(c, context))).toList();
+        List<String> kept = null;   // made at the first candidate left out: usually none is
+        for (int i = 0; i < candidates.size(); i++) {
+            String c = candidates.get(i);
+            boolean keep = c.equals(named) || (!namedOnly.contains(c) && fits(c, context));
+            if (!keep && kept == null) {
+                kept = new ArrayList<>(candidates.subList(0, i));
+            } else if (keep && kept != null) {
+                kept.add(c);
+            }
+        }
+        return kept == null ? candidates : List.copyOf(kept);
+    }
+
+    /**
+     * Why a policy at a level chose, as call records say it: built once per policy rather than
+     * per call (the last policy's strings are kept; a call-level policy is usually one instance).
+     */
+    private String reason(SelectionPolicy policy, String level) {
+        Reasons r = lastReasons;
+        if (r == null || r.policy != policy) {
+            r = new Reasons(policy, policy.name() + " (call policy)", policy.name() + " (operation policy)",
+                    policy.name() + " (stub policy)");
+            lastReasons = r;
+        }
+        return switch (level) {
+            case "call" -> r.call;
+            case "operation" -> r.operation;
+            default -> r.stub;
+        };
+    }
+
+    /** A policy's reasons at each level. */
+    private record Reasons(SelectionPolicy policy, String call, String operation, String stub) {
     }
 
     /** Whether the call is within what a policy may send over {@code protocol}; counts the request up to that size. */

@@ -55,6 +55,21 @@ class SelectionInterceptorTest {
     }
 
     @Test
+    void callsAlternatingBetweenPoliciesEachGetTheirOwnPolicysReason() {
+        SelectionPolicy first = new FirstCommonPolicy();
+        SelectionPolicy soap = new FixedPolicy("soap");
+        for (SelectionPolicy p : List.of(first, soap, first, soap)) {
+            selection.intercept(call(CallOptions.DEFAULT.with(MetaStub.POLICY, p)), next).join();
+        }
+        selection.intercept(call(CallOptions.DEFAULT), next).join();
+        assertEquals(List.of("first-common (call policy)", soap.name() + " (call policy)", "first-common (call policy)",
+                soap.name() + " (call policy)", "first-common (stub policy)"),
+                next.seen.stream().map(s -> s.reason()).toList());
+        assertEquals(List.of("inproc", "soap", "inproc", "soap", "inproc"),
+                next.seen.stream().map(s -> s.protocol()).toList());
+    }
+
+    @Test
     void aProtocolInBackOffIsNotOfferedAndTheReasonSaysSo() {
         health.failed("inproc");
         selection.intercept(call(CallOptions.DEFAULT), next).join();

@@ -276,6 +276,27 @@ class SizeAndAdaptivePolicyTest {
         assertEquals(10, soap, "one try in " + AdaptivePolicy.EXPLORE_EVERY);
     }
 
+    /**
+     * The models a decision reuses belong to one suite and one candidate list: a new suite (the
+     * server moved) is decided from its own endpoints' models, and a shorter list (a protocol in
+     * back-off) never yields a protocol it does not hold.
+     */
+    @Test
+    void aNewSuiteOrAShorterCandidateListIsDecidedFromItsOwnModels() {
+        AdaptivePolicy adaptive = learnedSmallCalls(900, 100);   // at the first suite, SOAP is the faster
+        assertEquals("soap", adaptive.select(doubles(10), BOTH));
+        ProtocolSuite moved = ProtocolSuite.of(List.of("fast", "soap"), List.of(new Endpoint("fast", "fast://h2:1/C"),
+                new Endpoint("soap", "http://h2:2/axis2/services/C")));
+        EchoDoubles m = new EchoDoubles();
+        m.setValues(new double[10]);
+        for (int i = 0; i < 3; i++) {   // priors at the new addresses: fast costs less per call
+            assertEquals("fast", adaptive.select(new CallContext(DOUBLES, m, moved, sizes), moved.candidates()));
+            assertEquals("soap", adaptive.select(doubles(10), BOTH), "the first suite keeps its own models");
+        }
+        assertEquals("fast", adaptive.select(doubles(10), List.of("fast")));
+        assertEquals("soap", adaptive.select(doubles(10), BOTH));
+    }
+
     /** A policy whose clock stands still (no re-probe) that learned small calls of these times. */
     private static AdaptivePolicy learnedSmallCalls(double fastMicros, double soapMicros) {
         AdaptivePolicy adaptive = new AdaptivePolicy(() -> 0);

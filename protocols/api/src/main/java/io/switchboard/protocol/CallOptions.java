@@ -80,6 +80,18 @@ public final class CallOptions {
     }
 
     /**
+     * These options with a new call id from {@link CallIds#next()}, well-formed as made (not checked
+     * again, as {@link #withCallId} checks a caller's).
+     *
+     * <pre>{@code
+     * CallOptions once = CallOptions.DEFAULT.withNewCallId();
+     * }</pre>
+     */
+    public CallOptions withNewCallId() {
+        return new CallOptions(timeout, CallIds.next(), values, wireBytes, deadlineAfter, deadlineNanoTime);
+    }
+
+    /**
      * Time the caller waits for the response of one attempt; null means the transport's default.
      * A call repeated elsewhere (the failsafe's fallback, another replica) gives each attempt this
      * much; {@link #withDeadlineAfter} bounds them all together.

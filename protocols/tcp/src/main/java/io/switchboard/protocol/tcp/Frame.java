@@ -77,7 +77,7 @@ final class Frame {
         int body = (int) (meta.length + dataBytes);
         ByteBuf buf = alloc.buffer(HEADER_BYTES + body);
         try {
-            buf.writeBytes(header(meta.length, (int) dataBytes)).writeBytes(meta);
+            buf.writeInt(MAGIC).writeInt(body).writeInt(meta.length).writeBytes(meta);   // the header, as header() makes it
             if (writer != null) {
                 ProtoOutput out = ProtoOutput.into(new ByteBufOutputStream(buf),
                         new byte[(int) Math.min(dataBytes, 8 << 10) + 16]);
