@@ -44,6 +44,11 @@ class WorkedExampleTest {
             assertTrue(script.contains(step), "the example no longer shows " + step);
         }
         assertTrue(shown.size() >= 4, "the example shows no output: " + shown);
+        // a server's lines are shown once it printed its last start-up line: waiting for its first one raced
+        // the lines after it on a loaded machine
+        for (String lastLine : List.of("up registry.log store", "up echo.log \"bound in\"")) {
+            assertTrue(script.contains(lastLine), "the example shows a server's log before it is whole: no " + lastLine);
+        }
 
         writeLauncher(dir.resolve("switchboard"));
         Path output = dir.resolve("output.txt");
