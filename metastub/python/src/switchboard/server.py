@@ -508,7 +508,9 @@ class Server:
         if wsdl_template:   # the WSDL names the address it is served from
             self.wsdl = re.sub(r'(<soap:address\s+location=")[^"]*(")', lambda m: m.group(1) + address + m.group(2),
                                wsdl_template).encode("utf-8")
-        threading.Thread(target=server.serve_forever, name="switchboard-soap", daemon=True).start()
+        # shutdown() waits for the loop's next poll: a twentieth of a second per server stopped, not the default half
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="switchboard-soap",
+                         daemon=True).start()
         return server, address
 
     # -- lifecycle --------------------------------------------------------------------------------

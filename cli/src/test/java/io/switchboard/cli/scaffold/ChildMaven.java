@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  */
 final class ChildMaven {
+    /** Options of a JVM that lives through start-up and code run a few times: the JIT's first tier is enough. */
+    static final String SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+
     private ChildMaven() {
     }
 
@@ -41,13 +44,16 @@ final class ChildMaven {
         if (offline) {
             cmd.add("-o");
         }
+        // the project's tests start servers and, in a Spring project, a context: a few seconds of start-up each,
+        // where C2's compiles cost CPU they do not pay back (the project sets no argLine of its own)
+        cmd.add("-DargLine=" + SHORT_JVM);
         cmd.addAll(List.of(goals));
         Path log = Path.of(logPrefix + (offline ? "-offline.log" : "-online.log"));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        // a short build: the JIT's first tier is enough, and leaves the shared cores to the rest
-        pb.environment().put("MAVEN_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+        // a short build: leaves the shared cores to the rest
+        pb.environment().put("MAVEN_OPTS", SHORT_JVM);
         Process p = pb.start();
         try {
             assertTrue(p.waitFor(4, TimeUnit.MINUTES), "maven did not finish in 4 minutes: " + cmd);

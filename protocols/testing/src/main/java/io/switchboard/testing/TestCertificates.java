@@ -14,12 +14,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keys and certificates for TLS tests, made once per JVM by the JDK's {@code keytool} in a
- * temporary directory: a test certificate authority, a server key ({@code CN=localhost}, valid for
+ * Keys and certificates for TLS tests, made by the JDK's {@code keytool}: a test certificate authority, a server key ({@code CN=localhost}, valid for
  * {@code 127.0.0.1} and {@code localhost}) and client keys (a subject only, a URI SAN, a DNS SAN),
  * all signed by it, a trust store
  * holding the authority, and a rogue key the authority never signed. Every store is PKCS#12 with
- * {@link #PASSWORD}, which is for tests only.
+ * {@link #PASSWORD}, which is for tests only. In a checkout they are made once a day in
+ * {@code target/test-certificates} and shared by every test JVM of the build (24 keytool JVMs cost
+ * seconds of CPU, and a build starts dozens of test JVMs); so a test reads these files and never
+ * writes them. Outside a checkout each JVM makes its own in a temporary directory.
  *
  * <pre>{@code
  * TestCertificates certs = TestCertificates.get();
@@ -46,19 +48,38 @@ public final class TestCertificates {
         this.dir = dir;
     }
 
-    /** The certificates of this JVM, made on first use (a few seconds of keytool). */
+    /**
+     * The certificates, made on first use (a few seconds of keytool), once a day for every test
+     * JVM of this checkout when there is one (see the class comment), else once for this JVM.
+     */
     public static synchronized TestCertificates get() {
         if (instance == null) {
             try {
-                Path dir = Files.createTempDirectory("switchboard-tls-");
-                make(dir);
-                instance = new TestCertificates(dir);
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir)));
+                Path shared = sharedRoot();
+                instance = new TestCertificates(shared != null ? SharedStores.in(shared, rounds(), TestCertificates::make)
+                        : ownStores());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
         return instance;
+    }
+
+    /** {@code <repository>/target/test-certificates}, or null when this JVM runs outside a checkout. */
+    private static Path sharedRoot() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("scripts/test-prerequisites.sh"))) {
+                return p.resolve("target").resolve("test-certificates");
+            }
+        }
+        return null;
+    }
+
+    private static Path ownStores() throws IOException {
+        Path dir = Files.createTempDirectory("switchboard-tls-");
+        make(dir, rounds());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir)));
+        return dir;
     }
 
     /** The server's key store (key + chain up to the test CA). */
@@ -101,26 +122,28 @@ public final class TestCertificates {
      * programs that do not read PKCS#12 ({@code curl --cert --key --cacert}, Python's
      * {@code requests}); written on first use beside the stores, the key unencrypted (tests only).
      */
-    public synchronized Pem clientPem() {
-        Pem pem = new Pem(dir.resolve("ca.pem"), dir.resolve("client.pem"), dir.resolve("client-key.pem"));
-        if (Files.isRegularFile(pem.key())) {
-            return pem;
-        }
+    public Pem clientPem() {
+        return pemFiles(dir);
+    }
+
+    private static Pem pemFiles(Path dir) {
+        return new Pem(dir.resolve("ca.pem"), dir.resolve("client.pem"), dir.resolve("client-key.pem"));
+    }
+
+    private static void writePem(Path dir) throws IOException {
+        Pem pem = pemFiles(dir);
         try {
             KeyStore client = KeyStore.getInstance("PKCS12");
-            try (var in = Files.newInputStream(clientKeyStore())) {
+            try (var in = Files.newInputStream(dir.resolve("client.p12"))) {
                 client.load(in, PASSWORD);
             }
             KeyStore trust = KeyStore.getInstance("PKCS12");
-            try (var in = Files.newInputStream(trustStore())) {
+            try (var in = Files.newInputStream(dir.resolve("trust.p12"))) {
                 trust.load(in, PASSWORD);
             }
             Files.writeString(pem.ca(), pem("CERTIFICATE", trust.getCertificate("ca").getEncoded()));
             Files.writeString(pem.certificate(), pem("CERTIFICATE", client.getCertificate("client").getEncoded()));
             Files.writeString(pem.key(), pem("PRIVATE KEY", client.getKey("client", PASSWORD).getEncoded()));
-            return pem;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot read the test stores", e);
         }
@@ -171,52 +194,63 @@ public final class TestCertificates {
         return TlsSettings.of(rogueKeyStore(), trustStore(), PASSWORD);
     }
 
-    /** Five rounds of keytool runs, the runs of a round in parallel (each is a JVM start). */
-    private static void make(Path dir) throws IOException {
+    /** Five rounds of keytool runs, the runs of a round in parallel (each is a JVM start); names relative to the directory. */
+    private static List<List<List<String>>> rounds() {
         String pw = new String(PASSWORD);
-        String ca = dir.resolve("ca.p12").toString();
+        String ca = "ca.p12";
         List<String> store = List.of("-storetype", "PKCS12", "-storepass", pw);
-        round(dir, genkeypair("ca", "CN=Switchboard test CA", ca, "-ext", "bc:c"),
-                genkeypair("server", "CN=localhost", dir.resolve("server.p12").toString()),
-                genkeypair("client", CLIENT_SUBJECT, dir.resolve("client.p12").toString()),
-                genkeypair("client", "CN=billing", dir.resolve("client-uri.p12").toString()),
-                genkeypair("client", "CN=reports", dir.resolve("client-dns.p12").toString()),
-                genkeypair("rogue", "CN=rogue", dir.resolve("rogue.p12").toString()));
-        round(dir, List.of("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw, "-file", "ca.cer"),
-                List.of("-certreq", "-alias", "server", "-keystore", "server.p12", "-storepass", pw, "-file", "server.csr"),
-                List.of("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", pw, "-file", "client.csr"),
-                List.of("-certreq", "-alias", "client", "-keystore", "client-uri.p12", "-storepass", pw, "-file",
-                        "client-uri.csr"),
-                List.of("-certreq", "-alias", "client", "-keystore", "client-dns.p12", "-storepass", pw, "-file",
-                        "client-dns.csr"));
         List<String> gencert = List.of("-gencert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw,
                 "-validity", "2");
-        round(dir, concat(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "trust.p12"),
-                        store),
-                concat(gencert, List.of("-infile", "server.csr", "-outfile", "server.cer", "-ext",
-                        "SAN=ip:127.0.0.1,dns:localhost")),
-                concat(gencert, List.of("-infile", "client.csr", "-outfile", "client.cer")),
-                concat(gencert, List.of("-infile", "client-uri.csr", "-outfile", "client-uri.cer", "-ext",
-                        "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS)),
-                concat(gencert, List.of("-infile", "client-dns.csr", "-outfile", "client-dns.cer", "-ext",
-                        "SAN=dns:" + DNS_CLIENT)));
-        round(dir, List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "server.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client-uri.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client-dns.p12",
-                        "-storepass", pw));
-        round(dir, List.of("-importcert", "-alias", "server", "-file", "server.cer", "-keystore", "server.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-alias", "client", "-file", "client.cer", "-keystore", "client.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-alias", "client", "-file", "client-uri.cer", "-keystore", "client-uri.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-alias", "client", "-file", "client-dns.cer", "-keystore", "client-dns.p12",
-                        "-storepass", pw));
-        Files.writeString(dir.resolve("password"), pw + "\n");
+        return List.of(
+                List.of(genkeypair("ca", "CN=Switchboard test CA", ca, "-ext", "bc:c"),
+                        genkeypair("server", "CN=localhost", "server.p12"),
+                        genkeypair("client", CLIENT_SUBJECT, "client.p12"),
+                        genkeypair("client", "CN=billing", "client-uri.p12"),
+                        genkeypair("client", "CN=reports", "client-dns.p12"),
+                        genkeypair("rogue", "CN=rogue", "rogue.p12")),
+                List.of(List.of("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw, "-file", "ca.cer"),
+                        List.of("-certreq", "-alias", "server", "-keystore", "server.p12", "-storepass", pw, "-file",
+                                "server.csr"),
+                        List.of("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", pw, "-file",
+                                "client.csr"),
+                        List.of("-certreq", "-alias", "client", "-keystore", "client-uri.p12", "-storepass", pw, "-file",
+                                "client-uri.csr"),
+                        List.of("-certreq", "-alias", "client", "-keystore", "client-dns.p12", "-storepass", pw, "-file",
+                                "client-dns.csr")),
+                List.of(concat(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore",
+                                "trust.p12"), store),
+                        concat(gencert, List.of("-infile", "server.csr", "-outfile", "server.cer", "-ext",
+                                "SAN=ip:127.0.0.1,dns:localhost")),
+                        concat(gencert, List.of("-infile", "client.csr", "-outfile", "client.cer")),
+                        concat(gencert, List.of("-infile", "client-uri.csr", "-outfile", "client-uri.cer", "-ext",
+                                "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS)),
+                        concat(gencert, List.of("-infile", "client-dns.csr", "-outfile", "client-dns.cer", "-ext",
+                                "SAN=dns:" + DNS_CLIENT))),
+                List.of(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "server.p12",
+                                "-storepass", pw),
+                        List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client.p12",
+                                "-storepass", pw),
+                        List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore",
+                                "client-uri.p12", "-storepass", pw),
+                        List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore",
+                                "client-dns.p12", "-storepass", pw)),
+                List.of(List.of("-importcert", "-alias", "server", "-file", "server.cer", "-keystore", "server.p12",
+                                "-storepass", pw),
+                        List.of("-importcert", "-alias", "client", "-file", "client.cer", "-keystore", "client.p12",
+                                "-storepass", pw),
+                        List.of("-importcert", "-alias", "client", "-file", "client-uri.cer", "-keystore",
+                                "client-uri.p12", "-storepass", pw),
+                        List.of("-importcert", "-alias", "client", "-file", "client-dns.cer", "-keystore",
+                                "client-dns.p12", "-storepass", pw)));
+    }
+
+    /** Runs the rounds in {@code dir}, then writes the password file and the PEM files: everything, before anyone reads. */
+    private static void make(Path dir, List<List<List<String>>> rounds) throws IOException {
+        for (List<List<String>> round : rounds) {
+            round(dir, round);
+        }
+        Files.writeString(dir.resolve("password"), new String(PASSWORD) + "\n");
+        writePem(dir);
     }
 
     private static List<String> genkeypair(String alias, String dname, String keyStore, String... more) {
@@ -233,8 +267,7 @@ public final class TestCertificates {
         return all;
     }
 
-    @SafeVarargs
-    private static void round(Path dir, List<String>... runs) throws IOException {
+    private static void round(Path dir, List<List<String>> runs) throws IOException {
         List<Process> started = new ArrayList<>();
         for (List<String> args : runs) {
             List<String> cmd = new ArrayList<>(List.of(
@@ -244,13 +277,13 @@ public final class TestCertificates {
             cmd.addAll(args);
             started.add(new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start());
         }
-        for (int i = 0; i < runs.length; i++) {
+        for (int i = 0; i < runs.size(); i++) {
             Process p = started.get(i);
             try {
                 String out = new String(p.getInputStream().readAllBytes());
                 if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
                     p.destroyForcibly();
-                    throw new IOException("keytool " + runs[i].get(0) + " failed: " + out);
+                    throw new IOException("keytool " + runs.get(i).get(0) + " failed: " + out);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
