@@ -171,57 +171,64 @@ public final class TestCertificates {
         return TlsSettings.of(rogueKeyStore(), trustStore(), PASSWORD);
     }
 
-    /** Five rounds of keytool runs, the runs of a round in parallel (each is a JVM start). */
+    /**
+     * Two rounds of keytool runs, the runs of a round in parallel (each is a JVM start, the most of
+     * this class's cost): the authority and the rogue key, then each signed key made in a copy of the
+     * authority's store by {@code -genkeypair -signer}. What needs no new key or signature (the trust
+     * store, the authority's key replaced by its certificate in each copy) is done here, with the
+     * JDK's {@link KeyStore}.
+     */
     private static void make(Path dir) throws IOException {
-        String pw = new String(PASSWORD);
-        String ca = dir.resolve("ca.p12").toString();
-        List<String> store = List.of("-storetype", "PKCS12", "-storepass", pw);
+        Path ca = dir.resolve("ca.p12");
         round(dir, genkeypair("ca", "CN=Switchboard test CA", ca, "-ext", "bc:c"),
-                genkeypair("server", "CN=localhost", dir.resolve("server.p12").toString()),
-                genkeypair("client", CLIENT_SUBJECT, dir.resolve("client.p12").toString()),
-                genkeypair("client", "CN=billing", dir.resolve("client-uri.p12").toString()),
-                genkeypair("client", "CN=reports", dir.resolve("client-dns.p12").toString()),
-                genkeypair("rogue", "CN=rogue", dir.resolve("rogue.p12").toString()));
-        round(dir, List.of("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw, "-file", "ca.cer"),
-                List.of("-certreq", "-alias", "server", "-keystore", "server.p12", "-storepass", pw, "-file", "server.csr"),
-                List.of("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", pw, "-file", "client.csr"),
-                List.of("-certreq", "-alias", "client", "-keystore", "client-uri.p12", "-storepass", pw, "-file",
-                        "client-uri.csr"),
-                List.of("-certreq", "-alias", "client", "-keystore", "client-dns.p12", "-storepass", pw, "-file",
-                        "client-dns.csr"));
-        List<String> gencert = List.of("-gencert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw,
-                "-validity", "2");
-        round(dir, concat(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "trust.p12"),
-                        store),
-                concat(gencert, List.of("-infile", "server.csr", "-outfile", "server.cer", "-ext",
-                        "SAN=ip:127.0.0.1,dns:localhost")),
-                concat(gencert, List.of("-infile", "client.csr", "-outfile", "client.cer")),
-                concat(gencert, List.of("-infile", "client-uri.csr", "-outfile", "client-uri.cer", "-ext",
-                        "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS)),
-                concat(gencert, List.of("-infile", "client-dns.csr", "-outfile", "client-dns.cer", "-ext",
-                        "SAN=dns:" + DNS_CLIENT)));
-        round(dir, List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "server.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client-uri.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client-dns.p12",
-                        "-storepass", pw));
-        round(dir, List.of("-importcert", "-alias", "server", "-file", "server.cer", "-keystore", "server.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-alias", "client", "-file", "client.cer", "-keystore", "client.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-alias", "client", "-file", "client-uri.cer", "-keystore", "client-uri.p12",
-                        "-storepass", pw),
-                List.of("-importcert", "-alias", "client", "-file", "client-dns.cer", "-keystore", "client-dns.p12",
-                        "-storepass", pw));
-        Files.writeString(dir.resolve("password"), pw + "\n");
+                genkeypair("rogue", "CN=rogue", dir.resolve("rogue.p12")));
+        List<String> signed = List.of("-signer", "ca", "-signerkeypass", new String(PASSWORD));
+        for (String copy : List.of("server.p12", "client.p12", "client-uri.p12", "client-dns.p12")) {
+            Files.copy(ca, dir.resolve(copy));
+        }
+        round(dir, concat(genkeypair("server", "CN=localhost", dir.resolve("server.p12"), "-ext", "SAN=ip:127.0.0.1,dns:localhost"),
+                        signed),
+                concat(genkeypair("client", CLIENT_SUBJECT, dir.resolve("client.p12")), signed),
+                concat(genkeypair("client", "CN=billing", dir.resolve("client-uri.p12"), "-ext",
+                        "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS), signed),
+                concat(genkeypair("client", "CN=reports", dir.resolve("client-dns.p12"), "-ext", "SAN=dns:" + DNS_CLIENT),
+                        signed));
+        try {
+            java.security.cert.Certificate authority = load(ca).getCertificate("ca");
+            for (String copy : List.of("server.p12", "client.p12", "client-uri.p12", "client-dns.p12")) {
+                // the signed key keeps its chain up to the authority; the authority's own key leaves the store
+                KeyStore store = load(dir.resolve(copy));
+                store.deleteEntry("ca");
+                store.setCertificateEntry("ca", authority);
+                save(store, dir.resolve(copy));
+            }
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, PASSWORD);
+            trust.setCertificateEntry("ca", authority);
+            save(trust, dir.resolve("trust.p12"));
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot finish the test stores", e);
+        }
+        Files.writeString(dir.resolve("password"), new String(PASSWORD) + "\n");
     }
 
-    private static List<String> genkeypair(String alias, String dname, String keyStore, String... more) {
+    private static KeyStore load(Path file) throws IOException, GeneralSecurityException {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(file)) {
+            store.load(in, PASSWORD);
+        }
+        return store;
+    }
+
+    private static void save(KeyStore store, Path file) throws IOException, GeneralSecurityException {
+        try (var out = Files.newOutputStream(file)) {
+            store.store(out, PASSWORD);
+        }
+    }
+
+    private static List<String> genkeypair(String alias, String dname, Path keyStore, String... more) {
         List<String> args = new ArrayList<>(List.of("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname",
-                "secp256r1", "-dname", dname, "-validity", "2", "-storetype", "PKCS12", "-keystore", keyStore,
+                "secp256r1", "-dname", dname, "-validity", "2", "-storetype", "PKCS12", "-keystore", keyStore.toString(),
                 "-storepass", new String(PASSWORD)));
         args.addAll(List.of(more));
         return args;
