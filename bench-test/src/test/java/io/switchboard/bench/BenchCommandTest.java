@@ -6,57 +6,92 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code bench --quick} end to end on a tiny sweep, with the server in a forked JVM: the files it
+ * {@code bench --quick} end to end on tiny sweeps, with the server in a forked JVM: the files it
  * writes and their shape. No timing is asserted; these machines are too noisy for that.
+ *
+ * <p>Each run starts a server JVM and warms both JVMs up, which costs more than the cells; so the
+ * class makes two runs, each with the rows of several tests, and each test reads its own part of
+ * them. {@link #sweep}: one run of every workload at two sizes, over the plain Java peers, SOAP and
+ * tcp's four rows (plain, Unix socket, mutual TLS with and without a policy, on servers of their
+ * own). {@link #pooled}: two runs of six samples each with a settle time, over the policies, a
+ * pinned protocol, the plain libraries and the in-process row, with the async workload beside.
  */
 class BenchCommandTest {
+    /** Without epoll (not Linux) the server has no Unix socket, and the tcp-unix row is left out with a note. */
+    private static final boolean UNIX_SOCKET = io.netty.channel.epoll.Epoll.isAvailable();
+    private static final List<String> SWEEP_PROTOCOLS = List.of("socket", "rmi", "oos", "soap", "tcp", "tcp-unix",
+            "tcp-mtls", "tcp-mtls-authz");
+    private static final List<String> POLICIES = List.of("adaptive", "size");
+    private static final List<String> PLAIN = List.of("grpc-plain", "grpc-plain-direct", "axis2", "fory", "socket");
+    private static final List<String> WORKLOADS = List.of("empty", "doubles", "list");
+
     @TempDir
-    Path dir;
+    static Path root;
+    static Run sweep;
+    static Run pooled;
+
+    @BeforeAll
+    static void runTheHarness() throws Exception {
+        sweep = Run.of(root.resolve("sweep"), "--quick", "--sizes", "10,1000", "--reps", "3",
+                "--workloads", String.join(",", WORKLOADS), "--protocols", String.join(",", SWEEP_PROTOCOLS), "--heap", "256m");
+        List<String> pooledProtocols = new ArrayList<>(POLICIES);
+        pooledProtocols.add("grpc");   // pinned on the same meta-stub as the policies
+        pooledProtocols.addAll(PLAIN);
+        pooledProtocols.addAll(List.of("local", "soap"));
+        // a budget of 20 s instead of --quick's 2: pinned to one CPU of a loaded machine, a call of the slowest row
+        // (bare Axis2) can take a third of a second, and the cut at the budget would leave every row 9 samples, not 12
+        pooled = Run.of(root.resolve("pooled"), "--quick", "--settle", "1", "--budget", "20", "--sizes", "10", "--reps", "6",
+                "--runs", "2",
+                "--workloads", String.join(",", WORKLOADS) + ",async", "--async-millis", "200",
+                "--protocols", String.join(",", pooledProtocols), "--heap", "256m");
+    }
 
     @Test
-    void tcpHasARowOverTcpAndOneOverTheUnixSocket() throws Exception {
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
-                "--workloads", "empty,doubles", "--protocols", "tcp,tcp-unix,socket", "--heap", "256m", "--out", dir.toString());
-        assertEquals(0, exit);
-        Set<String> seen = new HashSet<>();
-        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
-        for (String row : csv.subList(1, csv.size())) {
-            String[] f = row.split(",", -1);
-            seen.add(f[0] + "/" + f[2]);
-            assertTrue(Long.parseLong(f[7]) > 0, "the tcp rows count their frames through the relay: " + row);
-        }
-        // without epoll (not Linux) the server has no socket, and the row is left out with a note
-        List<String> rows = io.netty.channel.epoll.Epoll.isAvailable() ? List.of("tcp", "tcp-unix") : List.of("tcp");
-        for (String workload : List.of("empty", "doubles")) {
+    void tcpHasARowOverTcpAndOneOverTheUnixSocket() {
+        assertEquals(0, sweep.exit);
+        List<String> rows = UNIX_SOCKET ? List.of("tcp", "tcp-unix") : List.of("tcp");
+        for (String workload : WORKLOADS) {
             for (String protocol : rows) {
-                assertTrue(seen.contains(workload + "/" + protocol), "no row for " + workload + " over " + protocol + ": " + seen);
+                assertTrue(sweep.seen().contains(workload + "/" + protocol), "no row for " + workload + " over " + protocol
+                        + ": " + sweep.seen());
+            }
+        }
+        for (String[] f : sweep.rows) {
+            if (f[2].startsWith("tcp")) {
+                assertTrue(Long.parseLong(f[7]) > 0, "the tcp rows count their frames through the relay: " + String.join(",", f));
             }
         }
     }
 
     @Test
-    void theSecurityRowsRunBesideTcpOverTlsWithTheirOwnServers() throws Exception {
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
-                "--workloads", "doubles", "--protocols", "tcp,tcp-mtls,tcp-mtls-authz", "--heap", "256m", "--out", dir.toString());
-        assertEquals(0, exit);
+    void theSecurityRowsRunBesideTcpOverTlsWithTheirOwnServers() {
+        assertEquals(0, sweep.exit);
         Map<String, Long> wireBytes = new HashMap<>();
-        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
-        for (String row : csv.subList(1, csv.size())) {
-            String[] f = row.split(",", -1);
-            assertEquals("3", f[8], "timed samples: " + row);
-            wireBytes.put(f[2], Long.parseLong(f[7]));
+        Set<String> protocols = new HashSet<>();
+        for (String[] f : sweep.rows) {
+            assertEquals("3", f[8], "timed samples: " + String.join(",", f));
+            protocols.add(f[2]);
+            if (f[0].equals("doubles") && f[1].equals("10")) {
+                wireBytes.put(f[2], Long.parseLong(f[7]));
+            }
         }
-        assertEquals(Set.of("tcp", "tcp-mtls", "tcp-mtls-authz"), wireBytes.keySet());
+        Set<String> asked = new HashSet<>(SWEEP_PROTOCOLS);
+        if (!UNIX_SOCKET) {
+            asked.remove("tcp-unix");
+        }
+        assertEquals(asked, protocols, "every row asked for, the two secured ones among them");
         // the same frame in TLS records: a record header and an authentication tag more than in plain text
         long tls = wireBytes.get("tcp") + 5 + 16;
         assertTrue(wireBytes.get("tcp-mtls") >= tls, "tcp-mtls goes over TLS: " + wireBytes);
@@ -65,19 +100,13 @@ class BenchCommandTest {
 
     @Test
     void quickSweepWritesCsvMarkdownAndPlots() throws Exception {
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10,1000", "--reps", "3",
-                "--workloads", "empty,doubles,list", "--protocols", "socket,rmi,oos,soap", "--heap", "256m", "--out", dir.toString());
-        assertEquals(0, exit);
-
-        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        assertEquals(0, sweep.exit);
         assertEquals("workload,size,protocol,median_us,p10_us,p90_us,payload_mb_per_s,wire_bytes,samples,calls_over,fallbacks",
-                csv.get(0));
-        Set<String> seen = new HashSet<>();
-        for (String row : csv.subList(1, csv.size())) {
-            String[] f = row.split(",", -1);
+                sweep.header);
+        for (String[] f : sweep.rows) {
+            String row = String.join(",", f);
             assertEquals(11, f.length, row);
             assertEquals("/", f[9] + "/" + f[10], "no policy row here, so no calls counted by protocol: " + row);
-            seen.add(f[0] + "/" + f[2]);
             for (int i = 3; i <= 5; i++) {
                 assertTrue(Double.parseDouble(f[i]) > 0, row);
             }
@@ -85,43 +114,40 @@ class BenchCommandTest {
             assertTrue(f[0].equals("empty") ? f[6].isEmpty() : Double.parseDouble(f[6]) > 0, row);
             assertTrue(Long.parseLong(f[7]) > 0, "every peer here counts its wire bytes: " + row);
         }
-        for (String workload : List.of("empty", "doubles", "list")) {
+        for (String workload : WORKLOADS) {
             for (String protocol : List.of("socket", "rmi", "oos", "soap")) {
-                assertTrue(seen.contains(workload + "/" + protocol), "no row for " + workload + " over " + protocol);
+                assertTrue(sweep.seen().contains(workload + "/" + protocol), "no row for " + workload + " over " + protocol);
             }
         }
 
-        String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
+        String md = sweep.markdown();
         assertTrue(md.contains("÷ socket") && md.contains("÷ soap") && md.contains("÷ rmi"), md);
         assertTrue(md.contains("./switchboard bench --quick"), "the command that reproduces the run");
         assertTrue(md.contains("load average"), md);
-        assertTrue(Files.size(dir.resolve("bench-doubles.png")) > 0);
-        assertTrue(Files.size(dir.resolve("bench-list.png")) > 0);
+        assertTrue(Files.size(sweep.dir.resolve("bench-doubles.png")) > 0);
+        assertTrue(Files.size(sweep.dir.resolve("bench-list.png")) > 0);
     }
 
     @Test
     void aPolicyRowCountsItsTimedCallsByProtocolAndAPinnedRowDoesNot() throws Exception {
-        // two runs: the counts of both add up; grpc is pinned on the same meta-stub as the policies
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "6", "--runs", "2",
-                "--workloads", "doubles", "--protocols", "adaptive,size,grpc", "--heap", "256m", "--out", dir.toString());
-        assertEquals(0, exit);
-
+        // two runs: the counts of both add up
+        assertEquals(0, pooled.exit);
+        assertEquals(Report.CSV_HEADER, pooled.header);
         Set<String> ways = new HashSet<>(io.switchboard.protocol.spi.Protocols.names());
         ways.add(SwitchboardPeer.TCP_UNIX);
-        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
-        assertEquals(Report.CSV_HEADER, csv.get(0));
-        String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
-        Set<String> seen = new HashSet<>();
-        for (String row : csv.subList(1, csv.size())) {
-            String[] f = row.split(",", -1);
+        String md = pooled.markdown();
+        int policyRows = 0;
+        for (String[] f : pooled.rows) {
+            String row = String.join(",", f);
             assertEquals(11, f.length, row);
-            seen.add(f[2]);
             assertEquals("12", f[8], "timed samples (2 runs of 6): " + row);
-            if (f[2].equals("grpc")) {
-                assertEquals("", f[9], "a pinned row counts nothing, though its calls reach the same listener: " + row);
+            if (!POLICIES.contains(f[2])) {
+                // grpc's calls reach the same listener as the policies' calls, and the plain peers' are no one's choice
+                assertEquals("", f[9], "a pinned or plain row counts nothing: " + row);
                 assertEquals("", f[10], row);
                 continue;
             }
+            policyRows++;
             long sum = 0;
             StringBuilder note = new StringBuilder("calls over ");
             for (String way : f[9].split(" ")) {
@@ -132,39 +158,34 @@ class BenchCommandTest {
                 sum += n;
                 note.append(note.length() > "calls over ".length() ? ", " : "").append(w[0]).append(' ').append(n);
             }
-            assertEquals(12, sum, "one count per timed call, none for the warm-up: " + row);
+            assertEquals(12, sum, "one count per timed call, none for the warm-up or the settling: " + row);
             assertEquals(0, Long.parseLong(f[10]), "the server is up, so nothing falls back: " + row);
             assertTrue(md.contains(note + ";") || md.contains(note + " |"), "the note names the same counts: " + note + " in " + md);
         }
-        assertEquals(Set.of("adaptive", "size", "grpc"), seen);
+        assertEquals(POLICIES.size() * WORKLOADS.size(), policyRows, "a row per policy and workload");
+        assertTrue(pooled.seen().containsAll(List.of("doubles/adaptive", "doubles/size", "doubles/grpc")), pooled.seen().toString());
     }
 
     @Test
     void plainLibrariesRunInTheSameTableWithEqualSampleCountsOverTwoRuns() throws Exception {
-        List<String> plain = List.of("grpc-plain", "grpc-plain-direct", "axis2", "fory", "socket");
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "7", "--runs", "2",
-                "--workloads", "empty,doubles,list", "--protocols", String.join(",", plain), "--heap", "256m",
-                "--out", dir.toString());
-        assertEquals(0, exit);
-
-        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
+        assertEquals(0, pooled.exit);
         Map<String, Set<String>> samplesPerCell = new HashMap<>();
-        Set<String> seen = new HashSet<>();
-        for (String row : csv.subList(1, csv.size())) {
-            String[] f = row.split(",", -1);
-            seen.add(f[0] + "/" + f[2]);
-            assertTrue(Long.parseLong(f[7]) > 0, "every plain peer counts its wire bytes: " + row);
+        for (String[] f : pooled.rows) {
+            if (PLAIN.contains(f[2])) {
+                assertTrue(Long.parseLong(f[7]) > 0, "every plain peer counts its wire bytes: " + String.join(",", f));
+            }
             samplesPerCell.computeIfAbsent(f[0] + "/" + f[1], k -> new HashSet<>()).add(f[8]);
         }
-        for (String protocol : plain) {
-            for (String workload : List.of("empty", "doubles", "list")) {
+        for (String protocol : PLAIN) {
+            for (String workload : WORKLOADS) {
                 boolean expected = !(protocol.equals("axis2") && workload.equals("list"));
-                assertEquals(expected, seen.contains(workload + "/" + protocol), workload + " over " + protocol);
+                assertEquals(expected, pooled.seen().contains(workload + "/" + protocol), workload + " over " + protocol);
             }
         }
-        samplesPerCell.forEach((cell, counts) -> assertEquals(Set.of("14"), counts, "samples per protocol in " + cell + " (2 runs of 7)"));
+        assertEquals(Set.of("empty/0", "doubles/10", "list/10"), samplesPerCell.keySet());
+        samplesPerCell.forEach((cell, counts) -> assertEquals(Set.of("12"), counts, "samples per protocol in " + cell + " (2 runs of 6)"));
 
-        String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
+        String md = pooled.markdown();
         assertTrue(md.contains("÷ grpc-plain") && md.contains("÷ axis2"), md);
         assertTrue(md.contains("not measured: Axis2's POJO binding has no linked lists"), md);
         assertTrue(md.contains("medians of the 2 runs: "), "each run's median beside the pooled figures: " + md);
@@ -172,17 +193,70 @@ class BenchCommandTest {
 
     @Test
     void withASettleTimeACellIsTimedOnceTheCompilersAreQuietAndSaysSo() throws Exception {
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--settle", "4", "--sizes", "10", "--reps", "5",
-                "--workloads", "doubles", "--protocols", "socket,fory", "--heap", "256m", "--out", dir.toString());
-        assertEquals(0, exit);
-
-        String md = Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("and more until the JIT compilers of both JVMs are quiet (at most 4 s)"), md);
-        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
-        assertEquals(3, csv.size(), "a header and one row per protocol: " + csv);
-        for (String row : csv.subList(1, csv.size())) {
+        assertEquals(0, pooled.exit);
+        assertTrue(pooled.markdown().contains("and more until the JIT compilers of both JVMs are quiet (at most 1 s)"),
+                pooled.markdown());
+        // every row asked for, once per workload, less Axis2's list
+        int protocols = POLICIES.size() + 1 + PLAIN.size() + 2;
+        assertEquals(protocols * WORKLOADS.size() - 1, pooled.rows.size(), "one row per protocol and cell: " + pooled.seen());
+        assertEquals(pooled.rows.size(), pooled.seen().size(), "no row twice: " + pooled.seen());
+        for (String[] f : pooled.rows) {
             // the extra warm-up neither adds samples nor spends the cell's time budget
-            assertEquals("5", row.split(",", -1)[8], "timed samples: " + row);
+            assertEquals("12", f[8], "timed samples: " + String.join(",", f));
+        }
+    }
+
+    @Test
+    void quickRunWritesTheInProcessRowAndTheAsyncTableWithEveryAnswerChecked() throws Exception {
+        assertEquals(0, pooled.exit, "exit 2 would mean a wrong answer or a local call that left the process");
+        String local = pooled.rows.stream().filter(f -> f[0].equals("doubles") && f[1].equals("10") && f[2].equals("local"))
+                .map(f -> String.join(",", f)).findFirst().orElseThrow();
+        assertEquals("", local.split(",", -1)[7], "nothing on a wire in process, so no wire bytes: " + local);
+        assertTrue(pooled.markdown().contains("| 10 | local | "));
+
+        List<String> async = Files.readAllLines(pooled.dir.resolve("async.csv"), StandardCharsets.UTF_8);
+        assertEquals(AsyncBench.CSV_HEADER, async.get(0));
+        Set<String> cells = new HashSet<>();
+        for (String row : async.subList(1, async.size())) {
+            String[] f = row.split(",", -1);
+            assertEquals("", f[7], "no failure and no wrong answer: " + row);
+            assertTrue(Long.parseLong(f[4]) > 0, "answers received and checked: " + row);
+            cells.add(f[0] + "/" + f[2] + "/" + f[3]);
+        }
+        // the Switchboard protocols and grpc-plain (grpc-java alone, the reference); policies and the other plain peers have no async rows
+        for (String protocol : List.of("local", "grpc", "soap", "grpc-plain")) {
+            for (String cell : List.of("blocking/1", "async/1", "async/8", "async/64")) {
+                assertTrue(cells.contains(protocol + "/" + cell), "no " + cell + " over " + protocol + " in " + cells);
+            }
+        }
+        assertEquals(16, cells.size(), cells.toString());
+        assertTrue(Files.readString(pooled.dir.resolve("async.md"), StandardCharsets.UTF_8).contains("./switchboard bench --quick"));
+        assertTrue(pooled.markdown().contains("## async"));
+    }
+
+    /** One run of the harness: its exit code and bench.csv, split into fields. */
+    record Run(Path dir, int exit, String header, List<String[]> rows) {
+        static Run of(Path dir, String... args) throws Exception {
+            List<String> all = new ArrayList<>(List.of(args));
+            all.addAll(List.of("--out", dir.toString()));
+            int exit = new CommandLine(new BenchCommand()).execute(all.toArray(String[]::new));
+            Path csv = dir.resolve("bench.csv");
+            if (!Files.exists(csv)) {
+                return new Run(dir, exit, "", List.of());
+            }
+            List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
+            return new Run(dir, exit, lines.get(0), lines.subList(1, lines.size()).stream().map(r -> r.split(",", -1)).toList());
+        }
+
+        /** workload/protocol of every row. */
+        Set<String> seen() {
+            Set<String> seen = new HashSet<>();
+            rows.forEach(f -> seen.add(f[0] + "/" + f[2]));
+            return seen;
+        }
+
+        String markdown() throws java.io.IOException {
+            return Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8);
         }
     }
 }

@@ -11,52 +11,48 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code bench} end to end on its other workloads (in-process and async rows, the phase breakdown,
- * the matrix) and its progress line: the files each writes and their shape. No timing is asserted.
- * A class apart from {@link BenchCommandTest} so that the two run in test JVMs side by side.
+ * {@code bench} end to end on its other workloads (the phase breakdown, the matrix) and its progress
+ * line: the files each writes and their shape. No timing is asserted. A class apart from
+ * {@link BenchCommandTest} so that the two run in test JVMs side by side; one matrix run serves
+ * both matrix tests, since its worker JVMs cost more than its products.
  */
 class BenchWorkloadsTest {
+    /** The matrix's policies (soap, grpc, tcp) and its plain Java baselines (rmi, socket); oos, also asked for, is none. */
+    private static final List<String> MATRIX_ROWS = List.of("soap", "grpc", "tcp", "rmi", "socket");
+    private static final List<String> MATRIX_SIZES = List.of("6", "10");
+
     @TempDir
-    Path dir;
+    static Path root;
+    /**
+     * One matrix run on a grid of four workers, whose rows two tests read; the budget of --quick (10 s) would
+     * skip a size whose products, judged from the size before on a loaded machine, might take over 2.5 s.
+     */
+    static Matrix matrix;
 
-    @Test
-    void quickRunWritesTheInProcessRowAndTheAsyncTableWithEveryAnswerChecked() throws Exception {
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--sizes", "10", "--reps", "3",
-                "--workloads", "doubles,async", "--protocols", "local,grpc,soap,grpc-plain", "--async-millis", "200", "--heap", "256m",
-                "--out", dir.toString());
-        assertEquals(0, exit, "exit 2 would mean a wrong answer or a local call that left the process");
+    @BeforeAll
+    static void runTheMatrix() throws Exception {
+        Path dir = root.resolve("matrix");
+        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--workloads", "matrix", "--matrix-workers", "4",
+                "--matrix-sizes", String.join(",", MATRIX_SIZES), "--reps", "2", "--budget", "40",
+                "--protocols", "soap,grpc,oos,tcp,rmi,socket", "--heap", "256m", "--out", dir.toString());
+        Path csv = dir.resolve("matrix.csv");
+        List<String> lines = Files.exists(csv) ? Files.readAllLines(csv, StandardCharsets.UTF_8) : List.of("");
+        matrix = new Matrix(dir, exit, lines.get(0), lines.subList(1, lines.size()).stream().map(r -> r.split(",", -1)).toList());
+    }
 
-        List<String> csv = Files.readAllLines(dir.resolve("bench.csv"), StandardCharsets.UTF_8);
-        String local = csv.stream().filter(r -> r.startsWith("doubles,10,local,")).findFirst().orElseThrow();
-        assertEquals("", local.split(",", -1)[7], "nothing on a wire in process, so no wire bytes: " + local);
-        assertTrue(Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8).contains("| 10 | local | "));
-
-        List<String> async = Files.readAllLines(dir.resolve("async.csv"), StandardCharsets.UTF_8);
-        assertEquals(AsyncBench.CSV_HEADER, async.get(0));
-        Set<String> cells = new HashSet<>();
-        for (String row : async.subList(1, async.size())) {
-            String[] f = row.split(",", -1);
-            assertEquals("", f[7], "no failure and no wrong answer: " + row);
-            assertTrue(Long.parseLong(f[4]) > 0, "answers received and checked: " + row);
-            cells.add(f[0] + "/" + f[2] + "/" + f[3]);
-        }
-        for (String protocol : List.of("local", "grpc", "soap", "grpc-plain")) {   // grpc-plain: grpc-java alone, the reference
-            for (String cell : List.of("blocking/1", "async/1", "async/8", "async/64")) {
-                assertTrue(cells.contains(protocol + "/" + cell), "no " + cell + " over " + protocol + " in " + cells);
-            }
-        }
-        assertEquals(16, cells.size(), cells.toString());
-        assertTrue(Files.readString(dir.resolve("async.md"), StandardCharsets.UTF_8).contains("./switchboard bench --quick"));
-        assertTrue(Files.readString(dir.resolve("bench.md"), StandardCharsets.UTF_8).contains("## async"));
+    /** The matrix run: its exit code and matrix.csv, split into fields. */
+    record Matrix(Path dir, int exit, String header, List<String[]> rows) {
     }
 
     @Test
     void phaseBreakdownHasEveryPhaseOfSoapAndGrpcAndAGanttChart() throws Exception {
+        Path dir = root.resolve("phases");
         int exit = new CommandLine(new BenchCommand()).execute("--phases", "--quick", "--phase-size", "100", "--reps", "4",
                 "--warmup", "2", "--protocols", "soap,grpc,socket", "--heap", "256m", "--out", dir.toString());
         assertEquals(0, exit);
@@ -83,15 +79,11 @@ class BenchWorkloadsTest {
 
     @Test
     void matrixWorkloadChecksEveryProductAndWritesItsTable() throws Exception {
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--workloads", "matrix", "--matrix-workers", "1",
-                "--matrix-sizes", "6,20", "--reps", "2", "--protocols", "soap,grpc,oos", "--heap", "256m", "--out", dir.toString());
-        assertEquals(0, exit);
-
-        List<String> csv = Files.readAllLines(dir.resolve("matrix.csv"), StandardCharsets.UTF_8);
-        assertEquals(MatrixReport.CSV_HEADER, csv.get(0));
+        assertEquals(0, matrix.exit, "exit 2 would mean a product that differs from the local one");
+        assertEquals(MatrixReport.CSV_HEADER, matrix.header);
         Set<String> seen = new HashSet<>();
-        for (String row : csv.subList(1, csv.size())) {
-            String[] f = row.split(",", -1);
+        for (String[] f : matrix.rows) {
+            String row = String.join(",", f);
             seen.add(f[0] + "/" + f[1] + "/" + f[3]);
             assertTrue(Double.parseDouble(f[4]) > 0, row);
             assertTrue(f[8].contains(f[3]), "a pinned policy's calls went over its protocol: " + row);
@@ -99,43 +91,37 @@ class BenchWorkloadsTest {
             assertTrue(Double.parseDouble(f[10]) >= 0, "their wait for a CPU per product: " + row);
         }
         for (String algorithm : List.of("simple", "cannon")) {
-            for (String n : List.of("6", "20")) {
-                for (String policy : List.of("soap", "grpc")) {
-                    assertTrue(seen.contains(algorithm + "/" + n + "/" + policy), "no row " + algorithm + " " + n + " " + policy);
+            for (String n : MATRIX_SIZES) {
+                for (String row : MATRIX_ROWS) {
+                    assertTrue(seen.contains(algorithm + "/" + n + "/" + row), "no row " + algorithm + " " + n + " " + row);
                 }
             }
         }
-        assertEquals(8, seen.size(), "oos is no matrix row: " + seen);
-        assertTrue(Files.notExists(dir.resolve("bench.csv")), "no sweep workload was asked for");
-        assertTrue(Files.size(dir.resolve("matrix.png")) > 0);
+        assertEquals(2 * MATRIX_SIZES.size() * MATRIX_ROWS.size(), seen.size(), "oos is no matrix row: " + seen);
+        assertTrue(Files.notExists(matrix.dir.resolve("bench.csv")), "no sweep workload was asked for");
+        assertTrue(Files.size(matrix.dir.resolve("matrix.png")) > 0);
     }
 
     @Test
     void matrixBaselinesAndTcpRunInTheSameRoundsOnAGridOfFourWorkersEveryProductExact() throws Exception {
-        List<String> rows = List.of("tcp", "grpc", "rmi", "socket");
-        int exit = new CommandLine(new BenchCommand()).execute("--quick", "--workloads", "matrix", "--matrix-workers", "4",
-                "--matrix-sizes", "10", "--reps", "2", "--protocols", String.join(",", rows), "--heap", "256m",
-                "--out", dir.toString());
-        assertEquals(0, exit, "exit 2 would mean a product that differs from the local one");
-
+        assertEquals(0, matrix.exit, "exit 2 would mean a product that differs from the local one");
         // matrix.csv holds measured rows only: a failed or wrong product leaves its row out
-        List<String> csv = Files.readAllLines(dir.resolve("matrix.csv"), StandardCharsets.UTF_8);
         Map<String, String> calls = new HashMap<>();
-        for (String row : csv.subList(1, csv.size())) {
-            String[] f = row.split(",", -1);
-            assertTrue(Double.parseDouble(f[4]) > 0, row);
-            calls.put(f[0] + "/" + f[3], f[8]);
+        for (String[] f : matrix.rows) {
+            calls.put(f[0] + "/" + f[1] + "/" + f[3], f[8]);
         }
-        for (String row : rows) {
-            // the manager's calls, all over the row's own transport: 4 blocks of rows; 4 setups, 2 steps of 4, 4 results
-            assertEquals(row + " 4", calls.get("simple/" + row), "simple over " + row + " in " + calls);
-            assertEquals(row + " 16", calls.get("cannon/" + row), "Cannon over " + row + " in " + calls);
+        for (String n : MATRIX_SIZES) {
+            for (String row : MATRIX_ROWS) {
+                // the manager's calls, all over the row's own transport: 4 blocks of rows; 4 setups, 2 steps of 4, 4 results
+                assertEquals(row + " 4", calls.get("simple/" + n + "/" + row), "simple over " + row + " in " + calls);
+                assertEquals(row + " 16", calls.get("cannon/" + n + "/" + row), "Cannon over " + row + " in " + calls);
+            }
         }
-        assertEquals(8, calls.size(), calls.toString());
+        assertEquals(matrix.rows.size(), calls.size(), "one row per algorithm, size and row: " + calls);
 
-        String md = Files.readString(dir.resolve("matrix.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("| ÷ socket | ÷ rmi | CPU ms | CPU wait ms | calls per product |"), md);
-        assertTrue(md.contains("| 10 | rmi *(plain Java)* | ") && md.contains("| 10 | socket *(plain Java)* | "), md);
+        String md = Files.readString(matrix.dir.resolve("matrix.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("| ÷ socket | ÷ rmi | ÷ soap | CPU ms | CPU wait ms | calls per product |"), md);
+        assertTrue(md.contains("| 6 | rmi *(plain Java)* | ") && md.contains("| 10 | socket *(plain Java)* | "), md);
         assertTrue(md.contains("1.00 / 1.00 | "), "a baseline divided by itself: " + md);
     }
 

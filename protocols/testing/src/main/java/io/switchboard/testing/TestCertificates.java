@@ -194,63 +194,72 @@ public final class TestCertificates {
         return TlsSettings.of(rogueKeyStore(), trustStore(), PASSWORD);
     }
 
-    /** Five rounds of keytool runs, the runs of a round in parallel (each is a JVM start); names relative to the directory. */
+    /**
+     * The keytool runs in two rounds, the runs of a round in parallel (each is a JVM start, the most
+     * of this class's cost): the authority and the rogue key, then each signed key made in a copy of
+     * the authority's store by {@code -genkeypair -signer}. Names are relative to the directory; the
+     * recipe's digest names the shared directory, so a changed recipe makes new stores.
+     */
     private static List<List<List<String>>> rounds() {
-        String pw = new String(PASSWORD);
-        String ca = "ca.p12";
-        List<String> store = List.of("-storetype", "PKCS12", "-storepass", pw);
-        List<String> gencert = List.of("-gencert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw,
-                "-validity", "2");
+        List<String> signed = List.of("-signer", "ca", "-signerkeypass", new String(PASSWORD));
         return List.of(
-                List.of(genkeypair("ca", "CN=Switchboard test CA", ca, "-ext", "bc:c"),
-                        genkeypair("server", "CN=localhost", "server.p12"),
-                        genkeypair("client", CLIENT_SUBJECT, "client.p12"),
-                        genkeypair("client", "CN=billing", "client-uri.p12"),
-                        genkeypair("client", "CN=reports", "client-dns.p12"),
+                List.of(genkeypair("ca", "CN=Switchboard test CA", "ca.p12", "-ext", "bc:c"),
                         genkeypair("rogue", "CN=rogue", "rogue.p12")),
-                List.of(List.of("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca, "-storepass", pw, "-file", "ca.cer"),
-                        List.of("-certreq", "-alias", "server", "-keystore", "server.p12", "-storepass", pw, "-file",
-                                "server.csr"),
-                        List.of("-certreq", "-alias", "client", "-keystore", "client.p12", "-storepass", pw, "-file",
-                                "client.csr"),
-                        List.of("-certreq", "-alias", "client", "-keystore", "client-uri.p12", "-storepass", pw, "-file",
-                                "client-uri.csr"),
-                        List.of("-certreq", "-alias", "client", "-keystore", "client-dns.p12", "-storepass", pw, "-file",
-                                "client-dns.csr")),
-                List.of(concat(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore",
-                                "trust.p12"), store),
-                        concat(gencert, List.of("-infile", "server.csr", "-outfile", "server.cer", "-ext",
-                                "SAN=ip:127.0.0.1,dns:localhost")),
-                        concat(gencert, List.of("-infile", "client.csr", "-outfile", "client.cer")),
-                        concat(gencert, List.of("-infile", "client-uri.csr", "-outfile", "client-uri.cer", "-ext",
-                                "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS)),
-                        concat(gencert, List.of("-infile", "client-dns.csr", "-outfile", "client-dns.cer", "-ext",
-                                "SAN=dns:" + DNS_CLIENT))),
-                List.of(List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "server.p12",
-                                "-storepass", pw),
-                        List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore", "client.p12",
-                                "-storepass", pw),
-                        List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore",
-                                "client-uri.p12", "-storepass", pw),
-                        List.of("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.cer", "-keystore",
-                                "client-dns.p12", "-storepass", pw)),
-                List.of(List.of("-importcert", "-alias", "server", "-file", "server.cer", "-keystore", "server.p12",
-                                "-storepass", pw),
-                        List.of("-importcert", "-alias", "client", "-file", "client.cer", "-keystore", "client.p12",
-                                "-storepass", pw),
-                        List.of("-importcert", "-alias", "client", "-file", "client-uri.cer", "-keystore",
-                                "client-uri.p12", "-storepass", pw),
-                        List.of("-importcert", "-alias", "client", "-file", "client-dns.cer", "-keystore",
-                                "client-dns.p12", "-storepass", pw)));
+                List.of(concat(genkeypair("server", "CN=localhost", "server.p12", "-ext",
+                                "SAN=ip:127.0.0.1,dns:localhost"), signed),
+                        concat(genkeypair("client", CLIENT_SUBJECT, "client.p12"), signed),
+                        concat(genkeypair("client", "CN=billing", "client-uri.p12", "-ext",
+                                "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS), signed),
+                        concat(genkeypair("client", "CN=reports", "client-dns.p12", "-ext", "SAN=dns:" + DNS_CLIENT),
+                                signed)));
     }
 
-    /** Runs the rounds in {@code dir}, then writes the password file and the PEM files: everything, before anyone reads. */
+    /**
+     * Runs the rounds in {@code dir}, each signed key in a copy of the authority's store; then what
+     * needs no new key or signature (the trust store, the authority's key replaced by its certificate
+     * in each copy) with the JDK's {@link KeyStore}; then the password and PEM files: everything,
+     * before anyone reads.
+     */
     private static void make(Path dir, List<List<List<String>>> rounds) throws IOException {
-        for (List<List<String>> round : rounds) {
-            round(dir, round);
+        Path ca = dir.resolve("ca.p12");
+        List<String> copies = List.of("server.p12", "client.p12", "client-uri.p12", "client-dns.p12");
+        round(dir, rounds.get(0));
+        for (String copy : copies) {
+            Files.copy(ca, dir.resolve(copy));
+        }
+        round(dir, rounds.get(1));
+        try {
+            java.security.cert.Certificate authority = load(ca).getCertificate("ca");
+            for (String copy : copies) {
+                // the signed key keeps its chain up to the authority; the authority's own key leaves the store
+                KeyStore store = load(dir.resolve(copy));
+                store.deleteEntry("ca");
+                store.setCertificateEntry("ca", authority);
+                save(store, dir.resolve(copy));
+            }
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, PASSWORD);
+            trust.setCertificateEntry("ca", authority);
+            save(trust, dir.resolve("trust.p12"));
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot finish the test stores", e);
         }
         Files.writeString(dir.resolve("password"), new String(PASSWORD) + "\n");
         writePem(dir);
+    }
+
+    private static KeyStore load(Path file) throws IOException, GeneralSecurityException {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(file)) {
+            store.load(in, PASSWORD);
+        }
+        return store;
+    }
+
+    private static void save(KeyStore store, Path file) throws IOException, GeneralSecurityException {
+        try (var out = Files.newOutputStream(file)) {
+            store.store(out, PASSWORD);
+        }
     }
 
     private static List<String> genkeypair(String alias, String dname, String keyStore, String... more) {

@@ -55,6 +55,7 @@ final class SoapConnector extends ServerConnector {
             + "\r\nRetry-After: 1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
 
     private final ServerSettings settings;
+    private final LibraryInternals shortcuts;
     private final boolean tls;
     private final Object lock = new Object();
     /** The connections counted against the limits: accepted and open, not displaced. Guarded by lock. */
@@ -65,9 +66,10 @@ final class SoapConnector extends ServerConnector {
     private volatile Scheduler.Task tick;
     private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
 
-    SoapConnector(Server server, ServerSettings settings, ConnectionFactory... factories) {
+    SoapConnector(Server server, ServerSettings settings, LibraryInternals shortcuts, ConnectionFactory... factories) {
         super(server, -1, -1, factories);
         this.settings = settings;
+        this.shortcuts = shortcuts;
         this.tls = settings.tls() != null;
         this.shares = new ConnectionShares(settings.maxConnections(), settings.maxConnectionsPerAddress());
         getSelectorManager().addEventListener(new Admission());
@@ -76,7 +78,7 @@ final class SoapConnector extends ServerConnector {
     @Override
     protected SocketChannelEndPoint newEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key) {
         SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
-                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger, waiters);
+                settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger, waiters, shortcuts);
         endPoint.setIdleTimeout(getIdleTimeout());
         synchronized (lock) {
             Admitted a = admitted.get(channel);

@@ -67,6 +67,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     static final long NEXT_REQUEST_WAIT_MILLIS = 5;
 
     private final long graceNanos;
+    private final LibraryInternals shortcuts;
     private final long minBytesPerSecond;
     private final SelectionKey key;
     /** Takes the socket of a connection that lingers after its close (the connector drains and closes it). */
@@ -98,8 +99,10 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private long selectorWaitsInRequest;
 
     SoapEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key, Scheduler scheduler,
-                 long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger, Waiters waiters) {
+                 long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger, Waiters waiters,
+                 LibraryInternals shortcuts) {
         super(channel, selector, key, scheduler);
+        this.shortcuts = shortcuts;
         this.graceNanos = requestTimeoutMillis * 1_000_000L;
         this.minBytesPerSecond = minBytesPerSecond;
         this.key = key;
@@ -178,7 +181,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /** The current thread handles this connection and may wait for its next request; false if it does already, or must not block. */
     boolean beginAwaiting() {
-        if (!LibraryInternals.AWAIT_ON_THREAD || awaiting == Thread.currentThread() || Invocable.isNonBlockingInvocation()) {
+        if (!shortcuts.awaitOnThread() || awaiting == Thread.currentThread() || Invocable.isNonBlockingInvocation()) {
             return false;
         }
         awaiting = Thread.currentThread();
@@ -212,7 +215,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      * checked. Through the selector, a blocked reader is woken by a second thread woken first.
      */
     boolean awaitRequestBytes() {
-        if (!LibraryInternals.AWAIT_ON_THREAD || Invocable.isNonBlockingInvocation()) {
+        if (!shortcuts.awaitOnThread() || Invocable.isNonBlockingInvocation()) {
             return false;
         }
         synchronized (this) {
@@ -338,7 +341,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /** The request is refused (413) while its sender may still be sending: the close that follows lingers. */
     synchronized void lingerAtClose() {
-        lingerAtClose = LibraryInternals.LINGER_AT_CLOSE;
+        lingerAtClose = shortcuts.lingerAtClose();
     }
 
     @Override

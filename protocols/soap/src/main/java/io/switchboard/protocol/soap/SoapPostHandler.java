@@ -61,10 +61,13 @@ final class SoapPostHandler extends Handler.Wrapper {
     private final SoapCalls calls;
     /** Checks a cancel's bearer token as the call's own would be; null: tokens are not verified. */
     private final io.switchboard.protocol.TokenVerifier tokens;
+    /** Whether a call goes straight into Axis2's engine ({@link LibraryInternals#directAxis2}), or to the servlet behind. */
+    private final boolean direct;
 
     SoapPostHandler(ConfigurationContext context, long maxMessageBytes, SoapCalls calls,
-                    io.switchboard.protocol.TokenVerifier tokens, Handler next) {
+                    io.switchboard.protocol.TokenVerifier tokens, boolean direct, Handler next) {
         super(next);
+        this.direct = direct;
         this.calls = calls;
         this.tokens = tokens;
         this.context = context;
@@ -84,7 +87,7 @@ final class SoapPostHandler extends Handler.Wrapper {
             cancel(request, response, callback, cancel);
             return true;
         }
-        if (!LibraryInternals.DIRECT_AXIS2) {
+        if (!direct) {
             return super.handle(request, response, callback);   // Axis2's servlet: the public path
         }
         String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);

@@ -25,6 +25,18 @@ import io.switchboard.protocol.ServerSettings;
 public final class SoapProtocolProvider implements ProtocolProvider {
     public static final String NAME = "soap";
 
+    private final LibraryInternals shortcuts;
+
+    /** The provider {@code Protocols.get("soap")} finds: its servers take the shortcuts the system properties leave on. */
+    public SoapProtocolProvider() {
+        this(LibraryInternals.DEFAULTS);
+    }
+
+    /** A provider whose servers take these shortcuts, whatever the system properties say. */
+    SoapProtocolProvider(LibraryInternals shortcuts) {
+        this.shortcuts = shortcuts;
+    }
+
     @Override
     public String name() {
         return NAME;
@@ -32,7 +44,7 @@ public final class SoapProtocolProvider implements ProtocolProvider {
 
     @Override
     public ProtocolServer newServer(ServerSettings settings) {
-        return new SoapServer(settings);
+        return new SoapServer(settings, shortcuts);
     }
 
     @Override

@@ -84,6 +84,7 @@ final class SoapServer implements ProtocolServer {
     private static final long STOP_MILLIS = 5_000;
 
     private final ServerSettings settings;
+    private final LibraryInternals shortcuts;
     private final Map<String, Skeleton> exported = new ConcurrentHashMap<>();
     private final Refusals refusals = new Refusals();
     /** The calls under way with a call id, for the clients' cancel messages. */
@@ -95,8 +96,9 @@ final class SoapServer implements ProtocolServer {
     private ContextHandlerCollection contexts;
     private boolean closed;
 
-    SoapServer(ServerSettings settings) {
+    SoapServer(ServerSettings settings, LibraryInternals shortcuts) {
         this.settings = settings;
+        this.shortcuts = shortcuts;
     }
 
     @Override
@@ -137,7 +139,7 @@ final class SoapServer implements ProtocolServer {
             HttpConfiguration http = new HttpConfiguration();
             http.setSendServerVersion(false);
             http.setSendXPoweredBy(false);
-            HttpConnectionFactory h1 = LibraryInternals.CONNECTION ? new SoapHttpConnection.Factory(http)
+            HttpConnectionFactory h1 = shortcuts.connection() ? new SoapHttpConnection.Factory(http)
                     : new HttpConnectionFactory(http);
             ConnectionFactory[] factories;
             if (tls) {
@@ -153,7 +155,7 @@ final class SoapServer implements ProtocolServer {
             } else {
                 factories = new ConnectionFactory[] {h1};
             }
-            connector = new SoapConnector(jetty, settings, factories);
+            connector = new SoapConnector(jetty, settings, shortcuts, factories);
             connector.setHost(settings.bindAddress());
             connector.setPort(settings.port());
             connector.setReuseAddress(true);
@@ -169,7 +171,8 @@ final class SoapServer implements ProtocolServer {
             SizeLimitHandler sizeLimit = new SizeLimitHandler(settings.maxMessageBytes(), -1);
             contexts = new ContextHandlerCollection(axis2);
             // a call (POST to /axis2/services/...) goes straight to Axis2; the rest (?wsdl, mounted pages) to the contexts
-            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), calls, settings.tokenVerifier(), contexts));
+            sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), calls, settings.tokenVerifier(),
+                    shortcuts.directAxis2(), contexts));
             jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
             jetty.start();
 
@@ -193,6 +196,11 @@ final class SoapServer implements ProtocolServer {
 
     int port() {
         return connector.getLocalPort();
+    }
+
+    /** The connector's HTTP/1.1 factory: ours, or Jetty's own with {@link LibraryInternals#connection} off. */
+    HttpConnectionFactory httpFactory() {
+        return connector.getConnectionFactory(HttpConnectionFactory.class);
     }
 
     @Override

@@ -6,11 +6,14 @@ import org.apache.axis2.transport.http.AxisServlet;
 
 /**
  * Axis2's servlet on the server's own configuration, for what is not a call: each component's WSDL
- * at {@code ?wsdl}. Calls (POST) reach it only with {@link LibraryInternals#DIRECT_AXIS2} off: otherwise
+ * at {@code ?wsdl}. Calls (POST) reach it only with {@link LibraryInternals#directAxis2} off: otherwise
  * {@link SoapPostHandler} serves them in front.
  */
 final class SoapServlet extends AxisServlet {
     private static final long serialVersionUID = 1L;
+
+    /** Calls (POSTs) this servlet served, in this JVM (for tests: only with {@link LibraryInternals#directAxis2} off). */
+    static final java.util.concurrent.atomic.LongAdder POSTS = new java.util.concurrent.atomic.LongAdder();
 
     private final transient ConfigurationContext context;
 
@@ -21,6 +24,13 @@ final class SoapServlet extends AxisServlet {
     @Override
     protected ConfigurationContext initConfigContext(ServletConfig config) {
         return context;
+    }
+
+    @Override
+    protected void doPost(jakarta.servlet.http.HttpServletRequest request, jakarta.servlet.http.HttpServletResponse response)
+            throws jakarta.servlet.ServletException, java.io.IOException {
+        POSTS.increment();
+        super.doPost(request, response);
     }
 
     /** As Axis2's, with the caller's certificate and {@code Authorization} header recorded for the receiver. */
