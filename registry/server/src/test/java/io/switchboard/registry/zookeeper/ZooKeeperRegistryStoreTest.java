@@ -444,6 +444,7 @@ class ZooKeeperRegistryStoreTest {
             assertEquals(before + 1, cached.listsFromCache(), "the cache answered");
             List<ComponentEntry> read = other.readList();
             assertEquals(read, fromCache, "the cache's list is the nodes' list, entry for entry and in order");
+            assertEquals(read.size(), cached.size(), "the cache counts what it lists, names' nodes not among them");
             assertTrue(fromCache.contains(entry("Zlast", "last", 0)), "the last bind is listed");
             assertTrue(fromCache.stream().noneMatch(e -> e.name().equals("Name5")), "the name unbound is not listed");
         }

@@ -89,6 +89,19 @@ final class CacheListing {
         return Optional.of(cache.stream().toList());
     }
 
+    /**
+     * How many of the cache's nodes {@code counted} accepts, without waiting for this store's
+     * writes to show (a count for the metrics, not a list); empty before the cache has loaded.
+     */
+    Optional<Long> count(java.util.function.Predicate<ChildData> counted) {
+        synchronized (changes) {
+            if (!initialized) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(cache.stream().filter(counted).count());
+    }
+
     /** Drops the writes the cache shows now; true when none is left. */
     private boolean caughtUp() {
         unseen.entrySet().removeIf(w -> shows(w.getKey(), w.getValue().data()));

@@ -274,6 +274,22 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         return readList();
     }
 
+    /** Counted in the cache without decoding a node (the metrics ask on every scrape); listed without one. */
+    @Override
+    public int size() {
+        CacheListing from;
+        synchronized (this) {
+            from = listing;
+        }
+        if (from != null) {
+            Optional<Long> n = from.count(node -> instanceSegments(node.getPath()) != null);
+            if (n.isPresent()) {
+                return (int) (long) n.get();
+            }
+        }
+        return list().size();
+    }
+
     /**
      * The entries among the cache's {@code nodes}, as {@link #readList} gives them: by name, oldest
      * first. A node decoded at the same version before is not decoded again: an entry holds its
