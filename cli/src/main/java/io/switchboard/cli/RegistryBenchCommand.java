@@ -222,27 +222,11 @@ final class RegistryBenchCommand implements Callable<Integer> {
             }
             Arrays.sort(lists);
 
-            // lookups of random names from several threads, after one untimed lookup of each name
-            for (int i = 0; i < names; i++) {
-                writer.lookup("Bench" + i);
-            }
-            AtomicLong lookups = new AtomicLong();
-            long lookupEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(lookupSeconds);
-            done.clear();
+            // lookups of random names from several threads, timed after as long untimed (at most 2 s):
+            // the registry's steady state, not the JIT's first work
+            lookupsFor(pool, writer, names, Math.min(2, lookupSeconds));
             long lookupStart = System.nanoTime();
-            for (int t = 0; t < lookupThreads; t++) {
-                done.add(pool.submit(() -> {
-                    while (System.nanoTime() < lookupEnd) {
-                        writer.lookup("Bench" + ThreadLocalRandom.current().nextInt(names));
-                        lookups.incrementAndGet();
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get();
-            }
-            double lookupsPerSecond = lookups.get() / seconds(lookupStart);
+            double lookupsPerSecond = lookupsFor(pool, writer, names, lookupSeconds) / seconds(lookupStart);
             pool.shutdown();
 
             Watched watched = watcherJvms > 0 ? watchFromJvms(children, dir, url, writer, schema)
@@ -260,6 +244,26 @@ final class RegistryBenchCommand implements Callable<Integer> {
                 watched.close();
             }
         }
+    }
+
+    /** How many lookups of random names {@link #lookupThreads} threads made in {@code seconds}. */
+    private long lookupsFor(ExecutorService pool, RegistryClient writer, int names, int seconds) throws Exception {
+        AtomicLong lookups = new AtomicLong();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < lookupThreads; t++) {
+            done.add(pool.submit(() -> {
+                while (System.nanoTime() < end) {
+                    writer.lookup("Bench" + ThreadLocalRandom.current().nextInt(names));
+                    lookups.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : done) {
+            f.get();
+        }
+        return lookups.get();
     }
 
     /** The watchers, open, and what their binds took. */
