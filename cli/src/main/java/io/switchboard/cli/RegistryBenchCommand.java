@@ -206,9 +206,10 @@ final class RegistryBenchCommand implements Callable<Integer> {
             }
             double bindsPerSecond = instances / seconds(start);
 
-            // list of every entry: the median of five, after two untimed (the listener's connection,
-            // the JIT's first work on both sides: the figure is the registry's steady state)
-            for (int i = 0; i < 2; i++) {
+            // list of every entry: the median of five, after ten untimed (the listener's connection,
+            // the JIT's first work on both sides, some ten lists of 10,000: the figure is the
+            // registry's steady state)
+            for (int i = 0; i < 10; i++) {
                 writer.list();
             }
             double[] lists = new double[5];
