@@ -25,6 +25,7 @@ import io.switchboard.registry.wire.Entry;
 import io.switchboard.registry.wire.ListEntries;
 import io.switchboard.registry.wire.ListEntriesResponse;
 import io.switchboard.registry.wire.Lookup;
+import io.switchboard.registry.wire.LookupLean;
 import io.switchboard.registry.wire.LookupResponse;
 import java.net.URI;
 import java.time.Duration;
@@ -94,6 +95,11 @@ public final class RegistryClient implements AutoCloseable {
     private ManagedChannel readChannel;
     private String readAddress;
     private boolean closed;
+
+    /** The interface documents lean lookups were sent, by digest. */
+    private final LeanAnswers lean = new LeanAnswers();
+    /** Set once the registry's listener does not know {@code lookupLean} (an older registry): lookups read in full. */
+    private volatile boolean leanUnknown;
 
     /** Whose {@link ClientSettings#tokenNow()} the watch stream's listener is sent, per call. */
     private final ClientSettings token;
@@ -291,8 +297,29 @@ public final class RegistryClient implements AutoCloseable {
         LOG.info("renewing {} without call figures for {} s: the registry {}", name, STATS_PAUSE.toSeconds(), why);
     }
 
-    /** Every instance bound under {@code name}; empty if none. */
+    /**
+     * Every instance bound under {@code name}; empty if none. Read in the lean form when the
+     * registry's listener has it: each interface document is sent once per answer, and not at all
+     * when this client holds it from an earlier answer (checked against its digest first).
+     *
+     * @throws RegistryException ({@code invalid}) the registry sent a document that does not
+     *         match its digest
+     */
     public List<ComponentEntry> lookup(String name) {
+        if (!leanUnknown) {
+            List<ComponentEntry> found = lookupLean(name, lean.known(name));
+            if (found == null) {
+                // an entry named a document this client let go meanwhile: ask for every one
+                found = lookupLean(name, List.of());
+                if (found == null) {
+                    throw new RegistryException("invalid", "lookup " + name
+                            + ": the registry named an interface document it did not send");
+                }
+            }
+            if (found != LEAN_UNAVAILABLE) {
+                return found;
+            }
+        }
         Lookup request = new Lookup();
         request.setName(name);
         List<Entry> fast = readOnStream(WatchStreamMethod.LOOKUP, request,
@@ -307,6 +334,31 @@ public final class RegistryClient implements AutoCloseable {
         return Entries.fromWire(fast != null ? fast : readStub.listEntries());
     }
 
+    /** What {@link #lookupLean} answers when the lean form cannot be read (no listener, an older registry). */
+    private static final List<ComponentEntry> LEAN_UNAVAILABLE = java.util.Collections.unmodifiableList(new ArrayList<>());
+
+    /**
+     * A lean lookup on the stream listener listing {@code known} digests: the entries, {@link
+     * #LEAN_UNAVAILABLE} (read in full instead), or null when an entry names a document neither
+     * sent nor held.
+     */
+    private List<ComponentEntry> lookupLean(String name, List<String> known) {
+        LookupLean request = new LookupLean();
+        request.setName(name);
+        request.setKnownSchemas(known.isEmpty() ? null : new ArrayList<>(known));
+        io.switchboard.registry.wire.LookupLeanResponse answer;
+        try {
+            answer = callOnStream(WatchStreamMethod.LOOKUP_LEAN, request, true);
+        } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == io.grpc.Status.Code.UNIMPLEMENTED) {
+                leanUnknown = true;
+                return LEAN_UNAVAILABLE;
+            }
+            throw new RegistryException("invalid", "lookup " + name + ": " + e.getStatus().getDescription());
+        }
+        return answer == null ? LEAN_UNAVAILABLE : lean.read(name, answer);
+    }
+
     /**
      * A read on the registry's stream listener, in protobuf; null when there is none or it failed
      * (the caller then reads over SOAP, which fails over between registries and reports errors as
@@ -314,6 +366,20 @@ public final class RegistryClient implements AutoCloseable {
      */
     private <Q, A> List<Entry> readOnStream(MethodDescriptor<Q, A> method, Q request,
             java.util.function.Function<A, List<Entry>> entries) {
+        A answer = callOnStream(method, request, false);
+        if (answer == null) {
+            return null;
+        }
+        List<Entry> found = entries.apply(answer);
+        return found == null ? List.of() : found;
+    }
+
+    /**
+     * One call on the stream listener; null when there is none or it failed. {@code refusals}:
+     * an unknown method or a request refused as invalid is thrown (the listener is fine, the
+     * request is not) rather than taken for a failed listener.
+     */
+    private <Q, A> A callOnStream(MethodDescriptor<Q, A> method, Q request, boolean refusals) {
         String at;
         try {
             at = streamAddress();
@@ -325,13 +391,15 @@ public final class RegistryClient implements AutoCloseable {
             return null;
         }
         try {
-            A answer = io.grpc.stub.ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(ch,
+            return io.grpc.stub.ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(ch,
                             io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(streamHeaders())), method,
                     io.grpc.CallOptions.DEFAULT.withDeadlineAfter(callTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS),
                     request);
-            List<Entry> found = entries.apply(answer);
-            return found == null ? List.of() : found;
         } catch (StatusRuntimeException e) {
+            if (refusals && (e.getStatus().getCode() == io.grpc.Status.Code.UNIMPLEMENTED
+                    || e.getStatus().getCode() == io.grpc.Status.Code.INVALID_ARGUMENT)) {
+                throw e;
+            }
             if (e.getStatus().getCode() == io.grpc.Status.Code.PERMISSION_DENIED
                     || e.getStatus().getCode() == io.grpc.Status.Code.UNAUTHENTICATED) {
                 // the registry's policy said no: SOAP would say the same, and the listener is fine

@@ -6,6 +6,8 @@ import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.registry.wire.ListEntries;
 import io.switchboard.registry.wire.ListEntriesResponse;
 import io.switchboard.registry.wire.Lookup;
+import io.switchboard.registry.wire.LookupLean;
+import io.switchboard.registry.wire.LookupLeanResponse;
 import io.switchboard.registry.wire.LookupResponse;
 import io.switchboard.registry.wire.RegistryComponent;
 import io.switchboard.registry.wire.Watch;
@@ -17,8 +19,8 @@ import java.io.UncheckedIOException;
 
 /**
  * Internal: the registry's watch stream and reads as gRPC methods, shared by the registry server,
- * {@link RegistryWatch} and {@link RegistryClient}. Besides {@code follow}, the unary {@code lookup}
- * and {@code listEntries} answer as the SOAP operations of the same names do, in the registry's
+ * {@link RegistryWatch} and {@link RegistryClient}. Besides {@code follow}, the unary {@code lookup},
+ * {@code lookupLean} and {@code listEntries} answer as the SOAP operations of the same names do, in the registry's
  * proto3 form: a client that knows the stream reads there (an answer of 10,000 entries is a few
  * milliseconds of protobuf, not XML on both sides), and falls back to SOAP when it cannot. {@code switchboard.registry.RegistryWatch/follow} is a server-streaming
  * call: the request is the SOAP {@code watch} operation's message ({@code names}, {@code epoch},
@@ -32,6 +34,9 @@ public final class WatchStreamMethod {
     public static final String FULL_NAME = MethodDescriptor.generateFullMethodName(SERVICE, "follow");
     public static final MethodDescriptor<Lookup, LookupResponse> LOOKUP = unary(Lookup.class, "lookup",
             LookupResponse.class, "lookupResponse");
+    /** {@code lookup} with each interface document once, by digest; a fault is {@code INVALID_ARGUMENT}. */
+    public static final MethodDescriptor<LookupLean, LookupLeanResponse> LOOKUP_LEAN = unary(LookupLean.class,
+            "lookupLean", LookupLeanResponse.class, "lookupLeanResponse");
     public static final MethodDescriptor<ListEntries, ListEntriesResponse> LIST = unary(ListEntries.class, "listEntries",
             ListEntriesResponse.class, "listEntriesResponse");
     /** The largest request a registry reads: a list of at most 256 names. */

@@ -157,7 +157,7 @@ public final class FileRegistryStore implements RegistryStore {
                     channel, lock, new InMemoryRegistryStore());
             store.load();
             LOG.info("registry store {}: {} entries (generation {}, {} journal records)", target,
-                    store.entries.list().size(), store.generation, store.journalRecords);
+                    store.entries.size(), store.generation, store.journalRecords);
             return store;
         } catch (IOException e) {
             closeQuietly(channel);
@@ -229,6 +229,11 @@ public final class FileRegistryStore implements RegistryStore {
     @Override
     public List<ComponentEntry> list() {
         return entries.list();
+    }
+
+    @Override
+    public int size() {
+        return entries.size();
     }
 
     /** Compacts a journal that holds records, then lets the files go. */

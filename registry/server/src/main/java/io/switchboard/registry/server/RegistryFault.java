@@ -3,6 +3,8 @@ package io.switchboard.registry.server;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.registry.wire.BindFault;
 import io.switchboard.registry.wire.BindFaultException;
+import io.switchboard.registry.wire.LookupLeanFault;
+import io.switchboard.registry.wire.LookupLeanFaultException;
 import io.switchboard.registry.wire.RebindFault;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.RenewFault;
@@ -16,7 +18,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The declared fault of one registry write: a {@code code} a program acts on ({@value #UNAUTHORIZED},
+ * The declared fault of one registry write (or of {@code lookupLean}): a {@code code} a program acts on ({@value #UNAUTHORIZED},
  * {@value #INVALID}, {@value #ALREADY_BOUND}, {@value #UNAVAILABLE}) and a reason a person reads.
  * The schema gives each operation a fault type of its own with the same two members, and the
  * generated types share no supertype, so each operation's is named here once and built alike.
@@ -50,6 +52,8 @@ record RegistryFault<I, X extends DeclaredFault>(Supplier<I> content, BiConsumer
     static final RegistryFault<RenewWithStatsFault, RenewWithStatsFaultException> RENEW_WITH_STATS =
             new RegistryFault<>(RenewWithStatsFault::new, RenewWithStatsFault::setCode,
                     RenewWithStatsFault::setReason, RenewWithStatsFaultException::new);
+    static final RegistryFault<LookupLeanFault, LookupLeanFaultException> LOOKUP_LEAN = new RegistryFault<>(
+            LookupLeanFault::new, LookupLeanFault::setCode, LookupLeanFault::setReason, LookupLeanFaultException::new);
 
     /** This operation's fault exception with {@code code} and {@code reason}, to throw. */
     X of(String code, String reason) {

@@ -3,6 +3,7 @@ package io.switchboard.registry.server;
 import io.switchboard.protocol.ServerCall;
 import io.switchboard.registry.wire.Bind;
 import io.switchboard.registry.wire.Lookup;
+import io.switchboard.registry.wire.LookupLean;
 import io.switchboard.registry.wire.Rebind;
 import io.switchboard.registry.wire.Renew;
 import io.switchboard.registry.wire.RenewWithStats;
@@ -16,7 +17,7 @@ import java.util.List;
  * The paths the authorization policy sees for the registry's operations: the operation and the
  * entry's name, so that a rule can say which identities may bind which names and who may watch
  * them. {@code /switchboard.registry.Registry/bind/team-a.billing}; the same for {@code rebind},
- * {@code unbind}, {@code renew} (with or without figures), {@code lookup}; a {@code watch} is
+ * {@code unbind}, {@code renew} (with or without figures), {@code lookup} (lean or not); a {@code watch} is
  * one path per name it names, every one of which must be allowed, and a watch of every name is
  * {@code /switchboard.registry.Registry/watch}; {@code list} (every entry) is
  * {@code /switchboard.registry.Registry/list}. The same paths on SOAP and on the gRPC listener.
@@ -46,6 +47,8 @@ final class RegistryPaths implements CallPaths {
             case "renew" -> List.of(named("renew", r instanceof Renew u ? u.getName() : null));
             case "renewWithStats" -> List.of(named("renew", r instanceof RenewWithStats u ? u.getName() : null));
             case "lookup" -> List.of(lookup(r instanceof Lookup l ? l.getName() : null));
+            // the same read in another form: the same rule decides it
+            case "lookupLean" -> List.of(lookup(r instanceof LookupLean l ? l.getName() : null));
             case "watch" -> watch(r instanceof Watch w ? w.getNames() : null);
             case "listEntries" -> List.of(list());
             default -> List.of(SERVICE + call.operation().name());

@@ -108,7 +108,7 @@ public final class RegistryServer implements AutoCloseable {
     private static void meters(io.micrometer.core.instrument.MeterRegistry meters, RegistryServer server) {
         RegistryService service = server.service;
         io.micrometer.core.instrument.Gauge.builder("switchboard.registry.entries", service,
-                s -> s.store().list().size()).description("entries in the registry's store").register(meters);
+                s -> s.store().size()).description("entries in the registry's store").register(meters);
         io.micrometer.core.instrument.Gauge.builder("switchboard.registry.leases", service,
                 s -> s.live().values().stream().mapToInt(java.util.Map::size).sum())
                 .description("leases this registry server holds").register(meters);

@@ -5,6 +5,8 @@ import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.wire.BindFaultException;
 import io.switchboard.registry.wire.CallStats;
 import io.switchboard.registry.wire.Entry;
+import io.switchboard.registry.wire.LookupLeanFaultException;
+import io.switchboard.registry.wire.LookupLeanResponse;
 import io.switchboard.registry.wire.RebindFaultException;
 import io.switchboard.registry.wire.Registry;
 import io.switchboard.registry.wire.RenewFaultException;
@@ -185,6 +187,12 @@ public final class RegistryService implements Registry {
     @Override
     public List<Entry> lookup(String name) {
         return reads.lookup(name);
+    }
+
+    /** {@link #lookup} with each interface document once, named by digest; see {@link RegistryReads#lookupLean}. */
+    @Override
+    public LookupLeanResponse lookupLean(String name, List<String> knownSchemas) throws LookupLeanFaultException {
+        return reads.lookupLean(name, knownSchemas);
     }
 
     @Override

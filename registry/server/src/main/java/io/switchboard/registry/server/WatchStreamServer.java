@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * timeout is closed, and clients may ping every 5 s at most. The SOAP listener, its threads and
  * connections are not touched by streams: binds, renewals and unbinds never wait behind a watcher.
  *
- * <p>The listener also answers the registry's reads, {@code lookup} and {@code listEntries}, in
+ * <p>The listener also answers the registry's reads, {@code lookup}, {@code lookupLean} and {@code listEntries}, in
  * protobuf on its two call threads, for clients that know it (see {@link WatchStreamMethod}); at
  * most {@value #MAX_READS} are in flight, {@value #MAX_READS_PER_CONNECTION} from one connection
  * ({@link ReadGate}), and one more is refused at once with {@code RESOURCE_EXHAUSTED}.
@@ -115,6 +115,16 @@ final class WatchStreamServer implements AutoCloseable {
                         r.setEntries(registry.reads().lookup(request.getName()));
                     }
                     return r;
+                }))
+                .addMethod(WatchStreamMethod.LOOKUP_LEAN, read(request -> {
+                    refuseIfDenied(RegistryPaths.lookup(request.getName()));
+                    try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
+                        return registry.reads().lookupLean(request.getName(), request.getKnownSchemas());
+                    } catch (io.switchboard.registry.wire.LookupLeanFaultException e) {
+                        // the SOAP fault's code and reason, as gRPC says a request out of bounds
+                        throw Status.INVALID_ARGUMENT.withDescription(e.getFaultInfo().getCode() + ": "
+                                + e.getFaultInfo().getReason()).asRuntimeException();
+                    }
                 }))
                 .addMethod(WatchStreamMethod.LIST, read(request -> {
                     refuseIfDenied(RegistryPaths.list());

@@ -54,6 +54,7 @@ class FileRegistryStoreTest {
             assertEquals(List.of(entry("Alpha", "a1"), entry("Alpha", "a2")), store.lookup("Alpha"),
                     "every field, and the order of instances, come back");
             assertEquals(3, store.list().size());
+            assertEquals(3, store.size(), "counted as listed");
             assertThrows(RegistryStore.AlreadyBoundException.class, () -> store.bind(entry("Beta", "b1")));
         }
         assertTrue(Files.readString(file).contains("\"format\": \"switchboard-registry\""));

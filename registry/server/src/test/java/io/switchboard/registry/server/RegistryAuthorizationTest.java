@@ -141,6 +141,10 @@ class RegistryAuthorizationTest {
                         () -> RegistryComponent.stub(soap).watch(List.of("sandbox.demo"), null, null, 0));
                 assertEquals(RegistryPaths.SERVICE + "watch/sandbox.demo", watch.path());
                 RegistryComponent.stub(soap).watch(List.of("team-a.billing"), null, null, 0);
+                PermissionDeniedException lean = assertThrows(PermissionDeniedException.class,
+                        () -> RegistryComponent.stub(soap).lookupLean("sandbox.demo", null));
+                assertEquals(RegistryPaths.SERVICE + "lookup/sandbox.demo", lean.path());
+                assertTrue(RegistryComponent.stub(soap).lookupLean("team-a.billing", null).getEntries().isEmpty());
             }
 
             // the gRPC listener: lookups and the watch stream
@@ -153,6 +157,12 @@ class RegistryAuthorizationTest {
                         () -> io.grpc.stub.ClientCalls.blockingUnaryCall(channel, WatchStreamMethod.LOOKUP,
                                 io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), hidden));
                 assertEquals(Status.Code.PERMISSION_DENIED, lookup.getStatus().getCode());
+                io.switchboard.registry.wire.LookupLean hiddenLean = new io.switchboard.registry.wire.LookupLean();
+                hiddenLean.setName("sandbox.demo");
+                StatusRuntimeException lean = assertThrows(StatusRuntimeException.class,
+                        () -> io.grpc.stub.ClientCalls.blockingUnaryCall(channel, WatchStreamMethod.LOOKUP_LEAN,
+                                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), hiddenLean));
+                assertEquals(Status.Code.PERMISSION_DENIED, lean.getStatus().getCode(), "the lean form is a lookup too");
                 Watch watch = new Watch();
                 watch.setNames(List.of("team-a.billing", "sandbox.demo"));
                 StatusRuntimeException follow = assertThrows(StatusRuntimeException.class,

@@ -444,8 +444,14 @@ class ZooKeeperRegistryStoreTest {
             assertEquals(before + 1, cached.listsFromCache(), "the cache answered");
             List<ComponentEntry> read = other.readList();
             assertEquals(read, fromCache, "the cache's list is the nodes' list, entry for entry and in order");
+            assertEquals(read.size(), cached.size(), "the cache counts what it lists, names' nodes not among them");
             assertTrue(fromCache.contains(entry("Zlast", "last", 0)), "the last bind is listed");
             assertTrue(fromCache.stream().noneMatch(e -> e.name().equals("Name5")), "the name unbound is not listed");
+            int lookupsBefore = cached.lookupsFromCache();
+            for (int n = 0; n < 6; n++) {
+                assertEquals(other.lookup("Name" + n), cached.lookup("Name" + n), "Name" + n + " from the cache as from the nodes");
+            }
+            assertEquals(lookupsBefore + 6, cached.lookupsFromCache(), "the cache answered the lookups");
         }
     }
 
@@ -465,10 +471,13 @@ class ZooKeeperRegistryStoreTest {
                 if (i % 2 == 0) {
                     assertEquals(1, store.unbind("Own", "o" + i));
                     assertTrue(!store.list().contains(bound), "a list right after unbind " + i + " still shows it");
+                    assertTrue(!store.lookup("Own").contains(bound), "a lookup right after unbind " + i + " still shows it");
                     store.bind(bound);
                 }
+                assertEquals(now, store.lookup("Own"), "a lookup right after bind " + i + ", oldest first");
             }
             assertTrue(store.listsFromCache() > 0, "the cache answered some of them");
+            assertTrue(store.lookupsFromCache() > 0, "the cache answered some lookups");
             assertEquals(store.readList(), store.list());
         }
     }

@@ -31,6 +31,11 @@ public interface RegistryStore extends AutoCloseable {
     /** Every entry, by name then age. */
     List<ComponentEntry> list();
 
+    /** How many entries {@link #list} would return; a store that can count without listing says so here. */
+    default int size() {
+        return list().size();
+    }
+
     /** The instance {@code instanceId} of {@code name}, if bound. */
     default Optional<ComponentEntry> find(String name, String instanceId) {
         return lookup(name).stream().filter(e -> e.instanceId().equals(instanceId)).findFirst();

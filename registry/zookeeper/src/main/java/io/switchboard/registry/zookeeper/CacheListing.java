@@ -1,10 +1,12 @@
 package io.switchboard.registry.zookeeper;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -33,6 +35,8 @@ final class CacheListing {
     /** Writes of this store the cache may not show yet, by path. */
     private final Map<String, Write> unseen = new ConcurrentHashMap<>();
     private final Object changes = new Object();
+    /** The cache's nodes by parent path, kept by its events: a lookup of one name reads its children only. */
+    private final Map<String, Set<String>> children = new ConcurrentHashMap<>();
     private boolean initialized;
 
     CacheListing(CuratorCache cache) {
@@ -74,6 +78,51 @@ final class CacheListing {
      * does not show after the wait is forgotten: the read that follows shows it.
      */
     Optional<List<ChildData>> nodes(Duration wait) throws InterruptedException {
+        return ready(wait) ? Optional.of(cache.stream().toList()) : Optional.empty();
+    }
+
+    /**
+     * The children of {@code parent} in the cache, as {@link #nodes} would list them (once it is
+     * loaded, at once if not; and shows this store's writes, waiting up to {@code wait}), found by the index the cache's events keep rather
+     * than by a walk over every node.
+     */
+    Optional<List<ChildData>> children(String parent, Duration wait) throws InterruptedException {
+        synchronized (changes) {
+            if (!initialized) {
+                return Optional.empty();   // still loading: reading the nodes is sooner than waiting
+            }
+        }
+        if (!ready(wait)) {
+            return Optional.empty();
+        }
+        Set<String> paths = children.get(parent);
+        List<ChildData> out = new ArrayList<>();
+        if (paths != null) {
+            for (String p : paths) {
+                cache.get(p).ifPresent(out::add);
+            }
+        }
+        return Optional.of(out);
+    }
+
+    /** The cache created or deleted {@code path}: the index of children follows. */
+    void indexed(boolean created, String path) {
+        int slash = path.lastIndexOf('/');
+        if (slash <= 0) {
+            return;
+        }
+        String parent = path.substring(0, slash);
+        if (created) {
+            children.computeIfAbsent(parent, k -> ConcurrentHashMap.newKeySet()).add(path);
+        } else {
+            children.computeIfPresent(parent, (k, set) -> {
+                set.remove(path);
+                return set.isEmpty() ? null : set;
+            });
+        }
+    }
+
+    private boolean ready(Duration wait) throws InterruptedException {
         long asked = System.nanoTime();
         long deadline = asked + wait.toNanos();
         synchronized (changes) {
@@ -81,12 +130,25 @@ final class CacheListing {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     unseen.values().removeIf(w -> w.at() - asked <= 0);
-                    return Optional.empty();
+                    return false;
                 }
                 changes.wait(Math.max(1, left / 1_000_000));
             }
         }
-        return Optional.of(cache.stream().toList());
+        return true;
+    }
+
+    /**
+     * How many of the cache's nodes {@code counted} accepts, without waiting for this store's
+     * writes to show (a count for the metrics, not a list); empty before the cache has loaded.
+     */
+    Optional<Long> count(java.util.function.Predicate<ChildData> counted) {
+        synchronized (changes) {
+            if (!initialized) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(cache.stream().filter(counted).count());
     }
 
     /** Drops the writes the cache shows now; true when none is left. */
@@ -95,8 +157,17 @@ final class CacheListing {
         return unseen.isEmpty();
     }
 
+    /** The cache, and the index its listener keeps (told just after the cache changed), show the write. */
     private boolean shows(String path, byte[] written) {
         Optional<ChildData> now = cache.get(path);
-        return written == DELETED ? now.isEmpty() : now.isPresent() && Arrays.equals(now.get().getData(), written);
+        boolean indexed = isIndexed(path);
+        return written == DELETED ? now.isEmpty() && !indexed
+                : now.isPresent() && indexed && Arrays.equals(now.get().getData(), written);
+    }
+
+    private boolean isIndexed(String path) {
+        int slash = path.lastIndexOf('/');
+        Set<String> siblings = slash <= 0 ? null : children.get(path.substring(0, slash));
+        return siblings != null && siblings.contains(path);
     }
 }

@@ -87,6 +87,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     /** Second looks finished (see {@link #reportGone}), so a test can wait for one instead of for its delay. */
     private final AtomicInteger secondLooks = new AtomicInteger();
     private final AtomicInteger listsFromCache = new AtomicInteger();
+    private final AtomicInteger lookupsFromCache = new AtomicInteger();
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("zookeeper-store-recheck"));
     private final ExecutorService restorer = Executors.newSingleThreadExecutor(DaemonThreads.named("zookeeper-store-restorer"));
 
@@ -241,12 +242,59 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
 
     @Override
     public List<ComponentEntry> lookup(String name) {
+        List<ComponentEntry> cached = lookupInCache(name);
+        if (cached != null) {
+            return cached;
+        }
         try {
             return entries(name, children(namePath(name)).stream().map(id -> background(
                     f -> client.getData().inBackground(f).forPath(path(name, id)))).toList());
         } catch (Exception e) {
             throw failure("lookup " + namePath(name), e);
         }
+    }
+
+    /**
+     * The instances of {@code name} from the cache, as {@link #list} takes them (once it is loaded
+     * and shows this store's writes), each node decoded once per version; null when the cache may
+     * not answer (the caller reads the nodes). A lookup then costs no round trip to ZooKeeper.
+     */
+    private List<ComponentEntry> lookupInCache(String name) {
+        CacheListing from;
+        synchronized (this) {
+            from = listing;
+        }
+        if (from == null || !client.getZookeeperClient().isConnected()) {
+            return null;
+        }
+        Optional<List<ChildData>> nodes;
+        try {
+            nodes = from.children(namePath(name), CACHE_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("lookup " + namePath(name) + " was interrupted", e);
+        }
+        if (nodes.isEmpty()) {
+            return null;
+        }
+        lookupsFromCache.incrementAndGet();
+        List<Read> found = new ArrayList<>();
+        for (ChildData node : nodes.get()) {
+            found.add(decodedOnce(node));
+        }
+        found.sort(Comparator.comparingLong(Read::czxid));
+        return found.stream().map(Read::entry).toList();
+    }
+
+    /** The node's entry, decoded again only when the node changed since it was last decoded. */
+    private Read decodedOnce(ChildData node) {
+        Stat stat = node.getStat();
+        Decoded d = decoded.get(node.getPath());
+        if (d == null || d.czxid() != stat.getCzxid() || d.mzxid() != stat.getMzxid()) {
+            d = new Decoded(stat.getCzxid(), stat.getMzxid(), decode(node.getPath(), node.getData(), stat));
+            decoded.put(node.getPath(), d);
+        }
+        return d.read();
     }
 
     /**
@@ -274,6 +322,22 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         return readList();
     }
 
+    /** Counted in the cache without decoding a node (the metrics ask on every scrape); listed without one. */
+    @Override
+    public int size() {
+        CacheListing from;
+        synchronized (this) {
+            from = listing;
+        }
+        if (from != null) {
+            Optional<Long> n = from.count(node -> instanceSegments(node.getPath()) != null);
+            if (n.isPresent()) {
+                return (int) (long) n.get();
+            }
+        }
+        return list().size();
+    }
+
     /**
      * The entries among the cache's {@code nodes}, as {@link #readList} gives them: by name, oldest
      * first. A node decoded at the same version before is not decoded again: an entry holds its
@@ -285,14 +349,8 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         for (ChildData node : nodes) {
             String[] segments = instanceSegments(node.getPath());
             if (segments != null) {
-                Stat stat = node.getStat();
-                Decoded d = decoded.get(node.getPath());
-                if (d == null || d.czxid() != stat.getCzxid() || d.mzxid() != stat.getMzxid()) {
-                    d = new Decoded(stat.getCzxid(), stat.getMzxid(), decode(node.getPath(), node.getData(), stat));
-                    decoded.put(node.getPath(), d);
-                }
                 listed.add(node.getPath());
-                byName.computeIfAbsent(segments[0], n -> new ArrayList<>()).add(d.read());
+                byName.computeIfAbsent(segments[0], n -> new ArrayList<>()).add(decodedOnce(node));
             }
         }
         decoded.keySet().retainAll(listed);
@@ -405,6 +463,11 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
                 .forCreates(node -> reportBound(sink, node))
                 .forChanges((before, node) -> reportBound(sink, node))
                 .forDeletes(node -> reportGone(sink, node.getPath()))
+                .forCreates(node -> lists.indexed(true, node.getPath()))
+                .forDeletes(node -> {
+                    lists.indexed(false, node.getPath());
+                    decoded.remove(node.getPath());
+                })
                 .forAll((type, before, node) -> lists.changed())
                 .forInitialized(lists::initialized)
                 .build());
@@ -457,6 +520,11 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     /** How many lists the cache answered (for tests). */
     int listsFromCache() {
         return listsFromCache.get();
+    }
+
+    /** How many lookups the cache answered; for tests. */
+    int lookupsFromCache() {
+        return lookupsFromCache.get();
     }
 
     /** How many second looks at a node that came back have finished (for tests). */

@@ -1,0 +1,104 @@
+package io.switchboard.registry;
+
+import io.switchboard.registry.wire.Entry;
+import io.switchboard.registry.wire.LookupLeanResponse;
+import io.switchboard.registry.wire.SchemaText;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Internal: the interface documents a client was sent by {@code lookupLean}, kept by digest, and
+ * the digests each name's instances carried last, which the next lookup of the name lists as
+ * known. A document is kept only once its text matches its digest; both maps are bounded (the
+ * least recently used go first), and a document gone from them is simply asked for again.
+ */
+final class LeanAnswers {
+    /** Documents kept: a client usually looks up a few dozen components, of a few schemas each. */
+    static final int DOCUMENTS_KEPT = 256;
+    private static final int NAMES_KEPT = 4_096;
+    private final Map<String, String> documents = lru(DOCUMENTS_KEPT);
+    private final Map<String, List<String>> digestsOfName = lru(NAMES_KEPT);
+
+    /** The digests to list as known when looking {@code name} up: those its instances carried last, still kept. */
+    synchronized List<String> known(String name) {
+        List<String> last = digestsOfName.get(name);
+        if (last == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(last.size());
+        for (String d : last) {
+            if (documents.containsKey(d) && out.size() < SchemaDigests.MAX_KNOWN) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The entries of {@code answer}, each with its documents' text; null when an entry names a
+     * digest that neither the answer nor this client holds (it was let go meanwhile: ask again
+     * listing none as known).
+     *
+     * @throws RegistryException ({@code invalid}) a document does not match its digest
+     */
+    List<ComponentEntry> read(String name, LookupLeanResponse answer) {
+        Map<String, String> sent = new HashMap<>();
+        if (answer.getSchemas() != null) {
+            for (SchemaText s : answer.getSchemas()) {
+                if (s == null || !SchemaDigests.isDigest(s.getDigest()) || !SchemaDigests.matches(s.getDigest(), s.getText())) {
+                    throw new RegistryException("invalid", "lookup " + name
+                            + ": the registry sent an interface document that does not match its digest");
+                }
+                sent.put(s.getDigest(), s.getText());
+            }
+        }
+        List<ComponentEntry> out = new ArrayList<>();
+        List<String> carried = new ArrayList<>();
+        synchronized (this) {
+            documents.putAll(sent);
+            if (answer.getEntries() != null) {
+                for (Entry w : answer.getEntries()) {
+                    String schema = text(w.getInterfaceSchemaDigest(), sent, carried);
+                    String proto = text(w.getInterfaceProtoDigest(), sent, carried);
+                    if (schema == null && w.getInterfaceSchemaDigest() != null
+                            || proto == null && w.getInterfaceProtoDigest() != null) {
+                        return null;
+                    }
+                    w.setInterfaceSchema(schema);
+                    w.setInterfaceProto(proto);
+                    out.add(Entries.fromWire(w));
+                }
+            }
+            digestsOfName.put(name, List.copyOf(carried));
+        }
+        return out;
+    }
+
+    /** How many documents are kept now; for tests. */
+    synchronized int documentsKept() {
+        return documents.size();
+    }
+
+    private String text(String digest, Map<String, String> sent, List<String> carried) {
+        if (digest == null) {
+            return null;
+        }
+        if (!carried.contains(digest)) {
+            carried.add(digest);
+        }
+        String t = sent.get(digest);
+        return t != null ? t : documents.get(digest);
+    }
+
+    private static <V> Map<String, V> lru(int capacity) {
+        return new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+                return size() > capacity;
+            }
+        };
+    }
+}

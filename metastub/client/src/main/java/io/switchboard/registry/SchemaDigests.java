@@ -1,0 +1,95 @@
+package io.switchboard.registry;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The digests by which {@code lookupLean} names an interface document: SHA-256 of its UTF-8 text,
+ * 64 lower-case hex digits. A {@link Memo} keeps the digests of the documents it has seen, so that
+ * a registry answering thousands of lookups a second hashes each schema once, not once per answer.
+ *
+ * <pre>{@code
+ * String d = SchemaDigests.of(entry.interfaceSchema());
+ * boolean same = SchemaDigests.matches(d, text);   // a client checks every document it is sent
+ * }</pre>
+ */
+public final class SchemaDigests {
+    /** The most digests a {@code lookupLean} may list as known; a name's instances share a few at most. */
+    public static final int MAX_KNOWN = 64;
+    private static final int HEX_DIGITS = 64;
+
+    private SchemaDigests() {
+    }
+
+    /** The digest of {@code text}; null for null. */
+    public static String of(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    /** True if {@code digest} has the form of one (64 lower-case hex digits). */
+    public static boolean isDigest(String digest) {
+        if (digest == null || digest.length() != HEX_DIGITS) {
+            return false;
+        }
+        for (int i = 0; i < HEX_DIGITS; i++) {
+            char c = digest.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** True if {@code text} is the document {@code digest} names. */
+    public static boolean matches(String digest, String text) {
+        return text != null && of(text).equals(digest);
+    }
+
+    /**
+     * The digests of the last {@code capacity} distinct documents asked for. Keyed by the text: a
+     * document the store holds many copies of (one per instance) is hashed once; finding it again
+     * is a hash lookup and one comparison of equal strings.
+     */
+    public static final class Memo {
+        private final Map<String, String> digests;
+
+        public Memo(int capacity) {
+            this.digests = new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                    return size() > capacity;
+                }
+            };
+        }
+
+        /** The digest of {@code text}, computed at most once while it stays among the last asked for. */
+        public String of(String text) {
+            if (text == null) {
+                return null;
+            }
+            synchronized (digests) {
+                String d = digests.get(text);
+                if (d != null) {
+                    return d;
+                }
+            }
+            String d = SchemaDigests.of(text);   // outside the lock: hashing tens of kilobytes
+            synchronized (digests) {
+                digests.put(text, d);
+            }
+            return d;
+        }
+    }
+}

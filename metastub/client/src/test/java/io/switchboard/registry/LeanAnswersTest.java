@@ -1,0 +1,97 @@
+package io.switchboard.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.switchboard.registry.wire.EndpointInfo;
+import io.switchboard.registry.wire.Entry;
+import io.switchboard.registry.wire.LookupLeanResponse;
+import io.switchboard.registry.wire.SchemaText;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What a client accepts of a lean lookup's answer, and what it keeps for the next one. */
+class LeanAnswersTest {
+    private static final String SCHEMA = "<xs:schema xmlns:xs='http://www.w3.org/2001/XMLSchema'/>";
+
+    private static Entry entry(String instance, String schemaDigest) {
+        Entry e = new Entry();
+        e.setName("Lean");
+        e.setInstanceId(instance);
+        EndpointInfo ep = new EndpointInfo();
+        ep.setProtocol("soap");
+        ep.setAddress("http://127.0.0.1:4000/axis2/services/Lean");
+        e.setEndpoints(new ArrayList<>(List.of(ep)));
+        e.setInterfaceSchemaDigest(schemaDigest);
+        return e;
+    }
+
+    private static SchemaText text(String digest, String text) {
+        SchemaText s = new SchemaText();
+        s.setDigest(digest);
+        s.setText(text);
+        return s;
+    }
+
+    private static LookupLeanResponse answer(List<SchemaText> schemas, Entry... entries) {
+        LookupLeanResponse r = new LookupLeanResponse();
+        r.setEntries(new ArrayList<>(List.of(entries)));
+        r.setSchemas(new ArrayList<>(schemas));
+        return r;
+    }
+
+    @Test
+    void entriesGetTheirDocumentsAndTheNextLookupListsThemAsKnown() {
+        LeanAnswers lean = new LeanAnswers();
+        String d = SchemaDigests.of(SCHEMA);
+        assertEquals(List.of(), lean.known("Lean"));
+        List<ComponentEntry> first = lean.read("Lean", answer(List.of(text(d, SCHEMA)), entry("a", d), entry("b", d)));
+        assertEquals(List.of(SCHEMA, SCHEMA), first.stream().map(ComponentEntry::interfaceSchema).toList());
+        assertEquals(List.of(d), lean.known("Lean"));
+        // the registry leaves out what the client listed: the client fills it in from what it kept
+        List<ComponentEntry> next = lean.read("Lean", answer(List.of(), entry("a", d), entry("c", null)));
+        assertEquals(SCHEMA, next.get(0).interfaceSchema());
+        assertNull(next.get(1).interfaceSchema(), "an instance without a schema stays without");
+    }
+
+    @Test
+    void aDocumentThatDoesNotMatchItsDigestIsRefusedAndNotKept() {
+        LeanAnswers lean = new LeanAnswers();
+        String d = SchemaDigests.of(SCHEMA);
+        String forged = SCHEMA.replace("/>", "><xs:element name='x'/></xs:schema>");
+        RegistryException refused = assertThrows(RegistryException.class,
+                () -> lean.read("Lean", answer(List.of(text(d, forged)), entry("a", d))));
+        assertEquals("invalid", refused.code());
+        assertTrue(refused.getMessage().contains("does not match its digest"), refused.getMessage());
+        assertEquals(0, lean.documentsKept());
+        assertEquals(List.of(), lean.known("Lean"));
+        for (String notADigest : List.of("", "abc", d.toUpperCase())) {
+            assertThrows(RegistryException.class,
+                    () -> lean.read("Lean", answer(List.of(text(notADigest, SCHEMA)), entry("a", notADigest))), notADigest);
+        }
+        assertThrows(RegistryException.class, () -> lean.read("Lean", answer(List.of(text(d, null)), entry("a", d))));
+    }
+
+    @Test
+    void anEntryNamingADocumentNeitherSentNorKeptAsksForAnotherAnswer() {
+        LeanAnswers lean = new LeanAnswers();
+        assertNull(lean.read("Lean", answer(List.of(), entry("a", SchemaDigests.of(SCHEMA)))));
+    }
+
+    @Test
+    void keptDocumentsAreBounded() {
+        LeanAnswers lean = new LeanAnswers();
+        for (int i = 0; i <= LeanAnswers.DOCUMENTS_KEPT; i++) {
+            String schema = SCHEMA.replace("/>", "><!-- " + i + " --></xs:schema>");
+            String d = SchemaDigests.of(schema);
+            lean.read("Lean" + i, answer(List.of(text(d, schema)), entry("a", d)));
+        }
+        assertEquals(LeanAnswers.DOCUMENTS_KEPT, lean.documentsKept());
+        assertEquals(List.of(), lean.known("Lean0"), "the oldest was let go, and is not listed as known");
+        assertFalse(lean.known("Lean" + LeanAnswers.DOCUMENTS_KEPT).isEmpty());
+    }
+}
