@@ -21,6 +21,8 @@ public final class OperationDescriptor {
     private final QName responseElement;
     private final QName faultElement;
     private final String soapAction;
+    /** {@code Service.operation}: made once, since transports name the call with it on every call. */
+    private final String qualifiedName;
 
     OperationDescriptor(ServiceDescriptor service, Builder b) {
         this.service = service;
@@ -30,6 +32,7 @@ public final class OperationDescriptor {
         this.responseElement = new QName(service.namespace(), name + "Response");
         this.faultElement = new QName(service.namespace(), name + "Fault");
         this.soapAction = soapAction(service.namespace(), name);
+        this.qualifiedName = service.name() + "." + name;
         this.requestClass = b.requestClass;
         this.responseClass = b.responseClass;
         this.faultInfoClass = b.faultInfoClass;
@@ -116,7 +119,7 @@ public final class OperationDescriptor {
 
     @Override
     public String toString() {
-        return service.name() + "." + name;
+        return qualifiedName;
     }
 
     /** Builder used by generated descriptors. */

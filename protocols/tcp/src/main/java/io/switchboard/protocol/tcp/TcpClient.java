@@ -147,17 +147,23 @@ final class TcpClient implements ProtocolClient {
     }
 
     private ClientConnection open(boolean tls, String host, int port) {
+        if (!tls) {
+            try {
+                return new ClientConnection(host + ":" + port, Wire.tcp(new InetSocketAddress(host, port),
+                        (int) settings.connectTimeout().toMillis()), limits, readers);
+            } catch (IOException | RuntimeException e) {
+                throw new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, "cannot connect to "
+                        + host + ":" + port + ": " + e, e);
+            }
+        }
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(host, port), (int) settings.connectTimeout().toMillis());
-            if (tls) {
-                SSLSocket ssl = TcpTls.client(settings.tls(), socket, host, port);
-                ssl.setSoTimeout((int) settings.connectTimeout().toMillis());
-                ssl.startHandshake();
-                socket = ssl;
-            }
-            return new ClientConnection(host + ":" + port, Wire.of(socket), limits, readers);
+            SSLSocket ssl = TcpTls.client(settings.tls(), socket, host, port);
+            ssl.setSoTimeout((int) settings.connectTimeout().toMillis());
+            ssl.startHandshake();
+            return new ClientConnection(host + ":" + port, Wire.of(ssl), limits, readers);
         } catch (IOException | RuntimeException e) {
             try {
                 socket.close();
@@ -165,7 +171,7 @@ final class TcpClient implements ProtocolClient {
                 // failed anyway
             }
             throw new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, "cannot connect to "
-                    + host + ":" + port + (tls ? " over TLS" : "") + ": " + e, e);
+                    + host + ":" + port + " over TLS: " + e, e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.switchboard.protocol.tcp;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
@@ -15,8 +16,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 
 /**
- * The byte stream under a {@link ClientConnection}: a TCP socket (TLS: an {@code SSLSocket}) or a
- * Unix domain socket. One thread writes at a time and one reads at a time, each under the
+ * The byte stream under a {@link ClientConnection}: a TCP socket channel (TLS: an {@code
+ * SSLSocket}) or a Unix domain socket. One thread writes at a time and one reads at a time, each under the
  * connection's lock; a read and a write may run together.
  */
 interface Wire {
@@ -37,7 +38,7 @@ interface Wire {
     /** What the call record says a call over it went via: {@link UnixSockets#VIA_TCP} or {@link UnixSockets#VIA_UNIX}. */
     String via();
 
-    /** A connected socket (TLS: an {@code SSLSocket}); a read waits in {@code poll} with the socket's read timeout. */
+    /** A connected socket (an {@code SSLSocket}: TLS); a read waits in {@code poll} with the socket's read timeout. */
     static Wire of(Socket socket) throws IOException {
         InputStream in = socket.getInputStream();
         OutputStream out = socket.getOutputStream();
@@ -65,39 +66,43 @@ interface Wire {
         };
     }
 
-    /** A connection to the Unix domain socket at {@code path}; see {@link UnixWire}. */
+    /** A connection to the Unix domain socket at {@code path}; see {@link ChannelWire}. */
     static Wire unix(Path path) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-        Selector readable = null;
-        Selector writable = null;
         try {
             channel.setOption(StandardSocketOptions.SO_SNDBUF, UnixSockets.SEND_BUFFER_BYTES);
             channel.connect(UnixDomainSocketAddress.of(path));
-            channel.configureBlocking(false);
-            readable = Selector.open();
-            writable = Selector.open();
-            channel.register(readable, SelectionKey.OP_READ);
-            channel.register(writable, SelectionKey.OP_WRITE);
-            return new UnixWire(channel, readable, writable);
+            return ChannelWire.over(channel, UnixSockets.VIA_UNIX);
         } catch (IOException | RuntimeException e) {
             channel.close();
-            if (readable != null) {
-                readable.close();
-            }
-            if (writable != null) {
-                writable.close();
-            }
             throw e;
         }
     }
 
     /**
-     * A Unix domain socket channel, non-blocking underneath so that a read waits no longer than
-     * asked: a read that finds nothing waits in its own selector, as a socket with a read timeout
+     * A plain TCP connection to {@code address} (no TLS), without Nagle's delay; see {@link
+     * ChannelWire}: a read waits in its selector first, where a socket's stream with a read timeout
+     * would try a read, find nothing and wait in {@code poll} before reading again.
+     */
+    static Wire tcp(InetSocketAddress address, int connectTimeoutMillis) throws IOException {
+        SocketChannel channel = SocketChannel.open();
+        try {
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            channel.socket().connect(address, connectTimeoutMillis);
+            return ChannelWire.over(channel, UnixSockets.VIA_TCP);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A connected socket channel (a Unix domain socket, or TCP without TLS), non-blocking
+     * underneath so that a read waits no longer than asked: a read that finds nothing waits in its own selector, as a socket with a read timeout
      * waits in {@code poll}. A read after one that emptied the socket waits in the selector first:
      * one system call fewer on a blocking call, whose answer is never in yet when its caller reads.
      */
-    final class UnixWire implements Wire {
+    final class ChannelWire implements Wire {
         /** A writer waiting for room looks whether the connection closed this often. */
         private static final int WRITE_WAIT_MILLIS = 100;
         /**
@@ -112,6 +117,7 @@ interface Wire {
         private final SocketChannel channel;
         private final Selector readable;
         private final Selector writable;
+        private final String via;
         /** Used by the one thread writing. */
         private ByteBuffer out = ByteBuffer.allocateDirect(BUFFER_BYTES);
         /** Used by the one thread reading, as is {@link #drained}. */
@@ -122,10 +128,33 @@ interface Wire {
          */
         private boolean drained = true;
 
-        private UnixWire(SocketChannel channel, Selector readable, Selector writable) {
+        private ChannelWire(SocketChannel channel, Selector readable, Selector writable, String via) {
             this.channel = channel;
             this.readable = readable;
             this.writable = writable;
+            this.via = via;
+        }
+
+        /** Makes {@code channel} (connected) non-blocking with a selector for reads and one for writes; closes neither on failure. */
+        static ChannelWire over(SocketChannel channel, String via) throws IOException {
+            Selector readable = null;
+            Selector writable = null;
+            try {
+                channel.configureBlocking(false);
+                readable = Selector.open();
+                writable = Selector.open();
+                channel.register(readable, SelectionKey.OP_READ);
+                channel.register(writable, SelectionKey.OP_WRITE);
+                return new ChannelWire(channel, readable, writable, via);
+            } catch (IOException | RuntimeException e) {
+                if (readable != null) {
+                    readable.close();
+                }
+                if (writable != null) {
+                    writable.close();
+                }
+                throw e;
+            }
         }
 
         @Override
@@ -194,7 +223,12 @@ interface Wire {
 
         @Override
         public String via() {
-            return UnixSockets.VIA_UNIX;
+            return via;
+        }
+
+        /** A socket option of the channel, for tests. */
+        <T> T option(java.net.SocketOption<T> name) throws IOException {
+            return channel.getOption(name);
         }
     }
 }
