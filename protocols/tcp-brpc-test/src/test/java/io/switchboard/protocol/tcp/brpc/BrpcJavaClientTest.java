@@ -22,7 +22,9 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
@@ -52,8 +54,11 @@ class BrpcJavaClientTest {
         Double.doubleToRawLongBits(-1.5),
     };
 
+    /** protoc and javac on one .proto text run once per class: the same entry's .proto gives the same classes. */
+    private static final Map<String, ClassLoader> GENERATED = new HashMap<>();
+
     @TempDir
-    Path dir;
+    static Path dir;
 
     @Test
     void aBrpcJavaClientBuiltFromTheEntrysProtoGetsDoublesBackBitExact() throws Exception {
@@ -64,7 +69,7 @@ class BrpcJavaClientTest {
             String proto = entry.interfaceProto();
             assertNotNull(proto, "the entry carries the .proto");
 
-            ClassLoader generated = compile(proto);
+            ClassLoader generated = generated(proto);
             Class<?> outer = outerClass(generated);
             Class<?> service = generated.loadClass("switchboard.echo.EchoBrpc");
             ClassLoader before = Thread.currentThread().getContextClassLoader();
@@ -107,7 +112,7 @@ class BrpcJavaClientTest {
         try (ComponentServer server = ComponentServer.builder().protocols("tcp", "soap").build()) {
             ComponentEntry entry = server.export(EchoComponent.skeleton(impl));
             Endpoint direct = entry.endpoint("tcp").orElseThrow();
-            ClassLoader generated = compile(entry.interfaceProto());
+            ClassLoader generated = generated(entry.interfaceProto());
             Class<?> service = generated.loadClass("switchboard.echo.EchoBrpc");
             ClassLoader before = Thread.currentThread().getContextClassLoader();
             Thread.currentThread().setContextClassLoader(generated);
@@ -181,11 +186,20 @@ class BrpcJavaClientTest {
         throw new IllegalStateException(outer + " has no message " + simpleName);
     }
 
+    private static synchronized ClassLoader generated(String proto) throws IOException, InterruptedException {
+        ClassLoader loader = GENERATED.get(proto);
+        if (loader == null) {
+            loader = compile(proto, Files.createTempDirectory(dir, "generated"));
+            GENERATED.put(proto, loader);
+        }
+        return loader;
+    }
+
     /** Runs protoc on the .proto and compiles its Java with a brpc service interface beside it. */
-    private ClassLoader compile(String proto) throws IOException, InterruptedException {
-        Path src = Files.createDirectories(dir.resolve("proto"));
-        Path gen = Files.createDirectories(dir.resolve("gen"));
-        Path classes = Files.createDirectories(dir.resolve("classes"));
+    private static ClassLoader compile(String proto, Path into) throws IOException, InterruptedException {
+        Path src = Files.createDirectories(into.resolve("proto"));
+        Path gen = Files.createDirectories(into.resolve("gen"));
+        Path classes = Files.createDirectories(into.resolve("classes"));
         Files.writeString(src.resolve("Echo.proto"), proto);
         String protoc = System.getProperty("switchboard.protoc");
         assertNotNull(protoc, "the build passes protoc's path");
