@@ -101,6 +101,18 @@ public final class WatchStreamMethod {
 
     private static byte[] readAll(InputStream in, long max) {
         try (in) {
+            if (in instanceof io.grpc.KnownLength) {
+                // gRPC's own message stream knows its length: one array of that size, no growing copies
+                int length = in.available();
+                if (length > max) {
+                    throw new IllegalArgumentException("a watch message is longer than " + max + " bytes");
+                }
+                byte[] bytes = in.readNBytes(length);
+                if (bytes.length == length && in.read() < 0) {
+                    return bytes;
+                }
+                throw new IllegalArgumentException("a watch message is not as long as its stream said");
+            }
             byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 16, max + 1));
             if (bytes.length > max) {
                 throw new IllegalArgumentException("a watch message is longer than " + max + " bytes");
