@@ -66,4 +66,19 @@ class WatchStreamMethodTest {
                         WatchStreamMethod.MAX_REQUEST_BYTES + 1)));
         assertEquals("a watch message is longer than " + WatchStreamMethod.MAX_REQUEST_BYTES + " bytes", e.getMessage());
     }
+
+    @Test
+    void anEncodedMessageDrainsWhole() throws java.io.IOException {
+        LookupLean r = new LookupLean();
+        r.setName("Lean");
+        byte[] read = request("Lean", null);
+        InputStream stream = WatchStreamMethod.LOOKUP_LEAN.streamRequest(r);
+        assertEquals(read.length, stream.available(), "gRPC learns the length without reading");
+        java.io.ByteArrayOutputStream drained = new java.io.ByteArrayOutputStream();
+        assertEquals(read.length, ((io.grpc.Drainable) stream).drainTo(drained));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(read, drained.toByteArray());
+        assertEquals(-1, stream.read(), "nothing is left once drained");
+        assertEquals("Lean", WatchStreamMethod.LOOKUP_LEAN.parseRequest(
+                new ByteArrayInputStream(drained.toByteArray())).getName());
+    }
 }
