@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 
 /** Converts between registry entries and their wire form. */
 public final class Entries {
@@ -41,6 +42,14 @@ public final class Entries {
      *         an endpoint's protocol or address), an endpoint is empty, or the lease is negative
      */
     public static ComponentEntry fromWire(Entry w) {
+        return fromWire(w, Endpoint::new);
+    }
+
+    /**
+     * {@link #fromWire(Entry)} with each endpoint made by {@code endpoints} (protocol, address):
+     * a client that reads the same instances again may hand back the endpoint it made before.
+     */
+    static ComponentEntry fromWire(Entry w, BiFunction<String, String, Endpoint> endpoints) {
         // the strict SOAP reader refuses these already; an Entry built in code gets the same answer
         String name = member(w.getName(), "a name", "the entry");
         member(w.getInstanceId(), "an instanceId", name);
@@ -50,7 +59,7 @@ public final class Entries {
                 if (i == null) {
                     throw new IllegalArgumentException("an endpoint of " + name + " is empty");
                 }
-                eps.add(new Endpoint(member(i.getProtocol(), "a protocol", "an endpoint of " + name),
+                eps.add(endpoints.apply(member(i.getProtocol(), "a protocol", "an endpoint of " + name),
                         member(i.getAddress(), "an address", "an endpoint of " + name)));
             }
         }

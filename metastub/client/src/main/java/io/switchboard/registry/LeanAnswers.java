@@ -1,5 +1,6 @@
 package io.switchboard.registry;
 
+import io.switchboard.protocol.Endpoint;
 import io.switchboard.registry.wire.Entry;
 import io.switchboard.registry.wire.LookupLeanResponse;
 import io.switchboard.registry.wire.SchemaText;
@@ -19,8 +20,14 @@ final class LeanAnswers {
     /** Documents kept: a client usually looks up a few dozen components, of a few schemas each. */
     static final int DOCUMENTS_KEPT = 256;
     private static final int NAMES_KEPT = 4_096;
+    private static final int ENDPOINTS_KEPT = 4_096;
     private final Map<String, String> documents = lru(DOCUMENTS_KEPT);
     private final Map<String, List<String>> digestsOfName = lru(NAMES_KEPT);
+    /**
+     * The endpoints of the instances read last, by protocol and address: the same instances come
+     * back on every lookup of a name, and making an endpoint parses its address as a URI.
+     */
+    private final Map<List<String>, Endpoint> endpoints = lru(ENDPOINTS_KEPT);
 
     /** The digests to list as known when looking {@code name} up: those its instances carried last, still kept. */
     synchronized List<String> known(String name) {
@@ -69,7 +76,7 @@ final class LeanAnswers {
                     }
                     w.setInterfaceSchema(schema);
                     w.setInterfaceProto(proto);
-                    out.add(Entries.fromWire(w));
+                    out.add(Entries.fromWire(w, this::endpoint));
                 }
             }
             digestsOfName.put(name, List.copyOf(carried));
@@ -77,7 +84,18 @@ final class LeanAnswers {
         return out;
     }
 
-    /** How many documents are kept now; for tests. */
+    /** The endpoint made before for this protocol and address, else a new one (which checks the address). */
+    private Endpoint endpoint(String protocol, String address) {
+        List<String> key = List.of(protocol, address);
+        Endpoint e = endpoints.get(key);
+        if (e == null) {
+            e = new Endpoint(protocol, address);
+            endpoints.put(key, e);
+        }
+        return e;
+    }
+
+        /** How many documents are kept now; for tests. */
     synchronized int documentsKept() {
         return documents.size();
     }
@@ -93,10 +111,10 @@ final class LeanAnswers {
         return t != null ? t : documents.get(digest);
     }
 
-    private static <V> Map<String, V> lru(int capacity) {
+    private static <K, V> Map<K, V> lru(int capacity) {
         return new LinkedHashMap<>(16, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
                 return size() > capacity;
             }
         };

@@ -1,5 +1,6 @@
 package io.switchboard.registry;
 
+import com.google.common.collect.MapMaker;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -58,15 +59,19 @@ public final class SchemaDigests {
     }
 
     /**
-     * The digests of the last {@code capacity} distinct documents asked for. Keyed by the text: a
-     * document the store holds many copies of (one per instance) is hashed once; finding it again
-     * is a hash lookup and one comparison of equal strings.
+     * The digests of the documents asked for. A store hands out the same string for an entry on
+     * every lookup, so the digest is found first by that string's identity (held weakly: it goes
+     * with the entry), without reading the text; a string not seen yet is found by its text among
+     * the last {@code capacity} distinct documents (one hash per document, not per instance bound
+     * with it), and only a document not among them is hashed.
      */
     public static final class Memo {
-        private final Map<String, String> digests;
+        /** Keyed by identity and held weakly (Guava's weak keys compare by {@code ==}). */
+        private final Map<String, String> byInstance = new MapMaker().weakKeys().makeMap();
+        private final Map<String, String> byText;
 
         public Memo(int capacity) {
-            this.digests = new LinkedHashMap<>(16, 0.75f, true) {
+            this.byText = new LinkedHashMap<>(16, 0.75f, true) {
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
                     return size() > capacity;
@@ -79,16 +84,20 @@ public final class SchemaDigests {
             if (text == null) {
                 return null;
             }
-            synchronized (digests) {
-                String d = digests.get(text);
-                if (d != null) {
-                    return d;
+            String d = byInstance.get(text);
+            if (d != null) {
+                return d;
+            }
+            synchronized (byText) {
+                d = byText.get(text);
+            }
+            if (d == null) {
+                d = SchemaDigests.of(text);   // outside the lock: hashing tens of kilobytes
+                synchronized (byText) {
+                    byText.put(text, d);
                 }
             }
-            String d = SchemaDigests.of(text);   // outside the lock: hashing tens of kilobytes
-            synchronized (digests) {
-                digests.put(text, d);
-            }
+            byInstance.put(text, d);
             return d;
         }
     }

@@ -88,7 +88,7 @@ public final class WatchStreamMethod {
         return new MethodDescriptor.Marshaller<>() {
             @Override
             public InputStream stream(T value) {
-                return new ByteArrayInputStream(CODEC.toBytes(message, value, maxNodes));
+                return new MessageBytes(CODEC.toBytes(message, value, maxNodes));
             }
 
             @Override
@@ -101,6 +101,18 @@ public final class WatchStreamMethod {
 
     private static byte[] readAll(InputStream in, long max) {
         try (in) {
+            if (in instanceof io.grpc.KnownLength) {
+                // gRPC's own message stream knows its length: one array of that size, no growing copies
+                int length = in.available();
+                if (length > max) {
+                    throw new IllegalArgumentException("a watch message is longer than " + max + " bytes");
+                }
+                byte[] bytes = in.readNBytes(length);
+                if (bytes.length == length && in.read() < 0) {
+                    return bytes;
+                }
+                throw new IllegalArgumentException("a watch message is not as long as its stream said");
+            }
             byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 16, max + 1));
             if (bytes.length > max) {
                 throw new IllegalArgumentException("a watch message is longer than " + max + " bytes");
@@ -114,12 +126,31 @@ public final class WatchStreamMethod {
     private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
         @Override
         public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
+            return new MessageBytes(value);
         }
 
         @Override
         public byte[] parse(InputStream stream) {
             return readAll(stream, MAX_MESSAGE_BYTES);
+        }
+    }
+
+    /**
+     * An encoded message as gRPC sends it best: of a known length, and drained into the frame in
+     * one write. A plain stream is copied through a fresh 8 KiB buffer per message.
+     */
+    private static final class MessageBytes extends ByteArrayInputStream implements io.grpc.Drainable,
+            io.grpc.KnownLength {
+        MessageBytes(byte[] bytes) {
+            super(bytes);
+        }
+
+        @Override
+        public synchronized int drainTo(java.io.OutputStream target) throws IOException {
+            int n = count - pos;
+            target.write(buf, pos, n);
+            pos = count;
+            return n;
         }
     }
 }

@@ -94,4 +94,23 @@ class LeanAnswersTest {
         assertEquals(List.of(), lean.known("Lean0"), "the oldest was let go, and is not listed as known");
         assertFalse(lean.known("Lean" + LeanAnswers.DOCUMENTS_KEPT).isEmpty());
     }
+
+    @Test
+    void anEndpointReadAgainIsTheOneMadeBeforeAndABadAddressIsStillRefused() {
+        LeanAnswers lean = new LeanAnswers();
+        ComponentEntry first = lean.read("Lean", answer(List.of(), entry("a", null))).get(0);
+        ComponentEntry again = lean.read("Lean", answer(List.of(), entry("a", null))).get(0);
+        assertEquals(first, again);
+        org.junit.jupiter.api.Assertions.assertSame(first.endpoints().get(0), again.endpoints().get(0),
+                "the same protocol and address: the endpoint made before, its address not parsed again");
+        Entry moved = entry("a", null);
+        moved.getEndpoints().get(0).setAddress("http://127.0.0.1:4001/axis2/services/Lean");
+        assertEquals("http://127.0.0.1:4001/axis2/services/Lean",
+                lean.read("Lean", answer(List.of(), moved)).get(0).endpoints().get(0).address());
+        Entry bad = entry("a", null);
+        bad.getEndpoints().get(0).setAddress("http://[not a uri");
+        assertThrows(IllegalArgumentException.class, () -> lean.read("Lean", answer(List.of(), bad)));
+        assertThrows(IllegalArgumentException.class, () -> lean.read("Lean", answer(List.of(), bad)),
+                "a refused address is not kept as if it had been made");
+    }
 }

@@ -96,7 +96,11 @@ public record CallerIdentity(Peer peer, PermissionDeniedException refusal) {
             return null;
         }
         if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
-            String host = inet.getAddress().getHostAddress().replaceFirst("%.*$", "");
+            String host = inet.getAddress().getHostAddress();
+            int scope = host.indexOf('%');   // no pattern: this runs on every call
+            if (scope >= 0) {
+                host = host.substring(0, scope);
+            }
             return (host.indexOf(':') >= 0 ? "[" + compressed(host) + "]" : host) + ":" + inet.getPort();
         }
         return remote.toString();

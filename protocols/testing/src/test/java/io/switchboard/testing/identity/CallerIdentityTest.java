@@ -72,7 +72,18 @@ class CallerIdentityTest {
         assertEquals("[2001:db8:1:2:3:4:5:6]:80",
                 CallerIdentity.address(new InetSocketAddress("2001:db8:1:2:3:4:5:6", 80)));
         assertNull(CallerIdentity.address(null));
+        // a link-local address's scope (%eth0, %2) names the host's interface, not the caller
+        assertEquals("[fe80::1]:80", CallerIdentity.address(new InetSocketAddress(scoped(), 80)));
         assertEquals(Peer.anonymous("127.0.0.1:80"),
                 CallerIdentity.tlsPeer(null, new InetSocketAddress("127.0.0.1", 80)));
+    }
+
+    private static java.net.InetAddress scoped() {
+        try {
+            return java.net.Inet6Address.getByAddress(null, new byte[] {(byte) 0xfe, (byte) 0x80, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 1}, 2);
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError(e);
+        }
     }
 }
