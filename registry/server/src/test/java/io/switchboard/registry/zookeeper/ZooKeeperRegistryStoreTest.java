@@ -135,7 +135,9 @@ class ZooKeeperRegistryStoreTest {
             assertEquals(0, first.sweep(), "renewed 2 s ago: its lease runs");
             clockA.advance(Duration.ofSeconds(2));
             assertEquals(1, first.sweep(), "not renewed for 4 s: it goes");
-            assertEquals(List.of(), b.lookup("Echo"));
+            assertEquals(List.of(), a.lookup("Echo"), "gone at once for the server that removed it");
+            // the other server reads its cache, which hears of another server's write a moment later
+            await("the other server's lookups show the removal", Duration.ofSeconds(10), () -> b.lookup("Echo").isEmpty());
         }
     }
 
