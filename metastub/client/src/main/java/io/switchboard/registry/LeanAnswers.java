@@ -95,7 +95,7 @@ final class LeanAnswers {
         return e;
     }
 
-        /** How many documents are kept now; for tests. */
+    /** How many documents are kept now; for tests. */
     synchronized int documentsKept() {
         return documents.size();
     }

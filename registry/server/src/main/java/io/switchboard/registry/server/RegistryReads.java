@@ -43,7 +43,7 @@ final class RegistryReads {
         List<Entry> entries = new ArrayList<>();
         List<SchemaText> schemas = new ArrayList<>();
         for (ComponentEntry e : store.lookup(name)) {
-            Entry w = Entries.toWire(e.withoutSchema());
+            Entry w = withoutDocuments(e);
             w.setInterfaceSchemaDigest(document(e.interfaceSchema(), sent, schemas));
             w.setInterfaceProtoDigest(document(e.interfaceProto(), sent, schemas));
             entries.add(w);
@@ -92,12 +92,16 @@ final class RegistryReads {
         List<ComponentEntry> all = store.list();
         List<Entry> out = new ArrayList<>(all.size());
         for (ComponentEntry e : all) {
-            // the wire entry without its documents: no copy of the entry first (10,000 per list)
-            Entry w = Entries.toWire(e);
-            w.setInterfaceSchema(null);
-            w.setInterfaceProto(null);
-            out.add(w);
+            out.add(withoutDocuments(e));
         }
         return out;
+    }
+
+    /** The wire entry without its interface documents, made without a copy of the entry first (10,000 per list). */
+    private static Entry withoutDocuments(ComponentEntry e) {
+        Entry w = Entries.toWire(e);
+        w.setInterfaceSchema(null);
+        w.setInterfaceProto(null);
+        return w;
     }
 }
