@@ -23,6 +23,11 @@ final class LeanAnswers {
     private static final int ENDPOINTS_KEPT = 4_096;
     private final Map<String, String> documents = lru(DOCUMENTS_KEPT);
     private final Map<String, List<String>> digestsOfName = lru(NAMES_KEPT);
+    /** The last answer read per name, each at most this long (a few dozen instances), ... */
+    static final int MAX_KEPT_ANSWER_BYTES = 16 << 10;
+    /** ... and all of them at most this long: a thousand names of ten instances each. */
+    static final long KEPT_ANSWER_BYTES = 8 << 20;
+    private final SizedLru<String, ReadAnswer> answers = new SizedLru<>(KEPT_ANSWER_BYTES, a -> a.wire.length);
     /**
      * The endpoints of the instances read last, by protocol and address: the same instances come
      * back on every lookup of a name, and making an endpoint parses its address as a URI.
@@ -42,6 +47,28 @@ final class LeanAnswers {
             }
         }
         return out;
+    }
+
+    /**
+     * {@link #read(String, LookupLeanResponse)} of an answer in wire form. An answer the same,
+     * byte for byte, as the last one read for {@code name} gives the entries read then, without
+     * decoding it again: a registry sends the same bytes while the name's instances stay as they
+     * are, and the entries (immutable) carry their documents already.
+     */
+    List<ComponentEntry> read(String name, byte[] answer) {
+        ReadAnswer last = answers.get(name);
+        if (last != null && java.util.Arrays.equals(last.wire, answer)) {
+            return new ArrayList<>(last.entries);
+        }
+        List<ComponentEntry> out = read(name, WatchStreamMethod.decodeLookupLean(answer));
+        if (out != null && answer.length <= MAX_KEPT_ANSWER_BYTES) {
+            answers.put(name, new ReadAnswer(answer, List.copyOf(out)));
+        }
+        return out;
+    }
+
+    /** An answer as it came and the entries read from it. */
+    private record ReadAnswer(byte[] wire, List<ComponentEntry> entries) {
     }
 
     /**

@@ -346,9 +346,9 @@ public final class RegistryClient implements AutoCloseable {
         LookupLean request = new LookupLean();
         request.setName(name);
         request.setKnownSchemas(known.isEmpty() ? null : new ArrayList<>(known));
-        io.switchboard.registry.wire.LookupLeanResponse answer;
+        byte[] answer;
         try {
-            answer = callOnStream(WatchStreamMethod.LOOKUP_LEAN, request, true);
+            answer = callOnStream(WatchStreamMethod.LOOKUP_LEAN_WIRE, request, true);
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == io.grpc.Status.Code.UNIMPLEMENTED) {
                 leanUnknown = true;

@@ -49,6 +49,16 @@ public final class WatchStreamMethod {
     private static final int MAX_REQUEST_NODES = 1_024;
     private static final int MAX_MESSAGE_NODES = 4_000_000;
     private static final ProtoCodec CODEC = RegistryComponent.DESCRIPTOR.codec(ProtoCodec.class);
+    /**
+     * {@code lookupLean} with its answer in wire form, as the registry sends answers it keeps
+     * encoded and a client compares an answer with the last of the same name before decoding it
+     * ({@link #decodeLookupLean}). The same method on the wire as {@link #LOOKUP_LEAN}.
+     */
+    public static final MethodDescriptor<LookupLean, byte[]> LOOKUP_LEAN_WIRE = MethodDescriptor.newBuilder(
+                    marshaller(LookupLean.class, "lookupLean", MAX_REQUEST_NODES,
+                            MessageLimits.of(MAX_REQUEST_BYTES, MAX_REQUEST_NODES)), new Bytes())
+            .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName(LOOKUP_LEAN.getFullMethodName())
+            .setIdempotent(true).build();
 
     private WatchStreamMethod() {
     }
@@ -81,6 +91,17 @@ public final class WatchStreamMethod {
     /** One streamed message in its wire form. */
     public static byte[] encode(WatchResponse message) {
         return CODEC.toBytes("watchResponse", message, MAX_MESSAGE_NODES);
+    }
+
+    /** A {@code lookupLeanResponse} in its wire form. */
+    public static byte[] encodeLookupLean(LookupLeanResponse answer) {
+        return CODEC.toBytes("lookupLeanResponse", answer, MAX_MESSAGE_NODES);
+    }
+
+    /** A {@code lookupLeanResponse} read from its wire form, within the limits of every answer a client reads. */
+    public static LookupLeanResponse decodeLookupLean(byte[] answer) {
+        return (LookupLeanResponse) CODEC.fromBytes("lookupLeanResponse", answer,
+                MessageLimits.of(MAX_MESSAGE_BYTES, MAX_MESSAGE_NODES));
     }
 
     private static <T> MethodDescriptor.Marshaller<T> marshaller(Class<T> type, String message, int maxNodes,

@@ -113,4 +113,50 @@ class LeanAnswersTest {
         assertThrows(IllegalArgumentException.class, () -> lean.read("Lean", answer(List.of(), bad)),
                 "a refused address is not kept as if it had been made");
     }
+
+    @Test
+    void anAnswerTheSameAsTheLastGivesTheEntriesReadThenAndAnotherIsRead() {
+        LeanAnswers lean = new LeanAnswers();
+        String d = SchemaDigests.of(SCHEMA);
+        byte[] first = WatchStreamMethod.encodeLookupLean(answer(List.of(text(d, SCHEMA)), entry("a", d), entry("b", d)));
+        List<ComponentEntry> read = lean.read("Lean", first);
+        assertEquals(List.of("a", "b"), read.stream().map(ComponentEntry::instanceId).toList());
+        assertEquals(SCHEMA, read.get(1).interfaceSchema());
+        byte[] lean1 = WatchStreamMethod.encodeLookupLean(answer(List.of(), entry("a", d), entry("b", d)));
+        List<ComponentEntry> fromKnown = lean.read("Lean", lean1);
+        assertEquals(read, fromKnown, "the documents filled in from what the client kept");
+        List<ComponentEntry> again = lean.read("Lean", lean1.clone());
+        assertEquals(fromKnown, again);
+        org.junit.jupiter.api.Assertions.assertSame(fromKnown.get(0), again.get(0),
+                "the same bytes again: the entries read before, not decoded again");
+        again.clear();   // the caller's own list: clearing it does not touch what is kept
+        assertEquals(2, lean.read("Lean", lean1).size());
+
+        byte[] changed = WatchStreamMethod.encodeLookupLean(answer(List.of(), entry("a", d), entry("c", d)));
+        assertEquals(List.of("a", "c"), lean.read("Lean", changed).stream().map(ComponentEntry::instanceId).toList());
+        // another name with bytes the same as a kept answer of the first: read for its own name
+        assertEquals(List.of("a", "c"), lean.read("Other", changed).stream().map(ComponentEntry::instanceId).toList());
+    }
+
+    @Test
+    void aForgedAnswerIsRefusedEveryTimeAndALargeOneIsNotKept() {
+        LeanAnswers lean = new LeanAnswers();
+        String d = SchemaDigests.of(SCHEMA);
+        byte[] forged = WatchStreamMethod.encodeLookupLean(answer(List.of(text(d, SCHEMA + " ")), entry("a", d)));
+        assertThrows(RegistryException.class, () -> lean.read("Lean", forged));
+        assertThrows(RegistryException.class, () -> lean.read("Lean", forged), "a refused answer is not kept as read");
+        assertThrows(RuntimeException.class, () -> lean.read("Lean", new byte[] {(byte) 0xff, 0x01}),
+                "bytes that are no answer are refused");
+
+        List<Entry> many = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            many.add(entry("i" + i, null));
+        }
+        byte[] large = WatchStreamMethod.encodeLookupLean(answer(List.of(), many.toArray(new Entry[0])));
+        assertTrue(large.length > LeanAnswers.MAX_KEPT_ANSWER_BYTES, "the answer is over the bound: " + large.length);
+        ComponentEntry once = lean.read("Many", large).get(0);
+        ComponentEntry twice = lean.read("Many", large).get(0);
+        assertEquals(once, twice);
+        assertFalse(once == twice, "an answer over the bound is read again, not kept");
+    }
 }

@@ -3,6 +3,8 @@ package io.switchboard.registry.server;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.Entries;
 import io.switchboard.registry.SchemaDigests;
+import io.switchboard.registry.SizedLru;
+import io.switchboard.registry.WatchStreamMethod;
 import io.switchboard.registry.store.RegistryStore;
 import io.switchboard.registry.wire.Entry;
 import io.switchboard.registry.wire.LookupLeanFaultException;
@@ -19,9 +21,20 @@ final class RegistryReads {
     private static final int DIGESTS_KEPT = 4_096;
     private final RegistryStore store;
     private final SchemaDigests.Memo digests = new SchemaDigests.Memo(DIGESTS_KEPT);
+    /** Lean answers kept encoded, in bytes over every name; the least recently looked up are let go first. */
+    static final long KEPT_ANSWER_BYTES = 16 << 20;
+    /** A larger answer (hundreds of instances under one name) is encoded per lookup rather than kept. */
+    static final int MAX_KEPT_ANSWER_BYTES = 64 << 10;
+    private final SizedLru<String, EncodedAnswer> encoded;
 
     RegistryReads(RegistryStore store) {
+        this(store, KEPT_ANSWER_BYTES);
+    }
+
+    /** {@code keptAnswerBytes}: lean answers kept encoded, in bytes over every name. */
+    RegistryReads(RegistryStore store, long keptAnswerBytes) {
         this.store = store;
+        this.encoded = new SizedLru<>(keptAnswerBytes, a -> a.entries.length);
     }
 
     /** Every instance bound under {@code name}, with its interface documents. */
@@ -51,6 +64,82 @@ final class RegistryReads {
         answer.setEntries(entries);
         answer.setSchemas(schemas);
         return answer;
+    }
+
+    /**
+     * {@link #lookupLean} in wire form, as {@code WatchStreamMethod.encodeLookupLean} would write
+     * it, byte for byte. The entries' part is kept per name with the instances it was made from,
+     * and sent again while the store answers with the same instances (entries are immutable, so
+     * the same instances are the same content): a name looked up over and over is encoded once per
+     * change, not once per lookup. Documents the caller lacks are encoded per request and follow
+     * the entries' part, as the field order of a whole answer puts them.
+     */
+    byte[] lookupLeanWire(String name, List<String> known) throws LookupLeanFaultException {
+        Set<String> sent = knownDigests(known);
+        List<ComponentEntry> now = store.lookup(name);
+        EncodedAnswer kept = encoded.get(name);
+        if (kept == null || !kept.madeFrom(now)) {
+            kept = encode(now);
+            if (kept.entries.length <= MAX_KEPT_ANSWER_BYTES) {
+                encoded.put(name, kept);
+            }
+        }
+        List<SchemaText> missing = new ArrayList<>();
+        for (SchemaText s : kept.documents) {
+            if (sent.add(s.getDigest())) {
+                missing.add(s);
+            }
+        }
+        if (missing.isEmpty()) {
+            return kept.entries;
+        }
+        LookupLeanResponse documents = new LookupLeanResponse();
+        documents.setEntries(List.of());
+        documents.setSchemas(missing);
+        byte[] tail = WatchStreamMethod.encodeLookupLean(documents);
+        byte[] out = java.util.Arrays.copyOf(kept.entries, kept.entries.length + tail.length);
+        System.arraycopy(tail, 0, out, kept.entries.length, tail.length);
+        return out;
+    }
+
+    /** Bytes of lean answers kept encoded now; for tests. */
+    long keptAnswerBytes() {
+        return encoded.bytes();
+    }
+
+    /** The entries' part of a lean answer for {@code instances}, and each of their documents once, in the order first named. */
+    private EncodedAnswer encode(List<ComponentEntry> instances) {
+        Set<String> named = new HashSet<>();
+        List<SchemaText> documents = new ArrayList<>();
+        List<Entry> entries = new ArrayList<>(instances.size());
+        for (ComponentEntry e : instances) {
+            Entry w = withoutDocuments(e);
+            w.setInterfaceSchemaDigest(document(e.interfaceSchema(), named, documents));
+            w.setInterfaceProtoDigest(document(e.interfaceProto(), named, documents));
+            entries.add(w);
+        }
+        LookupLeanResponse answer = new LookupLeanResponse();
+        answer.setEntries(entries);
+        answer.setSchemas(List.of());
+        return new EncodedAnswer(List.copyOf(instances), WatchStreamMethod.encodeLookupLean(answer), List.copyOf(documents));
+    }
+
+    /** A lean answer's entries in wire form, the instances they were made from and the documents they name. */
+    private record EncodedAnswer(List<ComponentEntry> from, byte[] entries, List<SchemaText> documents) {
+        boolean madeFrom(List<ComponentEntry> instances) {
+            if (instances == from) {
+                return true;   // a store that answers the same list while nothing changed
+            }
+            if (instances.size() != from.size()) {
+                return false;
+            }
+            for (int i = 0; i < from.size(); i++) {
+                if (instances.get(i) != from.get(i)) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     private static Set<String> knownDigests(List<String> known) throws LookupLeanFaultException {

@@ -116,10 +116,11 @@ final class WatchStreamServer implements AutoCloseable {
                     }
                     return r;
                 }))
-                .addMethod(WatchStreamMethod.LOOKUP_LEAN, read(request -> {
+                // sent as the registry keeps it encoded: a name looked up again is not encoded again
+                .addMethod(WatchStreamMethod.LOOKUP_LEAN_WIRE, read(request -> {
                     refuseIfDenied(RegistryPaths.lookup(request.getName()));
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
-                        return registry.reads().lookupLean(request.getName(), request.getKnownSchemas());
+                        return registry.reads().lookupLeanWire(request.getName(), request.getKnownSchemas());
                     } catch (io.switchboard.registry.wire.LookupLeanFaultException e) {
                         // the SOAP fault's code and reason, as gRPC says a request out of bounds
                         throw Status.INVALID_ARGUMENT.withDescription(e.getFaultInfo().getCode() + ": "

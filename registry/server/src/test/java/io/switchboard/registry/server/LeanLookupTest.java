@@ -1,6 +1,8 @@
 package io.switchboard.registry.server;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -149,5 +151,69 @@ class LeanLookupTest {
                 channel.shutdownNow();
             }
         }
+    }
+
+    /** What {@code lookupLean} answers, encoded whole: what the listener's answer must be, byte for byte. */
+    private static byte[] whole(RegistryReads reads, String name, List<String> known) throws LookupLeanFaultException {
+        return WatchStreamMethod.encodeLookupLean(reads.lookupLean(name, known));
+    }
+
+    @Test
+    void theListenersAnswerIsTheWholeAnswerByteForByteAndFollowsEveryChange() throws Exception {
+        InMemoryRegistryStore store = new InMemoryRegistryStore();
+        RegistryReads reads = new RegistryReads(store);
+        store.rebind(entry("Kept", "a", SCHEMA));
+        // no .proto, no WSDL, a feature and a bind time: fields absent, null and set alike
+        store.rebind(new ComponentEntry("Kept", "b", List.of(new Endpoint("tcp", "tcp://127.0.0.1:4100"),
+                new Endpoint("soap", "http://127.0.0.1:4101/axis2/services/Kept")), OTHER_SCHEMA, null,
+                "http://127.0.0.1:4101/axis2/services/Kept?wsdl", java.time.Instant.parse("2026-11-29T10:00:00Z"),
+                List.of(ComponentEntry.CALL_IDS), 30));
+        store.rebind(entry("Kept", "c", SCHEMA));
+        List<List<String>> knowns = new ArrayList<>();
+        knowns.add(null);
+        knowns.add(List.of());
+        knowns.add(List.of(SchemaDigests.of(SCHEMA)));
+        knowns.add(List.of(SchemaDigests.of(PROTO), SchemaDigests.of(OTHER_SCHEMA)));
+        knowns.add(List.of(SchemaDigests.of(SCHEMA), SchemaDigests.of(OTHER_SCHEMA), SchemaDigests.of(PROTO)));
+        for (int round = 0; round < 2; round++) {   // made, then kept
+            for (List<String> known : knowns) {
+                assertArrayEquals(whole(reads, "Kept", known), reads.lookupLeanWire("Kept", known), "known " + known);
+            }
+        }
+        byte[] allKnown = reads.lookupLeanWire("Kept", knowns.get(4));
+        assertEquals(3, WatchStreamMethod.decodeLookupLean(allKnown).getEntries().size());
+        assertArrayEquals(whole(reads, "Nobody", null), reads.lookupLeanWire("Nobody", null), "a name not bound");
+
+        store.rebind(entry("Kept", "b", SCHEMA));   // an instance replaced
+        byte[] afterRebind = reads.lookupLeanWire("Kept", knowns.get(4));
+        assertFalse(java.util.Arrays.equals(allKnown, afterRebind), "a changed instance changes the answer");
+        assertArrayEquals(whole(reads, "Kept", knowns.get(4)), afterRebind);
+        assertNull(WatchStreamMethod.decodeLookupLean(afterRebind).getEntries().get(1).getWsdlUrl());
+
+        store.unbind("Kept", "c");
+        byte[] afterUnbind = reads.lookupLeanWire("Kept", null);
+        assertArrayEquals(whole(reads, "Kept", null), afterUnbind);
+        assertEquals(List.of("a", "b"), WatchStreamMethod.decodeLookupLean(afterUnbind).getEntries().stream()
+                .map(Entry::getInstanceId).toList());
+
+        assertThrows(LookupLeanFaultException.class, () -> reads.lookupLeanWire("Kept", List.of("xyz")),
+                "a malformed known digest is refused on the wire path as on SOAP's");
+    }
+
+    @Test
+    void answersKeptEncodedStayWithinTheirBytes() throws Exception {
+        InMemoryRegistryStore store = new InMemoryRegistryStore();
+        long budget = 8 << 10;
+        RegistryReads reads = new RegistryReads(store, budget);
+        for (int i = 0; i < 64; i++) {
+            store.rebind(entry("Name" + i, "a", SCHEMA));
+            store.rebind(entry("Name" + i, "b", SCHEMA));
+            byte[] answer = reads.lookupLeanWire("Name" + i, List.of(SchemaDigests.of(SCHEMA), SchemaDigests.of(PROTO)));
+            assertArrayEquals(whole(reads, "Name" + i, List.of(SchemaDigests.of(SCHEMA), SchemaDigests.of(PROTO))), answer);
+            assertTrue(reads.keptAnswerBytes() <= budget, "kept " + reads.keptAnswerBytes() + " bytes");
+        }
+        assertTrue(reads.keptAnswerBytes() > budget / 2, "answers are kept: " + reads.keptAnswerBytes());
+        // a name let go is encoded again, and still right
+        assertArrayEquals(whole(reads, "Name0", null), reads.lookupLeanWire("Name0", null));
     }
 }

@@ -11,6 +11,12 @@ import java.util.TreeMap;
 /** Entries in memory: gone when the registry stops. Key {@code memory}. */
 public final class InMemoryRegistryStore implements RegistryStore {
     private final Map<String, Map<String, ComponentEntry>> byName = new TreeMap<>();
+    /**
+     * Each name's instances as {@link #lookup} answered them last, until a write to the name:
+     * a name looked up over and over is not copied each time, and a caller can tell by identity
+     * that nothing changed.
+     */
+    private final Map<String, List<ComponentEntry>> looked = new java.util.HashMap<>();
 
     @Override
     public synchronized void bind(ComponentEntry entry) throws AlreadyBoundException {
@@ -19,11 +25,13 @@ public final class InMemoryRegistryStore implements RegistryStore {
             throw new AlreadyBoundException(entry.name() + " instance " + entry.instanceId() + " is already bound");
         }
         instances.put(entry.instanceId(), entry);
+        looked.remove(entry.name());
     }
 
     @Override
     public synchronized void rebind(ComponentEntry entry) {
         byName.computeIfAbsent(entry.name(), n -> new LinkedHashMap<>()).put(entry.instanceId(), entry);
+        looked.remove(entry.name());
     }
 
     @Override
@@ -32,6 +40,7 @@ public final class InMemoryRegistryStore implements RegistryStore {
         if (instances == null) {
             return 0;
         }
+        looked.remove(name);
         int removed;
         if (instanceId == null) {
             removed = instances.size();
@@ -47,8 +56,17 @@ public final class InMemoryRegistryStore implements RegistryStore {
 
     @Override
     public synchronized List<ComponentEntry> lookup(String name) {
+        List<ComponentEntry> last = looked.get(name);
+        if (last != null) {
+            return last;
+        }
         Map<String, ComponentEntry> instances = byName.get(name);
-        return instances == null ? List.of() : List.copyOf(instances.values());
+        if (instances == null) {
+            return List.of();
+        }
+        List<ComponentEntry> now = List.copyOf(instances.values());
+        looked.put(name, now);
+        return now;
     }
 
     @Override

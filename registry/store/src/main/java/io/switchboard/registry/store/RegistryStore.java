@@ -25,7 +25,7 @@ public interface RegistryStore extends AutoCloseable {
     /** Removes one instance, or all instances of {@code name} when {@code instanceId} is null; returns how many. */
     int unbind(String name, String instanceId);
 
-    /** Every instance bound under {@code name}, oldest first; empty if none. */
+    /** Every instance bound under {@code name}, oldest first, in a list no one may change; empty if none. */
     List<ComponentEntry> lookup(String name);
 
     /** Every entry, by name then age. */
