@@ -198,6 +198,7 @@ public final class BenchCommand implements Callable<Integer> {
         stdout.println("bench: load average " + loadStart + ", " + Runtime.getRuntime().availableProcessors()
                 + " CPUs; results in " + dir.toAbsolutePath());
         List<Cell> cells;
+        String precedingTables = null;
         List<MatrixBench.Result> matrixResults;
         List<AsyncBench.Row> asyncRows;
         boolean leftProcess = false;   // a local call the failsafe moved to SOAP: the local figures would be wrong
@@ -267,6 +268,7 @@ public final class BenchCommand implements Callable<Integer> {
                 matrixResults = matrix == null ? List.of() : matrix.run(progress);
             }
             notes.addAll(sweep.notes());
+            precedingTables = sweep.precedingTables();
             for (Peer p : peers) {
                 if (p instanceof LocalPeer lp && lp.wrongProtocol() != null) {
                     notes.add("local: a call did not stay in process (" + lp.wrongProtocol() + ")");
@@ -299,7 +301,7 @@ public final class BenchCommand implements Callable<Integer> {
             asyncTable = AsyncBench.table(asyncRows);
         }
         if (!cells.isEmpty()) {
-            stdout.println(new Report(cells, machine, reproduce(), notes, asyncTable).writeAll(dir));
+            stdout.println(new Report(cells, machine, reproduce(), notes, asyncTable, precedingTables).writeAll(dir));
             stdout.println("bench: wrote " + dir.resolve("bench.csv") + ", " + dir.resolve("bench.md") + " and plots");
         }
         if (!matrixResults.isEmpty()) {

@@ -46,6 +46,7 @@ public final class Report {
     private final String command;
     private final List<String> notes;
     private final String asyncTable;
+    private final String precedingTables;
 
     Report(List<Cell> cells, Machine machine, String command, List<String> notes) {
         this(cells, machine, command, notes, null);
@@ -53,11 +54,17 @@ public final class Report {
 
     /** @param asyncTable the async workload's table ({@link AsyncBench#table}), a section of bench.md; null for none */
     Report(List<Cell> cells, Machine machine, String command, List<String> notes, String asyncTable) {
+        this(cells, machine, command, notes, asyncTable, null);
+    }
+
+    /** @param precedingTables the pinned cells by the row called before ({@link Sweep#precedingTables}); null or empty for none */
+    Report(List<Cell> cells, Machine machine, String command, List<String> notes, String asyncTable, String precedingTables) {
         this.cells = cells;
         this.machine = machine;
         this.command = command;
         this.notes = notes;
         this.asyncTable = asyncTable;
+        this.precedingTables = precedingTables;
     }
 
     /** Writes the CSV, the Markdown and the plots into {@code dir}; returns the Markdown. */
@@ -145,6 +152,13 @@ public final class Report {
             if (plots.contains("bench-" + w.key() + ".png")) {
                 b.append("\n![round-trip time, ").append(w.key()).append("](bench-").append(w.key()).append(".png)\n");
             }
+        }
+        if (precedingTables != null && !precedingTables.isEmpty()) {
+            b.append("\n## Small cells by the row called just before\n\n")
+                    .append("Each pinned cell's timed calls again, every row's median by the row whose call came right ")
+                    .append("before it (the rows of a round are shuffled, so each row follows each other about equally ")
+                    .append("often). A row is slower after a row whose call leaves the CPU's caches full of its own ")
+                    .append("work; the rows beside a small cell change it by that much.\n\n").append(precedingTables);
         }
         if (asyncTable != null) {
             b.append("\n## async (calls per second, both JVMs unpinned; details in async.md)\n\n").append(asyncTable);

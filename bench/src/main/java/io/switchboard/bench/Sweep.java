@@ -57,6 +57,8 @@ public final class Sweep {
     private final List<Peer> peers;
     private final ServerProcess server;
     private final List<String> notes = new ArrayList<>();
+    /** The pinned cells' round trips by the row called just before, in the order measured. */
+    private final List<PrecedingRows> preceding = new ArrayList<>();
     private final int cpus = Runtime.getRuntime().availableProcessors();   // read before pinning shrinks it
     private boolean pinned;
     private boolean pinningWorks = true;
@@ -70,6 +72,16 @@ public final class Sweep {
     /** Steps the progress bar will take: one per cell. */
     int cellCount() {
         return config.sizes().values().stream().mapToInt(List::size).sum() * peers.size();
+    }
+
+    /**
+     * For each pinned cell (small calls, all rows on one CPU), a Markdown table of every row's
+     * median round trip by the row called just before it; empty when no cell was pinned.
+     */
+    String precedingTables() {
+        List<String> rows = peers.stream().map(Peer::name).toList();
+        return preceding.stream().filter(p -> !p.isEmpty()).map(p -> p.markdown(rows))
+                .collect(Collectors.joining("\n"));
     }
 
     /** Remarks for the report: pinning that could not be done, and the like. */
@@ -100,12 +112,16 @@ public final class Sweep {
                         active.put(peer, new State());
                     }
                 }
+                PrecedingRows before = pin ? new PrecedingRows(w, size) : null;
+                if (before != null) {
+                    preceding.add(before);
+                }
                 for (int run = 0; run < config.runs(); run++) {
                     if (run > 0) {
                         System.gc();
                         server.gc();
                     }
-                    measure(payload, active, run == 0);
+                    measure(payload, active, run == 0, before);
                 }
                 for (Map.Entry<Peer, State> a : active.entrySet()) {
                     previous.put(a.getKey(), a.getValue().toCell(a.getKey(), payload, pin, config.reps(), config.runs()));
@@ -184,7 +200,7 @@ public final class Sweep {
      * the same number of samples: the rounds stop at {@code reps}, or once the slowest protocol has
      * used its time budget (after a few samples each).
      */
-    private void measure(Payload payload, Map<Peer, State> active, boolean warmUp) {
+    private void measure(Payload payload, Map<Peer, State> active, boolean warmUp, PrecedingRows before) {
         long budget = config.budget().toNanos();
         List<Map.Entry<Peer, State>> order = new ArrayList<>(active.entrySet());
         int n = order.size();
@@ -205,6 +221,7 @@ public final class Sweep {
         long compiledBefore = compileMillis();
         long timedStart = System.nanoTime();
         int minSamples = Math.min(MIN_SAMPLES, config.reps());
+        String last = null;   // the row called just before, across rounds
         for (int r = 0; r < config.reps(); r++) {
             boolean any = false;
             java.util.Collections.shuffle(order, shuffle);
@@ -212,7 +229,11 @@ public final class Sweep {
                 Map.Entry<Peer, State> a = order.get(i);
                 State s = a.getValue();
                 if (s.failure == null) {
-                    s.call(a.getKey(), payload, true);
+                    long t = s.call(a.getKey(), payload, true);
+                    if (t >= 0 && before != null && last != null) {
+                        before.add(a.getKey().name(), last, t);
+                    }
+                    last = a.getKey().name();
                     any = true;
                 }
             }
@@ -377,25 +398,29 @@ public final class Sweep {
             }
         }
 
-        void call(Peer peer, Payload payload, boolean timed) {
+        /** One round trip; its time in nanoseconds, or -1 when it failed or answered wrong. */
+        long call(Peer peer, Payload payload, boolean timed) {
             long start = System.nanoTime();
             Object back;
             try {
                 back = peer.roundTrip(payload);
             } catch (Peer.Failure f) {
                 failure = f.getMessage();
-                return;
+                return -1;
             } catch (Exception | StackOverflowError e) {
                 failure = describe(e);
-                return;
+                return -1;
             }
             long t = System.nanoTime() - start;
             elapsed += t;
             if (!payload.matches(back)) {
                 failure = "wrong answer: what came back differs from what was sent";
-            } else if (timed) {
+                return -1;
+            }
+            if (timed) {
                 samples.add(t);
             }
+            return t;
         }
 
         Cell toCell(Peer peer, Payload p, boolean pinned, int reps, int runs) {
