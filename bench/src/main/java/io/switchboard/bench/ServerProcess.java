@@ -31,23 +31,51 @@ final class ServerProcess implements AutoCloseable {
     private final Map<String, String> ready = new HashMap<>();
     private final List<String> command;
 
+    /** How long the server may take to say it is ready: every server of every row starts, on a busy machine too. */
+    static final java.time.Duration READY_TIMEOUT = java.time.Duration.ofMinutes(2);
+
     private ServerProcess(List<String> command, Path log) throws IOException {
+        this(command, log, READY_TIMEOUT);
+    }
+
+    /** Starts {@code command} and waits for its ready line; a server silent for {@code readyTimeout} is stopped. */
+    ServerProcess(List<String> command, Path log, java.time.Duration readyTimeout) throws IOException {
         this.command = command;
         this.process = new ProcessBuilder(command).redirectError(log.toFile()).start();
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         this.in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        for (String line = out.readLine(); ; line = out.readLine()) {
-            if (line == null) {
-                process.destroyForcibly();
-                throw new IOException("the bench server exited before it was ready; see " + log);
-            }
-            if (line.startsWith("READY ")) {
-                for (String kv : line.substring(6).trim().split(" ")) {
-                    int eq = kv.indexOf('=');
-                    ready.put(kv.substring(0, eq), kv.substring(eq + 1));
+        // a server that hangs before its ready line would hold the bench forever: its output ends when it is stopped
+        java.util.concurrent.atomic.AtomicBoolean timedOut = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread watchdog = new Thread(() -> {
+            try {
+                if (!process.waitFor(readyTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    timedOut.set(true);
+                    process.destroyForcibly();
                 }
-                return;
+            } catch (InterruptedException ready) {
+                // the server said it is ready
             }
+        }, "bench-server-ready-watch");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        try {
+            for (String line = out.readLine(); ; line = out.readLine()) {
+                if (line == null) {
+                    process.destroyForcibly();
+                    throw new IOException(timedOut.get()
+                            ? "the bench server did not say it was ready within " + readyTimeout.toSeconds() + " s and was stopped; see " + log
+                            : "the bench server exited before it was ready; see " + log);
+                }
+                if (line.startsWith("READY ")) {
+                    for (String kv : line.substring(6).trim().split(" ")) {
+                        int eq = kv.indexOf('=');
+                        ready.put(kv.substring(0, eq), kv.substring(eq + 1));
+                    }
+                    return;
+                }
+            }
+        } finally {
+            watchdog.interrupt();
         }
     }
 
