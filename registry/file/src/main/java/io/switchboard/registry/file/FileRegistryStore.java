@@ -221,6 +221,12 @@ public final class FileRegistryStore implements RegistryStore {
         return entries.lookup(name);
     }
 
+    /** Lookups read the entries in memory; the journal's writes and syncs hold another lock. */
+    @Override
+    public boolean readsWithoutWaiting() {
+        return true;
+    }
+
     @Override
     public Optional<ComponentEntry> find(String name, String instanceId) {
         return entries.find(name, instanceId);

@@ -58,7 +58,8 @@ import org.slf4j.LoggerFactory;
  * connections are not touched by streams: binds, renewals and unbinds never wait behind a watcher.
  *
  * <p>The listener also answers the registry's reads, {@code lookup}, {@code lookupLean} and {@code listEntries}, in
- * protobuf on its two call threads, for clients that know it (see {@link WatchStreamMethod}); at
+ * protobuf on its two call threads (a lean lookup on the event loop itself when the store reads from memory,
+ * {@link io.switchboard.registry.store.RegistryStore#readsWithoutWaiting}), for clients that know it (see {@link WatchStreamMethod}); at
  * most {@value #MAX_READS} are in flight, {@value #MAX_READS_PER_CONNECTION} from one connection
  * ({@link ReadGate}), and one more is refused at once with {@code RESOURCE_EXHAUSTED}.
  */
@@ -117,7 +118,8 @@ final class WatchStreamServer implements AutoCloseable {
                     return r;
                 }))
                 // sent as the registry keeps it encoded: a name looked up again is not encoded again
-                .addMethod(WatchStreamMethod.LOOKUP_LEAN_WIRE, read(request -> {
+                // answered on the event loop when the store reads from memory: no hand-off to a read thread and back
+                .addMethod(WatchStreamMethod.LOOKUP_LEAN_WIRE, read(registry.store().readsWithoutWaiting(), request -> {
                     refuseIfDenied(RegistryPaths.lookup(request.getName()));
                     try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
                         return registry.reads().lookupLeanWire(request.getName(), request.getKnownSchemas());
@@ -202,6 +204,11 @@ final class WatchStreamServer implements AutoCloseable {
      * refused at once with {@code RESOURCE_EXHAUSTED} over it, else answered on a call thread.
      */
     private <Q, A> ServerCallHandler<Q, A> read(java.util.function.Function<Q, A> answer) {
+        return read(false, answer);
+    }
+
+    /** {@code onEventLoop}: answered where the request is read, for reads that never wait (admitted as any other). */
+    private <Q, A> ServerCallHandler<Q, A> read(boolean onEventLoop, java.util.function.Function<Q, A> answer) {
         return (call, headers) -> {
             SocketAddress client = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
             call.request(1);
@@ -229,6 +236,10 @@ final class WatchStreamServer implements AutoCloseable {
                         return;
                     }
                     Q q = request;
+                    if (onEventLoop) {
+                        answer(call, answer, q, client);
+                        return;
+                    }
                     try {
                         calls.execute(io.grpc.Context.current().wrap(() -> answer(call, answer, q, client)));
                     } catch (java.util.concurrent.RejectedExecutionException stopping) {

@@ -54,4 +54,67 @@ class StreamReadsTest {
         assertEquals(0, soapReads(streamed), "no read went over SOAP when the registry has a stream");
         assertEquals(2, soapReads(soapOnly), "without a stream, the lookup and the list went over SOAP");
     }
+
+    /** A memory store that says whether it reads without waiting, and notes the threads its lookups ran on. */
+    private static final class ThreadNotingStore implements io.switchboard.registry.store.RegistryStore {
+        private final io.switchboard.registry.store.InMemoryRegistryStore entries =
+                new io.switchboard.registry.store.InMemoryRegistryStore();
+        private final boolean withoutWaiting;
+        final java.util.Set<String> lookupThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        ThreadNotingStore(boolean withoutWaiting) {
+            this.withoutWaiting = withoutWaiting;
+        }
+
+        @Override
+        public boolean readsWithoutWaiting() {
+            return withoutWaiting;
+        }
+
+        @Override
+        public void bind(ComponentEntry entry) throws io.switchboard.registry.store.RegistryStore.AlreadyBoundException {
+            entries.bind(entry);
+        }
+
+        @Override
+        public void rebind(ComponentEntry entry) {
+            entries.rebind(entry);
+        }
+
+        @Override
+        public int unbind(String name, String instanceId) {
+            return entries.unbind(name, instanceId);
+        }
+
+        @Override
+        public List<ComponentEntry> lookup(String name) {
+            lookupThreads.add(Thread.currentThread().getName().replaceAll("[-0-9]+$", ""));
+            return entries.lookup(name);
+        }
+
+        @Override
+        public List<ComponentEntry> list() {
+            return entries.list();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aLeanLookupIsAnsweredOnTheEventLoopOnlyWhenTheStoreReadsWithoutWaiting() {
+        for (boolean withoutWaiting : List.of(true, false)) {
+            ThreadNotingStore store = new ThreadNotingStore(withoutWaiting);
+            try (RegistryServer registry = RegistryServer.builder().store(store).start();
+                 RegistryClient client = RegistryClient.connect(registry.endpoint())) {
+                client.bind(entry("Read", "r1", 4001, 0));
+                for (int i = 0; i < 3; i++) {   // the first answer carries the schema, the next ones name it
+                    assertEquals(List.of("r1"), client.lookup("Read").stream().map(ComponentEntry::instanceId).toList());
+                }
+                assertEquals(java.util.Set.of(withoutWaiting ? "registry-watch-io" : "registry-watch-calls"),
+                        store.lookupThreads, "lookups ran on " + store.lookupThreads);
+            }
+        }
+    }
 }

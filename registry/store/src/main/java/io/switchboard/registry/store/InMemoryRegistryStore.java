@@ -69,6 +69,12 @@ public final class InMemoryRegistryStore implements RegistryStore {
         return now;
     }
 
+    /** Every read is a map lookup under a lock that writes hold only for a map update. */
+    @Override
+    public boolean readsWithoutWaiting() {
+        return true;
+    }
+
     @Override
     public synchronized Optional<ComponentEntry> find(String name, String instanceId) {
         Map<String, ComponentEntry> instances = byName.get(name);

@@ -42,6 +42,15 @@ public interface RegistryStore extends AutoCloseable {
     }
 
     /**
+     * Whether {@link #lookup} answers from memory at once, never waiting on I/O, another server or
+     * a write under way (beyond a lock held for a moment): a registry then answers lookups on its
+     * network threads instead of handing each to a read thread. Default false.
+     */
+    default boolean readsWithoutWaiting() {
+        return false;
+    }
+
+    /**
      * True when other registry servers write the same entries (ZooKeeper). A registry server then
      * times out only the leases it granted itself, never the entries it merely finds in the store.
      */
