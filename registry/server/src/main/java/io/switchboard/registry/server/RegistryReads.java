@@ -76,7 +76,17 @@ final class RegistryReads {
      */
     byte[] lookupLeanWire(String name, List<String> known) throws LookupLeanFaultException {
         Set<String> sent = knownDigests(known);
-        List<ComponentEntry> now = store.lookup(name);
+        return lookupLeanWire(name, sent, store.lookup(name));
+    }
+
+    /** {@link #lookupLeanWire} if the store can answer at once ({@link RegistryStore#lookupNow}); null if not. */
+    byte[] lookupLeanWireNow(String name, List<String> known) throws LookupLeanFaultException {
+        Set<String> sent = knownDigests(known);
+        List<ComponentEntry> now = store.lookupNow(name);
+        return now == null ? null : lookupLeanWire(name, sent, now);
+    }
+
+    private byte[] lookupLeanWire(String name, Set<String> sent, List<ComponentEntry> now) {
         EncodedAnswer kept = encoded.get(name);
         if (kept == null || !kept.madeFrom(now)) {
             kept = encode(now);

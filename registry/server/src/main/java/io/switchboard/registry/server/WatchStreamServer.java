@@ -58,8 +58,8 @@ import org.slf4j.LoggerFactory;
  * connections are not touched by streams: binds, renewals and unbinds never wait behind a watcher.
  *
  * <p>The listener also answers the registry's reads, {@code lookup}, {@code lookupLean} and {@code listEntries}, in
- * protobuf on its two call threads (a lean lookup on the event loop itself when the store reads from memory,
- * {@link io.switchboard.registry.store.RegistryStore#readsWithoutWaiting}), for clients that know it (see {@link WatchStreamMethod}); at
+ * protobuf on its two call threads (a lean lookup on the event loop itself when the store can answer at once,
+ * {@link io.switchboard.registry.store.RegistryStore#lookupNow}), for clients that know it (see {@link WatchStreamMethod}); at
  * most {@value #MAX_READS} are in flight, {@value #MAX_READS_PER_CONNECTION} from one connection
  * ({@link ReadGate}), and one more is refused at once with {@code RESOURCE_EXHAUSTED}.
  */
@@ -117,18 +117,11 @@ final class WatchStreamServer implements AutoCloseable {
                     }
                     return r;
                 }))
-                // sent as the registry keeps it encoded: a name looked up again is not encoded again
-                // answered on the event loop when the store reads from memory: no hand-off to a read thread and back
-                .addMethod(WatchStreamMethod.LOOKUP_LEAN_WIRE, read(registry.store().readsWithoutWaiting(), request -> {
-                    refuseIfDenied(RegistryPaths.lookup(request.getName()));
-                    try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
-                        return registry.reads().lookupLeanWire(request.getName(), request.getKnownSchemas());
-                    } catch (io.switchboard.registry.wire.LookupLeanFaultException e) {
-                        // the SOAP fault's code and reason, as gRPC says a request out of bounds
-                        throw Status.INVALID_ARGUMENT.withDescription(e.getFaultInfo().getCode() + ": "
-                                + e.getFaultInfo().getReason()).asRuntimeException();
-                    }
-                }))
+                // sent as the registry keeps it encoded: a name looked up again is not encoded again;
+                // answered on the event loop when the store can say at once, else on a read thread
+                .addMethod(WatchStreamMethod.LOOKUP_LEAN_WIRE, read(
+                        request -> lean(request, registry.reads()::lookupLeanWireNow),
+                        request -> lean(request, registry.reads()::lookupLeanWire)))
                 .addMethod(WatchStreamMethod.LIST, read(request -> {
                     refuseIfDenied(RegistryPaths.list());
                     ListEntriesResponse r = new ListEntriesResponse();
@@ -199,16 +192,37 @@ final class WatchStreamServer implements AutoCloseable {
         return connections;
     }
 
+    /** What a lean lookup's reader answers, within the caller's context; a fault as gRPC says a request out of bounds. */
+    private byte[] lean(io.switchboard.registry.wire.LookupLean request, LeanReader reader) {
+        refuseIfDenied(RegistryPaths.lookup(request.getName()));
+        try (ServerCallContext.Scope scope = StreamCallers.context().enter()) {
+            return reader.read(request.getName(), request.getKnownSchemas());
+        } catch (io.switchboard.registry.wire.LookupLeanFaultException e) {
+            // the SOAP fault's code and reason, as gRPC says a request out of bounds
+            throw Status.INVALID_ARGUMENT.withDescription(e.getFaultInfo().getCode() + ": "
+                    + e.getFaultInfo().getReason()).asRuntimeException();
+        }
+    }
+
+    @FunctionalInterface
+    private interface LeanReader {
+        byte[] read(String name, java.util.List<String> known) throws io.switchboard.registry.wire.LookupLeanFaultException;
+    }
+
     /**
      * A read's handler: admitted by the read gate as its request is in (on the event loop),
      * refused at once with {@code RESOURCE_EXHAUSTED} over it, else answered on a call thread.
      */
     private <Q, A> ServerCallHandler<Q, A> read(java.util.function.Function<Q, A> answer) {
-        return read(false, answer);
+        return read(null, answer);
     }
 
-    /** {@code onEventLoop}: answered where the request is read, for reads that never wait (admitted as any other). */
-    private <Q, A> ServerCallHandler<Q, A> read(boolean onEventLoop, java.util.function.Function<Q, A> answer) {
+    /**
+     * {@code atOnce}: tried first where the request is read (admitted as any other read), for an
+     * answer that needs no waiting; null from it, or no {@code atOnce}, sends the read to a call thread.
+     */
+    private <Q, A> ServerCallHandler<Q, A> read(java.util.function.Function<Q, A> atOnce,
+                                                java.util.function.Function<Q, A> answer) {
         return (call, headers) -> {
             SocketAddress client = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
             call.request(1);
@@ -236,9 +250,18 @@ final class WatchStreamServer implements AutoCloseable {
                         return;
                     }
                     Q q = request;
-                    if (onEventLoop) {
-                        answer(call, answer, q, client);
-                        return;
+                    if (atOnce != null) {
+                        boolean done = true;
+                        try {
+                            done = answered(call, atOnce, q);
+                        } finally {
+                            if (done) {
+                                reads.leave(client);
+                            }
+                        }
+                        if (done) {
+                            return;
+                        }
                     }
                     try {
                         calls.execute(io.grpc.Context.current().wrap(() -> answer(call, answer, q, client)));
@@ -254,7 +277,19 @@ final class WatchStreamServer implements AutoCloseable {
     private <Q, A> void answer(ServerCall<Q, A> call, java.util.function.Function<Q, A> answer, Q request,
                                SocketAddress client) {
         try {
+            answered(call, answer, request);
+        } finally {
+            reads.leave(client);
+        }
+    }
+
+    /** Sends what {@code answer} gives, or the failure it throws; false (nothing sent) when it gives null. */
+    private static <Q, A> boolean answered(ServerCall<Q, A> call, java.util.function.Function<Q, A> answer, Q request) {
+        try {
             A a = answer.apply(request);
+            if (a == null) {
+                return false;
+            }
             call.sendHeaders(new Metadata());
             call.sendMessage(a);
             call.close(Status.OK, new Metadata());
@@ -264,9 +299,8 @@ final class WatchStreamServer implements AutoCloseable {
             } catch (IllegalStateException closed) {
                 // cancelled by the client meanwhile
             }
-        } finally {
-            reads.leave(client);
         }
+        return true;
     }
 
     /** Messages sent so far, over every stream. */

@@ -55,7 +55,7 @@ class StreamReadsTest {
         assertEquals(2, soapReads(soapOnly), "without a stream, the lookup and the list went over SOAP");
     }
 
-    /** A memory store that says whether it reads without waiting, and notes the threads its lookups ran on. */
+    /** A memory store that answers lookups at once or never, and notes the threads its lookups ran on. */
     private static final class ThreadNotingStore implements io.switchboard.registry.store.RegistryStore {
         private final io.switchboard.registry.store.InMemoryRegistryStore entries =
                 new io.switchboard.registry.store.InMemoryRegistryStore();
@@ -67,8 +67,8 @@ class StreamReadsTest {
         }
 
         @Override
-        public boolean readsWithoutWaiting() {
-            return withoutWaiting;
+        public List<ComponentEntry> lookupNow(String name) {
+            return withoutWaiting ? lookup(name) : null;
         }
 
         @Override
@@ -103,7 +103,7 @@ class StreamReadsTest {
     }
 
     @Test
-    void aLeanLookupIsAnsweredOnTheEventLoopOnlyWhenTheStoreReadsWithoutWaiting() {
+    void aLeanLookupIsAnsweredOnTheEventLoopOnlyWhenTheStoreCanAnswerAtOnce() {
         for (boolean withoutWaiting : List.of(true, false)) {
             ThreadNotingStore store = new ThreadNotingStore(withoutWaiting);
             try (RegistryServer registry = RegistryServer.builder().store(store).start();

@@ -481,6 +481,20 @@ class ZooKeeperRegistryStoreTest {
             assertTrue(store.listsFromCache() > 0, "the cache answered some of them");
             assertTrue(store.lookupsFromCache() > 0, "the cache answered some lookups");
             assertEquals(store.readList(), store.list());
+            // at once: the write or nothing (the caller then waits), never the state before it
+            for (int i = 0; i < 20; i++) {
+                ComponentEntry bound = entry("Now", "n" + i, 0);
+                store.bind(bound);
+                List<ComponentEntry> now = store.lookupNow("Now");
+                if (now != null) {
+                    assertTrue(now.contains(bound), "a lookup at once right after bind " + i + " misses it");
+                    assertEquals(i + 1, now.size(), now.toString());
+                }
+            }
+            List<ComponentEntry> waited = store.lookup("Now");   // waits until the cache shows this store's writes
+            assertEquals(20, waited.size());
+            assertEquals(waited, store.lookupNow("Now"), "once the cache shows the writes it answers at once");
+            assertTrue(store.lookupNow("Nobody") != null && store.lookupNow("Nobody").isEmpty(), "a name not bound: none, at once");
         }
     }
 

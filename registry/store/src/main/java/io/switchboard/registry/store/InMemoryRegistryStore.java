@@ -71,8 +71,8 @@ public final class InMemoryRegistryStore implements RegistryStore {
 
     /** Every read is a map lookup under a lock that writes hold only for a map update. */
     @Override
-    public boolean readsWithoutWaiting() {
-        return true;
+    public List<ComponentEntry> lookupNow(String name) {
+        return lookup(name);
     }
 
     @Override

@@ -42,12 +42,13 @@ public interface RegistryStore extends AutoCloseable {
     }
 
     /**
-     * Whether {@link #lookup} answers from memory at once, never waiting on I/O, another server or
-     * a write under way (beyond a lock held for a moment): a registry then answers lookups on its
-     * network threads instead of handing each to a read thread. Default false.
+     * {@link #lookup} if the store can answer at once, from memory, without waiting on I/O, another
+     * server or a write under way (beyond a lock held for a moment); null when it cannot now (the
+     * caller then calls {@link #lookup} where waiting is fine). A registry answers such lookups
+     * on its network threads instead of handing each to a read thread. Default: null.
      */
-    default boolean readsWithoutWaiting() {
-        return false;
+    default List<ComponentEntry> lookupNow(String name) {
+        return null;
     }
 
     /**

@@ -95,6 +95,23 @@ final class CacheListing {
         if (!ready(wait)) {
             return Optional.empty();
         }
+        return Optional.of(indexedChildren(parent));
+    }
+
+    /**
+     * {@link #children} without waiting: empty unless the cache is loaded and shows this store's
+     * writes now. A write not shown yet is kept, for the next read that may wait.
+     */
+    Optional<List<ChildData>> childrenNow(String parent) {
+        synchronized (changes) {
+            if (!initialized || !caughtUp()) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(indexedChildren(parent));
+    }
+
+    private List<ChildData> indexedChildren(String parent) {
         Set<String> paths = children.get(parent);
         List<ChildData> out = new ArrayList<>();
         if (paths != null) {
@@ -102,7 +119,7 @@ final class CacheListing {
                 cache.get(p).ifPresent(out::add);
             }
         }
-        return Optional.of(out);
+        return out;
     }
 
     /** The cache created or deleted {@code path}: the index of children follows. */

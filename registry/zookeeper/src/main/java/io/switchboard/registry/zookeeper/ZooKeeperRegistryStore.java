@@ -74,8 +74,8 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private long session;
     /** Set by {@link #reportChanges}: a copy of the tree under the root that ZooKeeper keeps current. */
     private CuratorCache cache;
-    /** Lists from {@link #cache} once it is loaded; null without a cache. Guarded by this. */
-    private CacheListing listing;
+    /** Lists from {@link #cache} once it is loaded; null without a cache. Set under this lock, read without it. */
+    private volatile CacheListing listing;
     /** How long a list waits for the cache to load or show this store's writes before it reads the nodes. */
     private static final Duration CACHE_WAIT = Duration.ofSeconds(2);
     /** How long after a delete the cache may take to report the node's re-creation. */
@@ -278,8 +278,31 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             return null;
         }
         lookupsFromCache.incrementAndGet();
+        return oldestFirst(nodes.get());
+    }
+
+    /**
+     * From the cache when it is loaded and shows this store's writes now; null when it would have
+     * to wait for them (or has not loaded, or ZooKeeper is away): {@link #lookup} then waits or
+     * reads the nodes. A node that changed is decoded here, once per version.
+     */
+    @Override
+    public List<ComponentEntry> lookupNow(String name) {
+        CacheListing from = listing;
+        if (from == null || !client.getZookeeperClient().isConnected()) {
+            return null;
+        }
+        Optional<List<ChildData>> nodes = from.childrenNow(namePath(name));
+        if (nodes.isEmpty()) {
+            return null;
+        }
+        lookupsFromCache.incrementAndGet();
+        return oldestFirst(nodes.get());
+    }
+
+    private List<ComponentEntry> oldestFirst(List<ChildData> nodes) {
         List<Read> found = new ArrayList<>();
-        for (ChildData node : nodes.get()) {
+        for (ChildData node : nodes) {
             found.add(decodedOnce(node));
         }
         found.sort(Comparator.comparingLong(Read::czxid));
