@@ -27,7 +27,10 @@ final class LeanAnswers {
     static final int MAX_KEPT_ANSWER_BYTES = 16 << 10;
     /** ... and all of them at most this long: a thousand names of ten instances each. */
     static final long KEPT_ANSWER_BYTES = 8 << 20;
-    private final SizedLru<String, ReadAnswer> answers = new SizedLru<>(KEPT_ANSWER_BYTES, a -> a.wire.length);
+    /** Each kept answer's map entry, name and record, counted beside its bytes. */
+    private static final int KEPT_ENTRY_BYTES = 256;
+    private final SizedLru<String, ReadAnswer> answers = new SizedLru<>(KEPT_ANSWER_BYTES,
+            a -> a.wire.length + KEPT_ENTRY_BYTES);
     /**
      * The endpoints of the instances read last, by protocol and address: the same instances come
      * back on every lookup of a name, and making an endpoint parses its address as a URI.

@@ -23,6 +23,8 @@ final class RegistryReads {
     private final SchemaDigests.Memo digests = new SchemaDigests.Memo(DIGESTS_KEPT);
     /** Lean answers kept encoded, in bytes over every name; the least recently looked up are let go first. */
     static final long KEPT_ANSWER_BYTES = 16 << 20;
+    /** What keeping one answer costs beside its bytes (map entry, name, record, list of instances). */
+    static final int KEPT_ENTRY_BYTES = 256;
     /** A larger answer (hundreds of instances under one name) is encoded per lookup rather than kept. */
     static final int MAX_KEPT_ANSWER_BYTES = 64 << 10;
     private final SizedLru<String, EncodedAnswer> encoded;
@@ -34,7 +36,8 @@ final class RegistryReads {
     /** {@code keptAnswerBytes}: lean answers kept encoded, in bytes over every name. */
     RegistryReads(RegistryStore store, long keptAnswerBytes) {
         this.store = store;
-        this.encoded = new SizedLru<>(keptAnswerBytes, a -> a.entries.length);
+        // each kept answer counts its map entry, name and record too: many small answers stay bounded
+        this.encoded = new SizedLru<>(keptAnswerBytes, a -> a.entries.length + KEPT_ENTRY_BYTES);
     }
 
     /** Every instance bound under {@code name}, with its interface documents. */
@@ -90,7 +93,8 @@ final class RegistryReads {
         EncodedAnswer kept = encoded.get(name);
         if (kept == null || !kept.madeFrom(now)) {
             kept = encode(now);
-            if (kept.entries.length <= MAX_KEPT_ANSWER_BYTES) {
+            // a name with no instances is not kept: names a caller makes up must not fill the memory
+            if (!now.isEmpty() && kept.entries.length <= MAX_KEPT_ANSWER_BYTES) {
                 encoded.put(name, kept);
             }
         }

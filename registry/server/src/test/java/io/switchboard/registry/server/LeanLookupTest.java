@@ -213,6 +213,11 @@ class LeanLookupTest {
             assertTrue(reads.keptAnswerBytes() <= budget, "kept " + reads.keptAnswerBytes() + " bytes");
         }
         assertTrue(reads.keptAnswerBytes() > budget / 2, "answers are kept: " + reads.keptAnswerBytes());
+        long before = reads.keptAnswerBytes();
+        for (int i = 0; i < 10_000; i++) {   // names a caller makes up: answered, never kept
+            assertArrayEquals(whole(reads, "Made-up" + i, null), reads.lookupLeanWire("Made-up" + i, null));
+        }
+        assertEquals(before, reads.keptAnswerBytes(), "an answer with no instances is not kept");
         // a name let go is encoded again, and still right
         assertArrayEquals(whole(reads, "Name0", null), reads.lookupLeanWire("Name0", null));
     }
