@@ -157,8 +157,8 @@ public final class Report {
             b.append("\n## Small cells by the row called just before\n\n")
                     .append("Each pinned cell's timed calls again, every row's median by the row whose call came right ")
                     .append("before it (the rows of a round are shuffled, so each row follows each other about equally ")
-                    .append("often). A row is slower after a row whose call leaves the CPU's caches full of its own ")
-                    .append("work; the rows beside a small cell change it by that much.\n\n").append(precedingTables);
+                    .append("often). A row much slower after some rows than after others pays for what their calls ")
+                    .append("leave behind; the rows beside a small cell change it by that much.\n\n").append(precedingTables);
         }
         if (asyncTable != null) {
             b.append("\n## async (calls per second, both JVMs unpinned; details in async.md)\n\n").append(asyncTable);
