@@ -54,19 +54,27 @@ final class RegistryReads {
      * answer carries the text of every digest the caller does not list in {@code known}.
      */
     LookupLeanResponse lookupLean(String name, List<String> known) throws LookupLeanFaultException {
-        Set<String> sent = knownDigests(known);
-        LookupLeanResponse answer = new LookupLeanResponse();
-        List<Entry> entries = new ArrayList<>();
+        Set<String> sent = knownDigests(known);   // a request out of bounds is refused before the store is read
         List<SchemaText> schemas = new ArrayList<>();
-        for (ComponentEntry e : store.lookup(name)) {
-            Entry w = withoutDocuments(e);
-            w.setInterfaceSchemaDigest(document(e.interfaceSchema(), sent, schemas));
-            w.setInterfaceProtoDigest(document(e.interfaceProto(), sent, schemas));
-            entries.add(w);
-        }
-        answer.setEntries(entries);
+        LookupLeanResponse answer = new LookupLeanResponse();
+        answer.setEntries(leanEntries(store.lookup(name), sent, schemas));
         answer.setSchemas(schemas);
         return answer;
+    }
+
+    /**
+     * The instances as wire entries that name their documents by digest; each document's text
+     * joins {@code documents} once, unless {@code named} holds its digest already.
+     */
+    private List<Entry> leanEntries(List<ComponentEntry> instances, Set<String> named, List<SchemaText> documents) {
+        List<Entry> entries = new ArrayList<>(instances.size());
+        for (ComponentEntry e : instances) {
+            Entry w = withoutDocuments(e);
+            w.setInterfaceSchemaDigest(document(e.interfaceSchema(), named, documents));
+            w.setInterfaceProtoDigest(document(e.interfaceProto(), named, documents));
+            entries.add(w);
+        }
+        return entries;
     }
 
     /**
@@ -123,17 +131,9 @@ final class RegistryReads {
 
     /** The entries' part of a lean answer for {@code instances}, and each of their documents once, in the order first named. */
     private EncodedAnswer encode(List<ComponentEntry> instances) {
-        Set<String> named = new HashSet<>();
         List<SchemaText> documents = new ArrayList<>();
-        List<Entry> entries = new ArrayList<>(instances.size());
-        for (ComponentEntry e : instances) {
-            Entry w = withoutDocuments(e);
-            w.setInterfaceSchemaDigest(document(e.interfaceSchema(), named, documents));
-            w.setInterfaceProtoDigest(document(e.interfaceProto(), named, documents));
-            entries.add(w);
-        }
         LookupLeanResponse answer = new LookupLeanResponse();
-        answer.setEntries(entries);
+        answer.setEntries(leanEntries(instances, new HashSet<>(), documents));
         answer.setSchemas(List.of());
         return new EncodedAnswer(List.copyOf(instances), WatchStreamMethod.encodeLookupLean(answer), List.copyOf(documents));
     }
