@@ -31,6 +31,9 @@ final class TcpCall implements Runnable {
     interface Owner {
         /** Ends {@code call}'s place among the calls under way; false when it had ended already (answered, timed out, cancelled). */
         boolean end(long correlationId, TcpCall call);
+
+        /** Writes a call's answer frame, on any thread. */
+        void sendAnswer(ChannelHandlerContext ctx, ByteBuf frame);
     }
 
     private final ChannelHandlerContext ctx;
@@ -221,7 +224,7 @@ final class TcpCall implements Runnable {
         ByteBuf frame = writer != null && meta.compressType() != 0 ? compressedFrame(answer, writer)
                 : Frame.encode(ctx.alloc(), m, writer);
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
-        ctx.writeAndFlush(frame);
+        connection.sendAnswer(ctx, frame);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.switchboard.protocol.tcp;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -14,10 +15,7 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.switchboard.codec.message.MessageLimits;
@@ -145,10 +143,9 @@ final class TcpServer implements ProtocolServer {
                     });
                     ch.pipeline().addLast(tls);
                 }
-                long idle = settings.idleTimeout().toMillis();
                 FrameDecoder decoder = new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
                         settings.requestTimeout(), budget, slowSenders::increment);
-                Connection c = new Connection(ch, decoder);
+                Connection c = new Connection(ch, decoder, settings.idleTimeout().toNanos());
                 ConnectionShares.Admission admission = shares.admit(c);
                 if (admission.admitted()) {
                     ch.closeFuture().addListener(f -> shares.leave(c));
@@ -158,10 +155,9 @@ final class TcpServer implements ProtocolServer {
                 } else {
                     c.refuse(admission.refusal());
                 }
-                ch.pipeline().addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS), decoder,
-                        // the answers of the calls one read brings in and runs on the loop leave in one write
-                        new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false),
-                        c);
+                // two handlers only: the connection keeps its own idle time and holds the flushes
+                // of one read's answers, where idle and flush handlers would run on every call
+                ch.pipeline().addLast(decoder, c);
             }
         };
         ServerBootstrap b = new ServerBootstrap().group(loops)
@@ -280,21 +276,32 @@ final class TcpServer implements ProtocolServer {
      * them; and its share of the server's connections.
      */
     private final class Connection extends ChannelInboundHandlerAdapter implements ConnectionShares.Member, TcpCall.Owner {
+        /** Answers held during one read before they are flushed anyway, as Netty's FlushConsolidationHandler does. */
+        private static final int MAX_HELD_ANSWERS = 256;
+
         private final Map<Long, TcpCall> running = new ConcurrentHashMap<>();
         private final Channel channel;
         private final FrameDecoder decoder;
         private final Object address;
         /** Since when no call has run and no frame has come (System.nanoTime). */
         private volatile long idleSince = System.nanoTime();
+        /** A connection idle this long, with no call running and no frame under way, is closed. */
+        private final long idleNanos;
+        private io.netty.util.concurrent.ScheduledFuture<?> idleCheck;
+        /** Whether the event loop is handling a read; answers written meanwhile are flushed at its end. Loop only. */
+        private boolean reading;
+        /** Answers written during the current read and not yet flushed. Loop only. */
+        private int held;
         /** Over the connection limits: every request is answered EOVERCROWDED, then the connection closes. */
         private String refused;
 
         /** What the connection proves of its peer, settled at its first call (after the TLS handshake). */
         private Peer peer;
 
-        Connection(Channel channel, FrameDecoder decoder) {
+        Connection(Channel channel, FrameDecoder decoder, long idleNanos) {
             this.channel = channel;
             this.decoder = decoder;
+            this.idleNanos = idleNanos;
             this.address = channel.remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null
                     ? inet.getAddress() : "unix-socket";   // every local process on the Unix socket shares one
         }
@@ -332,6 +339,41 @@ final class TcpServer implements ProtocolServer {
         }
 
         @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), idleNanos, TimeUnit.NANOSECONDS);
+        }
+
+        /** Closes the connection once idle for the idle timeout; otherwise looks again when it could be. */
+        private void checkIdle(ChannelHandlerContext ctx) {
+            if (!ctx.channel().isOpen()) {
+                return;
+            }
+            long quiet = System.nanoTime() - idleSince;
+            boolean working = !running.isEmpty() || decoder.frameStartNanos() != 0;
+            if (!working && quiet >= idleNanos) {
+                LOG.debug("tcp: closing idle connection {}", ctx.channel());
+                ctx.close();
+                return;
+            }
+            long next = working || quiet >= idleNanos ? idleNanos : idleNanos - quiet;
+            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), next, TimeUnit.NANOSECONDS);
+        }
+
+        /**
+         * Writes a call's answer: during a read on the event loop, held until the read ends, so
+         * that the answers of the calls one read brought in leave in one write; otherwise at once.
+         */
+        @Override
+        public void sendAnswer(ChannelHandlerContext ctx, ByteBuf frame) {
+            if (ctx.executor().inEventLoop() && reading && ++held < MAX_HELD_ANSWERS) {
+                ctx.write(frame, ctx.voidPromise());
+            } else {
+                held = 0;
+                ctx.writeAndFlush(frame, ctx.voidPromise());
+            }
+        }
+
+        @Override
         public void channelActive(ChannelHandlerContext ctx) {
             if (refused != null) {
                 connectionRefusals.increment();
@@ -345,6 +387,11 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
+            reading = false;
+            if (held > 0) {
+                held = 0;
+                ctx.flush();
+            }
             if (refused != null) {
                 ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
                         .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
@@ -356,6 +403,7 @@ final class TcpServer implements ProtocolServer {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Frame frame = (Frame) msg;
             RpcMeta meta = frame.meta;
+            reading = true;
             idleSince = System.nanoTime();
             if (!meta.isRequest()) {
                 frame.release();
@@ -464,17 +512,10 @@ final class TcpServer implements ProtocolServer {
         }
 
         @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IdleStateEvent && running.isEmpty()) {
-                LOG.debug("tcp: closing idle connection {}", ctx.channel());
-                ctx.close();
-            } else {
-                ctx.fireUserEventTriggered(evt);
-            }
-        }
-
-        @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            if (idleCheck != null) {
+                idleCheck.cancel(false);
+            }
             for (TcpCall c : running.values()) {
                 c.cancel();   // no one is left to answer
             }

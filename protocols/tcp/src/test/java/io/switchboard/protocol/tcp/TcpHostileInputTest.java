@@ -138,6 +138,30 @@ class TcpHostileInputTest {
     }
 
     @Test
+    void aConnectionQuietForTheIdleTimeoutIsClosedButNotOneWhoseCallStillRuns() throws Exception {
+        Endpoint at = start(ServerSettings.defaults().withIdleTimeout(Duration.ofMillis(200)), TcpLimits.defaults());
+        try (RawTcp working = new RawTcp(at)) {
+            working.write(RawTcp.frame(request("spin", 1), new byte[] {16, (byte) 0xC0, (byte) 0xCF, 0x24}));
+            assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS));
+            try (RawTcp quiet = new RawTcp(at)) {
+                long start = System.nanoTime();
+                assertTrue(quiet.closedByServer(), "a connection that sent nothing was closed");
+                long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(ms >= 150, "closed after " + ms + " ms, before its idle timeout");
+            }
+            // one more idle timeout: the working connection, quiet as long, was looked at meanwhile
+            try (RawTcp later = new RawTcp(at)) {
+                assertTrue(later.closedByServer());
+            }
+            assertEquals(0, working.call(request("ping", 2), new byte[0]).meta().errorCode(),
+                    "the connection whose call still runs is open");
+            working.write(RawTcp.frame(RpcMeta.request(SERVICE, "spin", null, 0, 1, Map.of(TcpErrors.CANCEL, "1")),
+                    new byte[0]));
+            assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void atTheConnectionLimitTheIdleConnectionMakesWayForANewOne() throws Exception {
         Endpoint at = start(ServerSettings.defaults().withMaxConnections(1), TcpLimits.defaults());
         try (RawTcp first = new RawTcp(at)) {
