@@ -32,7 +32,8 @@ import java.time.Duration;
  * @param maxConnections   most open connections of a listener (SOAP, gRPC, tcp); at the limit a
  *                         new one displaces the connection stalled longest (idle, or a request
  *                         begun and not finished), or is refused if every one is working
- * @param maxConcurrentCalls gRPC: most calls running at once, each on a worker thread of its own;
+ * @param maxConcurrentCalls gRPC: most calls running at once, each on a worker thread of its own,
+ *                         half of them from one connection at most (tcp: the same);
  *                         one more is refused at once with {@code UNAVAILABLE} and the
  *                         {@code sb-busy} trailer, before it runs, so the client may try
  *                         elsewhere (SOAP is bounded by {@code maxConnections}: a thread per call

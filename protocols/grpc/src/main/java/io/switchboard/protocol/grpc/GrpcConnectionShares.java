@@ -79,6 +79,12 @@ public final class GrpcConnectionShares implements AutoCloseable {
         return new CallCounter();
     }
 
+    /** The calls open now on the connection from {@code remote}, or 0 if it is not one of this listener's. */
+    public int openCalls(SocketAddress remote) {
+        Member m = remote == null ? null : members.get(remote);
+        return m == null ? 0 : m.calls.get();
+    }
+
     /** Connections displaced so far to admit others. */
     public long evictions() {
         return shares.evictions();

@@ -64,7 +64,8 @@ import org.slf4j.LoggerFactory;
  * it closes.
  *
  * <p>Fair shares: connections are held to the settings' limits per remote address and in all, the
- * longest idle making way for a newcomer ({@link GrpcConnectionShares}).
+ * longest idle making way for a newcomer ({@link GrpcConnectionShares}); a connection runs at most
+ * half the server's calls, one more refused as busy before it runs.
  */
 final class GrpcServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcServer.class);
@@ -85,6 +86,8 @@ final class GrpcServer implements ProtocolServer {
     private final HealthStatusManager health = new HealthStatusManager();
     private final ExecutorService workers;
     private final WorkerGate gate;
+    /** Most calls one connection runs at once; one more is refused as busy. */
+    private final int callsPerConnection;
     private final LongAdder busyRefusals = new LongAdder();
     private final LongAdder readOnArrivalCalls = new LongAdder();
     /** Counts connections refused at TLS; a plain-text server has none. */
@@ -108,6 +111,8 @@ final class GrpcServer implements ProtocolServer {
         this.workers = new ThreadPoolExecutor(0, settings.maxConcurrentCalls(), 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), DaemonThreads.numbered("grpc-call"));
         this.gate = new WorkerGate(workers, settings.maxConcurrentCalls());
+        // below the server's, so one connection cannot take every worker (as tcp's share)
+        this.callsPerConnection = Math.max(1, settings.maxConcurrentCalls() / 2);
         this.connections = new GrpcConnectionShares(settings, "grpc-server");
     }
 
@@ -271,6 +276,10 @@ final class GrpcServer implements ProtocolServer {
                         trailers);
                 return new ServerCall.Listener<>() { };
             }
+            // counted already (GrpcConnectionShares.callCounter), this call included
+            if (connections.openCalls(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR)) > callsPerConnection) {
+                return refuseBusy(call, "this connection runs " + callsPerConnection + " calls, its limit");
+            }
             if (GrpcTransport.streamed(op)) {
                 call.setOnReadyThreshold(NettyTuning.ON_READY_THRESHOLD);
             }
@@ -290,31 +299,35 @@ final class GrpcServer implements ProtocolServer {
             // admitted now, refused now if busy; the worker wakes once the request is in (WorkerGate)
             c.ticket = gate.admit(c::run, () -> {
                 c.queue.close();
-                refuseBusy(call);
+                refuseBusy(call, workersBusy());
             });
             if (c.ticket == null) {
-                return refuseBusy(call);
+                return refuseBusy(call, workersBusy());
             }
             call.request(PartQueue.WINDOW);
             return c.listener;
         }
     }
 
+    private String workersBusy() {
+        return "all " + settings.maxConcurrentCalls() + " call workers are running calls";
+    }
+
     /**
-     * Every worker runs a call: this one is refused before it runs, with UNAVAILABLE and the
-     * {@code sb-busy} trailer, so the client knows it never ran and may try another server or protocol.
+     * Every worker runs a call, or the call's connection runs its share: this one is refused
+     * before it runs, with UNAVAILABLE and the {@code sb-busy} trailer, so the client knows it
+     * never ran and may try another server or protocol.
      */
-    private ServerCall.Listener<Part> refuseBusy(ServerCall<Part, Part> call) {
+    private ServerCall.Listener<Part> refuseBusy(ServerCall<Part, Part> call, String reason) {
         busyRefusals.increment();
         long n = busyRefusals.sum();
         if (n == 1 || n % 100 == 0) {
-            LOG.warn("gRPC server busy: all {} call workers are running calls; refusing {} ({} refused so far)",
-                    settings.maxConcurrentCalls(), call.getMethodDescriptor().getFullMethodName(), n);
+            LOG.warn("gRPC server busy: {}; refusing {} ({} refused so far)", reason,
+                    call.getMethodDescriptor().getFullMethodName(), n);
         }
         Metadata trailers = new Metadata();
         trailers.put(GrpcErrors.BUSY, Integer.toString(settings.maxConcurrentCalls()));
-        call.close(Status.UNAVAILABLE.withDescription("server busy: all " + settings.maxConcurrentCalls()
-                + " call workers are running calls; the call did not run"), trailers);
+        call.close(Status.UNAVAILABLE.withDescription("server busy: " + reason + "; the call did not run"), trailers);
         return new ServerCall.Listener<>() { };
     }
 
