@@ -57,8 +57,9 @@ final class TokenOptions {
     /** The verifier's flags: keys, issuer, audience, the principal's claim, the clock skew. */
     static final class Verifier {
         @Option(names = "--jwt-keys", paramLabel = "FILE", description = "Public keys bearer tokens are verified "
-                + "with: a JWKS file (JSON) or PEM PUBLIC KEY blocks. A call with a token that does not verify is "
-                + "refused; a call without one keeps its certificate's identity, or none.")
+                + "with: a JWKS file (JSON) or PEM PUBLIC KEY blocks, read again at most every 10 s so keys rotate "
+                + "without a restart. A call with a token that does not verify is refused; a call without one keeps "
+                + "its certificate's identity, or none.")
         Path keys;
 
         @Option(names = "--jwt-issuer", paramLabel = "ISS", description = "The iss every token must have.")

@@ -102,6 +102,23 @@ public final class TestTokens {
         return sign(key, claims(subject, ISSUER, AUDIENCE, Instant.now().minusSeconds(5), Duration.ofMinutes(10)));
     }
 
+    /** A token for {@code subject}, valid for ten minutes, signed by the issuer's other key ({@code kid} "other"). */
+    public String validFromOtherKey(String subject) {
+        return sign(otherKey, claims(subject, ISSUER, AUDIENCE, Instant.now().minusSeconds(5), Duration.ofMinutes(10)));
+    }
+
+    /** A JWKS document of the public halves of the issuer's key, its other key, or both. */
+    public String jwks(boolean issuerKey, boolean otherKey) {
+        java.util.List<com.nimbusds.jose.jwk.JWK> keys = new java.util.ArrayList<>();
+        if (issuerKey) {
+            keys.add(key.toPublicJWK());
+        }
+        if (otherKey) {
+            keys.add(this.otherKey.toPublicJWK());
+        }
+        return new com.nimbusds.jose.jwk.JWKSet(keys).toString();
+    }
+
     /**
      * The tokens a server must refuse, by what is wrong with them; each names {@code subject} and
      * would verify but for that.

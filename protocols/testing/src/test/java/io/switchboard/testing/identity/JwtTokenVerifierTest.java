@@ -10,6 +10,7 @@ import io.switchboard.protocol.spi.JwtTokenVerifier;
 import io.switchboard.testing.TestTokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +71,99 @@ class JwtTokenVerifierTest {
         String secret = "{\"keys\":[{\"kty\":\"oct\",\"k\":\"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA\"}]}";
         assertThrows(IllegalArgumentException.class, () -> JwtTokenVerifier.builder().jwks(secret));
         assertThrows(IllegalArgumentException.class, () -> JwtTokenVerifier.builder().jwks("{not json"));
+    }
+
+    @Test
+    void aKeyAddedToTheJwksFileIsTakenWithoutARestartAndARemovedOneIsNoLonger(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("jwks.json");
+        JwtTokenVerifier verifier = issuersKeyIn(file, Duration.ofMillis(50));
+        String rotated = tokens.validFromOtherKey("dave");
+        assertEquals("alice", verifier.verify(tokens.valid("alice")));
+        assertThrows(PermissionDeniedException.class, () -> verifier.verify(rotated), "no key of its kid yet");
+
+        Files.writeString(file, tokens.jwks(true, true));   // the new key beside the old one
+        awaitTrue(() -> verifies(verifier, rotated), "the added key is taken");
+        assertEquals("alice", verifier.verify(tokens.valid("alice")));
+
+        Files.writeString(file, tokens.jwks(false, true));   // the old key withdrawn
+        String old = tokens.valid("alice");
+        awaitTrue(() -> !verifies(verifier, old), "the removed key is no longer taken");
+        assertEquals("dave", verifier.verify(rotated));
+    }
+
+    @Test
+    void aKeyFileBrokenTooLargeOrGoneLeavesTheKeysReadBefore(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("jwks.json");
+        JwtTokenVerifier verifier = issuersKeyIn(file, Duration.ofMillis(20));
+        String token = tokens.valid("alice");
+        Map<String, Runnable> breakings = new java.util.LinkedHashMap<>();
+        breakings.put("not JSON", () -> write(file, "{\"keys\": [{\"kty\""));
+        breakings.put("no keys", () -> write(file, "{\"keys\": []}"));
+        breakings.put("a private key", () -> write(file, tokens.jwks(true, false).replace("}]", ",\"d\":\"AQAB\"}]")));
+        breakings.put("over 1 MiB", () -> write(file, " ".repeat((1 << 20) + 1) + tokens.jwks(false, true)));
+        breakings.put("gone", () -> {
+            try {
+                Files.delete(file);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        for (Map.Entry<String, Runnable> broken : breakings.entrySet()) {
+            broken.getValue().run();
+            long reads = verifier.keyFileReads();
+            awaitTrue(() -> {
+                verifies(verifier, token);
+                return verifier.keyFileReads() >= reads + 2;   // read again, twice, since it broke
+            }, broken.getKey() + ": read again");
+            assertEquals("alice", verifier.verify(token), broken.getKey() + ": the keys read before stay");
+        }
+    }
+
+    @Test
+    void tokensNamingUnknownKeysHaveTheFileReadAtMostOnceASecond() {
+        JwtTokenVerifier verifier = JwtTokenVerifier.builder().jwks(tokens.jwksFile()).issuer(TestTokens.ISSUER)
+                .audience(TestTokens.AUDIENCE).build();
+        String unknown = tokens.validFromOtherKey("mallory");
+        long start = System.nanoTime();
+        for (int i = 0; i < 2_000; i++) {
+            assertThrows(PermissionDeniedException.class, () -> verifier.verify(unknown));
+        }
+        long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        assertTrue(verifier.keyFileReads() <= 2 + seconds, verifier.keyFileReads() + " reads in " + seconds + " s");
+        assertTrue(verifier.keyFileReads() >= 1, "read once at build");
+    }
+
+    /** A verifier of the keys in {@code file}, which now holds the issuer's key, read again every {@code recheck}. */
+    private JwtTokenVerifier issuersKeyIn(Path file, Duration recheck) throws java.io.IOException {
+        Files.writeString(file, tokens.jwks(true, false));
+        return JwtTokenVerifier.builder().jwks(file).issuer(TestTokens.ISSUER).audience(TestTokens.AUDIENCE)
+                .recheckKeysEvery(recheck).build();
+    }
+
+    private static boolean verifies(JwtTokenVerifier verifier, String token) {
+        try {
+            verifier.verify(token);
+            return true;
+        } catch (PermissionDeniedException e) {
+            return false;
+        }
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            Files.writeString(file, text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Waits for {@code condition}, looking every few milliseconds, for at most 10 s. */
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, what + " within 10 s");
+            Thread.sleep(5);
+        }
     }
 
     @Test
