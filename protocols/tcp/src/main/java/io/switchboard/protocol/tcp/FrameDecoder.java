@@ -4,8 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
+import java.util.ArrayList;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoInput;
 import java.util.List;
@@ -25,8 +27,19 @@ import java.util.List;
  * {@link FrameBudget} when its header is read: one that finds the budget spent is passed on
  * without data ({@link Frame#overBudget}) and its data skipped, so connections that announce large
  * frames and send nothing more hold at most the budget.
+ *
+ * <p>A server's connection feeds it each read itself ({@link #read}), so a call passes one handler
+ * of the pipeline, not two; as a handler of its own it passes each frame on to the next.
  */
-final class FrameDecoder extends ByteToMessageDecoder {
+final class FrameDecoder extends ChannelInboundHandlerAdapter {
+    /** Takes the frames a read brings in, in order. */
+    interface Sink {
+        void frame(ChannelHandlerContext ctx, Frame frame);
+    }
+
+    /** As a handler: each frame goes to the next handler. */
+    private static final Sink NEXT_HANDLER = ChannelHandlerContext::fireChannelRead;
+
     /** Frames of at least this many bytes are collected in a buffer of their own size ({@link #cumulate}). */
     static final int PRESIZED_FRAME_BYTES = 256 << 10;
     /**
@@ -54,6 +67,10 @@ final class FrameDecoder extends ByteToMessageDecoder {
      * read by the server's connection limit from other threads.
      */
     private volatile long frameStart;
+    /** Bytes read and not yet cut into frames (a frame's start), or null. */
+    private ByteBuf cumulation;
+    /** What one {@link #cut} gives; reused. */
+    private final List<Object> cut = new ArrayList<>(2);
 
     /** A client's decoder: no deadline (it waits for answers as long as their calls do), no budget. */
     FrameDecoder(long maxDataBytes, int maxMetaBytes) {
@@ -72,7 +89,6 @@ final class FrameDecoder extends ByteToMessageDecoder {
         this.frameTimeoutNanos = frameTimeout == null ? 0 : frameTimeout.toNanos();
         this.budget = budget;
         this.slowSenders = slowSenders;
-        setCumulator(this::cumulate);
     }
 
     /** When the frame under way began (System.nanoTime), or 0 if none is under way. */
@@ -92,7 +108,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         int missing = missingBytes(cumulation);
         if (missing == 0 || cumulation.readableBytes() + (long) missing < PRESIZED_FRAME_BYTES
                 || in.readableBytes() <= cumulation.writableBytes()) {
-            return MERGE_CUMULATOR.cumulate(alloc, cumulation, in);   // small, or room enough: no growing
+            return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);   // small, or room enough: no growing
         }
         try {
             long size = (long) cumulation.readableBytes() + Math.max(missing, in.readableBytes()) + READ_SLACK_BYTES;
@@ -134,12 +150,52 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        super.channelRead(ctx, msg);
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        read(ctx, msg, NEXT_HANDLER);
+    }
+
+    /**
+     * Takes one read's bytes: hands each whole frame to {@code sink}, in order, keeps the start of
+     * the next for the reads to come, and starts or stops the frame's clock.
+     *
+     * @throws FrameException when the framing is broken: the connection cannot go on
+     */
+    void read(ChannelHandlerContext ctx, Object msg, Sink sink) {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ByteBuf buf = cumulation == null ? in : cumulate(ctx.alloc(), cumulation, in);
+        cumulation = null;
+        try {
+            while (buf.isReadable() && ctx.channel().isOpen()) {
+                int before = buf.readableBytes();
+                cut(buf, cut);
+                if (cut.isEmpty()) {
+                    if (buf.readableBytes() == before) {
+                        break;   // a frame's start: the rest comes with the next reads
+                    }
+                    continue;
+                }
+                Frame frame = (Frame) cut.get(0);
+                cut.clear();
+                sink.frame(ctx, frame);
+            }
+        } finally {
+            for (Object f : cut) {
+                ((Frame) f).release();
+            }
+            cut.clear();
+            if (buf.isReadable()) {
+                cumulation = buf;
+            } else {
+                buf.release();
+            }
+        }
         if (frameTimeoutNanos == 0) {
             return;
         }
-        boolean partial = discarding > 0 || (internalBuffer().isReadable());
+        boolean partial = discarding > 0 || cumulation != null;
         if (!partial) {
             frameStart = 0;
         } else if (frameStart == 0) {
@@ -163,8 +219,9 @@ final class FrameDecoder extends ByteToMessageDecoder {
             if (slowSenders != null) {
                 slowSenders.run();
             }
-            // however large its header says it is: a larger announcement buys no more time
-            ctx.fireExceptionCaught(new FrameException("a frame of " + announced + " bytes did not arrive within "
+            // however large its header says it is: a larger announcement buys no more time;
+            // from the pipeline's head, so that the connection's own handler hears of it too
+            ctx.pipeline().fireExceptionCaught(new FrameException("a frame of " + announced + " bytes did not arrive within "
                     + java.time.Duration.ofNanos(frameTimeoutNanos).toMillis() + " ms"));
         }, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
@@ -174,11 +231,6 @@ final class FrameDecoder extends ByteToMessageDecoder {
         FrameException(String message) {
             super(message);
         }
-    }
-
-    @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        cut(in, out);
     }
 
     /**
@@ -284,9 +336,24 @@ final class FrameDecoder extends ByteToMessageDecoder {
         }
     }
 
-    @Override
-    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    /** Frees what the decoder holds: the bytes of a frame begun and not finished, its budget reservation. */
+    void release() {
+        if (cumulation != null) {
+            cumulation.release();
+            cumulation = null;
+        }
         giveBackReservation();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        release();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        release();
     }
 
     private RpcMeta meta(ByteBuf in, int at, int length) {

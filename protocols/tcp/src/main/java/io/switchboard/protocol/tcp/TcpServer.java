@@ -155,9 +155,10 @@ final class TcpServer implements ProtocolServer {
                 } else {
                     c.refuse(admission.refusal());
                 }
-                // two handlers only: the connection keeps its own idle time and holds the flushes
-                // of one read's answers, where idle and flush handlers would run on every call
-                ch.pipeline().addLast(decoder, c);
+                // one handler: the connection cuts its frames, keeps its own idle time and holds
+                // the flushes of one read's answers, where a decoder, an idle and a flush handler
+                // would each run on every call
+                ch.pipeline().addLast(c);
             }
         };
         ServerBootstrap b = new ServerBootstrap().group(loops)
@@ -275,7 +276,8 @@ final class TcpServer implements ProtocolServer {
      * One connection's calls: those running, by correlation id, so that a cancel or the close finds
      * them; and its share of the server's connections.
      */
-    private final class Connection extends ChannelInboundHandlerAdapter implements ConnectionShares.Member, TcpCall.Owner {
+    private final class Connection extends ChannelInboundHandlerAdapter
+            implements ConnectionShares.Member, TcpCall.Owner, FrameDecoder.Sink {
         /** Answers held during one read before they are flushed anyway, as Netty's FlushConsolidationHandler does. */
         private static final int MAX_HELD_ANSWERS = 256;
 
@@ -336,6 +338,11 @@ final class TcpServer implements ProtocolServer {
                 peer = ConnectionPeers.of(ctx.channel());
             }
             return peer;
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            decoder.release();
         }
 
         @Override
@@ -401,7 +408,12 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            Frame frame = (Frame) msg;
+            decoder.read(ctx, msg, this);
+        }
+
+        /** A request's frame, cut from this connection's bytes. */
+        @Override
+        public void frame(ChannelHandlerContext ctx, Frame frame) {
             RpcMeta meta = frame.meta;
             reading = true;
             idleSince = System.nanoTime();
@@ -513,6 +525,7 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            decoder.release();
             if (idleCheck != null) {
                 idleCheck.cancel(false);
             }
