@@ -84,8 +84,8 @@ final class ClientConnection {
     private static final ThreadLocal<Cork> CORK = new ThreadLocal<>();
     private volatile boolean closed;
     /**
-     * The server answered a request over its frame limit: it closes this connection after that
-     * answer, so no new call is sent on it.
+     * The server said it closes this connection after an answer (a request over its frame limit,
+     * {@link TcpErrors#CLOSING}), so no new call is sent on it.
      */
     private volatile boolean retiring;
     private volatile Throwable failure;
@@ -325,7 +325,7 @@ final class ClientConnection {
 
     private void dispatch(Frame frame) {
         lastUsedNanos = System.nanoTime();
-        if (frame.meta.errorCode() == TcpErrors.LIMIT) {
+        if (frame.meta.userField(TcpErrors.CLOSING) != null) {
             retiring = true;   // before its caller hears of it: its next call goes on another connection
         }
         Call c = calls.remove(frame.meta.correlationId());

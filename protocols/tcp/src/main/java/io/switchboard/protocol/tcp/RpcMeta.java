@@ -81,6 +81,14 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
                 attachmentSize, userFields, authentication);
     }
 
+    /** This meta with one more user field. */
+    RpcMeta withUserField(String key, String value) {
+        Map<String, String> fields = userFields == null ? new java.util.HashMap<>(2) : new java.util.HashMap<>(userFields);
+        fields.put(key, value);
+        return new RpcMeta(service, method, logId, requestId, timeoutMillis, errorCode, errorText, correlationId,
+                compressType, attachmentSize, fields, authentication);
+    }
+
     boolean isRequest() {
         return service != null;
     }

@@ -52,6 +52,13 @@ final class TcpErrors {
     static final String REFUSED_FIELD = "sb-refused-field";
     /** User field of an {@link #AUTH} response: the path the policy denied. */
     static final String DENIED_PATH = "sb-denied-path";
+    /**
+     * User field of a response after which the server closes the connection (a frame over its
+     * limit, whose message it did not read): a client sends no new call on it. An {@code ELIMIT}
+     * without it (a message over a limit once decoded or inflated; a brpc server's concurrency
+     * limit) leaves the connection in use.
+     */
+    static final String CLOSING = "sb-closing";
     /** User field of a response: the class of an undeclared error the operation threw. */
     static final String ERROR_TYPE = "sb-error-type";
     /** User field of a request: cancels the call of the same correlation id on this connection; no answer follows. */

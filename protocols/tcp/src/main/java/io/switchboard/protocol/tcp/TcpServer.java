@@ -82,6 +82,7 @@ final class TcpServer implements ProtocolServer {
     private final LongAdder busyRefusals = new LongAdder();
     private final LongAdder slowSenders = new LongAdder();
     private final LongAdder connectionRefusals = new LongAdder();
+    private final LongAdder acceptedConnections = new LongAdder();
     private final ConnectionShares shares;
     private final FrameBudget budget;
     /** Most calls one connection runs at once: below the server's, so one connection cannot take every worker. */
@@ -132,6 +133,7 @@ final class TcpServer implements ProtocolServer {
         ChannelInitializer<Channel> connection = new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+                acceptedConnections.increment();
                 connections.add(ch);
                 if (settings.tls() != null) {
                     SslHandler tls = TcpTls.server(settings.tls());
@@ -206,6 +208,11 @@ final class TcpServer implements ProtocolServer {
     /** Connections refused because every connection of their share was working; for tests and logs. */
     long connectionRefusals() {
         return connectionRefusals.sum();
+    }
+
+    /** Connections accepted so far, over TCP and the Unix socket; for tests and logs. */
+    long acceptedConnections() {
+        return acceptedConnections.sum();
     }
 
     /** Connections closed to admit another of their share; for tests and logs. */
@@ -574,7 +581,8 @@ final class TcpServer implements ProtocolServer {
      * be reset, and a reset may overtake the answer.
      */
     private static void answerAndClose(ChannelHandlerContext ctx, RpcMeta meta) {
-        ctx.writeAndFlush(Frame.encode(ctx.alloc(), meta.encode(), null)).addListener(f -> {
+        byte[] closing = meta.withUserField(TcpErrors.CLOSING, "1").encode();
+        ctx.writeAndFlush(Frame.encode(ctx.alloc(), closing, null)).addListener(f -> {
             if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel duplex && f.isSuccess()) {
                 duplex.shutdownOutput();
                 ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);

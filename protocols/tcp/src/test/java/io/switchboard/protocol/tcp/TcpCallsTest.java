@@ -155,6 +155,22 @@ class TcpCallsTest {
             RefusedException e = assertThrows(RefusedException.class, () -> s.echoDoubles(new double[200_000]));
             assertEquals(WireFormatException.SIZE_LIMIT, e.reason());
             s.ping();
+            assertEquals(2, ((TcpServer) small).acceptedConnections(), "the next call went on a new connection");
+        }
+    }
+
+    @Test
+    void aRequestOverALimitOnceReadIsRefusedAndItsConnectionStaysInUse() {
+        // the message limit, below the frame limit: the frame is read whole and its message refused
+        TcpServer limited = (TcpServer) provider.newServer(ServerSettings.defaults().withMaxMessageBytes(1000));
+        try (limited) {
+            Endpoint at = limited.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+            ConformanceStub s = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at));
+            s.ping();
+            RefusedException e = assertThrows(RefusedException.class, () -> s.echoDoubles(new double[1000]));
+            assertEquals(WireFormatException.SIZE_LIMIT, e.reason());
+            s.ping();
+            assertEquals(1, limited.acceptedConnections(), "ELIMIT without sb-closing: no second connection was opened");
         }
     }
 
