@@ -444,6 +444,7 @@ def test_a_frame_over_the_limit_is_answered_elimit_and_closed_unread(py_server):
         conn.sendall(struct.pack(">4sII", b"PRPC", len(meta) + 100_000_000, len(meta)) + meta)
         answer, message = _read_frame(conn)
         assert (answer.correlation_id, answer.error_code, answer.user("sb-refused")) == (5, 2004, "size-limit")
+        assert answer.user("sb-closing") == "1", "it says the connection closes"
         assert _read(conn, 1) is None, "the connection is closed"
     assert server.calls == {}
 

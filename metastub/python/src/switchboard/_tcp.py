@@ -37,6 +37,7 @@ TIMED_OUT, OVERCROWDED, INTERNAL, LIMIT = 1008, 1011, 2001, 2004
 DECLARED_FAULT, DRAINING, ANSWER_TOO_LARGE = 3001, 3002, 3003
 REFUSED, REFUSED_FIELD, DENIED_PATH, ERROR_TYPE, CANCEL = (
     "sb-refused", "sb-refused-field", "sb-denied-path", "sb-error-type", "sb-cancel")
+CLOSING = "sb-closing"   # on an answer after which the server closes the connection
 
 
 # -- RpcMeta -------------------------------------------------------------------------------------

@@ -108,7 +108,7 @@ class _Connection:
                                                "the frame limit of %d bytes" % (body - meta_size, meta.service,
                                                                                   meta.method,
                                                                                   self.listener.max_frame_bytes),
-                                               {_tcp.REFUSED: "size-limit"}))
+                                               {_tcp.REFUSED: "size-limit", _tcp.CLOSING: "1"}))
                 raise _Gone()
             self._fill(_tcp.HEADER.size + body)
             message = bytes(self.buffer[_tcp.HEADER.size + meta_size:_tcp.HEADER.size + body])
