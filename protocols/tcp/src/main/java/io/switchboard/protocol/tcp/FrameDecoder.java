@@ -7,9 +7,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
-import java.util.ArrayList;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoInput;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -165,8 +165,9 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        ByteBuf buf = cumulation == null ? in : cumulate(ctx.alloc(), cumulation, in);
-        cumulation = null;
+        ByteBuf held = cumulation;
+        cumulation = null;   // handed to cumulate, which frees what it does not return
+        ByteBuf buf = held == null ? in : cumulate(ctx.alloc(), held, in);
         try {
             while (buf.isReadable() && ctx.channel().isOpen()) {
                 int before = buf.readableBytes();

@@ -294,7 +294,7 @@ final class TcpServer implements ProtocolServer {
         private final Object address;
         /** Since when no call has run and no frame has come (System.nanoTime). */
         private volatile long idleSince = System.nanoTime();
-        /** A connection idle this long, with no call running and no frame under way, is closed. */
+        /** A connection idle this long, with no call running and no frame under way, is closed; 0 or less: never. */
         private final long idleNanos;
         private io.netty.util.concurrent.ScheduledFuture<?> idleCheck;
         /** Whether the event loop is handling a read; answers written meanwhile are flushed at its end. Loop only. */
@@ -354,7 +354,9 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
-            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), idleNanos, TimeUnit.NANOSECONDS);
+            if (idleNanos > 0) {   // none: connections are not closed for being idle
+                idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), idleNanos, TimeUnit.NANOSECONDS);
+            }
         }
 
         /** Closes the connection once idle for the idle timeout; otherwise looks again when it could be. */
