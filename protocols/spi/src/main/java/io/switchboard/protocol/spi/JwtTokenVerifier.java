@@ -90,7 +90,8 @@ public final class JwtTokenVerifier implements TokenVerifier {
         processor.setJWTClaimsSetVerifier(claims);
         principalClaim = b.principalClaim;
         description = "JWT verifier (" + selector.keys().size() + " keys" + (b.files.isEmpty() ? ""
-                : " from " + b.files.size() + " files read again every " + b.recheck.toSeconds() + " s")
+                : " from " + b.files.size() + " files read again every " + (b.recheck.toMillis() % 1000 == 0
+                        ? b.recheck.toSeconds() + " s" : b.recheck.toMillis() + " ms"))
                 + ", issuer " + b.issuer + ", audience " + b.audience + ", principal " + principalClaim + ")";
     }
 
