@@ -98,6 +98,28 @@ def test_an_async_call_falls_back_from_a_dead_tcp_endpoint_to_soap(fresh_echo, s
         registry.unbind(name, "one", secret)
 
 
+def test_an_async_call_its_caller_cancels_sends_the_cancel_frame_and_does_not_fall_back(fresh_echo, secret,
+                                                                                          echo_proto):
+    echo = fresh_echo
+    soap = echo.entries[0].endpoint("soap")
+    name = "PyAsyncCancel" + uuid.uuid4().hex[:8]
+    registry = echo._board.registry
+    with _ScriptedServer(lambda meta, message: None) as server:   # never answers
+        registry.bind(registry.entry_dict(name, "one", [("tcp", "tcp://127.0.0.1:%d/Echo" % server.port),
+                                                        ("soap", soap)], None, echo_proto, None, 0, []), secret)
+        try:
+            stub = echo._board.lookup(name, policy="fixed:tcp")
+            future = stub.empty_async()
+            server.await_requests(1, timeout=30)
+            assert future.cancel()
+            request, cancel = server.await_requests(2, timeout=30)
+            assert cancel.user_fields == {"sb-cancel": "1"} and cancel.correlation_id == request.correlation_id
+            assert future.cancelled()
+            assert stub.last_call is None or stub.last_call.protocol == "tcp", "no fallback to SOAP"
+        finally:
+            registry.unbind(name, "one", secret)
+
+
 @pytest.fixture(scope="module")
 def ops(echo_proto):
     return Interface(echo_proto)

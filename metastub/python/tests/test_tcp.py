@@ -318,6 +318,33 @@ def test_a_deadline_fails_may_have_run_and_cancels_on_the_server(ops):
     assert (cancel.service, cancel.method) == ("switchboard.echo.Echo", "empty")
 
 
+def test_a_cancelled_async_call_sends_a_cancel_frame_drops_its_late_answer_and_the_connection_goes_on(ops):
+    first = []
+
+    def script(meta, message):
+        if meta.user_fields.get("sb-cancel"):
+            return _answer(meta)   # the cancelled call's answer, after its cancel: the client drops it
+        if not first:
+            first.append(meta.correlation_id)
+            return None            # held until the cancel comes
+        return _answer(meta)
+
+    with _ScriptedServer(script) as server:
+        transport = _tcp.TcpTransport(ops, "tcp://127.0.0.1:%d/Echo" % server.port)
+        op = ops.operations["empty"]
+        try:
+            future = transport.call_async(op, op.request(), "feedc0de" * 4, 60)
+            server.await_requests(1, timeout=10)
+            assert future.cancel()
+            request, cancel = server.await_requests(2, timeout=10)
+            assert cancel.user_fields == {"sb-cancel": "1"} and cancel.correlation_id == request.correlation_id
+            assert future.cancelled()
+            transport.call(op, op.request(), None, 10)   # answered on the same connection
+            assert len(server.requests) == 3 and server.requests[2].correlation_id != request.correlation_id
+        finally:
+            transport.close()
+
+
 @pytest.mark.parametrize("reply", [
     b"HTTP/1.1 400 Bad Request\r\n\r\n",                         # not a frame
     struct.pack(">4sII", b"PRPC", 4, 9) + b"abcd",              # a meta larger than its body

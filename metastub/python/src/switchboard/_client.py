@@ -106,13 +106,17 @@ class _Selection:
 
 
 def _chain(source, target):
-    """Settles the concurrent Future ``target`` as ``source`` is settled; returns ``target``."""
+    """Settles the concurrent Future ``target`` as ``source`` is settled, unless its caller
+    cancelled it (then ``source`` is cancelled if it has not run yet); returns ``target``."""
     def copy(done):
+        if target.cancelled():
+            return
         try:
             target.set_result(done.result())
         except BaseException as e:
             target.set_exception(e)
     source.add_done_callback(copy)
+    target.add_done_callback(lambda t: source.cancel() if t.cancelled() else None)
     return target
 
 
@@ -389,6 +393,8 @@ class Component:
         def attempted(done):
             with self._lock:
                 replica.in_flight -= 1
+            if future.cancelled():
+                return   # its caller cancelled it: no failsafe, nobody to tell
             try:
                 response, raw = done.result()
             except FaultMessage as f:
@@ -410,6 +416,8 @@ class Component:
                 future.set_exception(e)
 
         attempt.add_done_callback(attempted)
+        # a call its caller cancels is cancelled on the wire too (over tcp: the cancel frame)
+        future.add_done_callback(lambda f: attempt.cancel() if f.cancelled() else None)
         return future
 
     def _pick_replica(self, tried):

@@ -557,24 +557,37 @@ class TcpTransport:
     def call_async(self, op, request, call_id, timeout):
         """Starts the call and returns a concurrent Future of ``(response, raw bytes)``, settled by
         the connection's reader (or a blocking caller reading for all): no thread waits for it. At
-        its deadline a cancel frame is sent and it fails as may-have-run, as a blocking call."""
+        its deadline a cancel frame is sent and it fails as may-have-run, as a blocking call; a
+        future cancelled by its caller sends the cancel frame too, and its answer, if it still
+        comes, is dropped."""
         message = self._message(op, request)
         timeout = 60.0 if timeout is None else timeout
         connection = self.connection()
         future = concurrent.futures.Future()
 
-        def settled(call):
+        def settle(outcome):
             try:
-                future.set_result(self._outcome(op, connection, call))
-            except BaseException as e:   # a declared fault (FaultMessage) or a mapped error
-                future.set_exception(e)
+                outcome()
+            except concurrent.futures.InvalidStateError:
+                pass   # cancelled by its caller meanwhile: nobody waits for the outcome
+
+        def settled(call):
+            def outcome():
+                try:
+                    result = self._outcome(op, connection, call)
+                except BaseException as e:   # a declared fault (FaultMessage) or a mapped error
+                    future.set_exception(e)
+                    return
+                future.set_result(result)
+            settle(outcome)
 
         def expired(call):
             self._send_cancel(connection, call, op)
-            future.set_exception(self._late(op, timeout))
+            settle(lambda: future.set_exception(self._late(op, timeout)))
 
         call = connection.open(settled, time.monotonic() + timeout)
         self._send(connection, op, request, call, call_id, timeout, message)
+        future.add_done_callback(lambda f: self._cancel(connection, call, op) if f.cancelled() else None)
         connection.start_reader(expired)
         return future
 
