@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.switchboard.codec.message.WireFormatException;
@@ -28,17 +27,15 @@ import java.util.List;
  * without data ({@link Frame#overBudget}) and its data skipped, so connections that announce large
  * frames and send nothing more hold at most the budget.
  *
- * <p>A server's connection feeds it each read itself ({@link #read}), so a call passes one handler
- * of the pipeline, not two; as a handler of its own it passes each frame on to the next.
+ * <p>Not a handler of its own: a server's connection feeds it each read ({@link #read}), so a call
+ * passes one handler of the pipeline, not two; a client's connection cuts frames off its own buffer
+ * ({@link #cut}).
  */
-final class FrameDecoder extends ChannelInboundHandlerAdapter {
+final class FrameDecoder {
     /** Takes the frames a read brings in, in order. */
     interface Sink {
         void frame(ChannelHandlerContext ctx, Frame frame);
     }
-
-    /** As a handler: each frame goes to the next handler. */
-    private static final Sink NEXT_HANDLER = ChannelHandlerContext::fireChannelRead;
 
     /** Frames of at least this many bytes are collected in a buffer of their own size ({@link #cumulate}). */
     static final int PRESIZED_FRAME_BYTES = 256 << 10;
@@ -147,11 +144,6 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             return 0;   // no buffer of its own without its bytes from the budget (reserved as its header is cut)
         }
         return (int) Math.max(0, Frame.HEADER_BYTES + body - in.readableBytes());
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        read(ctx, msg, NEXT_HANDLER);
     }
 
     /**
@@ -344,17 +336,6 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             cumulation = null;
         }
         giveBackReservation();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        release();
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-        release();
     }
 
     private RpcMeta meta(ByteBuf in, int at, int length) {

@@ -349,7 +349,7 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void handlerRemoved(ChannelHandlerContext ctx) {
-            decoder.release();
+            decoder.release();   // a frame begun and not finished, and its budget reservation
         }
 
         @Override
@@ -534,7 +534,6 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            decoder.release();
             if (idleCheck != null) {
                 idleCheck.cancel(false);
             }

@@ -21,8 +21,23 @@ class FrameDecoderTest {
     private static final RpcMeta PING = RpcMeta.request("switchboard.conformance.Conformance", "ping", "id-1", 500, 7,
             Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
 
+    /** {@code decoder} fed each read, as a server's connection feeds it, each frame passed on to the next handler. */
+    static io.netty.channel.ChannelHandler handler(FrameDecoder decoder) {
+        return new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                decoder.read(ctx, msg, io.netty.channel.ChannelHandlerContext::fireChannelRead);
+            }
+
+            @Override
+            public void handlerRemoved(io.netty.channel.ChannelHandlerContext ctx) {
+                decoder.release();
+            }
+        };
+    }
+
     private static EmbeddedChannel channel(int maxData, int maxMeta) {
-        return new EmbeddedChannel(new FrameDecoder(maxData, maxMeta));
+        return new EmbeddedChannel(handler(new FrameDecoder(maxData, maxMeta)));
     }
 
     private static byte[] header(long body, long meta) {

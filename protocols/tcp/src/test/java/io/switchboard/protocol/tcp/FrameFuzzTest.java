@@ -38,7 +38,7 @@ class FrameFuzzTest {
         }
         int piece = 1 + (input[0] & 0xFF);
         List<Object[]> requests = CHECK.run(input.length, () -> {
-            EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(64 << 10, 4 << 10));
+            EmbeddedChannel ch = new EmbeddedChannel(FrameDecoderTest.handler(new FrameDecoder(64 << 10, 4 << 10)));
             List<Object[]> read = new ArrayList<>();
             try {
                 for (int at = 1; at < input.length; at += piece) {
