@@ -137,7 +137,7 @@ public final class JwtTokenVerifier implements TokenVerifier {
     private static final class KeyFile {
         final Path path;
         final boolean jwks;
-        volatile List<JWK> keys;
+        List<JWK> keys;   // read and written by the thread holding the selector's lock, or the builder
         byte[] lastBytes;
         /** The last refusal logged, so a file broken the same way is not logged at every recheck. */
         String lastProblem;
@@ -166,6 +166,8 @@ public final class JwtTokenVerifier implements TokenVerifier {
         private final java.util.concurrent.locks.ReentrantLock reading = new java.util.concurrent.locks.ReentrantLock();
         final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
         private volatile long lastRead;
+        /** The fixed keys and the files' keys as last read: made again when a file's keys change, not per token. */
+        private volatile List<JWK> keys;
 
         KeySelector(List<JWK> fixed, List<KeyFile> files, long recheckNanos) {
             this.fixed = List.copyOf(fixed);
@@ -173,17 +175,19 @@ public final class JwtTokenVerifier implements TokenVerifier {
             this.recheckNanos = recheckNanos;
             this.lastRead = System.nanoTime();
             reads.set(files.size());   // each read once by the builder
+            this.keys = gather();
         }
 
         List<JWK> keys() {
-            if (files.isEmpty()) {
-                return fixed;
-            }
+            return keys;
+        }
+
+        private List<JWK> gather() {
             List<JWK> all = new ArrayList<>(fixed);
             for (KeyFile f : files) {
                 all.addAll(f.keys);
             }
-            return all;
+            return List.copyOf(all);
         }
 
         /**
@@ -209,6 +213,9 @@ public final class JwtTokenVerifier implements TokenVerifier {
                 boolean changed = false;
                 for (KeyFile f : files) {
                     changed |= reread(f);
+                }
+                if (changed) {
+                    keys = gather();
                 }
                 lastRead = System.nanoTime();
                 return changed;
