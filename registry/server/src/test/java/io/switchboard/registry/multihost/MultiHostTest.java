@@ -59,6 +59,8 @@ class MultiHostTest {
     private static final int ZK_SESSION_MS = 4000;
     private static final Duration ANSWER = Duration.ofSeconds(60);
     private static final Duration CONVERGE = Duration.ofSeconds(60);
+    /** What a registry's log says when its ZooKeeper client has a server again after losing one. */
+    private static final String ZOOKEEPER_BACK = "connection back";
     /** Small heaps, and the INFO lines of Switchboard with times in each host log (target/multihost-TIME/HOST.err). */
     private static final List<String> SMALL_JVM = List.of("-Xmx128m", "-Xss512k",
             "-Dorg.slf4j.simpleLogger.log.io.switchboard=info", "-Dorg.slf4j.simpleLogger.showDateTime=true",
@@ -158,14 +160,30 @@ class MultiHostTest {
         assertEquals("ok", client.ask("bind " + reg1 + " MarkerBefore", ANSWER));
         String instancesBefore = client.ask("lookup " + reg2 + " Conformance", ANSWER);
         String leader = leader();
+        int reg1Back = occurrences("reg1", ZOOKEEPER_BACK);
+        int reg2Back = occurrences("reg2", ZOOKEEPER_BACK);
         zooKeepers.get(leader).kill();
+        long killed = System.nanoTime();
         System.out.println("killed the ZooKeeper server on " + leader + " (the leader, by its log)");
-        // the two left elect a new leader before they take writes; a bind sent during the election
-        // waits on it, on a starved machine longer than the client's read timeout
+        // the two left elect a new leader before they take writes, and every ZooKeeper client loses
+        // its connection (a follower without a leader drops its clients). A registry takes writes
+        // again once its client has found a server that serves: after the election, and after the
+        // client's own pause between rounds over the servers, seconds on a starved machine, longer
+        // than the test client's call timeout
         System.out.println("the ZooKeeper servers left elected " + awaitLeaderOtherThan(leader));
+        long back = System.nanoTime() + ANSWER.toNanos();
+        assertTrue(awaitLog("reg1", ZOOKEEPER_BACK, reg1Back + 1, back) && awaitLog("reg2", ZOOKEEPER_BACK, reg2Back + 1, back),
+                "both registries are connected to ZooKeeper again");
+        System.out.printf("both registries were connected to ZooKeeper again %.1f s after the kill%n",
+                (System.nanoTime() - killed) / 1e9);
 
-        // a write needs a quorum: two of three servers still make one
+        // a write needs a quorum: two of three servers still make one. The other registry shows it
+        // once its cache has heard of it (a watch event later; sooner or later than this lookup)
         assertEquals("ok", client.ask("bind " + reg2 + " MarkerAfter", ANSWER));
+        long bound = System.nanoTime();
+        awaitLookup(reg1, "MarkerAfter", hosts -> !hosts.isEmpty());
+        System.out.printf("the other registry showed the bind %.1f ms after it was acknowledged%n",
+                (System.nanoTime() - bound) / 1e6);
         assertEquals("MarkerAfter-instance@" + net.address("comp1"), client.ask("lookup " + reg1 + " MarkerAfter", ANSWER)
                 .replace(net.address("comp2"), net.address("comp1")));
         assertFalse(client.ask("lookup " + reg2 + " MarkerBefore", ANSWER).isEmpty(), "the entry bound before is kept");

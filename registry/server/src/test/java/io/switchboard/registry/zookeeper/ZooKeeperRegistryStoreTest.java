@@ -87,6 +87,10 @@ class ZooKeeperRegistryStoreTest {
         }
     }
 
+    private static List<String> instances(RegistryClient client, String name) {
+        return client.lookup(name).stream().map(ComponentEntry::instanceId).toList();
+    }
+
     @Test
     void anExpiredLeaseRemovesTheEntryOnlyWhileItIsStillThisServers() throws Exception {
         try (ZooKeeperRegistryStore first = store("/t/expire"); ZooKeeperRegistryStore second = store("/t/expire")) {
@@ -196,15 +200,7 @@ class ZooKeeperRegistryStoreTest {
             writer.bind(entry("Echo", "e1", 30));
             await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
 
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            writer.curator().create().forPath("/t/fold-pause");
-            watched.curator().getData().usingWatcher((CuratorWatcher) event -> {
-                held.countDown();
-                release.await();
-            }).forPath("/t/fold-pause");
-            writer.curator().setData().forPath("/t/fold-pause", new byte[] {1});
-            assertTrue(held.await(10, TimeUnit.SECONDS), "the watching store's event thread is held");
+            CountDownLatch release = holdEventThread(watched, writer, "/t/fold-pause");
             try {
                 writer.rebind(entry("Echo", "e1", 31));
                 writer.unbind("Echo", "e1");
@@ -215,6 +211,58 @@ class ZooKeeperRegistryStoreTest {
             await("the later bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:marker:30"));
             assertEquals(List.of("bound:e1:30", "gone:e1", "bound:marker:30"), changes);
         }
+    }
+
+    /**
+     * Lookups come from a server's cache, which shows this server's own writes at once and another
+     * server's once it has heard of them. The reading store's ZooKeeper event thread is held (as a
+     * pause or a loaded CPU would hold it) while another store binds: its lookups still give the
+     * instances from before, and the new one once the thread goes on. So a test that asks one
+     * registry server for what another just wrote waits for it.
+     */
+    @Test
+    void anotherStoresBindShowsInALookupOnceThisStoresCacheHasHeardOfIt() throws Exception {
+        try (ZooKeeperRegistryStore writer = store("/t/lag"); ZooKeeperRegistryStore reader = store("/t/lag")) {
+            List<String> changes = new CopyOnWriteArrayList<>();
+            reader.reportChanges(recording(changes));
+            writer.bind(entry("Echo", "e1", 30));
+            await("the reader's cache hears of the first bind", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
+            assertEquals(List.of("e1"), ids(reader.lookup("Echo")));
+
+            CountDownLatch release = holdEventThread(reader, writer, "/t/lag-pause");
+            try {
+                writer.bind(entry("Echo", "e2", 30));
+                assertEquals(List.of("e1", "e2"), ids(writer.lookup("Echo")), "the writer's own bind shows at once");
+                assertEquals(List.of("e1"), ids(reader.lookup("Echo")), "the reader's cache has not heard of it");
+            } finally {
+                release.countDown();
+            }
+            await("the reader's lookups show the bind once its cache has heard of it", Duration.ofSeconds(10),
+                    () -> ids(reader.lookup("Echo")).equals(List.of("e1", "e2")));
+        }
+    }
+
+    /**
+     * Holds {@code held}'s ZooKeeper event thread (as a pause or a loaded CPU would hold it) in a
+     * watcher on {@code path}, which {@code other} creates and changes, until the latch returned
+     * is counted down: {@code held}'s cache hears of nothing meanwhile.
+     */
+    private static CountDownLatch holdEventThread(ZooKeeperRegistryStore held, ZooKeeperRegistryStore other, String path)
+            throws Exception {
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        other.curator().create().forPath(path);
+        held.curator().getData().usingWatcher((CuratorWatcher) event -> {
+            holding.countDown();
+            release.await();
+        }).forPath(path);
+        other.curator().setData().forPath(path, new byte[] {1});
+        assertTrue(holding.await(10, TimeUnit.SECONDS), "the store's event thread is held");
+        return release;
+    }
+
+    private static List<String> ids(List<ComponentEntry> entries) {
+        return entries.stream().map(ComponentEntry::instanceId).toList();
     }
 
     @Test
@@ -249,11 +297,15 @@ class ZooKeeperRegistryStoreTest {
              RegistryClient viaTwo = RegistryClient.connect(two.endpoint(), "s")) {
             viaOne.bind(entry("Echo", "e1", 30));
             viaTwo.bind(entry("Echo", "e2", 30));
-            assertEquals(List.of("e1", "e2"), viaTwo.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
-            assertEquals(List.of("e1", "e2"), viaOne.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
+            // a server's lookups show its own writes at once, and another server's once its cache heard of them
+            assertEquals(List.of("e1", "e2"), instances(viaTwo, "Echo"));
+            await("the first server's cache hears of the second's bind", Duration.ofSeconds(10),
+                    () -> instances(viaOne, "Echo").equals(List.of("e1", "e2")));
             assertTrue(viaTwo.renew("Echo", "e1"), "a renew through the other server finds the entry");
             assertEquals(1, viaTwo.unbind("Echo", "e1"));
-            assertEquals(List.of("e2"), viaOne.lookup("Echo").stream().map(ComponentEntry::instanceId).toList());
+            assertEquals(List.of("e2"), instances(viaTwo, "Echo"));
+            await("the first server's cache hears of the second's unbind", Duration.ofSeconds(10),
+                    () -> instances(viaOne, "Echo").equals(List.of("e2")));
             try (RegistryClient intruder = RegistryClient.connect(two.endpoint(), "wrong")) {
                 assertEquals("unauthorized", assertThrows(RegistryException.class,
                         () -> intruder.unbind("Echo", null)).code());

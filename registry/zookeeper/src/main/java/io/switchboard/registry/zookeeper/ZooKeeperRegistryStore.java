@@ -104,6 +104,10 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             if (state == ConnectionState.LOST || state == ConnectionState.SUSPENDED) {
                 LOG.warn("ZooKeeper at {}: connection {}", ensemble, state.name().toLowerCase());
             } else if (state.isConnected()) {
+                if (state == ConnectionState.RECONNECTED) {
+                    // the end of an outage the warning above began: an operator (and a test) sees it is over
+                    LOG.info("ZooKeeper at {}: connection back", ensemble);
+                }
                 restorer.execute(this::restoreAfterNewSession);
             }
         });
