@@ -55,6 +55,9 @@ import org.slf4j.LoggerFactory;
  * after it has passed, and at most once a second when a token names a {@code kid} that no key has
  * (a key just added). A file that cannot be read or parsed leaves the keys read before in place.
  *
+ * <p>A token verified lately is remembered ({@link Builder#rememberVerified}), so a client that
+ * sends the same token with every call pays for one signature check, not one per call.
+ *
  * <pre>{@code
  * TokenVerifier jwt = JwtTokenVerifier.builder()
  *         .jwks(Path.of("/etc/switchboard/jwks.json"))        // or .pemPublicKeys(Path.of("issuer.pem"))
@@ -77,6 +80,8 @@ public final class JwtTokenVerifier implements TokenVerifier {
     private final KeySelector selector;
     private final String principalClaim;
     private final String description;
+    private final VerifiedTokens verified;
+    private final java.util.concurrent.atomic.AtomicLong signatureChecks = new java.util.concurrent.atomic.AtomicLong();
 
     private JwtTokenVerifier(Builder b) {
         processor = new DefaultJWTProcessor<>();
@@ -89,6 +94,7 @@ public final class JwtTokenVerifier implements TokenVerifier {
         claims.setMaxClockSkew((int) Math.min(Integer.MAX_VALUE, b.clockSkew.toSeconds()));
         processor.setJWTClaimsSetVerifier(claims);
         principalClaim = b.principalClaim;
+        verified = new VerifiedTokens(b.rememberVerified, b.clockSkew.toMillis());
         description = "JWT verifier (" + selector.keys().size() + " keys" + (b.files.isEmpty() ? ""
                 : " from " + b.files.size() + " files read again every " + (b.recheck.toMillis() % 1000 == 0
                         ? b.recheck.toSeconds() + " s" : b.recheck.toMillis() + " ms"))
@@ -104,9 +110,23 @@ public final class JwtTokenVerifier implements TokenVerifier {
         return new Builder();
     }
 
+    /** How many tokens had their signature checked (a token remembered as verified has not); for monitoring and tests. */
+    public long signatureChecks() {
+        return signatureChecks.get();
+    }
+
     @Override
     public String verify(String token) {
         selector.recheckIfDue(false);
+        List<JWK> keys = selector.keys();
+        java.nio.ByteBuffer remembered = verified.keyOf(token);
+        if (remembered != null) {
+            String principal = verified.principal(remembered, keys, System.currentTimeMillis());
+            if (principal != null) {
+                return principal;
+            }
+        }
+        signatureChecks.incrementAndGet();
         JWTClaimsSet claims;
         try {
             claims = processor.process(token, null);
@@ -124,6 +144,9 @@ public final class JwtTokenVerifier implements TokenVerifier {
         if (!(principal instanceof String p) || p.isBlank()) {
             throw PermissionDeniedException.unauthenticated(null, "the bearer token's " + principalClaim
                     + " claim is not a name");
+        }
+        if (remembered != null) {
+            verified.remember(remembered, p, keys, claims.getExpirationTime(), claims.getNotBeforeTime());
         }
         return p;
     }
@@ -316,8 +339,23 @@ public final class JwtTokenVerifier implements TokenVerifier {
         private String audience;
         private Duration clockSkew = Duration.ofSeconds(60);
         private String principalClaim = "sub";
+        private int rememberVerified = 1024;
 
         private Builder() {
+        }
+
+        /**
+         * How many verified tokens are remembered (by their SHA-256, never the token), so that the
+         * same token on the next call skips the signature check: 1,024 by default, 0 for none. A
+         * remembered token is held to its {@code exp} and {@code nbf} on every call, and verified in
+         * full again once the keys have changed.
+         */
+        public Builder rememberVerified(int tokens) {
+            if (tokens < 0) {
+                throw new IllegalArgumentException("a number of tokens cannot be negative: " + tokens);
+            }
+            rememberVerified = tokens;
+            return this;
         }
 
         /**

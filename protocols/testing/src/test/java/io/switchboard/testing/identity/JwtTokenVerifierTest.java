@@ -133,6 +133,79 @@ class JwtTokenVerifierTest {
         assertTrue(verifier.keyFileReads() >= 1, "read once at build");
     }
 
+    @Test
+    void aTokenSentAgainIsNotCheckedAgainButIsStillHeldToItsExpiry() throws Exception {
+        JwtTokenVerifier verifier = JwtTokenVerifier.builder().jwks(tokens.jwksFile()).issuer(TestTokens.ISSUER)
+                .audience(TestTokens.AUDIENCE).clockSkew(Duration.ZERO).build();
+        String token = tokens.validFor("alice", Duration.ofSeconds(2));
+        for (int i = 0; i < 3; i++) {
+            assertEquals("alice", verifier.verify(token));
+        }
+        assertEquals(1, verifier.signatureChecks(), "one check for the same token three times");
+        assertEquals("bob", verifier.verify(tokens.valid("bob")));
+        assertEquals(2, verifier.signatureChecks());
+
+        // the same claims with another signature is another token: checked, and refused
+        String other = tokens.validFromOtherKey("alice");
+        String forged = token.substring(0, token.lastIndexOf('.') + 1) + other.substring(other.lastIndexOf('.') + 1);
+        assertThrows(PermissionDeniedException.class, () -> verifier.verify(forged));
+        assertEquals(3, verifier.signatureChecks());
+        assertEquals("alice", verifier.verify(token));
+        assertEquals(3, verifier.signatureChecks(), "the forgery left the remembered token as it was");
+
+        long expires = com.nimbusds.jwt.SignedJWT.parse(token).getJWTClaimsSet().getExpirationTime().getTime();
+        long left = expires - System.currentTimeMillis();
+        if (left >= 0) {
+            Thread.sleep(left + 1);   // a time to pass, not an event to wait for
+        }
+        PermissionDeniedException e = assertThrows(PermissionDeniedException.class, () -> verifier.verify(token),
+                "remembered, and expired all the same");
+        assertTrue(e.getMessage().contains("xpired"), e.getMessage());
+    }
+
+    @Test
+    void aRememberedTokenIsCheckedAgainOnceTheKeysChangeAndRefusedWhenItsKeyIsGone(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("jwks.json");
+        Files.writeString(file, tokens.jwks(true, true));
+        JwtTokenVerifier verifier = JwtTokenVerifier.builder().jwks(file).issuer(TestTokens.ISSUER)
+                .audience(TestTokens.AUDIENCE).recheckKeysEvery(Duration.ofMillis(50)).build();
+        String rotated = tokens.validFromOtherKey("dave");
+        String alice = tokens.valid("alice");
+        assertEquals("dave", verifier.verify(rotated));
+        assertEquals("alice", verifier.verify(alice));
+        assertEquals("dave", verifier.verify(rotated));
+        assertEquals(2, verifier.signatureChecks());
+
+        Files.writeString(file, tokens.jwks(true, false));   // the other key withdrawn
+        awaitTrue(() -> !verifies(verifier, rotated), "a remembered token whose key is gone is refused");
+        long checks = verifier.signatureChecks();
+        assertEquals("alice", verifier.verify(alice));
+        assertEquals(checks + 1, verifier.signatureChecks(), "checked again under the new keys, once");
+        assertEquals("alice", verifier.verify(alice));
+        assertEquals(checks + 1, verifier.signatureChecks());
+    }
+
+    @Test
+    void atMostTheConfiguredNumberOfTokensIsRememberedAndNoneWithZero() {
+        JwtTokenVerifier two = JwtTokenVerifier.builder().jwks(tokens.jwksFile()).issuer(TestTokens.ISSUER)
+                .audience(TestTokens.AUDIENCE).rememberVerified(2).build();
+        String a = tokens.valid("a");
+        String b = tokens.valid("b");
+        String c = tokens.valid("c");
+        for (String t : new String[] {a, b, a, b, c, a}) {
+            two.verify(t);
+        }
+        assertEquals(4, two.signatureChecks(), "a and b remembered; c came to a full memo, and a was checked again");
+
+        JwtTokenVerifier none = JwtTokenVerifier.builder().jwks(tokens.jwksFile()).issuer(TestTokens.ISSUER)
+                .audience(TestTokens.AUDIENCE).rememberVerified(0).build();
+        for (int i = 0; i < 3; i++) {
+            assertEquals("a", none.verify(a));
+        }
+        assertEquals(3, none.signatureChecks());
+        assertThrows(IllegalArgumentException.class, () -> JwtTokenVerifier.builder().rememberVerified(-1));
+    }
+
     /** A verifier of the keys in {@code file}, which now holds the issuer's key, read again every {@code recheck}. */
     private JwtTokenVerifier issuersKeyIn(Path file, Duration recheck) throws java.io.IOException {
         Files.writeString(file, tokens.jwks(true, false));
