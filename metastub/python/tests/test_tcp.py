@@ -542,6 +542,63 @@ def test_unknown_services_methods_and_malformed_requests_get_brpc_codes(py_serve
     assert server.calls == {"tcp echoDoubles": 1}
 
 
+def _request_bytes(server, name, **values):
+    from switchboard import _values
+
+    op = server.iface.operations[name]
+    return _values.Encoder(server.iface, op.request.DESCRIPTOR).encode(values).SerializeToString(), op
+
+
+@pytest.mark.parametrize("compress_type", [_tcp.GZIP, _tcp.ZLIB])
+def test_a_compressed_request_is_answered_in_its_compression(py_server, compress_type):
+    server = py_server()
+    echo = _tcp.names("switchboard.echo.Echo", "echoDoubles")
+    message, op = _request_bytes(server, "echoDoubles", values=EDGE * 100)
+    packed = _tcp.deflate(compress_type, message)
+    assert len(packed) < len(message)
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 1) + _tcp._int(3, compress_type), packed))
+        answer, data = _read_frame(conn)
+        assert (answer.error_code, answer.compress_type) == (0, compress_type)
+        response = op.response.FromString(_tcp.inflate(compress_type, data, 1 << 20))
+        assert bits(response.values) == bits(EDGE * 100)
+        fault, _ = _request_bytes(server, "divide", dividend=7, divisor=0)
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "divide"), 2)
+                                + _tcp._int(3, compress_type), _tcp.deflate(compress_type, fault)))
+        answer, data = _read_frame(conn)
+        assert (answer.error_code, answer.compress_type) == (3001, compress_type), "a declared fault, compressed"
+        assert server.iface.operations["divide"].fault.FromString(_tcp.inflate(compress_type, data, 1 << 20)).dividend == 7
+    assert server.calls == {"tcp echoDoubles": 1, "tcp divide": 1}
+
+
+def test_compressed_requests_that_inflate_too_far_or_are_not_what_they_say_are_refused_unrun(py_server):
+    server = py_server()
+    server.tcp.max_frame_bytes = 1 << 20
+    echo = _tcp.names("switchboard.echo.Echo", "echoDoubles")
+    message, _ = _request_bytes(server, "echoDoubles", values=[1.5])
+    bomb = _tcp.deflate(_tcp.GZIP, bytes(10_000_000))   # 10 MB of zeros in about 10 KB
+    assert len(bomb) < 20_000
+    cases = [
+        (_tcp.GZIP, bomb, 2004, "size-limit", None),
+        (_tcp.GZIP, message, 1003, "malformed", None),                               # plain bytes said to be gzip
+        (_tcp.ZLIB, _tcp.deflate(_tcp.ZLIB, message)[:-3], 1003, "malformed", None),  # cut short
+        (1, message, 1003, "malformed", "RpcMeta.compress_type"),                    # snappy: not taken here
+        (4, message, 1003, "malformed", "RpcMeta.compress_type"),                    # brpc's lz4
+    ]
+    with _raw(server) as conn:
+        for cid, (compress_type, body, code, refused, field) in enumerate(cases, 1):
+            conn.sendall(_tcp.frame(_tcp.request_meta(echo, cid) + _tcp._int(3, compress_type), body))
+            answer, data = _read_frame(conn)
+            assert (answer.correlation_id, answer.error_code, answer.user("sb-refused"), answer.user("sb-refused-field"),
+                    data) == (cid, code, refused, field, b""), (compress_type, answer.error_text)
+        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 9) + _tcp._int(5, 4), message + b"atta"))
+        answer, _ = _read_frame(conn)
+        assert (answer.error_code, answer.user("sb-refused-field")) == (1003, "RpcMeta.attachment_size")
+        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 10), message))
+        assert _read_frame(conn)[0].error_code == 0, "the connection still serves"
+    assert server.calls == {"tcp echoDoubles": 1}
+
+
 def test_the_bounded_pool_answers_eovercrowded_without_running(py_server):
     server = py_server(workers=2)   # one call per connection: half the pool
     empty = _tcp.names("switchboard.echo.Echo", "empty")

@@ -17,6 +17,7 @@ import stat
 import struct
 import threading
 import time
+import zlib
 from urllib.parse import parse_qsl, urlparse
 
 from ._wire import read_varint, varint
@@ -38,6 +39,37 @@ DECLARED_FAULT, DRAINING, ANSWER_TOO_LARGE = 3001, 3002, 3003
 REFUSED, REFUSED_FIELD, DENIED_PATH, ERROR_TYPE, CANCEL = (
     "sb-refused", "sb-refused-field", "sb-denied-path", "sb-error-type", "sb-cancel")
 CLOSING = "sb-closing"   # on an answer after which the server closes the connection
+
+# RpcMeta.compress_type, brpc's numbers: 1 snappy (not in Python's standard library: not taken
+# here), 2 gzip, 3 zlib; an answer comes in its request's
+GZIP, ZLIB = 2, 3
+_COMPRESSIONS = {GZIP: ("gzip", 16 + zlib.MAX_WBITS), ZLIB: ("zlib", zlib.MAX_WBITS)}
+
+
+def takes_compression(compress_type):
+    return compress_type in _COMPRESSIONS
+
+
+def inflate(compress_type, data, limit):
+    """The message ``data`` holds in ``compress_type``, inflated to at most ``limit`` bytes (never
+    more in memory, however small ``data`` is): ``Refused`` ``size-limit`` past it, ``malformed``
+    when ``data`` is not whole data of that compression."""
+    name, wbits = _COMPRESSIONS[compress_type]
+    d = zlib.decompressobj(wbits)
+    try:
+        out = d.decompress(data, limit + 1)
+    except zlib.error as e:
+        raise Refused("malformed", "the message is not %s data: %s" % (name, e)) from None
+    if len(out) > limit:
+        raise Refused("size-limit", "the message inflates past the limit of %d bytes" % limit)
+    if not d.eof or d.unused_data:
+        raise Refused("malformed", "the message is not whole %s data" % name)
+    return out
+
+
+def deflate(compress_type, data):
+    c = zlib.compressobj(wbits=_COMPRESSIONS[compress_type][1])
+    return c.compress(data) + c.flush()
 
 
 # -- RpcMeta -------------------------------------------------------------------------------------
@@ -68,9 +100,10 @@ def request_meta(names_bytes, correlation_id, call_id=None, timeout_ms=0, user_f
     return meta + _user_fields(user_fields)
 
 
-def response_meta(correlation_id, error_code=0, error_text=None, user_fields=None):
+def response_meta(correlation_id, error_code=0, error_text=None, user_fields=None, compress_type=0):
     inner = (_int(1, error_code) if error_code else b"") + (_string(2, error_text) if error_text is not None else b"")
-    return varint(2 << 3 | 2) + varint(len(inner)) + inner + _int(4, correlation_id) + _user_fields(user_fields)
+    return (varint(2 << 3 | 2) + varint(len(inner)) + inner + (_int(3, compress_type) if compress_type else b"")
+            + _int(4, correlation_id) + _user_fields(user_fields))
 
 
 def _user_fields(fields):

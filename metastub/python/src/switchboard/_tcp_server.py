@@ -156,8 +156,12 @@ class _Connection:
                 if cid in self.running:
                     self.running[cid] = True   # its answer is dropped; a Python operation cannot be interrupted
             return
-        if meta.compress_type or meta.attachment_size:
-            self._refuse(cid, _tcp.BAD_REQUEST, "compression and attachments are not taken", "malformed")
+        if meta.attachment_size:
+            self._refuse(cid, _tcp.BAD_REQUEST, "attachments are not taken", "malformed", "RpcMeta.attachment_size")
+            return
+        if meta.compress_type and not _tcp.takes_compression(meta.compress_type):
+            self._refuse(cid, _tcp.BAD_REQUEST, "compress_type %d is not taken here (gzip, 2, and zlib, 3, are)"
+                         % meta.compress_type, "malformed", "RpcMeta.compress_type")
             return
         ops = self.listener.by_service.get(meta.service)
         if ops is None:
@@ -199,24 +203,28 @@ class _Connection:
 
     def _run(self, op, meta, message):
         cid = meta.correlation_id
+        compression = meta.compress_type
         server = self.listener.server
         try:
             try:
                 caller = server.admit(_peer.Peer(None, _peer.ANONYMOUS, self.remote),
                                       "Bearer " + meta.token if meta.token else None, op)
+                if compression:   # here, on a pool thread: what inflating costs is not told by the size on the wire
+                    message = _tcp.inflate(compression, message, self.listener.max_frame_bytes)
                 try:
                     request = op.request.FromString(message)
                 except Exception as e:
                     raise Refused("malformed", "the %s request cannot be read: %s" % (op.name, e)) from None
                 answer = server.runner.run("tcp", op, request, meta.call_id, caller.identity)
-                data = answer.SerializeToString()
+                data = self._compressed(answer.SerializeToString(), compression)
                 if len(data) > self.listener.max_frame_bytes:
                     reply = (_tcp.response_meta(cid, _tcp.ANSWER_TOO_LARGE, "the answer of %d bytes is over the frame "
                                                 "limit; the operation ran" % len(data)), b"")
                 else:
-                    reply = (_tcp.response_meta(cid), data)
+                    reply = (_tcp.response_meta(cid, compress_type=compression), data)
             except DeclaredFault as f:
-                reply = (_tcp.response_meta(cid, _tcp.DECLARED_FAULT, str(f)), f.message.SerializeToString())
+                reply = (_tcp.response_meta(cid, _tcp.DECLARED_FAULT, str(f), compress_type=compression),
+                         self._compressed(f.message.SerializeToString(), compression))
             except PermissionDenied as denied:
                 user = {_tcp.REFUSED: denied.reason}
                 if denied.path:
@@ -248,8 +256,15 @@ class _Connection:
             self.listener.limits.busy(self.sock, False)
         return cancelled
 
-    def _refuse(self, cid, code, text, reason=None):
-        self._write(_tcp.response_meta(cid, code, text, {_tcp.REFUSED: reason} if reason else None))
+    def _refuse(self, cid, code, text, reason=None, field=None):
+        user = {_tcp.REFUSED: reason} if reason else {}
+        if field:
+            user[_tcp.REFUSED_FIELD] = field
+        self._write(_tcp.response_meta(cid, code, text, user or None))
+
+    @staticmethod
+    def _compressed(data, compression):
+        return _tcp.deflate(compression, data) if compression else data
 
     def _write(self, meta, message=b""):
         with self.write_lock:
