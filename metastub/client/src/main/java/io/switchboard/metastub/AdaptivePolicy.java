@@ -83,7 +83,12 @@ public final class AdaptivePolicy implements SelectionPolicy {
             return candidates.get(0);
         }
         CostModel[] ms = models(call, candidates);
-        long bytes = call.estimatedBytes(decisionCap(ms)) + call.expectedResponseBytes();
+        // a payload counted whole within the smallest cap needs no crossovers: any larger cap counts the same
+        long bytes = call.estimatedBytes(MIN_DECISION_CAP);
+        if (!call.estimateIsExact()) {
+            bytes = call.estimatedBytes(decisionCap(ms));
+        }
+        bytes += call.expectedResponseBytes();
         int best = -1;
         int second = -1;
         double bestTime = Double.MAX_VALUE;
@@ -218,8 +223,10 @@ public final class AdaptivePolicy implements SelectionPolicy {
         private static final long SMALL = 2 * 1024;
         private static final long LARGE = 32 * 1024;
         private static final int SKIPPED = 2;
-        private double fixed;
-        private double perByte;
+        // written under this model's lock, read without it: a prediction may mix a step's two fields,
+        // which moves it by a fraction of one step
+        private volatile double fixed;
+        private volatile double perByte;
         private int seen;
         /** When this model last had a sample, or was picked to get one. */
         private final AtomicLong touchedNanos;
@@ -256,18 +263,10 @@ public final class AdaptivePolicy implements SelectionPolicy {
 
         /** The payload at which the two predictions are equal, or 0 if one is cheaper everywhere. */
         double crossover(CostModel other) {
-            double f1;
-            double b1;
-            double f2;
-            double b2;
-            synchronized (this) {
-                f1 = fixed;
-                b1 = perByte;
-            }
-            synchronized (other) {
-                f2 = other.fixed;
-                b2 = other.perByte;
-            }
+            double f1 = fixed;
+            double b1 = perByte;
+            double f2 = other.fixed;
+            double b2 = other.perByte;
             if (b1 == b2) {
                 return 0;
             }
@@ -275,7 +274,7 @@ public final class AdaptivePolicy implements SelectionPolicy {
             return x > 0 ? x : 0;
         }
 
-        synchronized double predictMicros(long bytes) {
+        double predictMicros(long bytes) {
             return fixed + perByte * bytes;
         }
 

@@ -24,7 +24,10 @@ final class ResponseSizes {
     void learn(String operation, long requestBytes, long responseBytes) {
         if (requestBytes >= 0 && requestBytes <= SMALL_REQUEST) {
             // what a small question gets back: echo-like operations answer small, a result() large
-            sizes.merge(operation, responseBytes, (was, now) -> (was * 3 + now) / 4);
+            Long was = sizes.get(operation);
+            if (was == null || (was * 3 + responseBytes) / 4 != was) {   // a steady size writes nothing
+                sizes.merge(operation, responseBytes, (before, now) -> (before * 3 + now) / 4);
+            }
         }
     }
 }

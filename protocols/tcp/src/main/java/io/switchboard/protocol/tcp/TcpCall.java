@@ -46,6 +46,8 @@ final class TcpCall implements Runnable {
     private final RpcMeta meta;
     private ByteBuf data;
     private volatile boolean cancelled;
+    /** Run on the event loop without a place among the connection's calls under way: nothing to end. */
+    private boolean unlisted;
     private Thread worker;
     /** What the operation asks about its call: the deadline ({@code timeout_ms}), whether it was cancelled. */
     private final ServerCallContext context;
@@ -95,6 +97,12 @@ final class TcpCall implements Runnable {
     private RpcMeta timedOutAnswer() {
         return RpcMeta.response(meta.correlationId(), TcpErrors.TIMED_OUT, op + ": its timeout of "
                 + meta.timeoutMillis() + " ms passed on the server", null);
+    }
+
+    /** Runs the call on the event loop that read it, not listed among the connection's calls under way. */
+    void runUnlisted() {
+        unlisted = true;
+        run();
     }
 
     /** Runs the call: on a worker, or on the event loop for a fast operation (never interrupted there). */
@@ -207,7 +215,7 @@ final class TcpCall implements Runnable {
         if (d != null) {
             d.cancel(false);
         }
-        if (!connection.end(meta.correlationId(), this) || cancelled) {
+        if (!(unlisted || connection.end(meta.correlationId(), this)) || cancelled) {
             return;
         }
         if (context.expired()) {

@@ -500,15 +500,19 @@ final class TcpServer implements ProtocolServer {
             CallerIdentity caller = CallerIdentity.of(peer(ctx), meta.authentication(), settings.tokenVerifier());
             TcpCall call = new TcpCall(ctx, this, e.skeleton(), op, meta, frame.data, inline, caller, limits,
                     settings.maxGraphNodes(), tcpLimits.maxFrameBytes());
-            if (running.putIfAbsent(meta.correlationId(), call) != null) {
+            // a compressed request inflates on a worker: its size on the wire says nothing of its cost
+            boolean onLoop = meta.compressType() == 0 && inline.inline(frame.data.readableBytes());
+            // a call run here is not listed among those running: no cancel, timer or close can reach
+            // it before it ends, as all three run on this event loop
+            if (onLoop ? running.containsKey(meta.correlationId())
+                    : running.putIfAbsent(meta.correlationId(), call) != null) {
                 frame.release();
                 answer(ctx, TcpErrors.refusal(meta.correlationId(), WireFormatException.malformed(
                         "RpcMeta.correlation_id", "a call with this correlation id is under way"), op.toString()));
                 return;
             }
-            // a compressed request inflates on a worker: its size on the wire says nothing of its cost
-            if (meta.compressType() == 0 && inline.inline(frame.data.readableBytes())) {
-                call.run();   // a fast operation: answered from here, without a worker (InlineRuns)
+            if (onLoop) {
+                call.runUnlisted();   // a fast operation: answered from here, without a worker (InlineRuns)
                 return;
             }
             try {
