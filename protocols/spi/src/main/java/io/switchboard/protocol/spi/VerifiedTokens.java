@@ -15,8 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code capacity} entries: a full memo is emptied and fills again.
  */
 final class VerifiedTokens {
-    /** A token longer than this is verified every time, not remembered. */
-    static final int MAX_TOKEN_CHARS = 8 << 10;
     private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
             return MessageDigest.getInstance("SHA-256");
@@ -37,9 +35,12 @@ final class VerifiedTokens {
         this.skewMillis = skewMillis;
     }
 
-    /** The key {@code token} is remembered under; null when it is not remembered (none are, or it is too long). */
+    /**
+     * The key {@code token} is remembered under, whatever its length (an entry holds its digest,
+     * never the token); null when none are remembered.
+     */
     ByteBuffer keyOf(String token) {
-        if (capacity == 0 || token.length() > MAX_TOKEN_CHARS) {
+        if (capacity == 0) {
             return null;
         }
         return ByteBuffer.wrap(SHA_256.get().digest(token.getBytes(StandardCharsets.UTF_8)));
