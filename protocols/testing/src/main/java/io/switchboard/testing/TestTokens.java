@@ -99,13 +99,12 @@ public final class TestTokens {
 
     /** A token for {@code subject}, valid for ten minutes. */
     public String valid(String subject) {
-        return sign(key, claims(subject, ISSUER, AUDIENCE, Instant.now().minusSeconds(5), Duration.ofMinutes(10)));
+        return validFor(subject, Duration.ofMinutes(10));
     }
 
     /** A token for {@code subject} that expires {@code life} from now (JWT times are whole seconds: up to a second sooner). */
     public String validFor(String subject, Duration life) {
-        Instant now = Instant.now();
-        return sign(key, claims(subject, ISSUER, AUDIENCE, now.minusSeconds(5), life.plusSeconds(5)));
+        return sign(key, claims(subject, ISSUER, AUDIENCE, Instant.now().minusSeconds(5), life.plusSeconds(5)));
     }
 
     /** A token for {@code subject}, valid for ten minutes, signed by the issuer's other key ({@code kid} "other"). */

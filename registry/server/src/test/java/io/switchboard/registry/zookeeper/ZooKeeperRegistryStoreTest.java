@@ -87,10 +87,6 @@ class ZooKeeperRegistryStoreTest {
         }
     }
 
-    private static List<String> instances(RegistryClient client, String name) {
-        return client.lookup(name).stream().map(ComponentEntry::instanceId).toList();
-    }
-
     @Test
     void anExpiredLeaseRemovesTheEntryOnlyWhileItIsStillThisServers() throws Exception {
         try (ZooKeeperRegistryStore first = store("/t/expire"); ZooKeeperRegistryStore second = store("/t/expire")) {
@@ -195,11 +191,7 @@ class ZooKeeperRegistryStoreTest {
     @Test
     void changesFasterThanAWatchingStoreReadsAreFoldedIntoTheFinalStateInOrder() throws Exception {
         try (ZooKeeperRegistryStore writer = store("/t/fold"); ZooKeeperRegistryStore watched = store("/t/fold")) {
-            List<String> changes = new CopyOnWriteArrayList<>();
-            watched.reportChanges(recording(changes));
-            writer.bind(entry("Echo", "e1", 30));
-            await("the bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
-
+            List<String> changes = reportingAfterFirstBind(watched, writer);
             CountDownLatch release = holdEventThread(watched, writer, "/t/fold-pause");
             try {
                 writer.rebind(entry("Echo", "e1", 31));
@@ -223,10 +215,7 @@ class ZooKeeperRegistryStoreTest {
     @Test
     void anotherStoresBindShowsInALookupOnceThisStoresCacheHasHeardOfIt() throws Exception {
         try (ZooKeeperRegistryStore writer = store("/t/lag"); ZooKeeperRegistryStore reader = store("/t/lag")) {
-            List<String> changes = new CopyOnWriteArrayList<>();
-            reader.reportChanges(recording(changes));
-            writer.bind(entry("Echo", "e1", 30));
-            await("the reader's cache hears of the first bind", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
+            reportingAfterFirstBind(reader, writer);
             assertEquals(List.of("e1"), ids(reader.lookup("Echo")));
 
             CountDownLatch release = holdEventThread(reader, writer, "/t/lag-pause");
@@ -240,6 +229,19 @@ class ZooKeeperRegistryStoreTest {
             await("the reader's lookups show the bind once its cache has heard of it", Duration.ofSeconds(10),
                     () -> ids(reader.lookup("Echo")).equals(List.of("e1", "e2")));
         }
+    }
+
+    /**
+     * Has {@code watched} report its changes, then {@code writer} bind Echo e1, and waits until
+     * {@code watched} has reported that bind: its cache has heard of it. The changes reported.
+     */
+    private static List<String> reportingAfterFirstBind(ZooKeeperRegistryStore watched, ZooKeeperRegistryStore writer)
+            throws InterruptedException {
+        List<String> changes = new CopyOnWriteArrayList<>();
+        watched.reportChanges(recording(changes));
+        writer.bind(entry("Echo", "e1", 30));
+        await("the first bind is reported", Duration.ofSeconds(10), () -> changes.contains("bound:e1:30"));
+        return changes;
     }
 
     /**
@@ -298,14 +300,14 @@ class ZooKeeperRegistryStoreTest {
             viaOne.bind(entry("Echo", "e1", 30));
             viaTwo.bind(entry("Echo", "e2", 30));
             // a server's lookups show its own writes at once, and another server's once its cache heard of them
-            assertEquals(List.of("e1", "e2"), instances(viaTwo, "Echo"));
+            assertEquals(List.of("e1", "e2"), ids(viaTwo.lookup("Echo")));
             await("the first server's cache hears of the second's bind", Duration.ofSeconds(10),
-                    () -> instances(viaOne, "Echo").equals(List.of("e1", "e2")));
+                    () -> ids(viaOne.lookup("Echo")).equals(List.of("e1", "e2")));
             assertTrue(viaTwo.renew("Echo", "e1"), "a renew through the other server finds the entry");
             assertEquals(1, viaTwo.unbind("Echo", "e1"));
-            assertEquals(List.of("e2"), instances(viaTwo, "Echo"));
+            assertEquals(List.of("e2"), ids(viaTwo.lookup("Echo")));
             await("the first server's cache hears of the second's unbind", Duration.ofSeconds(10),
-                    () -> instances(viaOne, "Echo").equals(List.of("e2")));
+                    () -> ids(viaOne.lookup("Echo")).equals(List.of("e2")));
             try (RegistryClient intruder = RegistryClient.connect(two.endpoint(), "wrong")) {
                 assertEquals("unauthorized", assertThrows(RegistryException.class,
                         () -> intruder.unbind("Echo", null)).code());
