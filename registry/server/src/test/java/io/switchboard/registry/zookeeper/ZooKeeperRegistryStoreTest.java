@@ -236,7 +236,7 @@ class ZooKeeperRegistryStoreTest {
      * {@code watched} has reported that bind: its cache has heard of it. The changes reported.
      */
     private static List<String> reportingAfterFirstBind(ZooKeeperRegistryStore watched, ZooKeeperRegistryStore writer)
-            throws InterruptedException {
+            throws Exception {
         List<String> changes = new CopyOnWriteArrayList<>();
         watched.reportChanges(recording(changes));
         writer.bind(entry("Echo", "e1", 30));
