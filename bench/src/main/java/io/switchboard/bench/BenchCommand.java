@@ -184,6 +184,8 @@ public final class BenchCommand implements Callable<Integer> {
         if (xss != null) {
             serverFlags.add("-Xss" + xss);
         }
+        serverFlags.addAll(ServerProcess.pageSizeFlags(java.lang.management.ManagementFactory.getRuntimeMXBean()
+                .getInputArguments()));   // huge pages for both sides, or for neither
         // the switches of the protocols' library shortcuts (docs/architecture.md): the server runs as the client does
         System.getProperties().stringPropertyNames().stream().sorted()
                 .filter(k -> k.startsWith("switchboard.grpc.") || k.startsWith("switchboard.soap."))

@@ -79,6 +79,24 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The flags among {@code jvmArgs} that choose the JVM's page sizes ({@code -XX:+UseTransparentHugePages},
+     * {@code -XX:+UseLargePages}, {@code -XX:LargePageSizeInBytes=...}, and their {@code -} forms):
+     * what the bench passes on from its own JVM to the server's, so that both sides of a call run
+     * their code and heap on the same pages (docs/benchmarks/small-calls.md, "Huge pages").
+     */
+    static List<String> pageSizeFlags(List<String> jvmArgs) {
+        List<String> kept = new ArrayList<>();
+        for (String a : jvmArgs) {
+            if (a.equals("-XX:+UseTransparentHugePages") || a.equals("-XX:-UseTransparentHugePages")
+                    || a.equals("-XX:+UseLargePages") || a.equals("-XX:-UseLargePages")
+                    || a.startsWith("-XX:LargePageSizeInBytes=")) {
+                kept.add(a);
+            }
+        }
+        return kept;
+    }
+
     static ServerProcess start(List<String> jvmFlags, Path log) throws IOException {
         return start(jvmFlags, log, List.of());
     }

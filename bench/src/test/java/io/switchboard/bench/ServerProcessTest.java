@@ -11,7 +11,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The bench server's start: its ready line read, and a server that never says it is ready stopped. */
+/**
+ * The bench server's start: its ready line read, a server that never says it is ready stopped,
+ * and the client's page-size flags passed on.
+ */
 class ServerProcessTest {
     @TempDir
     Path dir;
@@ -40,5 +43,14 @@ class ServerProcessTest {
         IOException e = assertThrows(IOException.class, () -> new ServerProcess(List.of("sh", "-c", "echo starting; exit 3"),
                 dir.resolve("server.log"), Duration.ofSeconds(30)));
         assertTrue(e.getMessage().contains("exited before it was ready"), e.getMessage());
+    }
+
+    @Test
+    void onlyThePageSizeFlagsArePassedOnToTheServer() {
+        assertEquals(List.of("-XX:+UseTransparentHugePages", "-XX:LargePageSizeInBytes=2m", "-XX:-UseLargePages"),
+                ServerProcess.pageSizeFlags(List.of("-Xms1g", "-XX:+UseTransparentHugePages", "-XX:+UseG1GC",
+                        "-XX:LargePageSizeInBytes=2m", "-XX:-UseLargePages", "-Dnote=-XX:+UseLargePages",
+                        "-XX:+UseTransparentHugePagesX", "-javaagent:x.jar=-XX:+UseLargePages")));
+        assertEquals(List.of(), ServerProcess.pageSizeFlags(List.of("-Xmx2g", "-XX:+UseG1GC")));
     }
 }
