@@ -503,6 +503,22 @@ def test_an_idle_connection_is_closed_and_a_busy_one_is_not(py_server):
         assert _read_frame(conn)[0].correlation_id == 2
 
 
+def test_a_connection_is_idle_from_its_last_answer_not_from_its_last_look_while_busy(py_server):
+    """While a call runs, the reader looks again each second; the quiet period starts when the answer
+    is written, not with the look under way when the call ended, which would close the connection of
+    a call held past a look within a second of its answer, or before the answer is written."""
+    server = py_server()
+    server.tcp.idle_seconds = 3.0
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "empty"), 3)))
+        assert server.runner.obj.entered.wait(30)
+        assert not _closed_within(conn, 1.5)   # the reader looked once while the call ran
+        server.runner.obj.gate.set()
+        assert _read_frame(conn)[0].correlation_id == 3
+        assert not _closed_within(conn, 1.5), "closed as idle 1.5 s after its answer, with a limit of 3 s"
+        assert _closed_within(conn, 30), "idle past its limit: closed"
+
+
 def _closed_within(conn, seconds):
     """Whether the server closes ``conn`` within ``seconds`` (reads nothing else)."""
     conn.settimeout(seconds)

@@ -84,6 +84,7 @@ class _Connection:
         self.write_lock = threading.Lock()
         self.lock = threading.Lock()
         self.running = {}   # correlation id -> cancelled?
+        self.quiet_since = time.monotonic()   # the end of the last frame read or answer written
         self.buffer = bytearray()
         self.started = None   # when the frame being read began, None before its first byte
 
@@ -116,6 +117,7 @@ class _Connection:
             self._frame(meta, message)
             with self.lock:
                 idle = not self.running
+                self.quiet_since = time.monotonic()
             if idle:   # refused or answered at once: waiting again, stalled from now
                 self.listener.limits.busy(self.sock, False)
 
@@ -126,18 +128,21 @@ class _Connection:
         while len(self.buffer) < n:
             if self.started is None:
                 with self.lock:
-                    busy = bool(self.running)
-                wait = 1.0 if busy else self.listener.idle_seconds   # while calls run, look again each second
+                    busy, quiet_since = bool(self.running), self.quiet_since
+                if busy:
+                    wait = 1.0   # while calls run, look again each second
+                else:
+                    # idle from the last frame or answer, not from when this wait began: a call that
+                    # just ended must not find its connection's quiet period already spent
+                    wait = quiet_since + self.listener.idle_seconds - time.monotonic()
+                    if wait <= 0:
+                        raise _Gone()   # idle too long
             else:
                 wait = self.started + self.listener.request_seconds - time.monotonic()
                 if wait <= 0:
-                    raise _Gone()
+                    raise _Gone()   # a frame not whole in time
             if not self.poll.poll(wait * 1000):
-                if self.started is None:
-                    with self.lock:
-                        if self.running:
-                            continue
-                raise _Gone()   # idle too long, or a frame not whole in time
+                continue   # the top decides: busy still, idle too long, or the frame late
             chunk = self.sock.recv(65536)
             if not chunk:
                 raise _Gone()
@@ -246,11 +251,14 @@ class _Connection:
                 self._write(*reply)
             except OSError:
                 pass   # the caller went away
+            with self.lock:
+                self.quiet_since = time.monotonic()
 
     def _done(self, cid):
         with self.lock:
             cancelled = self.running.pop(cid, False)
             idle = not self.running
+            self.quiet_since = time.monotonic()
         self.listener.room.release()
         if idle:
             self.listener.limits.busy(self.sock, False)
