@@ -269,7 +269,7 @@ def _call(server, ops, name="empty", timeout=30, token=None):
     (1001, None, switchboard.TransportError, None, "not-delivered"),
     (1002, None, switchboard.TransportError, None, "not-delivered"),
     (1011, None, switchboard.TransportError, None, "not-delivered"),
-    (3002, None, switchboard.TransportError, None, "not-delivered"),
+    (3002, None, switchboard.Draining, None, "not-delivered"),
     (1008, None, switchboard.TransportError, None, "may-have-run"),
     (3003, None, switchboard.TransportError, None, "may-have-run"),
     (9999, None, switchboard.RemoteError, None, None),

@@ -17,11 +17,11 @@ Serve a component of your own over gRPC and SOAP, bound in the registry with a l
 
 from ._client import Board, CallRecord, Component
 from ._values import Record
-from .errors import (DeclaredFault, NoCommonProtocol, NotFound, PermissionDenied, Refused, RemoteError,
+from .errors import (DeclaredFault, Draining, NoCommonProtocol, NotFound, PermissionDenied, Refused, RemoteError,
                      SwitchboardError, TransportError)
 from .tls import Tls
 
-__all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tls", "DeclaredFault",
+__all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tls", "DeclaredFault", "Draining",
            "NoCommonProtocol", "NotFound", "PermissionDenied", "Refused", "RemoteError", "SwitchboardError",
            "TransportError"]
 

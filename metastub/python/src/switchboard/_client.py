@@ -23,7 +23,7 @@ from ._soap import SoapCodec
 from ._token import BearerToken, PlainTextToken
 from ._tcp import TcpTransport
 from ._transport import FaultMessage, GrpcTransport, SoapTransport
-from .errors import NoCommonProtocol, NotFound, SwitchboardError, TransportError, fault_class
+from .errors import Draining, NoCommonProtocol, NotFound, SwitchboardError, TransportError, fault_class
 from .policies import FAILSAFE
 
 DEFAULT_PROTOCOLS = ("tcp", "grpc", "soap")
@@ -476,7 +476,8 @@ class Component:
                 raise failure
             return self._attempt(replica, plan, selection)
         except TransportError as e:
-            if selection.pinned or protocol == FAILSAFE:
+            # a draining server refuses over SOAP too, and its protocols are not at fault: the next replica
+            if selection.pinned or protocol == FAILSAFE or isinstance(e, Draining):
                 raise
             replica.health.failed(protocol)
             why = self._repeatable(op, e, replica)

@@ -21,7 +21,7 @@ import zlib
 from urllib.parse import parse_qsl, urlparse
 
 from ._wire import read_varint, varint
-from .errors import PermissionDenied, Refused, RemoteError, TransportError
+from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportError
 
 MAGIC = b"PRPC"
 HEADER = struct.Struct(">4sII")
@@ -681,7 +681,9 @@ class TcpTransport:
             raise Refused("size-limit", text)
         if code == INTERNAL:
             raise RemoteError(text, meta.user(ERROR_TYPE))
-        if code in (NO_SERVICE, NO_METHOD, OVERCROWDED, DRAINING):
+        if code == DRAINING:
+            raise Draining(self.protocol, "%s: %s" % (what, text))
+        if code in (NO_SERVICE, NO_METHOD, OVERCROWDED):
             raise TransportError(self.protocol, TransportError.NOT_DELIVERED, "%s: %s" % (what, text))
         if code in (ANSWER_TOO_LARGE, TIMED_OUT):
             raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s: %s" % (what, text))

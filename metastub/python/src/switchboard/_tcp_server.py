@@ -16,7 +16,7 @@ from concurrent import futures
 
 from . import _peer, _tcp
 from ._limits import ConnectionLimits
-from .errors import DeclaredFault, PermissionDenied, Refused
+from .errors import DeclaredFault, Draining, PermissionDenied, Refused
 
 REQUEST_SECONDS = 30.0
 
@@ -178,7 +178,7 @@ class _Connection:
             return
         server = self.listener.server
         if not server.serving:
-            self._refuse(cid, _tcp.DRAINING, "the server is shutting down")
+            self._refuse(cid, _tcp.DRAINING, Draining.TEXT)
             return
         from .server import CALL_ID_RULE, well_formed_call_id
 
@@ -204,7 +204,7 @@ class _Connection:
             self.listener.pool.submit(self._run, op, meta, message)
         except RuntimeError:   # the pool is shut down: the server is closing
             self._done(cid)
-            self._refuse(cid, _tcp.DRAINING, "the server is shutting down")
+            self._refuse(cid, _tcp.DRAINING, Draining.TEXT)
 
     def _run(self, op, meta, message):
         cid = meta.correlation_id
@@ -235,6 +235,8 @@ class _Connection:
                 if denied.path:
                     user[_tcp.DENIED_PATH] = denied.path
                 reply = (_tcp.response_meta(cid, _tcp.AUTH, denied.text, user), b"")
+            except Draining:
+                reply = (_tcp.response_meta(cid, _tcp.DRAINING, Draining.TEXT), b"")
             except Refused as r:
                 user = {_tcp.REFUSED: r.reason}
                 if r.field:

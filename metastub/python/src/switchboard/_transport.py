@@ -11,8 +11,9 @@ from google.protobuf.descriptor import FieldDescriptor as F
 from . import _soap
 from ._wire import read_varint, varint
 from ._token import BearerToken, PlainTextToken, requests_auth
-from .errors import PermissionDenied, Refused, RemoteError, TransportError
+from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportError
 
+DRAINING_REASON = "draining"   # a SOAP refusal's reason, as the Java servers send it (DrainingException.REASON)
 PART_BYTES = 1 << 20
 FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
 MAX_MESSAGE = 256 << 20
@@ -153,6 +154,8 @@ class GrpcTransport:
                     return FaultMessage(op.fault.FromString(detail.value), status.message)
         if "sb-refused" in trailers:
             return Refused(trailers["sb-refused"], details, trailers.get("sb-refused-field"))
+        if "sb-draining" in trailers:
+            return Draining(self.protocol, "%s at %s: %s" % (op.name, self.address, details))
         if code == grpc.StatusCode.UNKNOWN or code == grpc.StatusCode.UNIMPLEMENTED:
             if code == grpc.StatusCode.UNIMPLEMENTED or "sb-error-type" in trailers:
                 return RemoteError(details, trailers.get("sb-error-type"))
@@ -248,6 +251,8 @@ class SoapTransport:
         if detail is not None:
             refused = detail.find("{%s}refused" % _soap.SB_SOAP)
             if refused is not None:
+                if refused.get("reason") == DRAINING_REASON:
+                    return Draining(self.protocol, "%s at %s: %s" % (op.name, self.address, text))
                 return Refused(refused.get("reason") or "malformed", text, refused.get("field"))
             if op.fault is not None:
                 element = detail.find(self.codec.q(op.fault.DESCRIPTOR.name))

@@ -28,6 +28,25 @@ class TransportError(SwitchboardError):
         self.protocol, self.delivery = protocol, delivery
 
 
+class Draining(TransportError):
+    """The server is shutting down (draining): it refused the call before the operation ran. Another
+    replica may take it, and the client takes it there; it does not fall back to SOAP on the same
+    server, which is draining too. Raised to the caller only when no other replica is left.
+
+    ::
+
+        try:
+            echo.empty()
+        except switchboard.Draining as e:
+            print("every replica is shutting down:", e)
+    """
+
+    TEXT = "the server is shutting down (draining): the call did not run"   # what a draining server answers
+
+    def __init__(self, protocol, message):
+        super().__init__(protocol, TransportError.NOT_DELIVERED, message)
+
+
 class RemoteError(SwitchboardError):
     """The operation raised an error it does not declare; ``error_type`` is the server's name for it."""
 

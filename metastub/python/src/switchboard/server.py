@@ -25,6 +25,13 @@ side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, th
 file descriptor), and the lease is renewed at a third of its length (bound again if the registry
 lost the entry).
 
+``close()`` (and SIGTERM) drains as the Java ComponentServer does: it unbinds, answers for
+``drain_quiet`` seconds (0 by default; the Java server's 1 s lets watching clients move away first),
+then refuses new calls as draining on every protocol (gRPC ``UNAVAILABLE`` with the ``sb-draining``
+trailer, a SOAP refusal of reason ``draining``, tcp error 3002: not delivered, so a client takes
+the call to another replica) and waits up to ``drain_timeout`` seconds (30) for the calls under way
+before it stops its listeners.
+
 Strangers are expected (docs/python.md, "TLS, tokens and authorization"): ``authz=`` takes a
 policy in gRPC's SDK authorization policy form (a file, read again when it changes, or a dict),
 decided before each operation runs with the caller's principal from its verified bearer token
@@ -62,7 +69,7 @@ from ._schema import Interface
 from .authz import authorizer
 from .tokens import bearer
 from ._transport import PART_BYTES, parts
-from .errors import DeclaredFault, PermissionDenied, Refused, SwitchboardError
+from .errors import DeclaredFault, Draining, PermissionDenied, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
 DEDUP_ENTRIES = 10_000
@@ -113,6 +120,9 @@ class _Run:
         self.lock = threading.Lock()
         self.calls = collections.Counter()
         self.results = collections.OrderedDict()   # (caller, operation, call id) -> (Future of the outcome, when)
+        self.draining = False
+        self.under_way = 0
+        self._idle = threading.Condition(self.lock)
 
     def run(self, protocol, op, request, call_id, caller=_peer.ANONYMOUS):
         """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
@@ -120,7 +130,32 @@ class _Run:
         (an idempotent one may simply run again, and remembering large results would cost memory for
         nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses. A
         call id is its caller's (``caller``, the peer's identity): another identity's call under the
-        same id is a call of its own, never answered with the first caller's outcome."""
+        same id is a call of its own, never answered with the first caller's outcome. Once the
+        server drains, raises Draining instead: the check and the count of calls under way are one
+        step, so a call either runs before the drain's wait ends or is refused."""
+        with self.lock:
+            if self.draining:
+                raise Draining(protocol, Draining.TEXT)
+            self.under_way += 1
+        try:
+            return self._run_once(protocol, op, request, call_id, caller)
+        finally:
+            with self.lock:
+                self.under_way -= 1
+                if self.under_way == 0:
+                    self._idle.notify_all()
+
+    def refuse_from_now(self):
+        with self.lock:
+            self.draining = True
+
+    def await_idle(self, timeout):
+        """Waits up to ``timeout`` seconds for the calls under way; the number still under way."""
+        with self.lock:
+            self._idle.wait_for(lambda: self.under_way == 0, timeout)
+            return self.under_way
+
+    def _run_once(self, protocol, op, request, call_id, caller):
         if call_id is None or op.idempotent:
             return self._execute(protocol, op, request)
         key, now = (caller, op.name, call_id), time.monotonic()
@@ -222,13 +257,14 @@ class Server:
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
                  secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
                  workers=8, on_renew=None, authz=None, max_connections=512, max_connections_per_address=128,
-                 idle_seconds=60, jwt=None, tcp=True):
+                 idle_seconds=60, jwt=None, tcp=True, drain_quiet=0.0, drain_timeout=30.0):
         self.authz = authorizer(authz)   # refused here, with the reason, if it does not parse
         self.jwt = jwt
         self.denials = collections.Counter()   # (identity, path) -> calls denied
         self._denial_logged = {}
         self.workers = workers
         self.idle_seconds = idle_seconds
+        self.drain_quiet, self.drain_timeout = drain_quiet, drain_timeout
         self.limits = ConnectionLimits(max_connections, max_connections_per_address)
         self._soap_calls = threading.BoundedSemaphore(workers)
         self.max_connections = max_connections
@@ -398,6 +434,9 @@ class Server:
             context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(f))
         except Refused as r:
             self._grpc_refuse(context, r)
+        except Draining:
+            context.set_trailing_metadata((("sb-draining", "1"),))   # as GrpcErrors sends it: not delivered
+            context.abort(grpc.StatusCode.UNAVAILABLE, Draining.TEXT)
         except NotImplementedError as e:
             context.abort(grpc.StatusCode.UNIMPLEMENTED, str(e))
         except Exception as e:
@@ -524,7 +563,8 @@ class Server:
         self.grpc_server.stop(grace=2).wait()
 
     def close(self):
-        """Unbinds from the registry (if bound) and stops serving; the number of entries unbound."""
+        """Unbinds from the registry (if bound), drains (see above) and stops serving; the number of entries
+        unbound."""
         with self._close_lock:
             if self._closed.is_set():
                 return 0
@@ -536,6 +576,14 @@ class Server:
             except Exception as e:
                 print("switchboard: could not unbind %s; its lease will run out: %s" % (self.name, e),
                       file=sys.stderr, flush=True)
+        if self.registration is not None and self.drain_quiet > 0:
+            time.sleep(self.drain_quiet)   # still answering while watching clients move away
+        self.runner.refuse_from_now()
+        self.serving = False
+        left = self.runner.await_idle(self.drain_timeout)
+        if left:
+            print("switchboard: %s stops with %d call(s) still under way after %s s of draining"
+                  % (self.name, left, self.drain_timeout), file=sys.stderr, flush=True)
         self._stop_servers()
         return unbound
 
@@ -701,6 +749,9 @@ def _soap_handler(server, path):
                 return
             except Refused as r:
                 self.fault(soap_ns, "Client", r.text, refused=r)
+                return
+            except Draining:
+                self.fault(soap_ns, "Client", Draining.TEXT, refused=Refused("draining", Draining.TEXT))
                 return
             except Exception as e:
                 self.fault(soap_ns, "Server", str(e) or type(e).__name__)
