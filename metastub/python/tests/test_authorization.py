@@ -57,11 +57,13 @@ def denied(call, path):
 
 
 @pytest.mark.parametrize("protocol", ["tcp", "grpc", "soap"])
-def test_an_anonymous_caller_gets_what_the_policy_gives_anyone(schemas, registry_url, secret, board, protocol):
+def test_an_anonymous_caller_gets_what_the_policy_gives_anyone(schemas, registry_url, secret, protocol):
     server = switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
                                name="PyAuthz" + protocol, secret=secret, authz=POLICY, handle_sigterm=False)
+    # not over the Unix socket, where a caller on this host is its uid (test_tcp.py)
+    anonymous = switchboard.connect(registry_url, unix_sockets=False, watch=False)
     try:
-        echo = board.lookup("PyAuthz" + protocol)
+        echo = anonymous.lookup("PyAuthz" + protocol)
         assert bits(echo.echoDoubles(values=[1.5, -0.0], protocol=protocol)) == bits([1.5, -0.0])
         denied(lambda: echo.divide(dividend=7, divisor=2, protocol=protocol), "divide")    # a deny rule
         denied(lambda: echo.empty(protocol=protocol), "empty")                            # no allow rule
@@ -71,6 +73,7 @@ def test_an_anonymous_caller_gets_what_the_policy_gives_anyone(schemas, registry
         assert server.denials == {("ANONYMOUS", ECHO + "divide"): 1, ("ANONYMOUS", ECHO + "empty"): 1,
                                   ("ANONYMOUS", ECHO + "echoList"): 1}
     finally:
+        anonymous.close()
         server.close()
 
 

@@ -6,6 +6,7 @@ cancel frame, the token in authentication_data, and answers that cannot be read.
 import math
 import os
 import socket
+import stat
 import struct
 import threading
 
@@ -414,10 +415,13 @@ def py_server(schemas):
         s.close()
 
 
-def _py_call(server, name, token=None, timeout=30, **values):
+def _py_call(server, name, token=None, timeout=30, unix=False, **values):
+    """One call over the server's TCP port (``unix``: its Unix socket, which a client on this host takes)."""
     from switchboard import _values
 
-    transport = _tcp.TcpTransport(server.iface, server.tcp.address, token=switchboard._client.BearerToken.of(token))
+    transport = _tcp.TcpTransport(server.iface, server.tcp.address, token=switchboard._client.BearerToken.of(token),
+                                  unix=unix)
+    assert transport.via == ("unix" if unix else "tcp")
     op = server.iface.operations[name]
     try:
         return transport.call(op, _values.Encoder(server.iface, op.request.DESCRIPTOR).encode(values), "ab" * 16,
@@ -429,6 +433,13 @@ def _py_call(server, name, token=None, timeout=30, **values):
 def _raw(server):
     port = int(server.tcp.address.split(":")[2].split("/")[0])
     return socket.create_connection(("127.0.0.1", port), timeout=30)
+
+
+def _raw_unix(server):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(server.tcp.unix_path)
+    return s
 
 
 def _read_frame(conn):
@@ -452,6 +463,57 @@ def test_serve_exports_tcp_beside_grpc_and_soap_and_answers_exactly(py_server):
     with pytest.raises(switchboard.RemoteError, match="not implemented"):
         _py_call(server, "echoList", head=None)
     assert server.calls == {"tcp echoDoubles": 1, "tcp divide": 1}
+
+
+def test_the_server_listens_on_a_unix_socket_too_which_a_client_on_this_host_takes(py_server):
+    server = py_server()
+    path = server.tcp.unix_path
+    assert path is not None and _tcp.same_host_socket(server.tcp.address) == path, server.tcp.address
+    directory = os.path.dirname(path)
+    assert stat.S_IMODE(os.lstat(directory).st_mode) == 0o700 and stat.S_ISSOCK(os.lstat(path).st_mode)
+    for unix in (True, False):
+        response, _ = _py_call(server, "echoDoubles", unix=unix, values=EDGE)
+        assert bits(response.values) == bits(EDGE)
+    assert server.calls == {"tcp echoDoubles": 2}
+    server.close()
+    assert not os.path.exists(directory), "closing removes the socket and its directory"
+
+
+def test_a_caller_on_the_unix_socket_is_its_uid_and_one_over_tcp_is_anonymous(py_server):
+    me = "uid:%d" % os.getuid()
+    policy = {"name": "p", "allow_rules": [{"name": "me", "source": {"principals": [me]},
+                                            "request": {"paths": ["/switchboard.echo.Echo/echoDoubles"]}}]}
+    server = py_server(authz=policy)
+    assert list(_py_call(server, "echoDoubles", unix=True, values=[2.0])[0].values) == [2.0]
+    with pytest.raises(switchboard.PermissionDenied):
+        _py_call(server, "echoDoubles", values=[2.0])
+    assert server.calls == {"tcp echoDoubles": 1}
+    assert server.denials == {("ANONYMOUS", "/switchboard.echo.Echo/echoDoubles"): 1}
+
+
+def test_every_process_on_the_unix_socket_counts_as_one_address(py_server):
+    """Local processes cannot each claim an address of their own: one connection cap for them all."""
+    server = py_server(max_connections_per_address=2)
+    quiet = [_raw_unix(server), _raw_unix(server)]
+    try:
+        quiet[0].sendall(b"PRPC")   # a frame begun and not finished: the longest stalled
+        assert list(_py_call(server, "echoDoubles", unix=True, values=[1.5])[0].values) == [1.5]
+        assert _read(quiet[0], 1) is None, "the connection stalled longest made room"
+        quiet[1].sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 9)))
+        assert _read_frame(quiet[1])[0].correlation_id == 9, "the other connection was left alone"
+        assert list(_py_call(server, "echoDoubles", values=[2.5])[0].values) == [2.5], "TCP callers are others"
+    finally:
+        for c in quiet:
+            c.close()
+
+
+@pytest.mark.parametrize("garbage", [b"GET / HTTP/1.1\r\n\r\n", struct.pack(">4sII", b"PRPC", 100_000, 70_000)])
+def test_bytes_that_are_not_a_frame_close_a_unix_socket_connection_too(py_server, garbage):
+    server = py_server()
+    with _raw_unix(server) as conn:
+        conn.sendall(garbage)
+        assert _read(conn, 1) is None
+    assert server.calls == {}
 
 
 def test_serve_with_tls_offers_no_plain_tcp(py_server, schemas):

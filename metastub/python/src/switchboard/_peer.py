@@ -3,7 +3,7 @@ verified bearer token (``switchboard.tokens``), else from a client certificate (
 SPIFFE ID, if it has one; else its first DNS SAN; else its subject), else none (anonymous), and
 the remote address."""
 
-MUTUAL_TLS, TOKEN, ANONYMOUS = "MUTUAL_TLS", "TOKEN", "ANONYMOUS"
+MUTUAL_TLS, TOKEN, ANONYMOUS, UNIX_SOCKET = "MUTUAL_TLS", "TOKEN", "ANONYMOUS", "UNIX_SOCKET"
 
 
 class Peer:
@@ -59,6 +59,19 @@ def from_grpc(context):
     from cryptography import x509
 
     return _peer(principal_of(x509.load_pem_x509_certificate(pem[0])), address)
+
+
+def from_unix_socket(sock, path):
+    """The process at the other end of a Unix socket, as the Java tcp server names it: principal
+    ``uid:1000`` (``SO_PEERCRED``); anonymous where the kernel does not say."""
+    import socket
+    import struct
+
+    try:
+        _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    except (OSError, AttributeError):
+        return Peer(None, ANONYMOUS, path)
+    return Peer("uid:%d" % uid, UNIX_SOCKET, path)
 
 
 def _peer(principal, address):

@@ -18,7 +18,7 @@ import struct
 import threading
 import time
 import zlib
-from urllib.parse import parse_qsl, urlparse
+from urllib.parse import parse_qsl, quote, urlparse
 
 from ._wire import read_varint, varint
 from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportError
@@ -233,6 +233,12 @@ HOST_ID = host_id()
 
 def unix_enabled():
     return os.environ.get("SWITCHBOARD_TCP_UNIX", "true").strip().lower() != "false"
+
+
+def unix_query(path):
+    """The endpoint's query naming a server's Unix socket on this host, as UnixSockets.query
+    writes it (the path's bytes outside ``A-Za-z0-9-._~/`` percent-encoded)."""
+    return "unix=%s&host=%s" % (quote(path, safe="/-._~"), HOST_ID)
 
 
 def ours(path):

@@ -5,12 +5,23 @@ calls run on one bounded pool shared by all connections, a connection never hold
 of it; a call that finds no room is answered EOVERCROWDED at once, without running. A frame over
 the limit is answered ELIMIT from its meta alone and its connection closed without reading the
 message; a frame's bytes must arrive within ``request_seconds`` of its first, whatever size it
-announces; a connection with no call under way is closed after ``idle_seconds``."""
+announces; a connection with no call under way is closed after ``idle_seconds``.
 
+Beside its TCP port the listener takes the same connections on a Unix socket, as the Java tcp server
+does (UnixListener): ``tcp.sock`` in a directory of its own that only this OS user may enter, named
+in the endpoint with this host's id, so that clients on this host (Java's and Python's) take it; a
+caller there is ``uid:N`` (``SO_PEERCRED``), and all such callers share one address for the
+connection limits. Not with TLS, not where the platform has no Unix sockets, and not with
+``SWITCHBOARD_TCP_UNIX=false``."""
+
+import os
 import select
+import shutil
 import socket
 import struct
 import threading
+import sys
+import tempfile
 import time
 from concurrent import futures
 
@@ -19,6 +30,7 @@ from ._limits import ConnectionLimits
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused
 
 REQUEST_SECONDS = 30.0
+UNIX_PEERS = "unix-socket"   # the one address every local process on the Unix socket shares, as in Java
 
 
 class _Gone(Exception):
@@ -27,7 +39,7 @@ class _Gone(Exception):
 
 class TcpListener:
     def __init__(self, server, host, max_connections, max_connections_per_address, workers, idle_seconds,
-                 max_frame_bytes=_tcp.MAX_FRAME_BYTES, request_seconds=REQUEST_SECONDS):
+                 max_frame_bytes=_tcp.MAX_FRAME_BYTES, request_seconds=REQUEST_SECONDS, unix=True):
         self.server, self.idle_seconds, self.request_seconds = server, idle_seconds, request_seconds
         self.max_frame_bytes = min(max_frame_bytes, server.max_message)
         self.limits = ConnectionLimits(max_connections, max_connections_per_address)
@@ -41,22 +53,53 @@ class TcpListener:
         self.sock = socket.create_server((host, 0), backlog=128)
         self.address = "tcp://%s:%d/%s" % (host, self.sock.getsockname()[1], server.component)
         self.closed = False
-        threading.Thread(target=self._accept, name="switchboard-tcp-accept", daemon=True).start()
+        self.unix_path = self._open_unix() if unix and _tcp.unix_enabled() and hasattr(socket, "AF_UNIX") else None
+        if self.unix_path is not None:
+            self.address += "?" + _tcp.unix_query(self.unix_path)
+            threading.Thread(target=self._accept, args=(self.unix_sock, True), name="switchboard-tcp-accept-unix",
+                             daemon=True).start()
+        threading.Thread(target=self._accept, args=(self.sock, False), name="switchboard-tcp-accept",
+                         daemon=True).start()
 
-    def _accept(self):
+    def _open_unix(self):
+        """The Unix socket's path, listening; None (with a line on stderr, TCP still served) if none can be made."""
+        directory = self.unix_sock = None
+        try:
+            directory = tempfile.mkdtemp(prefix="sb-tcp-", dir=os.environ.get("SWITCHBOARD_TCP_UNIX_DIRECTORY"))
+            os.chmod(directory, 0o700)   # mkdtemp's mode, said again: clients take only a socket in such a directory
+            path = os.path.join(directory, _tcp.UNIX_FILE)
+            if len(path.encode("utf-8")) > 107:
+                raise OSError("the path %s is over the 107 bytes a Unix socket's path may have; set "
+                              "SWITCHBOARD_TCP_UNIX_DIRECTORY to a shorter directory" % path)
+            self.unix_sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.unix_sock.bind(path)
+            self.unix_sock.listen(128)
+            self.unix_directory = directory
+            return path
+        except OSError as e:
+            print("switchboard: tcp serves over TCP only, no Unix socket: %s" % e, file=sys.stderr, flush=True)
+            if self.unix_sock is not None:
+                self.unix_sock.close()
+            if directory is not None:
+                shutil.rmtree(directory, ignore_errors=True)
+            return None
+
+    def _accept(self, listening, unix):
         while not self.closed:
             try:
-                conn, address = self.sock.accept()
+                conn, address = listening.accept()
             except OSError:
                 return
-            if not self.limits.admit(conn, address[0]):
+            if not self.limits.admit(conn, UNIX_PEERS if unix else address[0]):
                 conn.close()
                 continue
-            threading.Thread(target=self._connection, args=(conn, address), name="switchboard-tcp-connection",
+            threading.Thread(target=self._connection, args=(conn, address, unix), name="switchboard-tcp-connection",
                              daemon=True).start()
 
-    def _connection(self, conn, address):
-        connection = _Connection(self, conn, "%s:%s" % address[:2])
+    def _connection(self, conn, address, unix):
+        peer = _peer.from_unix_socket(conn, self.unix_path) if unix \
+            else _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
+        connection = _Connection(self, conn, peer)
         try:
             connection.serve()
         except (_Gone, OSError):
@@ -67,17 +110,22 @@ class TcpListener:
 
     def close(self):
         self.closed = True
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        for listening in (self.sock, self.unix_sock if self.unix_path is not None else None):
+            try:
+                if listening is not None:
+                    listening.close()
+            except OSError:
+                pass
+        if self.unix_path is not None:
+            shutil.rmtree(self.unix_directory, ignore_errors=True)   # the socket and its directory
         self.pool.shutdown(wait=False)
 
 
 class _Connection:
-    def __init__(self, listener, sock, remote):
-        self.listener, self.sock, self.remote = listener, sock, remote
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def __init__(self, listener, sock, peer):
+        self.listener, self.sock, self.peer = listener, sock, peer
+        if sock.family != getattr(socket, "AF_UNIX", None):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.settimeout(None)   # answers are written from the pool's threads; reads wait in poll
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
@@ -212,7 +260,7 @@ class _Connection:
         server = self.listener.server
         try:
             try:
-                caller = server.admit(_peer.Peer(None, _peer.ANONYMOUS, self.remote),
+                caller = server.admit(self.peer,
                                       "Bearer " + meta.token if meta.token else None, op)
                 if compression:   # here, on a pool thread: what inflating costs is not told by the size on the wire
                     message = _tcp.inflate(compression, message, self.listener.max_frame_bytes)

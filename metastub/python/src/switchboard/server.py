@@ -42,8 +42,9 @@ Each listener bounds what one caller holds: ``max_connections`` (512) and
 ``max_connections_per_address`` (128) on SOAP and tcp, the connection stalled longest making room; a
 pool of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC and
 tcp (over it: tcp's ``EOVERCROWDED``); a tcp frame over 4 MiB answered ``ELIMIT`` and its connection
-closed; connections silent for ``idle_seconds`` (60) closed. tcp is served on TCP only (no Unix
-socket, no TLS: with ``tls=`` the server offers gRPC and SOAP alone).
+closed; connections silent for ``idle_seconds`` (60) closed. tcp is served on TCP and on a Unix
+socket that clients on this host take (``_tcp_server``); not over TLS: with ``tls=`` the server
+offers gRPC and SOAP alone.
 
 The schema's derived documents come from the interface compiler: the typed ``.proto`` (needed)
 and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Name>.proto`` and

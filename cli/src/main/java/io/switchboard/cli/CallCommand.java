@@ -58,7 +58,9 @@ final class CallCommand implements Callable<Integer> {
                 status = 4;
             }
             for (CallRecord r : records) {
-                System.err.println("# " + r.protocol() + " (" + r.reason() + "), " + r.requestWireBytes() + " bytes sent, "
+                // the way, where the protocol has more than one: tcp over the Unix socket says "via unix"
+                System.err.println("# " + r.protocol() + (r.via() == null ? "" : " via " + r.via()) + " (" + r.reason()
+                        + "), " + r.requestWireBytes() + " bytes sent, "
                         + r.responseWireBytes() + " received, " + r.latency().toNanos() / 1000 + " µs");
             }
             return status;

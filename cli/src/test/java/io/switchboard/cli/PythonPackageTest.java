@@ -166,7 +166,8 @@ class PythonPackageTest {
     /**
      * {@code scripts/python/echo_component.py}, a few lines on {@code switchboard.serve}: grpcurl lists it
      * by reflection, finds it SERVING and calls it with JSON; it answers {@code ./switchboard call} over
-     * gRPC and SOAP exactly, and unbinds on SIGTERM having run each call once.
+     * gRPC, SOAP and tcp (its Unix socket, on this host) exactly, and unbinds on SIGTERM having run each
+     * call once.
      */
     private void theCommandLineCallsTheExampleComponent(String python, String registryUrl, Path schemas)
             throws Exception {
@@ -189,18 +190,22 @@ class PythonPackageTest {
             assertEquals(List.of("NaN", "-0", "Infinity", "1.5"), JsonParser.parseString(echoed.out()).getAsJsonObject()
                     .getAsJsonArray("values").asList().stream().map(v -> v.getAsString()).toList(),
                     echoed.report("grpcurl echoDoubles"));
-            for (String protocol : List.of("grpc", "soap")) {
+            for (String protocol : List.of("grpc", "soap", "tcp")) {
                 String[] call = {"call", "PyEchoCli", "echoDoubles", "values=1.5 -0.0 INF", "--protocol", protocol,
                     "--registry", registryUrl};
                 assertEquals("values = [1.5, -0.0, Infinity]\n", CommandOutput.stdout(0, call), protocol);
-                assertTrue(CommandOutput.stderr(0, call).startsWith("# " + protocol + " (pinned on call)"), protocol);
+                String record = CommandOutput.stderr(0, call);
+                // the Java client takes the Python server's Unix socket: the same host id, a directory only we enter
+                assertTrue(record.startsWith("# " + protocol + (protocol.equals("tcp") ? " via unix" : "")
+                        + " (pinned on call)"), record);
             }
             component.destroy();   // SIGTERM
             assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the example component did not stop on SIGTERM");
             String out = PythonPeers.out(dir, "echo-component");
             assertEquals(0, component.exitValue(), out + PythonPeers.err(dir, "echo-component"));
             assertTrue(out.contains("\"unbound\": 1") && out.contains("\"grpc echoDoubles\": 3")
-                    && out.contains("\"soap echoDoubles\": 2"), "unbound, each call run once: " + out);
+                    && out.contains("\"soap echoDoubles\": 2") && out.contains("\"tcp echoDoubles\": 2"),
+                    "unbound, each call run once: " + out);
         } finally {
             component.destroyForcibly();
         }
