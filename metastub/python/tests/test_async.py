@@ -14,7 +14,7 @@ import pytest
 import switchboard
 from switchboard import _tcp
 from switchboard._schema import Interface
-from conftest import bits
+from conftest import bits, until
 from test_tcp import _answer, _CloseAfter, _ScriptedServer
 
 CALLS = 200
@@ -118,6 +118,26 @@ def test_an_async_call_its_caller_cancels_sends_the_cancel_frame_and_does_not_fa
             assert stub.last_call is None or stub.last_call.protocol == "tcp", "no fallback to SOAP"
         finally:
             registry.unbind(name, "one", secret)
+
+
+@pytest.mark.parametrize("protocol, operation", [("soap", "echoDoubles"), ("grpc", "echoDoubles"), ("grpc", "empty"),
+                                                 ("tcp", "echoDoubles")])
+def test_cancelling_an_async_call_under_way_cancels_its_operation_on_the_server(board, protocol, operation):
+    """EchoHeld (PythonPackageTest) holds empty() and echoDoubles([-1]) until cancelled and answers
+    echoDoubles([]) with how many held calls came in and how many were cancelled. Over SOAP the
+    client sends the cancel message by call id, over gRPC it cancels the gRPC call (echoDoubles
+    streams its parts on a pool thread, empty is unary), over tcp it sends the cancel frame; the
+    Java side checks the counts again after the suite."""
+    held = board.lookup("EchoHeld")
+
+    def counts():
+        return [int(v) for v in held.echoDoubles(values=[], protocol="grpc")]
+    entered, cancelled = counts()
+    future = held.echoDoubles_async(values=[-1.0], protocol=protocol) if operation == "echoDoubles" \
+        else held.empty_async(protocol=protocol)
+    until(lambda: counts()[0] == entered + 1, "the held call reaches the operation")
+    assert future.cancel() and future.cancelled()
+    until(lambda: counts()[1] == cancelled + 1, "the operation learns of the cancel")
 
 
 @pytest.fixture(scope="module")

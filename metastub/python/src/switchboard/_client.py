@@ -87,13 +87,50 @@ class _Context:
 
 
 class _Plan:
-    """One call: its operation, the request encoded once, what the caller asked and its call id."""
+    """One call: its operation, the request encoded once, what the caller asked and its call id;
+    ``cancel``, for an async call, what its caller's cancel does to the attempt under way."""
 
-    __slots__ = ("op", "request", "numpy", "pinned", "policy", "timeout", "call_id")
+    __slots__ = ("op", "request", "numpy", "pinned", "policy", "timeout", "call_id", "cancel")
 
     def __init__(self, op, request, numpy, pinned, policy, timeout, call_id):
         self.op, self.request, self.numpy, self.pinned = op, request, numpy, pinned
         self.policy, self.timeout, self.call_id = policy, timeout, call_id
+        self.cancel = None
+
+
+class _Cancel:
+    """An async call's cancel, for its attempts that run on a thread (SOAP, streamed gRPC, and
+    whatever follows a failed attempt): the transport hands over how to stop the attempt under
+    way (``during``); the caller's cancel runs it (the cancel message, the gRPC call's cancel, the
+    tcp cancel frame), and no failsafe or other replica takes the call after it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.cancelled = False
+        self._stop = None
+
+    def during(self, stop):
+        with self._lock:
+            self._stop = stop
+            cancelled = self.cancelled
+        if cancelled:
+            stop()
+
+    def done(self):
+        with self._lock:
+            self._stop = None
+
+    def __call__(self):
+        with self._lock:
+            self.cancelled = True
+            stop, self._stop = self._stop, None
+        if stop is not None:
+            stop()
+
+    def check(self):
+        """Raises CancelledError once the caller has cancelled the call."""
+        if self.cancelled:
+            raise concurrent.futures.CancelledError()
 
 
 class _Selection:
@@ -341,6 +378,8 @@ class Component:
                 self._replica_health.succeeded(replica.entry.instance_id)
                 break
             except TransportError as e:
+                if plan.cancel is not None:
+                    plan.cancel.check()   # cancelled by its caller: not another replica's call either
                 self._replica_health.failed(replica.entry.instance_id)
                 last = e
                 if e.delivery != TransportError.NOT_DELIVERED and not op.idempotent:
@@ -368,6 +407,8 @@ class Component:
         future = concurrent.futures.Future()
         try:
             plan = self._plan(name, values, protocol, policy, timeout, call_id)
+            plan.cancel = _Cancel()
+            future.add_done_callback(lambda f: plan.cancel() if f.cancelled() else None)
             replica = self._pick_replica(set())
             if replica is None:
                 raise NotFound("no instance of %s is bound in %s now" % (self.name, self._board.url))
@@ -476,6 +517,8 @@ class Component:
                 raise failure
             return self._attempt(replica, plan, selection)
         except TransportError as e:
+            if plan.cancel is not None:
+                plan.cancel.check()   # cancelled by its caller: no failsafe
             # a draining server refuses over SOAP too, and its protocols are not at fault: the next replica
             if selection.pinned or protocol == FAILSAFE or isinstance(e, Draining):
                 raise
@@ -509,8 +552,17 @@ class Component:
     def _attempt(self, replica, plan, selection):
         transport = replica.transport(selection.protocol)
         started = time.perf_counter()
+        cancel = plan.cancel
         try:
-            response, raw = transport.call(plan.op, plan.request, plan.call_id, plan.timeout)
+            if cancel is None:
+                response, raw = transport.call(plan.op, plan.request, plan.call_id, plan.timeout)
+            else:
+                cancel.check()
+                try:
+                    response, raw = transport.call(plan.op, plan.request, plan.call_id, plan.timeout,
+                                                   on_cancel=cancel.during)
+                finally:
+                    cancel.done()
         except FaultMessage as f:
             response, raw = f, None
         except BaseException as e:

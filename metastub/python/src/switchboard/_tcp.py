@@ -574,7 +574,11 @@ class TcpTransport:
         return TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s exceeded its deadline: no "
                               "answer within %d ms" % (op.name, self.address, timeout * 1000))
 
-    def call(self, op, request, call_id, timeout):
+    def call(self, op, request, call_id, timeout, on_cancel=None):
+        if on_cancel is not None:   # cancellable: the async form, whose cancel sends the cancel frame
+            future = self.call_async(op, request, call_id, timeout)
+            on_cancel(future.cancel)
+            return future.result()
         message = self._message(op, request)
         timeout = 60.0 if timeout is None else timeout
         deadline = time.monotonic() + timeout

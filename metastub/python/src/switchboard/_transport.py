@@ -13,6 +13,7 @@ from ._wire import read_varint, varint
 from ._token import BearerToken, PlainTextToken, requests_auth
 from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportError
 
+CANCEL_HEADER = "Switchboard-Cancel"   # a SOAP cancel message's header, as SoapCalls names it
 DRAINING_REASON = "draining"   # a SOAP refusal's reason, as the Java servers send it (DrainingException.REASON)
 PART_BYTES = 1 << 20
 FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
@@ -92,7 +93,8 @@ class GrpcTransport:
                 self._methods[op.name] = m
         return m
 
-    def call(self, op, request, call_id, timeout):
+    def call(self, op, request, call_id, timeout, on_cancel=None):
+        """The call, blocking; ``on_cancel`` (if given) is handed the gRPC call's cancel once it is under way."""
         import grpc
 
         metadata = [("sb-call-id", call_id)] if call_id else []
@@ -104,8 +106,15 @@ class GrpcTransport:
                 sent = parts(request)
                 metadata.append(("sb-size", str(request.ByteSize())))
                 received = bytearray()   # the parts in one buffer, which numpy arrays may then share
-                for part in method(iter(sent), timeout=timeout, metadata=metadata):
+                responses = method(iter(sent), timeout=timeout, metadata=metadata)
+                if on_cancel is not None:
+                    on_cancel(responses.cancel)
+                for part in responses:
                     received += part
+            elif on_cancel is not None:
+                call = method.future(request.SerializeToString(), timeout=timeout, metadata=metadata)
+                on_cancel(call.cancel)
+                received = call.result()
             else:
                 received = method(request.SerializeToString(), timeout=timeout, metadata=metadata)
         except grpc.RpcError as e:
@@ -127,6 +136,8 @@ class GrpcTransport:
         future = concurrent.futures.Future()
 
         def done(call):
+            if future.cancelled():
+                return   # its caller cancelled it, and with it the call on the wire
             try:
                 received = call.result()
                 future.set_result((op.response.FromString(received), received))
@@ -135,7 +146,10 @@ class GrpcTransport:
             except BaseException as e:
                 future.set_exception(e)
 
-        self.method(op).future(request.SerializeToString(), timeout=timeout, metadata=metadata).add_done_callback(done)
+        call = self.method(op).future(request.SerializeToString(), timeout=timeout, metadata=metadata)
+        call.add_done_callback(done)
+        # a future its caller cancels cancels the gRPC call: the server's operation is told (isCancelled)
+        future.add_done_callback(lambda f: call.cancel() if f.cancelled() else None)
         return future
 
     def error(self, op, e):
@@ -197,10 +211,14 @@ class SoapTransport:
         elif address.startswith("https://"):
             raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
 
-    def call(self, op, request, call_id, timeout):
+    def call(self, op, request, call_id, timeout, on_cancel=None):
+        """The call, blocking; ``on_cancel`` (if given) is handed what cancels it on the server: a
+        cancel message naming the call id, as the Java client sends (SOAP itself has none)."""
         import requests
         from lxml import etree
 
+        if on_cancel is not None and call_id:
+            on_cancel(lambda: self._send_cancel(call_id))
         env, body = _soap.envelope(_soap.SOAP11, call_id)
         wrapper = etree.SubElement(body, self.codec.q(op.name), nsmap={"m": self.codec.ns})
         self.codec.write(request, wrapper)
@@ -242,6 +260,20 @@ class SoapTransport:
         if answer.tag != self.codec.q(op.name + "Response"):
             raise Refused("malformed", "the answer is %s, not %sResponse" % (answer.tag, op.name))
         return self.codec.read(op.response, answer), None
+
+    def _send_cancel(self, call_id):
+        """POSTs the cancel message (the ``Switchboard-Cancel`` header, no body) on a thread of its
+        own, under the call's own credentials: a server cancels only its caller's call."""
+        headers = {CANCEL_HEADER: call_id}
+        if self.token is not None:
+            headers["Authorization"] = _token_header(self.token, self.address, self.protocol)
+
+        def send():
+            try:
+                self.session.post(self.address, data=b"", headers=headers, timeout=5).close()
+            except Exception:   # the server is gone: nothing runs there to cancel
+                pass
+        threading.Thread(target=send, name="switchboard-soap-cancel", daemon=True).start()
 
     def fault(self, op, fault, soap_ns):
         code, text, detail = _soap.fault_parts(fault, soap_ns)

@@ -23,6 +23,7 @@ import io.switchboard.components.simulation.SimulatorStub;
 import io.switchboard.components.simulation.SteadyStateFaultException;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
@@ -75,6 +76,7 @@ class PythonPackageTest {
         String packagePython = packagePython();
         EchoService echo = new EchoService();
         EchoService failsafeEcho = new EchoService();
+        HeldEcho held = new HeldEcho();
         AtomicInteger progressRuns = new AtomicInteger();
         AtomicInteger tcpDownRuns = new AtomicInteger();
         TestCertificates certs = TestCertificates.get();
@@ -103,6 +105,7 @@ class PythonPackageTest {
             grpcDown.export("EchoGrpcDown", EchoComponent.skeleton(failsafeEcho));
             grpcDown.stopProtocol("grpc");
             dedup.export("SimulatorDedup", SimulatorComponent.skeleton(countingProgress(simulator, progressRuns)));
+            dedup.export("EchoHeld", EchoComponent.skeleton(held));   // beside server's Echo: one echo per server
             // tcp's failsafe: bound with a tcp endpoint that no longer listens; simulateWithProgress is not idempotent
             tcpDown.export("SimulatorTcpDown", SimulatorComponent.skeleton(countingProgress(simulator, tcpDownRuns)));
             tcpDown.stopProtocol("tcp");
@@ -155,6 +158,9 @@ class PythonPackageTest {
             System.out.println("pytest: " + counts);
 
             assertEquals(1, failsafeEcho.calls(), "the call that fell back to SOAP ran once on the component");
+            assertEquals(List.of(4, 4), List.of(held.entered.get(), held.cancelled.get()),
+                    "the Python client's cancels of async calls under way over SOAP, gRPC (streamed and unary) and tcp "
+                    + "reached them");
             assertEquals(1, progressRuns.get(), "one call id sent over gRPC, tcp and then SOAP ran once on the Java component");
             assertEquals(1, tcpDownRuns.get(), "the non-idempotent call that fell back from tcp to SOAP ran once");
             assertFalse(echo.calls() == 0, "the suite called the Java echo component");
@@ -238,6 +244,47 @@ class PythonPackageTest {
     }
 
     /** The simulator, counting the runs of simulateWithProgress (not idempotent: its call ids are remembered). */
+    /**
+     * The echo, except that {@code empty()} and {@code echoDoubles([-1])} hold until their caller
+     * cancels them (at most 30 s), and {@code echoDoubles([])} answers how many such calls came in and
+     * how many of them were cancelled: what the Python suite waits on and checks, since it cannot
+     * look into this JVM.
+     */
+    private static final class HeldEcho extends EchoService {
+        final AtomicInteger entered = new AtomicInteger();
+        final AtomicInteger cancelled = new AtomicInteger();
+
+        @Override
+        public double[] echoDoubles(double[] values) {
+            if (values.length == 0) {
+                return new double[] {entered.get(), cancelled.get()};
+            }
+            if (values.length != 1 || values[0] != -1.0) {
+                return super.echoDoubles(values);
+            }
+            hold();
+            return values;
+        }
+
+        @Override
+        public void empty() {
+            hold();
+        }
+
+        private void hold() {
+            java.util.concurrent.CountDownLatch cancel = new java.util.concurrent.CountDownLatch(1);
+            try (ServerCallContext.Scope listening = ServerCallContext.current().addCancelListener(cancel::countDown)) {
+                entered.incrementAndGet();
+                if (cancel.await(30, TimeUnit.SECONDS)) {
+                    cancelled.incrementAndGet();
+                }
+            } catch (InterruptedException e) {
+                cancelled.incrementAndGet();   // a cancel interrupts the operation's thread as well
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private static Simulator countingProgress(SimulatorService simulator, AtomicInteger runs) {
         return new Simulator() {
             @Override
