@@ -67,6 +67,7 @@ class _Draining:
     def end(self):
         """Releases the held call: the drain waited for it, so it is answered whole, and close()
         returns having unbound the entry."""
+        assert self.closing.is_alive(), "close() waits for the call under way"
         self.release()
         self.closing.join(60)
         assert not self.closing.is_alive(), "close() did not return once the call under way ended"
