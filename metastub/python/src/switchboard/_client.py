@@ -110,11 +110,14 @@ class _Cancel:
         self._stop = None
 
     def during(self, stop):
+        """Called by the transport as its attempt starts; if the caller cancelled meanwhile, stops it
+        and raises CancelledError, so that nothing more of the attempt is sent."""
         with self._lock:
             self._stop = stop
             cancelled = self.cancelled
         if cancelled:
             stop()
+            raise concurrent.futures.CancelledError()
 
     def done(self):
         with self._lock:
