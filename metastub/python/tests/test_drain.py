@@ -79,25 +79,35 @@ class _Draining:
         assert (answer.quotient, answer.remainder, self.unbound) == (3, 0, [1])
 
 
+def _look_up(registry_url, name, clients):
+    """Adds a client per protocol pinned and one ``adaptive`` to ``clients``, each looking both
+    replicas up before the drain unbinds one: not watching, they still hold its entry afterwards, as
+    clients that have not heard yet do."""
+    for protocol in PROTOCOLS + (None,):
+        records = []
+        board = switchboard.connect(registry_url, watch=False, listener=records.append)
+        clients.append((protocol, records, board, board.lookup(name)))
+        assert len(clients[-1][3].entries) == 2
+
+
+def _call_twice(clients):
+    """Replicas in turn: one of each client's two calls meets the draining one first."""
+    for protocol, records, board, echo in clients:
+        for _ in range(2):
+            assert bits(echo.echoDoubles(values=VALUES, protocol=protocol)) == bits(VALUES)
+
+
 def test_a_draining_replica_sends_each_call_to_the_other_over_the_same_protocol(schemas, registry_url, secret):
     helds = [Held(), Held()]
     servers = [_serve(schemas, registry_url, secret, h, "PyDrain") for h in helds]
     drain, clients = None, []
     try:
-        # a client per protocol, each looking both replicas up before the drain unbinds one; not watching,
-        # they still hold its entry, as clients that have not heard yet do
-        for protocol in PROTOCOLS + (None,):
-            records = []
-            board = switchboard.connect(registry_url, watch=False, listener=records.append)
-            echo = board.lookup("PyDrain")
-            assert len(echo.entries) == 2
-            clients.append((protocol, records, board, echo))
+        _look_up(registry_url, "PyDrain", clients)
         drain = _Draining(servers, helds, registry_url, "PyDrain")
         draining = drain.server
         other = servers[1 - servers.index(draining)]
+        _call_twice(clients)
         for protocol, records, board, echo in clients:
-            for _ in range(2):   # replicas in turn: one of the two calls meets the draining one first
-                assert bits(echo.echoDoubles(values=VALUES, protocol=protocol)) == bits(VALUES)
             on_draining = [r for r in records if r.address in draining.endpoints.values()]
             assert len(on_draining) == 1, records
             refused = on_draining[0]
@@ -140,3 +150,29 @@ def test_with_every_replica_draining_the_caller_gets_draining_on_every_protocol(
         if drain is not None:
             drain.release()
         server.close()
+
+
+def test_a_draining_java_replica_sends_each_call_to_the_other_over_the_same_protocol(registry_url):
+    """EchoDrain has two Java replicas; EchoDrainControl.empty() starts one of them draining with a call
+    held on it (PythonPackageTest's JavaDrain, which checks afterwards that only that call ran there
+    and these eight on the other). The Java servers' draining refusals, on every protocol, send the
+    Python client to the other replica as the Python servers' do."""
+    clients = []
+    try:
+        _look_up(registry_url, "EchoDrain", clients)
+        with switchboard.connect(registry_url, watch=False) as control:
+            control.lookup("EchoDrainControl").empty(protocol="grpc")
+        _call_twice(clients)
+        draining = set()
+        for protocol, records, board, echo in clients:
+            refused = [r for r in records if r.error is not None]
+            assert len(refused) == 1 and refused[0].error.startswith("Draining: "), records
+            moved = records[records.index(refused[0]) + 1]
+            assert (moved.call_id, moved.protocol, moved.error) == (refused[0].call_id, refused[0].protocol, None)
+            assert not any(r.fallback for r in records), "no fallback to SOAP on the draining server"
+            draining.add(refused[0].address.split("/")[2].split("?")[0])
+            assert moved.address.split("/")[2] not in draining
+        assert len(draining) == 3, "one replica, refusing over tcp, gRPC and SOAP: %s" % draining
+    finally:
+        for c in clients:
+            c[2].close()

@@ -9,6 +9,7 @@ import com.google.gson.JsonParser;
 import io.switchboard.client.Switchboard;
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
+import io.switchboard.components.echo.EchoStub;
 import io.switchboard.components.matrix.Block;
 import io.switchboard.components.matrix.MatrixWorkerComponent;
 import io.switchboard.components.matrix.MatrixWorkerService;
@@ -23,8 +24,10 @@ import io.switchboard.components.simulation.SimulatorStub;
 import io.switchboard.components.simulation.SteadyStateFaultException;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.DrainingException;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
 import io.switchboard.testing.Grpcurl;
@@ -41,8 +44,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -96,6 +102,7 @@ class PythonPackageTest {
                      .protocols("tcp", "grpc", "soap").build();
              ComponentServer tls = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .settings(ServerSettings.defaults().withTls(certs.serverMutual())).protocols("grpc", "soap").build();
+             JavaDrain drain = new JavaDrain(registry.endpoint());
              MatrixWorkerService worker = new MatrixWorkerService(registry.endpoint(), () -> { });
              SimulatorService simulator = new SimulatorService()) {
             server.export(EchoComponent.skeleton(echo));
@@ -158,6 +165,9 @@ class PythonPackageTest {
             System.out.println("pytest: " + counts);
 
             assertEquals(1, failsafeEcho.calls(), "the call that fell back to SOAP ran once on the component");
+            assertEquals(List.of(1, 0L), List.of(drain.onA.entered.get(), drain.onA.calls()),
+                    "only the call held on the draining Java replica ran there");
+            assertEquals(8, drain.onB.calls(), "the Python clients' eight calls ran on the other replica");
             assertEquals(List.of(4, 4), List.of(held.entered.get(), held.cancelled.get()),
                     "the Python client's cancels of async calls under way over SOAP, gRPC (streamed and unary) and tcp "
                     + "reached them");
@@ -282,6 +292,107 @@ class PythonPackageTest {
                 cancelled.incrementAndGet();   // a cancel interrupts the operation's thread as well
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Two Java replicas of {@code EchoDrain} (A and B, each a {@link HeldEcho}) and
+     * {@code EchoDrainControl}, whose {@code empty()} starts A draining: a call of this JVM held on A,
+     * then A's {@code close()} on a thread of its own; it returns once A refuses calls as draining.
+     * The Python suite's calls that meet A must run on B (test_drain.py); closing this ends the held
+     * call, and A's close returns.
+     */
+    private static final class JavaDrain implements AutoCloseable {
+        final HeldEcho onA = new HeldEcho();
+        final HeldEcho onB = new HeldEcho();
+        private final ComponentServer a;
+        private final ComponentServer b;
+        private final ComponentServer control;
+        private final ComponentEntry entryA;
+        private MetaStub toA;
+        private CompletableFuture<Void> held;
+        private Thread closing;
+
+        JavaDrain(String registryUrl) {
+            a = ComponentServer.builder().registry(registryUrl, SECRET).protocols("tcp", "grpc", "soap").build();
+            b = ComponentServer.builder().registry(registryUrl, SECRET).protocols("tcp", "grpc", "soap").build();
+            control = ComponentServer.builder().registry(registryUrl, SECRET).protocols("grpc", "soap").build();
+            entryA = a.export("EchoDrain", EchoComponent.skeleton(onA));
+            b.export("EchoDrain", EchoComponent.skeleton(onB));
+            control.export("EchoDrainControl", EchoComponent.skeleton(new EchoService() {
+                @Override
+                public void empty() {
+                    // on a thread outside this call, so that the held call is not its child (its deadline, its cancel)
+                    AtomicReference<RuntimeException> failed = new AtomicReference<>();
+                    Thread starting = new Thread(() -> {
+                        try {
+                            start();
+                        } catch (RuntimeException e) {
+                            failed.set(e);
+                        }
+                    }, "drain-control");
+                    starting.start();
+                    try {
+                        starting.join(60_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted while A started draining", e);
+                    }
+                    if (failed.get() != null) {
+                        throw failed.get();
+                    }
+                }
+            }));
+        }
+
+        private synchronized void start() {
+            if (closing != null) {
+                throw new IllegalStateException("A drains already");
+            }
+            toA = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(entryA.endpoints()).build();
+            EchoStub stub = EchoComponent.stub(toA).withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "grpc"));
+            held = stub.emptyAsync();
+            await(() -> onA.entered.get() == 1, "the held call reaches A");
+            closing = new Thread(a::close, "closing-A");
+            closing.start();
+            await(() -> {   // echoDoubles([]) answers HeldEcho's counts and is not counted as a call
+                try {
+                    stub.echoDoubles(new double[0]);
+                    return false;   // the quiet period: still answering
+                } catch (DrainingException e) {
+                    return true;
+                }
+            }, "A refuses calls as draining");
+        }
+
+        private static void await(BooleanSupplier condition, String what) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!condition.getAsBoolean()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("not within 30 s: " + what);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted: " + what, e);
+                }
+            }
+        }
+
+        @Override
+        public synchronized void close() throws InterruptedException {
+            if (held != null) {
+                held.cancel(true);   // the held call ends; A's drain then ends
+                closing.join(60_000);
+                assertFalse(closing.isAlive(), "A's close did not return once its call under way ended");
+            }
+            if (toA != null) {
+                toA.close();
+            }
+            control.close();
+            b.close();
+            a.close();
         }
     }
 
