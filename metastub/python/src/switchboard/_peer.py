@@ -1,7 +1,10 @@
 """Who made a call to the Python server, as the Java servers' ``Peer``: the principal from a
 verified bearer token (``switchboard.tokens``), else from a client certificate (its URI SAN, a
-SPIFFE ID, if it has one; else its first DNS SAN; else its subject), else none (anonymous), and
-the remote address."""
+SPIFFE ID, if it has one; else its first DNS SAN; else its subject), else over tcp's Unix socket
+its uid, else none (anonymous), and the remote address."""
+
+import socket
+import struct
 
 MUTUAL_TLS, TOKEN, ANONYMOUS, UNIX_SOCKET = "MUTUAL_TLS", "TOKEN", "ANONYMOUS", "UNIX_SOCKET"
 
@@ -64,9 +67,6 @@ def from_grpc(context):
 def from_unix_socket(sock, path):
     """The process at the other end of a Unix socket, as the Java tcp server names it: principal
     ``uid:1000`` (``SO_PEERCRED``); anonymous where the kernel does not say."""
-    import socket
-    import struct
-
     try:
         _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
     except (OSError, AttributeError):

@@ -301,8 +301,7 @@ class _Connection:
                 self._write(*reply)
             except OSError:
                 pass   # the caller went away
-            with self.lock:
-                self.quiet_since = time.monotonic()
+            self.quiet_since = time.monotonic()   # one assignment: the reader takes it whole, with or without the lock
 
     def _done(self, cid):
         with self.lock:
