@@ -89,6 +89,12 @@ final class RegistryLeases {
                 return true;
             }
         } catch (RegistryStore.StoreException ex) {
+            // the component renewed; only the store could not confirm it. The lease held here runs on,
+            // so that the registry's own outage (a ZooKeeper election) does not drop entries whose
+            // servers kept renewing; one whose server stopped still runs out a lease later
+            synchronized (leases) {
+                leases.renew(name, instanceId);
+            }
             throw fault.of(RegistryFault.UNAVAILABLE, ex.getMessage());
         }
     }

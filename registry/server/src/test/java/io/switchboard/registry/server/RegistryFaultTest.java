@@ -1,9 +1,11 @@
 package io.switchboard.registry.server;
 
 import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.Entries;
 import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.store.InMemoryRegistryStore;
 import io.switchboard.registry.store.RegistryStore;
+import io.switchboard.registry.wire.RenewFaultException;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.registry.zookeeper.ZooKeeperRegistryStore;
 import io.switchboard.client.Switchboard;
@@ -20,6 +22,7 @@ import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.CountingSkeleton;
 import io.switchboard.testing.FaultProxy;
+import io.switchboard.testing.ManualClock;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -52,6 +55,32 @@ class RegistryFaultTest {
 
     private static List<String> bound(RegistryServer registry) {
         return registry.store().lookup("Conformance").stream().map(ComponentEntry::instanceId).toList();
+    }
+
+    /**
+     * A renewal that reaches the registry while its store cannot be reached fails as unavailable,
+     * yet keeps the lease running: an outage of the store (a ZooKeeper leader election, which once
+     * dropped a renewed entry in MultiHostTest) must not drop entries whose servers kept renewing.
+     */
+    @Test
+    void aRenewalTheStoreCannotTakeStillKeepsTheLeaseRunning() throws Exception {
+        ManualClock clock = new ManualClock();
+        LosableStore store = new LosableStore(new InMemoryRegistryStore());
+        RegistryService registry = new RegistryService(store, SECRET, clock);
+        ComponentEntry leased = new ComponentEntry("Leased", "l1",
+                List.of(new Endpoint("soap", "http://127.0.0.1:1/axis2/services/Leased")), null, null, null, null,
+                List.of(), 10);
+        registry.bind(Entries.toWire(leased), SECRET);
+        clock.advance(Duration.ofSeconds(9));
+        store.lost = true;
+        assertThrows(RenewFaultException.class, () -> registry.renew("Leased", "l1", SECRET));
+        store.lost = false;
+        clock.advance(Duration.ofSeconds(2));   // past the deadline of the bind's lease
+        assertEquals(0, registry.sweep(), "the renewal the store could not take moved the deadline to 19 s");
+        assertEquals(1, registry.lookup("Leased").size());
+        clock.advance(Duration.ofSeconds(9));
+        assertEquals(1, registry.sweep(), "not renewed since: its lease ran out");
+        assertTrue(registry.lookup("Leased").isEmpty());
     }
 
     @Test
