@@ -3,6 +3,7 @@ correlation id, over gRPC grpcio's future() does; what follows a failed attempt 
 call on the board's pool."""
 
 import asyncio
+import concurrent.futures
 import math
 import socket
 import struct
@@ -12,8 +13,10 @@ import uuid
 import pytest
 
 import switchboard
-from switchboard import _tcp
+from switchboard import _client, _tcp
+from switchboard import _transport as _transport_module
 from switchboard._schema import Interface
+from switchboard._soap import SoapCodec
 from conftest import bits, until
 from test_tcp import _answer, _CloseAfter, _ScriptedServer
 
@@ -216,3 +219,39 @@ def test_async_and_blocking_calls_answered_out_of_order_each_get_their_own(ops):
     assert [a.quotient for a in answers] == list(range(n))
     assert blocking[0][0].quotient == -1
     assert len({a.remainder for a in answers} | {blocking[0][0].remainder}) == n + 1
+
+
+class _RecordingSession:
+    """A requests session that records what is posted and answers nothing: a request it is sent
+    fails the attempt, as a server gone away would."""
+
+    def __init__(self):
+        self.posted, self.cancel_sent = [], threading.Event()
+
+    def post(self, address, data=None, headers=None, timeout=None):
+        self.posted.append((dict(headers or {}), data))
+        if _transport_module.CANCEL_HEADER in (headers or {}):
+            self.cancel_sent.set()
+            return _Closable()
+        raise RuntimeError("the request went out")
+
+
+class _Closable:
+    def close(self):
+        pass
+
+
+def test_a_cancel_that_lands_as_the_attempt_starts_sends_the_cancel_message_and_not_the_request(ops):
+    """The caller cancels after the attempt checked its cancel and before the transport handed
+    over its stop: the stop (the cancel message) runs, and the request is never posted."""
+    transport = _transport_module.SoapTransport(ops, SoapCodec(ops, "urn:switchboard:echo"),
+                                                "http://127.0.0.1:1/services/Echo")
+    transport.session = session = _RecordingSession()
+    cancel = _client._Cancel()
+    cancel.check()   # the attempt's check: not cancelled yet
+    cancel()         # the caller's cancel, before the transport hands over its stop
+    op = ops.operations["echoDoubles"]
+    with pytest.raises(concurrent.futures.CancelledError):
+        transport.call(op, op.request(values=[1.0]), "feedc0de" * 4, 5, on_cancel=cancel.during)
+    assert session.cancel_sent.wait(30), "the cancel message was not sent"
+    assert [headers.get(_transport_module.CANCEL_HEADER) for headers, _ in session.posted] == ["feedc0de" * 4]
