@@ -340,23 +340,28 @@ class Server:
     # -- authorization ----------------------------------------------------------------------------
 
     def admit(self, transport_peer, authorization, op):
-        """The caller of a call (its verified token's principal, else the transport's peer), once the
-        policy lets it call ``op``; raises PermissionDenied. Without a verifier, tokens are not read.
-        A token that does not verify is refused, never taken as no token."""
-        peer = transport_peer
-        token = bearer(authorization) if self.jwt is not None else None
-        if token is not None:
-            try:
-                principal = self.jwt.verify(token)
-            except PermissionDenied as refused:
-                refused.path = op.path
-                raise
-            except Exception:   # a verifier that fails otherwise still refuses
-                raise PermissionDenied("the bearer token could not be verified", PermissionDenied.UNAUTHENTICATED,
-                                       op.path) from None
-            peer = _peer.Peer(principal, _peer.TOKEN, transport_peer.remote_address)
+        """The caller of a call (see ``identify``), once the policy lets it call ``op``; raises
+        PermissionDenied."""
+        peer = self.identify(transport_peer, authorization, op.path)
         self.authorize(peer, op)
         return peer
+
+    def identify(self, transport_peer, authorization, path=None):
+        """Who sends a request: its verified token's principal, else the transport's peer. Without a
+        verifier, tokens are not read. A token that does not verify is refused (PermissionDenied,
+        naming ``path``), never taken as no token."""
+        token = bearer(authorization) if self.jwt is not None else None
+        if token is None:
+            return transport_peer
+        try:
+            principal = self.jwt.verify(token)
+        except PermissionDenied as refused:
+            refused.path = path
+            raise
+        except Exception:   # a verifier that fails otherwise still refuses
+            raise PermissionDenied("the bearer token could not be verified", PermissionDenied.UNAUTHENTICATED,
+                                   path) from None
+        return _peer.Peer(principal, _peer.TOKEN, transport_peer.remote_address)
 
     def authorize(self, peer, op):
         """Raises PermissionDenied unless the policy (if any) lets this peer call ``op``."""
