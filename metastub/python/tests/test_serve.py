@@ -1,12 +1,15 @@
 """A component served with switchboard.serve, called by the Python client: exact values, the hosting
 guarantees (not-implemented faults, size limits, no DTDs, de-duplication by call id, health,
-reflection, the lease, a refused bind) and the failsafe. PythonPackageTest adds the Java command
+reflection, the lease, a refused bind), the failsafe, and SOAP cancel messages answered as the Java
+server answers them. PythonPackageTest adds the Java command
 line calling the example component (scripts/python/echo_component.py) and its unbinding on SIGTERM."""
 
+import http.client
 import os
 import sys
 import threading
 import time
+import urllib.parse
 
 import grpc
 import pytest
@@ -14,6 +17,9 @@ import requests
 
 import switchboard
 from conftest import bits
+from switchboard._transport import CANCEL_HEADER
+from test_jwt import keys, verifier  # noqa: F401  fixtures: tokens of two identities and their verifier
+from test_limits import ECHO, soap_echo
 
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "python"))
@@ -91,12 +97,14 @@ def not_idempotent(schemas, workdir):
 
 
 class Gated(ExampleEcho):
-    """divide waits until the test lets it answer."""
+    """divide waits until the test lets it answer; ``entered`` counts the calls that reached it."""
 
     def __init__(self):
         self.gate = threading.Event()
+        self.entered = threading.Semaphore(0)
 
     def divide(self, dividend, divisor):
+        self.entered.release()
         assert self.gate.wait(60)
         return super().divide(dividend, divisor)
 
@@ -209,3 +217,128 @@ def test_a_wrong_secret_is_refused(schemas, registry_url):
     with pytest.raises(switchboard.SwitchboardError, match=r"refused the bind .*\(code unauthorized\)"):
         switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry_url, name="PyNoSecret",
                           secret="not-the-secret")
+
+
+# -- SOAP cancel messages: a POST with the Switchboard-Cancel header naming the call id, no envelope ----------
+
+CALL_ID = "c0ffee00" * 4
+DIVIDE = ('<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Header><sb:call '
+          'xmlns:sb="urn:switchboard:soap" id="%s"/></e:Header><e:Body><divide xmlns="urn:switchboard:echo">'
+          '<dividend>7</dividend><divisor>2</divisor></divide></e:Body></e:Envelope>')
+
+
+def bearer_header(token):
+    return {} if token is None else {"Authorization": "Bearer " + token}
+
+
+def held_divide(server, component, call_id=CALL_ID, token=None):
+    """divide under ``call_id``, POSTed on a thread of its own and held in the operation; what it
+    returns gives the call's HTTP response, or the error its connection met."""
+    outcome = []
+
+    def post():
+        try:
+            outcome.append(requests.post(server.soap_address, data=DIVIDE % call_id, timeout=60,
+                                         headers={"Content-Type": "text/xml; charset=UTF-8", **bearer_header(token)}))
+        except requests.RequestException as e:
+            outcome.append(e)
+    caller = threading.Thread(target=post, name="held-divide")
+    caller.start()
+    assert component.entered.acquire(timeout=30), "the held call reaches the operation"
+
+    def ended():
+        caller.join(60)
+        return outcome[0]
+    return ended
+
+
+def cancel(server, call_id=CALL_ID, token=None):
+    return requests.post(server.soap_address, headers={CANCEL_HEADER: call_id, **bearer_header(token)}, timeout=30)
+
+
+def answered(response):
+    return isinstance(response, requests.Response) and response.status_code == 200 \
+        and b"<quotient>3</quotient>" in response.content
+
+
+@pytest.fixture()
+def gated(schemas):
+    """Serves a Gated component without a registry, with the options given; released and closed after
+    the test."""
+    served = []
+
+    def serve(**options):
+        component = Gated()
+        served.append((switchboard.serve(component, schema=os.path.join(schemas, "echo.xsd"), handle_sigterm=False,
+                                         **options), component))
+        return served[-1]
+    yield serve
+    for server, component in served:
+        component.gate.set()
+        server.close()
+
+
+def test_a_cancel_message_drops_its_callers_held_call(gated):
+    """An anonymous caller of a server without authorization cancels its own call: 204, and when the
+    operation ends (a Python operation cannot be interrupted) its connection closes without the
+    answer. A second call under the same id from the same caller, made while the first ran, was
+    never registered: it is answered. The server serves on, and a cancel after the end finds nothing."""
+    server, component = gated()
+    first = held_divide(server, component)
+    second = held_divide(server, component)
+    assert cancel(server).status_code == 204
+    component.gate.set()
+    assert isinstance(first(), requests.ConnectionError), "the cancelled call's answer is not delivered"
+    assert answered(second())
+    assert cancel(server).status_code == 404, "the call ended"
+    soap_echo(server)
+
+
+def test_a_cancel_naming_no_call_of_its_caller_finds_nothing(gated):
+    """404 for an id that is not running and for a malformed one; the held call is answered."""
+    server, component = gated()
+    held = held_divide(server, component)
+    for call_id in ("0123456789abcdef" * 2, "two words", "x" * 129):
+        r = cancel(server, call_id)
+        assert (r.status_code, r.content) == (404, b""), call_id
+    component.gate.set()
+    assert answered(held())
+
+
+def test_a_cancel_from_another_identity_finds_nothing(gated, keys, verifier):  # noqa: F811
+    """Alice's call, its id named by Bob's token, by a token that does not verify and by no token:
+    404 each (nothing of why), and Alice gets her answer; then her own cancel stops her next call."""
+    server, component = gated(jwt=verifier)
+    alice = keys.token("alice")
+    held = held_divide(server, component, token=alice)
+    for who, token in (("bob", keys.token("bob")), ("another key", keys.hostile()["another key"]),
+                       ("anonymous", None)):
+        r = cancel(server, token=token)
+        assert (r.status_code, r.content) == (404, b""), who
+    component.gate.set()
+    assert answered(held())
+    component.gate.clear()
+    held = held_divide(server, component, token=alice)
+    assert cancel(server, token=alice).status_code == 204
+    component.gate.set()
+    assert isinstance(held(), requests.ConnectionError)
+
+
+def test_a_cancel_messages_body_is_read_within_the_limit(gated):
+    """A cancel with a body leaves its connection serving the next request; one over the size limit is
+    refused as any request over it is."""
+    server, _ = gated(max_message_bytes=10_000)
+    address = urllib.parse.urlsplit(server.soap_address)
+    path = address.path
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    try:
+        connection.request("POST", path, body=b"x" * 100, headers={CANCEL_HEADER: CALL_ID})
+        r = connection.getresponse()
+        assert (r.status, r.read()) == (404, b"")
+        connection.request("POST", path, body=ECHO, headers={"Content-Type": "text/xml; charset=UTF-8"})
+        r = connection.getresponse()
+        assert r.status == 200 and b"<values>1.5 -0.0</values>" in r.read(), "the same connection serves on"
+    finally:
+        connection.close()
+    r = requests.post(server.soap_address, data=b"x" * 20_000, headers={CANCEL_HEADER: CALL_ID}, timeout=30)
+    assert r.status_code == 413 and b'reason="size-limit"' in r.content

@@ -20,7 +20,8 @@ What the Java ComponentServer guarantees and applies here too: requests are boun
 (``max_message_bytes``, 64 MiB by default, refused as ``size-limit``), XML has no DTD or entity,
 values are exact or refused (``malformed``, naming the field), a call id seen before for an
 operation not marked idempotent is answered with the first outcome without running again (the
-entry says so: feature ``call-ids``), the gRPC
+entry says so: feature ``call-ids``), a SOAP cancel message (``Switchboard-Cancel: CALL-ID``) is
+answered 204 when its own identity's call of that id runs and 404 otherwise, the gRPC
 side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, the component's
 file descriptor), and the lease is renewed at a third of its length (bound again if the registry
 lost the entry).
@@ -52,6 +53,7 @@ and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Nam
 ``wsdl=``."""
 
 import collections
+import functools
 import glob
 import logging
 import os
@@ -69,7 +71,7 @@ from ._limits import ConnectionLimits
 from ._schema import Interface
 from .authz import authorizer
 from .tokens import bearer
-from ._transport import PART_BYTES, parts
+from ._transport import CANCEL_HEADER, PART_BYTES, parts
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
@@ -203,6 +205,46 @@ class _Run:
         return _values.Encoder(self.iface, op.response.DESCRIPTOR).encode(values)
 
 
+class _SoapCalls:
+    """The SOAP calls under way that came with a call id, by caller identity and id, as the Java
+    server's SoapCalls, so that a client's cancel message (a POST with the ``Switchboard-Cancel``
+    header naming the id) reaches its own call: SOAP has no cancel, and call ids are exported as
+    trace attributes, so another identity's cancel finds nothing. A Python operation cannot be
+    interrupted: a cancelled call runs to its end and its answer is dropped, as a tcp cancel frame's."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._running = {}   # (identity, call id) -> cancelled?
+
+    def start(self, identity, call_id):
+        """The call's key until ``end``; None (not registered) without an id, or while the same
+        caller runs another call of that id: the first keeps it."""
+        if call_id is None:
+            return None
+        key = (identity, call_id)
+        with self._lock:
+            if key in self._running:
+                return None
+            self._running[key] = False
+        return key
+
+    def end(self, key):
+        """Forgets the call; whether it was cancelled."""
+        if key is None:
+            return False
+        with self._lock:
+            return self._running.pop(key)
+
+    def cancel(self, identity, call_id):
+        """Marks ``identity``'s call ``call_id`` cancelled; whether one runs."""
+        key = (identity, call_id)
+        with self._lock:
+            if key not in self._running:
+                return False
+            self._running[key] = True
+            return True
+
+
 class _Registration:
     """Binds one entry, renews its lease at a third of it, binds again if the registry lost it."""
 
@@ -285,6 +327,7 @@ class Server:
         self.codec = _soap.SoapCodec(self.iface, namespace.group(1) if namespace else "urn:switchboard:" + self.component)
         self.max_message = max_message_bytes
         self.runner = _Run(obj, self.iface, self.types, numpy)
+        self.soap_calls = _SoapCalls()
         self.name = name or self.component
         self.serving = True
         self._closed = threading.Event()
@@ -718,6 +761,10 @@ def _soap_handler(server, path):
             if self.path.split("?")[0] != path:
                 self.send(404, b"not found\n", "text/plain")
                 return
+            cancel = self.headers.get(CANCEL_HEADER)
+            if cancel is not None:   # a cancel message has no envelope
+                self.cancel(cancel)
+                return
             soap_ns = _soap.SOAP11
             try:
                 doc = _soap.parse_document(_read_body(self, server.max_message))
@@ -744,26 +791,37 @@ def _soap_handler(server, path):
             except Refused as r:
                 self.fault(soap_ns, "Client", r.text, refused=r)
                 return
+            running = server.soap_calls.start(caller.identity, call_id)
             server.limits.busy(self.connection, True)
+            try:
+                reply = self.run(soap_ns, op, request, call_id, caller)
+            finally:
+                server.limits.busy(self.connection, False)
+                cancelled = server.soap_calls.end(running)
+            if cancelled:   # its caller gave up on this connection: no answer, and no request after it
+                self.close_connection = True
+                return
+            reply()
+
+        def run(self, soap_ns, op, request, call_id, caller):
+            """Runs the call; what then writes its answer or fault, unless a cancel came meanwhile."""
             try:
                 with server._soap_calls:
                     answer = server.runner.run("soap", op, request, call_id, caller.identity)
             except DeclaredFault as f:
                 detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
                 codec.write(f.message, detail)
-                self.fault(soap_ns, "Server", str(f), detail=detail)
-                return
+                return functools.partial(self.fault, soap_ns, "Server", str(f), detail=detail)
             except Refused as r:
-                self.fault(soap_ns, "Client", r.text, refused=r)
-                return
+                return functools.partial(self.fault, soap_ns, "Client", r.text, refused=r)
             except Draining:
-                self.fault(soap_ns, "Client", Draining.TEXT, refused=Refused("draining", Draining.TEXT))
-                return
+                return functools.partial(self.fault, soap_ns, "Client", Draining.TEXT,
+                                         refused=Refused("draining", Draining.TEXT))
             except Exception as e:
-                self.fault(soap_ns, "Server", str(e) or type(e).__name__)
-                return
-            finally:
-                server.limits.busy(self.connection, False)
+                return functools.partial(self.fault, soap_ns, "Server", str(e) or type(e).__name__)
+            return functools.partial(self.answer, soap_ns, op, answer)
+
+        def answer(self, soap_ns, op, answer):
             env, out_body = _soap.envelope(soap_ns)
             response = etree.SubElement(out_body, codec.q(op.name + "Response"), nsmap={None: codec.ns})
             try:
@@ -772,6 +830,27 @@ def _soap_handler(server, path):
                 self.fault(soap_ns, "Server", r.text)
                 return
             self.send(200, _soap.to_bytes(env), self.content_type(soap_ns))
+
+        def cancel(self, call_id):
+            """A client's cancel message, answered as the Java server answers it: 204 when a call of
+            that id from the same caller identity runs here and is cancelled now, 404 when none does
+            (it ended or never came, the id is malformed, or the bearer token does not verify). It
+            needs no permission to call the operation, and learns nothing of why it found none."""
+            try:
+                _read_body(self, server.max_message)   # read whole, so that the connection serves on
+            except Refused as r:
+                self.fault(_soap.SOAP11, "Client", r.text, refused=r)
+                return
+            try:
+                canceller = server.identify(self.peer(), self.headers.get("Authorization"))
+            except PermissionDenied:
+                canceller = None   # cancels nothing
+            found = canceller is not None and well_formed_call_id(call_id) \
+                and server.soap_calls.cancel(canceller.identity, call_id)
+            self.send_response(204 if found else 404)
+            if not found:
+                self.send_header("Content-Length", "0")   # a 204 has no body, and may not say so
+            self.end_headers()
 
         def peer(self):
             address = "%s:%s" % self.client_address[:2] if ":" not in self.client_address[0] \
