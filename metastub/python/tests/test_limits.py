@@ -204,3 +204,28 @@ def test_grpc_calls_beyond_the_bounded_queue_are_refused_at_once(schemas):
         for c in channels:
             c.close()
         server.close()
+
+
+@pytest.mark.parametrize("method, target", [("POST", "/services/Elsewhere"), ("GET", "/services/Echo")])
+def test_a_body_left_unread_never_becomes_the_next_request(schemas, method, target):
+    """A request answered without its body read (a POST to another path, a GET with a body): the
+    body's bytes, here a whole request for the WSDL, are never read as a request of their own."""
+    server = serve(schemas)
+    try:
+        host, port = host_port(server.soap_address)
+        smuggled = b"GET /services/Echo?wsdl HTTP/1.1\r\nHost: x\r\n\r\n"
+        with socket.create_connection((host, port), timeout=30) as s:
+            s.sendall(b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s"
+                      % (method.encode(), target.encode(), len(smuggled), smuggled))
+            answer = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break   # the server closed the connection after its one answer
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.0 404") or answer.startswith(b"HTTP/1.1 404"), answer[:100]
+        assert answer.count(b"HTTP/1.") == 1, answer
+        assert b"Connection: close" in answer
+        soap_echo(server)
+    finally:
+        server.close()

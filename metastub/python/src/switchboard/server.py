@@ -748,10 +748,13 @@ def _soap_handler(server, path):
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
+            if self.close_connection:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(body)
 
         def do_GET(self):
+            self.close_if_body_left()
             if self.path.split("?")[0] == path and self.path.lower().endswith("?wsdl") and server.wsdl:
                 self.send(200, server.wsdl, "text/xml; charset=UTF-8")
             else:
@@ -759,6 +762,7 @@ def _soap_handler(server, path):
 
         def do_POST(self):
             if self.path.split("?")[0] != path:
+                self.close_if_body_left()
                 self.send(404, b"not found\n", "text/plain")
                 return
             cancel = self.headers.get(CANCEL_HEADER)
@@ -851,6 +855,12 @@ def _soap_handler(server, path):
             if not found:
                 self.send_header("Content-Length", "0")   # a 204 has no body, and may not say so
             self.end_headers()
+
+        def close_if_body_left(self):
+            """A request answered without its body read closes its connection after the answer: the
+            body's bytes, left in the stream, would otherwise be read as the next request."""
+            if self.headers.get("Transfer-Encoding") or self.headers.get("Content-Length", "0").strip() != "0":
+                self.close_connection = True
 
         def peer(self):
             address = "%s:%s" % self.client_address[:2] if ":" not in self.client_address[0] \
