@@ -50,6 +50,8 @@ final class UnixSockets {
 
     /** The socket's name in its directory. */
     static final String FILE = "tcp.sock";
+    /** How the name of a server's socket directory begins; a random part follows. */
+    static final String DIRECTORY_PREFIX = "sb-tcp-";
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
     private static final String HOST_ID = hostId();
 
@@ -105,10 +107,14 @@ final class UnixSockets {
                 + MAX_PATH_BYTES + " a Unix socket's path may have" : null;
     }
 
-    /** A new directory that only this OS user may enter (0700), for one server's socket. */
+    /**
+     * A new directory that only this OS user may enter (0700), for one server's socket. Killed
+     * servers' directories beside it go first ({@link StaleSocketDirectories}).
+     */
     static Path privateDirectory() throws IOException {
         Path parent = Path.of(System.getProperty(DIRECTORY_PROPERTY, System.getProperty("java.io.tmpdir")));
-        return Files.createTempDirectory(parent, "sb-tcp-", PosixFilePermissions.asFileAttribute(PRIVATE));
+        StaleSocketDirectories.removeIn(parent);
+        return Files.createTempDirectory(parent, DIRECTORY_PREFIX, PosixFilePermissions.asFileAttribute(PRIVATE));
     }
 
     /** The query an endpoint served on {@code socket} as well carries. */
@@ -160,17 +166,31 @@ final class UnixSockets {
      */
     static boolean ours(Path socket) {
         try {
-            if (!FILE.equals(String.valueOf(socket.getFileName())) || !Files.readAttributes(socket,
-                    PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
-                return false;
-            }
-            PosixFileAttributes dir = Files.readAttributes(socket.getParent(), PosixFileAttributes.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            return dir.isDirectory() && dir.permissions().equals(PRIVATE)
-                    && dir.owner().getName().equals(System.getProperty("user.name"));
+            return FILE.equals(String.valueOf(socket.getFileName()))
+                    && isSocket(Files.readAttributes(socket, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS))
+                    && isPrivateDirectory(Files.readAttributes(socket.getParent(), PosixFileAttributes.class,
+                            LinkOption.NOFOLLOW_LINKS));
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return false;
         }
+    }
+
+    /**
+     * Whether a file, its attributes read without following links, can be a server's socket: as
+     * far as these attributes tell, not a regular file, a directory or a link.
+     */
+    static boolean isSocket(PosixFileAttributes file) {
+        return file.isOther();
+    }
+
+    /**
+     * Whether a directory, its attributes read without following links, is one as
+     * {@link #privateDirectory} makes it: a directory (not a link to one) of this OS user's that
+     * only that user may enter.
+     */
+    static boolean isPrivateDirectory(PosixFileAttributes dir) {
+        return dir.isDirectory() && dir.permissions().equals(PRIVATE)
+                && dir.owner().getName().equals(System.getProperty("user.name"));
     }
 
     /** Percent-encodes all but unreserved characters and {@code /}. */
