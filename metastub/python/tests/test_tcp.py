@@ -9,11 +9,12 @@ import socket
 import stat
 import struct
 import threading
+import time
 
 import pytest
 
 import switchboard
-from switchboard import _tcp
+from switchboard import _tcp, _tcp_server
 from switchboard._schema import Interface
 from conftest import bits
 
@@ -514,6 +515,135 @@ def test_bytes_that_are_not_a_frame_close_a_unix_socket_connection_too(py_server
         conn.sendall(garbage)
         assert _read(conn, 1) is None
     assert server.calls == {}
+
+
+# -- a starting server removes killed servers' socket directories, and nothing else -----------------
+# Each case that keeps a directory starts its server beside a killed server's directory too, which
+# must go: the sweep ran and passed over the kept one.
+
+LONG_AGO = time.time() - 10 * _tcp_server.STALE_SECONDS
+
+
+@pytest.fixture
+def socket_parent(tmp_path, monkeypatch):
+    """Where the servers of a test make their socket directories: not the real tmp dir."""
+    parent = tmp_path / "p"
+    parent.mkdir()
+    monkeypatch.setenv("SWITCHBOARD_TCP_UNIX_DIRECTORY", str(parent))
+    return parent
+
+
+def _long_ago(*paths):
+    for path in paths:
+        os.utime(path, (LONG_AGO, LONG_AGO))
+
+
+def _killed_servers_directory(directory):
+    """A directory as a killed server leaves it: 0700, its socket bound and closed (the file stays),
+    both long unmodified."""
+    s, path = _server_socket(str(directory))
+    s.close()
+    _long_ago(path, str(directory))
+    return str(directory)
+
+
+def _kept_while_a_killed_servers_goes(py_server, parent, kept):
+    def contents():
+        return None if os.path.islink(kept) else sorted(os.listdir(kept))
+
+    killed = _killed_servers_directory(parent / "sb-tcp-killed")
+    before = contents()
+    py_server()
+    assert not os.path.lexists(killed), "the killed server's directory goes"
+    assert os.path.lexists(kept) and contents() == before, "%s stays as it was" % kept
+
+
+def test_a_killed_servers_socket_directory_is_removed_when_a_server_starts(py_server, socket_parent):
+    killed = _killed_servers_directory(socket_parent / "sb-tcp-killed")
+    empty = str(socket_parent / "sb-tcp-empty")   # killed before it bound its socket
+    os.mkdir(empty, 0o700)
+    _long_ago(empty)
+    server = py_server()
+    assert not os.path.lexists(killed) and not os.path.lexists(empty)
+    assert os.path.dirname(os.path.dirname(server.tcp.unix_path)) == str(socket_parent)
+
+
+def test_a_live_servers_socket_directory_is_kept_and_it_still_serves(py_server, socket_parent):
+    live = py_server()
+    directory = os.path.dirname(live.tcp.unix_path)
+    _long_ago(live.tcp.unix_path, directory)
+    _kept_while_a_killed_servers_goes(py_server, socket_parent, directory)
+    assert list(_py_call(live, "echoDoubles", unix=True, values=[2.5])[0].values) == [2.5]
+
+
+def _young_directory(parent):
+    directory = _killed_servers_directory(parent / "sb-tcp-young")
+    os.utime(directory)   # now: its server may be about to listen
+    return directory
+
+
+def _young_socket(parent):
+    directory = _killed_servers_directory(parent / "sb-tcp-young")
+    os.utime(os.path.join(directory, _tcp.UNIX_FILE))
+    return directory
+
+
+def _with_file_long_ago(directory, name, text):
+    """``directory`` with a file ``name`` holding ``text``, both long unmodified."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    _long_ago(path, directory)
+    return directory
+
+
+def _another_file_beside_the_socket(parent):
+    return _with_file_long_ago(_killed_servers_directory(parent / "sb-tcp-more"), "notes", "not a server's")
+
+
+def _a_plain_file_named_like_the_socket(parent):
+    directory = str(parent / "sb-tcp-plain")
+    os.mkdir(directory, 0o700)
+    return _with_file_long_ago(directory, _tcp.UNIX_FILE, "not a socket")
+
+
+def _others_may_enter(parent):
+    directory = _killed_servers_directory(parent / "sb-tcp-open")
+    os.chmod(directory, 0o750)
+    return directory
+
+
+def _another_users(parent):
+    directory = _killed_servers_directory(parent / "sb-tcp-theirs")
+    os.chown(directory, 65534, 65534)
+    return directory
+
+
+def _not_named_as_a_server_names_it(parent):
+    return _killed_servers_directory(parent / "sb-grpc-killed")
+
+
+def _a_link_named_as_a_servers_directory(parent):
+    link = str(parent / "sb-tcp-link")
+    os.symlink(_killed_servers_directory(parent / "target"), link)
+    return link
+
+
+@pytest.mark.parametrize("make", [
+    _young_directory, _young_socket, _another_file_beside_the_socket, _a_plain_file_named_like_the_socket,
+    _others_may_enter, _not_named_as_a_server_names_it, _a_link_named_as_a_servers_directory]
+    + ([_another_users] if os.getuid() == 0 else []),   # only root can give a directory away
+    ids=lambda make: make.__name__.strip("_"))
+def test_what_is_not_surely_a_killed_servers_is_kept(py_server, socket_parent, make):
+    _kept_while_a_killed_servers_goes(py_server, socket_parent, make(socket_parent))
+
+
+def test_a_link_to_a_directory_elsewhere_removes_nothing_there(py_server, socket_parent, tmp_path):
+    elsewhere = _killed_servers_directory(tmp_path / "elsewhere")
+    link = str(socket_parent / "sb-tcp-evil")
+    os.symlink(elsewhere, link)
+    _kept_while_a_killed_servers_goes(py_server, socket_parent, link)
+    assert stat.S_ISSOCK(os.lstat(os.path.join(elsewhere, _tcp.UNIX_FILE)).st_mode), "the dead socket there stays"
 
 
 def test_serve_with_tls_offers_no_plain_tcp(py_server, schemas):

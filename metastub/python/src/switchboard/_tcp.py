@@ -246,13 +246,16 @@ def ours(path):
     ``tcp.sock`` in a directory owned by this OS user that only it may enter (0700), so that an
     entry cannot send this client to another socket on its host (a daemon's, another user's)."""
     try:
-        if os.path.basename(path) != UNIX_FILE or not stat.S_ISSOCK(os.lstat(path).st_mode):
-            return False
-        parent = os.lstat(os.path.dirname(path))
+        return (os.path.basename(path) == UNIX_FILE and stat.S_ISSOCK(os.lstat(path).st_mode)
+                and private_directory(os.lstat(os.path.dirname(path))))
     except OSError:
         return False
-    return (stat.S_ISDIR(parent.st_mode) and stat.S_IMODE(parent.st_mode) == 0o700
-            and parent.st_uid == os.getuid())
+
+
+def private_directory(st):
+    """Whether ``st``, a directory's status read without following links, is that of a directory as
+    a server makes one for its socket: this OS user's, and only it may enter (0700)."""
+    return stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.getuid()
 
 
 def same_host_socket(address):

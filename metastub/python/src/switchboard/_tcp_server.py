@@ -14,10 +14,13 @@ caller there is ``uid:N`` (``SO_PEERCRED``), and all such callers share one addr
 connection limits. Not with TLS, not where the platform has no Unix sockets, and not with
 ``SWITCHBOARD_TCP_UNIX=false``."""
 
+import errno
+import logging
 import os
 import select
 import shutil
 import socket
+import stat
 import struct
 import threading
 import sys
@@ -31,6 +34,13 @@ from .errors import DeclaredFault, Draining, PermissionDenied, Refused
 
 REQUEST_SECONDS = 30.0
 UNIX_PEERS = "unix-socket"   # the one address every local process on the Unix socket shares, as in Java
+UNIX_DIRECTORY_PREFIX = "sb-tcp-"
+# the sweep of killed servers' socket directories, as the Java server's (StaleSocketDirectories):
+STALE_SECONDS = 60.0   # a server makes its directory, binds (refusing until it listens), listens within moments
+MAX_ENTRIES_READ = 4096   # of the parent, per start: a huge tmp dir does not slow a start
+MAX_EXAMINED = 256   # directories per start; each costs a few system calls and a connect
+
+LOG = logging.getLogger("switchboard.tcp")
 
 
 class _Gone(Exception):
@@ -65,7 +75,9 @@ class TcpListener:
         """The Unix socket's path, listening; None (with a line on stderr, TCP still served) if none can be made."""
         directory = self.unix_sock = None
         try:
-            directory = tempfile.mkdtemp(prefix="sb-tcp-", dir=os.environ.get("SWITCHBOARD_TCP_UNIX_DIRECTORY"))
+            parent = os.environ.get("SWITCHBOARD_TCP_UNIX_DIRECTORY", tempfile.gettempdir())
+            remove_stale_unix_directories(parent)
+            directory = tempfile.mkdtemp(prefix=UNIX_DIRECTORY_PREFIX, dir=parent)
             os.chmod(directory, 0o700)   # mkdtemp's mode, said again: clients take only a socket in such a directory
             path = os.path.join(directory, _tcp.UNIX_FILE)
             if len(path.encode("utf-8")) > 107:
@@ -119,6 +131,80 @@ class TcpListener:
         if self.unix_path is not None:
             shutil.rmtree(self.unix_directory, ignore_errors=True)   # the socket and its directory
         self.pool.shutdown(wait=False)
+
+
+def remove_stale_unix_directories(parent):
+    """Removes the socket directories in ``parent`` of servers that died without closing (SIGKILL, a
+    crash), which would otherwise stay for good; never fails. Only what is surely a dead server's
+    goes, by the Java server's rule (docs/tcp-wire.md): an entry named ``sb-tcp-*`` that is a
+    directory as a server makes it (``_tcp.private_directory``), holding nothing or only a socket
+    ``tcp.sock`` that refuses connections, the directory and the socket both modified over
+    STALE_SECONDS ago. Read and removed through directory descriptors: no link is followed."""
+    if not {os.open, os.stat, os.unlink, os.rmdir} <= os.supports_dir_fd or os.scandir not in os.supports_fd:
+        return
+    young_since = time.time() - STALE_SECONDS
+    try:
+        parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as e:
+        LOG.debug("tcp leaves stale socket directories in %s: %s", parent, e)
+        return
+    try:
+        examined = 0
+        with os.scandir(parent_fd) as entries:
+            for read, entry in enumerate(entries):
+                if read >= MAX_ENTRIES_READ or examined >= MAX_EXAMINED:
+                    break
+                if not entry.name.startswith(UNIX_DIRECTORY_PREFIX):
+                    continue
+                examined += 1
+                try:
+                    if _remove_if_stale(parent_fd, parent, entry.name, young_since):
+                        LOG.debug("tcp removed the socket directory %s of a server gone", os.path.join(parent, entry.name))
+                except OSError as e:
+                    LOG.debug("tcp leaves %s: %s", os.path.join(parent, entry.name), e)
+    except OSError as e:
+        LOG.debug("tcp leaves stale socket directories in %s: %s", parent, e)
+    finally:
+        os.close(parent_fd)
+
+
+def _remove_if_stale(parent_fd, parent, name, young_since):
+    """Removes the entry ``name`` of the parent if it is a dead server's directory; says whether it did."""
+    checked = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+    if not _tcp.private_directory(checked) or checked.st_mtime > young_since:
+        return False
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
+    try:
+        opened = os.fstat(fd)
+        if (opened.st_dev, opened.st_ino) != (checked.st_dev, checked.st_ino):
+            return False   # replaced since it was checked
+        held = os.listdir(fd)
+        if held:
+            if held != [_tcp.UNIX_FILE]:
+                return False
+            sock = os.stat(_tcp.UNIX_FILE, dir_fd=fd, follow_symlinks=False)
+            if (not stat.S_ISSOCK(sock.st_mode) or sock.st_mtime > young_since
+                    or not _nobody_listens(os.path.join(parent, name, _tcp.UNIX_FILE))):
+                return False
+            os.unlink(_tcp.UNIX_FILE, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent_fd)   # an empty directory only, never a link's target
+    return True
+
+
+def _nobody_listens(path):
+    """Whether connecting to the socket at ``path`` is refused (ECONNREFUSED): nobody listens there.
+    An accepted connection, or any other answer, means leave it. The connect does not block: a Unix
+    socket's answers at once, a full backlog included."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.setblocking(False)
+        return probe.connect_ex(path) == errno.ECONNREFUSED
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 class _Connection:
