@@ -228,6 +228,12 @@ class _RecordingSession:
     def __init__(self):
         self.posted, self.cancel_sent = [], threading.Event()
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
     def post(self, address, data=None, headers=None, timeout=None):
         self.posted.append((dict(headers or {}), data))
         if _transport_module.CANCEL_HEADER in (headers or {}):
@@ -247,6 +253,7 @@ def test_a_cancel_that_lands_as_the_attempt_starts_sends_the_cancel_message_and_
     transport = _transport_module.SoapTransport(ops, SoapCodec(ops, "urn:switchboard:echo"),
                                                 "http://127.0.0.1:1/services/Echo")
     transport.session = session = _RecordingSession()
+    transport._cancel_session = lambda: session   # the cancel message's session of its own
     cancel = _client._Cancel()
     cancel.check()   # the attempt's check: not cancelled yet
     cancel()         # the caller's cancel, before the transport hands over its stop

@@ -205,6 +205,7 @@ class SoapTransport:
         import requests
 
         self.iface, self.codec, self.address, self.token = iface, codec, address, token
+        self.tls = tls
         self.session = requests.Session()
         if tls is not None:
             tls.configure(self.session)
@@ -263,17 +264,28 @@ class SoapTransport:
 
     def _send_cancel(self, call_id):
         """POSTs the cancel message (the ``Switchboard-Cancel`` header, no body) on a thread of its
-        own, under the call's own credentials: a server cancels only its caller's call."""
+        own, under the call's own credentials: a server cancels only its caller's call. It goes over
+        a session of its own: the transport's is busy with the call, and a requests session is not
+        made to be used from two threads at once."""
         headers = {CANCEL_HEADER: call_id}
         if self.token is not None:
             headers["Authorization"] = _token_header(self.token, self.address, self.protocol)
 
         def send():
-            try:
-                self.session.post(self.address, data=b"", headers=headers, timeout=5).close()
-            except Exception:   # the server is gone: nothing runs there to cancel
-                pass
+            with self._cancel_session() as session:
+                try:
+                    session.post(self.address, data=b"", headers=headers, timeout=5).close()
+                except Exception:   # the server is gone: nothing runs there to cancel
+                    pass
         threading.Thread(target=send, name="switchboard-soap-cancel", daemon=True).start()
+
+    def _cancel_session(self):
+        import requests
+
+        session = requests.Session()
+        if self.tls is not None:
+            self.tls.configure(session)
+        return session
 
     def fault(self, op, fault, soap_ns):
         code, text, detail = _soap.fault_parts(fault, soap_ns)
