@@ -31,8 +31,8 @@ import picocli.CommandLine;
 class BenchCommandTest {
     /** Without epoll (not Linux) the server has no Unix socket, and the tcp-unix row is left out with a note. */
     private static final boolean UNIX_SOCKET = io.netty.channel.epoll.Epoll.isAvailable();
-    private static final List<String> SWEEP_PROTOCOLS = List.of("socket", "rmi", "oos", "soap", "tcp", "tcp-unix",
-            "tcp-mtls", "tcp-mtls-authz");
+    private static final List<String> SWEEP_PROTOCOLS = List.of("socket", "socket-unix", "rmi", "oos", "soap", "tcp",
+            "tcp-unix", "tcp-mtls", "tcp-mtls-authz");
     private static final List<String> POLICIES = List.of("adaptive", "size");
     private static final List<String> PLAIN = List.of("grpc-plain", "grpc-plain-direct", "axis2", "fory", "socket");
     private static final List<String> WORKLOADS = List.of("empty", "doubles", "list");
@@ -73,6 +73,22 @@ class BenchCommandTest {
                 assertTrue(Long.parseLong(f[7]) > 0, "the tcp rows count their frames through the relay: " + String.join(",", f));
             }
         }
+    }
+
+    @Test
+    void theRawSocketHasARowOverAUnixSocketToo() {
+        assertEquals(0, sweep.exit);
+        for (String workload : WORKLOADS) {
+            assertTrue(sweep.seen().contains(workload + "/socket-unix"), "no row for " + workload + " over socket-unix: "
+                    + sweep.seen());
+        }
+        Map<String, Long> wireBytes = new HashMap<>();
+        for (String[] f : sweep.rows) {
+            if (f[0].equals("list") && f[1].equals("1000")) {
+                wireBytes.put(f[2], Long.parseLong(f[7]));
+            }
+        }
+        assertEquals(wireBytes.get("socket"), wireBytes.get("socket-unix"), "the same bytes over either socket: " + wireBytes);
     }
 
     @Test

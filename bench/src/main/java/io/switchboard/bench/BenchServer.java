@@ -18,6 +18,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
 
@@ -58,6 +59,10 @@ public final class BenchServer {
             components.export(EchoComponent.skeleton(new EchoService()));
             PhaseBreakdown.ServerMarks marks = PhaseMarks.ENABLED ? PhaseBreakdown.ServerMarks.install() : null;
             RawSocketPeer.serve(raw);
+            java.nio.file.Path rawUnix = Files.createTempDirectory("sb-bench-").resolve("raw.sock");
+            rawUnix.getParent().toFile().deleteOnExit();
+            rawUnix.toFile().deleteOnExit();   // deleted before its directory: the last registered goes first
+            RawSocketPeer.serve(rawUnix);
             ObjectStreamPeer.serve(oos);
             ForyPeer.serve(fory);
             // the plain libraries, with no Switchboard code: grpc-java unary (default and direct executor) and Axis2
@@ -69,7 +74,7 @@ public final class BenchServer {
                     ? SecuredEchoServers.start(TlsSettings.of(Path.of(args[1]), Path.of(args[2]), TestCertificates.PASSWORD))
                     : null;
             out.println("READY pid=" + ProcessHandle.current().pid() + " registry=" + registry.endpoint()
-                    + " socket=" + raw.getLocalPort() + " oos=" + oos.getLocalPort() + " " + ForyPeer.NAME + "=" + fory.getLocalPort()
+                    + " socket=" + raw.getLocalPort() + " " + RawSocketPeer.UNIX_NAME + "=" + rawUnix + " oos=" + oos.getLocalPort() + " " + ForyPeer.NAME + "=" + fory.getLocalPort()
                     + " " + PlainGrpcPeer.NAME + "=" + plainGrpc.getPort() + " " + PlainGrpcPeer.DIRECT_NAME + "=" + plainGrpcDirect.getPort()
                     + " " + BareAxis2Peer.NAME + "=" + axis2 + (secured == null ? "" : " " + secured.readyFields())
                     + " protocols=" + String.join(",", Protocols.names()) + " rmi=" + RmiPeer.export()

@@ -32,17 +32,27 @@ final class RawSocketPeer extends SocketPeer {
     /** The longest array either side reads: what the other protocols' servers accept in the bench, in doubles. */
     private static final int MAX_DOUBLES = (int) (BenchServer.MAX_MESSAGE_BYTES / 8);
 
+    /** The row over a Unix domain socket: the floor for {@code tcp-unix} as {@code socket} is for {@code tcp}. */
+    static final String UNIX_NAME = "socket-unix";
+
     private final Codec codec = new Codec();
+    private final String name;
     private DataOutputStream out;
     private DataInputStream in;
 
     RawSocketPeer(int port) {
         super(port, null);
+        this.name = "socket";
+    }
+
+    RawSocketPeer(java.nio.file.Path unixSocket) {
+        super(unixSocket, null);
+        this.name = UNIX_NAME;
     }
 
     @Override
     public String name() {
-        return "socket";
+        return name;
     }
 
     @Override
@@ -61,19 +71,51 @@ final class RawSocketPeer extends SocketPeer {
     static void serve(ServerSocket listener) {
         BenchServer.acceptLoop(listener, "raw-socket", s -> {
             s.setTcpNoDelay(true);
-            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), BLOCK));
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), BLOCK));
-            Codec codec = new Codec();
-            while (true) {
-                Object value;
+            echo(s.getInputStream(), s.getOutputStream());
+        });
+    }
+
+    /**
+     * The same over a Unix domain socket at {@code path} (its directory the caller's), a thread per
+     * connection blocked in its reads as over TCP.
+     */
+    static void serve(java.nio.file.Path path) throws IOException {
+        java.nio.channels.ServerSocketChannel listener = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX);
+        listener.bind(java.net.UnixDomainSocketAddress.of(path));
+        io.switchboard.protocol.DaemonThreads.start(() -> {
+            while (listener.isOpen()) {
+                java.nio.channels.SocketChannel c;
                 try {
-                    value = codec.read(in);
-                } catch (EOFException e) {
+                    c = listener.accept();
+                } catch (IOException e) {
                     return;
                 }
-                codec.send(out, value);
+                io.switchboard.protocol.DaemonThreads.start(() -> {
+                    try (c) {
+                        echo(java.nio.channels.Channels.newInputStream(c), java.nio.channels.Channels.newOutputStream(c));
+                    } catch (Exception | StackOverflowError e) {
+                        System.err.println(UNIX_NAME + ": connection ended: " + e);
+                    }
+                }, UNIX_NAME + "-connection");
             }
-        });
+        }, UNIX_NAME + "-accept");
+    }
+
+    /** Answers each request with its own value until the client closes. */
+    private static void echo(InputStream input, OutputStream output) throws IOException {
+        DataInputStream in = new DataInputStream(new BufferedInputStream(input, BLOCK));
+        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(output, BLOCK));
+        Codec codec = new Codec();
+        while (true) {
+            Object value;
+            try {
+                value = codec.read(in);
+            } catch (EOFException e) {
+                return;
+            }
+            codec.send(out, value);
+        }
     }
 
     /** The wire format, with its scratch block; one per connection (plain gRPC's marshaller uses it too). */
