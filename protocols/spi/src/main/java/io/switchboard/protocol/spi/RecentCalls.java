@@ -12,11 +12,12 @@ import java.util.concurrent.CompletableFuture;
  * identity: an identity holds at most {@code maxBytesPerIdentity}, giving up its own oldest calls
  * beyond it, and when all together pass {@code maxBytes} the largest share gives up its oldest. So
  * one caller's flood of fresh call ids evicts its own calls, never another's smaller set. Not
- * thread-safe: the interceptor holds its lock around every use.
+ * thread-safe: its user holds a lock around every use. A protocol's server keeps its SOAP cancels
+ * that came before their calls here too, each counted as one "byte" (no digest, no outcome).
  */
-final class RecentCalls {
+public final class RecentCalls {
     /** One call: who made it, what it asked (a digest), and its outcome once it has one. */
-    static final class Entry {
+    public static final class Entry {
         final String identity;
         final String key;
         final byte[] digest;
@@ -48,7 +49,7 @@ final class RecentCalls {
     private final Map<String, Share> shares = new HashMap<>();
     private long bytes;
 
-    RecentCalls(long maxBytes, long maxBytesPerIdentity) {
+    public RecentCalls(long maxBytes, long maxBytesPerIdentity) {
         if (maxBytes <= 0 || maxBytesPerIdentity <= 0) {
             throw new IllegalArgumentException("the byte bounds must be positive");
         }
@@ -56,12 +57,24 @@ final class RecentCalls {
         this.maxBytesPerIdentity = Math.min(maxBytes, maxBytesPerIdentity);
     }
 
-    Entry get(String key) {
+    public Entry get(String key) {
         return byKey.get(key);
     }
 
+    /** Forgets the call {@code key}, if remembered; whether it was. */
+    public boolean remove(String key) {
+        Entry e = byKey.remove(key);
+        if (e == null) {
+            return false;
+        }
+        Share share = shares.get(e.identity);
+        share.order.remove(e);
+        forget(e, share);
+        return true;
+    }
+
     /** Remembers a new call (its key not remembered now), then evicts what the bounds require (possibly this call). */
-    Entry add(String identity, String key, byte[] digest, CompletableFuture<Object> outcome, long at, long size) {
+    public Entry add(String identity, String key, byte[] digest, CompletableFuture<Object> outcome, long at, long size) {
         Entry e = new Entry(identity, key, digest, outcome, at, size);
         byKey.put(key, e);
         Share share = shares.computeIfAbsent(identity, i -> new Share());
@@ -85,7 +98,7 @@ final class RecentCalls {
     }
 
     /** Forgets every call older than {@code retentionNanos} at {@code now}. */
-    void dropExpired(long now, long retentionNanos) {
+    public void dropExpired(long now, long retentionNanos) {
         Iterator<Entry> it = byKey.values().iterator();
         while (it.hasNext()) {
             Entry e = it.next();
@@ -134,7 +147,7 @@ final class RecentCalls {
         }
     }
 
-    int size() {
+    public int size() {
         return byKey.size();
     }
 
@@ -143,7 +156,7 @@ final class RecentCalls {
     }
 
     /** The bytes {@code identity}'s calls hold now. */
-    long bytes(String identity) {
+    public long bytes(String identity) {
         Share share = shares.get(identity);
         return share == null ? 0 : share.bytes;
     }

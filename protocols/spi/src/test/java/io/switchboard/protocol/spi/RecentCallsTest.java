@@ -1,6 +1,7 @@
 package io.switchboard.protocol.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -67,6 +68,21 @@ class RecentCallsTest {
         recent.dropExpired(100, 10);
         assertEquals(0, recent.size());
         assertEquals(0, recent.bytes());
+    }
+
+    @Test
+    void aRemovedCallFreesItsShare() {
+        RecentCalls recent = new RecentCalls(10_000, 10_000);
+        add(recent, "a", "op/1", 0, 100);
+        add(recent, "a", "op/2", 1, 100);
+        assertTrue(recent.remove("op/2"));
+        assertFalse(recent.remove("op/2"), "removed once");
+        assertNull(recent.get("op/2"));
+        assertEquals(100, recent.bytes("a"));
+        assertTrue(recent.remove("op/1"));
+        assertEquals(0, recent.bytes());
+        recent.dropExpired(100, 10);   // nothing left to expire, and no share left behind
+        assertEquals(0, recent.size());
     }
 
     @Test
