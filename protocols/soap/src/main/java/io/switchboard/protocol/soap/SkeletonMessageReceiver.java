@@ -83,10 +83,17 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
         ServerCallContext call = ServerCallContext.create(deadline, trace(in), caller.peer()).cancelAtDeadline();
         String component = in.getAxisService() != null ? in.getAxisService().getName() : operation.service().name();
         Object response;
-        try (ServerCallContext.Scope scope = call.enter();
-             ServerCallContext.Scope cancellable = calls.running(component, callId, call)) {
+        try (ServerCallContext.Scope scope = call.enter()) {
             caller.checkVerified();   // a token that did not verify: the operation does not run
-            response = skeleton.invoke(operation, request, callId);
+            ServerCallContext.Scope cancellable = calls.running(component, callId, call);
+            if (cancellable == null) {
+                skeleton.refused(operation, SoapCalls.CANCELLED);
+                throw refused(in, SoapCalls.CANCELLED, "the caller cancelled call " + callId + " before it arrived; "
+                        + operation + " did not run");
+            }
+            try (cancellable) {
+                response = skeleton.invoke(operation, request, callId);
+            }
         } catch (DeclaredFault fault) {
             try {
                 xml.check(fault.faultInfo());

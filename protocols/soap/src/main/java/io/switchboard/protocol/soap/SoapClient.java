@@ -98,10 +98,12 @@ final class SoapClient implements ProtocolClient {
     /**
      * Tells the server at {@code address} to cancel the call {@code callId} (see {@code SoapCalls}),
      * in the background: a {@code POST} with the cancel header and no body, on the client's
-     * connections and TLS. A server that does not know the header answers with a fault, which is
-     * ignored, as is a failure to reach it.
+     * connections and TLS. The server keeps a cancel that comes before its call for that call,
+     * unless {@code runningOnly} (the caller may send the call again under the same id). Its
+     * answer (204 cancelled, 202 kept, 404, or a fault from a server that does not know the
+     * header) is ignored, as is a failure to reach it.
      */
-    void sendCancel(String address, String callId) {
+    void sendCancel(String address, String callId, boolean runningOnly) {
         if (closed) {
             return;
         }
@@ -110,6 +112,9 @@ final class SoapClient implements ProtocolClient {
             org.apache.hc.client5.http.classic.methods.HttpPost post =
                     new org.apache.hc.client5.http.classic.methods.HttpPost(address);
             post.setHeader(SoapCalls.CANCEL_HEADER, callId);
+            if (runningOnly) {
+                post.setHeader(SoapCalls.RUNNING_ONLY_HEADER, "true");
+            }
             post.setConfig(org.apache.hc.client5.http.config.RequestConfig.custom()
                     .setResponseTimeout(Timeout.ofMilliseconds(settings.connectTimeout().toMillis())).build());
             try {

@@ -134,15 +134,22 @@ final class SoapPostHandler extends Handler.Wrapper {
 
     /**
      * A client's cancel message: {@code 204} when the call named ran here and is cancelled now,
-     * {@code 404} when none of that id runs (it ended, or never came).
+     * {@code 202} when none of that id and caller runs (it has not come yet, or it ended) and the
+     * cancel is kept for it ({@link SoapCalls}), {@code 404} for a malformed id, a token that does
+     * not verify, or a cancel of a running call only that found none.
      */
     private void cancel(Request request, Response response, Callback callback, String callId) {
         String path = request.getHttpURI().getPath();
         String component = path.substring(path.lastIndexOf('/') + 1);
         io.switchboard.protocol.Peer caller = peer(request);
-        boolean found = caller != null && io.switchboard.protocol.CallIds.wellFormed(callId)
-                && calls.cancel(component, callId, caller);
-        response.setStatus(found ? HttpStatus.NO_CONTENT_204 : HttpStatus.NOT_FOUND_404);
+        SoapCalls.Outcome outcome = caller == null || !io.switchboard.protocol.CallIds.wellFormed(callId)
+                ? SoapCalls.Outcome.NOT_FOUND
+                : calls.cancel(component, callId, caller, request.getHeaders().contains(SoapCalls.RUNNING_ONLY_HEADER));
+        response.setStatus(switch (outcome) {
+            case CANCELLED -> HttpStatus.NO_CONTENT_204;
+            case REMEMBERED -> HttpStatus.ACCEPTED_202;
+            case NOT_FOUND -> HttpStatus.NOT_FOUND_404;
+        });
         readToEnd(Content.Source.asInputStream(request));
         callback.succeeded();
     }

@@ -88,7 +88,7 @@ final class SoapServer implements ProtocolServer {
     private final Map<String, Skeleton> exported = new ConcurrentHashMap<>();
     private final Refusals refusals = new Refusals();
     /** The calls under way with a call id, for the clients' cancel messages. */
-    private final SoapCalls calls = new SoapCalls();
+    private final SoapCalls calls;
     private ConfigurationContext context;
     private Server jetty;
     private SoapConnector connector;
@@ -99,6 +99,8 @@ final class SoapServer implements ProtocolServer {
     SoapServer(ServerSettings settings, LibraryInternals shortcuts) {
         this.settings = settings;
         this.shortcuts = shortcuts;
+        // an early cancel waits as long as its request may take to arrive
+        this.calls = new SoapCalls(settings.requestTimeout(), SoapCalls.PER_IDENTITY, SoapCalls.IN_ALL, System::nanoTime);
     }
 
     @Override

@@ -149,8 +149,9 @@ final class SoapTransport implements Transport {
                     || (deadline != null && deadline - System.nanoTime() <= 0);
             if (late && options.callId() != null && source != null && source.writtenWhole()) {
                 // no answer in time: the server is told to stop (it stops by itself when the
-                // deadline it was sent passes, but its clock starts when the request arrived)
-                client.sendCancel(endpoint.address(), options.callId());
+                // deadline it was sent passes, but its clock starts when the request arrived);
+                // only a running call: a retry may send it again under the same id
+                client.sendCancel(endpoint.address(), options.callId(), true);
             }
             throw translate(operation, fault, source != null && !source.writtenWhole());
         } catch (JAXBException e) {
@@ -204,7 +205,7 @@ final class SoapTransport implements Transport {
         result.whenComplete((r, t) -> {
             if (result.isCancelled()) {
                 exchange.abort();
-                client.sendCancel(endpoint.address(), options.callId());
+                client.sendCancel(endpoint.address(), options.callId(), false);
             }
         });
         return result;
