@@ -17,7 +17,8 @@ import requests
 
 import switchboard
 from conftest import bits
-from switchboard._transport import CANCEL_HEADER
+from switchboard._transport import CANCEL_HEADER, RUNNING_ONLY_HEADER
+from switchboard.server import _EarlyCancels
 from test_jwt import keys, verifier  # noqa: F401  fixtures: tokens of two identities and their verifier
 from test_limits import ECHO, soap_echo
 
@@ -252,8 +253,19 @@ def held_divide(server, component, call_id=CALL_ID, token=None):
     return ended
 
 
-def cancel(server, call_id=CALL_ID, token=None):
-    return requests.post(server.soap_address, headers={CANCEL_HEADER: call_id, **bearer_header(token)}, timeout=30)
+def cancel(server, call_id=CALL_ID, token=None, headers=None, session=requests):
+    return session.post(server.soap_address, headers={CANCEL_HEADER: call_id, **bearer_header(token), **(headers or {})},
+                        timeout=30)
+
+
+def divide(server, call_id=CALL_ID, token=None):
+    """divide under ``call_id``, answered at once (the test opened the gate)."""
+    return requests.post(server.soap_address, data=DIVIDE % call_id, timeout=60,
+                         headers={"Content-Type": "text/xml; charset=UTF-8", **bearer_header(token)})
+
+
+def cancelled_early(response):
+    return response.status_code == 500 and b'reason="cancelled"' in response.content
 
 
 def answered(response):
@@ -282,7 +294,8 @@ def test_a_cancel_message_drops_its_callers_held_call(gated):
     """An anonymous caller of a server without authorization cancels its own call: 204, and when the
     operation ends (a Python operation cannot be interrupted) its connection closes without the
     answer. A second call under the same id from the same caller, made while the first ran, was
-    never registered: it is answered. The server serves on, and a cancel after the end finds nothing."""
+    never registered: it is answered. The server serves on, and a cancel after the end finds no
+    call: it is kept (202) for a call of that id still to come."""
     server, component = gated()
     first = held_divide(server, component)
     second = held_divide(server, component)
@@ -290,15 +303,20 @@ def test_a_cancel_message_drops_its_callers_held_call(gated):
     component.gate.set()
     assert isinstance(first(), requests.ConnectionError), "the cancelled call's answer is not delivered"
     assert answered(second())
-    assert cancel(server).status_code == 404, "the call ended"
+    assert cancel(server).status_code == 202, "the call ended: the cancel is kept"
     soap_echo(server)
 
 
 def test_a_cancel_naming_no_call_of_its_caller_finds_nothing(gated):
-    """404 for an id that is not running and for a malformed one; the held call is answered."""
+    """202 (kept) for an id that is not running, 404 for a malformed one and for a cancel of a
+    running call only; the held call is answered."""
     server, component = gated()
     held = held_divide(server, component)
-    for call_id in ("0123456789abcdef" * 2, "two words", "x" * 129):
+    r = cancel(server, "0123456789abcdef" * 2)
+    assert (r.status_code, r.content) == (202, b"")
+    r = cancel(server, "0123456789abcdef" * 2 + "a", headers={RUNNING_ONLY_HEADER: "true"})
+    assert (r.status_code, r.content) == (404, b""), "a cancel of a running call only is not kept"
+    for call_id in ("two words", "x" * 129):
         r = cancel(server, call_id)
         assert (r.status_code, r.content) == (404, b""), call_id
     component.gate.set()
@@ -307,14 +325,15 @@ def test_a_cancel_naming_no_call_of_its_caller_finds_nothing(gated):
 
 def test_a_cancel_from_another_identity_finds_nothing(gated, keys, verifier):  # noqa: F811
     """Alice's call, its id named by Bob's token, by a token that does not verify and by no token:
-    404 each (nothing of why), and Alice gets her answer; then her own cancel stops her next call."""
+    Bob's and the anonymous cancel are kept for their own callers (202), the other one is not (404),
+    and Alice gets her answer; then her own cancel stops her next call."""
     server, component = gated(jwt=verifier)
     alice = keys.token("alice")
     held = held_divide(server, component, token=alice)
-    for who, token in (("bob", keys.token("bob")), ("another key", keys.hostile()["another key"]),
-                       ("anonymous", None)):
+    for who, token, status in (("bob", keys.token("bob"), 202), ("another key", keys.hostile()["another key"], 404),
+                               ("anonymous", None, 202)):
         r = cancel(server, token=token)
-        assert (r.status_code, r.content) == (404, b""), who
+        assert (r.status_code, r.content) == (status, b""), who
     component.gate.set()
     assert answered(held())
     component.gate.clear()
@@ -322,6 +341,67 @@ def test_a_cancel_from_another_identity_finds_nothing(gated, keys, verifier):  #
     assert cancel(server, token=alice).status_code == 204
     component.gate.set()
     assert isinstance(held(), requests.ConnectionError)
+
+
+def test_a_cancel_before_its_call_keeps_that_call_from_running_once(gated):
+    """A cancel that overtakes its call's request is kept (202): the call that follows under that id
+    from that caller does not run and is refused as ``cancelled``; the kept cancel is used up, so the
+    next call under the id runs."""
+    server, component = gated()
+    component.gate.set()
+    assert cancel(server).status_code == 202
+    r = divide(server)
+    assert cancelled_early(r), r.content
+    assert not component.entered.acquire(blocking=False), "the cancelled call did not reach the operation"
+    assert server.calls.get("soap divide", 0) == 0
+    assert answered(divide(server)), "the cancel was used up"
+    assert server.calls["soap divide"] == 1
+
+
+def test_another_identitys_early_cancel_leaves_this_call_alone(gated, keys, verifier):  # noqa: F811
+    """Bob's cancel of an id before Alice's call under it is kept for Bob: Alice's call runs, and
+    Bob's own call under that id is the one refused."""
+    server, component = gated(jwt=verifier)
+    component.gate.set()
+    alice, bob = keys.token("alice"), keys.token("bob")
+    assert cancel(server, token=bob).status_code == 202
+    assert answered(divide(server, token=alice)), "alice's call ran"
+    assert cancelled_early(divide(server, token=bob))
+
+
+def test_a_flood_of_early_cancels_keeps_only_its_callers_share(gated, keys, verifier):  # noqa: F811
+    """200 early cancels from one identity keep its 64 newest; another identity's kept cancel outlives
+    the flood and still stops its call."""
+    server, component = gated(jwt=verifier)
+    component.gate.set()
+    alice = keys.token("alice")
+    assert cancel(server, token=alice).status_code == 202
+    with requests.Session() as session:
+        for i in range(200):
+            assert cancel(server, "flood-%d" % i, session=session).status_code == 202
+    assert server.soap_calls.early.kept() == 64 + 1
+    assert answered(divide(server, call_id="flood-0")), "the flood's oldest went first"
+    assert cancelled_early(divide(server, call_id="flood-199")), "its newest stay"
+    assert cancelled_early(divide(server, token=alice)), "alice's cancel outlived the flood"
+
+
+def test_early_cancels_expire_and_are_bounded_in_all():
+    """On a clock moved by hand: a kept cancel is gone once its time has passed; past the whole bound
+    the identity keeping the most gives up its oldest, never the smallest share."""
+    now = [0.0]
+    early = _EarlyCancels(seconds=30, per_identity=4, in_all=10, clock=lambda: now[0])
+    early.add("alice", "a")
+    now[0] = 30
+    early.add("alice", "b")
+    now[0] = 30.001
+    assert not early.take("alice", "a"), "past its 30 s"
+    assert early.take("alice", "b") and not early.take("alice", "b"), "used up once"
+    early.add("alice", "a")
+    for who in ("bob", "carol", "dave"):
+        for i in range(4):
+            early.add(who, str(i))
+    assert early.kept() == 10 and early.kept("alice") == 1
+    assert early.take("alice", "a"), "the smallest share kept its cancel"
 
 
 def test_a_cancel_messages_body_is_read_within_the_limit(gated):
@@ -334,7 +414,7 @@ def test_a_cancel_messages_body_is_read_within_the_limit(gated):
     try:
         connection.request("POST", path, body=b"x" * 100, headers={CANCEL_HEADER: CALL_ID})
         r = connection.getresponse()
-        assert (r.status, r.read()) == (404, b"")
+        assert (r.status, r.read()) == (202, b"")
         connection.request("POST", path, body=ECHO, headers={"Content-Type": "text/xml; charset=UTF-8"})
         r = connection.getresponse()
         assert r.status == 200 and b"<values>1.5 -0.0</values>" in r.read(), "the same connection serves on"

@@ -14,6 +14,7 @@ from ._token import BearerToken, PlainTextToken, requests_auth
 from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportError
 
 CANCEL_HEADER = "Switchboard-Cancel"   # a SOAP cancel message's header, as SoapCalls names it
+RUNNING_ONLY_HEADER = "Switchboard-Cancel-Running-Only"   # with it, a cancel that finds no running call is not kept
 DRAINING_REASON = "draining"   # a SOAP refusal's reason, as the Java servers send it (DrainingException.REASON)
 PART_BYTES = 1 << 20
 FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}

@@ -71,7 +71,7 @@ from ._limits import ConnectionLimits
 from ._schema import Interface
 from .authz import authorizer
 from .tokens import bearer
-from ._transport import CANCEL_HEADER, PART_BYTES, parts
+from ._transport import CANCEL_HEADER, PART_BYTES, RUNNING_ONLY_HEADER, parts
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
@@ -87,6 +87,11 @@ def well_formed_call_id(call_id):
     return isinstance(call_id, str) and _CALL_ID.match(call_id) is not None
 
 DEDUP_SECONDS = 600
+# SOAP cancels that came before their calls, kept as the Java server keeps them (its default request timeout)
+EARLY_CANCEL_SECONDS = 30
+EARLY_CANCELS_PER_IDENTITY = 64
+EARLY_CANCELS = 4096
+CANCELLED_REASON = "cancelled"   # the refusal of a call its caller cancelled before it came
 DETAILS_KEY = "grpc-status-details-bin"
 DENIAL_LOG_SECONDS = 60
 LOG = logging.getLogger("switchboard.server")
@@ -205,24 +210,89 @@ class _Run:
         return _values.Encoder(self.iface, op.response.DESCRIPTOR).encode(values)
 
 
+class _EarlyCancels:
+    """SOAP cancels that came before their calls, as the Java server's SoapCalls keeps them (in its
+    RecentCalls): each for ``seconds``, at most ``per_identity`` of one caller identity (its oldest go
+    first) and ``in_all`` together (the identity keeping the most gives up its oldest), so that a
+    stranger's flood of cancels costs only its own share. Expired ones go as they are met. Not
+    thread-safe: _SoapCalls holds its lock around every use."""
+
+    def __init__(self, seconds=EARLY_CANCEL_SECONDS, per_identity=EARLY_CANCELS_PER_IDENTITY,
+                 in_all=EARLY_CANCELS, clock=time.monotonic):
+        self.seconds, self.per_identity, self.in_all, self.clock = seconds, per_identity, in_all, clock
+        self._order = collections.OrderedDict()   # (identity, call id) -> when it came, oldest first
+        self._shares = {}   # identity -> its call ids, oldest first (an OrderedDict as an ordered set)
+
+    def add(self, identity, call_id):
+        """Keeps the cancel; one kept already keeps its first time."""
+        key = (identity, call_id)
+        now = self.clock()
+        self._drop_expired(now)
+        if key in self._order:
+            return
+        self._order[key] = now
+        share = self._shares.setdefault(identity, collections.OrderedDict())
+        share[call_id] = None
+        while len(share) > self.per_identity:
+            self._forget((identity, next(iter(share))))
+        while len(self._order) > self.in_all:
+            largest = max(self._shares, key=lambda i: len(self._shares[i]))
+            self._forget((largest, next(iter(self._shares[largest]))))
+
+    def take(self, identity, call_id):
+        """Whether a cancel of this call was kept; it is used up."""
+        self._drop_expired(self.clock())
+        if (identity, call_id) not in self._order:
+            return False
+        self._forget((identity, call_id))
+        return True
+
+    def kept(self, identity=None):
+        """How many cancels are kept, of ``identity`` or in all."""
+        return len(self._order) if identity is None else len(self._shares.get(identity, ()))
+
+    def _drop_expired(self, now):
+        while self._order:
+            key, when = next(iter(self._order.items()))
+            if now - when <= self.seconds:
+                return
+            self._forget(key)
+
+    def _forget(self, key):
+        del self._order[key]
+        share = self._shares[key[0]]
+        del share[key[1]]
+        if not share:
+            del self._shares[key[0]]
+
+
 class _SoapCalls:
     """The SOAP calls under way that came with a call id, by caller identity and id, as the Java
     server's SoapCalls, so that a client's cancel message (a POST with the ``Switchboard-Cancel``
     header naming the id) reaches its own call: SOAP has no cancel, and call ids are exported as
     trace attributes, so another identity's cancel finds nothing. A Python operation cannot be
-    interrupted: a cancelled call runs to its end and its answer is dropped, as a tcp cancel frame's."""
+    interrupted: a cancelled call runs to its end and its answer is dropped, as a tcp cancel frame's.
+    The cancel travels on a connection of its own and can overtake its call's request: one that
+    finds no call is kept for it (``_EarlyCancels``), and that call does not run."""
 
-    def __init__(self):
+    CANCELLED, KEPT, NOT_FOUND = 204, 202, 404   # what a cancel did, as its HTTP status
+
+    def __init__(self, early=None):
         self._lock = threading.Lock()
         self._running = {}   # (identity, call id) -> cancelled?
+        self.early = early or _EarlyCancels()
 
     def start(self, identity, call_id):
         """The call's key until ``end``; None (not registered) without an id, or while the same
-        caller runs another call of that id: the first keeps it."""
+        caller runs another call of that id: the first keeps it. Raises Refused ``cancelled`` when
+        the caller cancelled the call before it came: it must not run."""
         if call_id is None:
             return None
         key = (identity, call_id)
         with self._lock:
+            if self.early.take(identity, call_id):
+                raise Refused(CANCELLED_REASON, "the caller cancelled call %s before it arrived; it did not run"
+                              % call_id)
             if key in self._running:
                 return None
             self._running[key] = False
@@ -235,14 +305,18 @@ class _SoapCalls:
         with self._lock:
             return self._running.pop(key)
 
-    def cancel(self, identity, call_id):
-        """Marks ``identity``'s call ``call_id`` cancelled; whether one runs."""
+    def cancel(self, identity, call_id, running_only=False):
+        """Marks ``identity``'s call ``call_id`` cancelled if it runs (CANCELLED); else keeps the
+        cancel for that call (KEPT), unless ``running_only`` (NOT_FOUND)."""
         key = (identity, call_id)
         with self._lock:
-            if key not in self._running:
-                return False
-            self._running[key] = True
-            return True
+            if key in self._running:
+                self._running[key] = True
+                return self.CANCELLED
+            if running_only:
+                return self.NOT_FOUND
+            self.early.add(identity, call_id)
+            return self.KEPT
 
 
 class _Registration:
@@ -789,13 +863,13 @@ def _soap_handler(server, path):
                 op = wire_ops[body[0].tag]
                 caller = server.admit(self.peer(), self.headers.get("Authorization"), op)
                 request = codec.read(op.request, body[0])
+                running = server.soap_calls.start(caller.identity, call_id)   # last: it registers the call
             except PermissionDenied as denied:
                 self.deny(soap_ns, denied)
                 return
             except Refused as r:
                 self.fault(soap_ns, "Client", r.text, refused=r)
                 return
-            running = server.soap_calls.start(caller.identity, call_id)
             server.limits.busy(self.connection, True)
             try:
                 reply = self.run(soap_ns, op, request, call_id, caller)
@@ -837,9 +911,11 @@ def _soap_handler(server, path):
 
         def cancel(self, call_id):
             """A client's cancel message, answered as the Java server answers it: 204 when a call of
-            that id from the same caller identity runs here and is cancelled now, 404 when none does
-            (it ended or never came, the id is malformed, or the bearer token does not verify). It
-            needs no permission to call the operation, and learns nothing of why it found none."""
+            that id from the same caller identity runs here and is cancelled now, 202 when none does
+            and the cancel is kept for it (it has not come yet, or it ended), 404 for a malformed id,
+            a bearer token that does not verify, or a cancel of a running call only (the
+            ``Switchboard-Cancel-Running-Only`` header) that found none. It needs no permission to
+            call the operation."""
             try:
                 _read_body(self, server.max_message)   # read whole, so that the connection serves on
             except Refused as r:
@@ -849,10 +925,10 @@ def _soap_handler(server, path):
                 canceller = server.identify(self.peer(), self.headers.get("Authorization"))
             except PermissionDenied:
                 canceller = None   # cancels nothing
-            found = canceller is not None and well_formed_call_id(call_id) \
-                and server.soap_calls.cancel(canceller.identity, call_id)
-            self.send_response(204 if found else 404)
-            if not found:
+            status = _SoapCalls.NOT_FOUND if canceller is None or not well_formed_call_id(call_id) \
+                else server.soap_calls.cancel(canceller.identity, call_id, RUNNING_ONLY_HEADER in self.headers)
+            self.send_response(status)
+            if status != _SoapCalls.CANCELLED:
                 self.send_header("Content-Length", "0")   # a 204 has no body, and may not say so
             self.end_headers()
 
