@@ -18,7 +18,9 @@ import requests
 import switchboard
 from conftest import bits
 from switchboard._transport import CANCEL_HEADER, RUNNING_ONLY_HEADER
-from switchboard.server import _EarlyCancels
+from switchboard import _values
+from switchboard._schema import Interface
+from switchboard.server import DEDUP_ENTRIES_PER_IDENTITY, _Run, _Shares
 from test_jwt import keys, verifier  # noqa: F401  fixtures: tokens of two identities and their verifier
 from test_limits import ECHO, soap_echo
 
@@ -127,26 +129,82 @@ def test_a_repeated_call_id_runs_once(not_idempotent, registry_url, secret, boar
         server.close()
 
 
+@pytest.mark.parametrize("protocol, via", [("grpc", None), ("tcp", "unix")])
 def test_the_failsafe_repeats_a_call_that_may_have_run_when_the_server_remembers_call_ids(
-        not_idempotent, registry_url, secret):
-    """divide over gRPC outlives its deadline (the component waits until the client has given up on
-    gRPC); the repeat over SOAP carries the same call id, waits for the first run and gets its answer."""
+        not_idempotent, registry_url, secret, protocol, via):
+    """divide over gRPC, or tcp on the server's Unix socket (the caller a uid there), outlives its
+    deadline (the component waits until the client has given up on it); the repeat over SOAP (over
+    TCP, the caller anonymous) carries the same call id, waits for the first run and gets its answer:
+    a call over the socket counts as anonymous for its call id, as on the Java servers."""
     component = Gated()
-    server = switchboard.serve(component, schema=not_idempotent, registry=registry_url, name="PySlow", secret=secret)
+    server = switchboard.serve(component, schema=not_idempotent, registry=registry_url, name="PySlow-" + protocol,
+                               secret=secret)
+    attempts = []
 
     def on_attempt(record):
-        if record.protocol == "grpc" and record.error:
+        attempts.append((record.protocol, record.via, record.error is not None))
+        if record.protocol == protocol and record.error:
             component.gate.set()
     try:
         with switchboard.connect(registry_url, listener=on_attempt) as board:
-            echo = board.lookup("PySlow")
-            answer = echo.divide(dividend=-7, divisor=2, policy="fixed:grpc", timeout=2)
+            echo = board.lookup("PySlow-" + protocol)
+            answer = echo.divide(dividend=-7, divisor=2, policy="fixed:" + protocol, timeout=2)
             assert (answer.quotient, answer.remainder) == (-3, -1)
-            assert echo.last_call.reason == "fallback from grpc (the server answers a repeated call id with the first result)"
-        assert server.calls == {"grpc divide": 1}, "the repeat over SOAP did not run it again"
+            assert echo.last_call.reason == ("fallback from %s (the server answers a repeated call id with the first"
+                                             " result)" % protocol)
+        assert attempts == [(protocol, via, True), ("soap", None, False)], attempts
+        assert server.calls == {protocol + " divide": 1}, "the repeat over SOAP did not run it again"
     finally:
         component.gate.set()
         server.close()
+
+
+def test_a_call_id_used_again_for_another_request_is_refused_and_does_not_run(not_idempotent, registry_url, secret,
+                                                                             board):
+    component = Gated()
+    component.gate.set()
+    server = switchboard.serve(component, schema=not_idempotent, registry=registry_url, name="PyReuse", secret=secret)
+    try:
+        echo = board.lookup("PyReuse")
+        call_id = "feedface" * 4
+        assert echo.divide(dividend=7, divisor=2, protocol="grpc", call_id=call_id).quotient == 3
+        for protocol in ("grpc", "soap", "tcp"):
+            with pytest.raises(switchboard.Refused) as refused:
+                echo.divide(dividend=9, divisor=2, protocol=protocol, call_id=call_id)
+            assert refused.value.reason == "call-id-reuse", protocol
+        assert echo.divide(dividend=7, divisor=2, protocol="soap", call_id=call_id).quotient == 3, "the same request"
+        assert server.calls == {"grpc divide": 1}
+    finally:
+        server.close()
+
+
+def test_a_flood_of_fresh_call_ids_evicts_only_its_callers_own_calls(not_idempotent):
+    """12,000 calls under fresh ids from one identity, past its share of the call-id memory (2,500) and
+    past the whole memory (10,000), leave another identity's call remembered: its repeat is answered from its first run, not run again; the
+    flood's own oldest call is forgotten and runs again."""
+    with open(os.path.join(os.path.dirname(not_idempotent), "Echo.proto"), encoding="utf-8") as f:
+        iface = Interface(f.read())
+    ran = []
+
+    class Counting(ExampleEcho):
+        def divide(self, dividend, divisor):
+            ran.append(dividend)
+            return super().divide(dividend, divisor)
+    runner = _Run(Counting(), iface, _values.Types(iface), False)
+    op = iface.operations["divide"]
+
+    def divide(caller, call_id, dividend=7):
+        return runner.run("grpc", op, op.request(dividend=dividend, divisor=2), call_id, caller)
+    divide("MUTUAL_TLS:alice", "alice-1")
+    for i in range(12_000):
+        divide("ANONYMOUS", "flood-%d" % i, dividend=i)
+    assert runner.results.kept("ANONYMOUS") == DEDUP_ENTRIES_PER_IDENTITY and runner.results.kept("MUTUAL_TLS:alice") == 1
+    ran.clear()
+    assert divide("MUTUAL_TLS:alice", "alice-1").quotient == 3
+    divide("ANONYMOUS", "flood-11999", dividend=11999)
+    assert ran == [], "alice's call and the flood's newest were answered from their first runs"
+    divide("ANONYMOUS", "flood-0", dividend=0)
+    assert ran == [0], "the flood's oldest call was forgotten, so it ran again"
 
 
 def test_health_and_reflection(served):
@@ -389,7 +447,7 @@ def test_early_cancels_expire_and_are_bounded_in_all():
     """On a clock moved by hand: a kept cancel is gone once its time has passed; past the whole bound
     the identity keeping the most gives up its oldest, never the smallest share."""
     now = [0.0]
-    early = _EarlyCancels(seconds=30, per_identity=4, in_all=10, clock=lambda: now[0])
+    early = _Shares(seconds=30, per_identity=4, in_all=10, clock=lambda: now[0])
     early.add("alice", "a")
     now[0] = 30
     early.add("alice", "b")

@@ -74,5 +74,13 @@ def from_unix_socket(sock, path):
     return Peer("uid:%d" % uid, UNIX_SOCKET, path)
 
 
+def call_id_owner(peer):
+    """Whose call id a call's is, for remembering its outcome: its identity, except that a caller
+    on the Unix socket counts as anonymous, as on the Java servers (DeduplicatingInterceptor.callerOf).
+    The failsafe's SOAP repeat of a call that failed over the socket comes over TCP, where nothing
+    names the uid; keyed apart, the repeat would run the operation a second time."""
+    return ANONYMOUS if peer.authentication == UNIX_SOCKET else peer.identity
+
+
 def _peer(principal, address):
     return Peer(principal, MUTUAL_TLS if principal else ANONYMOUS, address)

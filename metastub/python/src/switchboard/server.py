@@ -55,6 +55,7 @@ and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Nam
 import collections
 import functools
 import glob
+import hashlib
 import logging
 import os
 import re
@@ -76,6 +77,7 @@ from .errors import DeclaredFault, Draining, PermissionDenied, Refused, Switchbo
 
 DEFAULT_MAX_MESSAGE = 64 << 20
 DEDUP_ENTRIES = 10_000
+DEDUP_ENTRIES_PER_IDENTITY = 2_500   # one caller's share of the call-id memory: a flood evicts only its own
 # the call ids a server accepts, as the Java servers' CallIds.wellFormed: hex, UUIDs, base64(url),
 # readable ids; anything else is refused rather than remembered
 _CALL_ID = re.compile(r"[A-Za-z0-9._:+/=-]{1,128}\Z")
@@ -92,6 +94,7 @@ EARLY_CANCEL_SECONDS = 30
 EARLY_CANCELS_PER_IDENTITY = 64
 EARLY_CANCELS = 4096
 CANCELLED_REASON = "cancelled"   # the refusal of a call its caller cancelled before it came
+CALL_ID_REUSE = "call-id-reuse"   # the refusal of a call id used again for another request, as the Java servers'
 DETAILS_KEY = "grpc-status-details-bin"
 DENIAL_LOG_SECONDS = 60
 LOG = logging.getLogger("switchboard.server")
@@ -123,11 +126,13 @@ def find_document(schema_path, name, extension):
 class _Run:
     """Runs operations on the object, once per call id, and counts what it ran."""
 
-    def __init__(self, obj, iface, types, use_numpy):
+    def __init__(self, obj, iface, types, use_numpy, clock=time.monotonic):
         self.obj, self.iface, self.types, self.use_numpy = obj, iface, types, use_numpy
         self.lock = threading.Lock()
         self.calls = collections.Counter()
-        self.results = collections.OrderedDict()   # (caller, operation, call id) -> (Future of the outcome, when)
+        # caller -> (operation, call id) -> Future of the outcome; one caller's flood of fresh ids
+        # evicts its own calls, never another's
+        self.results = _Shares(DEDUP_SECONDS, DEDUP_ENTRIES_PER_IDENTITY, DEDUP_ENTRIES, clock)
         self.draining = False
         self.under_way = 0
         self._idle = threading.Condition(self.lock)
@@ -136,9 +141,11 @@ class _Run:
         """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
         As the Java DeduplicatingInterceptor: only operations not marked idempotent are remembered
         (an idempotent one may simply run again, and remembering large results would cost memory for
-        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS, whichever protocol a repeat uses. A
-        call id is its caller's (``caller``, the peer's identity): another identity's call under the
-        same id is a call of its own, never answered with the first caller's outcome. Once the
+        nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS (DEDUP_ENTRIES_PER_IDENTITY of one
+        caller's), whichever protocol a repeat uses; a repeat with another request is refused
+        ``call-id-reuse`` and does not run. A call id is its caller's (``caller``, from
+        ``_peer.call_id_owner``): another identity's call under the same id is a call of its own,
+        never answered with the first caller's outcome. Once the
         server drains, raises Draining instead: the check and the count of calls under way are one
         step, so a call either runs before the drain's wait ends or is refused."""
         with self.lock:
@@ -166,19 +173,20 @@ class _Run:
     def _run_once(self, protocol, op, request, call_id, caller):
         if call_id is None or op.idempotent:
             return self._execute(protocol, op, request)
-        key, now = (caller, op.name, call_id), time.monotonic()
+        key = (op.name, call_id)
+        request.DiscardUnknownFields()   # what the operation reads, whichever protocol brought it
+        digest = hashlib.sha256(request.SerializeToString(deterministic=True)).digest()
         with self.lock:
-            while self.results and next(iter(self.results.values()))[1] < now - DEDUP_SECONDS:
-                self.results.popitem(last=False)   # expired: the oldest first
-            remembered = self.results.get(key)
-            if remembered is None:
+            kept = self.results.get(caller, key)
+            mine = kept is None
+            if mine:
                 first = futures.Future()
-                self.results[key] = (first, now)
-                mine = True
-                while len(self.results) > DEDUP_ENTRIES:
-                    self.results.popitem(last=False)
+                self.results.add(caller, key, (first, digest))
             else:
-                first, mine = remembered[0], False
+                first, first_digest = kept
+        if not mine and first_digest != digest:
+            raise Refused(CALL_ID_REUSE, "call id %s of %s was used for another request; it did not run (a call id "
+                          "names one request of one caller)" % (call_id, op.name))
         if mine:
             try:
                 first.set_result(self._execute(protocol, op, request))
@@ -210,50 +218,54 @@ class _Run:
         return _values.Encoder(self.iface, op.response.DESCRIPTOR).encode(values)
 
 
-class _EarlyCancels:
-    """SOAP cancels that came before their calls, as the Java server's SoapCalls keeps them (in its
-    RecentCalls): each for ``seconds``, at most ``per_identity`` of one caller identity (its oldest go
-    first) and ``in_all`` together (the identity keeping the most gives up its oldest), so that a
-    stranger's flood of cancels costs only its own share. Expired ones go as they are met. Not
-    thread-safe: _SoapCalls holds its lock around every use."""
+class _Shares:
+    """What a server remembers of its callers, keyed by caller identity: each entry for ``seconds``, at
+    most ``per_identity`` of one identity (its oldest go first) and ``in_all`` together (the identity
+    keeping the most gives up its oldest), so that a stranger's flood costs only its own share, as the
+    Java servers' RecentCalls. Expired entries go as they are met. Not thread-safe: its user holds a
+    lock around every use."""
 
-    def __init__(self, seconds=EARLY_CANCEL_SECONDS, per_identity=EARLY_CANCELS_PER_IDENTITY,
-                 in_all=EARLY_CANCELS, clock=time.monotonic):
+    def __init__(self, seconds, per_identity, in_all, clock=time.monotonic):
         self.seconds, self.per_identity, self.in_all, self.clock = seconds, per_identity, in_all, clock
-        self._order = collections.OrderedDict()   # (identity, call id) -> when it came, oldest first
-        self._shares = {}   # identity -> its call ids, oldest first (an OrderedDict as an ordered set)
+        self._order = collections.OrderedDict()   # (identity, key) -> (when it came, value), oldest first
+        self._shares = {}   # identity -> its keys, oldest first (an OrderedDict as an ordered set)
 
-    def add(self, identity, call_id):
-        """Keeps the cancel; one kept already keeps its first time."""
-        key = (identity, call_id)
+    def get(self, identity, key):
+        """The value kept for ``key`` of ``identity``, or None."""
+        self._drop_expired(self.clock())
+        kept = self._order.get((identity, key))
+        return None if kept is None else kept[1]
+
+    def add(self, identity, key, value=True):
+        """Keeps ``value`` for ``key`` of ``identity``; a key kept already keeps its first time and value."""
         now = self.clock()
         self._drop_expired(now)
-        if key in self._order:
+        if (identity, key) in self._order:
             return
-        self._order[key] = now
+        self._order[(identity, key)] = (now, value)
         share = self._shares.setdefault(identity, collections.OrderedDict())
-        share[call_id] = None
+        share[key] = None
         while len(share) > self.per_identity:
             self._forget((identity, next(iter(share))))
         while len(self._order) > self.in_all:
             largest = max(self._shares, key=lambda i: len(self._shares[i]))
             self._forget((largest, next(iter(self._shares[largest]))))
 
-    def take(self, identity, call_id):
-        """Whether a cancel of this call was kept; it is used up."""
+    def take(self, identity, key):
+        """Whether ``key`` of ``identity`` was kept; it is forgotten."""
         self._drop_expired(self.clock())
-        if (identity, call_id) not in self._order:
+        if (identity, key) not in self._order:
             return False
-        self._forget((identity, call_id))
+        self._forget((identity, key))
         return True
 
     def kept(self, identity=None):
-        """How many cancels are kept, of ``identity`` or in all."""
+        """How many entries are kept, of ``identity`` or in all."""
         return len(self._order) if identity is None else len(self._shares.get(identity, ()))
 
     def _drop_expired(self, now):
         while self._order:
-            key, when = next(iter(self._order.items()))
+            key, (when, _) = next(iter(self._order.items()))
             if now - when <= self.seconds:
                 return
             self._forget(key)
@@ -266,6 +278,11 @@ class _EarlyCancels:
             del self._shares[key[0]]
 
 
+def _early_cancels(clock=time.monotonic):
+    """SOAP cancels that came before their calls, kept as the Java server's SoapCalls keeps them."""
+    return _Shares(EARLY_CANCEL_SECONDS, EARLY_CANCELS_PER_IDENTITY, EARLY_CANCELS, clock)
+
+
 class _SoapCalls:
     """The SOAP calls under way that came with a call id, by caller identity and id, as the Java
     server's SoapCalls, so that a client's cancel message (a POST with the ``Switchboard-Cancel``
@@ -273,14 +290,14 @@ class _SoapCalls:
     trace attributes, so another identity's cancel finds nothing. A Python operation cannot be
     interrupted: a cancelled call runs to its end and its answer is dropped, as a tcp cancel frame's.
     The cancel travels on a connection of its own and can overtake its call's request: one that
-    finds no call is kept for it (``_EarlyCancels``), and that call does not run."""
+    finds no call is kept for it (``_early_cancels``), and that call does not run."""
 
     CANCELLED, KEPT, NOT_FOUND = 204, 202, 404   # what a cancel did, as its HTTP status
 
     def __init__(self, early=None):
         self._lock = threading.Lock()
         self._running = {}   # (identity, call id) -> cancelled?
-        self.early = early or _EarlyCancels()
+        self.early = early or _early_cancels()
 
     def start(self, identity, call_id):
         """The call's key until ``end``; None (not registered) without an id, or while the same
@@ -546,7 +563,7 @@ class Server:
         if call_id is not None and not well_formed_call_id(call_id):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header is malformed: " + CALL_ID_RULE)
         try:
-            return self.runner.run("grpc", op, request, call_id, peer.identity)
+            return self.runner.run("grpc", op, request, call_id, _peer.call_id_owner(peer))
         except DeclaredFault as f:
             detail = self.iface.status.DESCRIPTOR.fields_by_name["details"].message_type
             any_class = self.iface.message_class(detail)
@@ -885,7 +902,7 @@ def _soap_handler(server, path):
             """Runs the call; what then writes its answer or fault, unless a cancel came meanwhile."""
             try:
                 with server._soap_calls:
-                    answer = server.runner.run("soap", op, request, call_id, caller.identity)
+                    answer = server.runner.run("soap", op, request, call_id, _peer.call_id_owner(caller))
             except DeclaredFault as f:
                 detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
                 codec.write(f.message, detail)
