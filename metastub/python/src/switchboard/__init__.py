@@ -28,8 +28,11 @@ __all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tl
 
 def connect(registry_url, tls=None, policy="adaptive", protocols=("tcp", "grpc", "soap"), timeout=60.0, listener=None,
             watch=True, token=None, unix_sockets=True):
-    """A Board on the registry at ``registry_url``. ``policy`` is each component's default
-    (``adaptive``, ``size``, ``size:BYTES``, ``fixed:PROTOCOL``, ``first-common``); ``protocols`` the
+    """A Board on the registry at ``registry_url``, or on several registries of one store (a list, or
+    one string with the URLs separated by commas, all http:// or all https://: lookups and the watch
+    start at one picked at random and move to the next when one cannot be reached). ``policy`` is
+    each component's default (``adaptive``, ``size``, ``size:BYTES``, ``fixed:PROTOCOL``,
+    ``first-common``); ``protocols`` the
     ones this client may use, in its order of preference (SOAP, the failsafe, must be among them);
     ``tls`` a ``switchboard.Tls`` for https:// and grpcs:// addresses; ``listener`` is called with
     the CallRecord of every attempt; ``watch`` keeps each component's replicas equal to the registry's

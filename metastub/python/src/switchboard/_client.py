@@ -632,25 +632,27 @@ class Board:
 
     def __init__(self, registry_url, tls=None, policy="adaptive", protocols=DEFAULT_PROTOCOLS, timeout=60.0,
                  listener=None, watch=True, watch_wait=10, token=None, unix_sockets=True):
-        from ._registry import RegistryClient
+        from ._registry import RegistryClient, registry_urls
 
         unknown = [p for p in protocols if p not in KNOWN_PROTOCOLS]
         if unknown:
             raise ValueError("this client speaks %s, not %s" % (sorted(KNOWN_PROTOCOLS), unknown))
         if FAILSAFE not in protocols:
             raise ValueError("%s must be among the protocols: it is the failsafe" % FAILSAFE)
-        self.url, self.tls, self.timeout = registry_url, tls, timeout
-        # an https:// registry: every endpoint taken is TLS too (usable_endpoints)
-        self.registry_protected = urlparse(registry_url).scheme == "https"
+        urls = registry_urls(registry_url)   # a malformed list is refused before anything connects
+        self.url, self.tls, self.timeout = ",".join(urls), tls, timeout
+        # an https:// registry (all are, or none): every endpoint taken is TLS too (usable_endpoints)
+        self.registry_protected = urlparse(urls[0]).scheme == "https"
         self.token = BearerToken.of(token)
-        if self.token is not None and not BearerToken.may_travel_to(registry_url):
-            raise PlainTextToken(registry_url)
+        for url in urls if self.token is not None else ():
+            if not BearerToken.may_travel_to(url):
+                raise PlainTextToken(url)
         self.watch, self.watch_wait = watch, watch_wait
         self.unix_sockets = unix_sockets
         self.protocols = tuple(protocols)
         self.policy = policy
         policies.by_name(policy)   # refuse a bad name now, not at the first call
-        self.registry = RegistryClient(registry_url, tls=tls, timeout=timeout, token=self.token)
+        self.registry = RegistryClient(urls, tls=tls, timeout=timeout, token=self.token)
         self.listeners = [listener] if listener else []
         self._interfaces = {}
         self._components = []

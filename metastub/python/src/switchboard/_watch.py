@@ -12,7 +12,13 @@ is looked up again (see ``mark``). It runs on one thread of the Board's.
 As the Java client does, a stream that ends, fails or sends what cannot be read is asked for again
 after a pause that doubles from 0.1 s to 5 s (5 s to 60 s when the registry refuses it over its
 limits), asking the registry again where it streams; a registry without a stream is long-polled
-over SOAP (``watch``) on the same thread, every name in one poll."""
+over SOAP (``watch``) on the same thread, every name in one poll.
+
+Over several registries the watch asks where to stream in the order of the Board's reads; a stream
+that breaks or cannot be opened makes the next registry the one asked first, and on another
+registry's stream the watch starts from a snapshot (every name read again), so that no change made
+meanwhile is missed. A poll then waits at most FAILOVER_WATCH_SECONDS, and its answer at most 5 s
+more, so that a registry that is cut off is left for the next soon."""
 
 import logging
 import random
@@ -21,7 +27,7 @@ import time
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from ._registry import Entry
+from ._registry import FAILOVER_WATCH_ANSWER, FAILOVER_WATCH_SECONDS, Entry
 
 LOG = logging.getLogger("switchboard.watch")
 FOLLOW = "/switchboard.registry.RegistryWatch/follow"
@@ -239,6 +245,8 @@ class RegistryWatcher:
         import grpc
 
         request = WatchRequest()   # no names: every name, as the Java client's follower
+        if self._channel_address not in (None, address) and len(self.board.registry.urls) > 1:
+            self._streaming = False   # another registry's versions are not this one's: read every name again
         if self._streaming:   # go on from the last change; else (first, or after polls) a snapshot
             request.epoch, request.sinceVersion = self._epoch, self._since
         try:
@@ -328,12 +336,14 @@ class RegistryWatcher:
         from ._registry import RegistryClient
 
         board = self.board
+        wait, answer = board.watch_wait, 30
+        if len(board.registry.urls) > 1:   # a registry that is cut off costs little before the next is asked
+            wait, answer = min(wait, FAILOVER_WATCH_SECONDS), FAILOVER_WATCH_ANSWER
         started = time.monotonic()
         try:
             if self._poller is None:
-                self._poller = RegistryClient(board.url, tls=board.tls, timeout=board.watch_wait + 30,
-                                              token=board.token)
-            epoch, version, reset, events = self._poller.watch(names, self._epoch, self._since, board.watch_wait)
+                self._poller = RegistryClient(board.url, tls=board.tls, timeout=wait + answer, token=board.token)
+            epoch, version, reset, events = self._poller.watch(names, self._epoch, self._since, wait)
             with self._telling:
                 self._streaming = False   # a poll's version covers the names polled only
                 if reset or epoch != self._epoch:

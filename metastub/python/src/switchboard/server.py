@@ -24,7 +24,10 @@ entry says so: feature ``call-ids``), a SOAP cancel message (``Switchboard-Cance
 answered 204 when its own identity's call of that id runs and 404 otherwise, the gRPC
 side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, the component's
 file descriptor), and the lease is renewed at a third of its length (bound again if the registry
-lost the entry).
+lost the entry). ``registry`` may list several registries of one store (a list, or one string with
+commas): the bind goes to the first that answers and is not repeated on another when it may have
+reached one (the heartbeat binds again if the entry is missing), and each renewal goes to the first
+that answers within one heartbeat period (see ``switchboard._registry``).
 
 ``close()`` (and SIGTERM) drains as the Java ComponentServer does: it unbinds, answers for
 ``drain_quiet`` seconds (0 by default; the Java server's 1 s lets watching clients move away first),
@@ -348,16 +351,21 @@ class _Registration:
     def start(self):
         import zeep.exceptions
 
+        from ._registry import MayHaveRun, fault_code
+
+        lease = self.entry.get("leaseSeconds") or 0
         try:
             self.registry.bind(self.entry, self.credential)
         except zeep.exceptions.Fault as e:
-            code = None
-            if getattr(e, "detail", None) is not None:
-                found = e.detail.xpath(".//*[local-name()='code']")
-                code = found[0].text if found else None
+            code = fault_code(e)
             raise SwitchboardError("the registry refused the bind of %s: %s%s" % (
                 self.entry["name"], e.message, " (code %s)" % code if code else "")) from None
-        lease = self.entry.get("leaseSeconds") or 0
+        except MayHaveRun as e:
+            if lease <= 0:
+                raise SwitchboardError("could not bind %s: %s" % (self.entry["name"], e)) from None
+            # the entry may be bound: the heartbeat's renewal finds out, and binds again if it is not
+            print("switchboard: %s; the lease's heartbeat binds it again if the registry does not hold it" % e,
+                  file=sys.stderr, flush=True)
         if lease > 0:
             self.thread = threading.Thread(target=self._heartbeat, args=(lease / 3.0,), name="switchboard-lease",
                                            daemon=True)
@@ -367,7 +375,8 @@ class _Registration:
         name, instance = self.entry["name"], self.entry["instanceId"]
         while not self.stop.wait(every):
             try:
-                if self.registry.renew(name, instance, self.credential):
+                # each of several registries gets one period to answer, so the next is asked within the lease
+                if self.registry.renew(name, instance, self.credential, timeout=max(1.0, every)):
                     self.renewals += 1
                     if self.on_renew is not None:
                         self.on_renew(name, instance)
@@ -393,6 +402,10 @@ class Server:
                  workers=8, on_renew=None, authz=None, max_connections=512, max_connections_per_address=128,
                  idle_seconds=60, jwt=None, tcp=True, drain_quiet=0.0, drain_timeout=30.0):
         self.authz = authorizer(authz)   # refused here, with the reason, if it does not parse
+        if registry is not None:   # a malformed list of registries too, before anything listens
+            from ._registry import registry_urls
+
+            registry_urls(registry)
         self.jwt = jwt
         self.denials = collections.Counter()   # (identity, path) -> calls denied
         self._denial_logged = {}

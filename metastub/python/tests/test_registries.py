@@ -1,0 +1,135 @@
+"""Several registries of one store, given as a list or as one string with commas, with the Java
+RegistryClient's rules: writes go to the first that answers, reads and watches start at a registry
+picked at random per client, a bind that may have reached a registry is not sent to another, and
+the watch moves to the next registry when its stream breaks, reading every name again. The
+registries are doors in front of the suite's registry (registry_doors), so that they share its
+entries as registry servers of one ZooKeeper ensemble do."""
+
+import os
+import threading
+import types
+
+import pytest
+
+import switchboard
+from conftest import until
+from registry_doors import Door, closed_port_url
+from switchboard import _registry
+from switchboard._registry import RegistryClient
+from test_serve import Echo
+from test_watch import Binder, ports, unique
+
+
+@pytest.fixture
+def doors(registry_url):
+    made = [Door(registry_url), Door(registry_url)]
+    yield made
+    for door in made:
+        door.shut()
+
+
+@pytest.fixture
+def reads_from_the_first(monkeypatch):
+    """Every client's reads start at the first registry of its list (else at one of its own, at random)."""
+    monkeypatch.setattr(_registry, "_read_start", lambda count: 0, raising=False)
+
+
+def serve(schemas, registry, name, secret, **options):
+    return switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry, name=name,
+                             secret=secret, handle_sigterm=False, tcp=False, **options)
+
+
+def instances(registry_url, name):
+    return sorted(e.instance_id for e in RegistryClient(registry_url).lookup(name))
+
+
+def test_malformed_lists_are_refused_before_anything_connects(doors, schemas):
+    url = doors[0].url
+    cases = [("%s,,%s" % (url, url), r"registry 2 of '.*' is empty"),
+             ([url, " "], r"registry 2 of \[.*\] is empty"),
+             ([], "no registry URL given"),
+             ([url, "grpc://127.0.0.1:1/Registry"], r"registry 2, 'grpc://127.0.0.1:1/Registry', is not an http:// "
+                                                    r"or https:// URL"),
+             ("%s,registry.example:8081" % url, r"registry 2, 'registry.example:8081', is not an http://"),
+             ([url, url.replace("http://", "https://")], r"mix http:// and https://")]
+    for urls, message in cases:
+        with pytest.raises(ValueError, match=message):
+            switchboard.connect(urls)
+        with pytest.raises(ValueError, match=message):
+            serve(schemas, urls, unique("PyBadList"), None)
+        with pytest.raises(ValueError, match=message):
+            RegistryClient(urls)
+    assert not doors[0].counts and not doors[0].stream.accepted, "nothing reached the registry"
+
+
+def test_a_list_whose_first_registry_is_down_works_through_the_second(registry_url, secret, schemas, echo_proto,
+                                                                      reads_from_the_first):
+    urls = [closed_port_url(), registry_url]
+    name = unique("PyDownFirst")
+    renewed = threading.Event()
+    server = serve(schemas, urls, name, secret, lease=3, on_renew=lambda *_: renewed.set())
+    try:
+        assert instances(registry_url, name) == [server.instance_id], "bound through the second"
+        with switchboard.connect(",".join(urls)) as board:   # one string, with commas
+            assert board.registry.read_order == urls, "reads start at the registry that is down"
+            echo = board.lookup(name)
+            assert echo.echoDoubles(values=[1.5]) == [1.5]
+            assert renewed.wait(30), "the lease is renewed through the second"
+            until(lambda: board.watcher.mode == "stream", "the watch streams from the second")
+            binder = Binder(board, secret, echo_proto)
+            binder.bind(name, "two", 7001)
+            until(lambda: len(echo.entries) == 2, "a bind is seen over the watch")
+            binder.unbind(name, "two")
+            until(lambda: len(echo.entries) == 1, "an unbind is seen over the watch")
+    finally:
+        server.close()
+    assert instances(registry_url, name) == [], "unbound through the second"
+
+
+def test_a_watch_whose_registry_goes_away_moves_to_the_next_and_misses_nothing(doors, secret, echo_proto,
+                                                                              reads_from_the_first):
+    first, second = doors
+    name = unique("PyWatchMoves")
+    with switchboard.connect([first.url, second.url]) as board:
+        # binds through a registry client of their own: the board's waits for its watch's question
+        binder = Binder(types.SimpleNamespace(registry=RegistryClient(second.url)), secret, echo_proto)
+        binder.bind(name, "one", 8001)
+        component = board.lookup(name)
+        until(lambda: board.watcher.mode == "stream" and first.stream.accepted == 1, "the watch streams from the first")
+        second.held["watch"] = threading.Event()   # the watch must ask the second where it streams: not yet
+        first.shut()
+        second.wait_for("watch")
+        # the watch has left the first and not reached the second's stream: a bind in the gap
+        binder.bind(name, "gap", 8002)
+        second.held.pop("watch").set()
+        until(lambda: ports(component) == [8001, 8002], "the bind made in the gap is seen")
+        assert second.stream.accepted == 1 and board.watcher.streams_opened == 2
+        binder.bind(name, "after", 8003)
+        until(lambda: ports(component) == [8001, 8002, 8003], "a bind made after the move is seen")
+        binder.unbind(name, "one")
+        until(lambda: ports(component) == [8002, 8003], "an unbind after the move is seen")
+        for instance in ("gap", "after"):
+            binder.unbind(name, instance)
+
+
+def test_a_bind_that_may_have_reached_a_registry_is_not_sent_to_another(registry_url, doors, secret, schemas):
+    first, second = doors
+    first.drop.add("bind")   # the first binds, and the connection drops before its answer
+    name = unique("PyBindOnce")
+    server = serve(schemas, [first.url, second.url], name, secret, lease=3)
+    try:
+        assert (first.counts["bind"], second.counts["bind"]) == (1, 0), "not repeated on the second"
+        assert instances(registry_url, name) == [server.instance_id]
+        first.drop.clear()
+        RegistryClient(registry_url).unbind(name, server.instance_id, secret)   # the entry is lost
+        until(lambda: instances(registry_url, name) == [server.instance_id], "the heartbeat binds it again")
+    finally:
+        server.close()
+
+
+def test_clients_given_the_same_list_spread_their_reads(doors):
+    urls = [door.url for door in doors]
+    for _ in range(40):
+        RegistryClient(urls).lookup(unique("PyNobody"))
+    counts = [door.counts["lookup"] for door in doors]
+    assert sum(counts) == 40 and min(counts) > 0, counts
