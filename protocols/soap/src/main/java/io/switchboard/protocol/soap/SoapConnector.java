@@ -228,9 +228,17 @@ final class SoapConnector extends ServerConnector {
         }
     }
 
-    /** Open connections, for tests and logs. */
+    /**
+     * Open connections as Jetty holds them, for tests and logs. A displaced connection stays among
+     * them until its close has run on Jetty's threads, a moment after the newcomer is admitted.
+     */
     int openConnections() {
         return getConnectedEndPoints().size();
+    }
+
+    /** Connections admitted and neither closed nor displaced: within the limits at every moment; for tests. */
+    int admittedConnections() {
+        return shares.open();
     }
 
     /** How often the open connections' requests waited for their bytes through Jetty's selector; for tests. */
