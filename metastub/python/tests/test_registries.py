@@ -133,3 +133,22 @@ def test_clients_given_the_same_list_spread_their_reads(doors):
         RegistryClient(urls).lookup(unique("PyNobody"))
     counts = [door.counts["lookup"] for door in doors]
     assert sum(counts) == 40 and min(counts) > 0, counts
+
+
+def test_a_renewals_own_timeout_leaves_the_other_calls_timeout_alone(doors, secret, reads_from_the_first):
+    """A renewal over several registries waits a heartbeat's period per registry; a watch or a lookup
+    under way on another thread meanwhile keeps the client's own timeout."""
+    first, second = doors
+    client = RegistryClient([first.url, second.url], timeout=30)
+    assert client.transport.operation_timeout == 30
+    first.held["renew"] = threading.Event()
+    renewal = threading.Thread(target=client.renew, args=(unique("PyNobody"), "none", secret),
+                               kwargs={"timeout": 7}, daemon=True)
+    renewal.start()
+    try:
+        first.wait_for("renew")
+        assert client.transport.operation_timeout == 30, "the renewal's timeout leaked into the shared transport"
+    finally:
+        first.held.pop("renew").set()
+        renewal.join(60)
+    assert not renewal.is_alive()

@@ -148,6 +148,7 @@ class RegistryClient:
         self.read_order = urls[start:] + urls[:start]
         self._avoided = {}        # url -> (monotonic time until which it is tried last, that pause)
         self._avoid_lock = threading.Lock()
+        self._timed = {}          # (url, timeout) -> the service through a transport with that timeout
         self.transport = zeep.transports.Transport(session=session, timeout=timeout, operation_timeout=timeout)
         self.client = self._load(settings)
         binding = next(iter(self.client.wsdl.bindings))
@@ -205,14 +206,27 @@ class RegistryClient:
         raise last
 
     def _send(self, url, operation, timeout, request):
-        if timeout is None:
-            return getattr(self.services[url], operation)(**request)
-        # zeep's transport.settings() would keep the timeout after a failure: set it back here
-        kept, self.transport.operation_timeout = self.transport.operation_timeout, timeout
-        try:
-            return getattr(self.services[url], operation)(**request)
-        finally:
-            self.transport.operation_timeout = kept
+        service = self.services[url] if timeout is None else self._timed_service(url, timeout)
+        return getattr(service, operation)(**request)
+
+    def _timed_service(self, url, timeout):
+        """The service at ``url`` through a transport of its own whose calls wait at most ``timeout``:
+        the shared transport's timeout is not changed, since a watch or a lookup may be under way
+        on it from another thread. The WSDL is the one loaded already."""
+        import zeep
+        import zeep.transports
+
+        key = (url, timeout)
+        with self._avoid_lock:
+            service = self._timed.get(key)
+        if service is None:
+            transport = zeep.transports.Transport(session=self.transport.session, timeout=self.transport.load_timeout,
+                                                  operation_timeout=timeout)
+            client = zeep.Client(self.client.wsdl, settings=self.client.settings, transport=transport)
+            service = client.create_service(next(iter(client.wsdl.bindings)), url)
+            with self._avoid_lock:
+                self._timed[key] = service
+        return service
 
     def lookup(self, name):
         with self.lock:

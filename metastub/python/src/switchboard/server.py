@@ -20,8 +20,10 @@ What the Java ComponentServer guarantees and applies here too: requests are boun
 (``max_message_bytes``, 64 MiB by default, refused as ``size-limit``), XML has no DTD or entity,
 values are exact or refused (``malformed``, naming the field), a call id seen before for an
 operation not marked idempotent is answered with the first outcome without running again (the
-entry says so: feature ``call-ids``), a SOAP cancel message (``Switchboard-Cancel: CALL-ID``) is
-answered 204 when its own identity's call of that id runs and 404 otherwise, the gRPC
+entry says so: feature ``call-ids``; a repeat with another request is refused ``call-id-reuse``), a
+SOAP cancel message (``Switchboard-Cancel: CALL-ID``) is answered 204 when its own identity's call
+of that id runs, 202 when none does (kept, so that call does not run if it comes after its cancel)
+and 404 for a malformed id or a token that does not verify, the gRPC
 side offers ``grpc.health.v1`` and server reflection (``grpc.reflection.v1``, the component's
 file descriptor), and the lease is renewed at a third of its length (bound again if the registry
 lost the entry). ``registry`` may list several registries of one store (a list, or one string with
