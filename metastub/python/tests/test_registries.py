@@ -152,3 +152,22 @@ def test_a_renewals_own_timeout_leaves_the_other_calls_timeout_alone(doors, secr
         first.held.pop("renew").set()
         renewal.join(60)
     assert not renewal.is_alive()
+
+
+def test_a_lookup_does_not_wait_behind_the_question_where_the_registry_streams(doors):
+    """The watch asks where the registry streams with a watch that does not wait; a registry slow to
+    answer it (held here) holds that question only, not the client's lookups."""
+    door = doors[0]
+    client = RegistryClient(door.url)
+    door.held["watch"] = threading.Event()
+    asking = threading.Thread(target=client.stream_address, args=([],), daemon=True)
+    asking.start()
+    try:
+        door.wait_for("watch")
+        looked_up = threading.Event()
+        threading.Thread(target=lambda: (client.lookup(unique("PyNobody")), looked_up.set()), daemon=True).start()
+        assert looked_up.wait(30), "the lookup waited behind the held question"
+    finally:
+        door.held.pop("watch").set()
+        asking.join(60)
+    assert client.stream_address([]) == door.stream.address

@@ -157,6 +157,7 @@ class RegistryClient:
         self.service = self.services[urls[0]]
         self.lock = threading.Lock()
         self._stream = None   # (address or None, the registry that named it) once asked
+        self._asking = threading.Lock()   # guards _stream; a question under way holds it
 
     def _load(self, settings):
         """A zeep client of the WSDL of the first registry, in read order, that serves it."""
@@ -259,8 +260,10 @@ class RegistryClient:
     def stream_address(self, names):
         """Where the registry streams changes (``grpc://HOST:PORT``), asked with a ``watch`` of
         ``names`` that does not wait, and kept until ``stream_failed``; None when it has no stream
-        (the watch then long-polls), as the Java client's ``streamAddress``."""
-        with self.lock:
+        (the watch then long-polls), as the Java client's ``streamAddress``. Asked under a lock of
+        its own: the question may wait on a slow or cut-off registry, and lookups must not wait
+        behind it."""
+        with self._asking:
             if self._stream is None:
                 answer, url = self._watch(names, None, None, 0)
                 self._stream = (answer.get("stream") or None, url)
@@ -269,7 +272,7 @@ class RegistryClient:
     def stream_failed(self, address):
         """The stream at ``address`` failed: the next watch asks the registry again, with several
         the next one first."""
-        with self.lock:
+        with self._asking:
             if self._stream is not None and self._stream[0] == address:
                 if len(self.urls) > 1:
                     self._failed(self._stream[1])
