@@ -365,6 +365,31 @@ def test_a_cancel_message_drops_its_callers_held_call(gated):
     soap_echo(server)
 
 
+def test_a_call_cancelled_while_it_waits_for_a_worker_does_not_run(gated):
+    """With one worker, busy with a held call, a second call waits for it; cancelled meanwhile (204),
+    it never reaches the operation, and its connection closes without an answer."""
+    server, component = gated(workers=1)
+    first = held_divide(server, component, call_id="first-call")
+    waiting = []
+    second = threading.Thread(target=lambda: waiting.append(_post_divide(server, "second-call")), daemon=True)
+    second.start()
+    until(lambda: server.soap_calls.under_way("ANONYMOUS", "second-call"), "the second call waits for the worker")
+    assert cancel(server, "second-call").status_code == 204
+    component.gate.set()
+    assert answered(first())
+    second.join(60)
+    assert isinstance(waiting[0], requests.ConnectionError), "the cancelled call's answer is not delivered"
+    assert not component.entered.acquire(timeout=0), "the cancelled call never reached the operation"
+    assert server.calls == {"soap divide": 1}
+
+
+def _post_divide(server, call_id):
+    try:
+        return divide(server, call_id)
+    except requests.RequestException as e:
+        return e
+
+
 def test_a_cancel_naming_no_call_of_its_caller_finds_nothing(gated):
     """202 (kept) for an id that is not running, 404 for a malformed one and for a cancel of a
     running call only; the held call is answered."""

@@ -327,6 +327,18 @@ class _SoapCalls:
         with self._lock:
             return self._running.pop(key)
 
+    def cancelled(self, key):
+        """Whether the call of ``key`` (from ``start``) was cancelled so far."""
+        if key is None:
+            return False
+        with self._lock:
+            return self._running[key]
+
+    def under_way(self, identity, call_id):
+        """Whether a call of ``identity`` under ``call_id`` is registered now (tests)."""
+        with self._lock:
+            return (identity, call_id) in self._running
+
     def cancel(self, identity, call_id, running_only=False):
         """Marks ``identity``'s call ``call_id`` cancelled if it runs (CANCELLED); else keeps the
         cancel for that call (KEPT), unless ``running_only`` (NOT_FOUND)."""
@@ -904,7 +916,7 @@ def _soap_handler(server, path):
                 return
             server.limits.busy(self.connection, True)
             try:
-                reply = self.run(soap_ns, op, request, call_id, caller)
+                reply = self.run(soap_ns, op, request, call_id, caller, running)
             finally:
                 server.limits.busy(self.connection, False)
                 cancelled = server.soap_calls.end(running)
@@ -913,10 +925,13 @@ def _soap_handler(server, path):
                 return
             reply()
 
-        def run(self, soap_ns, op, request, call_id, caller):
-            """Runs the call; what then writes its answer or fault, unless a cancel came meanwhile."""
+        def run(self, soap_ns, op, request, call_id, caller, running):
+            """Runs the call; what then writes its answer or fault, unless a cancel came meanwhile. A
+            call cancelled while it waited for a worker does not run (None)."""
             try:
                 with server._soap_calls:
+                    if server.soap_calls.cancelled(running):
+                        return None
                     answer = server.runner.run("soap", op, request, call_id, _peer.call_id_owner(caller))
             except DeclaredFault as f:
                 detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
