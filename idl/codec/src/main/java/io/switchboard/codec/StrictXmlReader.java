@@ -23,7 +23,7 @@ import javax.xml.stream.util.StreamReaderDelegate;
 
 /**
  * The StAX reader a SOAP message is read through: it checks each event against the wire schema
- * (see {@code WireSchema} in the compiler) as it passes, and refuses what JAXB and the text
+ * (see {@code io.switchboard.codec.documents.WireSchema}) as it passes, and refuses what JAXB and the text
  * parsers would take silently. Both XML codecs read through it ({@link XmlMessages} hands it to
  * JAXB, {@code DynamicXml} reads from it), so a message is refused the same way, with the same
  * path, by generated and dynamic readers.

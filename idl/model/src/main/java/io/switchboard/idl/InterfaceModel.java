@@ -1,10 +1,13 @@
 package io.switchboard.idl;
 
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A component interface read from one XML Schema document: its operations and the types they use.
@@ -64,6 +67,27 @@ public final class InterfaceModel {
     /** The interface schema exactly as it was read. */
     public String schemaText() {
         return schemaText;
+    }
+
+    /** The recursive (linked) types whose instances a value of {@code type} may hold, directly or further down. */
+    public Set<String> graphTypesReachableFrom(ComplexTypeModel type) {
+        Set<String> result = new LinkedHashSet<>();
+        Set<String> visited = new LinkedHashSet<>();
+        ArrayDeque<ComplexTypeModel> work = new ArrayDeque<>();
+        work.add(type);
+        while (!work.isEmpty()) {
+            ComplexTypeModel t = work.poll();
+            for (FieldModel f : t.fields()) {
+                if (f.complexType() != null && visited.add(f.complexType())) {
+                    ComplexTypeModel target = type(f.complexType());
+                    if (target.recursive()) {
+                        result.add(target.name());
+                    }
+                    work.add(target);
+                }
+            }
+        }
+        return result;
     }
 
     @Override

@@ -10,6 +10,7 @@ import com.squareup.javapoet.ParameterizedTypeName;
 import com.squareup.javapoet.TypeName;
 import com.squareup.javapoet.TypeSpec;
 import com.squareup.javapoet.WildcardTypeName;
+import io.switchboard.codec.documents.InterfaceDocuments;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.ScalarType;
@@ -42,13 +43,13 @@ import javax.lang.model.element.Modifier;
 
 /**
  * Generates the JAXB bean of a complex type or of an operation's message element. The annotations
- * say exactly what {@link WireSchema} writes into the WSDL; the two are kept in step by tests
+ * say exactly what {@code WireSchema} (switchboard-codec) writes into the WSDL; the two are kept in step by tests
  * that validate marshalled messages against the WSDL's schema.
  */
 final class BeanGenerator {
-    static final String GRAPH_ELEMENT = "sb-graph";
-    static final String ID_ATTRIBUTE = "sb-id";
-    static final String LIST_ITEM = "item";
+    static final String GRAPH_ELEMENT = InterfaceDocuments.GRAPH_ELEMENT;
+    static final String ID_ATTRIBUTE = InterfaceDocuments.ID_ATTRIBUTE;
+    static final String LIST_ITEM = InterfaceDocuments.LIST_ITEM;
 
     private final CompileContext ctx;
 

@@ -3,9 +3,7 @@ package io.switchboard.idl.compiler;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.InterfaceModel;
-import java.util.ArrayDeque;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -70,22 +68,6 @@ final class CompileContext {
 
     /** Recursive types whose instances a value of {@code type} may hold, directly or further down. */
     Set<String> graphTypesReachableFrom(ComplexTypeModel type) {
-        Set<String> result = new LinkedHashSet<>();
-        Set<String> visited = new LinkedHashSet<>();
-        ArrayDeque<ComplexTypeModel> work = new ArrayDeque<>();
-        work.add(type);
-        while (!work.isEmpty()) {
-            ComplexTypeModel t = work.poll();
-            for (FieldModel f : t.fields()) {
-                if (f.complexType() != null && visited.add(f.complexType())) {
-                    ComplexTypeModel target = model.type(f.complexType());
-                    if (target.recursive()) {
-                        result.add(target.name());
-                    }
-                    work.add(target);
-                }
-            }
-        }
-        return result;
+        return model.graphTypesReachableFrom(type);
     }
 }

@@ -1,7 +1,8 @@
-package io.switchboard.idl.compiler;
+package io.switchboard.codec.documents;
 
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
+import io.switchboard.idl.InterfaceModel;
 import io.switchboard.idl.OperationModel;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -40,7 +41,7 @@ final class WireSchema {
             + " alternative its name says, in order; no element is nil. Lists nest at most "
             + io.switchboard.idl.runtime.HeterogeneousList.MAX_DEPTH + " deep.";
 
-    private final CompileContext ctx;
+    private final InterfaceModel model;
     private final StringBuilder out = new StringBuilder();
     /** The named list wrappers the fields use, by item type, each with its type's name. */
     private final Map<String, String> listTypes = new LinkedHashMap<>();
@@ -48,17 +49,17 @@ final class WireSchema {
     private final Set<String> graphNodes = new LinkedHashSet<>();
     private final String graphType;
 
-    WireSchema(CompileContext ctx) {
-        this.ctx = ctx;
+    WireSchema(InterfaceModel model) {
+        this.model = model;
         this.graphType = freeName("SbGraph");
     }
 
     /** The {@code xs:schema} element, indented by {@code indent} spaces. */
     String write(int indent) {
-        String tns = Xml.attr(ctx.model.targetNamespace());
+        String tns = Xml.attr(model.targetNamespace());
         line(indent, "<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\" xmlns:tns=\"" + tns
                 + "\" targetNamespace=\"" + tns + "\" elementFormDefault=\"qualified\">");
-        for (ComplexTypeModel t : ctx.model.types().values()) {
+        for (ComplexTypeModel t : model.types().values()) {
             line(indent + 2, "<xs:complexType name=\"" + t.name() + "\">");
             if (t.heterogeneousList()) {
                 choice(indent + 4, t);
@@ -70,11 +71,11 @@ final class WireSchema {
             }
             sequence(indent + 4, t, false);
             if (t.recursive()) {
-                line(indent + 4, "<xs:attribute name=\"" + BeanGenerator.ID_ATTRIBUTE + "\" type=\"xs:ID\" use=\"required\"/>");
+                line(indent + 4, "<xs:attribute name=\"" + InterfaceDocuments.ID_ATTRIBUTE + "\" type=\"xs:ID\" use=\"required\"/>");
             }
             line(indent + 2, "</xs:complexType>");
         }
-        for (OperationModel op : ctx.model.operations()) {
+        for (OperationModel op : model.operations()) {
             element(indent + 2, op.request());
             if (op.response() != null) {
                 element(indent + 2, op.response());
@@ -108,7 +109,7 @@ final class WireSchema {
     private void element(int indent, ComplexTypeModel message) {
         line(indent, "<xs:element name=\"" + message.name() + "\">");
         line(indent + 2, "<xs:complexType>");
-        sequence(indent + 4, message, !ctx.graphTypesReachableFrom(message).isEmpty());
+        sequence(indent + 4, message, !model.graphTypesReachableFrom(message).isEmpty());
         line(indent + 2, "</xs:complexType>");
         line(indent, "</xs:element>");
     }
@@ -123,8 +124,8 @@ final class WireSchema {
             field(indent + 2, f);
         }
         if (graphTable) {
-            graphNodes.addAll(ctx.graphTypesReachableFrom(type));
-            line(indent + 2, "<xs:element name=\"" + BeanGenerator.GRAPH_ELEMENT + "\" type=\"tns:" + graphType
+            graphNodes.addAll(model.graphTypesReachableFrom(type));
+            line(indent + 2, "<xs:element name=\"" + InterfaceDocuments.GRAPH_ELEMENT + "\" type=\"tns:" + graphType
                     + "\" minOccurs=\"0\"/>");
         }
         line(indent, "</xs:sequence>");
@@ -148,7 +149,7 @@ final class WireSchema {
     private void listType(int indent, String name, String itemType) {
         boolean references = itemType.equals("xs:IDREF");
         line(indent, "<xs:complexType name=\"" + name + "\"><xs:sequence>");
-        line(indent + 2, "<xs:element name=\"" + BeanGenerator.LIST_ITEM + "\" type=\"" + itemType
+        line(indent + 2, "<xs:element name=\"" + InterfaceDocuments.LIST_ITEM + "\" type=\"" + itemType
                 + "\" minOccurs=\"0\" maxOccurs=\"unbounded\"" + (references ? "" : " nillable=\"true\"") + "/>");
         line(indent, "</xs:sequence></xs:complexType>");
     }
@@ -164,7 +165,7 @@ final class WireSchema {
     /** {@code wanted}, or it with a suffix when the interface has a type of that name already. */
     private String freeName(String wanted) {
         String name = wanted;
-        for (int i = 2; ctx.model.types().containsKey(name) || listTypes.containsValue(name)
+        for (int i = 2; model.types().containsKey(name) || listTypes.containsValue(name)
                 || name.equals(graphType); i++) {
             name = wanted + i;
         }
@@ -174,7 +175,7 @@ final class WireSchema {
     private void field(int indent, FieldModel f) {
         String itemType = f.graphReference() ? "xs:IDREF"
                 : f.isScalar() ? "xs:" + f.scalar().xsdName() : "tns:" + f.complexType();
-        if (JavaTypes.isPackedArray(f)) {
+        if (f.isScalar() && f.repeated() && f.scalar().isPrimitive()) {
             line(indent, "<xs:element name=\"" + f.name() + "\" minOccurs=\"0\">");
             line(indent + 2, "<xs:simpleType><xs:list itemType=\"" + itemType + "\"/></xs:simpleType>");
             line(indent, "</xs:element>");

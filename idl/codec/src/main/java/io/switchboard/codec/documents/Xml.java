@@ -1,4 +1,4 @@
-package io.switchboard.idl.compiler;
+package io.switchboard.codec.documents;
 
 /** Escaping for the XML the compiler writes by hand. */
 final class Xml {
