@@ -1,6 +1,7 @@
 package io.switchboard.codec.dynamic;
 
 import io.switchboard.codec.XmlCodec;
+import io.switchboard.codec.documents.InterfaceDocuments;
 import io.switchboard.codec.message.MessageChecks;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.InterfaceModel;
@@ -8,6 +9,7 @@ import io.switchboard.idl.OperationModel;
 import io.switchboard.idl.SchemaReader;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -97,7 +99,11 @@ public final class DynamicInterface {
             ops.add(b);
         }
         this.protoCodec = new DynamicProtoCodec(this);
+        // the documents a compiled component carries as resources, in the same words but for their origin
+        String origin = "Generated at run time by Switchboard's DynamicInterface from the schema of " + model.componentName();
         this.descriptor = ServiceDescriptor.builder(model.componentName(), model.targetNamespace(), null).model(model)
+                .document(ServiceDescriptor.WSDL, () -> InterfaceDocuments.wsdl(model, origin))
+                .document(ServiceDescriptor.PROTO, () -> InterfaceDocuments.proto(model, origin))
                 .codec(MessageChecks.class, new DynamicMessageChecks(this))
                 .codec(io.switchboard.codec.proto.ProtoCodec.class, protoCodec)
                 .codec(XmlCodec.Factory.class, (d, maxNodes) -> new DynamicXml(this, maxNodes))
@@ -109,9 +115,23 @@ public final class DynamicInterface {
         return new DynamicInterface(model);
     }
 
-    /** Reads an interface schema with the secure {@link SchemaReader} (its size limit and refusals apply). */
+    /**
+     * Reads an interface schema with the secure {@link SchemaReader} (its size limit and refusals apply).
+     *
+     * @throws io.switchboard.idl.SchemaException a DTD, an import, over {@link SchemaReader#MAX_SCHEMA_BYTES}, or not a schema Switchboard reads
+     */
     public static DynamicInterface fromSchema(String schemaText) {
         return of(SchemaReader.read(schemaText));
+    }
+
+    /**
+     * Reads an interface schema file ({@code echo.xsd}) with the secure {@link SchemaReader}, as
+     * the compiler reads it.
+     *
+     * @throws io.switchboard.idl.SchemaException as {@link #fromSchema(String)}, or the file cannot be read
+     */
+    public static DynamicInterface fromSchema(Path schemaFile) {
+        return of(SchemaReader.read(schemaFile));
     }
 
     public InterfaceModel model() {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * A component interface as the runtime sees it: its name, namespace, operations, the documents
@@ -42,6 +43,7 @@ public final class ServiceDescriptor {
     private final String namespace;
     private final Class<?> anchor;
     private final Map<String, String> documentResources;
+    private final Map<String, Supplier<String>> documentMakers;
     private final Map<String, String> documentTexts = new ConcurrentHashMap<>();
     private final Map<Class<?>, Object> codecs;
     private final Map<String, OperationDescriptor> operations = new LinkedHashMap<>();
@@ -52,6 +54,7 @@ public final class ServiceDescriptor {
         this.namespace = b.namespace;
         this.anchor = b.anchor;
         this.documentResources = Map.copyOf(b.documents);
+        this.documentMakers = Map.copyOf(b.documentMakers);
         this.codecs = Map.copyOf(b.codecs);
         this.model = b.model;
         if (b.model != null) {
@@ -79,7 +82,7 @@ public final class ServiceDescriptor {
         return kind.cast(codecs.get(kind));
     }
 
-    /** Whether this interface was read at run time rather than compiled (it then has only its schema). */
+    /** Whether this interface was read at run time rather than compiled (its documents are then made from its model). */
     public boolean runtimeModel() {
         return anchor == null;
     }
@@ -126,10 +129,11 @@ public final class ServiceDescriptor {
         String text = documentTexts.get(kind);
         if (text == null) {
             String resource = documentResources.get(kind);
-            if (resource == null) {
+            Supplier<String> maker = documentMakers.get(kind);
+            if (resource == null && maker == null) {
                 return null;
             }
-            text = resource(resource);
+            text = resource != null ? resource(resource) : maker.get();
             documentTexts.put(kind, text);
         }
         return text;
@@ -170,6 +174,7 @@ public final class ServiceDescriptor {
         private final String namespace;
         private final Class<?> anchor;
         private final Map<String, String> documents = new LinkedHashMap<>();
+        private final Map<String, Supplier<String>> documentMakers = new LinkedHashMap<>();
         private final Map<Class<?>, Object> codecs = new LinkedHashMap<>();
         private final List<OperationDescriptor.Builder> operations = new ArrayList<>();
         private InterfaceModel model;
@@ -186,6 +191,18 @@ public final class ServiceDescriptor {
                 throw new IllegalStateException("documents are resources beside an anchor class; " + name + " has none");
             }
             documents.put(Objects.requireNonNull(kind), Objects.requireNonNull(resource));
+            return this;
+        }
+
+        /**
+         * For an interface read at run time: a published document ({@link #WSDL}, {@link #PROTO})
+         * made from its model the first time it is asked for, since most callers never ask.
+         */
+        public Builder document(String kind, Supplier<String> maker) {
+            if (anchor != null) {
+                throw new IllegalStateException(name + " is compiled: its documents are resources beside " + anchor.getName());
+            }
+            documentMakers.put(Objects.requireNonNull(kind), Objects.requireNonNull(maker));
             return this;
         }
 
