@@ -4,14 +4,12 @@ import io.switchboard.codec.dynamic.DynamicInterface;
 import io.switchboard.codec.dynamic.DynamicList;
 import io.switchboard.codec.dynamic.DynamicRecord;
 import io.switchboard.codec.dynamic.DynamicType;
-import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.OperationModel;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Channel;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -113,8 +111,9 @@ public final class DynamicStub {
     /** Like {@link #call}, but answers the whole response record (null for a one-way operation). */
     public DynamicRecord callForRecord(String operation, Map<String, ?> arguments) throws DeclaredFault {
         OperationDescriptor op = operation(operation);
-        DynamicRecord request = toRecord(iface.message(operation), arguments, operation);
-        checkRequired(request, operation);
+        DynamicType type = iface.message(operation);
+        DynamicRecord request = type.newRecord(arguments);
+        type.checkRequired(request);
         return (DynamicRecord) channel.call(op, request, options);
     }
 
@@ -125,7 +124,7 @@ public final class DynamicStub {
         if (request.type() != iface.message(operation)) {
             throw new IllegalArgumentException(request.type().name() + " is not a request of " + iface.model().componentName());
         }
-        checkRequired(request, operation);
+        request.type().checkRequired(request);
         return (DynamicRecord) channel.call(op, request, options);
     }
 
@@ -135,56 +134,6 @@ public final class DynamicStub {
                     + "'; its operations are " + operations());
         }
         return iface.descriptor().operation(operation);
-    }
-
-    /** A record of {@code type} from a map of its fields; nested maps become records, records stay as they are. */
-    private static DynamicRecord toRecord(DynamicType type, Map<String, ?> fields, String where) {
-        DynamicRecord r = type.newRecord();
-        if (fields == null) {
-            return r;
-        }
-        for (Map.Entry<String, ?> e : fields.entrySet()) {
-            String name = e.getKey();
-            if (!type.fieldNames().contains(name)) {
-                throw new IllegalArgumentException(where + " has no field '" + name + "'; its fields are "
-                        + type.fieldNames());
-            }
-            r.set(name, convert(type.fieldType(name), e.getValue(), where + "." + name));
-        }
-        return r;
-    }
-
-    private static Object convert(DynamicType target, Object value, String where) {
-        if (target == null || value == null) {
-            return value;
-        }
-        if (value instanceof Map<?, ?> m) {
-            @SuppressWarnings("unchecked")
-            Map<String, ?> fields = (Map<String, ?>) m;
-            return toRecord(target, fields, where);
-        }
-        if (value instanceof DynamicList) {
-            return value;   // a heterogeneous list: its elements are values already
-        }
-        if (value instanceof List<?> list) {
-            List<Object> out = new ArrayList<>(list.size());
-            for (int i = 0; i < list.size(); i++) {
-                out.add(convert(target, list.get(i), where + "[" + i + "]"));
-            }
-            return out;
-        }
-        return value;
-    }
-
-    /** Required numbers and booleans of the request itself must be given: a generated stub always has them. */
-    private static void checkRequired(DynamicRecord request, String operation) {
-        for (FieldModel f : request.type().model().fields()) {
-            if (f.isScalar() && !f.repeated() && f.scalar().isPrimitive() && !f.optional() && !f.nillable()
-                    && request.get(f.name()) == null) {
-                throw new IllegalArgumentException(operation + " needs '" + f.name() + "' (xs:" + f.scalar().xsdName()
-                        + "); it was not given");
-            }
-        }
     }
 
     @Override

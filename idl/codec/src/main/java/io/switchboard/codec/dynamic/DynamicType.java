@@ -90,6 +90,69 @@ public final class DynamicType {
         return new DynamicRecord(this);
     }
 
+    /**
+     * A new record of this type holding {@code fields} (null: none): a {@code Map} value of a complex
+     * field becomes a record of the field's type, as do the maps in a {@code List}; records,
+     * {@link DynamicList}s and scalars are taken as they are. What {@code DynamicStub.call} takes
+     * as arguments and a {@code DynamicHandler} may answer.
+     *
+     * @throws IllegalArgumentException no such field, or a value of another type, named by its path ({@code echoList.head.ddouble})
+     */
+    public DynamicRecord newRecord(Map<String, ?> fields) {
+        return recordOf(this, fields, name());
+    }
+
+    private static DynamicRecord recordOf(DynamicType type, Map<String, ?> fields, String where) {
+        DynamicRecord r = type.newRecord();
+        if (fields == null) {
+            return r;
+        }
+        for (Map.Entry<String, ?> e : fields.entrySet()) {
+            String name = e.getKey();
+            if (!type.index.containsKey(name)) {
+                throw new IllegalArgumentException(where + " has no field '" + name + "'; its fields are "
+                        + type.fieldNames());
+            }
+            r.set(name, valueOf(type.fieldType(name), e.getValue(), where + "." + name));
+        }
+        return r;
+    }
+
+    private static Object valueOf(DynamicType target, Object value, String where) {
+        if (target == null || value == null || value instanceof DynamicList) {
+            return value;   // a scalar, or a heterogeneous list whose elements are values already
+        }
+        if (value instanceof Map<?, ?> m) {
+            @SuppressWarnings("unchecked")
+            Map<String, ?> fields = (Map<String, ?>) m;
+            return recordOf(target, fields, where);
+        }
+        if (value instanceof List<?> list) {
+            List<Object> out = new java.util.ArrayList<>(list.size());
+            for (int i = 0; i < list.size(); i++) {
+                out.add(valueOf(target, list.get(i), where + "[" + i + "]"));
+            }
+            return out;
+        }
+        return value;
+    }
+
+    /**
+     * Refuses a message whose required numbers or booleans are not set: a generated bean always has
+     * them, so a record without one cannot be what generated code would send.
+     *
+     * @throws IllegalArgumentException naming the first such field
+     */
+    public void checkRequired(DynamicRecord message) {
+        for (int i = 0; i < fields.length; i++) {
+            FieldModel f = fields[i];
+            if (requiredPrimitive(f) && message.values[i] == null) {
+                throw new IllegalArgumentException(name() + " needs '" + f.name() + "' (xs:" + f.scalar().xsdName()
+                        + "); it was not given");
+            }
+        }
+    }
+
     /** Whether this is a heterogeneous list type (an {@code xs:choice} list): its values are {@link DynamicList}s. */
     public boolean heterogeneousList() {
         return model.heterogeneousList();
