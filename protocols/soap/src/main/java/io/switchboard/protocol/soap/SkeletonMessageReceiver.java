@@ -4,7 +4,7 @@ import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.codec.Graphs;
 import io.switchboard.codec.MalformedXmlException;
 import io.switchboard.idl.runtime.OperationDescriptor;
-import io.switchboard.codec.XmlMessages;
+import io.switchboard.codec.XmlCodec;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.ServerCallContext;
@@ -34,11 +34,11 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
 
     private final Skeleton skeleton;
     private final OperationDescriptor operation;
-    private final XmlMessages xml;
+    private final XmlCodec xml;
     private final SoapCalls calls;
     private final TokenVerifier tokens;
 
-    SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlMessages xml, SoapCalls calls,
+    SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlCodec xml, SoapCalls calls,
                             TokenVerifier tokens) {
         this.tokens = tokens;
         this.skeleton = skeleton;

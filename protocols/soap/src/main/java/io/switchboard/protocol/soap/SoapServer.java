@@ -2,7 +2,7 @@ package io.switchboard.protocol.soap;
 
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
-import io.switchboard.codec.XmlMessages;
+import io.switchboard.codec.XmlCodec;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolServer;
@@ -260,7 +260,7 @@ final class SoapServer implements ProtocolServer {
 
     private AxisService service(Skeleton skeleton, String address) throws AxisFault {
         ServiceDescriptor d = skeleton.descriptor();
-        XmlMessages xml = new XmlMessages(d, settings.maxGraphNodes());
+        XmlCodec xml = XmlCodec.of(d, settings.maxGraphNodes());   // JAXB for generated beans, model-driven for DynamicRecords
         AxisService service = new AxisService(d.name());
         service.setTargetNamespace(d.namespace());
         for (OperationDescriptor op : d.operations()) {
