@@ -1,7 +1,9 @@
 package io.switchboard.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,7 +34,7 @@ class BenchCommandTest {
     /** Without epoll (not Linux) the server has no Unix socket, and the tcp-unix row is left out with a note. */
     private static final boolean UNIX_SOCKET = io.netty.channel.epoll.Epoll.isAvailable();
     private static final List<String> SWEEP_PROTOCOLS = List.of("socket", "socket-unix", "rmi", "oos", "soap", "tcp",
-            "tcp-unix", "tcp-mtls", "tcp-mtls-authz");
+            "tcp-unix", "tcp-raw", "tcp-mtls", "tcp-mtls-authz");
     private static final List<String> POLICIES = List.of("adaptive", "size");
     private static final List<String> PLAIN = List.of("grpc-plain", "grpc-plain-direct", "axis2", "fory", "socket");
     private static final List<String> WORKLOADS = List.of("empty", "doubles", "list");
@@ -92,6 +94,22 @@ class BenchCommandTest {
     }
 
     @Test
+    void aHandWrittenClientCallsTheTcpServerOnItsUnixSocket() {
+        assumeTrue(UNIX_SOCKET, "no Unix socket on the tcp server here");
+        assertEquals(0, sweep.exit);
+        Map<String, Long> wireBytes = new HashMap<>();
+        for (String[] f : sweep.rows) {
+            if (f[0].equals("doubles") && f[1].equals("10")) {
+                wireBytes.put(f[2], Long.parseLong(f[7]));
+            }
+        }
+        assertTrue(sweep.seen().containsAll(List.of("empty/tcp-raw", "doubles/tcp-raw")), sweep.seen().toString());
+        assertFalse(sweep.seen().contains("list/tcp-raw"), "empty calls and double[] only: " + sweep.seen());
+        // service, method, call id, time left and correlation id, as the meta-stub's tcp client writes them
+        assertEquals(wireBytes.get("tcp-unix"), wireBytes.get("tcp-raw"), "the same frame as tcp-unix's: " + wireBytes);
+    }
+
+    @Test
     void theSecurityRowsRunBesideTcpOverTlsWithTheirOwnServers() {
         assertEquals(0, sweep.exit);
         Map<String, Long> wireBytes = new HashMap<>();
@@ -106,6 +124,7 @@ class BenchCommandTest {
         Set<String> asked = new HashSet<>(SWEEP_PROTOCOLS);
         if (!UNIX_SOCKET) {
             asked.remove("tcp-unix");
+            asked.remove("tcp-raw");
         }
         assertEquals(asked, protocols, "every row asked for, the two secured ones among them");
         // the same frame in TLS records: a record header and an authentication tag more than in plain text

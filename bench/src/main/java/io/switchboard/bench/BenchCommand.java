@@ -51,7 +51,8 @@ public final class BenchCommand implements Callable<Integer> {
                     + "Unix domain socket, each through a meta-stub of its own; local: the component in this JVM, called "
                     + "through a stub over the in-process protocol; tcp-mtls and tcp-mtls-authz: tcp over TCP with mutual TLS, without and "
                     + "with a 20-rule authorization policy, on servers of their own), meta-stub policies, and the plain peers: socket (a "
-                    + "hand-written protocol; socket-unix: the same over a Unix domain socket), grpc-plain and "
+                    + "hand-written protocol; socket-unix: the same over a Unix domain socket; tcp-raw: a hand-written "
+                    + "baidu_std client of the tcp server's Unix socket), grpc-plain and "
                     + "grpc-plain-direct (grpc-java unary, default and direct executor), "
                     + "axis2 (a bare Axis2 POJO service), rmi, fory (Apache Fory over a socket), oos (object streams); "
                     + "names that are neither are skipped with a note. Default: ${DEFAULT-VALUE}.")

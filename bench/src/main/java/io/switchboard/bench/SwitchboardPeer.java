@@ -198,11 +198,26 @@ final class SwitchboardPeer implements Peer {
             if (name.equals(TCP) || name.equals(TCP_UNIX)) {
                 return tcpPeer(name);
             }
+            if (name.equals(RawTcpPeer.NAME)) {
+                return new RawTcpPeer(unixSocket());
+            }
             if (Protocols.names().contains(name)) {
                 return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.PROTOCOL, name), false, this);
             }
             SelectionPolicy policy = Policies.byName(name);
             return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.POLICY, policy), true, this);
+        }
+
+        /** The Unix socket the entry's tcp endpoint names ({@code ?unix=PATH}). */
+        private java.nio.file.Path unixSocket() {
+            Endpoint tcp = entry.endpoint(TCP).orElseThrow(() -> new IllegalArgumentException("the server has no tcp endpoint"));
+            String query = java.net.URI.create(tcp.address()).getRawQuery();
+            for (String pair : query == null ? new String[0] : query.split("&")) {
+                if (pair.startsWith("unix=")) {
+                    return java.nio.file.Path.of(java.net.URLDecoder.decode(pair.substring(5), java.nio.charset.StandardCharsets.UTF_8));
+                }
+            }
+            throw new IllegalArgumentException("the server has no Unix socket (not Linux, or -Dswitchboard.tcp.unix=false)");
         }
 
         /**
