@@ -6,7 +6,6 @@ import io.switchboard.registry.wire.LookupLeanResponse;
 import io.switchboard.registry.wire.SchemaText;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -21,8 +20,8 @@ final class LeanAnswers {
     static final int DOCUMENTS_KEPT = 256;
     private static final int NAMES_KEPT = 4_096;
     private static final int ENDPOINTS_KEPT = 4_096;
-    private final Map<String, String> documents = lru(DOCUMENTS_KEPT);
-    private final Map<String, List<String>> digestsOfName = lru(NAMES_KEPT);
+    private final SizedLru<String, String> documents = SizedLru.ofEntries(DOCUMENTS_KEPT);
+    private final SizedLru<String, List<String>> digestsOfName = SizedLru.ofEntries(NAMES_KEPT);
     /** The last answer read per name, each at most this long (a few dozen instances), ... */
     static final int MAX_KEPT_ANSWER_BYTES = 16 << 10;
     /** ... and all of them at most this long: a thousand names of ten instances each. */
@@ -35,7 +34,7 @@ final class LeanAnswers {
      * The endpoints of the instances read last, by protocol and address: the same instances come
      * back on every lookup of a name, and making an endpoint parses its address as a URI.
      */
-    private final Map<List<String>, Endpoint> endpoints = lru(ENDPOINTS_KEPT);
+    private final SizedLru<List<String>, Endpoint> endpoints = SizedLru.ofEntries(ENDPOINTS_KEPT);
 
     /** The digests to list as known when looking {@code name} up: those its instances carried last, still kept. */
     synchronized List<String> known(String name) {
@@ -95,7 +94,7 @@ final class LeanAnswers {
         List<ComponentEntry> out = new ArrayList<>();
         List<String> carried = new ArrayList<>();
         synchronized (this) {
-            documents.putAll(sent);
+            sent.forEach(documents::put);
             if (answer.getEntries() != null) {
                 for (Entry w : answer.getEntries()) {
                     String schema = text(w.getInterfaceSchemaDigest(), sent, carried);
@@ -139,14 +138,5 @@ final class LeanAnswers {
         }
         String t = sent.get(digest);
         return t != null ? t : documents.get(digest);
-    }
-
-    private static <K, V> Map<K, V> lru(int capacity) {
-        return new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-                return size() > capacity;
-            }
-        };
     }
 }

@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -68,15 +67,10 @@ public final class SchemaDigests {
     public static final class Memo {
         /** Keyed by identity and held weakly (Guava's weak keys compare by {@code ==}). */
         private final Map<String, String> byInstance = new MapMaker().weakKeys().makeMap();
-        private final Map<String, String> byText;
+        private final SizedLru<String, String> byText;
 
         public Memo(int capacity) {
-            this.byText = new LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
-                    return size() > capacity;
-                }
-            };
+            this.byText = SizedLru.ofEntries(capacity);
         }
 
         /** The digest of {@code text}, computed at most once while it stays among the last asked for. */
@@ -88,14 +82,10 @@ public final class SchemaDigests {
             if (d != null) {
                 return d;
             }
-            synchronized (byText) {
-                d = byText.get(text);
-            }
+            d = byText.get(text);
             if (d == null) {
-                d = SchemaDigests.of(text);   // outside the lock: hashing tens of kilobytes
-                synchronized (byText) {
-                    byText.put(text, d);
-                }
+                d = SchemaDigests.of(text);   // not under the map's lock: hashing tens of kilobytes
+                byText.put(text, d);
             }
             byInstance.put(text, d);
             return d;
