@@ -10,6 +10,7 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.WebHandler;
 import io.switchboard.registry.CallSummary;
 import io.switchboard.registry.ComponentEntry;
+import io.switchboard.registry.SizedLru;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;
@@ -20,7 +21,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -59,12 +59,7 @@ final class RegistryConsole implements WebHandler {
     private final byte[] script;
     private final byte[] style;
     /** Interfaces read from schemas, by schema text; a schema the registry accepted reads again. */
-    private final Map<String, Object> interfaces = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Object> eldest) {
-            return size() > CACHED_SCHEMAS;
-        }
-    };
+    private final SizedLru<String, Object> interfaces = SizedLru.ofEntries(CACHED_SCHEMAS);
 
     /** The registry's own calls its authorization policy denied; empty without a policy. */
     private final java.util.function.Supplier<List<io.switchboard.server.ServerCallStats.Denial>> denials;
