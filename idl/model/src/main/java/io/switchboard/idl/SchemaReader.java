@@ -92,9 +92,10 @@ public final class SchemaReader {
     private SchemaReader() {
     }
 
+    /** Reads at most {@link #MAX_SCHEMA_BYTES} and one byte more of the file: a larger one is refused unread. */
     public static InterfaceModel read(Path path) {
-        try {
-            return read(Files.readAllBytes(path), path.getFileName().toString());
+        try (InputStream in = Files.newInputStream(path)) {
+            return read(in, path.getFileName().toString());
         } catch (IOException e) {
             throw new SchemaException("cannot read " + path + ": " + e.getMessage(), e);
         }

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SchemaReaderTest {
     private static String schema(String body) {
@@ -79,6 +82,16 @@ class SchemaReaderTest {
     void refusesOversizeSchemas() {
         byte[] big = new byte[SchemaReader.MAX_SCHEMA_BYTES + 1];
         assertTrue(assertThrows(SchemaException.class, () -> SchemaReader.read(big, "big.xsd")).getMessage()
+                .contains("larger than the limit"));
+    }
+
+    @Test
+    void aSchemaFileOfGigabytesIsRefusedAfterItsFirstMegabyte(@TempDir Path dir) throws Exception {
+        Path huge = dir.resolve("huge.xsd");
+        try (RandomAccessFile f = new RandomAccessFile(huge.toFile(), "rw")) {
+            f.setLength(3L << 30);   // sparse: 3 GiB that take no disk, more than any array holds
+        }
+        assertTrue(assertThrows(SchemaException.class, () -> SchemaReader.read(huge)).getMessage()
                 .contains("larger than the limit"));
     }
 
