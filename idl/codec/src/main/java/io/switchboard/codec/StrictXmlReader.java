@@ -1,5 +1,6 @@
 package io.switchboard.codec;
 
+import io.switchboard.codec.documents.InterfaceDocuments;
 import io.switchboard.idl.ComplexTypeModel;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.InterfaceModel;
@@ -53,9 +54,10 @@ import javax.xml.stream.util.StreamReaderDelegate;
 public final class StrictXmlReader extends StreamReaderDelegate {
     private static final String XSI = XMLConstants.W3C_XML_SCHEMA_INSTANCE_NS_URI;
     private static final String XSD = XMLConstants.W3C_XML_SCHEMA_NS_URI;
-    private static final String GRAPH_ELEMENT = "sb-graph";
-    private static final String ID_ATTRIBUTE = "sb-id";
-    private static final String ITEM = "item";
+    // the wire form's names, as the published WSDL spells them
+    private static final String GRAPH_ELEMENT = InterfaceDocuments.GRAPH_ELEMENT;
+    private static final String ID_ATTRIBUTE = InterfaceDocuments.ID_ATTRIBUTE;
+    private static final String ITEM = InterfaceDocuments.LIST_ITEM;
 
     private final Plan plan;
     private Frame[] stack = new Frame[16];

@@ -1,5 +1,6 @@
 package io.switchboard.codec.dynamic;
 
+import io.switchboard.codec.documents.InterfaceDocuments;
 import io.switchboard.idl.FieldModel;
 import io.switchboard.idl.ScalarType;
 import io.switchboard.codec.Graphs;
@@ -42,9 +43,10 @@ import javax.xml.stream.XMLStreamWriter;
  * }</pre>
  */
 public final class DynamicXml implements XmlCodec {
-    static final String GRAPH_ELEMENT = "sb-graph";
-    static final String ID_ATTRIBUTE = "sb-id";
-    static final String ITEM = "item";
+    // the wire form's names, as the published WSDL spells them
+    static final String GRAPH_ELEMENT = InterfaceDocuments.GRAPH_ELEMENT;
+    static final String ID_ATTRIBUTE = InterfaceDocuments.ID_ATTRIBUTE;
+    static final String ITEM = InterfaceDocuments.LIST_ITEM;
     private static final String XSI = XMLConstants.W3C_XML_SCHEMA_INSTANCE_NS_URI;
     /** Characters of an {@code xs:list} buffered before they go to the writer. */
     private static final int LIST_CHUNK = 8192;
