@@ -203,7 +203,10 @@ public final class TestCertificates {
     private static List<List<List<String>>> rounds() {
         List<String> signed = List.of("-signer", "ca", "-signerkeypass", new String(PASSWORD));
         return List.of(
-                List.of(genkeypair("ca", "CN=Switchboard test CA", "ca.p12", "-ext", "bc:c"),
+                // key usage on the authority: strict verifiers (OpenSSL's X509_STRICT, Python 3.13's
+                // default context) refuse a CA certificate without it
+                List.of(genkeypair("ca", "CN=Switchboard test CA", "ca.p12", "-ext", "bc:c", "-ext",
+                                "KU:c=keyCertSign,cRLSign"),
                         genkeypair("rogue", "CN=rogue", "rogue.p12")),
                 List.of(concat(genkeypair("server", "CN=localhost", "server.p12", "-ext",
                                 "SAN=ip:127.0.0.1,dns:localhost"), signed),
