@@ -407,17 +407,15 @@ final class RegistryConsole implements WebHandler {
             if (e.interfaceSchema() == null) {
                 continue;
             }
-            Object read;
-            synchronized (interfaces) {
-                read = interfaces.get(e.interfaceSchema());
-                if (read == null) {
-                    try {
-                        read = SchemaReader.read(e.interfaceSchema());
-                    } catch (RuntimeException ex) {   // SchemaException among them
-                        read = "the interface schema cannot be read: " + ex.getMessage();
-                    }
-                    interfaces.put(e.interfaceSchema(), read);
+            // read outside any lock, so one large schema holds up no other page; two pages may read it both
+            Object read = interfaces.get(e.interfaceSchema());
+            if (read == null) {
+                try {
+                    read = SchemaReader.read(e.interfaceSchema());
+                } catch (RuntimeException ex) {   // SchemaException among them
+                    read = "the interface schema cannot be read: " + ex.getMessage();
                 }
+                interfaces.put(e.interfaceSchema(), read);
             }
             b.append("<h3>Interface</h3>\n");
             if (read instanceof InterfaceModel m) {
