@@ -1,26 +1,26 @@
 package io.switchboard.bench;
 
+import io.switchboard.codec.message.MessageLimits;
+import io.switchboard.codec.proto.ProtoInput;
+import io.switchboard.codec.proto.ProtoOutput;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Switchboard's tcp server called by a hand-written client: each request a {@code baidu_std} frame
- * made once per payload (the echo service's {@code empty} or {@code echoDoubles}, correlation id 1,
- * a fixed call id and a 30 s timeout: the bytes the meta-stub sends), written to the server's Unix
- * socket in one write and its answer read
- * with blocking reads, as the {@code socket-unix} row does. Beside {@code socket-unix} (the same
- * client loop and a raw server) and {@code tcp-unix} (the meta-stub and tcp client against the same
+ * Switchboard's tcp server called by a client without its meta-stub or tcp client: each request a
+ * {@code baidu_std} frame made once per payload (the echo service's {@code empty} or
+ * {@code echoDoubles}, correlation id 1, a fixed call id and a 30 s timeout: the bytes the
+ * meta-stub sends), written to the server's Unix socket in one write and its answer read with
+ * blocking reads, as the {@code socket-unix} row does. Beside {@code socket-unix} (the same client
+ * loop and a raw server) and {@code tcp-unix} (the meta-stub and tcp client against the same
  * server) it splits a call's time between the two sides. Empty calls and {@code double[]} only.
  *
  * <pre>{@code
@@ -36,6 +36,9 @@ final class RawTcpPeer implements Peer {
     private static final int MAGIC = ('P' << 24) | ('R' << 16) | ('P' << 8) | 'C';
     private static final String CALL_ID = "0123456789abcdef0123456789abcdef";
     private static final int TIMEOUT_MILLIS = 30_000;
+    /** The echo answers of the bench's cells are far below this; a larger frame is not read. */
+    private static final int MAX_ANSWER_BYTES = 64 << 20;
+    private static final MessageLimits LIMITS = MessageLimits.of(MAX_ANSWER_BYTES, 1);
 
     private final Path socket;
     private final AtomicLong sent = new AtomicLong();
@@ -84,137 +87,69 @@ final class RawTcpPeer implements Peer {
         }
         int body = h.getInt();
         int metaBytes = h.getInt();
+        if (body < metaBytes || metaBytes < 0 || body > MAX_ANSWER_BYTES) {
+            throw new IOException("a frame of " + body + " bytes, " + metaBytes + " of them meta");
+        }
         byte[] b = new byte[body];
         in.readFully(b);
-        ProtoReader meta = new ProtoReader(b, 0, metaBytes);
-        while (meta.more()) {
-            int tag = meta.varint32();
-            if (tag == (2 << 3 | 2)) {   // response: an error code means the call failed
-                ProtoReader response = meta.message();
-                while (response.more()) {
-                    int t = response.varint32();
-                    if (t == (1 << 3) && response.varint32() != 0) {
-                        throw new IOException("the server answered with error code");
-                    } else if (t != (1 << 3)) {
-                        response.skip(t);
-                    }
-                }
-            } else {
-                meta.skip(tag);
+        ProtoInput meta = new ProtoInput(b, 0, metaBytes, LIMITS);
+        for (int tag = meta.readTag(); tag != 0; tag = meta.readTag()) {
+            if (tag >>> 3 != 2) {   // RpcMeta.response: an error code means the call failed
+                meta.skipField(tag);
+                continue;
             }
+            int outer = meta.beginMessage(meta.readLength());
+            for (int t = meta.readTag(); t != 0; t = meta.readTag()) {
+                if (t >>> 3 == 1 && meta.readVarint32() != 0) {
+                    throw new IOException("the server answered with an error code");
+                } else if (t >>> 3 != 1) {
+                    meta.skipField(t);
+                }
+            }
+            meta.endMessage(outer);
         }
         if (p.workload() != Workload.DOUBLES) {
             return null;
         }
-        ProtoReader data = new ProtoReader(b, metaBytes, body);
+        ProtoInput data = new ProtoInput(b, metaBytes, body, LIMITS);
         double[] values = new double[0];
-        while (data.more()) {
-            int tag = data.varint32();
-            if (tag == (1 << 3 | 2)) {
-                int length = data.varint32();
-                values = new double[length / 8];
-                ByteBuffer.wrap(b, data.at, length).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(values);
-                data.at += length;
+        int[] count = {0};
+        for (int tag = data.readTag(); tag != 0; tag = data.readTag()) {
+            if (tag >>> 3 == 1) {
+                values = data.appendDoubles(tag, values, count);
             } else {
-                data.skip(tag);
+                data.skipField(tag);
             }
         }
-        return values;
+        return java.util.Arrays.copyOf(values, count[0]);
     }
 
-    /** The request frame of {@code p}: header, {@code RpcMeta}, the request message. */
+    /**
+     * The request frame of {@code p}: header, {@code RpcMeta}, the request message, written with
+     * the protobuf primitives Switchboard's codecs use (no meta-stub, no tcp client).
+     */
     private static byte[] frame(Payload p) throws Failure {
         if (p.workload() != Workload.EMPTY && p.workload() != Workload.DOUBLES) {
             throw new Failure(NAME + " sends empty calls and double[] only");
         }
-        ByteBuffer request = ByteBuffer.allocate(112);
-        field(request, 1, SERVICE.getBytes(StandardCharsets.UTF_8));
-        field(request, 2, (p.workload() == Workload.EMPTY ? "empty" : "echoDoubles").getBytes(StandardCharsets.UTF_8));
+        ProtoOutput request = new ProtoOutput(128);
+        request.writeString(1, SERVICE);
+        request.writeString(2, p.workload() == Workload.EMPTY ? "empty" : "echoDoubles");
         // what the meta-stub's tcp client sends too: a call id (echo's operations are idempotent, so
         // the server remembers none) and the time left, so the server does the same work per call
-        field(request, 7, CALL_ID.getBytes(StandardCharsets.US_ASCII));
-        varint(request, 8 << 3);
-        varint(request, TIMEOUT_MILLIS);
-        ByteBuffer meta = ByteBuffer.allocate(128);
-        field(meta, 1, java.util.Arrays.copyOf(request.array(), request.position()));
-        meta.put((byte) (4 << 3)).put((byte) 1);   // correlation_id 1: one call at a time
-        byte[] data = new byte[0];
-        if (p.workload() == Workload.DOUBLES && p.doubles().length > 0) {
-            ByteBuffer packed = ByteBuffer.allocate(p.doubles().length * 8).order(ByteOrder.LITTLE_ENDIAN);
-            packed.asDoubleBuffer().put(p.doubles());
-            ByteBuffer d = ByteBuffer.allocate(packed.capacity() + 16);
-            field(d, 1, packed.array());
-            data = java.util.Arrays.copyOf(d.array(), d.position());
+        request.writeString(7, CALL_ID);
+        request.writeUInt32(8, TIMEOUT_MILLIS);
+        ProtoOutput meta = new ProtoOutput(160);
+        meta.writeBytes(1, request.array(), 0, request.size());
+        meta.writeUInt32(4, 1);   // correlation_id 1: one call at a time
+        ProtoOutput data = new ProtoOutput(16);
+        if (p.workload() == Workload.DOUBLES) {
+            data.writePackedDoubles(1, p.doubles(), 0, p.doubles().length);
         }
-        ByteBuffer f = ByteBuffer.allocate(HEADER + meta.position() + data.length);
-        f.putInt(MAGIC).putInt(meta.position() + data.length).putInt(meta.position());
-        f.put(meta.array(), 0, meta.position()).put(data);
+        ByteBuffer f = ByteBuffer.allocate(HEADER + meta.size() + data.size());
+        f.putInt(MAGIC).putInt(meta.size() + data.size()).putInt(meta.size());
+        f.put(meta.array(), 0, meta.size()).put(data.array(), 0, data.size());
         return f.array();
-    }
-
-    private static void field(ByteBuffer out, int number, byte[] value) {
-        varint(out, number << 3 | 2);
-        varint(out, value.length);
-        out.put(value);
-    }
-
-    private static void varint(ByteBuffer out, int v) {
-        while ((v & ~0x7F) != 0) {
-            out.put((byte) ((v & 0x7F) | 0x80));
-            v >>>= 7;
-        }
-        out.put((byte) v);
-    }
-
-    /** Just enough of protobuf's reading for a meta and a packed array. */
-    private static final class ProtoReader {
-        private final byte[] b;
-        private final int end;
-        int at;
-
-        ProtoReader(byte[] b, int from, int to) {
-            this.b = b;
-            this.at = from;
-            this.end = to;
-        }
-
-        boolean more() {
-            return at < end;
-        }
-
-        int varint32() throws IOException {
-            int v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (at >= end) {
-                    throw new EOFException("a varint runs past its message");
-                }
-                byte x = b[at++];
-                if (shift < 32) {
-                    v |= (x & 0x7F) << shift;
-                }
-                if ((x & 0x80) == 0) {
-                    return v;
-                }
-            }
-            throw new IOException("a varint of more than 10 bytes");
-        }
-
-        ProtoReader message() throws IOException {
-            int length = varint32();
-            ProtoReader m = new ProtoReader(b, at, at + length);
-            at += length;
-            return m;
-        }
-
-        void skip(int tag) throws IOException {
-            switch (tag & 7) {
-                case 0 -> varint32();
-                case 1 -> at += 8;
-                case 2 -> at += varint32();
-                case 5 -> at += 4;
-                default -> throw new IOException("wire type " + (tag & 7));
-            }
-        }
     }
 
     @Override
