@@ -18,7 +18,7 @@ import requests
 import switchboard
 from conftest import bits
 from switchboard._transport import CANCEL_HEADER, RUNNING_ONLY_HEADER
-from switchboard import _values
+from switchboard import _peer, _values
 from switchboard._schema import Interface
 from switchboard.server import DEDUP_ENTRIES_PER_IDENTITY, _Run, _Shares
 from test_jwt import keys, verifier  # noqa: F401  fixtures: tokens of two identities and their verifier
@@ -193,17 +193,19 @@ def test_a_flood_of_fresh_call_ids_evicts_only_its_callers_own_calls(not_idempot
     runner = _Run(Counting(), iface, _values.Types(iface), False)
     op = iface.operations["divide"]
 
+    alice, anyone = _peer.Peer("alice", _peer.MUTUAL_TLS, "127.0.0.1:1"), _peer.Peer(None, _peer.ANONYMOUS, "127.0.0.1:2")
+
     def divide(caller, call_id, dividend=7):
         return runner.run("grpc", op, op.request(dividend=dividend, divisor=2), call_id, caller)
-    divide("MUTUAL_TLS:alice", "alice-1")
+    divide(alice, "alice-1")
     for i in range(12_000):
-        divide("ANONYMOUS", "flood-%d" % i, dividend=i)
+        divide(anyone, "flood-%d" % i, dividend=i)
     assert runner.results.kept("ANONYMOUS") == DEDUP_ENTRIES_PER_IDENTITY and runner.results.kept("MUTUAL_TLS:alice") == 1
     ran.clear()
-    assert divide("MUTUAL_TLS:alice", "alice-1").quotient == 3
-    divide("ANONYMOUS", "flood-11999", dividend=11999)
+    assert divide(alice, "alice-1").quotient == 3
+    divide(anyone, "flood-11999", dividend=11999)
     assert ran == [], "alice's call and the flood's newest were answered from their first runs"
-    divide("ANONYMOUS", "flood-0", dividend=0)
+    divide(anyone, "flood-0", dividend=0)
     assert ran == [0], "the flood's oldest call was forgotten, so it ran again"
 
 

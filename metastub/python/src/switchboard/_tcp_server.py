@@ -354,7 +354,7 @@ class _Connection:
                     request = op.request.FromString(message)
                 except Exception as e:
                     raise Refused("malformed", "the %s request cannot be read: %s" % (op.name, e)) from None
-                answer = server.runner.run("tcp", op, request, meta.call_id, _peer.call_id_owner(caller))
+                answer = server.runner.run("tcp", op, request, meta.call_id, caller)
                 data = self._compressed(answer.SerializeToString(), compression)
                 if len(data) > self.listener.max_frame_bytes:
                     reply = (_tcp.response_meta(cid, _tcp.ANSWER_TOO_LARGE, "the answer of %d bytes is over the frame "

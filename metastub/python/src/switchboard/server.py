@@ -128,6 +128,9 @@ def find_document(schema_path, name, extension):
     return next((c for c in candidates if os.path.isfile(c)), None)
 
 
+_ANONYMOUS_CALLER = _peer.Peer(None, _peer.ANONYMOUS, None)
+
+
 class _Run:
     """Runs operations on the object, once per call id, and counts what it ran."""
 
@@ -142,15 +145,15 @@ class _Run:
         self.under_way = 0
         self._idle = threading.Condition(self.lock)
 
-    def run(self, protocol, op, request, call_id, caller=_peer.ANONYMOUS):
+    def run(self, protocol, op, request, call_id, caller=_ANONYMOUS_CALLER):
         """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
         As the Java DeduplicatingInterceptor: only operations not marked idempotent are remembered
         (an idempotent one may simply run again, and remembering large results would cost memory for
         nothing), the last DEDUP_ENTRIES calls for DEDUP_SECONDS (DEDUP_ENTRIES_PER_IDENTITY of one
         caller's), whichever protocol a repeat uses; a repeat with another request is refused
-        ``call-id-reuse`` and does not run. A call id is its caller's (``caller``, from
-        ``_peer.call_id_owner``): another identity's call under the same id is a call of its own,
-        never answered with the first caller's outcome. Once the
+        ``call-id-reuse`` and does not run. A call id is its caller's (``caller``, a ``_peer.Peer``,
+        keyed by ``_peer.call_id_owner``): another identity's call under the same id is a call of its
+        own, never answered with the first caller's outcome. Once the
         server drains, raises Draining instead: the check and the count of calls under way are one
         step, so a call either runs before the drain's wait ends or is refused."""
         with self.lock:
@@ -158,7 +161,7 @@ class _Run:
                 raise Draining(protocol, Draining.TEXT)
             self.under_way += 1
         try:
-            return self._run_once(protocol, op, request, call_id, caller)
+            return self._run_once(protocol, op, request, call_id, _peer.call_id_owner(caller))
         finally:
             with self.lock:
                 self.under_way -= 1
@@ -590,7 +593,7 @@ class Server:
         if call_id is not None and not well_formed_call_id(call_id):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header is malformed: " + CALL_ID_RULE)
         try:
-            return self.runner.run("grpc", op, request, call_id, _peer.call_id_owner(peer))
+            return self.runner.run("grpc", op, request, call_id, peer)
         except DeclaredFault as f:
             detail = self.iface.status.DESCRIPTOR.fields_by_name["details"].message_type
             any_class = self.iface.message_class(detail)
@@ -932,7 +935,7 @@ def _soap_handler(server, path):
                 with server._soap_calls:
                     if server.soap_calls.cancelled(running):
                         return None
-                    answer = server.runner.run("soap", op, request, call_id, _peer.call_id_owner(caller))
+                    answer = server.runner.run("soap", op, request, call_id, caller)
             except DeclaredFault as f:
                 detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
                 codec.write(f.message, detail)
