@@ -96,23 +96,39 @@ public final class BenchServer {
     }
 
     /** What a server thread does with one accepted connection. */
-    interface Connection {
-        void serve(Socket socket) throws Exception;
+    interface Connection<C> {
+        void serve(C connection) throws Exception;
+    }
+
+    /** A listener's next connection: a socket's or a channel's {@code accept}. */
+    interface Accept<C extends AutoCloseable> {
+        C next() throws IOException;
     }
 
     /** Accepts connections on a daemon thread, one daemon thread per connection. */
-    static void acceptLoop(ServerSocket listener, String name, Connection handler) {
+    static void acceptLoop(ServerSocket listener, String name, Connection<Socket> handler) {
+        acceptLoop(listener::accept, listener::isClosed, name, handler);
+    }
+
+    /** The same for a channel: a Unix domain socket's, which has no {@link ServerSocket}. */
+    static void acceptLoop(java.nio.channels.ServerSocketChannel listener, String name,
+                           Connection<java.nio.channels.SocketChannel> handler) {
+        acceptLoop(listener::accept, () -> !listener.isOpen(), name, handler);
+    }
+
+    private static <C extends AutoCloseable> void acceptLoop(Accept<C> accept, java.util.function.BooleanSupplier closed,
+                                                             String name, Connection<C> handler) {
         DaemonThreads.start(() -> {
-            while (!listener.isClosed()) {
-                Socket s;
+            while (!closed.getAsBoolean()) {
+                C c;
                 try {
-                    s = listener.accept();
+                    c = accept.next();
                 } catch (IOException e) {
                     return;
                 }
                 DaemonThreads.start(() -> {
-                    try (s) {
-                        handler.serve(s);
+                    try (c) {
+                        handler.serve(c);
                     } catch (Exception | StackOverflowError e) {
                         System.err.println(name + ": connection ended: " + e);
                     }

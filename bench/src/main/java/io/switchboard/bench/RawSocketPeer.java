@@ -83,23 +83,8 @@ final class RawSocketPeer extends SocketPeer {
         java.nio.channels.ServerSocketChannel listener = java.nio.channels.ServerSocketChannel.open(
                 java.net.StandardProtocolFamily.UNIX);
         listener.bind(java.net.UnixDomainSocketAddress.of(path));
-        io.switchboard.protocol.DaemonThreads.start(() -> {
-            while (listener.isOpen()) {
-                java.nio.channels.SocketChannel c;
-                try {
-                    c = listener.accept();
-                } catch (IOException e) {
-                    return;
-                }
-                io.switchboard.protocol.DaemonThreads.start(() -> {
-                    try (c) {
-                        echo(java.nio.channels.Channels.newInputStream(c), java.nio.channels.Channels.newOutputStream(c));
-                    } catch (Exception | StackOverflowError e) {
-                        System.err.println(UNIX_NAME + ": connection ended: " + e);
-                    }
-                }, UNIX_NAME + "-connection");
-            }
-        }, UNIX_NAME + "-accept");
+        BenchServer.acceptLoop(listener, UNIX_NAME, c -> echo(java.nio.channels.Channels.newInputStream(c),
+                java.nio.channels.Channels.newOutputStream(c)));
     }
 
     /** Answers each request with its own value until the client closes. */
