@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.eclipse.jetty.http.MetaData;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
@@ -60,11 +61,21 @@ final class SoapConnector extends ServerConnector {
     private final Object lock = new Object();
     /** The connections counted against the limits: accepted and open, not displaced. Guarded by lock. */
     private final Map<SelectableChannel, Admitted> admitted = new HashMap<>();
+    /**
+     * Connections displaced before Jetty made their end points; each is closed through its end
+     * point once made. Closed under Jetty instead, a socket whose end point has begun to wait for
+     * bytes leaves that end point open, unseen by the selector, until the idle timeout. Guarded by lock.
+     */
+    private final java.util.Set<SelectableChannel> displacedBeforeEndPoint = new java.util.HashSet<>();
     private final ConnectionShares shares;
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private volatile Scheduler.Task tick;
     private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
+    /** For tests: runs as a connection's end point is about to be made. */
+    volatile Consumer<SelectableChannel> beforeEndPoint = channel -> { };
+    /** For tests: runs when a connection has been chosen for displacement, before anything is closed. */
+    volatile Consumer<SelectableChannel> afterDisplacing = channel -> { };
 
     SoapConnector(Server server, ServerSettings settings, LibraryInternals shortcuts, ConnectionFactory... factories) {
         super(server, -1, -1, factories);
@@ -77,6 +88,7 @@ final class SoapConnector extends ServerConnector {
 
     @Override
     protected SocketChannelEndPoint newEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key) {
+        beforeEndPoint.accept(channel);
         SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
                 settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger, waiters, shortcuts);
         endPoint.setIdleTimeout(getIdleTimeout());
@@ -84,6 +96,8 @@ final class SoapConnector extends ServerConnector {
             Admitted a = admitted.get(channel);
             if (a != null) {
                 a.endPoint = endPoint;
+            } else if (displacedBeforeEndPoint.remove(channel)) {
+                endPoint.evictIfStalled();   // it reads the end of the stream and closes as soon as it wants bytes
             }
         }
         return endPoint;
@@ -123,22 +137,22 @@ final class SoapConnector extends ServerConnector {
 
         @Override
         public void evict() {
+            SoapEndPoint made;
             synchronized (lock) {
                 admitted.remove(channel);
+                made = endPoint;
+                if (made == null) {
+                    displacedBeforeEndPoint.add(channel);
+                }
             }
+            afterDisplacing.accept(channel);
             long n = shares.evictions();
             if (n == 1 || n % 100 == 0) {
                 LOG.warn("SOAP server at a connection limit ({} in all, {} per address): closing stalled {} ({} displaced"
                         + " so far)", settings.maxConnections(), settings.maxConnectionsPerAddress(), remote(), n);
             }
-            close();
-        }
-
-        void close() {
-            if (endPoint == null) {
-                IO.close(channel);
-            } else {
-                endPoint.close();
+            if (made != null) {
+                made.close();
             }
         }
 
@@ -252,6 +266,12 @@ final class SoapConnector extends ServerConnector {
         return waiters.inUse();
     }
 
+    /** Whether the connection's end point is open and waits for bytes through the selector; for tests. */
+    boolean awaitsBytes(SelectableChannel channel) {
+        return getConnectedEndPoints().stream().anyMatch(e -> e instanceof SoapEndPoint s && s.getChannel() == channel
+                && s.awaitsBytes());
+    }
+
     /** Connections in a request or its answer. */
     int busyConnections() {
         return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();
@@ -317,6 +337,7 @@ final class SoapConnector extends ServerConnector {
             Admitted a;
             synchronized (lock) {
                 a = admitted.remove(channel);
+                displacedBeforeEndPoint.remove(channel);
             }
             if (a != null) {
                 shares.leave(a);

@@ -110,6 +110,11 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         this.waiters = waiters;
     }
 
+    /** Whether the selector watches the socket for bytes; for tests. */
+    boolean awaitsBytes() {
+        return key.isValid() && (key.interestOps() & SelectionKey.OP_READ) != 0;
+    }
+
     synchronized State state() {
         return state;
     }
@@ -156,12 +161,12 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     }
 
     /**
-     * A read that waits on a connection closed meanwhile (lingering) fails as after any close; the
+     * A read that waits on a connection closed meanwhile (lingering) or displaced fails as after any close; the
      * next request's bytes, wanted by the thread that answered, are left to that thread to wait for.
      */
     @Override
     protected void needsFillInterest() {
-        if (lingering) {
+        if (lingering || state() == State.DISPLACED) {
             getFillInterest().onClose();
         } else if (awaiting == Thread.currentThread() && state() == State.BETWEEN_REQUESTS) {
             deferred = true;

@@ -8,6 +8,7 @@ import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.testing.TestCertificates;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
@@ -19,14 +20,20 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.nio.channels.SelectableChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Slow senders and connection floods against a real SOAP server, over raw loopback sockets. The
@@ -56,7 +63,9 @@ class SoapSlowSenderTest {
         Endpoint endpoint = server.export(ConformanceComponent.skeleton(impl));
         URI uri = URI.create(endpoint.address());
         address = new InetSocketAddress(uri.getHost(), uri.getPort());
-        client = new SoapProtocolProvider().newClient(ClientSettings.defaults());
+        ClientSettings clientSettings = ClientSettings.defaults();
+        client = new SoapProtocolProvider().newClient(settings.tls() == null ? clientSettings
+                : clientSettings.withTls(TestCertificates.get().clientWithoutKey()));
         stub = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, endpoint));
     }
 
@@ -373,6 +382,61 @@ class SoapSlowSenderTest {
                 .admittedConnections() + " admitted after a good call");
         assertWithinLimit(50);
         assertEquals("", readUntilClosed(first), "the first idle connection is closed without an answer");
+    }
+
+    /**
+     * A connection displaced in the moment between its accept and the making of its end point is
+     * closed through that end point, never under it: a socket closed under Jetty after its end
+     * point began to wait for bytes leaves that end point among the open connections, unseen by
+     * the selector, until the idle timeout. The two hooks hold each side at the moment of the race.
+     */
+    @ParameterizedTest(name = "tls={0}")
+    @ValueSource(booleans = {false, true})
+    void aConnectionDisplacedBeforeItsEndPointIsMadeLeavesNoEndPointBehind(boolean tls) throws Exception {
+        ServerSettings settings = ServerSettings.defaults().withMaxConnections(1);
+        start(tls ? settings.withTls(TestCertificates.get().server()) : settings);
+        SoapConnector connector = server.connector();
+        CountDownLatch displaced = new CountDownLatch(1);
+        AtomicReference<SelectableChannel> first = new AtomicReference<>();
+        connector.beforeEndPoint = channel -> {
+            if (first.compareAndSet(null, channel)) {   // the first connection's end point waits for its displacement
+                await(displaced);
+            }
+        };
+        connector.afterDisplacing = channel -> {
+            if (channel == first.get()) {
+                displaced.countDown();
+                // let the end point be made and begin to wait for bytes (or be closed), then act
+                awaitCondition(() -> !channel.isOpen() || connector.awaitsBytes(channel));
+            }
+        };
+        Socket displacedSocket = connect();
+        awaitValue(() -> first.get() != null ? 1 : 0, 1, "the first connection's end point begun");
+
+        assertNormalCallWorks();   // the stub's connection displaces the first
+
+        assertEquals("", readUntilClosed(displacedSocket), "the displaced connection is closed without an answer");
+        awaitValue(connector::admittedConnections, 1, "connections admitted");
+        awaitValue(connector::openConnections, 1, "end points open (the stub's only)");
+        assertNormalCallWorks();
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(BOUND_MILLIS, TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("not displaced within " + BOUND_MILLIS + " ms");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitCondition(java.util.function.BooleanSupplier condition) {
+        try {
+            awaitValue(() -> condition.getAsBoolean() ? 1 : 0, 1, "the displaced connection's end point made");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
