@@ -38,6 +38,8 @@ public final class ProtoOutput {
     private final OutputStream sink;
     /** Bytes handed to the sink so far. */
     private int flushed;
+    /** Whether every NaN is written as Java's one canonical NaN ({@link #canonicalNaNs}). */
+    private boolean canonicalNaNs;
 
     public ProtoOutput(int initialCapacity) {
         buf = new byte[Math.max(16, initialCapacity)];
@@ -59,6 +61,17 @@ public final class ProtoOutput {
             throw new IllegalArgumentException("a block of " + block.length + " bytes");
         }
         return new ProtoOutput(sink, block);
+    }
+
+    /**
+     * Writes every NaN, double or float, as Java's canonical NaN ({@link Double#doubleToLongBits})
+     * rather than with its own sign and payload bits; every other value stays exact (-0.0 among
+     * them). For bytes that compare messages rather than carry them: XML has one NaN, so a message
+     * that came over SOAP cannot keep a NaN's payload. Returns this output.
+     */
+    public ProtoOutput canonicalNaNs() {
+        canonicalNaNs = true;
+        return this;
     }
 
     /** Hands what a streaming output holds to its stream. */
@@ -165,14 +178,15 @@ public final class ProtoOutput {
     public void writeDouble(int field, double v) {
         writeTag(field, FIXED64);
         ensure(8);
-        LONGS.set(buf, pos, Double.doubleToRawLongBits(v)); // raw bits: NaN payloads and -0.0 exact
+        // raw bits: NaN payloads and -0.0 exact
+        LONGS.set(buf, pos, canonicalNaNs ? Double.doubleToLongBits(v) : Double.doubleToRawLongBits(v));
         pos += 8;
     }
 
     public void writeFloat(int field, float v) {
         writeTag(field, FIXED32);
         ensure(4);
-        INTS.set(buf, pos, Float.floatToRawIntBits(v));
+        INTS.set(buf, pos, canonicalNaNs ? Float.floatToIntBits(v) : Float.floatToRawIntBits(v));
         pos += 4;
     }
 
@@ -250,8 +264,22 @@ public final class ProtoOutput {
         ByteBuffer le = ByteBuffer.wrap(buf, pos, n * width).slice().order(ByteOrder.LITTLE_ENDIAN);
         if (values instanceof double[] d) {
             le.asDoubleBuffer().put(d, from, n);
+            if (canonicalNaNs) {
+                for (int i = 0; i < n; i++) {
+                    if (Double.isNaN(d[from + i])) {
+                        LONGS.set(buf, pos + 8 * i, Double.doubleToLongBits(Double.NaN));
+                    }
+                }
+            }
         } else if (values instanceof float[] f) {
             le.asFloatBuffer().put(f, from, n);
+            if (canonicalNaNs) {
+                for (int i = 0; i < n; i++) {
+                    if (Float.isNaN(f[from + i])) {
+                        INTS.set(buf, pos + 4 * i, Float.floatToIntBits(Float.NaN));
+                    }
+                }
+            }
         } else if (values instanceof int[] i) {
             le.asIntBuffer().put(i, from, n);
         } else {

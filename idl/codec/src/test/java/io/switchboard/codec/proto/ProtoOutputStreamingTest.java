@@ -2,6 +2,7 @@ package io.switchboard.codec.proto;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -46,5 +47,53 @@ class ProtoOutputStreamingTest {
             assertArrayEquals(expected, sink.toByteArray(), "block of " + block + " bytes");
             assertEquals(expected.length, streaming.size(), "size() counts every byte, block of " + block);
         }
+    }
+
+    /**
+     * With canonical NaNs, every NaN (single or packed, double or float, split across blocks) is
+     * written as Java's one NaN, and nothing else changes: the bytes equal those of the same
+     * fields with the NaNs replaced by {@link Double#NaN} beforehand.
+     */
+    @Test
+    void canonicalNaNsWriteEveryNaNAsOneAndEveryOtherValueExactly() {
+        double[] doubles = new double[5_000];
+        float[] floats = new float[5_000];
+        double[] canonicalDoubles = new double[doubles.length];
+        float[] canonicalFloats = new float[floats.length];
+        for (int i = 0; i < doubles.length; i++) {
+            boolean nan = i % 7 == 0;
+            doubles[i] = nan ? Double.longBitsToDouble((i % 2 == 0 ? 0x7ff0_0000_0000_0001L : 0xfff8_0000_0000_0000L) + i)
+                    : i % 7 == 1 ? -0.0 : i * 0.25;
+            floats[i] = nan ? Float.intBitsToFloat(0xff80_0001 + i) : i % 7 == 1 ? -0.0f : i * 0.5f;
+            canonicalDoubles[i] = nan ? Double.NaN : doubles[i];
+            canonicalFloats[i] = nan ? Float.NaN : floats[i];
+        }
+        double oneNaN = Double.longBitsToDouble(0x7ff8_dead_beef_0001L);
+        float oneFloatNaN = Float.intBitsToFloat(0x7fc0_0abc);
+        ProtoOutput plain = new ProtoOutput(64);
+        plain.writeDouble(1, Double.NaN);
+        plain.writeFloat(2, Float.NaN);
+        plain.writeDouble(3, -0.0);
+        plain.writePackedDoubles(4, canonicalDoubles, 0, canonicalDoubles.length);
+        plain.writePackedFloats(5, canonicalFloats, 0, canonicalFloats.length);
+        byte[] expected = plain.toByteArray();
+
+        for (int block : new int[] {16, 17, 1023, 1 << 20}) {
+            ByteArrayOutputStream sink = new ByteArrayOutputStream();
+            ProtoOutput canonical = ProtoOutput.into(sink, new byte[block]).canonicalNaNs();
+            canonical.writeDouble(1, oneNaN);
+            canonical.writeFloat(2, oneFloatNaN);
+            canonical.writeDouble(3, -0.0);
+            canonical.writePackedDoubles(4, doubles, 0, doubles.length);
+            canonical.writePackedFloats(5, floats, 0, floats.length);
+            canonical.flush();
+            assertArrayEquals(expected, sink.toByteArray(), "block of " + block + " bytes");
+        }
+        ProtoOutput raw = new ProtoOutput(64);
+        raw.writePackedDoubles(4, doubles, 0, doubles.length);
+        ProtoOutput rawCanonical = new ProtoOutput(64);
+        rawCanonical.writePackedDoubles(4, canonicalDoubles, 0, canonicalDoubles.length);
+        assertFalse(java.util.Arrays.equals(raw.toByteArray(), rawCanonical.toByteArray()),
+                "without it, NaN payloads are written as they are");
     }
 }

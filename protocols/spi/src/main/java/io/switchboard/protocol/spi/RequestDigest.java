@@ -13,7 +13,8 @@ import java.security.NoSuchAlgorithmException;
  * A decoded message's canonical bytes, digested or counted: its encoding by the interface's binary
  * codec, which is the same for the same message whichever protocol it arrived over (SOAP's XML and
  * gRPC's protobuf decode to the same beans, and the codec writes fields in schema order and a
- * linked structure's nodes in the order it reaches them). Internal to the de-duplicator.
+ * linked structure's nodes in the order it reaches them), with every NaN written as one canonical
+ * NaN, since SOAP's XML keeps no NaN's sign or payload. Internal to the de-duplicator.
  */
 final class RequestDigest {
     /** The largest block the encoding streams through: a large message is never held whole. */
@@ -47,7 +48,8 @@ final class RequestDigest {
                 public void write(byte[] b, int off, int len) {
                     sha.update(b, off, len);
                 }
-            }, new byte[(int) Math.max(16, Math.min(BLOCK, writer.size()))]);   // a small request, a small block
+            }, new byte[(int) Math.max(16, Math.min(BLOCK, writer.size()))])   // a small request, a small block
+                    .canonicalNaNs();   // XML has one NaN: a repeat over SOAP is the same request
             do {
                 writer.writePart(out, Integer.MAX_VALUE);
             } while (writer.hasMore());

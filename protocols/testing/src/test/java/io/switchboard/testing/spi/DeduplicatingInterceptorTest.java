@@ -18,6 +18,8 @@ import io.switchboard.protocol.spi.DeduplicatingInterceptor;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.DivideFault;
 import io.switchboard.testing.conformance.DivideFaultException;
+import io.switchboard.testing.conformance.Spin;
+import io.switchboard.testing.conformance.SpinResponse;
 import io.switchboard.testing.conformance.Increment;
 import io.switchboard.testing.conformance.IncrementResponse;
 import java.time.Duration;
@@ -120,6 +122,43 @@ class DeduplicatingInterceptorTest {
                 () -> as(BOB, () -> once.intercept(call("soap", x, by(7)), deposit))).reason(),
                 "a proven identity is not the socket's caller");
         assertEquals(1, runs.get());
+    }
+
+    /**
+     * XML has one NaN: a first attempt over a binary protocol keeps a NaN's sign and payload bits,
+     * its failsafe repeat over SOAP brings the canonical NaN, and the two are one request. Every
+     * other value is still compared exactly, -0.0 against 0.0 among them.
+     */
+    @Test
+    void theSoapRepeatOfARequestWithNaNPayloadsGetsTheFirstRun() throws Exception {
+        OperationDescriptor spin = ConformanceComponent.DESCRIPTOR.operation("spin");   // not idempotent
+        ServerInterceptor.Chain spinning = c -> {
+            SpinResponse r = new SpinResponse();
+            r.setRounds(runs.incrementAndGet());
+            return r;
+        };
+        double payloadNaN = Double.longBitsToDouble(0x7ff8_0000_dead_beefL);
+        double negativeNaN = Double.longBitsToDouble(0xfff8_0000_0000_0001L);
+        String x = CallIds.next();
+        Spin overTcp = spinning(payloadNaN, -0.0, negativeNaN, 1.5);
+        Spin overSoap = spinning(Double.NaN, -0.0, Double.NaN, 1.5);   // as XML's "NaN" decodes
+        Spin positiveZero = spinning(Double.NaN, 0.0, Double.NaN, 1.5);
+
+        Object first = once.intercept(new ServerCall("Counter", ConformanceComponent.DESCRIPTOR, "tcp", spin, overTcp, x),
+                spinning);
+        assertSame(first, once.intercept(new ServerCall("Counter", ConformanceComponent.DESCRIPTOR, "soap", spin, overSoap, x),
+                spinning), "the repeat over SOAP gets the first run");
+        assertEquals(DeduplicatingInterceptor.CALL_ID_REUSE, assertThrows(RefusedException.class,
+                () -> once.intercept(new ServerCall("Counter", ConformanceComponent.DESCRIPTOR, "soap", spin, positiveZero, x),
+                        spinning)).reason(), "0.0 is not -0.0");
+        assertEquals(1, runs.get());
+    }
+
+    private static Spin spinning(double... values) {
+        Spin s = new Spin();
+        s.setValues(values);
+        s.setMaxRounds(1);
+        return s;
     }
 
     @Test
