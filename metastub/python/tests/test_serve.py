@@ -6,6 +6,7 @@ line calling the example component (scripts/python/echo_component.py) and its un
 
 import http.client
 import os
+import struct
 import sys
 import threading
 import time
@@ -207,6 +208,59 @@ def test_a_flood_of_fresh_call_ids_evicts_only_its_callers_own_calls(not_idempot
     assert ran == [], "alice's call and the flood's newest were answered from their first runs"
     divide(anyone, "flood-0", dividend=0)
     assert ran == [0], "the flood's oldest call was forgotten, so it ran again"
+
+
+def test_a_soap_repeat_of_a_request_with_nan_payloads_gets_the_first_run(not_idempotent):
+    """XML carries one NaN: a first attempt over gRPC or tcp keeps a NaN's sign and payload bits, the
+    failsafe's repeat over SOAP brings Python's NaN, and the two are one request, answered from the
+    first run. Every other value is compared exactly: 0.0 under the same id is another request."""
+    with open(os.path.join(os.path.dirname(not_idempotent), "Echo.proto"), encoding="utf-8") as f:
+        proto = f.read().replace("  // echoDoubles: idempotent, may be repeated\n", "  // echoDoubles\n")
+    iface = Interface(proto)
+    op = iface.operations["echoDoubles"]
+    assert not op.idempotent
+    ran = []
+
+    class Counting(ExampleEcho):
+        def echoDoubles(self, values):
+            ran.append(list(values))
+            return values
+    runner = _Run(Counting(), iface, _values.Types(iface), False)
+    anyone = _peer.Peer(None, _peer.ANONYMOUS, "127.0.0.1:2")
+    payload_nan = struct.unpack("<d", struct.pack("<Q", 0x7FF80000DEADBEEF))[0]
+    negative_nan = struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000001))[0]
+
+    first = runner.run("tcp", op, op.request(values=[payload_nan, -0.0, negative_nan, 1.5]), "nan-1", anyone)
+    again = runner.run("soap", op, op.request(values=[float("nan"), -0.0, float("nan"), 1.5]), "nan-1", anyone)
+    assert again is first and len(ran) == 1, "the repeat over SOAP was answered from the first run"
+    with pytest.raises(switchboard.Refused) as refused:
+        runner.run("soap", op, op.request(values=[float("nan"), 0.0, float("nan"), 1.5]), "nan-1", anyone)
+    assert refused.value.reason == "call-id-reuse" and len(ran) == 1
+    bits = [struct.unpack("<Q", struct.pack("<d", x))[0] for x in ran[0]]
+    assert bits[0] == 0x7FF80000DEADBEEF and bits[2] == 0xFFF8000000000001, "the operation got the NaNs as sent"
+
+
+def test_nans_are_made_canonical_at_any_depth_in_a_copy_and_nothing_else_changes(schemas):
+    with open(os.path.join(schemas, "Echo.proto"), encoding="utf-8") as f:
+        iface = Interface(f.read())
+    mixed = iface.operations["echoMixed"].request()
+    payload_nan = struct.unpack("<d", struct.pack("<Q", 0x7FF80000DEADBEEF))[0]
+    mixed.list.elements.add().number = -0.0
+    inner = mixed.list.elements.add().list
+    inner.elements.add().number = payload_nan
+    inner.elements.add().tensor.values.extend([1.5, payload_nan])
+    before = mixed.SerializeToString(deterministic=True)
+
+    canonical = switchboard.server._canonical_nans(mixed)
+
+    assert canonical is not mixed and mixed.SerializeToString(deterministic=True) == before, "the request is untouched"
+    assert bits([inner.elements[0].number]) == bits([payload_nan])
+    made = canonical.list.elements[1].list.elements
+    assert bits([made[0].number, *made[1].tensor.values]) == bits([float("nan"), 1.5, float("nan")])
+    assert bits([canonical.list.elements[0].number]) == bits([-0.0])
+    plain = iface.operations["echoMixed"].request()
+    plain.list.elements.add().number = 2.0
+    assert switchboard.server._canonical_nans(plain) is plain, "no NaN: no copy"
 
 
 def test_health_and_reflection(served):

@@ -62,6 +62,7 @@ import functools
 import glob
 import hashlib
 import logging
+import math
 import os
 import re
 import signal
@@ -71,6 +72,8 @@ import time
 import uuid
 from concurrent import futures
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from google.protobuf.descriptor import FieldDescriptor as F
 
 from . import _peer, _soap, _values
 from ._limits import ConnectionLimits
@@ -103,6 +106,58 @@ CALL_ID_REUSE = "call-id-reuse"   # the refusal of a call id used again for anot
 DETAILS_KEY = "grpc-status-details-bin"
 DENIAL_LOG_SECONDS = 60
 LOG = logging.getLogger("switchboard.server")
+
+
+_NAN = float("nan")
+_FLOATING = (F.TYPE_DOUBLE, F.TYPE_FLOAT)
+
+
+def _canonical_nans(message):
+    """``message``, or a copy of it with every NaN made Python's one NaN: the bytes the call-id memory
+    compares. XML carries one NaN, so a repeat over SOAP of a call whose first attempt kept a NaN's
+    sign or payload bits (over gRPC or tcp) is the same request; every other value is compared exactly."""
+    if not _nans_in(message, fix=False):
+        return message
+    copy = type(message)()
+    copy.CopyFrom(message)
+    _nans_in(copy, fix=True)
+    return copy
+
+
+def _nans_in(message, fix):
+    """Whether ``message`` holds a NaN in a float or double field, at any depth (map values too);
+    with ``fix``, each is replaced by Python's NaN on the way."""
+    found = False
+    for field, value in message.ListFields():
+        if field.type == F.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
+            kind = field.message_type.fields_by_name["value"].type
+            if kind in _FLOATING:
+                for key in [k for k, v in value.items() if math.isnan(v)]:
+                    found = True
+                    if fix:
+                        value[key] = _NAN
+                continue
+            nested = value.values() if kind == F.TYPE_MESSAGE else ()
+        elif field.type == F.TYPE_MESSAGE:
+            nested = value if field.is_repeated else (value,)
+        elif field.type in _FLOATING:
+            if not field.is_repeated:
+                if math.isnan(value):
+                    found = True
+                    if fix:
+                        setattr(message, field.name, _NAN)
+            elif any(map(math.isnan, value)):
+                found = True
+                if fix:
+                    value[:] = [_NAN if math.isnan(x) else x for x in value]
+            nested = ()
+        else:
+            nested = ()
+        for m in nested:
+            found = _nans_in(m, fix) or found
+        if found and not fix:
+            return True
+    return found
 
 
 def _read(path):
@@ -183,7 +238,7 @@ class _Run:
             return self._execute(protocol, op, request)
         key = (op.name, call_id)
         request.DiscardUnknownFields()   # what the operation reads, whichever protocol brought it
-        digest = hashlib.sha256(request.SerializeToString(deterministic=True)).digest()
+        digest = hashlib.sha256(_canonical_nans(request).SerializeToString(deterministic=True)).digest()
         with self.lock:
             kept = self.results.get(caller, key)
             mine = kept is None
