@@ -185,7 +185,7 @@ class EchoRawWireTest {
      * text says {@code problem}; a null path accepts any.
      */
     private static Element assertSoapRefused(HttpResponse<String> r, String path, String problem) throws Exception {
-        assertEquals(400, r.statusCode(), "a refusal of the request, not a server error: " + r.body());
+        assertEquals(500, r.statusCode(), "a SOAP 1.1 fault comes with 500 (WS-I BP R1126): " + r.body());
         Document fault = SecureXml.documentBuilder().parse(new ByteArrayInputStream(r.body().getBytes(StandardCharsets.UTF_8)));
         NodeList codes = fault.getElementsByTagName("faultcode");
         assertEquals(1, codes.getLength(), r.body());

@@ -135,16 +135,6 @@ final class CxfClients {
         messages.forEach(m -> definitions.insertBefore(m, anchor));
     }
 
-    /**
-     * Makes {@code port} read a SOAP fault answered with a status other than 500 as the fault it
-     * is: the server answers a sender's fault with 400 and CXF, by default, reports any status but
-     * 500 as a transport error without reading the body.
-     */
-    static <T> T readingFaultsOfEveryStatus(T port) {
-        ((BindingProvider) port).getRequestContext().put("org.apache.cxf.transport.no_io_exceptions", true);
-        return port;
-    }
-
     private static Element soapAddressElement(Document d) {
         NodeList addresses = d.getElementsByTagNameNS(SOAP_WSDL_NS, "address");
         assertEquals(1, addresses.getLength(), "one soap:address");

@@ -3,6 +3,7 @@ package io.switchboard.protocol.soap;
 import javax.xml.namespace.QName;
 import org.apache.axiom.soap.SOAP11Constants;
 import org.apache.axiom.soap.SOAP12Constants;
+import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.MessageContext;
 
 /**
@@ -41,6 +42,15 @@ final class SoapFaults {
 
     static boolean isSenderCode(QName code) {
         return code != null && ("Client".equals(code.getLocalPart()) || "Sender".equals(code.getLocalPart()));
+    }
+
+    /**
+     * The HTTP status of a fault answer: 500, which WS-I Basic Profile 1.1 (R1126) asks for every
+     * SOAP 1.1 fault, the sender's included (a client such as CXF reads the fault of a 500 only, by
+     * default); 400 for a SOAP 1.2 {@code Sender} fault, as SOAP 1.2's HTTP binding asks.
+     */
+    static int httpStatusOf(AxisFault fault, MessageContext mc) {
+        return isSoap12(mc) && isSenderCode(fault.getFaultCode()) ? 400 : 500;
     }
 
     private static boolean isSoap12(MessageContext mc) {

@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * else (GET {@code ?wsdl}) goes on to Axis2's servlet ({@link SoapServlet}). A small call spent a
  * fifth of its time in those layers (docs/benchmarks/soap-jetty.md).
  *
- * <p>It answers as Axis2's embedded server did, so the wire form stays: the fault's status (413,
- * 415) or 400 for a sender's fault, 500 otherwise, always with the fault; 202 for a one-way
+ * <p>A fault's status: 413 or 415 for a body refused as such, otherwise 500, as WS-I Basic Profile
+ * 1.1 (R1126) asks of SOAP 1.1 and SOAP 1.2's HTTP binding of a {@code Receiver} fault, and 400 for
+ * a SOAP 1.2 {@code Sender} fault, as that binding asks; always with the fault. 202 for a one-way
  * operation. Before Axis2 reads the body, a compressed one is refused (Axis2 would inflate it past
  * the size limit).
  */
@@ -329,9 +330,7 @@ final class SoapPostHandler extends Handler.Wrapper {
         AxisFault fault = asRefusal(e, mc, request);
         LOG.debug("SOAP fault", fault);
         String state = (String) mc.getProperty(Constants.HTTP_RESPONSE_STATE);
-        response.setStatus(state != null ? Integer.parseInt(state)
-                : SoapFaults.isSenderCode(fault.getFaultCode()) ? HttpStatus.BAD_REQUEST_400
-                : HttpStatus.INTERNAL_SERVER_ERROR_500);
+        response.setStatus(state != null ? Integer.parseInt(state) : SoapFaults.httpStatusOf(fault, mc));
         try {
             MessageContext faultContext = MessageContextBuilder.createFaultMessageContext(mc, fault);
             faultContext.setProperty(MessageContext.TRANSPORT_OUT, out);
@@ -345,7 +344,7 @@ final class SoapPostHandler extends Handler.Wrapper {
     /**
      * A body that Jetty's size limit stopped is a 413; a request the parser refused (broken markup,
      * or its depth or attribute limits, met while Axis2 reads the Header before any receiver of
-     * ours) is the sender's fault, a {@code malformed} refusal (400), not a Server fault.
+     * ours) is the sender's fault, a {@code malformed} refusal (a Client fault), not a Server fault.
      */
     private AxisFault asRefusal(Exception e, MessageContext mc, Request request) {
         if (SoapFaults.httpStatus(e) == HttpStatus.PAYLOAD_TOO_LARGE_413) {

@@ -160,8 +160,25 @@ class SoapServerHostileInputTest {
             HttpResponse<String> r = post(NS + "/echoRecord", envelope("<t:echoRecord xmlns:t=\"" + NS + "\"><t:record>"
                     + c[0] + "</t:record></t:echoRecord>"));
             assertFault(r, "reason=\"malformed\"", "field=\"" + c[1] + "\"", c[2]);
-            assertEquals(400, r.statusCode(), r.body());
+            assertEquals(500, r.statusCode(), r.body());   // WS-I BP R1126: a SOAP 1.1 fault comes with 500
         }
+    }
+
+    /**
+     * A sender's fault over SOAP 1.2 comes with 400, as SOAP 1.2's HTTP binding asks of a
+     * {@code Sender} fault; over SOAP 1.1 (above) every fault comes with 500 (WS-I BP R1126).
+     */
+    @Test
+    void aSoap12SendersFaultComesWith400() throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/soap+xml; charset=UTF-8; action=\"" + NS + "/echoDoubles\"")
+                .POST(HttpRequest.BodyPublishers.ofString("<?xml version='1.0' encoding='UTF-8'?>"
+                        + "<env:Envelope xmlns:env=\"http://www.w3.org/2003/05/soap-envelope\"><env:Body>"
+                        + "<t:echoDoubles xmlns:t=\"" + NS + "\"><t:values>1 abc</t:values></t:echoDoubles>"
+                        + "</env:Body></env:Envelope>")).build();
+        HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertFault(r, "abc", "Sender");
+        assertEquals(400, r.statusCode(), r.body());
     }
 
     @Test
@@ -169,7 +186,7 @@ class SoapServerHostileInputTest {
         HttpResponse<String> r = post(NS + "/echoDoubles",
                 envelope("<t:echoDoubles xmlns:t=\"" + NS + "\"><t:values>1 abc</t:values></t:echoDoubles>"));
         assertFault(r, "abc");
-        assertEquals(400, r.statusCode());
+        assertEquals(500, r.statusCode());
     }
 
     /**
@@ -287,7 +304,7 @@ class SoapServerHostileInputTest {
                 + "</t:echoDoubles></soapenv:Body></soapenv:Envelope>");
         System.out.println("deep nesting: HTTP " + r.statusCode() + " " + r.body());
         assertFault(r, "Depth");
-        assertEquals(400, r.statusCode(), "a refusal of the request, not a server error");
+        assertEquals(500, r.statusCode(), "a SOAP 1.1 fault (WS-I BP R1126); its code says whose");
         assertTrue(r.body().contains("reason=\"malformed\""), r.body());
         assertFalse(r.body().contains("StackOverflowError"), r.body());
     }
@@ -306,12 +323,12 @@ class SoapServerHostileInputTest {
         System.out.println("huge attribute: HTTP " + one.statusCode() + ", 20,000 attributes: HTTP " + lots.statusCode()
                 + " " + lots.body());
         // the wire schema declares no such attribute: refused by name, and the answer does not echo its 200 KB
-        assertEquals(400, one.statusCode(), "an unknown attribute is refused, whatever its length");
+        assertEquals(500, one.statusCode(), "an unknown attribute is refused, whatever its length");
         assertTrue(one.body().contains("reason=\"malformed\"") && one.body().contains("field=\"echoDoubles\"")
                 && one.body().contains("unexpected attribute big"), one.body());
         assertTrue(one.body().length() < 4096, "the fault is short: " + one.body().length() + " characters");
         assertFault(lots, "Attribute limit (1000)");
-        assertEquals(400, lots.statusCode(), "a refusal of the request, not a server error");
+        assertEquals(500, lots.statusCode(), "a SOAP 1.1 fault (WS-I BP R1126); its code says whose");
         assertTrue(lots.body().contains("reason=\"malformed\""), lots.body());
     }
 }
