@@ -146,7 +146,7 @@ def _nans_in(message, fix):
                     found = True
                     if fix:
                         setattr(message, field.name, _NAN)
-            elif any(map(math.isnan, value)):
+            elif math.isnan(sum(value, 0.0)) and any(map(math.isnan, value)):   # a NaN makes the sum NaN: one pass in C
                 found = True
                 if fix:
                     value[:] = [_NAN if math.isnan(x) else x for x in value]
