@@ -178,7 +178,7 @@ public final class ProtoOutput {
     public void writeDouble(int field, double v) {
         writeTag(field, FIXED64);
         ensure(8);
-        // raw bits: NaN payloads and -0.0 exact
+        // raw bits, NaN payloads and -0.0 exact (NaNs made canonical only for comparing)
         LONGS.set(buf, pos, canonicalNaNs ? Double.doubleToLongBits(v) : Double.doubleToRawLongBits(v));
         pos += 8;
     }

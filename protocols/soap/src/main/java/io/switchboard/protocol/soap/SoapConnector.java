@@ -9,7 +9,9 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -66,7 +68,7 @@ final class SoapConnector extends ServerConnector {
      * point once made. Closed under Jetty instead, a socket whose end point has begun to wait for
      * bytes leaves that end point open, unseen by the selector, until the idle timeout. Guarded by lock.
      */
-    private final java.util.Set<SelectableChannel> displacedBeforeEndPoint = new java.util.HashSet<>();
+    private final Set<SelectableChannel> displacedBeforeEndPoint = new HashSet<>();
     private final ConnectionShares shares;
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
