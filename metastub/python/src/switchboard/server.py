@@ -61,8 +61,10 @@ import collections
 import functools
 import glob
 import hashlib
+import itertools
 import logging
 import math
+import operator
 import os
 import re
 import signal
@@ -116,48 +118,91 @@ def _canonical_nans(message):
     """``message``, or a copy of it with every NaN made Python's one NaN: the bytes the call-id memory
     compares. XML carries one NaN, so a repeat over SOAP of a call whose first attempt kept a NaN's
     sign or payload bits (over gRPC or tcp) is the same request; every other value is compared exactly."""
-    if not _nans_in(message, fix=False):
+    if not _holds_nan([message], message.DESCRIPTOR):
         return message
     copy = type(message)()
     copy.CopyFrom(message)
-    _nans_in(copy, fix=True)
+    _make_nans_canonical(copy)
     return copy
 
 
-def _nans_in(message, fix):
-    """Whether ``message`` holds a NaN in a float or double field, at any depth (map values too);
-    with ``fix``, each is replaced by Python's NaN on the way."""
-    found = False
+class _FloatPlan:
+    """Where a message type's floats are: its float and double fields, single and repeated, and
+    the fields of messages that may hold some, at any depth (the interfaces' messages have no maps)."""
+    __slots__ = ("holds_floats", "single", "repeated", "messages")
+
+
+_FLOAT_PLANS = {}   # by descriptor; a plan is put here only when it and the plans it uses are whole
+_FLOAT_PLANS_LOCK = threading.Lock()
+
+
+def _float_plan(descriptor):
+    plan = _FLOAT_PLANS.get(descriptor)
+    if plan is None:
+        with _FLOAT_PLANS_LOCK:
+            building = {}
+            plan = _build_float_plan(descriptor, building)
+            _FLOAT_PLANS.update(building)
+    return plan
+
+
+def _build_float_plan(descriptor, building):
+    plan = _FLOAT_PLANS.get(descriptor) or building.get(descriptor)
+    if plan is not None:
+        return plan
+    plan = building[descriptor] = _FloatPlan()   # first: a type may hold itself
+    # while its fields are read, a type that holds itself counts as holding floats (it may, through them)
+    plan.holds_floats, plan.single, plan.repeated, plan.messages = True, [], [], []
+    for f in descriptor.fields:
+        if f.type == F.TYPE_MESSAGE:
+            if _build_float_plan(f.message_type, building).holds_floats:
+                plan.messages.append((f.name, f.is_repeated, f.message_type))
+        elif f.type in _FLOATING:
+            (plan.repeated if f.is_repeated else plan.single).append(f.name)
+    plan.holds_floats = bool(plan.single or plan.repeated or plan.messages)
+    return plan
+
+
+def _any_nan(values):
+    # a NaN makes the sum NaN, and the sum is one pass in C; so do infinities of both signs, hence the second look
+    return math.isnan(sum(values, 0.0)) and any(map(math.isnan, values))
+
+
+def _holds_nan(messages, descriptor):
+    """Whether any of ``messages``, all of one type, holds a NaN in a float or double field at any
+    depth: field by field over all of them at once, so that a node table of 10^5 entries costs a few
+    passes in C rather than a Python loop over its entries' fields."""
+    plan = _float_plan(descriptor)
+    if not plan.holds_floats or not messages:
+        return False
+    for name in plan.single:
+        if _any_nan(list(map(operator.attrgetter(name), messages))):
+            return True
+    for name in plan.repeated:
+        if any(map(_any_nan, map(operator.attrgetter(name), messages))):
+            return True
+    for name, repeated, kind in plan.messages:
+        if repeated:
+            children = list(itertools.chain.from_iterable(map(operator.attrgetter(name), messages)))
+        else:
+            children = list(map(operator.attrgetter(name), filter(operator.methodcaller("HasField", name), messages)))
+        if _holds_nan(children, kind):
+            return True
+    return False
+
+
+def _make_nans_canonical(message):
+    """Replaces each NaN in ``message``, at any depth, by Python's NaN."""
     for field, value in message.ListFields():
-        if field.type == F.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
-            kind = field.message_type.fields_by_name["value"].type
-            if kind in _FLOATING:
-                for key in [k for k, v in value.items() if math.isnan(v)]:
-                    found = True
-                    if fix:
-                        value[key] = _NAN
-                continue
-            nested = value.values() if kind == F.TYPE_MESSAGE else ()
-        elif field.type == F.TYPE_MESSAGE:
-            nested = value if field.is_repeated else (value,)
+        if field.type == F.TYPE_MESSAGE:
+            for m in (value if field.is_repeated else (value,)):
+                _make_nans_canonical(m)
         elif field.type in _FLOATING:
             if not field.is_repeated:
                 if math.isnan(value):
-                    found = True
-                    if fix:
-                        setattr(message, field.name, _NAN)
-            elif math.isnan(sum(value, 0.0)) and any(map(math.isnan, value)):   # a NaN makes the sum NaN: one pass in C
-                found = True
-                if fix:
-                    value[:] = [_NAN if math.isnan(x) else x for x in value]
-            nested = ()
-        else:
-            nested = ()
-        for m in nested:
-            found = _nans_in(m, fix) or found
-        if found and not fix:
-            return True
-    return found
+                    setattr(message, field.name, _NAN)
+            elif _any_nan(value):
+                value[:] = [_NAN if math.isnan(x) else x for x in value]
 
 
 def _read(path):
