@@ -57,6 +57,14 @@ class SoakTest {
     private static final String SOAK_POLICY = "adaptive";
     private static final long HEAP_MARGIN_BYTES = 64L << 20;
     private static final int THREAD_MARGIN = 16;
+    /**
+     * Pools that may hold more than a thread per caller without leaking. The SOAP server's (Jetty's,
+     * {@code soap-#}): the thread that answered on a connection waits up to 5 ms there for the next
+     * request (SoapEndPoint), while its caller's next call may take another connection and thread;
+     * so two threads per caller, and the pool keeps idle threads for its idle timeout (a minute), so
+     * its count is the highest it reached.
+     */
+    private static final Map<String, Integer> THREADS_PER_CALLER = Map.of("soap-#", 2);
 
     /** One kind of call in the mix, with its share of the calls in percent. */
     enum Kind {
@@ -326,7 +334,8 @@ class SoakTest {
             if (grown <= 0) {
                 continue;
             }
-            int past = e.getValue() - Math.max(before, concurrency + THREAD_MARGIN);
+            int fill = THREADS_PER_CALLER.getOrDefault(e.getKey(), 1) * concurrency + THREAD_MARGIN;
+            int past = e.getValue() - Math.max(before, fill);
             if (past > 0) {
                 beyond += past;
             }
@@ -344,6 +353,9 @@ class SoakTest {
         assertEquals("grpc-call-# 70 -> 100", leakedThreads(Map.of("grpc-call-#", 70), Map.of("grpc-call-#", 100), 64));
         assertEquals("reconnect-# 0 -> 120", leakedThreads(Map.of(), Map.of("reconnect-#", 120), 64));
         assertEquals("", leakedThreads(Map.of("timer-#", 2), Map.of("timer-#", 5), 64), "a few threads are the margin");
+        // the SOAP server's pool, two threads per caller at most: 85 -> 104 with 64 callers, seen on a fresh clone
+        assertEquals("", leakedThreads(Map.of("soap-#", 85), Map.of("soap-#", 104), 64));
+        assertEquals("soap-# 85 -> 170", leakedThreads(Map.of("soap-#", 85), Map.of("soap-#", 170), 64));
     }
 
     /**
