@@ -46,6 +46,13 @@ def schemas():
 
 
 @pytest.fixture(scope="session")
+def tls_files():
+    """The test CA's PKCS#12 files, as the Java flags take them: a client's and a server's key, the trust store."""
+    d = setting("SWITCHBOARD_TEST_TLS")
+    return {name: os.path.join(d, name) for name in ("client.p12", "server.p12", "trust.p12", "password")}
+
+
+@pytest.fixture(scope="session")
 def echo_proto(schemas):
     with open(os.path.join(schemas, "Echo.proto"), encoding="utf-8") as f:
         return f.read()

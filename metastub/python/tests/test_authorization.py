@@ -12,7 +12,7 @@ import requests
 from lxml import etree
 
 import switchboard
-from conftest import bits, setting
+from conftest import bits
 from switchboard.authz import PolicyError
 
 ECHO = "/switchboard.echo.Echo/"
@@ -39,12 +39,6 @@ class Echo:
 
     def divide(self, dividend, divisor):
         return {"quotient": dividend // divisor, "remainder": dividend % divisor}
-
-
-@pytest.fixture(scope="module")
-def tls_files():
-    d = setting("SWITCHBOARD_TEST_TLS")
-    return {name: os.path.join(d, name) for name in ("client.p12", "server.p12", "trust.p12", "password")}
 
 
 def denied(call, path):
@@ -99,12 +93,12 @@ def test_the_client_certificates_principal_is_the_callers_identity(schemas, regi
     try:
         with switchboard.connect(registry_url, tls=client_tls) as board:
             echo = board.lookup("PyAuthzTls")
-            for protocol in ("grpc", "soap"):
+            for protocol in ("tcp", "grpc", "soap"):
                 a = echo.types.LinkEntry(llong=1, sshort=2, iint=3, ffloat=0.5, ddouble=1.0, sstring="x")
                 assert echo.echoList(head=a, protocol=protocol).llong == 1      # allowed for this principal
                 denied(lambda: echo.divide(dividend=7, divisor=2, protocol=protocol), "divide")   # deny first
-        assert server.calls == {"grpc echoList": 1, "soap echoList": 1}
-        assert server.denials == {("MUTUAL_TLS:CN=switchboard-test-client", ECHO + "divide"): 2}
+        assert server.calls == {"tcp echoList": 1, "grpc echoList": 1, "soap echoList": 1}
+        assert server.denials == {("MUTUAL_TLS:CN=switchboard-test-client", ECHO + "divide"): 3}
     finally:
         server.close()
 

@@ -646,13 +646,212 @@ def test_a_link_to_a_directory_elsewhere_removes_nothing_there(py_server, socket
     assert stat.S_ISSOCK(os.lstat(os.path.join(elsewhere, _tcp.UNIX_FILE)).st_mode), "the dead socket there stays"
 
 
-def test_serve_with_tls_offers_no_plain_tcp(py_server, schemas):
-    tls_dir = os.environ.get("SWITCHBOARD_TEST_TLS")
-    if not tls_dir:
-        pytest.fail("SWITCHBOARD_TEST_TLS is not set")
-    tls = switchboard.Tls(keystore=os.path.join(tls_dir, "server.p12"), password_file=os.path.join(tls_dir, "password"))
-    server = py_server(tls=tls)
-    assert server.tcp is None and "tcp" not in server.endpoints
+@pytest.fixture
+def tls_server(py_server, tls_files):
+    """A server with mutual TLS, and the client's TLS (the test client's key, the test CA)."""
+    server = py_server(tls=switchboard.Tls(keystore=tls_files["server.p12"], truststore=tls_files["trust.p12"],
+                                          password_file=tls_files["password"]))
+    return server, switchboard.Tls(keystore=tls_files["client.p12"], truststore=tls_files["trust.p12"],
+                                   password_file=tls_files["password"])
+
+
+def _tls_call(server, tls, name, transport=None, **values):
+    from switchboard import _values
+
+    own = transport is None
+    transport = transport or _tcp.TcpTransport(server.iface, server.tcp.address, tls=tls)
+    op = server.iface.operations[name]
+    try:
+        return transport.call(op, _values.Encoder(server.iface, op.request.DESCRIPTOR).encode(values),
+                              os.urandom(16).hex(), 30)[0]
+    finally:
+        if own:
+            transport.close()
+
+
+def test_serve_with_tls_offers_tcps_on_tcp_alone_and_answers_exactly(tls_server):
+    server, tls = tls_server
+    assert list(server.endpoints) == ["tcp", "grpc", "soap"]
+    assert server.tcp.address.startswith("tcps://127.0.0.1:") and "unix=" not in server.tcp.address
+    assert server.tcp.unix_path is None, "over TLS callers come over TCP only, where their certificates are checked"
+    assert bits(_tls_call(server, tls, "echoDoubles", values=EDGE).values) == bits(EDGE)
+    large = [i * 0.5 - 1e6 for i in range(400_000)] + [-0.0]   # 3.2 MB: some 200 TLS records each way
+    assert bits(_tls_call(server, tls, "echoDoubles", values=large).values) == bits(large)
+    from switchboard._transport import FaultMessage
+    with pytest.raises(FaultMessage) as fault:
+        _tls_call(server, tls, "divide", dividend=7, divisor=0)
+    assert fault.value.message.dividend == 7
+    assert server.calls == {"tcp echoDoubles": 2, "tcp divide": 1}
+
+
+def test_calls_from_several_threads_share_one_tcps_connection_and_each_gets_its_own_answer(tls_server):
+    """As many threads as one connection may have calls running (half the workers). The answers
+    are written from the pool's threads while the connection's thread reads: each
+    through the TLS connection's own locks, never OpenSSL's connection from two threads at once."""
+    server, tls = tls_server
+    transport = _tcp.TcpTransport(server.iface, server.tcp.address, tls=tls)
+    wrong = []
+
+    def caller(k):
+        for i in range(25):
+            values = [k * 1000.0 + i, -0.0, float(i)] * (1 + 500 * (i % 3))   # up to 36 KB: several records
+            if bits(_tls_call(server, tls, "echoDoubles", transport, values=values).values) != bits(values):
+                wrong.append((k, i))
+
+    threads = [threading.Thread(target=caller, args=(k,)) for k in range(server.tcp.per_connection)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+    finally:
+        transport.close()
+    assert wrong == [] and server.calls == {"tcp echoDoubles": 25 * len(threads)}
+    assert server.tcp.limits.count() <= 1, "one connection for them all"
+
+
+def test_plain_text_at_a_tcps_port_is_closed_unread(tls_server):
+    server, tls = tls_server
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 1)))
+        assert _closed_after_an_alert_at_most(conn)
+    assert server.calls == {}
+    assert bits(_tls_call(server, tls, "echoDoubles", values=[1.5]).values) == bits([1.5]), "and it serves on"
+
+
+def test_a_client_without_a_certificate_is_turned_away(tls_server, tls_files):
+    server, _ = tls_server
+    keyless = switchboard.Tls(truststore=tls_files["trust.p12"], password_file=tls_files["password"])
+    with pytest.raises(switchboard.TransportError):
+        _tls_call(server, keyless, "echoDoubles", values=[1.0])
+    assert server.calls == {}
+
+
+def test_a_tls_handshake_must_end_in_time(tls_server):
+    server, tls = tls_server
+    server.tcp.handshake_seconds = 0.5
+    with _raw(server) as silent, _raw(server) as half_hello:
+        half_hello.sendall(b"\x16\x03\x01\x02\x00\x01")   # a handshake record's header, and no record
+        assert _closed_after_an_alert_at_most(silent) and _closed_after_an_alert_at_most(half_hello)
+    assert server.calls == {}
+
+
+def test_a_record_half_arrived_waits_for_its_rest(tls_server, monkeypatch):
+    """The server reads a TLS record as its bytes come: a read that completes no record gives
+    nothing yet (not the end of the stream), and the frame is read once the rest comes."""
+    server, tls = tls_server
+    partial = threading.Event()
+    recv = _tcp_server._TlsWire.recv
+
+    def watched(wire):
+        got = recv(wire)
+        if got == b"":
+            partial.set()
+        return got
+
+    monkeypatch.setattr(_tcp_server._TlsWire, "recv", watched)
+    with _raw(server) as conn:
+        conn.settimeout(30)
+        obj, incoming, outgoing = _client_tls(tls, conn)
+        obj.write(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 7)))
+        records = outgoing.read()
+        conn.sendall(records[:len(records) // 2])
+        assert partial.wait(30), "the server read half a record"
+        conn.sendall(records[len(records) // 2:])
+        meta, _ = _tls_frame(obj, incoming, conn)
+        assert (meta.correlation_id, meta.error_code) == (7, 0)
+    assert server.calls == {"tcp echoDoubles": 1}
+
+
+def test_a_frame_sent_with_the_handshakes_last_flight_is_answered(tls_server):
+    """A TLS 1.3 client may send its first frame in the write that ends the handshake; the server
+    reads it from what the handshake's last read left, not from the socket, which has nothing more."""
+    server, tls = tls_server
+    server.tcp.idle_seconds = 2.0   # a server that missed the frame closes the connection as idle
+    frame = _tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 9))
+    with _raw(server) as conn:
+        conn.settimeout(30)
+        obj, incoming, _ = _client_tls(tls, conn, first=frame)
+        meta, _ = _tls_frame(obj, incoming, conn)
+        assert (meta.correlation_id, meta.error_code) == (9, 0)
+    assert server.calls == {"tcp echoDoubles": 1}
+
+
+def test_a_frame_must_arrive_whole_in_time_over_tls_too(tls_server):
+    server, tls = tls_server
+    server.tcp.request_seconds = 0.5
+    meta = _tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 5)
+    with _raw(server) as conn:
+        conn.settimeout(30)
+        obj, incoming, outgoing = _client_tls(tls, conn)
+        obj.write(struct.pack(">4sII", b"PRPC", len(meta) + 80, len(meta)) + meta)   # the message never comes
+        conn.sendall(outgoing.read())
+        assert _closed_after_reading_what_came(conn)
+    assert server.calls == {}
+
+
+def _closed_after_an_alert_at_most(conn, seconds=30):
+    """Whether the server closes ``conn`` within ``seconds``, having sent nothing or a TLS alert."""
+    conn.settimeout(seconds)
+    data = b""
+    while True:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return data == b"" or data[0] == 0x15
+        data += chunk
+
+
+def _closed_after_reading_what_came(conn, seconds=30):
+    """Whether the server closes ``conn`` within ``seconds``, whatever it sent before (the records
+    a TLS 1.3 server sends after its handshake, say)."""
+    conn.settimeout(seconds)
+    try:
+        while conn.recv(65536):
+            pass
+        return True
+    except socket.timeout:
+        return False
+
+
+def _client_tls(tls, conn, first=None):
+    """A TLS client over memory buffers on ``conn``, handshake done: its records can be sent in
+    pieces. ``first``: bytes sent in the same write as the handshake's last flight."""
+    import ssl
+
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = tls.client_ssl_context().wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    while True:
+        try:
+            obj.do_handshake()
+            break
+        except ssl.SSLWantReadError:
+            conn.sendall(outgoing.read())
+            data = conn.recv(65536)
+            assert data, "the server closed during the handshake"
+            incoming.write(data)
+    if first is not None:
+        obj.write(first)
+    conn.sendall(outgoing.read())
+    return obj, incoming, outgoing
+
+
+def _tls_frame(obj, incoming, conn):
+    import ssl
+
+    data = b""
+    while True:
+        try:
+            data += obj.read(65536)
+        except ssl.SSLWantReadError:
+            pass
+        if len(data) >= 12:
+            _, body, meta_size = struct.unpack(">4sII", data[:12])
+            if len(data) >= 12 + body:
+                return _tcp.read_meta(data[12:12 + meta_size]), data[12 + meta_size:12 + body]
+        chunk = conn.recv(65536)
+        assert chunk, "closed before the answer"
+        incoming.write(chunk)
 
 
 def test_a_frame_over_the_limit_is_answered_elimit_and_closed_unread(py_server):

@@ -1,19 +1,14 @@
 """TLS from the PKCS#12 files of the Java flags (--tls-keystore, --tls-truststore,
---tls-password-file): a Java component that requires client certificates, called over grpcs:// and
-https://, and a Python component served with TLS; a client without a key is turned away."""
+--tls-password-file): a Java component that requires client certificates, called over tcps://,
+grpcs:// and https://, and a Python component served with TLS the same way; a client without a key
+is turned away on every protocol."""
 
 import os
 
 import pytest
 
 import switchboard
-from conftest import bits, setting
-
-
-@pytest.fixture(scope="module")
-def tls_files():
-    d = setting("SWITCHBOARD_TEST_TLS")
-    return {name: os.path.join(d, name) for name in ("client.p12", "server.p12", "trust.p12", "password")}
+from conftest import bits
 
 
 def client_tls(files, key=True):
@@ -26,21 +21,27 @@ class Echo:
         return values
 
 
-def calls_both_protocols(board, name):
+PROTOCOLS = ("tcp", "grpc", "soap")
+
+
+def calls_every_protocol(board, name):
     echo = board.lookup(name)
+    assert echo.entries[0].endpoint("tcp").startswith("tcps://")
     assert echo.entries[0].endpoint("grpc").startswith("grpcs://")
     assert echo.entries[0].endpoint("soap").startswith("https://")
-    for protocol in ("grpc", "soap"):
+    for protocol in PROTOCOLS:
         assert bits(echo.echoDoubles(values=[1.5, -0.0], protocol=protocol)) == bits([1.5, -0.0])
         assert echo.last_call.protocol == protocol
 
 
 def test_a_java_component_with_mutual_tls(registry_url, tls_files):
     with switchboard.connect(registry_url, tls=client_tls(tls_files)) as board:
-        calls_both_protocols(board, "EchoTls")
+        calls_every_protocol(board, "EchoTls")
     with switchboard.connect(registry_url, tls=client_tls(tls_files, key=False)) as keyless:
-        with pytest.raises(switchboard.TransportError):
-            keyless.lookup("EchoTls").echoDoubles(values=[1.0], protocol="soap")
+        echo = keyless.lookup("EchoTls")
+        for protocol in PROTOCOLS:
+            with pytest.raises(switchboard.TransportError):
+                echo.echoDoubles(values=[1.0], protocol=protocol, timeout=10)
 
 
 def test_a_python_component_with_mutual_tls(registry_url, secret, schemas, tls_files):
@@ -50,12 +51,12 @@ def test_a_python_component_with_mutual_tls(registry_url, secret, schemas, tls_f
                                secret=secret, tls=server_tls)
     try:
         with switchboard.connect(registry_url, tls=client_tls(tls_files)) as board:
-            calls_both_protocols(board, "PyTls")
+            calls_every_protocol(board, "PyTls")
         with switchboard.connect(registry_url, tls=client_tls(tls_files, key=False)) as keyless:
             echo = keyless.lookup("PyTls")
-            for protocol in ("grpc", "soap"):
+            for protocol in PROTOCOLS:
                 with pytest.raises(switchboard.TransportError):
                     echo.echoDoubles(values=[1.0], protocol=protocol, timeout=10)
-        assert server.calls == {"grpc echoDoubles": 1, "soap echoDoubles": 1}
+        assert server.calls == {"tcp echoDoubles": 1, "grpc echoDoubles": 1, "soap echoDoubles": 1}
     finally:
         server.close()

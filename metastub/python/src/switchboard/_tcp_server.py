@@ -12,7 +12,13 @@ does (UnixListener): ``tcp.sock`` in a directory of its own that only this OS us
 in the endpoint with this host's id, so that clients on this host (Java's and Python's) take it; a
 caller there is ``uid:N`` (``SO_PEERCRED``), and all such callers share one address for the
 connection limits. Not with TLS, not where the platform has no Unix sockets, and not with
-``SWITCHBOARD_TCP_UNIX=false``."""
+``SWITCHBOARD_TCP_UNIX=false``.
+
+With TLS (``tcps://``) each connection's handshake runs on its own thread within
+``HANDSHAKE_SECONDS``, under the connection limits like any connection; the caller is its client
+certificate's principal (``MUTUAL_TLS``). The TLS connection runs over memory buffers
+(``_TlsWire``): the reading thread and the threads writing answers never use OpenSSL's connection
+at once, and a record half arrived never blocks the reader past its deadlines."""
 
 import errno
 import logging
@@ -20,6 +26,7 @@ import os
 import select
 import shutil
 import socket
+import ssl
 import stat
 import struct
 import threading
@@ -33,6 +40,7 @@ from ._limits import ConnectionLimits
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused
 
 REQUEST_SECONDS = 30.0
+HANDSHAKE_SECONDS = 10.0   # a TLS handshake's bound from the connection's accept, Netty's default on the Java server
 UNIX_PEERS = "unix-socket"   # the one address every local process on the Unix socket shares, as in Java
 UNIX_DIRECTORY_PREFIX = "sb-tcp-"
 # the sweep of killed servers' socket directories, as the Java server's (StaleSocketDirectories):
@@ -47,10 +55,131 @@ class _Gone(Exception):
     """The connection ended (closed, stalled, or its framing cannot be trusted)."""
 
 
+class _PlainWire:
+    """A connection's bytes as they are on the socket."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def recv(self):
+        """What arrived (after a poll said something did); None at the end of the stream."""
+        return self.sock.recv(65536) or None
+
+    def sendall(self, data):
+        self.sock.sendall(data)
+
+
+class _TlsWire:
+    """A server's TLS connection over memory buffers: bytes read from the socket are handed to
+    OpenSSL and the application bytes they complete taken out; what OpenSSL writes is sent in the
+    order it was made. One lock guards the TLS object and its buffers, another the socket's writes
+    (taken first), so the reading thread and the writing threads never use the TLS object at once,
+    and a read never blocks on a record half arrived: the caller's poll keeps its deadlines."""
+
+    def __init__(self, sock, context):
+        self.sock = sock
+        self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self._tls = context.wrap_bio(self._in, self._out, server_side=True)
+        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._ended = False
+
+    def handshake(self, deadline):
+        """Runs the handshake and gives the application bytes that came with its last flight (a
+        client may send its first frame with its Finished); raises OSError (an ``ssl.SSLError``
+        among them) when it fails, the peer closes, or it is not done by ``deadline`` (monotonic)."""
+        poll = select.poll()
+        poll.register(self.sock, select.POLLIN)
+        while True:
+            with self._send_lock:
+                with self._lock:
+                    try:
+                        self._tls.do_handshake()
+                        done = True
+                    except ssl.SSLWantReadError:
+                        done = False
+                    except ssl.SSLError:
+                        alert = self._out.read()   # the alert tells the peer why, best effort
+                        if alert:
+                            try:
+                                self.sock.sendall(alert)
+                            except OSError:
+                                pass
+                        raise
+                    out = self._out.read()
+                if out:
+                    self.sock.sendall(out)
+            if done:
+                return self._read_all()[0]
+            left = deadline - time.monotonic()
+            if left <= 0 or not poll.poll(left * 1000):
+                raise TimeoutError("the TLS handshake did not end within %s s" % HANDSHAKE_SECONDS)
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("the peer closed the connection during the TLS handshake")
+            with self._lock:
+                self._in.write(data)
+
+    def peer_certificate(self):
+        """The client's certificate (DER), verified by the handshake; None if it sent none."""
+        return self._tls.getpeercert(binary_form=True)
+
+    def recv(self):
+        """The application bytes that what arrived completes (b"" while a record is half here);
+        None at the end of the stream (the socket's, or the peer's close_notify)."""
+        if self._ended:
+            return None
+        data = self.sock.recv(65536)
+        with self._lock:
+            if data:
+                self._in.write(data)
+            else:
+                self._in.write_eof()
+        got, ended = self._read_all()
+        self._ended = ended or not data
+        if got:
+            return got   # what came before the end is read; the next call says it ended
+        return None if self._ended else b""
+
+    def _read_all(self):
+        """Every application byte the records held complete make, and whether the stream ended."""
+        chunks = []
+        ended = False
+        with self._lock:
+            try:
+                while True:
+                    chunk = self._tls.read(65536)
+                    if not chunk:
+                        ended = True
+                        break
+                    chunks.append(chunk)
+            except ssl.SSLWantReadError:
+                pass
+            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+                ended = True
+            made = self._out.pending   # what reading made OpenSSL write (a key update's answer, say)
+        if made:
+            with self._send_lock:
+                with self._lock:
+                    out = self._out.read()
+                self.sock.sendall(out)
+        return b"".join(chunks), ended
+
+    def sendall(self, data):
+        with self._send_lock:
+            with self._lock:
+                self._tls.write(data)
+                out = self._out.read()
+            self.sock.sendall(out)
+
+
 class TcpListener:
     def __init__(self, server, host, max_connections, max_connections_per_address, workers, idle_seconds,
-                 max_frame_bytes=_tcp.MAX_FRAME_BYTES, request_seconds=REQUEST_SECONDS, unix=True):
+                 max_frame_bytes=_tcp.MAX_FRAME_BYTES, request_seconds=REQUEST_SECONDS, unix=True, tls=None,
+                 handshake_seconds=HANDSHAKE_SECONDS):
         self.server, self.idle_seconds, self.request_seconds = server, idle_seconds, request_seconds
+        self.tls_context = tls.server_ssl_context() if tls is not None else None
+        self.handshake_seconds = handshake_seconds
         self.max_frame_bytes = min(max_frame_bytes, server.max_message)
         self.limits = ConnectionLimits(max_connections, max_connections_per_address)
         self.pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-tcp-call")
@@ -61,9 +190,12 @@ class TcpListener:
             service, method = op.path[1:].rsplit("/", 1)
             self.by_service.setdefault(service, {})[method] = op
         self.sock = socket.create_server((host, 0), backlog=128)
-        self.address = "tcp://%s:%d/%s" % (host, self.sock.getsockname()[1], server.component)
+        self.address = "%s://%s:%d/%s" % ("tcp" if tls is None else "tcps", host, self.sock.getsockname()[1],
+                                         server.component)
         self.closed = False
-        self.unix_path = self._open_unix() if unix and _tcp.unix_enabled() and hasattr(socket, "AF_UNIX") else None
+        # over TLS, callers come over TCP only, where their certificates are checked (docs/tcp-wire.md)
+        self.unix_path = self._open_unix() if unix and tls is None and _tcp.unix_enabled() \
+            and hasattr(socket, "AF_UNIX") else None
         if self.unix_path is not None:
             self.address += "?" + _tcp.unix_query(self.unix_path)
             threading.Thread(target=self._accept, args=(self.unix_sock, True), name="switchboard-tcp-accept-unix",
@@ -105,20 +237,37 @@ class TcpListener:
             if not self.limits.admit(conn, UNIX_PEERS if unix else address[0]):
                 conn.close()
                 continue
-            threading.Thread(target=self._connection, args=(conn, address, unix), name="switchboard-tcp-connection",
-                             daemon=True).start()
+            threading.Thread(target=self._connection, args=(conn, address, unix, time.monotonic()),
+                             name="switchboard-tcp-connection", daemon=True).start()
 
-    def _connection(self, conn, address, unix):
-        peer = _peer.from_unix_socket(conn, self.unix_path) if unix \
-            else _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
-        connection = _Connection(self, conn, peer)
+    def _connection(self, conn, address, unix, accepted):
+        connection = None
         try:
+            if unix:
+                wire, peer = _PlainWire(conn), _peer.from_unix_socket(conn, self.unix_path)
+            elif self.tls_context is None:
+                wire, peer = _PlainWire(conn), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
+            else:
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # the handshake's flights too
+                wire = _TlsWire(conn, self.tls_context)
+                try:
+                    early = wire.handshake(accepted + self.handshake_seconds)
+                except OSError as e:   # TimeoutError and ssl.SSLError among them
+                    LOG.warning("tcp refused a connection from %s at TLS: %s", address[0], e)
+                    return
+                peer = _peer.from_der(wire.peer_certificate(), "%s:%s" % address[:2])
+            connection = _Connection(self, conn, wire, peer)
+            if not unix and self.tls_context is not None:
+                connection.buffer += early
             connection.serve()
         except (_Gone, OSError):
             pass
         finally:
             self.limits.release(conn)
-            connection.close()
+            if connection is not None:
+                connection.close()
+            else:
+                conn.close()
 
     def close(self):
         self.closed = True
@@ -208,8 +357,8 @@ def _nobody_listens(path):
 
 
 class _Connection:
-    def __init__(self, listener, sock, peer):
-        self.listener, self.sock, self.peer = listener, sock, peer
+    def __init__(self, listener, sock, wire, peer):
+        self.listener, self.sock, self.wire, self.peer = listener, sock, wire, peer
         if sock.family != getattr(socket, "AF_UNIX", None):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.settimeout(None)   # answers are written from the pool's threads; reads wait in poll
@@ -277,9 +426,11 @@ class _Connection:
                     raise _Gone()   # a frame not whole in time
             if not self.poll.poll(wait * 1000):
                 continue   # the top decides: busy still, idle too long, or the frame late
-            chunk = self.sock.recv(65536)
-            if not chunk:
+            chunk = self.wire.recv()
+            if chunk is None:
                 raise _Gone()
+            if not chunk:
+                continue   # a TLS record not whole yet: its bytes wait in the TLS buffers
             if self.started is None:
                 self.started = time.monotonic()
             self.buffer += chunk
@@ -411,7 +562,7 @@ class _Connection:
 
     def _write(self, meta, message=b""):
         with self.write_lock:
-            self.sock.sendall(_tcp.frame(meta, message))
+            self.wire.sendall(_tcp.frame(meta, message))
 
     def close(self):
         try:

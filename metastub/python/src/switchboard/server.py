@@ -49,8 +49,8 @@ Each listener bounds what one caller holds: ``max_connections`` (512) and
 pool of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC and
 tcp (over it: tcp's ``EOVERCROWDED``); a tcp frame over 4 MiB answered ``ELIMIT`` and its connection
 closed; connections silent for ``idle_seconds`` (60) closed. tcp is served on TCP and on a Unix
-socket that clients on this host take (``_tcp_server``); not over TLS: with ``tls=`` the server
-offers gRPC and SOAP alone.
+socket that clients on this host take (``_tcp_server``); with ``tls=`` over TLS (``tcps://``) on
+TCP alone, as the Java server does.
 
 The schema's derived documents come from the interface compiler: the typed ``.proto`` (needed)
 and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Name>.proto`` and
@@ -511,7 +511,7 @@ class _Registration:
 
 
 class Server:
-    """A component served over tcp (``tcp=False``: not; never with ``tls``), gRPC and SOAP;
+    """A component served over tcp (``tcp=False``: not), gRPC and SOAP, each over TLS with ``tls``;
     ``close()`` unbinds it and stops them."""
 
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
@@ -560,10 +560,11 @@ class Server:
         self.soap_server, self.soap_address = self._start_soap(host, tls, wsdl_text)
         self.endpoints = {"grpc": self.grpc_address, "soap": self.soap_address}
         self.tcp = None
-        if tcp and tls is None:   # tcp over TLS (tcps://) is not served from Python yet
+        if tcp:
             from ._tcp_server import TcpListener
 
-            self.tcp = TcpListener(self, host, max_connections, max_connections_per_address, workers, idle_seconds)
+            self.tcp = TcpListener(self, host, max_connections, max_connections_per_address, workers, idle_seconds,
+                                   tls=tls)
             self.endpoints = {"tcp": self.tcp.address, **self.endpoints}
         self.registration = None
         if registry is not None:

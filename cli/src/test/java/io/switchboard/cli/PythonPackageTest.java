@@ -101,7 +101,7 @@ class PythonPackageTest {
              ComponentServer dedup = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .protocols("tcp", "grpc", "soap").build();
              ComponentServer tls = ComponentServer.builder().registry(registry.endpoint(), SECRET)
-                     .settings(ServerSettings.defaults().withTls(certs.serverMutual())).protocols("grpc", "soap").build();
+                     .settings(ServerSettings.defaults().withTls(certs.serverMutual())).protocols("tcp", "grpc", "soap").build();
              JavaDrain drain = new JavaDrain(registry.endpoint());
              MatrixWorkerService worker = new MatrixWorkerService(registry.endpoint(), () -> { });
              SimulatorService simulator = new SimulatorService()) {
