@@ -742,7 +742,7 @@ def test_a_record_half_arrived_waits_for_its_rest(tls_server, monkeypatch):
     nothing yet (not the end of the stream), and the frame is read once the rest comes."""
     server, tls = tls_server
     partial = threading.Event()
-    recv = _tcp_server._TlsWire.recv
+    recv = _tcp.TlsWire.recv
 
     def watched(wire):
         got = recv(wire)
@@ -750,7 +750,7 @@ def test_a_record_half_arrived_waits_for_its_rest(tls_server, monkeypatch):
             partial.set()
         return got
 
-    monkeypatch.setattr(_tcp_server._TlsWire, "recv", watched)
+    monkeypatch.setattr(_tcp.TlsWire, "recv", watched)
     with _raw(server) as conn:
         conn.settimeout(30)
         obj, incoming, outgoing = _client_tls(tls, conn)
@@ -776,6 +776,55 @@ def test_a_frame_sent_with_the_handshakes_last_flight_is_answered(tls_server):
         meta, _ = _tls_frame(obj, incoming, conn)
         assert (meta.correlation_id, meta.error_code) == (9, 0)
     assert server.calls == {"tcp echoDoubles": 1}
+
+
+def test_a_tls_answer_half_arrived_does_not_hold_the_caller_past_its_deadline(ops, tls_files):
+    """The client reads TLS records as their bytes come, in its own poll: a server that sends half a
+    record and stalls fails the call at its deadline (an ``SSLSocket`` read waited for the rest)."""
+    server_tls = switchboard.Tls(keystore=tls_files["server.p12"], password_file=tls_files["password"])
+    client_tls = switchboard.Tls(keystore=tls_files["client.p12"], truststore=tls_files["trust.p12"],
+                                 password_file=tls_files["password"])
+    released = threading.Event()
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        conn, _ = listener.accept()
+        with conn:
+            conn.settimeout(30)
+            obj, incoming, outgoing = _memory_tls(server_tls.server_ssl_context(), conn)
+            meta, _ = _tls_frame(obj, incoming, conn)
+            obj.write(_answer(meta))
+            records = outgoing.read()
+            conn.sendall(records[:len(records) // 2])
+            released.wait(20)
+            conn.sendall(records[len(records) // 2:])
+
+    script = threading.Thread(target=serve, daemon=True)
+    script.start()
+    transport = _tcp.TcpTransport(ops, "tcps://127.0.0.1:%d/Echo" % listener.getsockname()[1], tls=client_tls)
+    op = ops.operations["empty"]
+    try:
+        with pytest.raises(switchboard.TransportError) as late:
+            transport.call(op, op.request(), "feedc0de" * 4, 1.0)
+        assert late.value.delivery == "may-have-run" and "deadline" in str(late.value)
+    finally:
+        released.set()
+        transport.close()
+        listener.close()
+        script.join(30)
+
+
+def test_a_tls_session_ticket_after_the_handshake_is_no_end_of_the_stream(tls_server):
+    """A TLS 1.3 server's session tickets come after the client's handshake ends; reading them gives
+    the client no application bytes, which must not read as the server closing."""
+    server, tls = tls_server
+    transport = _tcp.TcpTransport(server.iface, server.tcp.address, tls=tls)
+    try:
+        for i in range(3):
+            assert bits(_tls_call(server, tls, "echoDoubles", transport, values=[i, -0.0]).values) == bits([i, -0.0])
+    finally:
+        transport.close()
+    assert server.calls == {"tcp echoDoubles": 3}
 
 
 def test_a_frame_must_arrive_whole_in_time_over_tls_too(tls_server):
@@ -817,10 +866,14 @@ def _closed_after_reading_what_came(conn, seconds=30):
 def _client_tls(tls, conn, first=None):
     """A TLS client over memory buffers on ``conn``, handshake done: its records can be sent in
     pieces. ``first``: bytes sent in the same write as the handshake's last flight."""
+    return _memory_tls(tls.client_ssl_context(), conn, first, server_hostname="127.0.0.1")
+
+
+def _memory_tls(context, conn, first=None, **side):
     import ssl
 
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-    obj = tls.client_ssl_context().wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    obj = context.wrap_bio(incoming, outgoing, server_side="server_hostname" not in side, **side)
     while True:
         try:
             obj.do_handshake()

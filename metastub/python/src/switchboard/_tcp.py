@@ -6,13 +6,16 @@ client keeps one connection per server address, shared by every call to it; a bl
 writes its own frame and reads the connection itself until its answer is in (handing other calls'
 answers to their callers), as the Java client does, so a call wakes no thread but its own. On the
 server's host, an endpoint naming a Unix socket that is the server's as the Java server makes it
-(``tcp.sock`` in a directory of this OS user's with mode 0700) is reached through that socket."""
+(``tcp.sock`` in a directory of this OS user's with mode 0700) is reached through that socket.
+A ``tcps://`` endpoint is called over TLS through ``TlsWire`` (memory buffers, which the Python
+server uses too): its readers and writers never use OpenSSL's connection at once."""
 
 import concurrent.futures
 import hashlib
 import os
 import select
 import socket
+import ssl
 import stat
 import struct
 import threading
@@ -284,6 +287,130 @@ class _Call:
         self.settled, self.deadline = settled, deadline
 
 
+class PlainWire:
+    """A connection's bytes as they are on the socket."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def recv(self):
+        """What arrived (after a poll said something did); None at the end of the stream."""
+        return self.sock.recv(65536) or None
+
+    def sendall(self, data):
+        self.sock.sendall(data)
+
+
+class TlsWire:
+    """A TLS connection over memory buffers, a client's or a server's: bytes read from the socket
+    are handed to OpenSSL and the application bytes they complete taken out; what OpenSSL writes is
+    sent in the order it was made. One lock guards the TLS object and its buffers, another the
+    socket's writes (taken first), so the reading thread and the writing threads never use the TLS
+    object at once (OpenSSL does not allow it: an ``ssl.SSLSocket`` read on one thread and written
+    on another can corrupt its state), and a read never blocks on a record half arrived: the
+    caller's poll keeps its deadlines."""
+
+    def __init__(self, sock, context, server_hostname=None):
+        """A server's side without ``server_hostname``, else a client's, checking that name."""
+        self.sock = sock
+        self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self._tls = context.wrap_bio(self._in, self._out, server_side=server_hostname is None,
+                                     server_hostname=server_hostname)
+        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._ended = False
+
+    def handshake(self, deadline):
+        """Runs the handshake and gives the application bytes that came with its last flight (a
+        TLS 1.3 client may send its first frame with its Finished); raises OSError (an
+        ``ssl.SSLError`` among them) when it fails, the peer closes, or it is not done by
+        ``deadline`` (monotonic)."""
+        poll = select.poll()
+        poll.register(self.sock, select.POLLIN)
+        while True:
+            with self._send_lock:
+                with self._lock:
+                    try:
+                        self._tls.do_handshake()
+                        done = True
+                    except ssl.SSLWantReadError:
+                        done = False
+                    except ssl.SSLError:
+                        alert = self._out.read()   # the alert tells the peer why, best effort
+                        if alert:
+                            try:
+                                self.sock.sendall(alert)
+                            except OSError:
+                                pass
+                        raise
+                    out = self._out.read()
+                if out:
+                    self.sock.sendall(out)
+            if done:
+                return self._read_all()[0]
+            left = deadline - time.monotonic()
+            if left <= 0 or not poll.poll(left * 1000):
+                raise TimeoutError("the TLS handshake did not end in time")
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("the peer closed the connection during the TLS handshake")
+            with self._lock:
+                self._in.write(data)
+
+    def peer_certificate(self):
+        """The peer's certificate (DER), verified by the handshake; None if it sent none."""
+        return self._tls.getpeercert(binary_form=True)
+
+    def recv(self):
+        """The application bytes that what arrived completes (b"" while a record is half here, or
+        held only a handshake message such as a TLS 1.3 session ticket); None at the end of the
+        stream (the socket's, or the peer's close_notify)."""
+        if self._ended:
+            return None
+        data = self.sock.recv(65536)
+        with self._lock:
+            if data:
+                self._in.write(data)
+            else:
+                self._in.write_eof()
+        got, ended = self._read_all()
+        self._ended = ended or not data
+        if got:
+            return got   # what came before the end is read; the next call says it ended
+        return None if self._ended else b""
+
+    def _read_all(self):
+        """Every application byte the records held complete make, and whether the stream ended."""
+        chunks = []
+        ended = False
+        with self._lock:
+            try:
+                while True:
+                    chunk = self._tls.read(65536)
+                    if not chunk:
+                        ended = True
+                        break
+                    chunks.append(chunk)
+            except ssl.SSLWantReadError:
+                pass
+            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+                ended = True
+            made = self._out.pending   # what reading made OpenSSL write (a key update's answer, say)
+        if made:
+            with self._send_lock:
+                with self._lock:
+                    out = self._out.read()
+                self.sock.sendall(out)
+        return b"".join(chunks), ended
+
+    def sendall(self, data):
+        with self._send_lock:
+            with self._lock:
+                self._tls.write(data)
+                out = self._out.read()
+            self.sock.sendall(out)
+
+
 class Connection:
     """One socket to a server, shared by every call to it. Frames are written whole under a lock;
     the first caller waiting for an answer reads the socket (the leader) until its own answer is in,
@@ -291,8 +418,11 @@ class Connection:
     on no thread: while any is open, one reader thread of the connection's is the leader when no
     blocking caller is, and settles them by correlation id (and at their deadlines)."""
 
-    def __init__(self, sock, via, max_frame_bytes=MAX_FRAME_BYTES):
+    def __init__(self, sock, via, max_frame_bytes=MAX_FRAME_BYTES, wire=None, early=b""):
+        """``wire``: how bytes cross ``sock`` (a ``TlsWire`` after its handshake; by default as they
+        are); ``early``: application bytes its handshake already read."""
         self.sock, self.via, self.max_frame_bytes = sock, via, max_frame_bytes
+        self.wire = wire or PlainWire(sock)
         sock.settimeout(None)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
@@ -305,7 +435,7 @@ class Connection:
         self.async_open = 0          # async calls not yet settled
         self.reader = None           # the reader thread while async calls are open
         self.closed = None
-        self.buffer = bytearray()
+        self.buffer = bytearray(early)
         self.last_used = time.monotonic()
 
     def open(self, settled=None, deadline=None):
@@ -374,7 +504,7 @@ class Connection:
         self.last_used = time.monotonic()
         with self.write_lock:
             try:
-                self.sock.sendall(data)
+                self.wire.sendall(data)
             except OSError as e:
                 self.close("write failed: %s" % e)
                 raise TransportError("tcp", TransportError.NOT_DELIVERED, "the request could not be written: %s" % e) \
@@ -453,14 +583,14 @@ class Connection:
             if not self.poll.poll(remaining * 1000):
                 raise TimeoutError()
             try:
-                chunk = self.sock.recv(max(65536, n - len(self.buffer)))
+                chunk = self.wire.recv()
             except OSError as e:
                 self.close("read failed: %s" % e)
                 raise _Closed() from None
-            if not chunk:
+            if chunk is None:
                 self.close("the server closed the connection")
                 raise _Closed()
-            self.buffer += chunk
+            self.buffer += chunk   # nothing, when what came completes no TLS record
         return bytes(self.buffer[:n])
 
     def close(self, why="closed"):
@@ -542,11 +672,14 @@ class TcpTransport:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.secure:
             try:
-                s = self.tls.client_ssl_context().wrap_socket(s, server_hostname=self.host)
+                s.settimeout(None)   # the handshake waits in its own poll, until the connect timeout
+                wire = TlsWire(s, self.tls.client_ssl_context(), server_hostname=self.host)
+                early = wire.handshake(time.monotonic() + self.connect_timeout)
             except (OSError, ValueError) as e:
                 s.close()
                 raise TransportError("tcp", TransportError.NOT_DELIVERED, "TLS handshake with %s failed: %s"
                                      % (self.address, e)) from None
+            return Connection(s, "tcp", wire=wire, early=early)
         return Connection(s, "tcp")
 
     def _op_names(self, op):
@@ -661,7 +794,7 @@ class TcpTransport:
         if connection.closed is None:
             try:
                 with connection.write_lock:
-                    connection.sock.sendall(frame(request_meta(self._op_names(op), call.id, user_fields={CANCEL: "1"})))
+                    connection.wire.sendall(frame(request_meta(self._op_names(op), call.id, user_fields={CANCEL: "1"})))
             except OSError:
                 connection.close("cancel could not be written")
 

@@ -17,7 +17,7 @@ connection limits. Not with TLS, not where the platform has no Unix sockets, and
 With TLS (``tcps://``) each connection's handshake runs on its own thread within
 ``HANDSHAKE_SECONDS``, under the connection limits like any connection; the caller is its client
 certificate's principal (``MUTUAL_TLS``). The TLS connection runs over memory buffers
-(``_TlsWire``): the reading thread and the threads writing answers never use OpenSSL's connection
+(``_tcp.TlsWire``): the reading thread and the threads writing answers never use OpenSSL's connection
 at once, and a record half arrived never blocks the reader past its deadlines."""
 
 import errno
@@ -26,7 +26,6 @@ import os
 import select
 import shutil
 import socket
-import ssl
 import stat
 import struct
 import threading
@@ -53,124 +52,6 @@ LOG = logging.getLogger("switchboard.tcp")
 
 class _Gone(Exception):
     """The connection ended (closed, stalled, or its framing cannot be trusted)."""
-
-
-class _PlainWire:
-    """A connection's bytes as they are on the socket."""
-
-    def __init__(self, sock):
-        self.sock = sock
-
-    def recv(self):
-        """What arrived (after a poll said something did); None at the end of the stream."""
-        return self.sock.recv(65536) or None
-
-    def sendall(self, data):
-        self.sock.sendall(data)
-
-
-class _TlsWire:
-    """A server's TLS connection over memory buffers: bytes read from the socket are handed to
-    OpenSSL and the application bytes they complete taken out; what OpenSSL writes is sent in the
-    order it was made. One lock guards the TLS object and its buffers, another the socket's writes
-    (taken first), so the reading thread and the writing threads never use the TLS object at once,
-    and a read never blocks on a record half arrived: the caller's poll keeps its deadlines."""
-
-    def __init__(self, sock, context):
-        self.sock = sock
-        self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
-        self._tls = context.wrap_bio(self._in, self._out, server_side=True)
-        self._lock = threading.Lock()
-        self._send_lock = threading.Lock()
-        self._ended = False
-
-    def handshake(self, deadline):
-        """Runs the handshake and gives the application bytes that came with its last flight (a
-        client may send its first frame with its Finished); raises OSError (an ``ssl.SSLError``
-        among them) when it fails, the peer closes, or it is not done by ``deadline`` (monotonic)."""
-        poll = select.poll()
-        poll.register(self.sock, select.POLLIN)
-        while True:
-            with self._send_lock:
-                with self._lock:
-                    try:
-                        self._tls.do_handshake()
-                        done = True
-                    except ssl.SSLWantReadError:
-                        done = False
-                    except ssl.SSLError:
-                        alert = self._out.read()   # the alert tells the peer why, best effort
-                        if alert:
-                            try:
-                                self.sock.sendall(alert)
-                            except OSError:
-                                pass
-                        raise
-                    out = self._out.read()
-                if out:
-                    self.sock.sendall(out)
-            if done:
-                return self._read_all()[0]
-            left = deadline - time.monotonic()
-            if left <= 0 or not poll.poll(left * 1000):
-                raise TimeoutError("the TLS handshake did not end within %s s" % HANDSHAKE_SECONDS)
-            data = self.sock.recv(65536)
-            if not data:
-                raise ConnectionError("the peer closed the connection during the TLS handshake")
-            with self._lock:
-                self._in.write(data)
-
-    def peer_certificate(self):
-        """The client's certificate (DER), verified by the handshake; None if it sent none."""
-        return self._tls.getpeercert(binary_form=True)
-
-    def recv(self):
-        """The application bytes that what arrived completes (b"" while a record is half here);
-        None at the end of the stream (the socket's, or the peer's close_notify)."""
-        if self._ended:
-            return None
-        data = self.sock.recv(65536)
-        with self._lock:
-            if data:
-                self._in.write(data)
-            else:
-                self._in.write_eof()
-        got, ended = self._read_all()
-        self._ended = ended or not data
-        if got:
-            return got   # what came before the end is read; the next call says it ended
-        return None if self._ended else b""
-
-    def _read_all(self):
-        """Every application byte the records held complete make, and whether the stream ended."""
-        chunks = []
-        ended = False
-        with self._lock:
-            try:
-                while True:
-                    chunk = self._tls.read(65536)
-                    if not chunk:
-                        ended = True
-                        break
-                    chunks.append(chunk)
-            except ssl.SSLWantReadError:
-                pass
-            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
-                ended = True
-            made = self._out.pending   # what reading made OpenSSL write (a key update's answer, say)
-        if made:
-            with self._send_lock:
-                with self._lock:
-                    out = self._out.read()
-                self.sock.sendall(out)
-        return b"".join(chunks), ended
-
-    def sendall(self, data):
-        with self._send_lock:
-            with self._lock:
-                self._tls.write(data)
-                out = self._out.read()
-            self.sock.sendall(out)
 
 
 class TcpListener:
@@ -244,12 +125,12 @@ class TcpListener:
         connection = None
         try:
             if unix:
-                wire, peer = _PlainWire(conn), _peer.from_unix_socket(conn, self.unix_path)
+                wire, peer = _tcp.PlainWire(conn), _peer.from_unix_socket(conn, self.unix_path)
             elif self.tls_context is None:
-                wire, peer = _PlainWire(conn), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
+                wire, peer = _tcp.PlainWire(conn), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
             else:
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # the handshake's flights too
-                wire = _TlsWire(conn, self.tls_context)
+                wire = _tcp.TlsWire(conn, self.tls_context)
                 try:
                     early = wire.handshake(accepted + self.handshake_seconds)
                 except OSError as e:   # TimeoutError and ssl.SSLError among them
