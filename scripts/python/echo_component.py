@@ -64,7 +64,7 @@ def main():
     p.add_argument("--secret-file", help="the registry's shared secret (default: $SWITCHBOARD_SECRET)")
     p.add_argument("--max-message-bytes", type=int, default=64 << 20)
     p.add_argument("--verbose-renew", action="store_true", help="print a line for every renew")
-    p.add_argument("--tls-keystore", help="serve over TLS with this PKCS#12 key (https://, grpcs://)")
+    p.add_argument("--tls-keystore", help="serve over TLS with this PKCS#12 key (tcps://, https://, grpcs://)")
     p.add_argument("--tls-truststore", help="require client certificates this PKCS#12 trust store vouches for")
     p.add_argument("--tls-password-file", help="the stores' password")
     p.add_argument("--authz", help="an authorization policy file (gRPC's form), reloaded when it changes")

@@ -295,8 +295,8 @@ class CrossLanguageTest {
 
     /**
      * The Python component served over mutual TLS with {@code authz=}, a policy naming certificate A:
-     * a Java client presenting A is answered over gRPC and SOAP; one presenting B (trusted too) is
-     * a {@link io.switchboard.protocol.PermissionDeniedException} on both, and the Python component
+     * a Java client presenting A is answered over tcp, gRPC and SOAP; one presenting B (trusted too)
+     * is a {@link io.switchboard.protocol.PermissionDeniedException} on each, and the Python component
      * ran none of B's calls.
      */
     @Test
@@ -315,7 +315,9 @@ class CrossLanguageTest {
             awaitEvent(component, "py-authz-component", "serving", 1);
             ComponentEntry entry = onlyEntry("PyEchoAuthz");
             Map<String, Integer> sent = new TreeMap<>();
-            for (String protocol : List.of("grpc", "soap")) {
+            assertEquals(List.of("tcps", "grpcs", "https"), entry.endpoints().stream()
+                    .map(e -> e.address().substring(0, e.address().indexOf(':'))).toList(), entry.endpoints().toString());
+            for (String protocol : List.of("tcp", "grpc", "soap")) {
                 try (MetaStub a = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(entry.endpoints())
                         .settings(ClientSettings.defaults().withTls(certificates.spiffeClient())).build();
                      MetaStub b = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(entry.endpoints())
