@@ -939,6 +939,39 @@ def test_a_frame_must_arrive_whole_in_time_whatever_it_announces(py_server):
     assert server.calls == {}
 
 
+def test_a_caller_that_never_reads_its_answers_holds_no_worker_past_the_write_limit(py_server):
+    """Answers are written from the call workers: a caller that sends calls with large answers and
+    never reads them would hold each worker in its write for good, and two such connections every
+    worker of a two-worker server. An answer must be taken within the write limit; then its
+    connection is closed and the worker is free."""
+    server = py_server(workers=2)   # a connection may hold one of the two
+    server.tcp.write_seconds = 0.5
+    big = [float(i) for i in range(500_000)]   # a 4 MB answer, past any socket buffer a reader of 4 KiB allows
+    from switchboard import _values
+    op = server.iface.operations["echoDoubles"]
+    request = _values.Encoder(server.iface, op.request.DESCRIPTOR).encode({"values": big}).SerializeToString()
+    port = int(server.tcp.address.split(":")[2].split("/")[0])
+    hogs = []
+    try:
+        for cid in (1, 2):
+            hog = socket.socket()
+            hog.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            hog.connect(("127.0.0.1", port))
+            hog.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), cid), request))
+            hogs.append(hog)
+        deadline = time.monotonic() + 30
+        while server.tcp.slow_readers < 2:   # a counter the server keeps, looked at until it moves
+            assert time.monotonic() < deadline, "the workers are still writing into connections that read nothing"
+            time.sleep(0.05)
+        response, _ = _py_call(server, "echoDoubles", values=[1.5, -0.0])
+        assert bits(response.values) == bits([1.5, -0.0]), "a worker is free again"
+        for hog in hogs:
+            assert _closed_after_reading_what_came(hog), "the connection that did not read is closed"
+    finally:
+        for hog in hogs:
+            hog.close()
+
+
 def test_an_idle_connection_is_closed_and_a_busy_one_is_not(py_server):
     server = py_server()
     server.tcp.idle_seconds = 0.5

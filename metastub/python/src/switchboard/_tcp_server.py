@@ -61,6 +61,11 @@ class TcpListener:
         self.server, self.idle_seconds, self.request_seconds = server, idle_seconds, request_seconds
         self.tls_context = tls.server_ssl_context() if tls is not None else None
         self.handshake_seconds = handshake_seconds
+        # an answer must be taken whole within this, or its connection is closed: a caller that
+        # never reads would otherwise hold the worker writing it for good
+        self.write_seconds = request_seconds
+        self.slow_readers = 0   # connections closed for not taking an answer in time
+        self.lock = threading.Lock()
         self.max_frame_bytes = min(max_frame_bytes, server.max_message)
         self.limits = ConnectionLimits(max_connections, max_connections_per_address)
         self.pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-tcp-call")
@@ -130,6 +135,7 @@ class TcpListener:
                 wire, peer = _tcp.PlainWire(conn), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
             else:
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # the handshake's flights too
+                conn.settimeout(self.write_seconds)   # a flight the peer does not take ends the handshake
                 wire = _tcp.TlsWire(conn, self.tls_context)
                 try:
                     early = wire.handshake(accepted + self.handshake_seconds)
@@ -242,7 +248,9 @@ class _Connection:
         self.listener, self.sock, self.wire, self.peer = listener, sock, wire, peer
         if sock.family != getattr(socket, "AF_UNIX", None):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.settimeout(None)   # answers are written from the pool's threads; reads wait in poll
+        # answers are written from the pool's threads, each whole within the write limit (the
+        # socket's timeout bounds a whole sendall); reads wait in poll and find bytes there
+        sock.settimeout(listener.write_seconds)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
         self.write_lock = threading.Lock()
@@ -443,7 +451,21 @@ class _Connection:
 
     def _write(self, meta, message=b""):
         with self.write_lock:
-            self.wire.sendall(_tcp.frame(meta, message))
+            try:
+                self.wire.sendall(_tcp.frame(meta, message))
+            except OSError as e:
+                # half a frame may be out: nothing more can be written after it, so the connection
+                # ends here, and its reader with it
+                if isinstance(e, socket.timeout):
+                    with self.listener.lock:
+                        self.listener.slow_readers += 1
+                    LOG.warning("tcp closed a connection from %s that took no answer for %s s",
+                                self.peer.remote_address, self.listener.write_seconds)
+                try:
+                    self.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                raise
 
     def close(self):
         try:
