@@ -81,6 +81,7 @@ final class TcpServer implements ProtocolServer {
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder busyRefusals = new LongAdder();
     private final LongAdder slowSenders = new LongAdder();
+    private final LongAdder readsPaused = new LongAdder();
     private final LongAdder connectionRefusals = new LongAdder();
     private final LongAdder acceptedConnections = new LongAdder();
     private final ConnectionShares shares;
@@ -203,6 +204,14 @@ final class TcpServer implements ProtocolServer {
     /** Connections closed because a frame arrived slower than the settings allow; for tests and logs. */
     long slowSenders() {
         return slowSenders.sum();
+    }
+
+    /**
+     * Times a connection stopped being read because its answers were not being taken (more than
+     * Netty's write water mark waiting); for tests and logs.
+     */
+    long readsPaused() {
+        return readsPaused.sum();
     }
 
     /** Connections refused because every connection of their share was working; for tests and logs. */
@@ -387,6 +396,23 @@ final class TcpServer implements ProtocolServer {
                 held = 0;
                 ctx.writeAndFlush(frame, ctx.voidPromise());
             }
+        }
+
+        /**
+         * A client that sends calls and does not read their answers: once the answers waiting to
+         * be written pass the channel's write water mark, its requests are no longer read (and its
+         * calls no longer run) until they are taken. Without this, Netty would hold every answer of
+         * such a client in memory, as many as it cared to ask for. A connection left so, with no
+         * call running, is closed by the idle or the request timeout as any other.
+         */
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            boolean writable = ctx.channel().isWritable();
+            if (!writable && ctx.channel().config().isAutoRead()) {
+                readsPaused.increment();
+            }
+            ctx.channel().config().setAutoRead(writable);
+            ctx.fireChannelWritabilityChanged();
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.switchboard.protocol.tcp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.codec.proto.ProtoSchemas;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.protocol.Endpoint;
@@ -10,6 +11,10 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.testing.CountingSkeleton;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
+import io.switchboard.testing.conformance.EchoDoubles;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -269,6 +274,46 @@ class TcpHostileInputTest {
             assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS));
         }
         assertEquals(1, impl.increments.get());
+    }
+
+    /**
+     * A client that sends 64 calls with answers of 1 MiB each and reads none of them: the server
+     * stops reading its requests once the answers it cannot write pass the write water mark, so
+     * it holds a few of those answers, not 64 MiB; the writer is then held by TCP's own flow
+     * control until the server closes the connection at its request timeout.
+     */
+    @Test
+    void aClientThatReadsNoAnswersIsNoLongerRead() throws Exception {
+        Endpoint at = start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(2))
+                .withIdleTimeout(Duration.ofSeconds(2)), TcpLimits.defaults());
+        ProtoCodec codec = ConformanceComponent.DESCRIPTOR.codec(ProtoCodec.class);
+        EchoDoubles m = new EchoDoubles();
+        m.setValues(new double[1 << 17]);
+        byte[] message = codec.toBytes("echoDoubles", m, 10);
+        int calls = 64;
+        AtomicInteger written = new AtomicInteger();
+        try (Socket hog = new Socket()) {
+            hog.setReceiveBufferSize(4096);
+            hog.connect(new InetSocketAddress(at.uri().getHost(), at.uri().getPort()));
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int id = 1; id <= calls; id++) {
+                        hog.getOutputStream().write(RawTcp.frame(request("echoDoubles", id), message));
+                        written.incrementAndGet();
+                    }
+                } catch (IOException closedByTheServer) {
+                    // expected: the server stops reading, then closes the connection
+                }
+            });
+            writer.setDaemon(true);
+            writer.start();
+            awaitCount(() -> server.readsPaused() > 0 ? 1 : 0, 1);
+            writer.join(60_000);
+            assertTrue(!writer.isAlive(), "the server never closed the connection");
+            assertTrue(written.get() < calls, "the server read all " + calls + " requests: " + calls
+                    + " MiB of answers held for a client that takes none");
+        }
+        assertTrue(runs() < calls, runs() + " calls ran");
     }
 
     /** Waits, in a bounded loop, until the counter {@code count} reaches {@code expected}. */
