@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The demo's cross-language stage: the echo component written in Python on the switchboard
  * package ({@code scripts/python/echo_component.py}, a few lines on {@code switchboard.serve})
- * binds itself in the demo's registry and is called from Java over gRPC and over SOAP. When the
+ * binds itself in the demo's registry and is called from Java over tcp, gRPC and SOAP. When the
  * project's Python venv is missing, the stage makes it first with {@code scripts/python-env.sh}
  * (from PyPI, once; it says so and shows that script's progress lines); {@code --no-python} skips
  * the stage. Anything that goes wrong here (no python3, no network) skips the stage with one line
@@ -80,7 +80,7 @@ final class PythonDemo {
             try (Switchboard sb = Switchboard.builder(registryUrl).listener(records::add).connect()) {
                 EchoStub echo = sb.lookup("PyEcho", EchoComponent.DESCRIPTOR, EchoComponent::stub);
                 double[] values = {0.0, -0.0, Double.POSITIVE_INFINITY, Double.MIN_VALUE, Double.MAX_VALUE, 1.0 / 3};
-                for (String protocol : List.of("grpc", "soap")) {
+                for (String protocol : List.of("tcp", "grpc", "soap")) {
                     EchoStub pinned = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
                     boolean same = Arrays.equals(values, pinned.echoDoubles(values));
                     boolean list = DemoCommand.sameList(DemoCommand.list(100), pinned.echoList(DemoCommand.list(100)));
