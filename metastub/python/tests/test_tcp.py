@@ -320,6 +320,43 @@ def test_a_deadline_fails_may_have_run_and_cancels_on_the_server(ops):
     assert (cancel.service, cancel.method) == ("switchboard.echo.Echo", "empty")
 
 
+def test_a_server_that_reads_nothing_fails_the_call_at_its_deadline_not_delivered(ops):
+    """A server that accepts and then reads nothing: the request's write waits for room that never
+    comes. It gives up at the call's deadline, not never; the frame did not reach the server whole,
+    so the call is not delivered (the failsafe may send it elsewhere)."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)   # taken by the accepted connection
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True).start()
+    transport = _tcp.TcpTransport(ops, "tcp://127.0.0.1:%d/Echo" % listener.getsockname()[1], unix=False)
+    op = ops.operations["echoDoubles"]
+    request = op.request(values=[0.5] * 450_000)   # 3.6 MB: more than the socket buffers on the way hold
+    outcome = []
+
+    def call():
+        try:
+            transport.call(op, request, "feedc0de" * 4, 1.0)
+            outcome.append("answered")
+        except switchboard.TransportError as e:
+            outcome.append(e)
+
+    caller = threading.Thread(target=call, daemon=True)
+    try:
+        caller.start()
+        caller.join(60)
+        assert not caller.is_alive(), "the call still waits to write into a server that reads nothing"
+        failed = outcome[0]
+        assert isinstance(failed, switchboard.TransportError) and failed.delivery == "not-delivered", failed
+        assert "took no bytes" in str(failed)
+    finally:
+        transport.close()
+        listener.close()
+        for conn in accepted:
+            conn.close()
+
+
 def test_a_cancelled_async_call_sends_a_cancel_frame_drops_its_late_answer_and_the_connection_goes_on(ops):
     first = []
 

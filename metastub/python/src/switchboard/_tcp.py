@@ -33,6 +33,7 @@ POLICY_MAX_BYTES = 2 << 20         # calls a policy sends over tcp on its own
 MAX_META_BYTES = 64 << 10
 MAX_USER_FIELDS = 64
 IDLE_REPLACE_SECONDS = 30.0        # a connection unused this long is replaced, not written into
+CANCEL_WRITE_SECONDS = 5.0         # a cancel frame not taken by then ends its connection
 UNIX_FILE = "tcp.sock"
 
 # error codes (brpc's numbers below 3000, Switchboard's above)
@@ -499,15 +500,19 @@ class Connection:
         if call.settled is not None:
             call.settled(call)
 
-    def send(self, data):
-        """Writes a frame; a failure means the server did not get it whole: not delivered."""
+    def send(self, data, timeout):
+        """Writes a frame within ``timeout`` seconds; a failure means the server did not get it
+        whole: not delivered. A server that takes none of it in time (it stopped reading) fails
+        the call then, not never; the connection, half a frame written, is closed."""
         self.last_used = time.monotonic()
         with self.write_lock:
             try:
+                self.sock.settimeout(max(timeout, 0.001))   # bounds the whole sendall; reads find bytes after poll
                 self.wire.sendall(data)
             except OSError as e:
-                self.close("write failed: %s" % e)
-                raise TransportError("tcp", TransportError.NOT_DELIVERED, "the request could not be written: %s" % e) \
+                why = "the server took no bytes of it for %.3g s" % timeout if isinstance(e, socket.timeout) else e
+                self.close("write failed: %s" % why)
+                raise TransportError("tcp", TransportError.NOT_DELIVERED, "the request could not be written: %s" % why) \
                     from None
 
     def forget(self, call):
@@ -701,7 +706,7 @@ class TcpTransport:
             token = None if self.token is None else self._token(connection)
             meta = request_meta(self._op_names(op), call.id, call_id, max(1, min(int(timeout * 1000), 2 ** 31 - 1)),
                                 None, token)
-            connection.send(frame(meta, message))
+            connection.send(frame(meta, message), timeout)
         except TransportError:
             connection.forget(call)
             raise
@@ -794,6 +799,7 @@ class TcpTransport:
         if connection.closed is None:
             try:
                 with connection.write_lock:
+                    connection.sock.settimeout(CANCEL_WRITE_SECONDS)
                     connection.wire.sendall(frame(request_meta(self._op_names(op), call.id, user_fields={CANCEL: "1"})))
             except OSError:
                 connection.close("cancel could not be written")
