@@ -288,18 +288,32 @@ class _Call:
         self.settled, self.deadline = settled, deadline
 
 
+def send_all(sock, data, stalled_limit):
+    """Writes ``data`` whole. ``stalled_limit``: the socket's timeout bounds each wait for room
+    rather than the whole write (a server's answer to a slow but reading caller goes on; one that
+    takes nothing for that long raises ``socket.timeout``); otherwise the timeout bounds the whole
+    write, as ``sendall`` does (a call's deadline)."""
+    if not stalled_limit:
+        sock.sendall(data)
+        return
+    view = memoryview(data)
+    while view:
+        view = view[sock.send(view):]
+
+
 class PlainWire:
-    """A connection's bytes as they are on the socket."""
+    """A connection's bytes as they are on the socket; ``stalled_limit``: see ``send_all``."""
 
-    def __init__(self, sock):
-        self.sock = sock
+    def __init__(self, sock, stalled_limit=False):
+        self.sock, self.stalled_limit = sock, stalled_limit
 
-    def recv(self):
-        """What arrived (after a poll said something did); None at the end of the stream."""
-        return self.sock.recv(65536) or None
+    def recv(self, wanted=65536):
+        """What arrived (after a poll said something did), up to ``wanted`` bytes or 64 KiB if
+        more; None at the end of the stream."""
+        return self.sock.recv(max(65536, wanted)) or None
 
     def sendall(self, data):
-        self.sock.sendall(data)
+        send_all(self.sock, data, self.stalled_limit)
 
 
 class TlsWire:
@@ -312,8 +326,10 @@ class TlsWire:
     caller's poll keeps its deadlines."""
 
     def __init__(self, sock, context, server_hostname=None):
-        """A server's side without ``server_hostname``, else a client's, checking that name."""
+        """A server's side without ``server_hostname`` (its writes bounded by how long they stall,
+        ``send_all``), else a client's, checking that name."""
         self.sock = sock
+        self.stalled_limit = server_hostname is None
         self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
         self._tls = context.wrap_bio(self._in, self._out, server_side=server_hostname is None,
                                      server_hostname=server_hostname)
@@ -340,13 +356,13 @@ class TlsWire:
                         alert = self._out.read()   # the alert tells the peer why, best effort
                         if alert:
                             try:
-                                self.sock.sendall(alert)
+                                send_all(self.sock, alert, self.stalled_limit)
                             except OSError:
                                 pass
                         raise
                     out = self._out.read()
                 if out:
-                    self.sock.sendall(out)
+                    send_all(self.sock, out, self.stalled_limit)
             if done:
                 return self._read_all()[0]
             left = deadline - time.monotonic()
@@ -362,13 +378,14 @@ class TlsWire:
         """The peer's certificate (DER), verified by the handshake; None if it sent none."""
         return self._tls.getpeercert(binary_form=True)
 
-    def recv(self):
+    def recv(self, wanted=65536):
         """The application bytes that what arrived completes (b"" while a record is half here, or
         held only a handshake message such as a TLS 1.3 session ticket); None at the end of the
-        stream (the socket's, or the peer's close_notify)."""
+        stream (the socket's, or the peer's close_notify). Reads up to ``wanted`` bytes of records,
+        or 64 KiB if more."""
         if self._ended:
             return None
-        data = self.sock.recv(65536)
+        data = self.sock.recv(max(65536, wanted))
         with self._lock:
             if data:
                 self._in.write(data)
@@ -401,7 +418,7 @@ class TlsWire:
             with self._send_lock:
                 with self._lock:
                     out = self._out.read()
-                self.sock.sendall(out)
+                send_all(self.sock, out, self.stalled_limit)
         return b"".join(chunks), ended
 
     def sendall(self, data):
@@ -409,7 +426,7 @@ class TlsWire:
             with self._lock:
                 self._tls.write(data)
                 out = self._out.read()
-            self.sock.sendall(out)
+            send_all(self.sock, out, self.stalled_limit)
 
 
 class Connection:
@@ -588,7 +605,7 @@ class Connection:
             if not self.poll.poll(remaining * 1000):
                 raise TimeoutError()
             try:
-                chunk = self.wire.recv()
+                chunk = self.wire.recv(n - len(self.buffer))
             except OSError as e:
                 self.close("read failed: %s" % e)
                 raise _Closed() from None

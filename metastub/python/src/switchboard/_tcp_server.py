@@ -61,10 +61,10 @@ class TcpListener:
         self.server, self.idle_seconds, self.request_seconds = server, idle_seconds, request_seconds
         self.tls_context = tls.server_ssl_context() if tls is not None else None
         self.handshake_seconds = handshake_seconds
-        # an answer must be taken whole within this, or its connection is closed: a caller that
-        # never reads would otherwise hold the worker writing it for good
+        # a caller that takes no byte of an answer for this long has its connection closed: one
+        # that never reads would otherwise hold the worker writing it for good
         self.write_seconds = request_seconds
-        self.slow_readers = 0   # connections closed for not taking an answer in time
+        self.slow_readers = 0   # connections closed for taking no answer in time
         self.lock = threading.Lock()
         self.max_frame_bytes = min(max_frame_bytes, server.max_message)
         self.limits = ConnectionLimits(max_connections, max_connections_per_address)
@@ -128,11 +128,12 @@ class TcpListener:
 
     def _connection(self, conn, address, unix, accepted):
         connection = None
+        early = b""   # application bytes that came with the TLS handshake's last flight
         try:
             if unix:
-                wire, peer = _tcp.PlainWire(conn), _peer.from_unix_socket(conn, self.unix_path)
+                wire, peer = _tcp.PlainWire(conn, True), _peer.from_unix_socket(conn, self.unix_path)
             elif self.tls_context is None:
-                wire, peer = _tcp.PlainWire(conn), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
+                wire, peer = _tcp.PlainWire(conn, True), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
             else:
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # the handshake's flights too
                 conn.settimeout(self.write_seconds)   # a flight the peer does not take ends the handshake
@@ -144,8 +145,7 @@ class TcpListener:
                     return
                 peer = _peer.from_der(wire.peer_certificate(), "%s:%s" % address[:2])
             connection = _Connection(self, conn, wire, peer)
-            if not unix and self.tls_context is not None:
-                connection.buffer += early
+            connection.buffer += early
             connection.serve()
         except (_Gone, OSError):
             pass
@@ -248,8 +248,8 @@ class _Connection:
         self.listener, self.sock, self.wire, self.peer = listener, sock, wire, peer
         if sock.family != getattr(socket, "AF_UNIX", None):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # answers are written from the pool's threads, each whole within the write limit (the
-        # socket's timeout bounds a whole sendall); reads wait in poll and find bytes there
+        # answers are written from the pool's threads, none waiting longer than the write limit
+        # for room (the socket's timeout); reads wait in poll and find bytes there
         sock.settimeout(listener.write_seconds)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
@@ -459,7 +459,7 @@ class _Connection:
                 if isinstance(e, socket.timeout):
                     with self.listener.lock:
                         self.listener.slow_readers += 1
-                    LOG.warning("tcp closed a connection from %s that took no answer for %s s",
+                    LOG.warning("tcp closed a connection from %s that took no byte of an answer for %s s",
                                 self.peer.remote_address, self.listener.write_seconds)
                 try:
                     self.sock.shutdown(socket.SHUT_RDWR)
