@@ -208,7 +208,7 @@ final class TcpServer implements ProtocolServer {
 
     /**
      * Times a connection stopped being read because its answers were not being taken (more than
-     * Netty's write water mark waiting); for tests and logs.
+     * Netty's write water mark waiting); for tests.
      */
     long readsPaused() {
         return readsPaused.sum();
