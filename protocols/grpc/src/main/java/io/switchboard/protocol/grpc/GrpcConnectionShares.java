@@ -1,17 +1,21 @@
 package io.switchboard.protocol.grpc;
 
+import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.Channel;
+import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.grpc.netty.shaded.io.netty.util.concurrent.ScheduledFuture;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ConnectionShares;
 import java.net.InetSocketAddress;
@@ -22,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +52,12 @@ public final class GrpcConnectionShares implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcConnectionShares.class);
 
     private final ConnectionShares shares;
+    /**
+     * How long a client may leave a closed call's answer untaken (its HTTP/2 window shut) before
+     * its connection is closed: the settings' request timeout.
+     */
+    private final long answerTakenNanos;
+    private final LongAdder answersNotTaken = new LongAdder();
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     /** The admitted connections by their remote address (address and port: one connection each). */
@@ -59,6 +70,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
     public GrpcConnectionShares(ServerSettings settings, String name) {
         this.shares = new ConnectionShares(settings.maxConnections(), settings.maxConnectionsPerAddress());
         this.name = name;
+        this.answerTakenNanos = settings.requestTimeout().toNanos();
         this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory(name + "-accept", true));
         this.workers = new NioEventLoopGroup(0, new DefaultThreadFactory(name + "-io", true));
     }
@@ -83,6 +95,11 @@ public final class GrpcConnectionShares implements AutoCloseable {
     public int openCalls(SocketAddress remote) {
         Member m = remote == null ? null : members.get(remote);
         return m == null ? 0 : m.calls.get();
+    }
+
+    /** Connections closed so far because a call's answer was not taken in time. */
+    public long answersNotTaken() {
+        return answersNotTaken.sum();
     }
 
     /** Connections displaced so far to admit others. */
@@ -178,7 +195,12 @@ public final class GrpcConnectionShares implements AutoCloseable {
         }
     }
 
-    /** Marks a connection working while it has calls open (watch streams among them). */
+    /**
+     * Marks a connection working while it has calls open (watch streams among them). A call stays
+     * open until its answer and trailers are written, which a client that grants no HTTP/2 window
+     * (it never reads) holds off for good, with the answer in the server's memory: a call closed by
+     * the server whose answer is not taken within {@link #answerTakenNanos} closes its connection.
+     */
     private final class CallCounter implements ServerInterceptor {
         @Override
         public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
@@ -188,40 +210,83 @@ public final class GrpcConnectionShares implements AutoCloseable {
                 return next.startCall(call, headers);
             }
             m.calls.incrementAndGet();
+            OpenCall open = new OpenCall(m);
+            ServerCall<Q, A> watched = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+                @Override
+                public void close(Status status, Metadata trailers) {
+                    super.close(status, trailers);
+                    open.answered();
+                }
+            };
             ServerCall.Listener<Q> listener;
             try {
-                listener = next.startCall(call, headers);
+                listener = next.startCall(watched, headers);
             } catch (RuntimeException | Error e) {
-                ended(m);
+                open.end();
                 throw e;
             }
             return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
-                private boolean done;
-
                 @Override
                 public void onComplete() {
-                    end();
+                    open.end();
                     super.onComplete();
                 }
 
                 @Override
                 public void onCancel() {
-                    end();
+                    open.end();
                     super.onCancel();
-                }
-
-                private synchronized void end() {
-                    if (!done) {
-                        done = true;
-                        ended(m);
-                    }
                 }
             };
         }
+    }
 
-        private void ended(Member m) {
-            m.idleSince = System.nanoTime();
-            m.calls.decrementAndGet();
+    /** One open call of a connection, from its start until its answer is written or it is cancelled. */
+    private final class OpenCall {
+        private final Member member;
+        private boolean ended;
+        private ScheduledFuture<?> untaken;
+
+        OpenCall(Member member) {
+            this.member = member;
+        }
+
+        /** The server closed the call: its answer and trailers must now be taken in time. */
+        synchronized void answered() {
+            if (!ended) {
+                untaken = member.channel.eventLoop().schedule(this::notTaken, answerTakenNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private void notTaken() {
+            synchronized (this) {
+                if (ended || !member.channel.isOpen()) {   // taken, or its connection closed already
+                    return;
+                }
+            }
+            answersNotTaken.increment();
+            LOG.warn("{}: closing the connection from {}: a call's answer was not taken within {} ms", name,
+                    member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos));
+            // closed from the head of the pipeline: gRPC's own close would wait for the open
+            // calls to end (a graceful GOAWAY), which is what this client never lets happen
+            ChannelHandlerContext head = member.channel.pipeline().firstContext();
+            if (head != null) {
+                head.close();
+            } else {
+                member.channel.close();
+            }
+        }
+
+        synchronized void end() {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            if (untaken != null) {
+                untaken.cancel(false);
+            }
+            member.idleSince = System.nanoTime();
+            member.calls.decrementAndGet();
         }
     }
 }

@@ -346,6 +346,11 @@ final class GrpcServer implements ProtocolServer {
         return busyRefusals.sum();
     }
 
+    /** Connections closed because a call's answer was not taken within the request timeout; for tests. */
+    long answersNotTaken() {
+        return connections.answersNotTaken();
+    }
+
     /** One call on the server: the listener side fills the queue, {@link #run} does the work. */
     private final class Call {
         private final Skeleton skeleton;
