@@ -27,7 +27,9 @@ import java.time.Duration;
  * @param requestTimeout   SOAP: a request's head and body must arrive within this time plus their
  *                         size at {@code minRequestBytesPerSecond}, counted from its first byte;
  *                         a slower sender gets 408 and its connection is closed. tcp: a frame's
- *                         whole body must arrive within this time, whatever size it announces
+ *                         whole body must arrive within this time, whatever size it announces.
+ *                         gRPC: a call's answer must be taken within this time of its close, or
+ *                         its connection is closed (a client that grants no window holds it)
  * @param minRequestBytesPerSecond the slowest rate a request may arrive at once {@code requestTimeout} is spent
  * @param maxConnections   most open connections of a listener (SOAP, gRPC, tcp); at the limit a
  *                         new one displaces the connection stalled longest (idle, or a request
