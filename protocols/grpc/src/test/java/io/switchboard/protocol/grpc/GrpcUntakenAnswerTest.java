@@ -21,9 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A client that grants no HTTP/2 window (it never asks for its answers): each call's answer waits
  * in the server, and the call stays open, until it is taken; such a client could hold as many
- * answers as its connection may have calls open (measured: 256 of 512 KiB, 320 MiB of direct
- * memory on one connection). An answer not taken within the request timeout of its call's close
- * closes the connection, and with it every answer it held.
+ * answers as its connection may have calls open (256). An answer not taken within the request
+ * timeout of its call's close closes the connection, and with it every answer it held.
  */
 class GrpcUntakenAnswerTest {
     @Test
