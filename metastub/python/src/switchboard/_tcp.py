@@ -288,17 +288,28 @@ class _Call:
         self.settled, self.deadline = settled, deadline
 
 
-def send_all(sock, data, stalled_limit):
-    """Writes ``data`` whole. ``stalled_limit``: the socket's timeout bounds each wait for room
-    rather than the whole write (a server's answer to a slow but reading caller goes on; one that
-    takes nothing for that long raises ``socket.timeout``); otherwise the timeout bounds the whole
-    write, as ``sendall`` does (a call's deadline)."""
-    if not stalled_limit:
-        sock.sendall(data)
-        return
+def send_all(sock, data, seconds, stalled_limit):
+    """Writes ``data`` whole on a blocking socket, waiting for room at most ``seconds``: over the
+    whole write, or (``stalled_limit``) since the last bytes it took, so that a server's answer to a
+    slow but reading caller goes on. Raises ``socket.timeout`` past it. The socket stays blocking:
+    with a Python timeout on it, every read would poll again after the caller's own poll."""
     view = memoryview(data)
+    deadline = time.monotonic() + seconds
+    poller = None
     while view:
-        view = view[sock.send(view):]
+        try:
+            view = view[sock.send(view, socket.MSG_DONTWAIT):]
+            if stalled_limit:
+                deadline = time.monotonic() + seconds
+            continue
+        except BlockingIOError:
+            pass
+        if poller is None:
+            poller = select.poll()
+            poller.register(sock, select.POLLOUT)
+        left = deadline - time.monotonic()
+        if left <= 0 or not poller.poll(left * 1000):
+            raise socket.timeout("no room to write for %.3g s" % seconds)
 
 
 class PlainWire:
@@ -306,14 +317,15 @@ class PlainWire:
 
     def __init__(self, sock, stalled_limit=False):
         self.sock, self.stalled_limit = sock, stalled_limit
+        sock.settimeout(None)   # blocking: reads come after a poll, writes wait in send_all
 
     def recv(self, wanted=65536):
         """What arrived (after a poll said something did), up to ``wanted`` bytes or 64 KiB if
         more; None at the end of the stream."""
         return self.sock.recv(max(65536, wanted)) or None
 
-    def sendall(self, data):
-        send_all(self.sock, data, self.stalled_limit)
+    def sendall(self, data, seconds):
+        send_all(self.sock, data, seconds, self.stalled_limit)
 
 
 class TlsWire:
@@ -325,11 +337,14 @@ class TlsWire:
     on another can corrupt its state), and a read never blocks on a record half arrived: the
     caller's poll keeps its deadlines."""
 
-    def __init__(self, sock, context, server_hostname=None):
+    def __init__(self, sock, context, server_hostname=None, write_seconds=30.0):
         """A server's side without ``server_hostname`` (its writes bounded by how long they stall,
-        ``send_all``), else a client's, checking that name."""
+        ``send_all``), else a client's, checking that name. ``write_seconds`` bounds the writes
+        OpenSSL makes of its own (an alert, a key update's answer)."""
         self.sock = sock
+        sock.settimeout(None)   # blocking: reads come after a poll, writes wait in send_all
         self.stalled_limit = server_hostname is None
+        self.write_seconds = write_seconds
         self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
         self._tls = context.wrap_bio(self._in, self._out, server_side=server_hostname is None,
                                      server_hostname=server_hostname)
@@ -356,13 +371,13 @@ class TlsWire:
                         alert = self._out.read()   # the alert tells the peer why, best effort
                         if alert:
                             try:
-                                send_all(self.sock, alert, self.stalled_limit)
+                                send_all(self.sock, alert, self.write_seconds, self.stalled_limit)
                             except OSError:
                                 pass
                         raise
                     out = self._out.read()
                 if out:
-                    send_all(self.sock, out, self.stalled_limit)
+                    send_all(self.sock, out, max(deadline - time.monotonic(), 0.001), False)
             if done:
                 return self._read_all()[0]
             left = deadline - time.monotonic()
@@ -418,15 +433,15 @@ class TlsWire:
             with self._send_lock:
                 with self._lock:
                     out = self._out.read()
-                send_all(self.sock, out, self.stalled_limit)
+                send_all(self.sock, out, self.write_seconds, self.stalled_limit)
         return b"".join(chunks), ended
 
-    def sendall(self, data):
+    def sendall(self, data, seconds):
         with self._send_lock:
             with self._lock:
                 self._tls.write(data)
                 out = self._out.read()
-            send_all(self.sock, out, self.stalled_limit)
+            send_all(self.sock, out, seconds, self.stalled_limit)
 
 
 class Connection:
@@ -441,7 +456,6 @@ class Connection:
         are); ``early``: application bytes its handshake already read."""
         self.sock, self.via, self.max_frame_bytes = sock, via, max_frame_bytes
         self.wire = wire or PlainWire(sock)
-        sock.settimeout(None)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
         self.lock = threading.Lock()
@@ -524,8 +538,7 @@ class Connection:
         self.last_used = time.monotonic()
         with self.write_lock:
             try:
-                self.sock.settimeout(max(timeout, 0.001))   # bounds the whole sendall; reads find bytes after poll
-                self.wire.sendall(data)
+                self.wire.sendall(data, timeout)
             except OSError as e:
                 why = "the server took no bytes of it for %.3g s" % timeout if isinstance(e, socket.timeout) else e
                 self.close("write failed: %s" % why)
@@ -694,8 +707,9 @@ class TcpTransport:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.secure:
             try:
-                s.settimeout(None)   # the handshake waits in its own poll, until the connect timeout
-                wire = TlsWire(s, self.tls.client_ssl_context(), server_hostname=self.host)
+                # the handshake waits in its own poll, until the connect timeout
+                wire = TlsWire(s, self.tls.client_ssl_context(), server_hostname=self.host,
+                               write_seconds=self.connect_timeout)
                 early = wire.handshake(time.monotonic() + self.connect_timeout)
             except (OSError, ValueError) as e:
                 s.close()
@@ -816,8 +830,8 @@ class TcpTransport:
         if connection.closed is None:
             try:
                 with connection.write_lock:
-                    connection.sock.settimeout(CANCEL_WRITE_SECONDS)
-                    connection.wire.sendall(frame(request_meta(self._op_names(op), call.id, user_fields={CANCEL: "1"})))
+                    connection.wire.sendall(frame(request_meta(self._op_names(op), call.id, user_fields={CANCEL: "1"})),
+                                            CANCEL_WRITE_SECONDS)
             except OSError:
                 connection.close("cancel could not be written")
 

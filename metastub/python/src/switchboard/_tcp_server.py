@@ -136,8 +136,7 @@ class TcpListener:
                 wire, peer = _tcp.PlainWire(conn, True), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
             else:
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # the handshake's flights too
-                conn.settimeout(self.write_seconds)   # a flight the peer does not take ends the handshake
-                wire = _tcp.TlsWire(conn, self.tls_context)
+                wire = _tcp.TlsWire(conn, self.tls_context, write_seconds=self.write_seconds)
                 try:
                     early = wire.handshake(accepted + self.handshake_seconds)
                 except OSError as e:   # TimeoutError and ssl.SSLError among them
@@ -248,9 +247,6 @@ class _Connection:
         self.listener, self.sock, self.wire, self.peer = listener, sock, wire, peer
         if sock.family != getattr(socket, "AF_UNIX", None):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # answers are written from the pool's threads, none waiting longer than the write limit
-        # for room (the socket's timeout); reads wait in poll and find bytes there
-        sock.settimeout(listener.write_seconds)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
         self.write_lock = threading.Lock()
@@ -452,7 +448,8 @@ class _Connection:
     def _write(self, meta, message=b""):
         with self.write_lock:
             try:
-                self.wire.sendall(_tcp.frame(meta, message))
+                # written from the pool's threads, none waiting for room longer than the write limit
+                self.wire.sendall(_tcp.frame(meta, message), self.listener.write_seconds)
             except OSError as e:
                 # half a frame may be out: nothing more can be written after it, so the connection
                 # ends here, and its reader with it
