@@ -752,7 +752,7 @@ def test_plain_text_at_a_tcps_port_is_closed_unread(tls_server):
     server, tls = tls_server
     with _raw(server) as conn:
         conn.sendall(_tcp.frame(_tcp.request_meta(_tcp.names("switchboard.echo.Echo", "echoDoubles"), 1)))
-        assert _closed_after_an_alert_at_most(conn)
+        assert _an_alert_at_most(_read_until_closed(conn)), "closed, a TLS alert at most"
     assert server.calls == {}
     assert bits(_tls_call(server, tls, "echoDoubles", values=[1.5]).values) == bits([1.5]), "and it serves on"
 
@@ -770,7 +770,7 @@ def test_a_tls_handshake_must_end_in_time(tls_server):
     server.tcp.handshake_seconds = 0.5
     with _raw(server) as silent, _raw(server) as half_hello:
         half_hello.sendall(b"\x16\x03\x01\x02\x00\x01")   # a handshake record's header, and no record
-        assert _closed_after_an_alert_at_most(silent) and _closed_after_an_alert_at_most(half_hello)
+        assert _an_alert_at_most(_read_until_closed(silent)) and _an_alert_at_most(_read_until_closed(half_hello))
     assert server.calls == {}
 
 
@@ -877,31 +877,27 @@ def test_a_frame_must_arrive_whole_in_time_over_tls_too(tls_server):
         obj, incoming, outgoing = _client_tls(tls, conn)
         obj.write(struct.pack(">4sII", b"PRPC", len(meta) + 80, len(meta)) + meta)   # the message never comes
         conn.sendall(outgoing.read())
-        assert _closed_after_reading_what_came(conn)
+        assert _read_until_closed(conn) is not None, "closed"
     assert server.calls == {}
 
 
-def _closed_after_an_alert_at_most(conn, seconds=30):
-    """Whether the server closes ``conn`` within ``seconds``, having sent nothing or a TLS alert."""
+def _read_until_closed(conn, seconds=30):
+    """What the server sent before it closed ``conn`` (a TLS alert, the records a TLS 1.3 server
+    sends after its handshake, or nothing); None if it did not close within ``seconds``."""
     conn.settimeout(seconds)
     data = b""
-    while True:
-        chunk = conn.recv(4096)
-        if not chunk:
-            return data == b"" or data[0] == 0x15
-        data += chunk
-
-
-def _closed_after_reading_what_came(conn, seconds=30):
-    """Whether the server closes ``conn`` within ``seconds``, whatever it sent before (the records
-    a TLS 1.3 server sends after its handshake, say)."""
-    conn.settimeout(seconds)
     try:
-        while conn.recv(65536):
-            pass
-        return True
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return data
+            data += chunk
     except socket.timeout:
-        return False
+        return None
+
+
+def _an_alert_at_most(sent):
+    return sent is not None and (sent == b"" or sent[0] == 0x15)
 
 
 def _client_tls(tls, conn, first=None):
@@ -1003,7 +999,7 @@ def test_a_caller_that_never_reads_its_answers_holds_no_worker_past_the_write_li
         response, _ = _py_call(server, "echoDoubles", values=[1.5, -0.0])
         assert bits(response.values) == bits([1.5, -0.0]), "a worker is free again"
         for hog in hogs:
-            assert _closed_after_reading_what_came(hog), "the connection that did not read is closed"
+            assert _read_until_closed(hog) is not None, "the connection that did not read is closed"
     finally:
         for hog in hogs:
             hog.close()
