@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,8 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * piece of data back until {@link #pass}, {@link #blackHole} reads and discards everything (the peer sees silence),
  * {@link #resetOnce} and {@link #truncateOnce} fire once, when one connection has carried the
  * given number of bytes in one direction: a reset aborts both sides with a TCP RST, a truncation
- * forwards exactly that many bytes and then closes both sides normally (FIN). {@link #resetAll}
- * aborts every open connection now. Loopback only: it listens on 127.0.0.1.
+ * forwards exactly that many bytes and then closes both sides normally (FIN). {@link #trickle}
+ * forwards one direction a byte at a time. {@link #resetAll} aborts every open connection now. Loopback only: it listens on 127.0.0.1.
  */
 public final class FaultProxy implements AutoCloseable {
     /** Which way data flows: from the caller to the server, or back. */
@@ -49,6 +50,9 @@ public final class FaultProxy implements AutoCloseable {
     private volatile boolean blackHole;
     private volatile boolean refusing;
     private volatile Trigger trigger;
+    /** {@link #trickle}: the direction slowed, and the pause after each byte of it, in nanoseconds. */
+    private volatile Direction trickling;
+    private volatile long tricklePauseNanos;
 
     private record Trigger(Direction direction, long afterBytes, boolean reset) {
     }
@@ -106,6 +110,7 @@ public final class FaultProxy implements AutoCloseable {
         blackHole = false;
         refusing = false;
         trigger = null;
+        trickling = null;
     }
 
     /**
@@ -139,6 +144,16 @@ public final class FaultProxy implements AutoCloseable {
             Thread.sleep(5);   // polling the count of held pieces
         }
         return true;
+    }
+
+    /**
+     * Forward {@code direction}'s data one byte at a time, pausing {@code pause} after each, until
+     * {@link #pass}: a peer that keeps a connection just alive, each byte well within any read
+     * timeout, while a whole message takes far longer.
+     */
+    public void trickle(Direction direction, Duration pause) {
+        tricklePauseNanos = pause.toNanos();
+        trickling = direction;
     }
 
     /** Read and discard everything, in both directions; connections stay open. */
@@ -279,8 +294,22 @@ public final class FaultProxy implements AutoCloseable {
                 abort(true);
                 return false;
             }
-            out.write(buf, 0, allowed);
-            out.flush();
+            if (trickling == direction) {
+                for (int i = 0; i < allowed; i++) {
+                    out.write(buf[i]);
+                    out.flush();
+                    try {
+                        TimeUnit.NANOSECONDS.sleep(tricklePauseNanos);   // the fault itself: a peer this slow
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        abort(true);
+                        return false;
+                    }
+                }
+            } else {
+                out.write(buf, 0, allowed);
+                out.flush();
+            }
             if (fire) {
                 abort(false);
                 return false;

@@ -47,11 +47,11 @@ import java.util.concurrent.locks.ReentrantLock;
 final class ClientConnection {
     /** Writes up to this size fit a socket's buffers and are not watched ({@link #send}). */
     static final int WATCHED_WRITE_BYTES = 64 << 10;
-    /** Closes connections whose large writes outlast their calls' deadlines. */
-    private static final ScheduledThreadPoolExecutor WRITE_WATCH = watcher();
+    /** Closes connections whose large writes outlast their calls' deadlines, or whose TLS records their reads' ({@link Wire#of}). */
+    static final ScheduledThreadPoolExecutor WATCH = watcher();
 
     private static ScheduledThreadPoolExecutor watcher() {
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("tcp-client-write-watch"));
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("tcp-client-watch"));
         e.setRemoveOnCancelPolicy(true);
         return e;
     }
@@ -183,7 +183,7 @@ final class ClientConnection {
                 throw new IOException("the connection to " + address + " is closed", failure);
             }
             if (length > WATCHED_WRITE_BYTES) {
-                watch = WRITE_WATCH.schedule(() -> close(new IOException("the request was still being written when "
+                watch = WATCH.schedule(() -> close(new IOException("the request was still being written when "
                         + call.what + " reached its deadline")), deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
             wire.write(frame, 0, length);

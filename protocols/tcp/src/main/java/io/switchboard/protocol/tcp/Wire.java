@@ -14,6 +14,9 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The byte stream under a {@link ClientConnection}: a TCP socket channel (TLS: an {@code
@@ -38,7 +41,20 @@ interface Wire {
     /** What the call record says a call over it went via: {@link UnixSockets#VIA_TCP} or {@link UnixSockets#VIA_UNIX}. */
     String via();
 
-    /** A connected socket (an {@code SSLSocket}: TLS); a read waits in {@code poll} with the socket's read timeout. */
+    /**
+     * How long past its timeout a read over TLS may still be taking in the rest of a record before
+     * the wire closes its socket ({@link #of}).
+     */
+    long RECORD_SLACK_MILLIS = 1000;
+
+    /**
+     * A connected socket (an {@code SSLSocket}: TLS); a read waits in {@code poll} with the socket's
+     * read timeout. That timeout bounds each wait for bytes, not a TLS record: the socket reads on
+     * until the record it started is whole, so a peer that sends one byte at a time, each in time,
+     * would hold the reader for as long as it likes. A read still under way {@link
+     * #RECORD_SLACK_MILLIS} after its timeout closes the socket instead: the read fails, and with it
+     * the connection.
+     */
     static Wire of(Socket socket) throws IOException {
         InputStream in = socket.getInputStream();
         OutputStream out = socket.getOutputStream();
@@ -51,7 +67,29 @@ interface Wire {
             @Override
             public int read(byte[] into, int offset, int length, int timeoutMillis) throws IOException {
                 socket.setSoTimeout(timeoutMillis);
-                return in.read(into, offset, length);
+                // 0 reading, 1 returned, 2 cut by the watch: whichever comes first decides
+                AtomicInteger state = new AtomicInteger();
+                ScheduledFuture<?> watch = ClientConnection.WATCH.schedule(() -> {
+                    if (state.compareAndSet(0, 2)) {
+                        try {
+                            socket.close();
+                        } catch (IOException ignored) {
+                            // closed already
+                        }
+                    }
+                }, timeoutMillis + RECORD_SLACK_MILLIS, TimeUnit.MILLISECONDS);
+                int n;
+                try {
+                    n = in.read(into, offset, length);
+                } catch (IOException e) {
+                    throw state.compareAndSet(0, 1) ? e : recordTooSlow(timeoutMillis, e);
+                } finally {
+                    watch.cancel(false);
+                }
+                if (!state.compareAndSet(0, 1)) {
+                    throw recordTooSlow(timeoutMillis, null);   // an SSLSocket closed under its read may return -1, or data
+                }
+                return n;
             }
 
             @Override
@@ -64,6 +102,11 @@ interface Wire {
                 return UnixSockets.VIA_TCP;
             }
         };
+    }
+
+    private static IOException recordTooSlow(int timeoutMillis, IOException cause) {
+        return new IOException("a TLS record was still arriving " + RECORD_SLACK_MILLIS + " ms past the read's "
+                + timeoutMillis + " ms: the connection is closed", cause);
     }
 
     /** A connection to the Unix domain socket at {@code path}; see {@link ChannelWire}. */
