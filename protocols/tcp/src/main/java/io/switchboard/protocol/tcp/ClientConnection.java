@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBuf;
 import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -112,7 +113,7 @@ final class TcpClient implements ProtocolClient {
                         "the tcp client is closed", null);
             }
             boolean tls = TcpTls.TLS_SCHEME.equals(uri.getScheme());
-            c = tls ? null : openUnix(UnixSockets.sameHostSocket(uri));
+            c = tls ? null : openUnix(UnixSockets.TCP.sameHostSocket(uri));
             if (c == null) {
                 c = open(tls, host, uri.getPort());
             }

@@ -36,6 +36,7 @@ import io.switchboard.protocol.spi.ConnectionShares;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.UnixSockets;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -177,7 +178,7 @@ final class TcpServer implements ProtocolServer {
             throw new SwitchboardException("tcp server cannot listen on " + settings.bindAddress() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
-        if (epoll && settings.tls() == null && UnixSockets.enabled()) {
+        if (epoll && settings.tls() == null && UnixSockets.TCP.enabled()) {
             unix = UnixListener.open(loops, connection);
         }
     }

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,11 +40,11 @@ final class UnixListener {
     static UnixListener open(EventLoopGroup loops, ChannelInitializer<Channel> connection) {
         Path directory = null;
         try {
-            directory = UnixSockets.privateDirectory();
-            Path path = directory.resolve(UnixSockets.FILE);
+            directory = UnixSockets.TCP.privateDirectory();
+            Path path = directory.resolve(UnixSockets.TCP.file());
             String why = UnixSockets.checkPath(path);
             if (why != null) {
-                throw new IOException(why + "; set -D" + UnixSockets.DIRECTORY_PROPERTY + " to a shorter directory");
+                throw new IOException(why + "; set -D" + UnixSockets.TCP.directoryProperty() + " to a shorter directory");
             }
             directory.toFile().deleteOnExit();
             path.toFile().deleteOnExit();   // deleted before its directory: the last registered goes first
@@ -79,7 +80,7 @@ final class UnixListener {
             return;
         }
         try {
-            Files.deleteIfExists(directory.resolve(UnixSockets.FILE));
+            Files.deleteIfExists(directory.resolve(UnixSockets.TCP.file()));
             Files.deleteIfExists(directory);
         } catch (IOException e) {
             LOG.warn("tcp cannot remove its Unix socket in {}: {}", directory, e.toString());

@@ -1,5 +1,6 @@
 package io.switchboard.protocol.tcp;
 
+import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

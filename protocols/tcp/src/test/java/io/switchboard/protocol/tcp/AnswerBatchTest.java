@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;

@@ -11,7 +11,9 @@ import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.StaleSocketDirectories;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import java.io.IOException;
@@ -50,13 +52,13 @@ class StaleSocketDirectoriesTest {
     void aParentOfItsOwn() throws IOException {
         assumeTrue(Epoll.isAvailable(), "epoll (Linux) is not available: no Unix sockets");
         parent = Files.createDirectory(root.resolve("parent"));
-        System.setProperty(UnixSockets.DIRECTORY_PROPERTY, parent.toString());
+        System.setProperty(UnixSockets.TCP.directoryProperty(), parent.toString());
     }
 
     @AfterEach
     void stop() {
         servers.forEach(TcpServer::close);
-        System.clearProperty(UnixSockets.DIRECTORY_PROPERTY);
+        System.clearProperty(UnixSockets.TCP.directoryProperty());
     }
 
     @Test
@@ -65,7 +67,7 @@ class StaleSocketDirectoriesTest {
         Path empty = Files.createDirectory(parent.resolve("sb-tcp-empty"), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwx------")));
         Files.setLastModifiedTime(empty, LONG_AGO);
-        Path socket = UnixSockets.sameHostSocket(start().uri());
+        Path socket = UnixSockets.TCP.sameHostSocket(start().uri());
         assertNotNull(socket, "the new server listens on its socket");
         assertFalse(Files.exists(killed, LinkOption.NOFOLLOW_LINKS), "a killed server's directory goes");
         assertFalse(Files.exists(empty, LinkOption.NOFOLLOW_LINKS), "one killed before it bound its socket too");
@@ -75,7 +77,7 @@ class StaleSocketDirectoriesTest {
     @Test
     void aLiveServersDirectoryIsKeptAndItStillServes() throws Exception {
         Endpoint at = start();
-        Path socket = UnixSockets.sameHostSocket(at.uri());
+        Path socket = UnixSockets.TCP.sameHostSocket(at.uri());
         longAgo(socket, socket.getParent());
 
         keptWhileAKilledServersGoes(socket.getParent());
@@ -98,7 +100,7 @@ class StaleSocketDirectoriesTest {
     @Test
     void aSocketModifiedWithinTheGracePeriodIsKept() throws Exception {
         Path young = killedServersDirectory(parent.resolve("sb-tcp-young"));
-        Files.setLastModifiedTime(young.resolve(UnixSockets.FILE), FileTime.from(Instant.now()));
+        Files.setLastModifiedTime(young.resolve(UnixSockets.TCP.file()), FileTime.from(Instant.now()));
         keptWhileAKilledServersGoes(young);
     }
 
@@ -114,8 +116,8 @@ class StaleSocketDirectoriesTest {
     void aDirectoryHoldingAPlainFileNamedLikeTheSocketIsKept() throws Exception {
         Path plain = Files.createDirectory(parent.resolve("sb-tcp-plain"));
         Files.setPosixFilePermissions(plain, PosixFilePermissions.fromString("rwx------"));
-        Files.writeString(plain.resolve(UnixSockets.FILE), "not a socket");
-        longAgo(plain.resolve(UnixSockets.FILE), plain);
+        Files.writeString(plain.resolve(UnixSockets.TCP.file()), "not a socket");
+        longAgo(plain.resolve(UnixSockets.TCP.file()), plain);
         keptWhileAKilledServersGoes(plain);
     }
 
@@ -146,7 +148,7 @@ class StaleSocketDirectoriesTest {
         Path target = killedServersDirectory(parent.resolve("target"));
         Path link = Files.createSymbolicLink(parent.resolve("sb-tcp-link"), target);
         keptWhileAKilledServersGoes(link);
-        assertTrue(Files.exists(target.resolve(UnixSockets.FILE), LinkOption.NOFOLLOW_LINKS));
+        assertTrue(Files.exists(target.resolve(UnixSockets.TCP.file()), LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test
@@ -154,7 +156,7 @@ class StaleSocketDirectoriesTest {
         Path elsewhere = killedServersDirectory(root.resolve("elsewhere"));
         Files.createSymbolicLink(parent.resolve("sb-tcp-evil"), elsewhere);
         keptWhileAKilledServersGoes(parent.resolve("sb-tcp-evil"));
-        assertTrue(Files.exists(elsewhere.resolve(UnixSockets.FILE), LinkOption.NOFOLLOW_LINKS),
+        assertTrue(Files.exists(elsewhere.resolve(UnixSockets.TCP.file()), LinkOption.NOFOLLOW_LINKS),
                 "the dead socket the link leads to stays");
         assertTrue(Files.isDirectory(elsewhere, LinkOption.NOFOLLOW_LINKS));
     }
@@ -181,7 +183,7 @@ class StaleSocketDirectoriesTest {
     /** A directory as a killed server leaves it: 0700, its socket bound and closed (the file stays), both long unmodified. */
     private static Path killedServersDirectory(Path dir) throws IOException {
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Path socket = dir.resolve(UnixSockets.FILE);
+        Path socket = dir.resolve(UnixSockets.TCP.file());
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(socket));
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -2,6 +2,7 @@ package io.switchboard.protocol.tcp;
 
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolProvider;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.testing.conformance.AbstractProtocolConformanceTest;
 
 /**

@@ -2,6 +2,7 @@ package io.switchboard.protocol.tcp;
 
 import io.netty.channel.epoll.Epoll;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.UnixSockets;
 
 /**
  * The conformance suite over the server's Unix domain socket: the endpoint as served, which names

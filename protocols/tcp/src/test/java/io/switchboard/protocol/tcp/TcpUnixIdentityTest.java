@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.channel.epoll.Epoll;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Peer;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.testing.conformance.AbstractIdentityConformanceTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ class TcpUnixIdentityTest extends AbstractIdentityConformanceTest {
             return;
         }
         assertEquals(Peer.of("uid:" + ownUid(), Peer.Authentication.UNIX_SOCKET, peer.remoteAddress()), peer);
-        assertTrue(peer.remoteAddress().endsWith(UnixSockets.FILE), peer.remoteAddress());
+        assertTrue(peer.remoteAddress().endsWith(UnixSockets.TCP.file()), peer.remoteAddress());
     }
 
     @Test
@@ -36,7 +37,7 @@ class TcpUnixIdentityTest extends AbstractIdentityConformanceTest {
         Peer peer = peerOf(plainEndpoint(), ClientSettings.defaults().withToken(() -> tokens.valid("carol")));
         assertEquals(Peer.Authentication.TOKEN, peer.authentication());
         if (Epoll.isAvailable()) {
-            assertTrue(peer.remoteAddress().endsWith(UnixSockets.FILE), peer.remoteAddress());
+            assertTrue(peer.remoteAddress().endsWith(UnixSockets.TCP.file()), peer.remoteAddress());
         }
     }
 

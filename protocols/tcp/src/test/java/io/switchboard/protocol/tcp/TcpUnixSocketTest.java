@@ -13,6 +13,7 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.testing.TestCertificates;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
@@ -57,7 +58,7 @@ class TcpUnixSocketTest {
             Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
             socket = server.unixSocket();
             assertNotNull(socket, "a server without TLS listens on a Unix socket on Linux");
-            assertEquals(socket, UnixSockets.sameHostSocket(at.uri()), at.address());
+            assertEquals(socket, UnixSockets.TCP.sameHostSocket(at.uri()), at.address());
             assertTrue(at.address().contains("host=" + UnixSockets.localHostId()), at.address());
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())));
             assertTrue(socket.toString().getBytes().length <= UnixSockets.MAX_PATH_BYTES);
@@ -70,17 +71,17 @@ class TcpUnixSocketTest {
 
     @Test
     void aSocketThatIsGoneMeansTcp(@TempDir Path dir) throws Exception {
-        assertEquals(UnixSockets.VIA_TCP, withServer(at -> pointedAt(at, dir.resolve(UnixSockets.FILE))));
+        assertEquals(UnixSockets.VIA_TCP, withServer(at -> pointedAt(at, dir.resolve(UnixSockets.TCP.file()))));
     }
 
     @Test
     void aSocketThatRefusesMeansTcp(@TempDir Path dir) throws Exception {
-        Path stale = dir.resolve(UnixSockets.FILE);   // in a private directory, as a server makes it
+        Path stale = dir.resolve(UnixSockets.TCP.file());   // in a private directory, as a server makes it
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(stale));   // closed without removing its file: nobody listens there
         }
-        assertTrue(UnixSockets.ours(stale), "only the refusal leaves the socket unused");
+        assertTrue(UnixSockets.TCP.ours(stale), "only the refusal leaves the socket unused");
         assertEquals(UnixSockets.VIA_TCP, withServer(at -> pointedAt(at, stale)));
     }
 
@@ -88,11 +89,11 @@ class TcpUnixSocketTest {
     void aSocketNotInAPrivateDirectoryIsNeverConnectedTo(@TempDir Path dir) throws Exception {
         Path open = Files.createDirectory(dir.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path elsewhere = open.resolve(UnixSockets.FILE);
+        Path elsewhere = open.resolve(UnixSockets.TCP.file());
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(elsewhere));
             s.configureBlocking(false);
-            assertFalse(UnixSockets.ours(elsewhere));
+            assertFalse(UnixSockets.TCP.ours(elsewhere));
             assertEquals(UnixSockets.VIA_TCP, withServer(at -> pointedAt(at, elsewhere)));
             assertNull(s.accept(), "an entry cannot send a client to some other socket on its host");
         }
@@ -100,7 +101,7 @@ class TcpUnixSocketTest {
 
     /** The served endpoint with its socket's path replaced by {@code socket}. */
     private static Endpoint pointedAt(Endpoint at, Path socket) {
-        return new Endpoint("tcp", at.address().replace(UnixSockets.sameHostSocket(at.uri()).toString(), socket.toString()));
+        return new Endpoint("tcp", at.address().replace(UnixSockets.TCP.sameHostSocket(at.uri()).toString(), socket.toString()));
     }
 
     @Test
@@ -111,21 +112,21 @@ class TcpUnixSocketTest {
 
     @Test
     void thePropertyTurnsUnixSocketsOff() throws Exception {
-        System.setProperty(UnixSockets.PROPERTY, "false");
+        System.setProperty(UnixSockets.TCP.property(), "false");
         try (TcpServer server = (TcpServer) provider.newServer(ServerSettings.defaults())) {
             Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
             assertNull(server.unixSocket());
             assertFalse(at.address().contains("?"), at.address());
             assertEquals(UnixSockets.VIA_TCP, pingVia(at));
         } finally {
-            System.clearProperty(UnixSockets.PROPERTY);
+            System.clearProperty(UnixSockets.TCP.property());
         }
     }
 
     @Test
     void aPathTooLongForASocketLeavesTheServerOnTcp(@TempDir Path dir) throws Exception {
         Path deep = Files.createDirectories(dir.resolve("d".repeat(100)));
-        System.setProperty(UnixSockets.DIRECTORY_PROPERTY, deep.toString());
+        System.setProperty(UnixSockets.TCP.directoryProperty(), deep.toString());
         try (TcpServer server = (TcpServer) provider.newServer(ServerSettings.defaults())) {
             Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
             assertNull(server.unixSocket());
@@ -134,7 +135,7 @@ class TcpUnixSocketTest {
                 assertEquals(0, left.count(), "the private directory made for the socket is removed");
             }
         } finally {
-            System.clearProperty(UnixSockets.DIRECTORY_PROPERTY);
+            System.clearProperty(UnixSockets.TCP.directoryProperty());
         }
     }
 

@@ -2,6 +2,7 @@ package io.switchboard.protocol.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;

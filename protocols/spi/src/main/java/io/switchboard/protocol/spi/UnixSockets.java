@@ -1,4 +1,4 @@
-package io.switchboard.protocol.tcp;
+package io.switchboard.protocol.spi;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,16 +16,23 @@ import java.util.HexFormat;
 import java.util.Set;
 
 /**
- * tcp on the same host: where a server's Unix domain socket lives, how its endpoint says so, and
- * how a client tells that it runs on that host (docs/tcp-wire.md, "Unix domain sockets").
+ * A protocol's Unix domain sockets on the same host: where a server's socket lives, how its
+ * endpoint says so, and how a client tells that it runs on that host (docs/tcp-wire.md, "Unix
+ * domain sockets on the same host"). One instance per protocol ({@link #TCP}).
  *
  * <p>A server without TLS listens on a socket in a directory of its own, readable only by its OS
- * user (0700), made under {@link #DIRECTORY_PROPERTY} (default {@code java.io.tmpdir}), and
+ * user (0700), made under {@link #directoryProperty} (default {@code java.io.tmpdir}), and
  * removed when it closes. Its endpoint address carries the socket's path and the host's identity
  * as query parameters, {@code tcp://HOST:PORT/Echo?unix=/tmp/sb-tcp-123/tcp.sock&host=3f0c...}:
  * a reader that does not know them sees the same host and port as before.
+ *
+ * <pre>{@code
+ * Path socket = UnixSockets.TCP.privateDirectory().resolve(UnixSockets.TCP.file());
+ * String address = "tcp://" + host + ":" + port + "/Echo?" + UnixSockets.query(socket);
+ * Path same = UnixSockets.TCP.sameHostSocket(URI.create(address));   // null on another host: TCP
+ * }</pre>
  */
-final class UnixSockets {
+public final class UnixSockets {
     /**
      * The send buffer each side of a Unix socket connection asks for. A Unix stream socket holds
      * only what its sender's buffer does (the kernel's default is 208 KiB), where TCP on loopback
@@ -33,33 +40,57 @@ final class UnixSockets {
      * of fill, wake and drain (docs/tcp-wire.md has the figures). The kernel caps it at
      * {@code net.core.wmem_max}.
      */
-    static final int SEND_BUFFER_BYTES = 1 << 20;
+    public static final int SEND_BUFFER_BYTES = 1 << 20;
 
-    /** {@code -Dswitchboard.tcp.unix=false} turns Unix sockets off: servers do not listen, clients do not connect. */
-    static final String PROPERTY = "switchboard.tcp.unix";
-    /** The directory under which a server makes its private socket directory; default {@code java.io.tmpdir}. */
-    static final String DIRECTORY_PROPERTY = "switchboard.tcp.unixDirectory";
     /** A socket path's longest form in bytes: {@code sun_path} holds 108, its terminating NUL included. */
-    static final int MAX_PATH_BYTES = 107;
+    public static final int MAX_PATH_BYTES = 107;
     /** The endpoint's query parameters: the socket's path, and the identity of the host it is on. */
-    static final String PATH_PARAMETER = "unix";
-    static final String HOST_PARAMETER = "host";
+    public static final String PATH_PARAMETER = "unix";
+    public static final String HOST_PARAMETER = "host";
     /** The call record's word for a call that went over a Unix socket. */
-    static final String VIA_UNIX = "unix";
-    static final String VIA_TCP = "tcp";
+    public static final String VIA_UNIX = "unix";
+    public static final String VIA_TCP = "tcp";
 
-    /** The socket's name in its directory. */
-    static final String FILE = "tcp.sock";
-    /** How the name of a server's socket directory begins; a random part follows. */
-    static final String DIRECTORY_PREFIX = "sb-tcp-";
+    /** tcp's sockets: {@code sb-tcp-*}{@code /tcp.sock}, {@code -Dswitchboard.tcp.unix}, {@code -Dswitchboard.tcp.unixDirectory}. */
+    public static final UnixSockets TCP = new UnixSockets("tcp");
+
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
     private static final String HOST_ID = hostId();
 
-    private UnixSockets() {
+    private final String file;
+    private final String directoryPrefix;
+    private final String property;
+    private final String directoryProperty;
+
+    private UnixSockets(String protocol) {
+        this.file = protocol + ".sock";
+        this.directoryPrefix = "sb-" + protocol + "-";
+        this.property = "switchboard." + protocol + ".unix";
+        this.directoryProperty = "switchboard." + protocol + ".unixDirectory";
     }
 
-    static boolean enabled() {
-        return !"false".equalsIgnoreCase(System.getProperty(PROPERTY, "true").trim());
+    /** The socket's name in its directory. */
+    public String file() {
+        return file;
+    }
+
+    /** How the name of a server's socket directory begins; a random part follows. */
+    public String directoryPrefix() {
+        return directoryPrefix;
+    }
+
+    /** {@code -D<property>=false} turns these sockets off: servers do not listen, clients do not connect. */
+    public String property() {
+        return property;
+    }
+
+    /** The directory under which a server makes its private socket directory; default {@code java.io.tmpdir}. */
+    public String directoryProperty() {
+        return directoryProperty;
+    }
+
+    public boolean enabled() {
+        return !"false".equalsIgnoreCase(System.getProperty(property, "true").trim());
     }
 
     /**
@@ -68,7 +99,7 @@ final class UnixSockets {
      * the kernel's boot id; their host names tell them apart. A client that computes another
      * value connects over TCP.
      */
-    static String hostId() {
+    public static String hostId() {
         StringBuilder what = new StringBuilder();
         what.append(read("/etc/machine-id")).append('\n').append(read("/proc/sys/kernel/random/boot_id")).append('\n');
         String hostName = read("/proc/sys/kernel/hostname");   // the kernel's, without a name lookup
@@ -88,7 +119,7 @@ final class UnixSockets {
         }
     }
 
-    static String localHostId() {
+    public static String localHostId() {
         return HOST_ID;
     }
 
@@ -101,7 +132,7 @@ final class UnixSockets {
     }
 
     /** Why {@code socket} cannot be a socket's path, or null when it can. */
-    static String checkPath(Path socket) {
+    public static String checkPath(Path socket) {
         int bytes = socket.toString().getBytes(StandardCharsets.UTF_8).length;
         return bytes > MAX_PATH_BYTES ? "the path " + socket + " has " + bytes + " bytes, over the "
                 + MAX_PATH_BYTES + " a Unix socket's path may have" : null;
@@ -111,14 +142,14 @@ final class UnixSockets {
      * A new directory that only this OS user may enter (0700), for one server's socket. Killed
      * servers' directories beside it go first ({@link StaleSocketDirectories}).
      */
-    static Path privateDirectory() throws IOException {
-        Path parent = Path.of(System.getProperty(DIRECTORY_PROPERTY, System.getProperty("java.io.tmpdir")));
-        StaleSocketDirectories.removeIn(parent);
-        return Files.createTempDirectory(parent, DIRECTORY_PREFIX, PosixFilePermissions.asFileAttribute(PRIVATE));
+    public Path privateDirectory() throws IOException {
+        Path parent = Path.of(System.getProperty(directoryProperty, System.getProperty("java.io.tmpdir")));
+        StaleSocketDirectories.removeIn(parent, this);
+        return Files.createTempDirectory(parent, directoryPrefix, PosixFilePermissions.asFileAttribute(PRIVATE));
     }
 
     /** The query an endpoint served on {@code socket} as well carries. */
-    static String query(Path socket) {
+    public static String query(Path socket) {
         return PATH_PARAMETER + "=" + encode(socket.toString()) + "&" + HOST_PARAMETER + "=" + HOST_ID;
     }
 
@@ -127,7 +158,7 @@ final class UnixSockets {
      * one, names this host, and the socket exists as a server makes it ({@link #ours}). Null
      * otherwise (then: TCP).
      */
-    static Path sameHostSocket(URI endpoint) {
+    public Path sameHostSocket(URI endpoint) {
         String query = endpoint.getRawQuery();
         if (query == null || !enabled()) {
             return null;
@@ -160,13 +191,13 @@ final class UnixSockets {
     }
 
     /**
-     * Whether {@code socket} is a server's socket as {@link UnixListener} makes it: a socket file
-     * named {@link #FILE} in a directory of this OS user's that only that user may enter. An entry
+     * Whether {@code socket} is a server's socket as this protocol's server makes it: a socket file
+     * named {@link #file} in a directory of this OS user's that only that user may enter. An entry
      * cannot point a client at some other socket on its host (a daemon's, another user's).
      */
-    static boolean ours(Path socket) {
+    public boolean ours(Path socket) {
         try {
-            return FILE.equals(String.valueOf(socket.getFileName()))
+            return file.equals(String.valueOf(socket.getFileName()))
                     && isSocket(Files.readAttributes(socket, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS))
                     && isPrivateDirectory(Files.readAttributes(socket.getParent(), PosixFileAttributes.class,
                             LinkOption.NOFOLLOW_LINKS));
@@ -179,7 +210,7 @@ final class UnixSockets {
      * Whether a file, its attributes read without following links, can be a server's socket: as
      * far as these attributes tell, not a regular file, a directory or a link.
      */
-    static boolean isSocket(PosixFileAttributes file) {
+    public static boolean isSocket(PosixFileAttributes file) {
         return file.isOther();
     }
 
@@ -188,7 +219,7 @@ final class UnixSockets {
      * {@link #privateDirectory} makes it: a directory (not a link to one) of this OS user's that
      * only that user may enter.
      */
-    static boolean isPrivateDirectory(PosixFileAttributes dir) {
+    public static boolean isPrivateDirectory(PosixFileAttributes dir) {
         return dir.isDirectory() && dir.permissions().equals(PRIVATE)
                 && dir.owner().getName().equals(System.getProperty("user.name"));
     }

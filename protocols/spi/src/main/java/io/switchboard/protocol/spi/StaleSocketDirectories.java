@@ -1,4 +1,4 @@
-package io.switchboard.protocol.tcp;
+package io.switchboard.protocol.spi;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -26,63 +26,62 @@ import org.slf4j.LoggerFactory;
  * (docs/tcp-wire.md, "Unix domain sockets on the same host"; the Python server keeps the same rule).
  *
  * <p>Only what is surely a dead server's goes: an entry of the parent named
- * {@link UnixSockets#DIRECTORY_PREFIX}{@code *} that is a directory as a server makes it
+ * {@link UnixSockets#directoryPrefix}{@code *} that is a directory as a server makes it
  * ({@link UnixSockets#isPrivateDirectory}), holding nothing or only a socket named
- * {@link UnixSockets#FILE} that refuses connections, the directory and the socket both modified
+ * {@link UnixSockets#file} that refuses connections, the directory and the socket both modified
  * over {@link #GRACE} ago. Everything is read and removed through the directories' descriptors
  * ({@code openat}, {@code unlinkat}): no link is followed, and a directory swapped in after the
  * checks is not the one removed.
  */
-final class StaleSocketDirectories {
+public final class StaleSocketDirectories {
     /**
      * How long a directory and its socket stay untouched after they change: a server makes its
      * directory, then binds its socket (which refuses until it listens), then listens, within
      * moments.
      */
-    static final Duration GRACE = Duration.ofSeconds(60);
+    public static final Duration GRACE = Duration.ofSeconds(60);
     /** The parent's entries read per start, at most, so that a huge tmp dir does not slow a start. */
-    static final int MAX_ENTRIES_READ = 4096;
+    public static final int MAX_ENTRIES_READ = 4096;
     /** The directories examined per start, at most (each costs a few system calls and a connect). */
-    static final int MAX_EXAMINED = 256;
+    public static final int MAX_EXAMINED = 256;
 
     private static final Logger LOG = LoggerFactory.getLogger(StaleSocketDirectories.class);
-    private static final Path SOCKET = Path.of(UnixSockets.FILE);
 
     private StaleSocketDirectories() {
     }
 
-    /** Removes the dead servers' socket directories in {@code parent}; never fails. */
-    static void removeIn(Path parent) {
+    /** Removes the dead servers' socket directories of {@code kind} in {@code parent}; never fails. */
+    public static void removeIn(Path parent, UnixSockets kind) {
         Instant youngSince = Instant.now().minus(GRACE);
         int read = 0;
         int examined = 0;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
             if (!(entries instanceof SecureDirectoryStream<Path> secure)) {
-                LOG.debug("tcp leaves stale socket directories in {}: no descriptor-relative file access", parent);
+                LOG.debug("{} leaves stale socket directories in {}: no descriptor-relative file access", kind.directoryPrefix(), parent);
                 return;
             }
             for (Iterator<Path> it = secure.iterator(); it.hasNext() && read < MAX_ENTRIES_READ
                     && examined < MAX_EXAMINED; read++) {
                 Path name = it.next().getFileName();
-                if (!name.toString().startsWith(UnixSockets.DIRECTORY_PREFIX)) {
+                if (!name.toString().startsWith(kind.directoryPrefix())) {
                     continue;
                 }
                 examined++;
                 try {
-                    if (removeIfStale(secure, parent, name, youngSince)) {
-                        LOG.debug("tcp removed the socket directory {} of a server gone", parent.resolve(name));
+                    if (removeIfStale(secure, parent, name, Path.of(kind.file()), youngSince)) {
+                        LOG.debug("removed the socket directory {} of a server gone", parent.resolve(name));
                     }
                 } catch (IOException | RuntimeException e) {
-                    LOG.debug("tcp leaves {}: {}", parent.resolve(name), e.toString());
+                    LOG.debug("left {}: {}", parent.resolve(name), e.toString());
                 }
             }
         } catch (IOException | RuntimeException e) {
-            LOG.debug("tcp leaves stale socket directories in {}: {}", parent, e.toString());
+            LOG.debug("{} leaves stale socket directories in {}: {}", kind.directoryPrefix(), parent, e.toString());
         }
     }
 
     /** Removes the entry {@code name} of {@code parent} if it is a dead server's directory; says whether it did. */
-    private static boolean removeIfStale(SecureDirectoryStream<Path> parent, Path parentPath, Path name,
+    private static boolean removeIfStale(SecureDirectoryStream<Path> parent, Path parentPath, Path name, Path socketName,
             Instant youngSince) throws IOException {
         PosixFileAttributes checked = attributes(parent, name);
         if (!UnixSockets.isPrivateDirectory(checked) || modifiedSince(checked, youngSince)) {
@@ -95,16 +94,16 @@ final class StaleSocketDirectories {
             }
             Iterator<Path> entries = dir.iterator();
             if (entries.hasNext()) {
-                boolean onlyTheSocket = SOCKET.equals(entries.next().getFileName()) && !entries.hasNext();
+                boolean onlyTheSocket = socketName.equals(entries.next().getFileName()) && !entries.hasNext();
                 if (!onlyTheSocket) {
                     return false;
                 }
-                PosixFileAttributes socket = attributes(dir, SOCKET);
+                PosixFileAttributes socket = attributes(dir, socketName);
                 if (!UnixSockets.isSocket(socket) || modifiedSince(socket, youngSince)
-                        || !nobodyListens(parentPath.resolve(name).resolve(SOCKET))) {
+                        || !nobodyListens(parentPath.resolve(name).resolve(socketName))) {
                     return false;
                 }
-                dir.deleteFile(SOCKET);
+                dir.deleteFile(socketName);
             }
         }
         parent.deleteDirectory(name);   // unlinkat: removes an empty directory, never a link's target
