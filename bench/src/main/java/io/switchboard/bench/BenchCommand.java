@@ -47,8 +47,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--protocols", split = ",", paramLabel = "NAME",
             defaultValue = "soap,grpc,adaptive,size,local,grpc-plain,grpc-plain-direct,axis2,rmi,fory,oos,socket",
-            description = "Protocols (a Switchboard protocol pinned on each call; tcp over TCP and tcp-unix over the server's "
-                    + "Unix domain socket, each through a meta-stub of its own; local: the component in this JVM, called "
+            description = "Protocols (a Switchboard protocol pinned on each call; tcp and grpc over TCP, tcp-unix and grpc-unix "
+                    + "over the server's Unix domain sockets, each through a meta-stub of its own; local: the component in this JVM, called "
                     + "through a stub over the in-process protocol; tcp-mtls and tcp-mtls-authz: tcp over TCP with mutual TLS, without and "
                     + "with a 20-rule authorization policy, on servers of their own), meta-stub policies, and the plain peers: socket (a "
                     + "hand-written protocol; socket-unix: the same over a Unix domain socket; tcp-raw: a hand-written "

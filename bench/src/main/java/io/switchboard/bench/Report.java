@@ -121,7 +121,8 @@ public final class Report {
                 .append("(counted on the client's socket, or through a counting relay for SOAP and gRPC; none for `local`, ")
                 .append("the component in the client's JVM, called through a stub that copies through the protobuf codec). ")
                 .append("The note of a policy row (`adaptive`, `size`) counts its timed calls by the protocol that answered them, ")
-                .append("tcp by its way (`tcp-unix`, `tcp`), and says how many were the failsafe's fallback.\n");
+                .append("tcp and gRPC by their way (`tcp-unix`, `tcp`, `grpc-unix`, `grpc`), and says how many were the ")
+                .append("failsafe's fallback.\n");
         List<String> baselines = BASELINES.stream().filter(n -> cells.stream().anyMatch(c -> c.isMeasured()
                 && c.protocol().equals(n))).toList();
         for (Workload w : workloads()) {

@@ -16,7 +16,10 @@ import io.switchboard.client.Switchboard;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,9 +28,10 @@ import java.util.regex.Pattern;
  * Switchboard as a user calls it: the generated echo stub over a meta-stub found through the
  * registry, with each call either pinned to one protocol ({@code soap}, {@code grpc}) or left to a
  * selection policy ({@code adaptive}, {@code size}, or any name {@link Policies#byName} knows).
- * tcp has two rows: {@code tcp} over TCP and {@code tcp-unix} over the server's Unix domain socket,
- * each through a meta-stub of its own on the entry's endpoints (a client on the server's host
- * takes the socket whenever the entry names it, so the TCP row is given the endpoint without it).
+ * tcp and gRPC have two rows each: {@code tcp} and {@code grpc} over TCP, {@code tcp-unix} and
+ * {@code grpc-unix} over the server's Unix domain sockets, each through a meta-stub of its own on
+ * the entry's endpoints (a client on the server's host takes the socket whenever the entry names
+ * it, so the TCP row is given the endpoint without it).
  *
  * <pre>{@code
  * try (SwitchboardPeer.Connection c = SwitchboardPeer.connect(registryUrl)) {
@@ -51,6 +55,15 @@ final class SwitchboardPeer implements Peer {
     /** tcp over the server's Unix domain socket; the TCP row is {@code tcp}. */
     static final String TCP_UNIX = "tcp-unix";
     private static final String TCP = "tcp";
+    /** The rows over a server's Unix domain socket, each with its protocol (whose own row goes over TCP). */
+    static final Map<String, String> UNIX_WAYS = unixWays();
+
+    private static Map<String, String> unixWays() {
+        Map<String, String> ways = new LinkedHashMap<>();
+        ways.put(TCP_UNIX, TCP);
+        ways.put("grpc-unix", "grpc");
+        return Collections.unmodifiableMap(ways);
+    }
 
     private SwitchboardPeer(String name, CallOptions options, boolean policy, Connection connection) {
         this(name, connection.direct.withOptions(options), connection.counted.withOptions(options), policy, connection);
@@ -146,8 +159,8 @@ final class SwitchboardPeer implements Peer {
         private final List<CountingProxy> proxies = new ArrayList<>();
         private final ClientSettings settings;
         private final ComponentEntry entry;
-        /** The meta-stubs of the tcp rows, each with clients (and so connections) of its own. */
-        private final List<MetaStub> tcpChannels = new ArrayList<>();
+        /** The meta-stubs of the tcp and gRPC rows, each with clients (and so connections) of its own. */
+        private final List<MetaStub> wayChannels = new ArrayList<>();
         /**
          * The counts of the policy row whose call is under way on the sweep's thread, null between
          * calls: set and read on that thread only, since a blocking call's records are made on it.
@@ -195,8 +208,11 @@ final class SwitchboardPeer implements Peer {
          * {@link IllegalArgumentException} with the reason when the name is neither.
          */
         Peer peer(String name) {
-            if (name.equals(TCP) || name.equals(TCP_UNIX)) {
-                return tcpPeer(name);
+            if (UNIX_WAYS.containsKey(name)) {
+                return wayPeer(UNIX_WAYS.get(name), true);
+            }
+            if (UNIX_WAYS.containsValue(name)) {
+                return wayPeer(name, false);
             }
             if (name.equals(RawTcpPeer.NAME)) {
                 return new RawTcpPeer(unixSocket());
@@ -221,37 +237,40 @@ final class SwitchboardPeer implements Peer {
         }
 
         /**
-         * A tcp row: calls pinned to tcp through a meta-stub on the entry's endpoints, the tcp one
-         * without its Unix socket for {@code tcp}; {@code tcp-unix} checks that its calls do go over
-         * the socket.
+         * A row of a protocol with two ways (tcp, gRPC): calls pinned to it through a meta-stub on the
+         * entry's endpoints, its own without the Unix socket over TCP; over the socket ({@code unix}),
+         * the row checks that its calls do go over it.
          */
-        private Peer tcpPeer(String name) {
-            Endpoint tcp = entry.endpoint(TCP).orElseThrow(() -> new IllegalArgumentException("the server has no tcp endpoint"));
-            boolean unix = name.equals(TCP_UNIX);
-            if (unix && !tcp.address().contains("?unix=")) {
-                throw new IllegalArgumentException("the server has no Unix socket (not Linux, or -Dswitchboard.tcp.unix=false)");
+        private Peer wayPeer(String protocol, boolean unix) {
+            String name = unix ? protocol + "-unix" : protocol;
+            Endpoint own = entry.endpoint(protocol).orElseThrow(() -> new IllegalArgumentException("the server has no "
+                    + protocol + " endpoint"));
+            if (unix && !own.address().contains("?unix=")) {
+                throw new IllegalArgumentException("the server has no Unix socket for " + protocol + " (not Linux, or -Dswitchboard."
+                        + protocol + ".unix=false)");
             }
             List<Endpoint> endpoints = new ArrayList<>();
             for (Endpoint e : entry.endpoints()) {
                 ProtocolProvider provider = Protocols.all().get(e.protocol());
                 if (provider == null || !provider.inProcessOnly()) {
-                    endpoints.add(e == tcp && !unix ? new Endpoint(TCP, withoutQuery(e.address())) : e);
+                    endpoints.add(e == own && !unix ? new Endpoint(protocol, withoutQuery(e.address())) : e);
                 }
             }
             // the first call's way only: the listener runs on every timed call too, where it must cost nothing
-            String expected = unix ? "unix" : TCP;
+            String expected = unix ? "unix" : "tcp";
             AtomicReference<String> firstVia = new AtomicReference<>();
             MetaStub channel = MetaStub.builder(EchoComponent.DESCRIPTOR).endpoints(endpoints).settings(settings)
                     .serverRecognisesCallIds(entry.has(ComponentEntry.CALL_IDS))
                     .listener(r -> firstVia.compareAndSet(null, String.valueOf(r.via())))
                     .build();
-            tcpChannels.add(channel);
-            EchoStub stub = EchoComponent.stub(channel).withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP));
+            wayChannels.add(channel);
+            EchoStub stub = EchoComponent.stub(channel).withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol));
             stub.empty();
             if (!expected.equals(firstVia.get())) {
-                throw new IllegalArgumentException("its first call went via " + firstVia.get() + ", not " + expected);
+                throw new IllegalArgumentException(name + ": its first call went via " + firstVia.get() + ", not " + expected);
             }
-            return new SwitchboardPeer(name, stub, counted.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP)), false, this);
+            return new SwitchboardPeer(name, stub, counted.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, protocol)),
+                    false, this);
         }
 
         long upstreamBytes() {
@@ -260,7 +279,7 @@ final class SwitchboardPeer implements Peer {
 
         @Override
         public void close() {
-            tcpChannels.forEach(MetaStub::close);
+            wayChannels.forEach(MetaStub::close);
             countedChannel.close();
             switchboard.close();
             proxies.forEach(CountingProxy::close);

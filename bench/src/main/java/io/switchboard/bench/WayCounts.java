@@ -8,9 +8,10 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * How a policy row's timed calls in one cell went: how many each protocol answered, tcp split by
- * its way as the pinned rows are named ({@code tcp-unix} over the server's Unix domain socket,
- * {@code tcp} over TCP), and how many of those answers came from the failsafe's fallback. A
+ * How a policy row's timed calls in one cell went: how many each protocol answered, tcp and gRPC
+ * split by their way as the pinned rows are named ({@code tcp-unix} and {@code grpc-unix} over the
+ * server's Unix domain sockets, {@code tcp} and {@code grpc} over TCP), and how many of those
+ * answers came from the failsafe's fallback. A
  * failed attempt is not counted: the attempt that answered after it is, or the cell fails.
  *
  * <p>Counted by a call listener on the calling thread into counters made before the first timed
@@ -24,20 +25,20 @@ import java.util.stream.Collectors;
  * }</pre>
  */
 public final class WayCounts {
-    private static final String TCP = "tcp";
     private static final String UNIX = "unix";
 
-    /** Every protocol on the class path by name, then {@code tcp-unix}: what a call can go over. */
+    /** Every protocol on the class path by name, then each with a Unix socket's way ({@code tcp-unix}): what a call can go over. */
     private final String[] ways;
-    private final int unixWay;
+    /** How many of {@link #ways} are protocols; a protocol's Unix way follows them. */
+    private final int protocols;
     private final long[] answered;
     private long fallbacks;
 
     WayCounts() {
         List<String> names = new ArrayList<>(Protocols.names());
-        names.add(SwitchboardPeer.TCP_UNIX);
+        protocols = names.size();
+        names.addAll(SwitchboardPeer.UNIX_WAYS.keySet());
         ways = names.toArray(String[]::new);
-        unixWay = ways.length - 1;
         answered = new long[ways.length];
     }
 
@@ -56,11 +57,9 @@ public final class WayCounts {
     }
 
     private int way(String protocol, String via) {
-        if (TCP.equals(protocol) && UNIX.equals(via)) {
-            return unixWay;
-        }
-        for (int i = 0; i < unixWay; i++) {
-            if (ways[i].equals(protocol)) {
+        String wanted = UNIX.equals(via) ? protocol + "-" + UNIX : protocol;
+        for (int i = UNIX.equals(via) ? protocols : 0; i < ways.length; i++) {
+            if (ways[i].equals(wanted)) {
                 return i;
             }
         }
@@ -81,7 +80,7 @@ public final class WayCounts {
         return fallbacks;
     }
 
-    /** For the cell's note: {@code calls over tcp-unix 1,996, grpc 2, soap 2 (2 fallbacks)}, most used first. */
+    /** For the cell's note: {@code calls over tcp-unix 1,996, grpc-unix 2, soap 2 (2 fallbacks)}, most used first. */
     String note() {
         String over = counted().stream().map(i -> ways[i] + " " + String.format(Locale.ROOT, "%,d", answered[i]))
                 .collect(Collectors.joining(", "));

@@ -3,6 +3,7 @@ package io.switchboard.protocol.grpc;
 import io.grpc.netty.shaded.io.netty.channel.Channel;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
@@ -36,6 +37,13 @@ final class ClientEventLoops {
     /** A new client connection of the group's kind, with its tuner. */
     static Channel newChannel() {
         Channel channel = EPOLL ? new EpollSocketChannel() : new NioSocketChannel();
+        Http2Tuner.install(channel);
+        return channel;
+    }
+
+    /** A new client connection over a Unix socket, with its tuner; epoll only. */
+    static Channel newUnixChannel() {
+        Channel channel = new EpollDomainSocketChannel();
         Http2Tuner.install(channel);
         return channel;
     }

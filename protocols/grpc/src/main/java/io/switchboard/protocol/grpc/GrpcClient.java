@@ -1,8 +1,11 @@
 package io.switchboard.protocol.grpc;
 
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.DaemonThreads;
@@ -10,7 +13,13 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.protocol.spi.UnixSockets;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
 import java.net.URI;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -21,7 +30,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The client side of gRPC: one HTTP/2 channel per server address, shared by every transport to
  * that server (gRPC multiplexes concurrent calls on it); over TLS for a {@code grpcs://} endpoint
- * (trusting and presenting what the settings' {@link io.switchboard.protocol.TlsSettings} hold).
+ * (trusting and presenting what the settings' {@link io.switchboard.protocol.TlsSettings} hold);
+ * over the server's Unix socket when the endpoint names one on this host
+ * ({@link UnixSockets#sameHostSocket}), as tcp does.
  */
 final class GrpcClient implements ProtocolClient {
     private final ClientSettings settings;
@@ -55,7 +66,43 @@ final class GrpcClient implements ProtocolClient {
             throw new IllegalArgumentException("a gRPC endpoint looks like grpc://HOST:PORT/Component (grpcs:// with TLS), not "
                     + endpoint.address());
         }
-        return new GrpcTransport(this, descriptor, endpoint, channel(uri.getScheme(), uri.getHost(), uri.getPort()));
+        if (GrpcTls.PLAIN_SCHEME.equals(uri.getScheme()) && Epoll.isAvailable()) {
+            Path socket = UnixSockets.GRPC.sameHostSocket(uri);
+            ManagedChannel unix = socket == null ? null : unixChannel(socket);
+            if (unix != null) {
+                return new GrpcTransport(this, descriptor, endpoint, unix, UnixSockets.VIA_UNIX);
+            }
+        }
+        return new GrpcTransport(this, descriptor, endpoint, channel(uri.getScheme(), uri.getHost(), uri.getPort()),
+                UnixSockets.VIA_TCP);
+    }
+
+    /**
+     * The channel to the server's Unix socket on this host; null when the socket refuses (a file
+     * left by a server gone), and the call goes over TCP. The socket is tried once, when its channel
+     * is made; a server that goes away later fails the channel's calls as unavailable, as over TCP.
+     */
+    private ManagedChannel unixChannel(Path socket) {
+        if (closed) {
+            throw new IllegalStateException("gRPC client is closed");
+        }
+        String key = "unix:" + socket;
+        ManagedChannel known = channels.get(key);
+        if (known != null) {
+            return known;
+        }
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        return channels.computeIfAbsent(key, k -> tuned(NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toFile()),
+                        InsecureChannelCredentials.create()))
+                .withOption(ChannelOption.SO_SNDBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES)
+                .withOption(ChannelOption.SO_RCVBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES)
+                .channelFactory(ClientEventLoops::newUnixChannel)
+                .eventLoopGroup(ClientEventLoops.group())
+                .build());
     }
 
     Executor readers() {
@@ -72,8 +119,17 @@ final class GrpcClient implements ProtocolClient {
             throw new IllegalStateException("gRPC client is closed");
         }
         String h = Endpoints.socketHost(host);
-        return channels.computeIfAbsent(scheme + "://" + h + ":" + port, key -> NettyChannelBuilder.forAddress(h, port,
-                        GrpcTls.channel(scheme, settings.tls()))
+        return channels.computeIfAbsent(scheme + "://" + h + ":" + port, key -> tuned(NettyChannelBuilder.forAddress(h, port,
+                        GrpcTls.channel(scheme, settings.tls())))
+                // gRPC's HTTP/2 handler tuned for large messages on each connection (Http2Tuner)
+                .channelFactory(ClientEventLoops::newChannel)
+                .eventLoopGroup(ClientEventLoops.group())
+                .build());
+    }
+
+    /** What channels over TCP and over a Unix socket have alike. */
+    private NettyChannelBuilder tuned(NettyChannelBuilder builder) {
+        return builder
                 // our listener only queues frames and wakes the calling thread
                 .directExecutor()
                 .maxInboundMessageSize(GrpcServer.maxInbound(GrpcProtocolProvider.DEFAULT_MAX_PART_BYTES, settings.maxMessageBytes()))
@@ -81,11 +137,7 @@ final class GrpcClient implements ProtocolClient {
                 .disableRetry()
                 .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
                 .withOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
-                .withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK)
-                // gRPC's HTTP/2 handler tuned for large messages on each connection (Http2Tuner)
-                .channelFactory(ClientEventLoops::newChannel)
-                .eventLoopGroup(ClientEventLoops.group())
-                .build());
+                .withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK);
     }
 
     @Override

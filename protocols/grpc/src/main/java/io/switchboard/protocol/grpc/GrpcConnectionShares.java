@@ -11,16 +11,27 @@ import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.Channel;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
+import io.grpc.netty.shaded.io.netty.channel.ChannelInboundHandlerAdapter;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.ServerChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.netty.shaded.io.netty.util.concurrent.ScheduledFuture;
+import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ConnectionShares;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * longest (no call open on it, since its last call ended or it was accepted), or is closed at once
  * if every one has calls open. gRPC offers no connection limit of its own: this one admits each
  * connection as it is accepted, on the listener's own event loops, and learns which connections
- * are working from an interceptor that counts their open calls.
+ * are working from an interceptor that counts their open calls. A server's Unix socket on the
+ * same host ({@link #applyUnix}) shares the same limits: its connections all count as one remote
+ * address, as TCP's from loopback do.
  *
  * <pre>{@code
  * GrpcConnectionShares shares = new GrpcConnectionShares(settings, "registry-grpc");
@@ -62,6 +75,15 @@ public final class GrpcConnectionShares implements AutoCloseable {
     private final EventLoopGroup workers;
     /** The admitted connections by their remote address (address and port: one connection each). */
     private final Map<SocketAddress, Member> members = new ConcurrentHashMap<>();
+    /**
+     * The admitted connections over the Unix socket, by their remote address as an instance: every
+     * one's is the same empty path, but each connection keeps its own instance, which gRPC hands on
+     * as the call's {@link Grpc#TRANSPORT_ATTR_REMOTE_ADDR}.
+     */
+    private final Map<SocketAddress, Member> unixMembers = Collections.synchronizedMap(new IdentityHashMap<>());
+    /** The Unix socket's event loops (epoll), made by {@link #applyUnix}. */
+    private volatile EventLoopGroup unixBoss;
+    private volatile EventLoopGroup unixWorkers;
     private final String name;
     /** Whether admitted connections get an {@link Http2Tuner} ({@link #applyTunedForLargeMessages}). */
     private volatile boolean tuned;
@@ -86,6 +108,42 @@ public final class GrpcConnectionShares implements AutoCloseable {
         return apply(builder);
     }
 
+    /**
+     * The builder of a listener on a Unix socket ({@code NettyServerBuilder.forAddress(new
+     * DomainSocketAddress(path))}): its connections admitted within the same shares, tuned as
+     * {@link #applyTunedForLargeMessages}, with socket buffers of {@link NettyTuning#UNIX_SOCKET_BUFFER_BYTES}, on
+     * event loops of Netty's epoll transport (Linux only).
+     */
+    NettyServerBuilder applyUnix(NettyServerBuilder builder) {
+        tuned = true;
+        synchronized (this) {
+            if (unixBoss == null) {
+                unixBoss = new EpollEventLoopGroup(1, new DefaultThreadFactory(name + "-unix-accept", true));
+                unixWorkers = new EpollEventLoopGroup(0, new DefaultThreadFactory(name + "-unix-io", true));
+            }
+        }
+        return builder.channelFactory(this::newUnixListener).bossEventLoopGroup(unixBoss).workerEventLoopGroup(unixWorkers)
+                .withChildOption(ChannelOption.SO_SNDBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES)
+                .withChildOption(ChannelOption.SO_RCVBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES);
+    }
+
+    /**
+     * Who calls over the Unix socket connection whose remote address is {@code remote}: the uid of
+     * the process at its other end ({@code SO_PEERCRED}); null for a connection that is not one of
+     * this listener's Unix socket connections.
+     */
+    Peer unixPeer(SocketAddress remote) {
+        Member m = remote == null ? null : unixMembers.get(remote);
+        return m == null ? null : m.peer;
+    }
+
+    private Member member(SocketAddress remote) {
+        if (remote == null) {
+            return null;
+        }
+        return remote instanceof InetSocketAddress ? members.get(remote) : unixMembers.get(remote);
+    }
+
     /** Counts each connection's open calls, so that one with calls open is never displaced. */
     public ServerInterceptor callCounter() {
         return new CallCounter();
@@ -93,7 +151,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
 
     /** The calls open now on the connection from {@code remote}, or 0 if it is not one of this listener's. */
     public int openCalls(SocketAddress remote) {
-        Member m = remote == null ? null : members.get(remote);
+        Member m = member(remote);
         return m == null ? 0 : m.calls.get();
     }
 
@@ -122,18 +180,40 @@ public final class GrpcConnectionShares implements AutoCloseable {
     public void close() {
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
         workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        if (unixBoss != null) {
+            unixBoss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            unixWorkers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
     }
 
     /** One accepted connection: its channel and its open calls. */
     private final class Member implements ConnectionShares.Member {
         final Channel channel;
         final Object address;
+        /** Over the Unix socket: who is at the other end; else null (the call's transport says). */
+        final Peer peer;
         final AtomicInteger calls = new AtomicInteger();
         volatile long idleSince = System.nanoTime();
 
         Member(Channel channel, InetSocketAddress remote) {
             this.channel = channel;
             this.address = remote.getAddress() != null ? remote.getAddress() : remote.getHostString();
+            this.peer = null;
+        }
+
+        /** A connection over the Unix socket at {@code path}: all of them count as one address, the socket's. */
+        Member(EpollDomainSocketChannel channel, String path) {
+            this.channel = channel;
+            this.address = UNIX_ADDRESS;
+            Peer p;
+            try {
+                p = Peer.of("uid:" + channel.peerCredentials().uid(), Peer.Authentication.UNIX_SOCKET, path);
+            } catch (IOException e) {
+                // the kernel always knows a connected peer; should it not, the caller proved nothing
+                LOG.debug("{}: no peer credentials on the Unix socket: {}", name, e.toString());
+                p = Peer.anonymous(path);
+            }
+            this.peer = p;
         }
 
         @Override
@@ -150,6 +230,57 @@ public final class GrpcConnectionShares implements AutoCloseable {
         public void evict() {
             LOG.debug("{}: closing idle {} to admit another connection", name, channel.remoteAddress());
             channel.close();
+        }
+    }
+
+    /** The share key of every connection over the Unix socket: one remote address, this host's. */
+    private static final String UNIX_ADDRESS = "unix";
+
+    private ServerChannel newUnixListener() {
+        EpollServerDomainSocketChannel listener = new EpollServerDomainSocketChannel();
+        // ahead of the handler that hands accepted connections to gRPC, which Netty adds at bind
+        listener.pipeline().addFirst(new UnixAdmission());
+        return listener;
+    }
+
+    /**
+     * Admits each connection the Unix socket accepts before gRPC sees it (Netty's domain socket
+     * listener is final: this sits first in its pipeline instead of in a subclass).
+     */
+    private final class UnixAdmission extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof EpollDomainSocketChannel child)) {
+                ctx.fireChannelRead(msg);
+                return;
+            }
+            // its own instance, kept by the channel and handed on by gRPC (unixMembers)
+            SocketAddress remote = child.remoteAddress();
+            if (remote == null) {
+                child.unsafe().closeForcibly();   // not connected any more
+                return;
+            }
+            DomainSocketAddress local = child.localAddress();
+            Member m = new Member(child, local == null ? null : local.path());
+            ConnectionShares.Admission a = shares.admit(m);
+            if (!a.admitted()) {
+                long r = shares.refusals();
+                if (r == 1 || r % 100 == 0) {
+                    LOG.warn("{}: refusing a connection on the Unix socket: {} ({} refused so far)", name, a.refusal(), r);
+                }
+                child.unsafe().closeForcibly();
+                return;
+            }
+            unixMembers.put(remote, m);
+            Http2Tuner.install(child);
+            child.closeFuture().addListener(f -> {
+                unixMembers.remove(remote);
+                shares.leave(m);
+            });
+            if (a.evicted() != null) {
+                a.evicted().evict();
+            }
+            ctx.fireChannelRead(child);
         }
     }
 
@@ -205,7 +336,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
         @Override
         public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
                                                            ServerCallHandler<Q, A> next) {
-            Member m = members.get(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+            Member m = member(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
             if (m == null) {
                 return next.startCall(call, headers);
             }

@@ -10,6 +10,8 @@ import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.grpc.util.MutableHandlerRegistry;
@@ -27,7 +29,9 @@ import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.spi.CallerIdentity;
 import io.switchboard.protocol.TraceContext;
@@ -36,6 +40,7 @@ import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -94,6 +99,10 @@ final class GrpcServer implements ProtocolServer {
     private final GrpcTls.Refusals refusals;
     private final GrpcConnectionShares connections;
     private Server server;
+    /** The same services on a Unix socket, for clients on this host; null without one. */
+    private Server unixServer;
+    private Path unixDirectory;
+    private volatile Path unixSocket;
     private boolean closed;
     /** Whether health answers NOT_SERVING for good already ({@link #drain}, {@link #close}). */
     private boolean notServing;
@@ -129,24 +138,9 @@ final class GrpcServer implements ProtocolServer {
             return;
         }
         try {
-            server = connections.applyTunedForLargeMessages(NettyServerBuilder.forAddress(
+            server = configure(connections.applyTunedForLargeMessages(NettyServerBuilder.forAddress(
                             new InetSocketAddress(settings.bindAddress(), settings.port()), GrpcTls.server(settings.tls())))
-                    .addTransportFilter(refusals)
-                    .intercept(connections.callCounter())
-                    .fallbackHandlerRegistry(registry)
-                    // reflection finds the components in the fallback registry too (the server's mutable services)
-                    .addService(ProtoReflectionServiceV1.newInstance())
-                    .addService(health.getHealthService())
-                    // callbacks only queue parts and wake a worker: they may run on the event loop
-                    .directExecutor()
-                    // a part is cut only between fields and inside packed arrays, so one unsplit value
-                    // (a long string, a nested message) makes a part as large as itself: the
-                    // message limit bounds it, and gRPC's per-message buffer with it
-                    .maxInboundMessageSize(maxInbound(maxPartBytes, limits.maxMessageBytes()))
-                    .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
-                    .withChildOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
-                    .withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK)
-                    .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .addTransportFilter(refusals))
                     .build()
                     .start();
             LOG.debug("gRPC listening on {}:{}", settings.bindAddress(), port());
@@ -155,6 +149,65 @@ final class GrpcServer implements ProtocolServer {
             throw new SwitchboardException("gRPC server cannot listen on " + settings.bindAddress() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
+        if (settings.tls() == null && UnixSockets.GRPC.enabled() && Epoll.isAvailable()) {
+            startUnix();
+        }
+    }
+
+    /** What the TCP listener and the Unix socket's have alike: the services, limits and Netty settings. */
+    private NettyServerBuilder configure(NettyServerBuilder builder) {
+        return builder
+                .intercept(connections.callCounter())
+                .fallbackHandlerRegistry(registry)
+                // reflection finds the components in the fallback registry too (the server's mutable services)
+                .addService(ProtoReflectionServiceV1.newInstance())
+                .addService(health.getHealthService())
+                // callbacks only queue parts and wake a worker: they may run on the event loop
+                .directExecutor()
+                // a part is cut only between fields and inside packed arrays, so one unsplit value
+                // (a long string, a nested message) makes a part as large as itself: the
+                // message limit bounds it, and gRPC's per-message buffer with it
+                .maxInboundMessageSize(maxInbound(maxPartBytes, limits.maxMessageBytes()))
+                .flowControlWindow(NettyTuning.FLOW_CONTROL_WINDOW)
+                .withChildOption(ChannelOption.ALLOCATOR, NettyTuning.ALLOCATOR)
+                .withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, NettyTuning.WRITE_WATER_MARK)
+                .maxConnectionIdle(settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Also listens on a Unix socket in a private directory (plain text only, as tcp's: its callers
+     * are this host's processes of this OS user, the directory's mode says so), which same-host
+     * clients take instead of TCP. If none can be made, the server warns and serves on TCP only.
+     */
+    private void startUnix() {
+        Path directory = null;
+        try {
+            Path path = UnixSockets.GRPC.newSocketPath();
+            directory = path.getParent();
+            unixServer = configure(connections.applyUnix(NettyServerBuilder.forAddress(new DomainSocketAddress(path.toFile()))))
+                    .build()
+                    .start();
+            unixDirectory = directory;
+            unixSocket = path;
+            LOG.debug("gRPC listening on the Unix socket {}", path);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("gRPC serves over TCP only: no Unix socket: {}", e.toString());
+            removeDirectory(directory);
+        }
+    }
+
+    /** Removes the Unix socket's directory, the socket in it first. */
+    private static void removeDirectory(Path directory) {
+        try {
+            UnixSockets.GRPC.removeSocketDirectory(directory);
+        } catch (IOException e) {
+            LOG.debug("gRPC leaves {}: {}", directory, e.toString());
+        }
+    }
+
+    /** The Unix socket the server listens on too, or null. */
+    Path unixSocket() {
+        return unixSocket;
     }
 
     @Override
@@ -195,7 +248,8 @@ final class GrpcServer implements ProtocolServer {
         registry.addService(definition);
         health.setStatus(serviceName, ServingStatus.SERVING);
         String host = Endpoints.uriHost(settings.hostForEndpoints());
-        return new Endpoint(protocol(), GrpcTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name());
+        String address = GrpcTls.scheme(settings.tls()) + "://" + host + ":" + port() + "/" + d.name();
+        return new Endpoint(protocol(), unixSocket == null ? address : address + "?" + UnixSockets.query(unixSocket));
     }
 
     @Override
@@ -233,18 +287,26 @@ final class GrpcServer implements ProtocolServer {
         // could drop the message the client had received but not yet handed on, so calls get a
         // short grace first (refused: new ones)
         notServing();
-        if (server != null) {
-            server.shutdown();
+        for (Server s : new Server[] {server, unixServer}) {
+            if (s != null) {
+                s.shutdown();
+            }
+        }
+        for (Server s : new Server[] {server, unixServer}) {
+            if (s == null) {
+                continue;
+            }
             try {
-                if (!server.awaitTermination(CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
-                    server.shutdownNow();
-                    server.awaitTermination(5, TimeUnit.SECONDS);
+                if (!s.awaitTermination(CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
+                    s.shutdownNow();
+                    s.awaitTermination(5, TimeUnit.SECONDS);
                 }
             } catch (InterruptedException e) {
-                server.shutdownNow();
+                s.shutdownNow();
                 Thread.currentThread().interrupt();
             }
         }
+        removeDirectory(unixDirectory);
         workers.shutdownNow();
         gate.close();
         connections.close();
@@ -286,10 +348,12 @@ final class GrpcServer implements ProtocolServer {
             String traceparent = headers.get(GrpcErrors.TRACEPARENT);
             TraceContext trace = traceparent == null ? null     // malformed: none, the call runs all the same
                     : TraceContext.of(traceparent, headers.get(GrpcErrors.TRACESTATE));
-            // who calls: the client certificate of the connection, unless a bearer token verifies
-            CallerIdentity caller = CallerIdentity.of(CallerIdentity.tlsPeer(
-                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION),
-                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR)),
+            // who calls: the client certificate of the connection (over the Unix socket, the uid of
+            // the process at its other end), unless a bearer token verifies
+            java.net.SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            Peer unix = connections.unixPeer(remote);
+            CallerIdentity caller = CallerIdentity.of(unix != null ? unix : CallerIdentity.tlsPeer(
+                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION), remote),
                     CallerIdentity.bearer(headers.get(GrpcErrors.AUTHORIZATION)), settings.tokenVerifier());
             Call c = new Call(skeleton, op, call, callId, trace, caller);
             c.queue.announce(GrpcErrors.size(headers));   // before the first part: it sizes the request's arrays

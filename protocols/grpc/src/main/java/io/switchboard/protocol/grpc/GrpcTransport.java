@@ -22,6 +22,7 @@ import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.RefusedException;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.spi.Transport;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.WireBytes;
@@ -93,7 +94,11 @@ final class GrpcTransport implements Transport {
     private final ProtoCodec codec;
     private final MessageLimits limits;
 
-    GrpcTransport(GrpcClient client, ServiceDescriptor descriptor, Endpoint endpoint, ManagedChannel channel) {
+    /** {@link UnixSockets#VIA_UNIX} over the server's Unix socket, else {@link UnixSockets#VIA_TCP}. */
+    private final String via;
+
+    GrpcTransport(GrpcClient client, ServiceDescriptor descriptor, Endpoint endpoint, ManagedChannel channel, String via) {
+        this.via = via;
         this.client = client;
         this.descriptor = descriptor;
         this.endpoint = endpoint;
@@ -154,6 +159,11 @@ final class GrpcTransport implements Transport {
     @Override
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    @Override
+    public String via() {
+        return via;
     }
 
     @Override

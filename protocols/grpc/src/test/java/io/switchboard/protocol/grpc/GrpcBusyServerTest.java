@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.switchboard.idl.runtime.DeclaredFault;
 import io.switchboard.idl.runtime.OperationDescriptor;
 import io.switchboard.idl.runtime.ServiceDescriptor;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.protocol.spi.ProtocolClient;
@@ -23,6 +26,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A gRPC server's workers are bounded ({@link ServerSettings#maxConcurrentCalls}), and one
@@ -97,16 +102,21 @@ class GrpcBusyServerTest {
         }
     }
 
-    @Test
-    void oneConnectionRunsAtMostHalfTheServersCallsAndAnotherConnectionsCallStillRuns() throws Exception {
+    /** Over TCP, and over the server's Unix socket, where every connection has the same (empty) remote address. */
+    @ParameterizedTest(name = "over the Unix socket: {0}")
+    @ValueSource(booleans = {false, true})
+    void oneConnectionRunsAtMostHalfTheServersCallsAndAnotherConnectionsCallStillRuns(boolean unix) throws Exception {
+        assumeTrue(!unix || Epoll.isAvailable(), "epoll (Linux) is not available");
         CountDownLatch twoRunning = new CountDownLatch(2);
         GrpcServer server = (GrpcServer) new GrpcProtocolProvider().newServer(
                 ServerSettings.defaults().withMaxConcurrentCalls(4));
         try (server; ProtocolClient greedy = new GrpcProtocolProvider().newClient(ClientSettings.defaults());
              ProtocolClient other = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
-            Endpoint at = server.export(holding(twoRunning));
+            Endpoint served = server.export(holding(twoRunning));
+            Endpoint at = unix ? served : UnixSockets.overTcp(served);
             try (Transport t = greedy.connect(ConformanceComponent.DESCRIPTOR, at);
                  Transport u = other.connect(ConformanceComponent.DESCRIPTOR, at)) {
+                assertEquals(unix ? UnixSockets.VIA_UNIX : UnixSockets.VIA_TCP, t.via());
                 ConformanceStub stub = ConformanceComponent.stub(t);
                 CompletableFuture<Void> first = CompletableFuture.runAsync(stub::ping);
                 CompletableFuture<Void> second = CompletableFuture.runAsync(stub::ping);

@@ -9,6 +9,7 @@ import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.protocol.spi.Transport;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceStub;
@@ -31,7 +32,7 @@ class GrpcConnectionFloodTest {
         List<Socket> sockets = new ArrayList<>();
         try (ProtocolServer server = new GrpcProtocolProvider().newServer(ServerSettings.defaults());
              ProtocolClient client = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
-            Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+            Endpoint at = UnixSockets.overTcp(server.export(ConformanceComponent.skeleton(new ConformanceImpl())));
             GrpcConnectionShares shares = ((GrpcServer) server).connections();
             for (int i = 0; i < flood; i++) {
                 sockets.add(new Socket(at.uri().getHost(), at.uri().getPort()));
@@ -64,7 +65,7 @@ class GrpcConnectionFloodTest {
                 .withMaxConnectionsPerAddress(1));
              ProtocolClient first = new GrpcProtocolProvider().newClient(ClientSettings.defaults());
              ProtocolClient second = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
-            Endpoint at = server.export(ConformanceComponent.skeleton(impl));
+            Endpoint at = UnixSockets.overTcp(server.export(ConformanceComponent.skeleton(impl)));
             GrpcConnectionShares shares = ((GrpcServer) server).connections();
             try (Transport busy = first.connect(ConformanceComponent.DESCRIPTOR, at);
                  Transport late = second.connect(ConformanceComponent.DESCRIPTOR, at)) {
@@ -85,7 +86,7 @@ class GrpcConnectionFloodTest {
         List<Socket> flood = new ArrayList<>();
         try (ProtocolServer server = new GrpcProtocolProvider().newServer(ServerSettings.defaults());
              ProtocolClient client = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
-            Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+            Endpoint at = UnixSockets.overTcp(server.export(ConformanceComponent.skeleton(new ConformanceImpl())));
             int threadsBefore = Thread.activeCount();
             for (int i = 0; i < 500; i++) {
                 flood.add(new Socket(at.uri().getHost(), at.uri().getPort()));

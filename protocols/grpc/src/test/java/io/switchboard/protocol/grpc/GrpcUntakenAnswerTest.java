@@ -2,12 +2,18 @@ package io.switchboard.protocol.grpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.grpc.ClientCall;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.switchboard.codec.proto.ProtoCodec;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ServerSettings;
@@ -16,7 +22,8 @@ import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.EchoDoubles;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A client that grants no HTTP/2 window (it never asks for its answers): each call's answer waits
@@ -25,13 +32,19 @@ import org.junit.jupiter.api.Test;
  * timeout of its call's close closes the connection, and with it every answer it held.
  */
 class GrpcUntakenAnswerTest {
-    @Test
-    void aClientThatTakesNoAnswerHasItsConnectionClosed() throws Exception {
+    @ParameterizedTest(name = "over the Unix socket: {0}")
+    @ValueSource(booleans = {false, true})
+    void aClientThatTakesNoAnswerHasItsConnectionClosed(boolean unix) throws Exception {
+        assumeTrue(!unix || Epoll.isAvailable(), "epoll (Linux) is not available");
         GrpcServer server = (GrpcServer) new GrpcProtocolProvider().newServer(
                 ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
+        EventLoopGroup loops = unix ? new EpollEventLoopGroup(1) : null;
         try (server) {
             Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
-            ManagedChannel channel = NettyChannelBuilder.forAddress(at.uri().getHost(), at.uri().getPort())
+            ManagedChannel channel = (unix
+                    ? NettyChannelBuilder.forAddress(new DomainSocketAddress(server.unixSocket().toFile()))
+                            .channelType(EpollDomainSocketChannel.class).eventLoopGroup(loops)
+                    : NettyChannelBuilder.forAddress(at.uri().getHost(), at.uri().getPort()))
                     .usePlaintext().flowControlWindow(65535).build();
             try {
                 EchoDoubles m = new EchoDoubles();
@@ -56,6 +69,10 @@ class GrpcUntakenAnswerTest {
                 assertEquals(1, server.answersNotTaken(), "one connection, closed once");
             } finally {
                 channel.shutdownNow();
+            }
+        } finally {
+            if (loops != null) {
+                loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.switchboard.protocol.spi;
 
+import io.switchboard.protocol.Endpoint;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
@@ -18,7 +19,7 @@ import java.util.Set;
 /**
  * A protocol's Unix domain sockets on the same host: where a server's socket lives, how its
  * endpoint says so, and how a client tells that it runs on that host (docs/tcp-wire.md, "Unix
- * domain sockets on the same host"). One instance per protocol ({@link #TCP}).
+ * domain sockets on the same host"). One instance per protocol ({@link #TCP}, {@link #GRPC}).
  *
  * <p>A server without TLS listens on a socket in a directory of its own, readable only by its OS
  * user (0700), made under {@link #directoryProperty} (default {@code java.io.tmpdir}), and
@@ -53,6 +54,8 @@ public final class UnixSockets {
 
     /** tcp's sockets: {@code sb-tcp-*}{@code /tcp.sock}, {@code -Dswitchboard.tcp.unix}, {@code -Dswitchboard.tcp.unixDirectory}. */
     public static final UnixSockets TCP = new UnixSockets("tcp");
+    /** gRPC's sockets: {@code sb-grpc-*}{@code /grpc.sock}, {@code -Dswitchboard.grpc.unix}, {@code -Dswitchboard.grpc.unixDirectory}. */
+    public static final UnixSockets GRPC = new UnixSockets("grpc");
 
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
     private static final String HOST_ID = hostId();
@@ -146,6 +149,40 @@ public final class UnixSockets {
         Path parent = Path.of(System.getProperty(directoryProperty, System.getProperty("java.io.tmpdir")));
         StaleSocketDirectories.removeIn(parent, this);
         return Files.createTempDirectory(parent, directoryPrefix, PosixFilePermissions.asFileAttribute(PRIVATE));
+    }
+
+    /**
+     * The path for a new server's socket, in a new private directory ({@link #privateDirectory}):
+     * both marked to go when the JVM exits, should the server not remove them
+     * ({@link #removeSocketDirectory}). Throws, leaving nothing behind, when the path is too long
+     * for a socket.
+     */
+    public Path newSocketPath() throws IOException {
+        Path directory = privateDirectory();
+        Path path = directory.resolve(file);
+        String why = checkPath(path);
+        if (why != null) {
+            removeSocketDirectory(directory);
+            throw new IOException(why + "; set -D" + directoryProperty + " to a shorter directory");
+        }
+        directory.toFile().deleteOnExit();
+        path.toFile().deleteOnExit();   // deleted before its directory: the last registered goes first
+        return path;
+    }
+
+    /** Removes a server's socket directory (null: nothing), the socket in it first. */
+    public void removeSocketDirectory(Path directory) throws IOException {
+        if (directory != null) {
+            Files.deleteIfExists(directory.resolve(file));
+            Files.deleteIfExists(directory);
+        }
+    }
+
+    /** {@code served} without the query that names its server's Unix socket: its clients connect over TCP. */
+    public static Endpoint overTcp(Endpoint served) {
+        String address = served.address();
+        int query = address.indexOf('?');
+        return query < 0 ? served : new Endpoint(served.protocol(), address.substring(0, query));
     }
 
     /** The query an endpoint served on {@code socket} as well carries. */

@@ -9,7 +9,6 @@ import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,14 +39,8 @@ final class UnixListener {
     static UnixListener open(EventLoopGroup loops, ChannelInitializer<Channel> connection) {
         Path directory = null;
         try {
-            directory = UnixSockets.TCP.privateDirectory();
-            Path path = directory.resolve(UnixSockets.TCP.file());
-            String why = UnixSockets.checkPath(path);
-            if (why != null) {
-                throw new IOException(why + "; set -D" + UnixSockets.TCP.directoryProperty() + " to a shorter directory");
-            }
-            directory.toFile().deleteOnExit();
-            path.toFile().deleteOnExit();   // deleted before its directory: the last registered goes first
+            Path path = UnixSockets.TCP.newSocketPath();
+            directory = path.getParent();
             Channel channel = new ServerBootstrap().group(loops)
                     .channel(EpollServerDomainSocketChannel.class)
                     .childHandler(connection)
@@ -76,12 +69,8 @@ final class UnixListener {
 
     /** Removes the socket and its directory. */
     private static void remove(Path directory) {
-        if (directory == null) {
-            return;
-        }
         try {
-            Files.deleteIfExists(directory.resolve(UnixSockets.TCP.file()));
-            Files.deleteIfExists(directory);
+            UnixSockets.TCP.removeSocketDirectory(directory);
         } catch (IOException e) {
             LOG.warn("tcp cannot remove its Unix socket in {}: {}", directory, e.toString());
         }

@@ -26,9 +26,7 @@ class TcpConformanceTest extends AbstractProtocolConformanceTest {
     /** The served endpoint without the query that names its Unix socket. */
     @Override
     protected Endpoint connectTo(Endpoint served) {
-        String address = served.address();
-        int query = address.indexOf('?');
-        return query < 0 ? served : new Endpoint(served.protocol(), address.substring(0, query));
+        return UnixSockets.overTcp(served);
     }
 
     @Override

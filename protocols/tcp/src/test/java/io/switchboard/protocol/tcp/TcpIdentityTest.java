@@ -1,6 +1,7 @@
 package io.switchboard.protocol.tcp;
 
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.testing.conformance.AbstractIdentityConformanceTest;
 
 /** tcp over TCP tells its operations who called: certificate, token (authentication_data) or nobody. */
@@ -13,8 +14,6 @@ class TcpIdentityTest extends AbstractIdentityConformanceTest {
     /** The served endpoint without the query that names its Unix socket. */
     @Override
     protected Endpoint connectTo(Endpoint served) {
-        String address = served.address();
-        int query = address.indexOf('?');
-        return query < 0 ? served : new Endpoint(served.protocol(), address.substring(0, query));
+        return UnixSockets.overTcp(served);
     }
 }
