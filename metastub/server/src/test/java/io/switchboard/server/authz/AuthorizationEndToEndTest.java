@@ -16,6 +16,7 @@ import io.switchboard.protocol.TransportException;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.server.ComponentServer;
 import io.switchboard.server.ServerCallStats;
+import io.switchboard.testing.ThisProcess;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
@@ -72,13 +73,13 @@ class AuthorizationEndToEndTest {
             }
             assertEquals(0, impl.increments.get(), "no denied call reached the component");
             List<ServerCallStats.Denial> denials = server.callStats().denials();
-            // each protocol names its caller: soap and grpc anonymous, local in process, tcp by the Unix socket's uid
+            // each protocol names its caller: soap anonymous, local in process, tcp and grpc by their Unix sockets' uid
             java.util.Map<String, Long> byIdentity = new java.util.TreeMap<>();
             for (ServerCallStats.Denial d : denials) {
                 assertEquals(INCREMENT, d.path());
                 byIdentity.merge(d.identity().startsWith("UNIX_SOCKET:uid:") ? "UNIX_SOCKET" : d.identity(), d.count(), Long::sum);
             }
-            assertEquals(java.util.Map.of("ANONYMOUS", 2L, "IN_PROCESS:in-process", 1L, "UNIX_SOCKET", 1L), byIdentity);
+            assertEquals(java.util.Map.of("ANONYMOUS", 1L, "IN_PROCESS:in-process", 1L, "UNIX_SOCKET", 2L), byIdentity);
             for (String protocol : PROTOCOLS) {
                 assertEquals(1.0, server.callStats().meters().get(ServerCallStats.DENIALS).tag("protocol", protocol)
                         .tag("path", INCREMENT).counter().count(), protocol);
@@ -106,7 +107,9 @@ class AuthorizationEndToEndTest {
             closing.add(channel);
             assertThrows(PermissionDeniedException.class, () -> ConformanceComponent.stub(channel).increment(1));
             assertEquals(List.of("grpc"), calls.stream().map(CallRecord::protocol).toList(), "no fallback to SOAP");
-            assertEquals(List.of(new ServerCallStats.Denial("ANONYMOUS", INCREMENT, 1)), a.callStats().denials());
+            // over gRPC's Unix socket on this host: the caller is this process's uid
+            assertEquals(List.of(new ServerCallStats.Denial("UNIX_SOCKET:uid:" + ThisProcess.uid(), INCREMENT, 1)),
+                    a.callStats().denials());
 
             // two replicas in order, the first denies: the call is not taken to the second
             ReplicatedChannel replicas = new ReplicatedChannel(COMPONENT, List.of(ea, eb), e -> {

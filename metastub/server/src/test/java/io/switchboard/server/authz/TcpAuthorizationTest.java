@@ -1,6 +1,7 @@
 package io.switchboard.server.authz;
 
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.UnixSockets;
 
 /** tcp over TCP: a certificate, a token ({@code authentication_data}) or nobody, allowed and denied by the policy. */
 class TcpAuthorizationTest extends AuthorizationMatrix {
@@ -12,8 +13,6 @@ class TcpAuthorizationTest extends AuthorizationMatrix {
     /** The served endpoint without the query that names its Unix socket, so that the call goes over TCP. */
     @Override
     protected Endpoint connectTo(Endpoint served) {
-        String address = served.address();
-        int query = address.indexOf('?');
-        return query < 0 ? served : new Endpoint(served.protocol(), address.substring(0, query));
+        return UnixSockets.overTcp(served);
     }
 }

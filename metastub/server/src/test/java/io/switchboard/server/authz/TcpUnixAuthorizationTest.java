@@ -1,10 +1,7 @@
 package io.switchboard.server.authz;
 
 import io.netty.channel.epoll.Epoll;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.switchboard.testing.ThisProcess;
 
 /**
  * tcp over its Unix socket: a plain call is its process's uid ({@code SO_PEERCRED}), allowed when
@@ -19,14 +16,6 @@ class TcpUnixAuthorizationTest extends AuthorizationMatrix {
 
     @Override
     protected String plainPrincipal() {
-        return Epoll.isAvailable() ? "uid:" + ownUid() : null;
-    }
-
-    private static int ownUid() {
-        try {
-            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Epoll.isAvailable() ? "uid:" + ThisProcess.uid() : null;
     }
 }

@@ -71,6 +71,10 @@ import org.slf4j.LoggerFactory;
  * <p>Fair shares: connections are held to the settings' limits per remote address and in all, the
  * longest idle making way for a newcomer ({@link GrpcConnectionShares}); a connection runs at most
  * half the server's calls, one more refused as busy before it runs.
+ *
+ * <p>On Linux a server without TLS also listens on a Unix domain socket in a private directory
+ * ({@link UnixSockets#GRPC}), named by its endpoints' query, for clients on the same host; the same
+ * services and limits, its connections one remote address (docs/grpc-wire.md).
  */
 final class GrpcServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(GrpcServer.class);

@@ -19,9 +19,9 @@ public interface Transport extends Channel, AutoCloseable {
 
     /**
      * How the calls reach the endpoint when the protocol has more than one way, as the call record
-     * shows it: tcp says {@code unix} when its connection is the server's Unix domain socket on
-     * this host, {@code tcp} otherwise. Null (the default): only the endpoint's address; also
-     * before the first call.
+     * shows it: tcp and gRPC say {@code unix} when their connection is the server's Unix domain
+     * socket on this host, {@code tcp} otherwise ({@link UnixSockets}). Null (the default): only
+     * the endpoint's address; also before the first call.
      */
     default String via() {
         return null;

@@ -17,6 +17,7 @@ import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.spi.Transport;
 import io.switchboard.testing.TestCertificates;
+import io.switchboard.testing.ThisProcess;
 import io.switchboard.testing.TestTokens;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -85,7 +86,7 @@ public abstract class AbstractIdentityConformanceTest {
     protected void assertPlainPeer(Peer peer) {
         String unixFile = unixSocketFile();
         if (unixFile != null) {
-            assertEquals(Peer.of("uid:" + ownUid(), Peer.Authentication.UNIX_SOCKET, peer.remoteAddress()), peer);
+            assertEquals(Peer.of("uid:" + ThisProcess.uid(), Peer.Authentication.UNIX_SOCKET, peer.remoteAddress()), peer);
             assertTrue(peer.remoteAddress().endsWith("/" + unixFile), peer.remoteAddress());
             return;
         }
@@ -126,15 +127,6 @@ public abstract class AbstractIdentityConformanceTest {
         assertEquals(Peer.Authentication.TOKEN, peer.authentication());
         assertEquals("carol", peer.principal());
         assertTrue(peer.remoteAddress().endsWith("/" + unixFile), peer.remoteAddress());
-    }
-
-    /** This process's uid, as the kernel gives it to the other end of a Unix socket. */
-    private static int ownUid() {
-        try {
-            return (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid");
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     @Test
