@@ -27,6 +27,7 @@ import io.switchboard.metastub.FixedPolicy;
 import io.switchboard.metastub.MetaStub;
 import io.switchboard.metastub.TracingInterceptor;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
@@ -87,8 +88,9 @@ class TracingAcrossComponentsTest {
     void aFitWithAFallbackIsOneTraceOverThreeComponentsAndTwoProtocols() throws Exception {
         List<Endpoint> endpoints = new ArrayList<>();
         for (Endpoint e : optimizerEntry.endpoints()) {
-            endpoints.add(e.protocol().equals("grpc") ? new Endpoint("grpc", e.address().replaceFirst(":\\d+",
-                    ":" + deadPort())) : e);
+            // a dead port, and no Unix socket that a client on this host would take instead
+            endpoints.add(e.protocol().equals("grpc") ? new Endpoint("grpc", UnixSockets.overTcp(e).address()
+                    .replaceFirst(":\\d+", ":" + deadPort())) : e);
         }
         double[] times = new double[40];
         for (int i = 0; i < times.length; i++) {

@@ -100,6 +100,7 @@ final class GrpcClient implements ProtocolClient {
                         InsecureChannelCredentials.create()))
                 .withOption(ChannelOption.SO_SNDBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES)
                 .withOption(ChannelOption.SO_RCVBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)   // no TCP keep-alive on a Unix socket: Netty would warn
                 .channelFactory(ClientEventLoops::newUnixChannel)
                 .eventLoopGroup(ClientEventLoops.group())
                 .build());

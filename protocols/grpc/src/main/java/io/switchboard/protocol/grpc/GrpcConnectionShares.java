@@ -124,7 +124,10 @@ public final class GrpcConnectionShares implements AutoCloseable {
         }
         return builder.channelFactory(this::newUnixListener).bossEventLoopGroup(unixBoss).workerEventLoopGroup(unixWorkers)
                 .withChildOption(ChannelOption.SO_SNDBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES)
-                .withChildOption(ChannelOption.SO_RCVBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES);
+                .withChildOption(ChannelOption.SO_RCVBUF, NettyTuning.UNIX_SOCKET_BUFFER_BYTES)
+                // gRPC asks every connection for TCP keep-alives, which a Unix socket has not: Netty
+                // would warn of an unknown option on each one
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null);
     }
 
     /**
