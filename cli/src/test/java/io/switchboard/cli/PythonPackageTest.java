@@ -211,9 +211,14 @@ class PythonPackageTest {
                     "--registry", registryUrl};
                 assertEquals("values = [1.5, -0.0, Infinity]\n", CommandOutput.stdout(0, call), protocol);
                 String record = CommandOutput.stderr(0, call);
-                // the Java client takes the Python server's Unix socket: the same host id, a directory only we enter
-                assertTrue(record.startsWith("# " + protocol + (protocol.equals("tcp") ? " via unix" : "")
-                        + " (pinned on call)"), record);
+                // the Java client takes the Python server's tcp socket: the same host id, a directory only
+                // we enter; the Python server's gRPC has none, so gRPC goes over TCP; SOAP has one way
+                String via = switch (protocol) {
+                    case "tcp" -> " via unix";
+                    case "grpc" -> " via tcp";
+                    default -> "";
+                };
+                assertTrue(record.startsWith("# " + protocol + via + " (pinned on call)"), record);
             }
             component.destroy();   // SIGTERM
             assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the example component did not stop on SIGTERM");
