@@ -92,9 +92,11 @@ final class GrpcClient implements ProtocolClient {
             return known;
         }
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            // not blocking: a server whose backlog is full leaves the connect pending, and listens
+            probe.configureBlocking(false);
             probe.connect(UnixDomainSocketAddress.of(socket));
         } catch (IOException | RuntimeException e) {
-            return null;
+            return null;   // refused, or gone
         }
         return channels.computeIfAbsent(key, k -> tuned(NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toFile()),
                         InsecureChannelCredentials.create()))

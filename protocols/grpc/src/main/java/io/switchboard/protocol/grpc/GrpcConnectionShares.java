@@ -236,6 +236,34 @@ public final class GrpcConnectionShares implements AutoCloseable {
         }
     }
 
+    /**
+     * Admits {@code child} as {@code m} within the shares, known by {@code remote} in
+     * {@code byRemote} until it closes, and tuned; the connection it displaces, if any, is closed.
+     * False if refused: the caller closes {@code child}.
+     */
+    private boolean admit(Channel child, Member m, SocketAddress remote, Map<SocketAddress, Member> byRemote, Object from) {
+        ConnectionShares.Admission a = shares.admit(m);
+        if (!a.admitted()) {
+            long r = shares.refusals();
+            if (r == 1 || r % 100 == 0) {
+                LOG.warn("{}: refusing a connection from {}: {} ({} refused so far)", name, from, a.refusal(), r);
+            }
+            return false;
+        }
+        byRemote.put(remote, m);
+        if (tuned) {
+            Http2Tuner.install(child);
+        }
+        child.closeFuture().addListener(f -> {
+            byRemote.remove(remote, m);
+            shares.leave(m);
+        });
+        if (a.evicted() != null) {
+            a.evicted().evict();
+        }
+        return true;
+    }
+
     /** The share key of every connection over the Unix socket: one remote address, this host's. */
     private static final String UNIX_ADDRESS = "unix";
 
@@ -265,23 +293,9 @@ public final class GrpcConnectionShares implements AutoCloseable {
             }
             DomainSocketAddress local = child.localAddress();
             Member m = new Member(child, local == null ? null : local.path());
-            ConnectionShares.Admission a = shares.admit(m);
-            if (!a.admitted()) {
-                long r = shares.refusals();
-                if (r == 1 || r % 100 == 0) {
-                    LOG.warn("{}: refusing a connection on the Unix socket: {} ({} refused so far)", name, a.refusal(), r);
-                }
+            if (!admit(child, m, remote, unixMembers, "the Unix socket")) {
                 child.unsafe().closeForcibly();
                 return;
-            }
-            unixMembers.put(remote, m);
-            Http2Tuner.install(child);
-            child.closeFuture().addListener(f -> {
-                unixMembers.remove(remote);
-                shares.leave(m);
-            });
-            if (a.evicted() != null) {
-                a.evicted().evict();
             }
             ctx.fireChannelRead(child);
         }
@@ -299,26 +313,8 @@ public final class GrpcConnectionShares implements AutoCloseable {
                 if (!(child.remoteAddress() instanceof InetSocketAddress remote)) {
                     continue;
                 }
-                Member m = new Member(child, remote);
-                ConnectionShares.Admission a = shares.admit(m);
-                if (!a.admitted()) {
+                if (!admit(child, new Member(child, remote), remote, members, remote)) {
                     refused.add(child);
-                    long r = shares.refusals();
-                    if (r == 1 || r % 100 == 0) {
-                        LOG.warn("{}: refusing a connection from {}: {} ({} refused so far)", name, remote, a.refusal(), r);
-                    }
-                    continue;
-                }
-                members.put(remote, m);
-                if (tuned) {
-                    Http2Tuner.install(child);
-                }
-                child.closeFuture().addListener(f -> {
-                    members.remove(remote, m);
-                    shares.leave(m);
-                });
-                if (a.evicted() != null) {
-                    a.evicted().evict();
                 }
             }
             for (Object child : refused) {
