@@ -53,11 +53,10 @@ final class NettyTuning {
             PooledByteBufAllocator.defaultUseCacheForAllThreads());
 
     /**
-     * The send and receive buffers of a connection over a Unix socket. A Unix stream connection
-     * holds only what its sender's buffer does (the kernel's default is 208 KiB), where TCP on
-     * loopback grows its windows to megabytes: with the default, a {@code double[10^7]} round trip
-     * took as long as over TCP; with 4 MiB (capped by {@code net.core.wmem_max}), a quarter less
-     * (docs/benchmarks/bulk.md).
+     * The send and receive buffers of a connection over a Unix socket (capped by the kernel's
+     * {@code net.core.wmem_max}). A Unix stream connection holds only what its sender's buffer does,
+     * 208 KiB by default, where TCP on loopback grows its windows to megabytes; with the default,
+     * large messages gained nothing from the socket (docs/benchmarks/bulk.md).
      */
     static final int UNIX_SOCKET_BUFFER_BYTES = 4 << 20;
 
