@@ -169,7 +169,7 @@ class BenchCommandTest {
         assertEquals(0, pooled.exit);
         assertEquals(Report.CSV_HEADER, pooled.header);
         Set<String> ways = new HashSet<>(io.switchboard.protocol.spi.Protocols.names());
-        ways.add(SwitchboardPeer.TCP_UNIX);
+        ways.addAll(SwitchboardPeer.UNIX_WAYS.keySet());   // tcp-unix, grpc-unix
         String md = pooled.markdown();
         int policyRows = 0;
         for (String[] f : pooled.rows) {
@@ -187,7 +187,7 @@ class BenchCommandTest {
             StringBuilder note = new StringBuilder("calls over ");
             for (String way : f[9].split(" ")) {
                 String[] w = way.split(":");
-                assertTrue(ways.contains(w[0]), "a protocol or tcp's way: " + way + " in " + row);
+                assertTrue(ways.contains(w[0]), "a protocol or its way: " + way + " in " + row);
                 long n = Long.parseLong(w[1]);
                 assertTrue(n > 0, row);
                 sum += n;

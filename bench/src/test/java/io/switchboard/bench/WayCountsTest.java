@@ -31,6 +31,19 @@ class WayCountsTest {
     }
 
     @Test
+    void grpcIsCountedByItsWayAsTcpIs() {
+        WayCounts ways = new WayCounts();
+        ways.add(record("grpc", "unix", "size: over 2 MiB", null));
+        ways.add(record("grpc", "unix", "size: over 2 MiB", null));
+        ways.add(record("grpc", "tcp", "size: over 2 MiB", null));
+        ways.add(record("tcp", "unix", "size: up to 2 MiB", null));
+
+        assertEquals(4, ways.total());
+        assertEquals("calls over grpc-unix 2, grpc 1, tcp-unix 1", ways.note());
+        assertEquals("grpc-unix:2 grpc:1 tcp-unix:1", ways.csv());
+    }
+
+    @Test
     void nothingCountedSaysSo() {
         WayCounts ways = new WayCounts();
         assertEquals(0, ways.total());
