@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #resetOnce} and {@link #truncateOnce} fire once, when one connection has carried the
  * given number of bytes in one direction: a reset aborts both sides with a TCP RST, a truncation
  * forwards exactly that many bytes and then closes both sides normally (FIN). {@link #trickle}
- * forwards one direction a byte at a time. {@link #resetAll} aborts every open connection now. Loopback only: it listens on 127.0.0.1.
+ * forwards one direction a byte at a time. {@link #resetAll} aborts every open connection now.
+ * Loopback only: it listens on 127.0.0.1.
  */
 public final class FaultProxy implements AutoCloseable {
     /** Which way data flows: from the caller to the server, or back. */
