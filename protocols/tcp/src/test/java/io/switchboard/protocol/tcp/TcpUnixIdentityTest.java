@@ -2,13 +2,10 @@ package io.switchboard.protocol.tcp;
 
 import io.netty.channel.epoll.Epoll;
 import io.switchboard.protocol.spi.UnixSockets;
-import io.switchboard.testing.conformance.AbstractIdentityConformanceTest;
+import io.switchboard.testing.conformance.AbstractUnixIdentityTest;
 
-/**
- * tcp over its Unix socket: a call without a token is the peer process's uid ({@code SO_PEERCRED});
- * a token still wins. Where epoll is missing the server has no socket and calls go over TCP.
- */
-class TcpUnixIdentityTest extends AbstractIdentityConformanceTest {
+/** tcp over its Unix socket: the uid of the calling process; see {@link AbstractUnixIdentityTest}. */
+class TcpUnixIdentityTest extends AbstractUnixIdentityTest {
     @Override
     protected String protocolName() {
         return "tcp";
@@ -16,6 +13,11 @@ class TcpUnixIdentityTest extends AbstractIdentityConformanceTest {
 
     @Override
     protected String unixSocketFile() {
-        return Epoll.isAvailable() ? UnixSockets.TCP.file() : null;
+        return UnixSockets.TCP.file();
+    }
+
+    @Override
+    protected boolean epollAvailable() {
+        return Epoll.isAvailable();
     }
 }
