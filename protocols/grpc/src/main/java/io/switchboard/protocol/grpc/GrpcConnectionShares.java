@@ -136,7 +136,10 @@ public final class GrpcConnectionShares implements AutoCloseable {
      * this listener's Unix socket connections.
      */
     Peer unixPeer(SocketAddress remote) {
-        Member m = remote == null ? null : unixMembers.get(remote);
+        if (remote == null || remote instanceof InetSocketAddress) {
+            return null;   // a TCP call, the usual one: no lock taken on the socket's map
+        }
+        Member m = unixMembers.get(remote);
         return m == null ? null : m.peer;
     }
 
