@@ -40,8 +40,9 @@ def connect(registry_url, tls=None, policy="adaptive", protocols=("tcp", "grpc",
     when it has none); ``token`` a bearer token (a string, or a callable returning
     the current one) sent with every call and registry request, over TLS or to a loopback address
     only. Given an ``https://`` registry, no plain-text endpoint of an entry is ever taken.
-    ``unix_sockets=False`` keeps tcp calls on TCP where the server's Unix socket could be used
-    (on its host, a socket as the Java server makes it; ``SWITCHBOARD_TCP_UNIX=false`` does the same)."""
+    ``unix_sockets=False`` keeps tcp and gRPC calls on TCP where the server's Unix socket could be
+    used (on its host, a socket as the Java server makes it; ``SWITCHBOARD_TCP_UNIX=false`` and
+    ``SWITCHBOARD_GRPC_UNIX=false`` do the same for one protocol)."""
     return Board(registry_url, tls=tls, policy=policy, protocols=protocols, timeout=timeout, listener=listener,
                  watch=watch, token=token, unix_sockets=unix_sockets)
 

@@ -227,7 +227,7 @@ class _Replica:
                     if protocol == "tcp":
                         t = TcpTransport(iface, address, self.board.tls, self.board.token, unix=self.board.unix_sockets)
                     elif protocol == "grpc":
-                        t = GrpcTransport(iface, address, self.board.tls, self.board.token)
+                        t = GrpcTransport(iface, address, self.board.tls, self.board.token, unix=self.board.unix_sockets)
                     else:
                         t = SoapTransport(iface, codec, address, self.board.tls, token=self.board.token)
                     self.transports[protocol] = t

@@ -35,6 +35,7 @@ MAX_USER_FIELDS = 64
 IDLE_REPLACE_SECONDS = 30.0        # a connection unused this long is replaced, not written into
 CANCEL_WRITE_SECONDS = 5.0         # a cancel frame not taken by then ends its connection
 UNIX_FILE = "tcp.sock"
+GRPC_UNIX_FILE = "grpc.sock"   # a Java gRPC server's socket (UnixSockets.GRPC)
 
 # error codes (brpc's numbers below 3000, Switchboard's above)
 NO_SERVICE, NO_METHOD, BAD_REQUEST, AUTH = 1001, 1002, 1003, 1004
@@ -235,8 +236,11 @@ def host_id():
 HOST_ID = host_id()
 
 
-def unix_enabled():
-    return os.environ.get("SWITCHBOARD_TCP_UNIX", "true").strip().lower() != "false"
+def unix_enabled(protocol="tcp"):
+    """Whether a client takes a server's Unix socket for ``protocol``: yes unless
+    ``SWITCHBOARD_TCP_UNIX`` (or ``SWITCHBOARD_GRPC_UNIX``) is ``false``, as Java's
+    ``-Dswitchboard.tcp.unix`` and ``-Dswitchboard.grpc.unix``."""
+    return os.environ.get("SWITCHBOARD_%s_UNIX" % protocol.upper(), "true").strip().lower() != "false"
 
 
 def unix_query(path):
@@ -245,12 +249,13 @@ def unix_query(path):
     return "unix=%s&host=%s" % (quote(path, safe="/-._~"), HOST_ID)
 
 
-def ours(path):
-    """Whether ``path`` is a server's socket as the Java server makes it: a socket named
-    ``tcp.sock`` in a directory owned by this OS user that only it may enter (0700), so that an
-    entry cannot send this client to another socket on its host (a daemon's, another user's)."""
+def ours(path, file=UNIX_FILE):
+    """Whether ``path`` is a server's socket as the Java server makes it: a socket named ``file``
+    (``tcp.sock``, ``grpc.sock``) in a directory owned by this OS user that only it may enter
+    (0700), so that an entry cannot send this client to another socket on its host (a daemon's,
+    another user's)."""
     try:
-        return (os.path.basename(path) == UNIX_FILE and stat.S_ISSOCK(os.lstat(path).st_mode)
+        return (os.path.basename(path) == file and stat.S_ISSOCK(os.lstat(path).st_mode)
                 and private_directory(os.lstat(os.path.dirname(path))))
     except OSError:
         return False
@@ -262,17 +267,31 @@ def private_directory(st):
     return stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.getuid()
 
 
-def same_host_socket(address):
+def same_host_socket(address, protocol="tcp", file=UNIX_FILE):
     """The Unix socket a client on this host reaches the endpoint's server at, or None (then TCP):
     the endpoint names a socket and this host, and the socket is the server's (``ours``)."""
     query = urlparse(address).query
-    if not query or not unix_enabled() or not hasattr(socket, "AF_UNIX"):
+    if not query or not unix_enabled(protocol) or not hasattr(socket, "AF_UNIX"):
         return None
     params = dict(parse_qsl(query))
     path, host = params.get("unix"), params.get("host")
     if not path or host != HOST_ID or not os.path.isabs(path) or len(path.encode("utf-8")) > 107:
         return None
-    return path if ours(path) else None
+    return path if ours(path, file) else None
+
+
+def answers(path, timeout):
+    """Whether something listens on the Unix socket at ``path``: one connect, closed at once. A
+    socket file whose server is gone refuses."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(timeout)
+        s.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
 
 
 # -- the connection -------------------------------------------------------------------------------

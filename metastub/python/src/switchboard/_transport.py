@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _soap
+from . import _soap, _tcp
 from ._wire import read_varint, varint
 from ._token import BearerToken, PlainTextToken, requests_auth
 from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportError
@@ -63,9 +63,14 @@ def parts(message, part_bytes=PART_BYTES):
 
 
 class GrpcTransport:
+    """gRPC calls to one endpoint. On the server's host, a plain-text endpoint that names the
+    server's Unix socket (``?unix=PATH&host=ID``, a Java server's) is called over that socket when
+    it is this user's and answers, else over TCP, as the Java client does; ``via`` says which
+    (``unix`` or ``tcp``)."""
+
     protocol = "grpc"
 
-    def __init__(self, iface, address, tls=None, token=None):
+    def __init__(self, iface, address, tls=None, token=None, unix=True, connect_timeout=5.0):
         import grpc
 
         self.iface, self.address, self.token = iface, address, token
@@ -74,6 +79,12 @@ class GrpcTransport:
             raise ValueError("not a grpc:// or grpcs:// address: %s" % address)
         options = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", MAX_MESSAGE)]
         target = "%s:%d" % (url.hostname, url.port)
+        socket_path = None if url.scheme == "grpcs" or not unix else _tcp.same_host_socket(
+            address, "grpc", _tcp.GRPC_UNIX_FILE)
+        # one connect first: a socket file whose server is gone would fail every call, where TCP may answer
+        self.via = "unix" if socket_path is not None and _tcp.answers(socket_path, connect_timeout) else "tcp"
+        if self.via == "unix":
+            target = "unix:" + socket_path
         if url.scheme == "grpcs":
             if tls is None:
                 raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
@@ -100,7 +111,8 @@ class GrpcTransport:
 
         metadata = [("sb-call-id", call_id)] if call_id else []
         if self.token is not None:
-            metadata.append(("authorization", _token_header(self.token, self.address, self.protocol)))
+            metadata.append(("authorization", _token_header(self.token, self.address, self.protocol,
+                                                            self.via == "unix")))
         method = self.method(op)
         try:
             if op.streams:
@@ -133,7 +145,8 @@ class GrpcTransport:
             return None
         metadata = [("sb-call-id", call_id)] if call_id else []
         if self.token is not None:
-            metadata.append(("authorization", _token_header(self.token, self.address, self.protocol)))
+            metadata.append(("authorization", _token_header(self.token, self.address, self.protocol,
+                                                            self.via == "unix")))
         future = concurrent.futures.Future()
 
         def done(call):
@@ -311,9 +324,10 @@ class SoapTransport:
         self.session.close()
 
 
-def _token_header(token, address, protocol):
-    """The Authorization header's value, or a not-delivered failure where the token must not travel."""
-    if not BearerToken.may_travel_to(address):
+def _token_header(token, address, protocol, on_this_host=False):
+    """The Authorization header's value, or a not-delivered failure where the token must not travel
+    (``on_this_host``: over a Unix socket, which does not leave the host)."""
+    if not on_this_host and not BearerToken.may_travel_to(address):
         raise TransportError(protocol, TransportError.NOT_DELIVERED, str(PlainTextToken(address)))
     return token.header()
 

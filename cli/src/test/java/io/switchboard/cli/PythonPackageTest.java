@@ -30,10 +30,12 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
+import io.switchboard.server.authz.AuthorizationPolicy;
 import io.switchboard.testing.Grpcurl;
 import io.switchboard.testing.Prerequisites;
 import io.switchboard.testing.PythonPeers;
 import io.switchboard.testing.TestCertificates;
+import io.switchboard.testing.ThisProcess;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,6 +104,11 @@ class PythonPackageTest {
                      .protocols("tcp", "grpc", "soap").build();
              ComponentServer tls = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .settings(ServerSettings.defaults().withTls(certs.serverMutual())).protocols("tcp", "grpc", "soap").build();
+             // only this OS user, whom a call over the server's Unix sockets names: pytest runs as this process does
+             ComponentServer uidOnly = ComponentServer.builder().registry(registry.endpoint(), SECRET)
+                     .protocols("tcp", "grpc", "soap").authorization(AuthorizationPolicy.of("this-user-only", List.of(),
+                             List.of(new AuthorizationPolicy.Rule("this-user", List.of("uid:" + ThisProcess.uid()),
+                                     List.of())))).build();
              JavaDrain drain = new JavaDrain(registry.endpoint());
              MatrixWorkerService worker = new MatrixWorkerService(registry.endpoint(), () -> { });
              SimulatorService simulator = new SimulatorService()) {
@@ -118,6 +125,7 @@ class PythonPackageTest {
             tcpDown.stopProtocol("tcp");
             // mutual TLS: the suite's client presents the test client key from the same PKCS#12 files as the Java flags
             tls.export("EchoTls", EchoComponent.skeleton(new EchoService()));
+            uidOnly.export("EchoUidOnly", EchoComponent.skeleton(new EchoService()));
 
             Path schemas = Files.createDirectories(dir.resolve("echo"));
             for (String file : List.of("echo.xsd", "Echo.proto", "Echo.wsdl")) {

@@ -1,0 +1,131 @@
+"""gRPC from Python over the Java server's Unix socket on the same host: taken when the endpoint
+names it and it is this user's and answers, bit for bit; TCP when told so, when the socket refuses,
+or when the endpoint names a socket that is not a server's; the token stays on the host."""
+
+import math
+import os
+import socket
+import struct
+from urllib.parse import parse_qsl, urlparse
+
+import pytest
+
+import switchboard
+from switchboard import _tcp, _transport
+from switchboard._schema import Interface
+from switchboard._token import BearerToken
+from switchboard.errors import PermissionDenied, TransportError
+from conftest import bits
+
+EDGE = [1.5, -0.0, 0.0, math.inf, -math.inf, 5e-324, -5e-324, 1e-310, 1.7976931348623157e308,
+        struct.unpack("<d", struct.pack("<Q", 0x7FF0000000000ABC))[0]]
+
+
+def _grpc_address(echo):
+    address = echo.entries[0].endpoint("grpc")
+    assert address is not None, "the Java echo server has no gRPC endpoint"
+    return address
+
+
+def _socket_of(address):
+    return dict(parse_qsl(urlparse(address).query)).get("unix")
+
+
+def test_grpc_calls_go_over_the_java_servers_unix_socket_bit_for_bit(echo):
+    path = _socket_of(_grpc_address(echo))
+    assert path is not None and os.path.basename(path) == _tcp.GRPC_UNIX_FILE, "the entry names no gRPC socket"
+    assert bits(echo.echoDoubles(values=EDGE, protocol="grpc")) == bits(EDGE)
+    record = echo.last_call
+    assert (record.protocol, record.via, record.error) == ("grpc", "unix", None)
+    large = [float(i) * 0.5 - 1e6 for i in range(300_000)]   # 2.4 MB: in parts, as a stream
+    assert echo.echoDoubles(values=large, protocol="grpc") == large
+    assert echo.echoDoubles(values=[], protocol="grpc") == []
+    with pytest.raises(echo.divideFault) as fault:
+        echo.divide(dividend=7, divisor=0, protocol="grpc")
+    assert fault.value.reason == "division by zero" and echo.last_call.via == "unix"
+
+
+@pytest.mark.parametrize("how", ["environment", "argument"])
+def test_grpc_stays_on_tcp_when_told(registry_url, monkeypatch, how):
+    if how == "environment":
+        monkeypatch.setenv("SWITCHBOARD_GRPC_UNIX", "false")
+    with switchboard.connect(registry_url, watch=False, unix_sockets=how != "argument") as board:
+        echo = board.lookup("Echo")
+        assert bits(echo.echoDoubles(values=EDGE, protocol="grpc")) == bits(EDGE)
+        assert (echo.last_call.protocol, echo.last_call.via) == ("grpc", "tcp")
+
+
+def test_a_grpc_socket_that_refuses_means_tcp(echo, echo_proto, tmp_path):
+    directory = tmp_path / "sb-grpc-stale"
+    directory.mkdir(mode=0o700)
+    path = str(directory / _tcp.GRPC_UNIX_FILE)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.close()   # the file stays and nobody listens: a server gone
+    url = urlparse(_grpc_address(echo))
+    address = "grpc://127.0.0.1:%d%s?unix=%s&host=%s" % (url.port, url.path, path, _tcp.HOST_ID)
+    assert _tcp.same_host_socket(address, "grpc", _tcp.GRPC_UNIX_FILE) == path
+    transport = _transport.GrpcTransport(Interface(echo_proto), address)
+    try:
+        assert transport.via == "tcp"
+        op = transport.iface.operations["echoDoubles"]
+        response, _ = transport.call(op, op.request(values=[2.5, -0.0]), "c" * 32, 30)
+        assert bits(response.values) == bits([2.5, -0.0])
+    finally:
+        transport.close()
+
+
+def test_sockets_a_grpc_entry_must_not_send_a_client_to_are_refused(echo, tmp_path):
+    real = _socket_of(_grpc_address(echo))
+    url = urlparse(_grpc_address(echo))
+
+    def endpoint(path, host=_tcp.HOST_ID):
+        return "grpc://127.0.0.1:%d%s?unix=%s&host=%s" % (url.port, url.path, path, host)
+
+    def grpc_socket(path):
+        return _tcp.same_host_socket(path, "grpc", _tcp.GRPC_UNIX_FILE)
+
+    opened = tmp_path / "open"
+    opened.mkdir(mode=0o700)
+    os.chmod(opened, 0o755)   # a directory others may enter
+    listening = []
+    for directory, name in ((opened, _tcp.GRPC_UNIX_FILE), (tmp_path / "tcp", _tcp.UNIX_FILE)):
+        directory.mkdir(mode=0o700, exist_ok=True)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(str(directory / name))
+        s.listen()
+        listening.append(s)
+    try:
+        assert grpc_socket(endpoint(real)) == real
+        assert grpc_socket(endpoint(str(opened / _tcp.GRPC_UNIX_FILE))) is None
+        assert grpc_socket(endpoint(str(tmp_path / "tcp" / _tcp.UNIX_FILE))) is None   # tcp's socket is not gRPC's
+        assert grpc_socket(endpoint(real, host="0123456789abcdef")) is None          # another host's
+        assert grpc_socket(endpoint("sb-grpc-1/grpc.sock")) is None                    # not absolute
+        assert grpc_socket("grpc://127.0.0.1:%d%s" % (url.port, url.path)) is None
+    finally:
+        for s in listening:
+            s.close()
+
+
+@pytest.mark.parametrize("protocol", ["grpc", "tcp"])
+def test_over_the_socket_a_plain_caller_is_its_os_user(registry_url, protocol):
+    """EchoUidOnly's policy allows this OS user only (``uid:N``), whom a Java server knows only on its
+    Unix sockets: over TCP the same caller is anonymous and denied."""
+    with switchboard.connect(registry_url, watch=False) as same_host, \
+            switchboard.connect(registry_url, watch=False, unix_sockets=False) as over_tcp:
+        allowed = same_host.lookup("EchoUidOnly")
+        assert allowed.echoDoubles(values=[2.5, -0.0], protocol=protocol) == [2.5, -0.0]
+        assert allowed.last_call.via == "unix"
+        anonymous = over_tcp.lookup("EchoUidOnly")
+        with pytest.raises(PermissionDenied):
+            anonymous.echoDoubles(values=[2.5], protocol=protocol)
+        assert (anonymous.last_call.protocol, anonymous.last_call.via) == (protocol, "tcp")
+
+
+def test_a_token_goes_over_the_socket_but_not_in_plain_text_off_the_host():
+    token = BearerToken("secret-value")
+    off_host = "grpc://192.0.2.7:9000/Echo"
+    assert _transport._token_header(token, off_host, "grpc", on_this_host=True) == token.header()
+    with pytest.raises(TransportError) as refused:
+        _transport._token_header(token, off_host, "grpc")
+    assert refused.value.delivery == TransportError.NOT_DELIVERED and "secret-value" not in str(refused.value)
