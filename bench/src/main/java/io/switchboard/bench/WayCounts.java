@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
  */
 public final class WayCounts {
     private static final String UNIX = "unix";
+    private static final String UNIX_SUFFIX = "-" + UNIX;
 
     /** Every protocol on the class path by name, then each with a Unix socket's way ({@code tcp-unix}): what a call can go over. */
     private final String[] ways;
@@ -56,10 +57,13 @@ public final class WayCounts {
         }
     }
 
+    /** The index of the way named {@code protocol} ({@code protocol-unix} over a Unix socket), compared in place: no name is built per call. */
     private int way(String protocol, String via) {
-        String wanted = UNIX.equals(via) ? protocol + "-" + UNIX : protocol;
-        for (int i = UNIX.equals(via) ? protocols : 0; i < ways.length; i++) {
-            if (ways[i].equals(wanted)) {
+        boolean unix = UNIX.equals(via);
+        for (int i = unix ? protocols : 0; i < ways.length; i++) {
+            String w = ways[i];
+            if (unix ? w.length() == protocol.length() + UNIX_SUFFIX.length() && w.startsWith(protocol)
+                    && w.endsWith(UNIX_SUFFIX) : w.equals(protocol)) {
                 return i;
             }
         }

@@ -1,8 +1,10 @@
 package io.switchboard.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.metastub.CallRecord;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +43,23 @@ class WayCountsTest {
         assertEquals(4, ways.total());
         assertEquals("calls over grpc-unix 2, grpc 1, tcp-unix 1", ways.note());
         assertEquals("grpc-unix:2 grpc:1 tcp-unix:1", ways.csv());
+    }
+
+    /** {@link WayCounts#add} runs inside every timed call of a policy row: what it allocates, the row pays. */
+    @Test
+    void countingACallAllocatesNothing() {
+        WayCounts ways = new WayCounts();
+        CallRecord overTheSocket = record("grpc", "unix", "adaptive (call policy)", null);
+        CallRecord overTcp = record("tcp", "tcp", "adaptive (call policy)", null);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 10_000; i++) {
+            ways.add(overTheSocket);
+            ways.add(overTcp);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(20_000, ways.total());
+        assertTrue(allocated < 4096, "20,000 counts allocated " + allocated + " bytes");
     }
 
     @Test
