@@ -73,16 +73,9 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     /** Takes the socket of a connection that lingers after its close (the connector drains and closes it). */
     private final Consumer<SocketChannel> linger;
     private final Waiters waiters;
-    /** The thread that handles this connection's requests and may wait for the next one ({@link #beginAwaiting}). */
-    private volatile Thread awaiting;
-    /**
-     * The selector {@link #awaiting} waits on, borrowed for as long as that thread serves the
-     * connection, with the socket registered on it ({@link #waitKey}): a wait is then one
-     * {@code epoll_wait}, not also an addition and a removal of the socket.
-     */
-    private Selector waitSelector;
-    private SelectionKey waitKey;
-    /** Jetty asked for the next request's bytes while {@link #awaiting} ran: that thread waits for them. */
+    /** The turn of the thread that handles this connection's requests and may wait for the next one ({@link #beginAwaiting}). */
+    private final java.util.concurrent.atomic.AtomicReference<Turn> serving = new java.util.concurrent.atomic.AtomicReference<>();
+    /** Jetty asked for the next request's bytes while {@link #serving}'s thread ran: that thread waits for them. */
     private boolean deferred;
     /** Whether the close lingers (a refused request whose sender may still be sending). */
     private boolean lingerAtClose;
@@ -168,7 +161,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     protected void needsFillInterest() {
         if (lingering || state() == State.DISPLACED) {
             getFillInterest().onClose();
-        } else if (awaiting == Thread.currentThread() && state() == State.BETWEEN_REQUESTS) {
+        } else if (servedByThisThread() && state() == State.BETWEEN_REQUESTS) {
             deferred = true;
         } else {
             synchronized (this) {
@@ -184,20 +177,31 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         return selectorWaitsInRequest;
     }
 
-    /** The current thread handles this connection and may wait for its next request; false if it does already, or must not block. */
-    boolean beginAwaiting() {
-        if (!shortcuts.awaitOnThread() || awaiting == Thread.currentThread() || Invocable.isNonBlockingInvocation()) {
-            return false;
+    private boolean servedByThisThread() {
+        Turn t = serving.get();
+        return t != null && t.thread == Thread.currentThread();
+    }
+
+    /**
+     * The current thread handles this connection and may wait for its next request: its turn, which
+     * it ends with {@link #endAwaiting}; null if it serves the connection already, or must not block.
+     */
+    Turn beginAwaiting() {
+        if (!shortcuts.awaitOnThread() || servedByThisThread() || Invocable.isNonBlockingInvocation()) {
+            return null;
         }
-        awaiting = Thread.currentThread();
-        return true;
+        Turn t = new Turn(waiters);
+        serving.set(t);
+        return t;
     }
 
     /**
      * Waits for the next request's first bytes, if Jetty wants them: true if they came and were handled
      * on this thread; false if none is wanted, or none came in time (the selector watches from now on).
+     * Before the connection goes back to Jetty's selector the turn ends: the selector may hand it to
+     * another thread at once, which must find nothing of this one's.
      */
-    boolean awaitNextRequest() {
+    boolean awaitNextRequest(Turn turn) {
         if (!deferred) {
             return false;
         }
@@ -209,6 +213,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             }
             return handled;
         }
+        leave(turn);
         super.needsFillInterest();
         return false;
     }
@@ -233,43 +238,91 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /** Whether the socket had bytes to read (or reached its end) within {@value #NEXT_REQUEST_WAIT_MILLIS} ms. */
     private boolean awaitReadable() {
-        if (awaiting != Thread.currentThread()) {
-            return waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS);
-        }
-        try {
-            if (waitSelector == null) {
-                waitSelector = waiters.borrow();
-                if (waitSelector == null) {
-                    return false;
-                }
-            }
-            if (waitKey == null) {
-                waitKey = getChannel().register(waitSelector, SelectionKey.OP_READ);
-            }
-            waitSelector.selectedKeys().clear();
-            return waitSelector.select(NEXT_REQUEST_WAIT_MILLIS) > 0;
-        } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
-            releaseWait();
-            return false;
-        }
+        Turn t = serving.get();
+        return t != null && t.thread == Thread.currentThread() ? t.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS)
+                : waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS);
     }
 
-    /** Gives the borrowed selector back, the socket no longer on it: a closed socket stays open until every selector lets go. */
-    private void releaseWait() {
-        if (waitSelector != null) {
-            waiters.giveBack(waitSelector, waitKey);
-            waitSelector = null;
-            waitKey = null;
-        }
+    /** Ends the turn: its selector given back, and no longer the connection's (unless another has begun since). */
+    private void leave(Turn turn) {
+        turn.end();
+        serving.compareAndSet(turn, null);
     }
 
-    /** The thread leaves the connection; a wait it still owed goes to the selector. */
-    void endAwaiting() {
-        releaseWait();
-        awaiting = null;
+    /**
+     * The thread leaves the connection; a wait it still owed goes to the selector. Nothing more if
+     * its turn ended already ({@link #awaitNextRequest} handed the connection on: another thread
+     * may serve it now).
+     */
+    void endAwaiting(Turn turn) {
+        if (turn.ended()) {
+            return;
+        }
+        leave(turn);
         if (deferred) {
             deferred = false;
             super.needsFillInterest();
+        }
+    }
+
+    /**
+     * One thread's time serving a connection, between {@link #beginAwaiting} and {@link #endAwaiting}
+     * or the hand-off in {@link #awaitNextRequest}: the thread, and the selector it waits on for the
+     * connection's bytes, borrowed for the whole turn with the socket registered on it, so that a
+     * wait is one {@code epoll_wait}, not also an addition and a removal of the socket. A turn's
+     * selector is used by its thread alone and given back once, when the turn ends: a thread that
+     * Jetty's selector starts on the connection has a turn of its own.
+     */
+    static final class Turn {
+        final Thread thread = Thread.currentThread();
+        private final Waiters waiters;
+        private Selector selector;
+        private SelectionKey key;
+        private boolean ended;
+
+        Turn(Waiters waiters) {
+            this.waiters = waiters;
+        }
+
+        /** Whether the socket had bytes to read (or reached its end) within the time; on the turn's thread only. */
+        boolean awaitReadable(SocketChannel channel, long millis) {
+            if (ended) {
+                return false;
+            }
+            try {
+                if (selector == null) {
+                    selector = waiters.borrow();
+                    if (selector == null) {
+                        return false;
+                    }
+                }
+                if (key == null) {
+                    key = channel.register(selector, SelectionKey.OP_READ);
+                }
+                selector.selectedKeys().clear();
+                return selector.select(millis) > 0;
+            } catch (IOException | RuntimeException e) {   // closed meanwhile: the selector path decides
+                giveBack();
+                return false;
+            }
+        }
+
+        /** Gives the selector back, the socket no longer on it: a closed socket stays open until every selector lets go. */
+        private void giveBack() {
+            if (selector != null) {
+                waiters.giveBack(selector, key);
+                selector = null;
+                key = null;
+            }
+        }
+
+        void end() {
+            giveBack();
+            ended = true;
+        }
+
+        boolean ended() {
+            return ended;
         }
     }
 

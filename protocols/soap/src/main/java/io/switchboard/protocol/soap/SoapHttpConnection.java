@@ -25,17 +25,19 @@ final class SoapHttpConnection extends HttpConnection {
 
     @Override
     public void onFillable() {
-        if (!(getEndPoint() instanceof SoapEndPoint endPoint) || !endPoint.beginAwaiting()) {
+        SoapEndPoint.Turn turn = getEndPoint() instanceof SoapEndPoint e ? e.beginAwaiting() : null;
+        if (turn == null) {
             super.onFillable();   // a plain fill, or one run by the waiting thread below (from fillable())
             return;
         }
+        SoapEndPoint endPoint = (SoapEndPoint) getEndPoint();
         try {
             super.onFillable();
-            while (endPoint.awaitNextRequest()) {
+            while (endPoint.awaitNextRequest(turn)) {
                 // the next request came while this thread waited, and was handled here
             }
         } finally {
-            endPoint.endAwaiting();
+            endPoint.endAwaiting(turn);
         }
     }
 
