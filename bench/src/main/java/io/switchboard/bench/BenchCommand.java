@@ -188,9 +188,11 @@ public final class BenchCommand implements Callable<Integer> {
         }
         serverFlags.addAll(ServerProcess.pageSizeFlags(java.lang.management.ManagementFactory.getRuntimeMXBean()
                 .getInputArguments()));   // huge pages for both sides, or for neither
-        // the switches of the protocols' library shortcuts (docs/architecture.md): the server runs as the client does
+        // the protocols' switches (the library shortcuts of docs/architecture.md, the tcp server's
+        // event loops): the server runs as the client does
         System.getProperties().stringPropertyNames().stream().sorted()
-                .filter(k -> k.startsWith("switchboard.grpc.") || k.startsWith("switchboard.soap."))
+                .filter(k -> k.startsWith("switchboard.grpc.") || k.startsWith("switchboard.soap.")
+                        || k.startsWith("switchboard.tcp."))
                 .forEach(k -> serverFlags.add("-D" + k + "=" + System.getProperty(k)));
         List<String> notes = new ArrayList<>();
         String clientFlags = Report.Machine.currentClientFlags();

@@ -74,8 +74,18 @@ import org.slf4j.LoggerFactory;
 final class TcpServer implements ProtocolServer {
     private static final Logger LOG = LoggerFactory.getLogger(TcpServer.class);
 
+    /**
+     * System property: how many event loops a tcp server runs, each serving its share of the
+     * connections (0, the default: Netty's, two per core). One serves every connection on one
+     * thread, which a call on another connection then finds warm (docs/benchmarks/small-calls.md);
+     * but the server runs short operations on its event loops, so one loop runs them all on one core.
+     */
+    static final String EVENT_LOOPS_PROPERTY = "switchboard.tcp.eventLoops";
+    private static final int MAX_EVENT_LOOPS = 1024;
+
     private final ServerSettings settings;
     private final TcpLimits tcpLimits;
+    private final int eventLoops;
     private final MessageLimits limits;
     private final Map<String, Exported> exported = new ConcurrentHashMap<>();
     private final ExecutorService workers;
@@ -103,6 +113,16 @@ final class TcpServer implements ProtocolServer {
     }
 
     TcpServer(ServerSettings settings, TcpLimits tcpLimits) {
+        this(settings, tcpLimits, eventLoops(System.getProperty(EVENT_LOOPS_PROPERTY)));
+    }
+
+    /** @param eventLoops the event loops it runs; 0: Netty's default, two per core */
+    TcpServer(ServerSettings settings, TcpLimits tcpLimits, int eventLoops) {
+        if (eventLoops < 0 || eventLoops > MAX_EVENT_LOOPS) {
+            throw new IllegalArgumentException("a tcp server runs 0 (Netty's default) to " + MAX_EVENT_LOOPS
+                    + " event loops, not " + eventLoops);
+        }
+        this.eventLoops = eventLoops;
         this.settings = settings;
         this.tcpLimits = tcpLimits;
         this.limits = MessageLimits.of(Math.min(settings.maxMessageBytes(), tcpLimits.maxFrameBytes()),
@@ -131,7 +151,7 @@ final class TcpServer implements ProtocolServer {
         }
         boolean epoll = Epoll.isAvailable();   // Linux: fewer system calls per call than the JDK's selector
         DefaultThreadFactory threads = new DefaultThreadFactory("tcp-server", true);
-        loops = epoll ? new EpollEventLoopGroup(0, threads) : new NioEventLoopGroup(0, threads);
+        loops = epoll ? new EpollEventLoopGroup(eventLoops, threads) : new NioEventLoopGroup(eventLoops, threads);
         ChannelInitializer<Channel> connection = new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -185,6 +205,28 @@ final class TcpServer implements ProtocolServer {
 
     int port() {
         return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** The event loops of {@link #EVENT_LOOPS_PROPERTY}'s value: 0 when unset; a clear error when not 0 to 1024. */
+    static int eventLoops(String value) {
+        if (value == null || value.isBlank()) {
+            return 0;
+        }
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 0 && n <= MAX_EVENT_LOOPS) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new IllegalArgumentException("-D" + EVENT_LOOPS_PROPERTY + " takes a whole number from 0 (Netty's default,"
+                + " two per core) to " + MAX_EVENT_LOOPS + ", not '" + value + "'");
+    }
+
+    /** The event loops running now (0 before the first export); for tests. */
+    synchronized int eventLoopCount() {
+        return loops == null ? 0 : ((io.netty.util.concurrent.MultithreadEventExecutorGroup) loops).executorCount();
     }
 
     /** The Unix domain socket this server listens on as well, or null. */
