@@ -75,6 +75,34 @@ def test_a_grpc_socket_that_refuses_means_tcp(echo, echo_proto, tmp_path):
         transport.close()
 
 
+def test_a_socket_whose_backlog_is_full_still_listens_and_one_closed_does_not(tmp_path):
+    """The probe before a channel does not block: a server too busy to accept is still the server,
+    and a socket file left behind refuses."""
+    directory = tmp_path / "sb-grpc-busy"
+    directory.mkdir(mode=0o700)
+    path = str(directory / _tcp.GRPC_UNIX_FILE)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(0)
+    waiting = []
+    try:
+        for _ in range(1000):   # never accepted: the backlog fills
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.setblocking(False)
+            waiting.append(s)
+            if s.connect_ex(path) != 0:
+                break
+        assert _tcp.connect_probe(path) != 0, "the backlog did not fill"
+        assert _tcp.listens(path)
+    finally:
+        for s in waiting:
+            s.close()
+        listener.close()
+    assert not _tcp.listens(path), "the file stays; nobody listens"
+    assert not _tcp.listens(str(tmp_path / "none" / _tcp.GRPC_UNIX_FILE))
+    assert not _tcp.listens("/" + "x" * 200)
+
+
 def test_sockets_a_grpc_entry_must_not_send_a_client_to_are_refused(echo, tmp_path):
     real = _socket_of(_grpc_address(echo))
     url = urlparse(_grpc_address(echo))

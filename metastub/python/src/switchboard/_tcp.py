@@ -11,6 +11,7 @@ A ``tcps://`` endpoint is called over TLS through ``TlsWire`` (memory buffers, w
 server uses too): its readers and writers never use OpenSSL's connection at once."""
 
 import concurrent.futures
+import errno
 import hashlib
 import os
 import select
@@ -280,18 +281,23 @@ def same_host_socket(address, protocol="tcp", file=UNIX_FILE):
     return path if ours(path, file) else None
 
 
-def answers(path, timeout):
-    """Whether something listens on the Unix socket at ``path``: one connect, closed at once. A
-    socket file whose server is gone refuses."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def connect_probe(path):
+    """The errno of one connect to the Unix socket at ``path``, closed at once (0: accepted). It
+    does not block: a Unix socket answers at once, a full backlog with EAGAIN; a socket file whose
+    server is gone refuses (ECONNREFUSED)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        s.settimeout(timeout)
-        s.connect(path)
-        return True
-    except OSError:
-        return False
+        probe.setblocking(False)
+        return probe.connect_ex(path)
+    except OSError as e:   # a path no socket address holds, say
+        return e.errno or -1
     finally:
-        s.close()
+        probe.close()
+
+
+def listens(path):
+    """Whether a server listens on the Unix socket at ``path``: it accepted, or its backlog is full."""
+    return connect_probe(path) in (0, errno.EAGAIN, errno.EINPROGRESS)
 
 
 # -- the connection -------------------------------------------------------------------------------

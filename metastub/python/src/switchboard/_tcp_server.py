@@ -230,16 +230,8 @@ def _remove_if_stale(parent_fd, parent, name, young_since):
 
 def _nobody_listens(path):
     """Whether connecting to the socket at ``path`` is refused (ECONNREFUSED): nobody listens there.
-    An accepted connection, or any other answer, means leave it. The connect does not block: a Unix
-    socket's answers at once, a full backlog included."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.setblocking(False)
-        return probe.connect_ex(path) == errno.ECONNREFUSED
-    except OSError:
-        return False
-    finally:
-        probe.close()
+    An accepted connection, or any other answer, means leave it."""
+    return _tcp.connect_probe(path) == errno.ECONNREFUSED
 
 
 class _Connection:

@@ -70,7 +70,7 @@ class GrpcTransport:
 
     protocol = "grpc"
 
-    def __init__(self, iface, address, tls=None, token=None, unix=True, connect_timeout=5.0):
+    def __init__(self, iface, address, tls=None, token=None, unix=True):
         import grpc
 
         self.iface, self.address, self.token = iface, address, token
@@ -82,7 +82,7 @@ class GrpcTransport:
         socket_path = None if url.scheme == "grpcs" or not unix else _tcp.same_host_socket(
             address, "grpc", _tcp.GRPC_UNIX_FILE)
         # one connect first: a socket file whose server is gone would fail every call, where TCP may answer
-        self.via = "unix" if socket_path is not None and _tcp.answers(socket_path, connect_timeout) else "tcp"
+        self.via = "unix" if socket_path is not None and _tcp.listens(socket_path) else "tcp"
         if self.via == "unix":
             target = "unix:" + socket_path
         if url.scheme == "grpcs":

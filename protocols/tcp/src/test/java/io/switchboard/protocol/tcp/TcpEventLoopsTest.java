@@ -1,13 +1,16 @@
 package io.switchboard.protocol.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.epoll.Epoll;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ProtocolClient;
+import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
@@ -24,10 +27,12 @@ class TcpEventLoopsTest {
             Endpoint at = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
             assertEquals(1, server.eventLoopCount());
             double[] values = {1.5, -0.0, Double.NaN};
-            assertTrue(java.util.Arrays.equals(values,
-                    ConformanceComponent.stub(overSocket.connect(ConformanceComponent.DESCRIPTOR, at)).echoDoubles(values)));
-            assertTrue(java.util.Arrays.equals(values, ConformanceComponent.stub(
-                    overTcp.connect(ConformanceComponent.DESCRIPTOR, UnixSockets.overTcp(at))).echoDoubles(values)));
+            Transport socketWay = overSocket.connect(ConformanceComponent.DESCRIPTOR, at);
+            Transport tcpWay = overTcp.connect(ConformanceComponent.DESCRIPTOR, UnixSockets.overTcp(at));
+            assertArrayEquals(values, ConformanceComponent.stub(socketWay).echoDoubles(values));
+            assertArrayEquals(values, ConformanceComponent.stub(tcpWay).echoDoubles(values));
+            assertEquals(Epoll.isAvailable() ? UnixSockets.VIA_UNIX : UnixSockets.VIA_TCP, socketWay.via());
+            assertEquals(UnixSockets.VIA_TCP, tcpWay.via());
         }
     }
 
