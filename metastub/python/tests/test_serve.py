@@ -544,6 +544,50 @@ def test_early_cancels_expire_and_are_bounded_in_all():
     assert early.take("alice", "a"), "the smallest share kept its cancel"
 
 
+class _CountedIteration(dict):
+    """A dict that counts how often all of it is walked."""
+    walks = 0
+
+    def __iter__(self):
+        _CountedIteration.walks += 1
+        return super().__iter__()
+
+
+def test_a_full_memory_of_many_callers_finds_the_largest_share_without_walking_every_caller():
+    """20,000 callers with one entry each fill the memory; each new caller's entry then evicts one.
+    The largest share is found from the entries' counts, not by looking at every caller per entry,
+    which under the server's lock would cost each call a walk of every caller it remembers."""
+    callers = 20_000
+    shares = _Shares(seconds=300, per_identity=10, in_all=callers, clock=lambda: 0.0)
+    shares._shares = _CountedIteration()
+    for i in range(callers):
+        shares.add("caller-%d" % i, "k")
+    shares.add("heavy", "1")
+    shares.add("heavy", "2")   # the largest share from now on: it gives up its entries first
+    for i in range(callers):
+        shares.add("new-%d" % i, "k")
+    assert _CountedIteration.walks == 0, "every caller walked %d times" % _CountedIteration.walks
+    assert shares.kept() == callers and shares.kept("heavy") == 0, "the largest share went first"
+    assert shares.get("caller-0", "k") is None, "then, among equal shares, the oldest caller's"
+    assert shares.get("new-%d" % (callers - 1), "k") is True
+
+
+def test_shares_that_shrink_and_grow_are_ranked_by_what_they_hold_now():
+    shares = _Shares(seconds=300, per_identity=10, in_all=5, clock=lambda: 0.0)
+    for key in "abc":
+        shares.add("alice", key)
+    shares.add("bob", "a")
+    shares.add("bob", "b")
+    assert shares.take("alice", "a") and shares.take("alice", "b")   # alice 1, bob 2
+    shares.add("carol", "a")
+    shares.add("carol", "b")   # 5 in all
+    shares.add("dave", "a")   # 6: bob, the first to hold 2, gives up his oldest
+    assert shares.get("bob", "a") is None and shares.get("bob", "b") is True
+    assert shares.kept() == 5 and shares.kept("alice") == 1
+    shares.add("dave", "b")   # 6: carol and dave hold 2; carol, there first, gives up her oldest
+    assert shares.get("carol", "a") is None and shares.kept("carol") == 1
+
+
 def test_a_cancel_messages_body_is_read_within_the_limit(gated):
     """A cancel with a body leaves its connection serving the next request; one over the size limit is
     refused as any request over it is."""

@@ -330,13 +330,16 @@ class _Shares:
     """What a server remembers of its callers, keyed by caller identity: each entry for ``seconds``, at
     most ``per_identity`` of one identity (its oldest go first) and ``in_all`` together (the identity
     keeping the most gives up its oldest), so that a stranger's flood costs only its own share, as the
-    Java servers' RecentCalls. Expired entries go as they are met. Not thread-safe: its user holds a
-    lock around every use."""
+    Java servers' RecentCalls. Expired entries go as they are met. The identities are kept by how
+    many entries each holds, so that a full memory finds the largest share without looking at every
+    caller for every new entry. Not thread-safe: its user holds a lock around every use."""
 
     def __init__(self, seconds, per_identity, in_all, clock=time.monotonic):
         self.seconds, self.per_identity, self.in_all, self.clock = seconds, per_identity, in_all, clock
         self._order = collections.OrderedDict()   # (identity, key) -> (when it came, value), oldest first
         self._shares = {}   # identity -> its keys, oldest first (an OrderedDict as an ordered set)
+        self._by_count = {}   # entries held -> the identities holding that many (a dict as an ordered set)
+        self._most = 0   # the most entries one identity holds
 
     def get(self, identity, key):
         """The value kept for ``key`` of ``identity``, or None."""
@@ -353,10 +356,11 @@ class _Shares:
         self._order[(identity, key)] = (now, value)
         share = self._shares.setdefault(identity, collections.OrderedDict())
         share[key] = None
+        self._counted(identity, len(share) - 1, len(share))
         while len(share) > self.per_identity:
             self._forget((identity, next(iter(share))))
         while len(self._order) > self.in_all:
-            largest = max(self._shares, key=lambda i: len(self._shares[i]))
+            largest = next(iter(self._by_count[self._most]))
             self._forget((largest, next(iter(self._shares[largest]))))
 
     def take(self, identity, key):
@@ -382,8 +386,22 @@ class _Shares:
         del self._order[key]
         share = self._shares[key[0]]
         del share[key[1]]
+        self._counted(key[0], len(share) + 1, len(share))
         if not share:
             del self._shares[key[0]]
+
+    def _counted(self, identity, was, now):
+        """Moves ``identity`` from holding ``was`` entries to ``now`` (one more or one fewer)."""
+        if was:
+            held = self._by_count[was]
+            del held[identity]
+            if not held:
+                del self._by_count[was]
+                if self._most == was and now < was:
+                    self._most = now   # it held the most, alone: now one fewer is the most
+        if now:
+            self._by_count.setdefault(now, {})[identity] = None
+            self._most = max(self._most, now)
 
 
 def _early_cancels(clock=time.monotonic):

@@ -5,15 +5,19 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The calls a {@link DeduplicatingInterceptor} remembers, bounded in bytes with a share per
  * identity: an identity holds at most {@code maxBytesPerIdentity}, giving up its own oldest calls
  * beyond it, and when all together pass {@code maxBytes} the largest share gives up its oldest. So
- * one caller's flood of fresh call ids evicts its own calls, never another's smaller set. Not
- * thread-safe: its user holds a lock around every use. A protocol's server keeps its SOAP cancels
- * that came before their calls here too, each counted as one "byte" (no digest, no outcome).
+ * one caller's flood of fresh call ids evicts its own calls, never another's smaller set. The
+ * shares are kept ordered by size: a full memory evicts on every new call, and finding the largest
+ * share by a scan would cost a server with many callers a walk of all of them, under its user's
+ * lock, for each call. Not thread-safe: its user holds a lock around every use. A protocol's
+ * server keeps its SOAP cancels that came before their calls here too, each counted as one "byte"
+ * (no digest, no outcome).
  */
 public final class RecentCalls {
     /** One call: who made it, what it asked (a digest), and its outcome once it has one. */
@@ -38,8 +42,17 @@ public final class RecentCalls {
 
     /** One identity's calls, oldest first, and their bytes. */
     private static final class Share {
+        final String identity;
+        /** Tells shares of equal size apart in {@link #bySize}: the older share first. */
+        final long seq;
         final ArrayDeque<Entry> order = new ArrayDeque<>();
+        /** Changed only while the share is out of {@link #bySize} ({@link #resize}). */
         long bytes;
+
+        Share(String identity, long seq) {
+            this.identity = identity;
+            this.seq = seq;
+        }
     }
 
     private final long maxBytes;
@@ -47,7 +60,12 @@ public final class RecentCalls {
     /** Every call by operation and call id, in arrival order (so the expired ones are at the head). */
     private final LinkedHashMap<String, Entry> byKey = new LinkedHashMap<>();
     private final Map<String, Share> shares = new HashMap<>();
+    /** The shares, largest first. */
+    private final TreeSet<Share> bySize = new TreeSet<>(this::largerFirst);
     private long bytes;
+    private long sharesMade;
+    /** Shares compared so far to keep them in order: what choosing the largest costs (for tests). */
+    private long comparisons;
 
     public RecentCalls(long maxBytes, long maxBytesPerIdentity) {
         if (maxBytes <= 0 || maxBytesPerIdentity <= 0) {
@@ -77,11 +95,19 @@ public final class RecentCalls {
     public Entry add(String identity, String key, byte[] digest, CompletableFuture<Object> outcome, long at, long size) {
         Entry e = new Entry(identity, key, digest, outcome, at, size);
         byKey.put(key, e);
-        Share share = shares.computeIfAbsent(identity, i -> new Share());
-        share.order.addLast(e);
-        share.bytes += size;
-        bytes += size;
-        enforce(identity, share);
+        Share share = shares.get(identity);
+        if (share == null) {
+            share = new Share(identity, sharesMade++);
+            shares.put(identity, share);
+            share.order.addLast(e);
+            share.bytes = size;
+            bytes += size;
+            bySize.add(share);
+        } else {
+            share.order.addLast(e);
+            resize(share, size);
+        }
+        enforce(share);
         return e;
     }
 
@@ -92,9 +118,8 @@ public final class RecentCalls {
         }
         Share share = shares.get(e.identity);
         e.bytes += more;
-        share.bytes += more;
-        bytes += more;
-        enforce(e.identity, share);
+        resize(share, more);
+        enforce(share);
     }
 
     /** Forgets every call older than {@code retentionNanos} at {@code now}. */
@@ -117,38 +142,59 @@ public final class RecentCalls {
         }
     }
 
-    private void enforce(String identity, Share grown) {
+    private void enforce(Share grown) {
         while (grown.bytes > maxBytesPerIdentity && !grown.order.isEmpty()) {
-            evictOldest(identity, grown);
+            evictOldest(grown);
         }
         while (bytes > maxBytes) {
-            Map.Entry<String, Share> largest = null;
-            for (Map.Entry<String, Share> s : shares.entrySet()) {
-                if (largest == null || s.getValue().bytes > largest.getValue().bytes) {
-                    largest = s;
-                }
-            }
-            evictOldest(largest.getKey(), largest.getValue());
+            evictOldest(bySize.first());
         }
     }
 
-    private void evictOldest(String identity, Share share) {
+    private void evictOldest(Share share) {
         Entry e = share.order.pollFirst();
         byKey.remove(e.key);
         forget(e, share);
     }
 
+    /** After {@code e} left {@code share}'s order. */
     private void forget(Entry e, Share share) {
         e.gone = true;
-        share.bytes -= e.bytes;
-        bytes -= e.bytes;
         if (share.order.isEmpty()) {
-            shares.remove(e.identity);
+            bySize.remove(share);
+            shares.remove(share.identity);
+            share.bytes -= e.bytes;
+            bytes -= e.bytes;
+        } else {
+            resize(share, -e.bytes);
         }
+    }
+
+    private int largerFirst(Share a, Share b) {
+        comparisons++;
+        int bySize = Long.compare(b.bytes, a.bytes);
+        return bySize != 0 ? bySize : Long.compare(a.seq, b.seq);
+    }
+
+    /** Counts {@code delta} bytes more for {@code share}, keeping its place in {@link #bySize}. */
+    private void resize(Share share, long delta) {
+        bySize.remove(share);   // found by its old size: the order must not change under the set
+        share.bytes += delta;
+        bytes += delta;
+        bySize.add(share);
     }
 
     public int size() {
         return byKey.size();
+    }
+
+    /** Identities with calls remembered now. */
+    int identities() {
+        return shares.size();
+    }
+
+    long comparisons() {
+        return comparisons;
     }
 
     long bytes() {

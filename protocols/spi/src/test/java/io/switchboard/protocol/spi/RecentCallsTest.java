@@ -45,6 +45,49 @@ class RecentCallsTest {
     }
 
     @Test
+    void aFullMemoryOfManyCallersFindsTheLargestShareWithoutLookingAtEveryCaller() {
+        int callers = 20_000;
+        RecentCalls recent = new RecentCalls(callers * 100L, 1_000);
+        for (int i = 0; i < callers; i++) {
+            add(recent, "caller-" + i, "op/" + i, i, 100);
+        }
+        add(recent, "heavy", "op/h0", callers, 300);   // the largest share from now on: it gives up its calls
+        long before = recent.comparisons();
+        for (int i = 0; i < callers; i++) {   // each new caller's call evicts once: memory is full
+            add(recent, "new-" + i, "op/n" + i, callers + 1 + i, 100);
+        }
+        long perCall = (recent.comparisons() - before) / callers;
+        // ordered by size: a few walks down a tree of 20,000 (at most 29 levels); a scan would be 20,000
+        assertTrue(perCall <= 200, "shares compared per call at 20,000 callers: " + perCall);
+        assertEquals(callers * 100L, recent.bytes());
+        assertEquals(0, recent.bytes("heavy"), "the largest share went first");
+        assertNull(recent.get("op/0"), "then, among equal shares, the oldest caller's");
+        assertNotNull(recent.get("op/n" + (callers - 1)));
+        assertEquals(callers, recent.size());
+    }
+
+    @Test
+    void sharesThatShrinkAndGrowKeepTheirPlaceByWhatTheyHoldNow() {
+        RecentCalls recent = new RecentCalls(1_000, 1_000);
+        RecentCalls.Entry a = add(recent, "a", "op/a1", 0, 100);
+        add(recent, "b", "op/b1", 1, 200);
+        add(recent, "b", "op/b2", 2, 200);
+        recent.grow(a, 400);   // a: 500, b: 400
+        assertTrue(recent.remove("op/b2"));   // b: 200
+        add(recent, "c", "op/c1", 3, 200);   // 900 in all
+        add(recent, "c", "op/c2", 4, 200);   // 1,100: the largest, a, gives up its only call
+        assertNull(recent.get("op/a1"));
+        assertEquals(0, recent.bytes("a"));
+        assertEquals(600, recent.bytes());
+        recent.dropExpired(100, 96);   // older than 96 at 100: b's and c's first
+        assertEquals(200, recent.bytes());
+        assertEquals(1, recent.identities(), "an identity with nothing left is forgotten");
+        add(recent, "d", "op/d1", 5, 900);   // 1,100: d, now the largest, gives up its own call
+        assertNull(recent.get("op/d1"));
+        assertNotNull(recent.get("op/c2"));
+    }
+
+    @Test
     void aCallLargerThanAShareIsNotKept() {
         RecentCalls recent = new RecentCalls(1_000, 500);
         RecentCalls.Entry big = add(recent, "a", "op/big", 0, 600);
