@@ -12,10 +12,11 @@ import java.util.concurrent.CompletableFuture;
  * The calls a {@link DeduplicatingInterceptor} remembers, bounded in bytes with a share per
  * identity: an identity holds at most {@code maxBytesPerIdentity}, giving up its own oldest calls
  * beyond it, and when all together pass {@code maxBytes} the largest share gives up its oldest. So
- * one caller's flood of fresh call ids evicts its own calls, never another's smaller set. The
- * shares are kept ordered by size: a full memory evicts on every new call, and finding the largest
- * share by a scan would cost a server with many callers a walk of all of them, under its user's
- * lock, for each call. Not thread-safe: its user holds a lock around every use. A protocol's
+ * one caller's flood of fresh call ids evicts its own calls, never another's smaller set. A full
+ * memory evicts on every new call: with more than {@value #ORDERED_FROM} identities the shares are
+ * kept ordered by size, so that finding the largest does not walk every caller, under its user's
+ * lock, for each call; with fewer, a walk costs less than keeping the order on every call. Not
+ * thread-safe: its user holds a lock around every use. A protocol's
  * server keeps its SOAP cancels that came before their calls here too, each counted as one "byte"
  * (no digest, no outcome).
  */
@@ -43,7 +44,7 @@ public final class RecentCalls {
     /** One identity's calls, oldest first, and their bytes. */
     private static final class Share {
         final String identity;
-        /** Tells shares of equal size apart in {@link #bySize}: the older share first. */
+        /** Tells shares of equal size apart: the older share is the larger. */
         final long seq;
         final ArrayDeque<Entry> order = new ArrayDeque<>();
         /** Changed only while the share is out of {@link #bySize} ({@link #resize}). */
@@ -60,11 +61,13 @@ public final class RecentCalls {
     /** Every call by operation and call id, in arrival order (so the expired ones are at the head). */
     private final LinkedHashMap<String, Entry> byKey = new LinkedHashMap<>();
     private final Map<String, Share> shares = new HashMap<>();
-    /** The shares, largest first. */
-    private final TreeSet<Share> bySize = new TreeSet<>(this::largerFirst);
+    /** Identities past which the shares are kept ordered by size; they stay so until half as many are left. */
+    static final int ORDERED_FROM = 32;
+    /** The shares, largest first, while there are many; null while a walk of them is cheaper. */
+    private TreeSet<Share> bySize;
     private long bytes;
     private long sharesMade;
-    /** Shares compared so far to keep them in order: what choosing the largest costs (for tests). */
+    /** Shares compared so far, walked or kept in order: what choosing the largest costs (for tests). */
     private long comparisons;
 
     public RecentCalls(long maxBytes, long maxBytesPerIdentity) {
@@ -102,7 +105,12 @@ public final class RecentCalls {
             share.order.addLast(e);
             share.bytes = size;
             bytes += size;
-            bySize.add(share);
+            if (bySize != null) {
+                bySize.add(share);
+            } else if (shares.size() > ORDERED_FROM) {
+                bySize = new TreeSet<>(this::largerFirst);
+                bySize.addAll(shares.values());
+            }
         } else {
             share.order.addLast(e);
             resize(share, size);
@@ -147,8 +155,21 @@ public final class RecentCalls {
             evictOldest(grown);
         }
         while (bytes > maxBytes) {
-            evictOldest(bySize.first());
+            evictOldest(largest());
         }
+    }
+
+    private Share largest() {
+        if (bySize != null) {
+            return bySize.first();
+        }
+        Share largest = null;
+        for (Share s : shares.values()) {
+            if (largest == null || largerFirst(s, largest) < 0) {
+                largest = s;
+            }
+        }
+        return largest;
     }
 
     private void evictOldest(Share share) {
@@ -161,8 +182,13 @@ public final class RecentCalls {
     private void forget(Entry e, Share share) {
         e.gone = true;
         if (share.order.isEmpty()) {
-            bySize.remove(share);
             shares.remove(share.identity);
+            if (bySize != null) {
+                bySize.remove(share);
+                if (shares.size() <= ORDERED_FROM / 2) {
+                    bySize = null;
+                }
+            }
             share.bytes -= e.bytes;
             bytes -= e.bytes;
         } else {
@@ -178,6 +204,11 @@ public final class RecentCalls {
 
     /** Counts {@code delta} bytes more for {@code share}, keeping its place in {@link #bySize}. */
     private void resize(Share share, long delta) {
+        if (bySize == null) {
+            share.bytes += delta;
+            bytes += delta;
+            return;
+        }
         bySize.remove(share);   // found by its old size: the order must not change under the set
         share.bytes += delta;
         bytes += delta;
@@ -195,6 +226,11 @@ public final class RecentCalls {
 
     long comparisons() {
         return comparisons;
+    }
+
+    /** Whether the shares are kept ordered by size now. */
+    boolean keptInOrder() {
+        return bySize != null;
     }
 
     long bytes() {

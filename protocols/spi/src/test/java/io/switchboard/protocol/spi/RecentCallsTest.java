@@ -88,6 +88,37 @@ class RecentCallsTest {
     }
 
     @Test
+    void manyCallersAreKeptInOrderAndFewWalkedAndEitherWayTheLargestShareGoesFirst() {
+        RecentCalls recent = new RecentCalls(5_000, 5_000);
+        RecentCalls.Entry grown = null;
+        for (int i = 0; i < 40; i++) {
+            RecentCalls.Entry e = add(recent, "id-" + i, "op/" + i, i, 100);
+            if (i == 5) {
+                grown = e;
+            }
+        }
+        assertTrue(recent.keptInOrder(), "40 callers");
+        recent.grow(grown, 500);   // id-5: 600
+        for (int i = 10; i < 40; i++) {
+            assertTrue(recent.remove("op/" + i));
+        }
+        assertFalse(recent.keptInOrder(), "10 callers: walked");
+        add(recent, "x", "op/x", 50, 3_000);
+        add(recent, "y", "op/y", 51, 600);   // 5,100: x, the largest, gives up its call
+        assertNull(recent.get("op/x"));
+        assertEquals(2_100, recent.bytes());
+        for (int i = 0; i < 40; i++) {
+            add(recent, "z-" + i, "op/z" + i, 60 + i, 60);
+        }
+        assertTrue(recent.keptInOrder(), "52 callers");
+        add(recent, "w", "op/w", 100, 550);   // 5,050: id-5 and y hold 600 each; id-5, the older, gives up its call
+        assertNull(recent.get("op/5"));
+        assertNotNull(recent.get("op/y"));
+        assertNotNull(recent.get("op/w"));
+        assertEquals(4_450, recent.bytes());
+    }
+
+    @Test
     void aCallLargerThanAShareIsNotKept() {
         RecentCalls recent = new RecentCalls(1_000, 500);
         RecentCalls.Entry big = add(recent, "a", "op/big", 0, 600);
