@@ -45,8 +45,12 @@ import org.slf4j.LoggerFactory;
  * A gRPC listener's connections within their shares ({@link ConnectionShares}): at most
  * {@link ServerSettings#maxConnections()} in all and {@link ServerSettings#maxConnectionsPerAddress()}
  * from one remote address; a newcomer over either displaces the connection of its share stalled
- * longest (no call open on it, since its last call ended or it was accepted), or is closed at once
- * if every one has calls open. gRPC offers no connection limit of its own: this one admits each
+ * longest (no call open on it, since its last call ended or it was accepted), or is refused if
+ * every one has calls open. A refused connection is not counted in the shares: it answers the
+ * calls it brings UNAVAILABLE with the {@code sb-busy} trailer ("the call did not run", so that a
+ * client may take the call to another server or protocol, where a connection closed at once reads
+ * as one that may have run the call), then is closed; at most {@value #MAX_REFUSED_ANSWERING} do
+ * so at a time, and those past it are closed at once. gRPC offers no connection limit of its own: this one admits each
  * connection as it is accepted, on the listener's own event loops, and learns which connections
  * are working from an interceptor that counts their open calls. A server's Unix socket on the
  * same host ({@link #applyUnix}) shares the same limits: its connections all count as one remote
@@ -71,6 +75,14 @@ public final class GrpcConnectionShares implements AutoCloseable {
      */
     private final long answerTakenNanos;
     private final LongAdder answersNotTaken = new LongAdder();
+    /** Refused connections that may still answer their calls as busy. */
+    static final int MAX_REFUSED_ANSWERING = 16;
+    /** How long a refused connection lasts after its first call was answered busy: for the answer to be read. */
+    static final long REFUSED_LINGER_MILLIS = 500;
+    /** How long a refused connection that brings no call lasts. */
+    static final long REFUSED_LIFETIME_MILLIS = 2_000;
+    /** Refused connections open now that answer their calls as busy ({@link #MAX_REFUSED_ANSWERING}). */
+    private final AtomicInteger refusedAnswering = new AtomicInteger();
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     /** The admitted connections by their remote address (address and port: one connection each). */
@@ -181,6 +193,11 @@ public final class GrpcConnectionShares implements AutoCloseable {
         return shares.open();
     }
 
+    /** Refused connections open now, answering their calls as busy; for tests. */
+    int refusedAnswering() {
+        return refusedAnswering.get();
+    }
+
     /** Shuts the event loops down; after the server has. */
     @Override
     public void close() {
@@ -200,6 +217,8 @@ public final class GrpcConnectionShares implements AutoCloseable {
         final Peer peer;
         final AtomicInteger calls = new AtomicInteger();
         volatile long idleSince = System.nanoTime();
+        /** Why the shares refused it, or null: admitted. A refused one answers its calls as busy. */
+        volatile String refusal;
 
         Member(Channel channel, InetSocketAddress remote) {
             this.channel = channel;
@@ -242,7 +261,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
     /**
      * Admits {@code child} as {@code m} within the shares, known by {@code remote} in
      * {@code byRemote} until it closes, and tuned; the connection it displaces, if any, is closed.
-     * False if refused: the caller closes {@code child}.
+     * False if refused and not let answer its calls as busy: the caller closes {@code child}.
      */
     private boolean admit(Channel child, Member m, SocketAddress remote, Map<SocketAddress, Member> byRemote, Object from) {
         ConnectionShares.Admission a = shares.admit(m);
@@ -251,7 +270,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
             if (r == 1 || r % 100 == 0) {
                 LOG.warn("{}: refusing a connection from {}: {} ({} refused so far)", name, from, a.refusal(), r);
             }
-            return false;
+            return answerRefused(child, m, a.refusal(), remote, byRemote);
         }
         byRemote.put(remote, m);
         if (tuned) {
@@ -265,6 +284,47 @@ public final class GrpcConnectionShares implements AutoCloseable {
             a.evicted().evict();
         }
         return true;
+    }
+
+    /**
+     * Lets a refused connection reach gRPC to answer its calls as busy ({@link CallCounter}), when
+     * fewer than {@link #MAX_REFUSED_ANSWERING} do so now: it is closed {@link #REFUSED_LINGER_MILLIS}
+     * after its first such answer, or {@link #REFUSED_LIFETIME_MILLIS} after it opened. False: close it now.
+     */
+    private boolean answerRefused(Channel child, Member m, String refusal, SocketAddress remote,
+                                  Map<SocketAddress, Member> byRemote) {
+        if (refusedAnswering.incrementAndGet() > MAX_REFUSED_ANSWERING) {
+            refusedAnswering.decrementAndGet();
+            return false;
+        }
+        m.refusal = refusal;
+        byRemote.put(remote, m);
+        child.closeFuture().addListener(f -> {
+            byRemote.remove(remote, m);
+            refusedAnswering.decrementAndGet();
+        });
+        child.pipeline().addFirst(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                ctx.executor().schedule(() -> closeAtHead(ctx.channel()), REFUSED_LIFETIME_MILLIS, TimeUnit.MILLISECONDS);
+                ctx.fireChannelActive();
+                ctx.pipeline().remove(this);
+            }
+        });
+        return true;
+    }
+
+    /**
+     * Closes from the head of the pipeline: gRPC's own close would wait for the open calls to end
+     * (a graceful GOAWAY).
+     */
+    private static void closeAtHead(Channel channel) {
+        ChannelHandlerContext head = channel.pipeline().firstContext();
+        if (head != null) {
+            head.close();
+        } else {
+            channel.close();
+        }
     }
 
     /** The share key of every connection over the Unix socket: one remote address, this host's. */
@@ -342,6 +402,10 @@ public final class GrpcConnectionShares implements AutoCloseable {
             if (m == null) {
                 return next.startCall(call, headers);
             }
+            String refusal = m.refusal;
+            if (refusal != null) {
+                return refuse(call, m, refusal);
+            }
             m.calls.incrementAndGet();
             OpenCall open = new OpenCall(m);
             ServerCall<Q, A> watched = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
@@ -374,6 +438,15 @@ public final class GrpcConnectionShares implements AutoCloseable {
         }
     }
 
+    /** A call on a refused connection: answered busy, and the connection closed soon after. */
+    private <Q, A> ServerCall.Listener<Q> refuse(ServerCall<Q, A> call, Member m, String refusal) {
+        Metadata trailers = new Metadata();
+        trailers.put(GrpcErrors.BUSY, "connections");
+        call.close(Status.UNAVAILABLE.withDescription("server busy: " + refusal + "; the call did not run"), trailers);
+        m.channel.eventLoop().schedule(() -> closeAtHead(m.channel), REFUSED_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+        return new ServerCall.Listener<>() { };
+    }
+
     /** One open call of a connection, from its start until its answer is written or it is cancelled. */
     private final class OpenCall {
         private final Member member;
@@ -400,14 +473,8 @@ public final class GrpcConnectionShares implements AutoCloseable {
             answersNotTaken.increment();
             LOG.warn("{}: closing the connection from {}: a call's answer was not taken within {} ms", name,
                     member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos));
-            // closed from the head of the pipeline: gRPC's own close would wait for the open
-            // calls to end (a graceful GOAWAY), which is what this client never lets happen
-            ChannelHandlerContext head = member.channel.pipeline().firstContext();
-            if (head != null) {
-                head.close();
-            } else {
-                member.channel.close();
-            }
+            // gRPC's own close would wait for the open calls to end, which this client never lets happen
+            closeAtHead(member.channel);
         }
 
         synchronized void end() {

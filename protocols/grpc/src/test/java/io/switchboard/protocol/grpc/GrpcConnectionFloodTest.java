@@ -72,12 +72,74 @@ class GrpcConnectionFloodTest {
                 java.util.concurrent.CompletableFuture<Long> spinning = java.util.concurrent.CompletableFuture
                         .supplyAsync(() -> ConformanceComponent.stub(busy).spin(new double[0], 600_000_000));
                 assertTrue(impl.spinStarted.await(30, java.util.concurrent.TimeUnit.SECONDS));
-                org.junit.jupiter.api.Assertions.assertThrows(io.switchboard.protocol.TransportException.class,
-                        () -> ConformanceComponent.stub(late).ping(), "no connection of the address is idle");
+                io.switchboard.protocol.TransportException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                        io.switchboard.protocol.TransportException.class, () -> ConformanceComponent.stub(late).ping(),
+                        "no connection of the address is idle");
+                // answered, not cut off: the client knows the call never ran, and may take it elsewhere
+                assertEquals(io.switchboard.protocol.TransportException.Delivery.NOT_DELIVERED, refused.delivery(),
+                        refused.getMessage());
+                assertTrue(refused.getMessage().contains("server busy") && refused.getMessage().contains("did not run"),
+                        refused.getMessage());
                 assertTrue(shares.refusals() >= 1);
+                assertEquals(0, shares.evictions(), "the working connection was not closed");
+                awaitNoneAnswering(shares);
+                spinning.cancel(true);
+            }
+        }
+    }
+
+    @Test
+    void refusedConnectionsThatSendNothingAreFewAtATimeAndAllClosed() throws Exception {
+        ConformanceImpl impl = new ConformanceImpl();
+        List<Socket> flood = new ArrayList<>();
+        try (ProtocolServer server = new GrpcProtocolProvider().newServer(ServerSettings.defaults()
+                .withMaxConnectionsPerAddress(1));
+             ProtocolClient client = new GrpcProtocolProvider().newClient(ClientSettings.defaults())) {
+            Endpoint at = UnixSockets.overTcp(server.export(ConformanceComponent.skeleton(impl)));
+            GrpcConnectionShares shares = ((GrpcServer) server).connections();
+            try (Transport busy = client.connect(ConformanceComponent.DESCRIPTOR, at)) {
+                java.util.concurrent.CompletableFuture<Long> spinning = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> ConformanceComponent.stub(busy).spin(new double[0], 600_000_000));
+                assertTrue(impl.spinStarted.await(30, java.util.concurrent.TimeUnit.SECONDS));
+                int n = 3 * GrpcConnectionShares.MAX_REFUSED_ANSWERING;
+                for (int i = 0; i < n; i++) {
+                    Socket s = new Socket(at.uri().getHost(), at.uri().getPort());
+                    s.setSoTimeout(30_000);
+                    flood.add(s);
+                }
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+                while (shares.refusals() < n) {
+                    assertTrue(System.nanoTime() < deadline, shares.refusals() + " refused");
+                    assertTrue(shares.refusedAnswering() <= GrpcConnectionShares.MAX_REFUSED_ANSWERING,
+                            shares.refusedAnswering() + " refused connections answering");
+                    Thread.sleep(1);
+                }
+                assertTrue(shares.refusedAnswering() <= GrpcConnectionShares.MAX_REFUSED_ANSWERING);
+                int cutAtOnce = 0;
+                for (Socket s : flood) {   // each closed by the server: at once, or after its lifetime
+                    byte[] got = s.getInputStream().readAllBytes();   // the read times out unless it is closed
+                    if (got.length == 0) {
+                        cutAtOnce++;   // gRPC never saw it: those answering send their HTTP/2 settings first
+                    }
+                }
+                assertTrue(cutAtOnce >= n - GrpcConnectionShares.MAX_REFUSED_ANSWERING, cutAtOnce + " closed at once");
+                awaitNoneAnswering(shares);
                 assertEquals(0, shares.evictions(), "the working connection was not closed");
                 spinning.cancel(true);
             }
+        } finally {
+            for (Socket s : flood) {
+                s.close();
+            }
+        }
+    }
+
+    /** Until the refused connections answering as busy are all closed (their lifetime is bounded). */
+    private static void awaitNoneAnswering(GrpcConnectionShares shares) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (shares.refusedAnswering() > 0) {
+            assertTrue(System.nanoTime() < deadline, shares.refusedAnswering() + " refused connections still open");
+            Thread.sleep(1);
         }
     }
 
