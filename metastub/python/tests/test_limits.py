@@ -16,6 +16,7 @@ import pytest
 import requests
 
 import switchboard
+from conftest import bits
 
 ATTACKER = "127.0.0.2"
 ECHO = (b'<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body>'
@@ -195,6 +196,8 @@ def test_grpc_calls_beyond_the_bounded_queue_are_refused_at_once(schemas):
         def refused():
             return [f for f in calls if f.done() and f.code() == grpc.StatusCode.RESOURCE_EXHAUSTED]
         until(lambda: len(refused()) == 4, "four calls refused while the first one still runs")
+        # grpcio's own words: the clients read them as "busy, not run" (GRPCIO_CONCURRENT_CALL_LIMIT)
+        assert {f.details() for f in refused()} == {"Concurrent RPC limit exceeded!"}
         assert not component.gate.is_set()
         component.gate.set()
         answered = [f.result(timeout=60) for f in calls if f not in refused()]
@@ -203,6 +206,41 @@ def test_grpc_calls_beyond_the_bounded_queue_are_refused_at_once(schemas):
         component.gate.set()
         for c in channels:
             c.close()
+        server.close()
+
+
+def test_a_call_a_busy_grpc_server_turns_away_is_not_delivered_and_falls_back_to_soap(schemas, registry_url, secret):
+    """A gRPC server over its concurrent calls turns a call away before it runs: a pinned call fails
+    as not delivered (not as a request refused for its size, which no one repeats), and a call under
+    a policy is repeated over SOAP and answered. Eight calls of their own connections fill the one
+    worker's places first (one stream per connection: one client's calls would queue in it)."""
+    component = Echo()
+    server = switchboard.serve(component, schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
+                               name="PyBusyGrpc", secret=secret, handle_sigterm=False, workers=1)
+    target = "%s:%d" % host_port(server.grpc_address)
+    channels = [grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(8)]
+    board = switchboard.connect(registry_url, protocols=("grpc", "soap"), watch=False, unix_sockets=False)
+    try:
+        calls = [c.unary_unary("/switchboard.echo.Echo/divide").future(b"\x08\x07\x10\x02", timeout=60) for c in channels]
+        assert component.entered.acquire(timeout=30), "the first call runs"
+        until(lambda: len([f for f in calls if f.done()]) == 4, "four calls turned away while the first one runs")
+        echo = board.lookup("PyBusyGrpc")
+        with pytest.raises(switchboard.TransportError) as pinned:
+            echo.echoDoubles(values=[1.5], protocol="grpc")
+        assert pinned.value.delivery == switchboard.TransportError.NOT_DELIVERED, pinned.value
+        assert "server busy" in str(pinned.value), pinned.value
+        # the policy sends the next call over gRPC too (nothing learned yet, and a pinned call's
+        # failure puts no protocol in back-off): turned away there, it is repeated over SOAP
+        assert bits(echo.echoDoubles(values=[1.5, -0.0])) == bits([1.5, -0.0])
+        assert echo.last_call.protocol == "soap" and echo.last_call.fallback, echo.last_call
+        assert not component.gate.is_set()
+        component.gate.set()
+        assert len([f.result(timeout=60) for f in calls if f.exception() is None]) == 4
+    finally:
+        component.gate.set()
+        for c in channels:
+            c.close()
+        board.close()
         server.close()
 
 

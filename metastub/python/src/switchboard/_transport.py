@@ -16,6 +16,7 @@ from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportE
 CANCEL_HEADER = "Switchboard-Cancel"   # a SOAP cancel message's header, as SoapCalls names it
 RUNNING_ONLY_HEADER = "Switchboard-Cancel-Running-Only"   # with it, a cancel that finds no running call is not kept
 DRAINING_REASON = "draining"   # a SOAP refusal's reason, as the Java servers send it (DrainingException.REASON)
+GRPCIO_CONCURRENT_CALL_LIMIT = "Concurrent RPC limit exceeded!"   # grpcio's server over maximum_concurrent_rpcs
 PART_BYTES = 1 << 20
 FIXED_WIDTH = {F.TYPE_DOUBLE: 8, F.TYPE_FLOAT: 4, F.TYPE_SFIXED32: 4, F.TYPE_SFIXED64: 8}
 MAX_MESSAGE = 256 << 20
@@ -184,6 +185,10 @@ class GrpcTransport:
             return Refused(trailers["sb-refused"], details, trailers.get("sb-refused-field"))
         if "sb-draining" in trailers:
             return Draining(self.protocol, "%s at %s: %s" % (op.name, self.address, details))
+        if "sb-busy" in trailers or (code == grpc.StatusCode.RESOURCE_EXHAUSTED and details == GRPCIO_CONCURRENT_CALL_LIMIT):
+            # refused before it ran: a Java server's busy answer, or grpcio's over maximum_concurrent_rpcs
+            return TransportError(self.protocol, TransportError.NOT_DELIVERED, "%s at %s: server busy: %s"
+                                  % (op.name, self.address, details))
         if code == grpc.StatusCode.UNKNOWN or code == grpc.StatusCode.UNIMPLEMENTED:
             if code == grpc.StatusCode.UNIMPLEMENTED or "sb-error-type" in trailers:
                 return RemoteError(details, trailers.get("sb-error-type"))

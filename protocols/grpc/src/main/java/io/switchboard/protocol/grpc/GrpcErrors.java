@@ -158,7 +158,7 @@ final class GrpcErrors {
             return new io.switchboard.protocol.DrainingException(GrpcProtocolProvider.NAME, what + " at " + endpoint
                     + ": " + description, status.asRuntimeException());
         }
-        if (trailers != null && trailers.get(BUSY) != null) {
+        if ((trailers != null && trailers.get(BUSY) != null) || concurrentCallLimit(status)) {
             return new TransportException(GrpcProtocolProvider.NAME, TransportException.Delivery.NOT_DELIVERED,
                     what + " at " + endpoint + ": " + description, status.asRuntimeException());
         }
@@ -181,6 +181,17 @@ final class GrpcErrors {
                     what + " at " + endpoint + " failed with " + status.getCode() + ": " + description,
                     status.asRuntimeException());
         };
+    }
+
+    /**
+     * grpcio's server over its {@code maximum_concurrent_rpcs} (the Python package's server sets
+     * it): RESOURCE_EXHAUSTED with this description, before the call reached any handler. It says
+     * "busy, not run", not "your request is too large".
+     */
+    static final String GRPCIO_CONCURRENT_CALL_LIMIT = "Concurrent RPC limit exceeded!";
+
+    private static boolean concurrentCallLimit(Status status) {
+        return status.getCode() == Status.Code.RESOURCE_EXHAUSTED && GRPCIO_CONCURRENT_CALL_LIMIT.equals(status.getDescription());
     }
 
     /** UNAVAILABLE because no connection could be made: the request never left the client. */
