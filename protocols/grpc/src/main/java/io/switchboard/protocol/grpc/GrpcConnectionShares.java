@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  * every one has calls open. A refused connection is not counted in the shares: it answers the
  * calls it brings UNAVAILABLE with the {@code sb-busy} trailer ("the call did not run", so that a
  * client may take the call to another server or protocol, where a connection closed at once reads
- * as one that may have run the call), then is closed; at most {@value #MAX_REFUSED_ANSWERING} do
- * so at a time, and those past it are closed at once. gRPC offers no connection limit of its own: this one admits each
+ * as one that may have run the call), then is closed; at most
+ * {@value ConnectionShares#MAX_REFUSED_ANSWERING} do so at a time, and those past it are closed at
+ * once. gRPC offers no connection limit of its own: this one admits each
  * connection as it is accepted, on the listener's own event loops, and learns which connections
  * are working from an interceptor that counts their open calls. A server's Unix socket on the
  * same host ({@link #applyUnix}) shares the same limits: its connections all count as one remote
@@ -75,13 +76,9 @@ public final class GrpcConnectionShares implements AutoCloseable {
      */
     private final long answerTakenNanos;
     private final LongAdder answersNotTaken = new LongAdder();
-    /** Refused connections that may still answer their calls as busy. */
-    static final int MAX_REFUSED_ANSWERING = 16;
     /** How long a refused connection lasts after its first call was answered busy: for the answer to be read. */
     static final long REFUSED_LINGER_MILLIS = 500;
-    /** How long a refused connection that brings no call lasts. */
-    static final long REFUSED_LIFETIME_MILLIS = 2_000;
-    /** Refused connections open now that answer their calls as busy ({@link #MAX_REFUSED_ANSWERING}). */
+    /** Refused connections open now that answer their calls as busy ({@link ConnectionShares#MAX_REFUSED_ANSWERING}). */
     private final AtomicInteger refusedAnswering = new AtomicInteger();
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -288,12 +285,13 @@ public final class GrpcConnectionShares implements AutoCloseable {
 
     /**
      * Lets a refused connection reach gRPC to answer its calls as busy ({@link CallCounter}), when
-     * fewer than {@link #MAX_REFUSED_ANSWERING} do so now: it is closed {@link #REFUSED_LINGER_MILLIS}
-     * after its first such answer, or {@link #REFUSED_LIFETIME_MILLIS} after it opened. False: close it now.
+     * fewer than {@link ConnectionShares#MAX_REFUSED_ANSWERING} do so now: it is closed
+     * {@link #REFUSED_LINGER_MILLIS} after its first such answer, or
+     * {@link ConnectionShares#REFUSED_LIFETIME_MILLIS} after it opened. False: close it now.
      */
     private boolean answerRefused(Channel child, Member m, String refusal, SocketAddress remote,
                                   Map<SocketAddress, Member> byRemote) {
-        if (refusedAnswering.incrementAndGet() > MAX_REFUSED_ANSWERING) {
+        if (refusedAnswering.incrementAndGet() > ConnectionShares.MAX_REFUSED_ANSWERING) {
             refusedAnswering.decrementAndGet();
             return false;
         }
@@ -306,7 +304,8 @@ public final class GrpcConnectionShares implements AutoCloseable {
         child.pipeline().addFirst(new ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
-                ctx.executor().schedule(() -> closeAtHead(ctx.channel()), REFUSED_LIFETIME_MILLIS, TimeUnit.MILLISECONDS);
+                ctx.executor().schedule(() -> closeAtHead(ctx.channel()), ConnectionShares.REFUSED_LIFETIME_MILLIS,
+                        TimeUnit.MILLISECONDS);
                 ctx.fireChannelActive();
                 ctx.pipeline().remove(this);
             }

@@ -101,7 +101,7 @@ class GrpcConnectionFloodTest {
                 java.util.concurrent.CompletableFuture<Long> spinning = java.util.concurrent.CompletableFuture
                         .supplyAsync(() -> ConformanceComponent.stub(busy).spin(new double[0], 600_000_000));
                 assertTrue(impl.spinStarted.await(30, java.util.concurrent.TimeUnit.SECONDS));
-                int n = 3 * GrpcConnectionShares.MAX_REFUSED_ANSWERING;
+                int n = 3 * io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING;
                 for (int i = 0; i < n; i++) {
                     Socket s = new Socket(at.uri().getHost(), at.uri().getPort());
                     s.setSoTimeout(30_000);
@@ -110,11 +110,11 @@ class GrpcConnectionFloodTest {
                 long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
                 while (shares.refusals() < n) {
                     assertTrue(System.nanoTime() < deadline, shares.refusals() + " refused");
-                    assertTrue(shares.refusedAnswering() <= GrpcConnectionShares.MAX_REFUSED_ANSWERING,
+                    assertTrue(shares.refusedAnswering() <= io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING,
                             shares.refusedAnswering() + " refused connections answering");
                     Thread.sleep(1);
                 }
-                assertTrue(shares.refusedAnswering() <= GrpcConnectionShares.MAX_REFUSED_ANSWERING);
+                assertTrue(shares.refusedAnswering() <= io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING);
                 int cutAtOnce = 0;
                 for (Socket s : flood) {   // each closed by the server: at once, or after its lifetime
                     byte[] got = s.getInputStream().readAllBytes();   // the read times out unless it is closed
@@ -122,7 +122,7 @@ class GrpcConnectionFloodTest {
                         cutAtOnce++;   // gRPC never saw it: those answering send their HTTP/2 settings first
                     }
                 }
-                assertTrue(cutAtOnce >= n - GrpcConnectionShares.MAX_REFUSED_ANSWERING, cutAtOnce + " closed at once");
+                assertTrue(cutAtOnce >= n - io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING, cutAtOnce + " closed at once");
                 awaitNoneAnswering(shares);
                 assertEquals(0, shares.evictions(), "the working connection was not closed");
                 spinning.cancel(true);

@@ -24,6 +24,15 @@ import java.util.Set;
  * Thread-safe; decisions take one lock and a scan of the connections of the share (a few hundred).
  */
 public final class ConnectionShares {
+    /**
+     * Refused connections a listener lets answer their calls "busy, not run" at a time, each for
+     * at most {@link #REFUSED_LIFETIME_MILLIS}: a client then knows its call never ran, where a
+     * connection closed at once reads as one that may have run it. Those past it are closed at once.
+     */
+    public static final int MAX_REFUSED_ANSWERING = 16;
+    /** How long a refused connection that brings no call lasts. */
+    public static final long REFUSED_LIFETIME_MILLIS = 2_000;
+
     private final int maxConnections;
     private final int maxPerAddress;
     private final Map<Object, Set<Member>> byAddress = new HashMap<>();

@@ -94,6 +94,8 @@ final class TcpServer implements ProtocolServer {
     private final LongAdder slowSenders = new LongAdder();
     private final LongAdder readsPaused = new LongAdder();
     private final LongAdder connectionRefusals = new LongAdder();
+    /** Refused connections open now, answering their requests ({@link ConnectionShares#MAX_REFUSED_ANSWERING}). */
+    private final java.util.concurrent.atomic.AtomicInteger refusedAnswering = new java.util.concurrent.atomic.AtomicInteger();
     private final LongAdder acceptedConnections = new LongAdder();
     private final ConnectionShares shares;
     private final FrameBudget budget;
@@ -176,8 +178,8 @@ final class TcpServer implements ProtocolServer {
                     if (admission.evicted() != null) {
                         admission.evicted().evict();
                     }
-                } else {
-                    c.refuse(admission.refusal());
+                } else if (!refuse(ch, c, admission.refusal())) {
+                    return;
                 }
                 // one handler: the connection cuts its frames, keeps its own idle time and holds
                 // the flushes of one read's answers, where a decoder, an idle and a flush handler
@@ -260,6 +262,32 @@ final class TcpServer implements ProtocolServer {
     /** Connections refused because every connection of their share was working; for tests and logs. */
     long connectionRefusals() {
         return connectionRefusals.sum();
+    }
+
+    /** Refused connections open now, answering their requests EOVERCROWDED; for tests. */
+    int refusedAnswering() {
+        return refusedAnswering.get();
+    }
+
+    /**
+     * A connection over the shares: it answers the requests of its first read EOVERCROWDED and is
+     * closed, or after {@link ConnectionShares#REFUSED_LIFETIME_MILLIS} if no request comes; at most
+     * {@link ConnectionShares#MAX_REFUSED_ANSWERING} at a time. False: it is closed now, unanswered.
+     */
+    private boolean refuse(Channel ch, Connection c, String why) {
+        connectionRefusals.increment();
+        long n = connectionRefusals.sum();
+        if (n == 1 || n % 100 == 0) {
+            LOG.warn("tcp server: {}; refusing {} ({} refused so far)", why, ch.remoteAddress(), n);
+        }
+        if (refusedAnswering.incrementAndGet() > ConnectionShares.MAX_REFUSED_ANSWERING) {
+            refusedAnswering.decrementAndGet();
+            ch.close();
+            return false;
+        }
+        ch.closeFuture().addListener(f -> refusedAnswering.decrementAndGet());
+        c.refuse(why);
+        return true;
     }
 
     /** Connections accepted so far, over TCP and the Unix socket; for tests and logs. */
@@ -406,7 +434,9 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
-            if (idleNanos > 0) {   // none: connections are not closed for being idle
+            if (refused != null) {
+                ctx.executor().schedule(() -> ctx.close(), ConnectionShares.REFUSED_LIFETIME_MILLIS, TimeUnit.MILLISECONDS);
+            } else if (idleNanos > 0) {   // none: connections are not closed for being idle
                 idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), idleNanos, TimeUnit.NANOSECONDS);
             }
         }
@@ -456,18 +486,6 @@ final class TcpServer implements ProtocolServer {
             }
             ctx.channel().config().setAutoRead(writable);
             ctx.fireChannelWritabilityChanged();
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            if (refused != null) {
-                connectionRefusals.increment();
-                long n = connectionRefusals.sum();
-                if (n == 1 || n % 100 == 0) {
-                    LOG.warn("tcp server: {}; refusing {} ({} refused so far)", refused, ctx.channel().remoteAddress(), n);
-                }
-            }
-            ctx.fireChannelActive();
         }
 
         @Override

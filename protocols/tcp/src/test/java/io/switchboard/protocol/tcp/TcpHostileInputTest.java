@@ -16,6 +16,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -198,6 +200,45 @@ class TcpHostileInputTest {
         assertEquals(1, server.connectionRefusals());
         assertEquals(0, server.evictions());
         assertEquals(0, impl.increments.get(), "the refused call did not run");
+    }
+
+    @Test
+    void refusedConnectionsThatSendNothingAreFewAtATimeAndAllClosed() throws Exception {
+        Endpoint at = start(ServerSettings.defaults().withMaxConnections(1), TcpLimits.defaults());
+        List<RawTcp> flood = new ArrayList<>();
+        try (RawTcp first = new RawTcp(at)) {
+            first.write(RawTcp.frame(request("spin", 1), new byte[] {16, (byte) 0xC0, (byte) 0xCF, 0x24}));
+            assertTrue(impl.spinStarted.await(30, TimeUnit.SECONDS));
+            int n = 3 * io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING;
+            for (int i = 0; i < n; i++) {
+                flood.add(new RawTcp(at));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.connectionRefusals() < n) {
+                assertTrue(System.nanoTime() < deadline, server.connectionRefusals() + " refused");
+                assertTrue(server.refusedAnswering() <= io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING, server.refusedAnswering() + " answering");
+                Thread.sleep(1);
+            }
+            for (RawTcp raw : flood) {   // closed at once past the first 16, the rest after their lifetime
+                assertTrue(raw.closedByServer(), "a refused connection that sent nothing");
+            }
+            while (server.refusedAnswering() > 0) {
+                assertTrue(System.nanoTime() < deadline, server.refusedAnswering() + " refused connections still open");
+                Thread.sleep(1);
+            }
+            try (RawTcp late = new RawTcp(at)) {   // and one that asks is still answered, not cut
+                assertEquals(TcpErrors.OVERCROWDED, late.call(request("increment", 1), new byte[] {8, 1}).meta().errorCode());
+            }
+            first.write(RawTcp.frame(RpcMeta.request(SERVICE, "spin", null, 0, 1, Map.of(TcpErrors.CANCEL, "1")),
+                    new byte[0]));
+            assertTrue(impl.spinSawCancel.await(30, TimeUnit.SECONDS));
+        } finally {
+            for (RawTcp raw : flood) {
+                raw.close();
+            }
+        }
+        assertEquals(0, server.evictions(), "the working connection was not closed");
+        assertEquals(0, impl.increments.get(), "no refused call ran");
     }
 
     /**
