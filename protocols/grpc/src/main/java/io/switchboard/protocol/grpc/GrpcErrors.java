@@ -194,8 +194,14 @@ final class GrpcErrors {
         return status.getCode() == Status.Code.RESOURCE_EXHAUSTED && GRPCIO_CONCURRENT_CALL_LIMIT.equals(status.getDescription());
     }
 
-    /** UNAVAILABLE because no connection could be made: the request never left the client. */
+    /**
+     * UNAVAILABLE because no connection could be made, or the server refused its TLS handshake: the
+     * request never reached the server's gRPC.
+     */
     private static boolean neverConnected(Status status) {
+        if (io.switchboard.protocol.spi.TlsRefusals.refusedHandshake(status.getCause())) {
+            return true;
+        }
         for (Throwable c = status.getCause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof ConnectException || c instanceof UnknownHostException || c instanceof NoRouteToHostException) {
                 return true;

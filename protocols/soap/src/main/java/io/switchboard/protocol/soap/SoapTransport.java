@@ -248,6 +248,10 @@ final class SoapTransport implements Transport {
             return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
                     "cannot connect to " + endpoint.address() + ": " + cause.getMessage(), fault);
         }
+        if (io.switchboard.protocol.spi.TlsRefusals.refusedHandshake(fault)) {
+            return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
+                    endpoint.address() + " refused this client's TLS handshake: " + cause, fault);
+        }
         if (cause != null && requestIncomplete) {   // the connection broke before the request was written whole
             return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, operation.name() + " at "
                     + endpoint.address() + ": the request was cut while it was sent: " + cause, fault);

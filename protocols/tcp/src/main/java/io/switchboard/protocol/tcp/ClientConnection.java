@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import io.switchboard.protocol.spi.TlsRefusals;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -491,7 +492,10 @@ final class ClientConnection {
         }
     }
 
-    /** Closes the connection; calls under way fail as may-have-run (their requests were written). */
+    /**
+     * Closes the connection; calls under way fail as may-have-run (their requests were written), or
+     * as not delivered if the server refused the TLS handshake ({@link TlsRefusals}).
+     */
     void close(Throwable cause) {
         if (closed) {
             return;
@@ -503,11 +507,14 @@ final class ClientConnection {
         } catch (IOException ignored) {
             // closing anyway
         }
+        boolean refused = TlsRefusals.refusedHandshake(cause);
         for (Call c : calls.values()) {
             calls.remove(c.id);
-            if (c.completeExceptionally(new TransportException(TcpProtocolProvider.NAME,
-                    TransportException.Delivery.MAY_HAVE_RUN, "the connection to " + address + " closed before the answer to "
-                    + c.what + " arrived" + (cause == null ? "" : ": " + cause.getMessage()), cause))) {
+            if (c.completeExceptionally(new TransportException(TcpProtocolProvider.NAME, refused
+                    ? TransportException.Delivery.NOT_DELIVERED : TransportException.Delivery.MAY_HAVE_RUN,
+                    (refused ? address + " refused this client's TLS handshake; nothing of " + c.what + " ran"
+                    : "the connection to " + address + " closed before the answer to " + c.what + " arrived")
+                    + (cause == null ? "" : ": " + cause.getMessage()), cause))) {
                 Thread w = c.waiter;
                 if (w != null) {
                     LockSupport.unpark(w);
