@@ -72,18 +72,20 @@ class MatrixMutualTlsTest {
         return registry;
     }
 
+    /** Cannon's product by the workers, the manager calling them with its own certificate. */
+    private Block cannon(RegistryServer registry, String workerPolicy, Block a, Block b) {
+        try (Switchboard sb = Switchboard.builder(registry.endpoint()).tls(certs.spiffeClient()).connect();
+             MatrixManager manager = new MatrixManager(sb, MatrixManager.discover(sb, "matrix-worker-"))) {
+            return manager.workerPolicy(workerPolicy).multiplyCannon(a, b);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"fixed:grpc", "fixed:soap"})   // tcp is not on this module's class path
     void workersBehindMutualTlsMultiplyAndEachCalleeSeesItsCallersCertificate(String policy) {
-        RegistryServer registry = start(certs.client());
-        Random rnd = new Random(11);
-        Block a = Matrices.integers(rnd, N, N);
-        Block b = Matrices.integers(rnd, N, N);
-        try (Switchboard sb = Switchboard.builder(registry.endpoint()).tls(certs.spiffeClient()).connect();
-             MatrixManager manager = new MatrixManager(sb, MatrixManager.discover(sb, "matrix-worker-"))) {
-            manager.workerPolicy(policy);
-            assertTrue(Blocks.identical(Blocks.multiply(a, b), manager.multiplyCannon(a, b)), policy);
-        }
+        Block a = Matrices.integers(new Random(11), N, N);
+        Block b = Matrices.integers(new Random(12), N, N);
+        assertTrue(Blocks.identical(Blocks.multiply(a, b), cannon(start(certs.client()), policy, a, b)), policy);
         String manager = Peer.Authentication.MUTUAL_TLS + " " + TestCertificates.SPIFFE_ID;
         String worker = Peer.Authentication.MUTUAL_TLS + " " + TestCertificates.CLIENT_SUBJECT;
         Map<String, Set<String>> seen = new TreeMap<>(callers);
@@ -96,15 +98,9 @@ class MatrixMutualTlsTest {
     @Test
     void aWorkerWithoutAKeyOfItsOwnReachesNoNeighbour() {
         RegistryServer registry = start(certs.clientWithoutKey());
-        Random rnd = new Random(12);
-        Block a = Matrices.integers(rnd, N, N);
-        Block b = Matrices.integers(rnd, N, N);
-        try (Switchboard sb = Switchboard.builder(registry.endpoint()).tls(certs.spiffeClient()).connect();
-             MatrixManager manager = new MatrixManager(sb, MatrixManager.discover(sb, "matrix-worker-"))) {
-            manager.workerPolicy("fixed:grpc");
-            RuntimeException failed = assertThrows(RuntimeException.class, () -> manager.multiplyCannon(a, b));
-            System.out.println("without a key: " + failed);
-        }
+        Block a = Matrices.integers(new Random(13), N, N);
+        RuntimeException failed = assertThrows(RuntimeException.class, () -> cannon(registry, "fixed:grpc", a, a));
+        System.out.println("without a key: " + failed);
         Set<String> operations = new TreeSet<>(callers.keySet());
         assertTrue(operations.contains("setup"), "the manager reached the workers: " + operations);
         assertTrue(!operations.contains("receiveA") && !operations.contains("receiveB"),
