@@ -313,6 +313,22 @@ class _Call:
         self.settled, self.deadline = settled, deadline
 
 
+# The alerts of a refused TLS handshake (RFC 8446 section 6.2), as OpenSSL names them, in lower case:
+# as the Java clients' TlsRefusals, a call whose connection ended in one never reached an operation.
+_HANDSHAKE_ALERTS = ("bad_certificate", "certificate_required", "unknown_ca", "certificate_unknown",
+                     "certificate_revoked", "certificate_expired", "unsupported_certificate", "handshake_failure",
+                     "access_denied")
+
+
+def refused_handshake(error):
+    """Whether ``error`` is the server refusing this client's TLS handshake (under TLS 1.3 a client
+    learns of it only when it reads, after it sent its request, which the server never read)."""
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return True   # this client refused the server's certificate: nothing was sent
+    text = str(error).lower()
+    return isinstance(error, ssl.SSLError) and "alert" in text and any(a in text for a in _HANDSHAKE_ALERTS)
+
+
 def send_all(sock, data, seconds, stalled_limit):
     """Writes ``data`` whole on a blocking socket, waiting for room at most ``seconds``: over the
     whole write, or (``stalled_limit``) since the last bytes it took, so that a server's answer to a
@@ -492,6 +508,7 @@ class Connection:
         self.async_open = 0          # async calls not yet settled
         self.reader = None           # the reader thread while async calls are open
         self.closed = None
+        self.handshake_refused = False
         self.buffer = bytearray(early)
         self.last_used = time.monotonic()
 
@@ -645,7 +662,10 @@ class Connection:
             try:
                 chunk = self.wire.recv(n - len(self.buffer))
             except OSError as e:
-                self.close("read failed: %s" % e)
+                if refused_handshake(e):
+                    self.close("the server refused this client's TLS handshake: %s" % e, handshake_refused=True)
+                else:
+                    self.close("read failed: %s" % e)
                 raise _Closed() from None
             if chunk is None:
                 self.close("the server closed the connection")
@@ -653,10 +673,13 @@ class Connection:
             self.buffer += chunk   # nothing, when what came completes no TLS record
         return bytes(self.buffer[:n])
 
-    def close(self, why="closed"):
+    def close(self, why="closed", handshake_refused=False):
+        """Ends the connection; its calls under way fail as may-have-run, or as not delivered if the
+        server refused the TLS handshake (``handshake_refused``)."""
         with self.lock:
             if self.closed is None:
                 self.closed = why
+                self.handshake_refused = handshake_refused
             pending, self.calls = list(self.calls.values()), {}
             for call in pending:
                 call.error, call.done = why, True
@@ -833,7 +856,8 @@ class TcpTransport:
 
     def _outcome(self, op, connection, call):
         if call.meta is None:
-            raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s: %s before the answer" % (
+            delivery = TransportError.NOT_DELIVERED if connection.handshake_refused else TransportError.MAY_HAVE_RUN
+            raise TransportError(self.protocol, delivery, "%s at %s: %s before the answer" % (
                 op.name, self.address, call.error or connection.closed or "connection closed"))
         return self.answer(op, call.meta, call.data)
 

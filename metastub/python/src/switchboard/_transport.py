@@ -202,6 +202,21 @@ class GrpcTransport:
         self.channel.close()
 
 
+def _root_cause(error):
+    """The first error of the chain an HTTP client wraps (requests, urllib3), looked through a few deep."""
+    seen = 0
+    while seen < 8:
+        inner = getattr(error, "reason", None)   # urllib3's, where it is an error (elsewhere a string)
+        if not isinstance(inner, BaseException):
+            inner = error.__cause__ or error.__context__
+        if inner is None and error.args and isinstance(error.args[0], BaseException):
+            inner = error.args[0]
+        if inner is None or inner is error:
+            return error
+        error, seen = inner, seen + 1
+    return error
+
+
 def _never_connected(details):
     text = details.lower()
     return any(s in text for s in ("connection refused", "failed to connect", "connect failed", "no route to host",
@@ -252,7 +267,8 @@ class SoapTransport:
             raise TransportError(self.protocol, TransportError.NOT_DELIVERED, "cannot connect: %s" % e) from None
         except requests.exceptions.ConnectionError as e:
             text = str(e)
-            never = "NewConnectionError" in text or "Connection refused" in text or "Failed to establish" in text
+            never = ("NewConnectionError" in text or "Connection refused" in text or "Failed to establish" in text
+                     or _tcp.refused_handshake(_root_cause(e)))
             raise TransportError(self.protocol, TransportError.NOT_DELIVERED if never else TransportError.MAY_HAVE_RUN,
                                  text) from None
         except requests.exceptions.RequestException as e:
