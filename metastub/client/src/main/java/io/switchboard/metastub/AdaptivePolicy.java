@@ -215,7 +215,12 @@ public final class AdaptivePolicy implements SelectionPolicy {
      * sample moves the estimate by a fraction of itself: down by {@code RATE × (1 − QUANTILE)}
      * when below it, up by {@code RATE × QUANTILE} when above, so it settles where that fraction
      * of samples is below, and a burst of slow samples (a GC pause, a queue) moves it up only a
-     * little. The first samples (connection set-up, a cold JIT) are skipped.
+     * little. The first samples (connection set-up, a cold JIT) are skipped. A sample below a
+     * {@link #STALE_BELOW} of the estimate replaces it: waiting and compiling make calls slower,
+     * never faster, so such a sample shows the estimate is stale. Without this, a protocol whose
+     * model rose while the JIT compiled its path (tcp-unix's {@code double[10^5]} measured 8-26 ms
+     * for a while, then 0.6 ms) lost the operation to one still at its prior, and was tried only by
+     * the re-probe every {@link AdaptivePolicy#REPROBE_NANOS}, each try moving its model 8 %.
      */
     static final class CostModel {
         static final double QUANTILE = 0.2;
@@ -223,6 +228,8 @@ public final class AdaptivePolicy implements SelectionPolicy {
         private static final long SMALL = 2 * 1024;
         private static final long LARGE = 32 * 1024;
         private static final int SKIPPED = 2;
+        /** A sample below this fraction of the estimate replaces it. */
+        static final double STALE_BELOW = 0.25;
         // written under this model's lock, read without it: a prediction may mix a step's two fields,
         // which moves it by a fraction of one step
         private volatile double fixed;
@@ -284,14 +291,17 @@ public final class AdaptivePolicy implements SelectionPolicy {
                 return;
             }
             if (bytes <= SMALL) {
-                fixed = Math.max(1, towardQuantile(fixed, sample - perByte * bytes));
+                fixed = Math.max(1, learned(fixed, sample - perByte * bytes));
             } else if (bytes >= LARGE) {
-                perByte = Math.max(1e-6, towardQuantile(perByte, Math.max(0, sample - fixed) / bytes));
+                perByte = Math.max(1e-6, learned(perByte, Math.max(0, sample - fixed) / bytes));
             }
         }
 
-        /** One step of the quantile estimate toward a sample. */
-        private static double towardQuantile(double estimate, double sample) {
+        /** The estimate after a sample: one step of the quantile toward it, or the sample itself when far below. */
+        private static double learned(double estimate, double sample) {
+            if (sample < estimate * STALE_BELOW) {
+                return sample;
+            }
             return estimate * (1 + RATE * (sample < estimate ? QUANTILE - 1 : QUANTILE));
         }
     }

@@ -344,6 +344,40 @@ class SizeAndAdaptivePolicyTest {
     }
 
     @Test
+    void aReprobeFarFasterThanItsModelIsBelievedAtOnce() {
+        long[] now = {0};
+        AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
+        // while the JIT compiled the bulk protocol's path its calls of 20,000 doubles took 120 ms;
+        // SOAP's, from another client's pinned calls, 40 ms
+        for (int i = 0; i < 400; i++) {
+            adaptive.observe(record("soap", 160_000, 40_000));
+            adaptive.observe(record("fast", 160_000, 120_000));
+        }
+        assertEquals("soap", decide(adaptive, 20_000));
+        now[0] += AdaptivePolicy.REPROBE_NANOS + 1;
+        assertEquals("fast", adaptive.select(doubles(20_000), BOTH), "re-probed");
+        adaptive.observe(record("fast", 160_000, 5_000));   // compiled now: a 24th of what its model says
+        assertEquals("fast", decide(adaptive, 20_000), "one such sample is enough, where each moved the model 8 %");
+        double predicted = adaptive.predictMicros("fast", SUITE.endpoint("fast").address(), "echoDoubles", 160_000);
+        assertTrue(predicted < 6_000, "prediction after the re-probe: " + predicted);
+    }
+
+    @Test
+    void aSampleAQuarterOfTheEstimateOrMoreMovesItOnlyAStep() {
+        AdaptivePolicy adaptive = new AdaptivePolicy();
+        for (int i = 0; i < 60; i++) {   // 880 µs: the prior's fixed 400 µs and 3 ns a byte
+            adaptive.observe(record("fast", 160_000, 880));
+        }
+        String fast = SUITE.endpoint("fast").address();
+        double before = adaptive.predictMicros("fast", fast, "echoDoubles", 160_000);
+        assertEquals(880, before, 10);
+        // the per-byte part at 0.3 of the estimate: fast, but not far below
+        adaptive.observe(record("fast", 160_000, 400 + 0.3 * (before - 400)));
+        double after = adaptive.predictMicros("fast", fast, "echoDoubles", 160_000);
+        assertTrue(after > 0.9 * before, "one step: " + before + " -> " + after);
+    }
+
+    @Test
     void aRunnerUpSpoiltBySlowSamplesIsTriedAgainOnceItIsStale() {
         long[] now = {0};
         AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
