@@ -343,16 +343,21 @@ class SizeAndAdaptivePolicyTest {
         assertTrue(fast >= 0.9 * 400, "calls over the cheaper protocol: " + fast + " of 400");
     }
 
-    @Test
-    void aReprobeFarFasterThanItsModelIsBelievedAtOnce() {
-        long[] now = {0};
+    /** A long stretch in which the bulk protocol measured 3x SOAP's time for 20,000 doubles (120 against 40 ms). */
+    private static AdaptivePolicy afterASlowSpell(long[] now) {
         AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
-        // while the JIT compiled the bulk protocol's path its calls of 20,000 doubles took 120 ms;
-        // SOAP's, from another client's pinned calls, 40 ms
         for (int i = 0; i < 400; i++) {
             adaptive.observe(record("soap", 160_000, 40_000));
             adaptive.observe(record("fast", 160_000, 120_000));
         }
+        return adaptive;
+    }
+
+    @Test
+    void aReprobeFarFasterThanItsModelIsBelievedAtOnce() {
+        long[] now = {0};
+        // while the JIT compiled the bulk protocol's path its calls of 20,000 doubles took 120 ms
+        AdaptivePolicy adaptive = afterASlowSpell(now);
         assertEquals("soap", decide(adaptive, 20_000));
         now[0] += AdaptivePolicy.REPROBE_NANOS + 1;
         assertEquals("fast", adaptive.select(doubles(20_000), BOTH), "re-probed");
@@ -380,12 +385,7 @@ class SizeAndAdaptivePolicyTest {
     @Test
     void aRunnerUpSpoiltBySlowSamplesIsTriedAgainOnceItIsStale() {
         long[] now = {0};
-        AdaptivePolicy adaptive = new AdaptivePolicy(() -> now[0]);
-        // a long stretch in which the bulk protocol measured 3x SOAP's time for 20,000 doubles
-        for (int i = 0; i < 400; i++) {
-            adaptive.observe(record("soap", 160_000, 40_000));
-            adaptive.observe(record("fast", 160_000, 120_000));
-        }
+        AdaptivePolicy adaptive = afterASlowSpell(now);
         assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "fresh models: the learned ranking holds");
         now[0] += AdaptivePolicy.REPROBE_NANOS / 2;
         assertEquals("soap", adaptive.select(doubles(20_000), BOTH), "not stale yet");
