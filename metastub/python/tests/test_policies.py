@@ -79,3 +79,22 @@ def test_adaptive_never_tries_a_runner_up_five_times_slower_even_by_microseconds
         adaptive.observe(CallRecord("Echo", "empty", "id", "soap", "soap://server", "r", 10, 125e-6, None, 10))
     picks = [adaptive.select(Call(10), ["grpc", "soap"]) for _ in range(10 * adaptive.EXPLORE_EVERY)]
     assert picks.count("soap") == 0
+
+
+def test_a_reprobe_far_faster_than_its_model_is_believed_at_once():
+    """As the Java policy: a protocol whose model rose during a slow spell (the JIT compiling its
+    path) gets the operation back from one re-probe that comes in at a quarter of what its model says."""
+    now = [0.0]
+    adaptive = policies.Adaptive(clock=lambda: now[0])
+    large = 160_000
+    for _ in range(400):   # 120 ms over gRPC while it was slow, 40 ms over SOAP
+        adaptive.observe(CallRecord("Echo", "echoDoubles", "id", "soap", "soap://server", "r", large, 0.040, None, 10))
+        adaptive.observe(CallRecord("Echo", "echoDoubles", "id", "grpc", "grpc://server", "r", large, 0.120, None, 10))
+    call = Call(large, operation="echoDoubles")
+    assert adaptive.select(call, ["grpc", "soap"]) == "soap"
+    now[0] += adaptive.REPROBE_SECONDS + 1
+    picks = [adaptive.select(call, ["grpc", "soap"]) for _ in range(adaptive.REPROBE_CHECK_EVERY)]
+    assert picks.count("grpc") == 1, "re-probed once: %s" % picks
+    adaptive.observe(CallRecord("Echo", "echoDoubles", "id", "grpc", "grpc://server", "r", large, 0.005, None, 10))
+    picks = [adaptive.select(call, ["grpc", "soap"]) for _ in range(adaptive.EXPLORE_EVERY)]
+    assert picks.count("grpc") >= adaptive.EXPLORE_EVERY - 1, picks

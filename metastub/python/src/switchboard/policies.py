@@ -78,7 +78,10 @@ class Fixed(Policy):
 
 
 class _CostModel:
-    QUANTILE, RATE, SMALL, LARGE, SKIPPED = 0.2, 0.1, 2 * 1024, 32 * 1024, 2
+    """As the Java policy's CostModel: fixed cost plus cost per byte, each a low quantile of the
+    samples, a sample below ``STALE_BELOW`` of its estimate replacing it (waiting and compiling only
+    make calls slower, so such a sample shows the estimate is stale)."""
+    QUANTILE, RATE, SMALL, LARGE, SKIPPED, STALE_BELOW = 0.2, 0.1, 2 * 1024, 32 * 1024, 2, 0.25
 
     def __init__(self, fixed, per_byte, now):
         self.fixed, self.per_byte, self.seen, self.touched = fixed, per_byte, 0, now
@@ -112,6 +115,8 @@ class _CostModel:
                 self.per_byte = max(1e-6, self._toward(self.per_byte, max(0.0, micros - self.fixed) / n))
 
     def _toward(self, estimate, sample):
+        if sample < estimate * self.STALE_BELOW:
+            return sample
         return estimate * (1 + self.RATE * (self.QUANTILE - 1 if sample < estimate else self.QUANTILE))
 
     def claim_reprobe(self, now, every):
