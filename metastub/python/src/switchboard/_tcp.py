@@ -508,7 +508,7 @@ class Connection:
         self.async_open = 0          # async calls not yet settled
         self.reader = None           # the reader thread while async calls are open
         self.closed = None
-        self.handshake_refused = False
+        self.handshake_refused = self.answered_once = False
         self.buffer = bytearray(early)
         self.last_used = time.monotonic()
 
@@ -638,6 +638,7 @@ class Connection:
         except ValueError as e:
             self.close("an answer that cannot be read: %s" % e)
             return
+        self.answered_once = True   # a failure after an answer cannot be the handshake's refusal
         with self.lock:
             call = self.calls.pop(meta.correlation_id, None)
             if call is not None:
@@ -662,7 +663,7 @@ class Connection:
             try:
                 chunk = self.wire.recv(n - len(self.buffer))
             except OSError as e:
-                if refused_handshake(e):
+                if not self.answered_once and refused_handshake(e):
                     self.close("the server refused this client's TLS handshake: %s" % e, handshake_refused=True)
                 else:
                     self.close("read failed: %s" % e)

@@ -250,7 +250,8 @@ final class SoapTransport implements Transport {
         }
         if (io.switchboard.protocol.spi.TlsRefusals.refusedHandshake(fault)) {
             return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
-                    endpoint.address() + " refused this client's TLS handshake: " + cause, fault);
+                    endpoint.address() + " refused this client's TLS handshake: " + (cause != null ? cause
+                    : fault.getMessage()), fault);
         }
         if (cause != null && requestIncomplete) {   // the connection broke before the request was written whole
             return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, operation.name() + " at "

@@ -16,9 +16,8 @@ import java.util.concurrent.CompletableFuture;
  * memory evicts on every new call: with more than {@value #ORDERED_FROM} identities the shares are
  * kept ordered by size, so that finding the largest does not walk every caller, under its user's
  * lock, for each call; with fewer, a walk costs less than keeping the order on every call. Not
- * thread-safe: its user holds a lock around every use. A protocol's
- * server keeps its SOAP cancels that came before their calls here too, each counted as one "byte"
- * (no digest, no outcome).
+ * thread-safe: its user holds a lock around every use. A protocol's server keeps its SOAP cancels
+ * that came before their calls here too, each counted as one "byte" (no digest, no outcome).
  */
 public final class RecentCalls {
     /** One call: who made it, what it asked (a digest), and its outcome once it has one. */

@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBuf;
 import io.switchboard.protocol.DaemonThreads;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.protocol.spi.TlsRefusals;
 import io.switchboard.protocol.spi.UnixSockets;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -20,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import io.switchboard.protocol.spi.TlsRefusals;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -74,6 +74,8 @@ final class ClientConnection {
     private final Map<Long, Call> calls = new ConcurrentHashMap<>();
     private final ReentrantLock writing = new ReentrantLock();
     private final ReentrantLock reading = new ReentrantLock();
+    /** Whether an answer has come: a failure after it cannot be the handshake's refusal. */
+    private volatile boolean answeredOnce;
     private final AtomicBoolean readerTask = new AtomicBoolean();
     /** Cuts frames; it and {@link #received} are used only by the thread holding {@link #reading}. */
     private final FrameDecoder decoder;
@@ -327,6 +329,9 @@ final class ClientConnection {
 
     private void dispatch(Frame frame) {
         lastUsedNanos = System.nanoTime();
+        if (!answeredOnce) {
+            answeredOnce = true;   // the handshake, if any, is behind this connection
+        }
         if (frame.meta.userField(TcpErrors.CLOSING) != null) {
             retiring = true;   // before its caller hears of it: its next call goes on another connection
         }
@@ -494,7 +499,8 @@ final class ClientConnection {
 
     /**
      * Closes the connection; calls under way fail as may-have-run (their requests were written), or
-     * as not delivered if the server refused the TLS handshake ({@link TlsRefusals}).
+     * as not delivered if the server refused the TLS handshake ({@link TlsRefusals}) before any
+     * answer came.
      */
     void close(Throwable cause) {
         if (closed) {
@@ -507,7 +513,7 @@ final class ClientConnection {
         } catch (IOException ignored) {
             // closing anyway
         }
-        boolean refused = TlsRefusals.refusedHandshake(cause);
+        boolean refused = !answeredOnce && TlsRefusals.refusedHandshake(cause);
         for (Call c : calls.values()) {
             calls.remove(c.id);
             if (c.completeExceptionally(new TransportException(TcpProtocolProvider.NAME, refused

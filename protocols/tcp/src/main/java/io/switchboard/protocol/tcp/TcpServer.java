@@ -46,6 +46,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,7 +96,7 @@ final class TcpServer implements ProtocolServer {
     private final LongAdder readsPaused = new LongAdder();
     private final LongAdder connectionRefusals = new LongAdder();
     /** Refused connections open now, answering their requests ({@link ConnectionShares#MAX_REFUSED_ANSWERING}). */
-    private final java.util.concurrent.atomic.AtomicInteger refusedAnswering = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger refusedAnswering = new AtomicInteger();
     private final LongAdder acceptedConnections = new LongAdder();
     private final ConnectionShares shares;
     private final FrameBudget budget;
