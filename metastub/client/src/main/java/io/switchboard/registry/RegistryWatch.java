@@ -5,6 +5,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.switchboard.protocol.DaemonThreads;
+import io.switchboard.protocol.PermissionDeniedException;
+import io.switchboard.protocol.spi.TlsRefusals;
 import io.switchboard.registry.wire.Watch;
 import io.switchboard.registry.wire.WatchResponse;
 import java.time.Duration;
@@ -64,6 +66,8 @@ public final class RegistryWatch implements AutoCloseable {
     private final Consumer<RegistryEvent> listener;
     private final Map<Key, ComponentEntry> known = new HashMap<>();
     private final CountDownLatch synced = new CountDownLatch(1);
+    /** Counted down once the watch has synced, or was refused in a way waiting does not mend. */
+    private final CountDownLatch settled = new CountDownLatch(1);
     private Thread thread;
     private volatile boolean closed;
     /** The stream's call and connection while it runs; guarded by this. */
@@ -112,6 +116,7 @@ public final class RegistryWatch implements AutoCloseable {
         try {
             address = registry.streamAddress();
         } catch (RuntimeException e) {
+            failed(e);
             retry(null, "asking " + registry.url() + " where it streams: " + e.getMessage(), false);
             return;
         }
@@ -180,6 +185,7 @@ public final class RegistryWatch implements AutoCloseable {
             delivered = true;
             refusal = null;
             synced.countDown();
+            settled.countDown();
             own.request(1);
         }
 
@@ -204,6 +210,11 @@ public final class RegistryWatch implements AutoCloseable {
                 refusal = status.getDescription();
                 retry(address, "the registry at " + address + " refused the watch: " + status.getDescription(), true);
             } else {
+                if (status.getCode() == Status.Code.UNAUTHENTICATED || status.getCode() == Status.Code.PERMISSION_DENIED) {
+                    settled.countDown();
+                } else {
+                    failed(status.getCause());
+                }
                 registry.streamFailed(address);
                 retry(address, "the stream at " + address + " ended: " + status.getCode()
                         + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")"), false);
@@ -234,9 +245,25 @@ public final class RegistryWatch implements AutoCloseable {
         thread = DaemonThreads.start(this::run, "registry-watch-" + (names.isEmpty() ? "*" : String.join(",", names)));
     }
 
-    /** Waits until the instances bound at the start have been reported; false if that took longer than {@code timeout}. */
+    /**
+     * Waits until the instances bound at the start have been reported; false if that took longer
+     * than {@code timeout}, or at once if the registry refused this client's TLS handshake or
+     * credentials (the watch goes on trying).
+     */
     public boolean awaitSynced(Duration timeout) throws InterruptedException {
-        return synced.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        settled.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return synced.getCount() == 0;
+    }
+
+    /**
+     * A failure that waiting does not mend: the registry refused this client's TLS handshake, or
+     * its credentials. The watch goes on trying in the background, but whoever waits for it to
+     * sync ({@link #awaitSynced}) is let go at once rather than after its whole timeout.
+     */
+    private void failed(Throwable failure) {
+        if (TlsRefusals.refusedHandshake(failure) || failure instanceof PermissionDeniedException) {
+            settled.countDown();
+        }
     }
 
     private void run() {
@@ -259,6 +286,7 @@ public final class RegistryWatch implements AutoCloseable {
                 since = r.version();
                 backoff = 200;
                 synced.countDown();
+                settled.countDown();
                 if (!r.reset() && r.events().isEmpty()) {
                     long early = MIN_EMPTY_POLL_NANOS - (System.nanoTime() - started);
                     if (early > 0) {
@@ -271,6 +299,7 @@ public final class RegistryWatch implements AutoCloseable {
                 if (closed) {
                     return;
                 }
+                failed(e);
                 LOG.warn("watching {} at {}: {}; trying again in {} ms", names.isEmpty() ? "every name" : names,
                         registry.url(), e.getMessage(), backoff);
                 try {

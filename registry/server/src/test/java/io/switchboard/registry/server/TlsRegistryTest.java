@@ -98,6 +98,29 @@ class TlsRegistryTest {
         }
     }
 
+    /**
+     * A lookup waits for the client's watch to know what is bound, up to the connect timeout. A
+     * registry that refuses the client's TLS handshake will not be known by waiting: the lookup
+     * fails at once with the refusal, not after the whole minute.
+     */
+    @Test
+    void aLookupByAClientTheRegistryRefusesAtTlsFailsAtOnceWithTheRefusal() {
+        try (RegistryServer registry = RegistryServer.builder().secret("s").tls(certs.serverMutual()).start();
+             Switchboard keyless = Switchboard.builder(registry.endpoint())
+                     .settings(new ClientSettings(java.time.Duration.ofMinutes(1), ClientSettings.defaults().callTimeout(),
+                             ClientSettings.defaults().maxMessageBytes(), ClientSettings.defaults().maxGraphNodes(),
+                             certs.clientWithoutKey(), null))
+                     .connect()) {
+            long start = System.nanoTime();
+            TransportException refused = assertThrows(TransportException.class,
+                    () -> keyless.lookup(ConformanceComponent.DESCRIPTOR, ConformanceComponent::stub));
+            long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+            assertTrue(seconds < 30, "the lookup waited " + seconds + " s of its minute for a watch that cannot start");
+            assertTrue(refused.getMessage().contains("TLS") || refused.getMessage().contains("Broken pipe"),
+                    refused.getMessage());
+        }
+    }
+
     @Test
     void aComponentServerWithMutualTlsIsCalledOverHttpsAndGrpcsByTrustedClientsOnly() throws InterruptedException {
         Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
