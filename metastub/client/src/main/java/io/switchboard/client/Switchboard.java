@@ -107,6 +107,11 @@ public final class Switchboard implements AutoCloseable {
         return registry;
     }
 
+    /** The channels following the registry now; for tests. */
+    int followed() {
+        return following.size();
+    }
+
     /** A stub for the component bound under its own name. */
     public <T> T lookup(ServiceDescriptor descriptor, Function<Channel, T> stubFactory) {
         return lookup(descriptor.name(), descriptor, stubFactory);
@@ -166,7 +171,13 @@ public final class Switchboard implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        List<ComponentEntry> entries = registry.lookup(name);
+        List<ComponentEntry> entries;
+        try {
+            entries = registry.lookup(name);
+        } catch (RuntimeException e) {
+            following.remove(channel);   // a failed lookup leaves nothing behind to follow
+            throw e;
+        }
         if (entries.isEmpty()) {
             following.remove(channel);
             throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
