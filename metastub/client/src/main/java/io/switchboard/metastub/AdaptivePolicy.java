@@ -218,9 +218,9 @@ public final class AdaptivePolicy implements SelectionPolicy {
      * little. The first samples (connection set-up, a cold JIT) are skipped. A sample below a
      * {@link #STALE_BELOW} of the estimate replaces it: waiting and compiling make calls slower,
      * never faster, so such a sample shows the estimate is stale. Without this, a protocol whose
-     * model rose while the JIT compiled its path (tcp-unix's {@code double[10^5]} measured 8-26 ms
-     * for a while, then 0.6 ms) lost the operation to one still at its prior, and was tried only by
-     * the re-probe every {@link AdaptivePolicy#REPROBE_NANOS}, each try moving its model 8 %.
+     * model rose while the JIT compiled its path lost the operation to one still at its prior, and
+     * only the re-probe every {@link AdaptivePolicy#REPROBE_NANOS} tried it again, each try moving
+     * its model a step (docs/benchmarks/adaptive-sweep.md, "Large first calls").
      */
     static final class CostModel {
         static final double QUANTILE = 0.2;
