@@ -78,8 +78,6 @@ public final class GrpcConnectionShares implements AutoCloseable {
     private final LongAdder answersNotTaken = new LongAdder();
     /** How long a refused connection lasts after its first call was answered busy: for the answer to be read. */
     static final long REFUSED_LINGER_MILLIS = 500;
-    /** Refused connections open now that answer their calls as busy ({@link ConnectionShares#MAX_REFUSED_ANSWERING}). */
-    private final AtomicInteger refusedAnswering = new AtomicInteger();
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     /** The admitted connections by their remote address (address and port: one connection each). */
@@ -192,7 +190,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
 
     /** Refused connections open now, answering their calls as busy; for tests. */
     int refusedAnswering() {
-        return refusedAnswering.get();
+        return shares.refusedAnswering();
     }
 
     /** Shuts the event loops down; after the server has. */
@@ -291,15 +289,14 @@ public final class GrpcConnectionShares implements AutoCloseable {
      */
     private boolean answerRefused(Channel child, Member m, String refusal, SocketAddress remote,
                                   Map<SocketAddress, Member> byRemote) {
-        if (refusedAnswering.incrementAndGet() > ConnectionShares.MAX_REFUSED_ANSWERING) {
-            refusedAnswering.decrementAndGet();
+        if (!shares.claimRefusedAnswer()) {
             return false;
         }
         m.refusal = refusal;
         byRemote.put(remote, m);
         child.closeFuture().addListener(f -> {
             byRemote.remove(remote, m);
-            refusedAnswering.decrementAndGet();
+            shares.refusedAnswered();
         });
         child.pipeline().addFirst(new ChannelInboundHandlerAdapter() {
             @Override

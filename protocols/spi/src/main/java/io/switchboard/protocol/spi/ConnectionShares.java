@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A server's connections by remote address, within two limits: at most {@code maxPerAddress} from
@@ -33,6 +34,7 @@ public final class ConnectionShares {
     /** How long a refused connection that brings no call lasts. */
     public static final long REFUSED_LIFETIME_MILLIS = 2_000;
 
+    private final AtomicInteger refusedAnswering = new AtomicInteger();
     private final int maxConnections;
     private final int maxPerAddress;
     private final Map<Object, Set<Member>> byAddress = new HashMap<>();
@@ -78,6 +80,29 @@ public final class ConnectionShares {
         }
         this.maxConnections = maxConnections;
         this.maxPerAddress = maxPerAddress;
+    }
+
+    /**
+     * Claims a place for a refused connection to answer its calls "busy, not run"; false when
+     * {@link #MAX_REFUSED_ANSWERING} already do (close it at once). A claim is given back with
+     * {@link #refusedAnswered} when that connection closes.
+     */
+    public boolean claimRefusedAnswer() {
+        if (refusedAnswering.incrementAndGet() > MAX_REFUSED_ANSWERING) {
+            refusedAnswering.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** Gives back a refused connection's place ({@link #claimRefusedAnswer}) as it closes. */
+    public void refusedAnswered() {
+        refusedAnswering.decrementAndGet();
+    }
+
+    /** Refused connections answering their calls now. */
+    public int refusedAnswering() {
+        return refusedAnswering.get();
     }
 
     /** Admits {@code newcomer}, evicting the longest stalled connection of its share if that is full. */

@@ -113,4 +113,17 @@ class ConnectionSharesTest {
         assertTrue(shares.admit(new Fake("a", Long.MAX_VALUE)).admitted());
         assertThrows(IllegalArgumentException.class, () -> new ConnectionShares(0, 1));
     }
+
+    @Test
+    void refusedConnectionsAnswerAFewAtATimeAndGiveTheirPlaceBack() {
+        ConnectionShares shares = new ConnectionShares(1, 1);
+        for (int i = 0; i < ConnectionShares.MAX_REFUSED_ANSWERING; i++) {
+            assertTrue(shares.claimRefusedAnswer(), "place " + i);
+        }
+        assertFalse(shares.claimRefusedAnswer(), "one past the places: closed at once");
+        assertEquals(ConnectionShares.MAX_REFUSED_ANSWERING, shares.refusedAnswering(), "a refused claim takes nothing");
+        shares.refusedAnswered();
+        assertTrue(shares.claimRefusedAnswer(), "a place given back is taken again");
+        assertEquals(0, shares.open(), "refused connections are not counted among the open ones");
+    }
 }

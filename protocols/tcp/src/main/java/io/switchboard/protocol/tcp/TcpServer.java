@@ -46,7 +46,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,8 +94,6 @@ final class TcpServer implements ProtocolServer {
     private final LongAdder slowSenders = new LongAdder();
     private final LongAdder readsPaused = new LongAdder();
     private final LongAdder connectionRefusals = new LongAdder();
-    /** Refused connections open now, answering their requests ({@link ConnectionShares#MAX_REFUSED_ANSWERING}). */
-    private final AtomicInteger refusedAnswering = new AtomicInteger();
     private final LongAdder acceptedConnections = new LongAdder();
     private final ConnectionShares shares;
     private final FrameBudget budget;
@@ -267,7 +264,7 @@ final class TcpServer implements ProtocolServer {
 
     /** Refused connections open now, answering their requests EOVERCROWDED; for tests. */
     int refusedAnswering() {
-        return refusedAnswering.get();
+        return shares.refusedAnswering();
     }
 
     /**
@@ -281,12 +278,11 @@ final class TcpServer implements ProtocolServer {
         if (n == 1 || n % 100 == 0) {
             LOG.warn("tcp server: {}; refusing {} ({} refused so far)", why, ch.remoteAddress(), n);
         }
-        if (refusedAnswering.incrementAndGet() > ConnectionShares.MAX_REFUSED_ANSWERING) {
-            refusedAnswering.decrementAndGet();
+        if (!shares.claimRefusedAnswer()) {
             ch.close();
             return false;
         }
-        ch.closeFuture().addListener(f -> refusedAnswering.decrementAndGet());
+        ch.closeFuture().addListener(f -> shares.refusedAnswered());
         c.refuse(why);
         return true;
     }
