@@ -94,9 +94,13 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
     @Override
     protected void ended(ClientCall call, Throwable failure) {
         Replica replica = ((ReplicaCall) call).replica;
-        if (replica == null) {
-            return;
+        if (replica != null) {
+            ended(replica, failure);
         }
+    }
+
+    /** The bookkeeping after an attempt on {@code replica}: its back-off, and the call counted out. */
+    void ended(Replica replica, Throwable failure) {
         if (failure == null) {
             replica.succeeded();
         } else if (!(failure instanceof DeadlineExceededException)   // refused before it reached the replica
@@ -109,21 +113,29 @@ final class ReplicaFailoverInterceptor extends RetryingInterceptor {
     @Override
     protected Throwable retry(ClientCall call, Throwable failure) {
         ReplicaCall c = (ReplicaCall) call;
-        if (c.replica == null || !(notDone(failure) || (failure instanceof TransportException e
-                && (e.delivery() == TransportException.Delivery.NOT_DELIVERED || call.operation().idempotent())))) {
-            return failure;
+        return c.replica != null && moveOn(c, failure) ? null : failure;
+    }
+
+    /**
+     * Sets {@code c} up for an attempt on another replica after its attempt on {@code c.replica}
+     * failed with {@code failure}; false when the failure may not move on or no replica is left.
+     */
+    boolean moveOn(ReplicaCall c, Throwable failure) {
+        if (!(notDone(failure) || (failure instanceof TransportException e
+                && (e.delivery() == TransportException.Delivery.NOT_DELIVERED || c.operation().idempotent())))) {
+            return false;
         }
         Replica failed = c.replica;
-        LOG.debug("{}.{} failed on {} ({}); trying another replica", call.component(), call.operation().name(),
+        LOG.debug("{}.{} failed on {} ({}); trying another replica", c.component(), c.operation().name(),
                 failed.entry.instanceId(), failure.getMessage());
         c.tried(failed);
         Replica next = enter(c, false);
         c.replica = next;
         if (next == null) {
-            return failure;
+            return false;
         }
         c.repeat(null, "another replica (" + failed.entry.instanceId() + " failed)", false);
-        return null;
+        return true;
     }
 
     private boolean notDone(Throwable failure) {

@@ -12,6 +12,7 @@ import io.switchboard.metastub.MetaStub;
 import io.switchboard.protocol.AsyncCalls;
 import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.Channel;
+import io.switchboard.protocol.DeadlineExceededException;
 import io.switchboard.protocol.TransportException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,6 +79,7 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     private final AtomicInteger turn = new AtomicInteger();
     /** Built once: failover, then the picked replica's meta-stub (itself a chain). */
     private final ClientInterceptor.Chain chain;
+    private final ReplicaFailoverInterceptor failover;
     private volatile boolean closed;
 
     /**
@@ -101,7 +103,7 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
         this.stubs = Objects.requireNonNull(stubs, "stubs");
         this.choice = Objects.requireNonNull(choice, "choice");
         this.waitForReplica = Objects.requireNonNull(waitForReplica, "waitForReplica");
-        ReplicaFailoverInterceptor failover = new ReplicaFailoverInterceptor(new ReplicaFailoverInterceptor.Replicas() {
+        this.failover = new ReplicaFailoverInterceptor(new ReplicaFailoverInterceptor.Replicas() {
             @Override
             public Replica pick(Set<Replica> tried) {
                 return ReplicatedChannel.this.pick(tried);
@@ -126,6 +128,11 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     /** The replicas calls may go to now, oldest first. */
     public List<ComponentEntry> entries() {
         return replicas.stream().map(r -> r.entry).toList();
+    }
+
+    /** The replicas themselves, for tests. */
+    List<Replica> replicasNow() {
+        return replicas;
     }
 
     /** Calls this channel has in flight on the replica {@code instanceId} (0 if it has none or is unknown). */
@@ -207,8 +214,42 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
 
     @Override
     public Object call(OperationDescriptor operation, Object request, CallOptions options) throws DeclaredFault {
+        List<Replica> all = replicas;
+        if (all.size() == 1 && options.deadlineAfter() == null && options.deadlineNanoTime() == null) {
+            Replica only = all.get(0);
+            if (only.enter()) {
+                return callOnly(only, operation, request, options);
+            }
+        }
         // the same chain as callAsync: every attempt completes on this thread before proceed returns
         return AsyncCalls.await(chain.proceed(new ReplicaCall(name, operation, request, options, null)));
+    }
+
+    /**
+     * A blocking call to the one replica bound, without a deadline of its own to count down: the
+     * common case, sent straight to the replica's meta-stub, since the chain would have nothing to
+     * choose. Only a failure that may move on goes through the chain, to a replica bound since the
+     * call began (a restart's new instance).
+     */
+    private Object callOnly(Replica only, OperationDescriptor operation, Object request, CallOptions options)
+            throws DeclaredFault {
+        Object response;
+        try {
+            response = only.stub.call(operation, request, options);
+        } catch (DeclaredFault | RuntimeException failure) {
+            failover.ended(only, failure);
+            ReplicaCall moved = new ReplicaCall(name, operation, request, options, null);
+            moved.replica = only;
+            if (failure instanceof DeadlineExceededException || !failover.moveOn(moved, failure)) {
+                throw failure;
+            }
+            return AsyncCalls.await(chain.proceed(moved));
+        } catch (Error e) {
+            only.exit();   // counted out all the same, or a retired replica's meta-stub would never close
+            throw e;
+        }
+        failover.ended(only, null);
+        return response;
     }
 
     /**

@@ -80,10 +80,11 @@ public abstract class RetryingInterceptor implements ClientInterceptor {
         return r;
     }
 
+    /** An attempt that throws, an Error included, ends as a failed one: {@link #ended} always runs. */
     private CompletableFuture<Object> attemptSafely(ClientCall call, Chain next) {
         try {
             return attempt(call, next);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             return CompletableFuture.failedFuture(e);
         }
     }
