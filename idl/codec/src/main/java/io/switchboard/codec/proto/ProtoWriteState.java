@@ -20,7 +20,9 @@ import java.util.List;
  */
 public final class ProtoWriteState {
     private final int maxNodes;
-    private int[] sizes = new int[16];
+    private static final int[] NONE = {};
+    /** Made at the first nested message: a message of scalars and packed arrays needs none. */
+    private int[] sizes = NONE;
     private int count;
     private int cursor;
     private int depth;
@@ -35,7 +37,7 @@ public final class ProtoWriteState {
     /** Size pass: a slot for the length of the next nested message. */
     public int reserve() {
         if (count == sizes.length) {
-            sizes = java.util.Arrays.copyOf(sizes, count * 2);
+            sizes = java.util.Arrays.copyOf(sizes, Math.max(16, count * 2));
         }
         return count++;
     }

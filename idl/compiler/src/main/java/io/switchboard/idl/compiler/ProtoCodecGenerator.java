@@ -832,7 +832,7 @@ final class ProtoCodecGenerator {
             widths.add("0");
         }
         MethodSpec.Builder ctor = MethodSpec.constructorBuilder().addParameter(c, "v").addParameter(int.class, "maxNodes")
-                .addStatement("super(new int[] {$L}, new int[] {$L})", String.join(", ", kinds), String.join(", ", widths))
+                .addStatement("super(KINDS, WIDTHS)")   // made once per message type, not per message
                 .addStatement("this.v = v")
                 .addStatement("this.w = state(new $T(maxNodes))", W)
                 .addStatement("long n = 0");
@@ -901,7 +901,11 @@ final class ProtoCodecGenerator {
                 .addModifiers(Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
                 .superclass(ProtoPartWriter.class)
                 .addField(c, "v", Modifier.PRIVATE, Modifier.FINAL)
-                .addField(W, "w", Modifier.PRIVATE, Modifier.FINAL);
+                .addField(W, "w", Modifier.PRIVATE, Modifier.FINAL)
+                .addField(FieldSpec.builder(int[].class, "KINDS", Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+                        .initializer("{$L}", String.join(", ", kinds)).build())
+                .addField(FieldSpec.builder(int[].class, "WIDTHS", Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+                        .initializer("{$L}", String.join(", ", widths)).build());
         if (hasNulls(m)) {
             b.addField(ProtoNulls.class, "nulls", Modifier.PRIVATE, Modifier.FINAL);
         }
