@@ -229,7 +229,31 @@ public final class ProtoInput {
     }
 
     public String readString() {
+        return string(readLength());
+    }
+
+    /**
+     * {@link #readString}, but {@code known} itself when the field holds exactly its characters,
+     * all ASCII: a name that comes in every message of a connection (a service's, a method's) is
+     * compared in place rather than copied each time.
+     */
+    public String readString(String known) {
         int length = readLength();
+        if (known != null && length == known.length() && length <= limits.maxStringBytes()) {
+            need(length);
+            int i = 0;
+            while (i < length && buf[pos + i] == known.charAt(i) && buf[pos + i] >= 0) {
+                i++;
+            }
+            if (i == length) {
+                pos += length;
+                return known;
+            }
+        }
+        return string(length);
+    }
+
+    private String string(int length) {
         if (length > limits.maxStringBytes()) {
             throw new WireFormatException(WireFormatException.STRING_LIMIT, "a string of " + length
                     + " bytes is over the limit of " + limits.maxStringBytes());

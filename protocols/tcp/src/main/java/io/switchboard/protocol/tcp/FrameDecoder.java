@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
+import io.switchboard.codec.message.MessageLimits;
 import io.switchboard.codec.message.WireFormatException;
 import io.switchboard.codec.proto.ProtoInput;
 import java.util.ArrayList;
@@ -47,6 +48,10 @@ final class FrameDecoder {
 
     private final long maxDataBytes;
     private final int maxMetaBytes;
+    private final MessageLimits metaLimits;
+    /** The names of the last request's service and method: the next request most likely names them again. */
+    private String lastService;
+    private String lastMethod;
     private final long frameTimeoutNanos;
     private final Runnable slowSenders;
     /** A server's: large frames' buffers come from it; null for a client's. */
@@ -83,6 +88,7 @@ final class FrameDecoder {
                  Runnable slowSenders) {
         this.maxDataBytes = maxDataBytes;
         this.maxMetaBytes = maxMetaBytes;
+        this.metaLimits = RpcMeta.limits(maxMetaBytes);
         this.frameTimeoutNanos = frameTimeout == null ? 0 : frameTimeout.toNanos();
         this.budget = budget;
         this.slowSenders = slowSenders;
@@ -342,7 +348,12 @@ final class FrameDecoder {
         byte[] bytes = new byte[length];
         in.getBytes(at, bytes);
         try {
-            return RpcMeta.decode(new ProtoInput(bytes, 0, length, RpcMeta.limits(maxMetaBytes)));
+            RpcMeta meta = RpcMeta.decode(new ProtoInput(bytes, 0, length, metaLimits), lastService, lastMethod);
+            if (meta.service() != null) {
+                lastService = meta.service();
+                lastMethod = meta.method();
+            }
+            return meta;
         } catch (WireFormatException e) {
             throw new FrameException("a malformed RpcMeta: " + e.getMessage());
         }

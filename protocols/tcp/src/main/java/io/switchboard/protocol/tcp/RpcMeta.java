@@ -215,6 +215,14 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
      *                             not judged: the server answers a request it cannot take on an open connection
      */
     static RpcMeta decode(ProtoInput in) {
+        return decode(in, null, null);
+    }
+
+    /**
+     * Decodes a meta; {@code knownService} and {@code knownMethod} (null: none), the names of the
+     * connection's last request, are taken again rather than copied when this request names the same.
+     */
+    static RpcMeta decode(ProtoInput in, String knownService, String knownMethod) {
         String service = null;
         String method = null;
         long logId = 0;
@@ -235,8 +243,8 @@ record RpcMeta(String service, String method, long logId, String requestId, int 
                     int outer = in.beginMessage(in.readLength());
                     for (int t = in.readTag(); t != 0; t = in.readTag()) {
                         switch (t) {
-                            case (1 << 3) | ProtoOutput.LENGTH_DELIMITED -> service = in.readString();
-                            case (2 << 3) | ProtoOutput.LENGTH_DELIMITED -> method = in.readString();
+                            case (1 << 3) | ProtoOutput.LENGTH_DELIMITED -> service = in.readString(knownService);
+                            case (2 << 3) | ProtoOutput.LENGTH_DELIMITED -> method = in.readString(knownMethod);
                             case (3 << 3) | ProtoOutput.VARINT -> logId = in.readVarint64();
                             case (7 << 3) | ProtoOutput.LENGTH_DELIMITED -> requestId = in.readString();
                             case (8 << 3) | ProtoOutput.VARINT -> timeout = in.readVarint32();

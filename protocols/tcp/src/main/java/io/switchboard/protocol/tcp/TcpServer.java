@@ -383,6 +383,7 @@ final class TcpServer implements ProtocolServer {
 
         /** What the connection proves of its peer, settled at its first call (after the TLS handshake). */
         private Peer peer;
+        private CallerIdentity peerCaller;
 
         Connection(Channel channel, FrameDecoder decoder, long idleNanos) {
             this.channel = channel;
@@ -422,6 +423,17 @@ final class TcpServer implements ProtocolServer {
                 peer = ConnectionPeers.of(ctx.channel());
             }
             return peer;
+        }
+
+        /** Who makes a call that carries {@code token}: without one, the connection's peer, made once. */
+        private CallerIdentity caller(ChannelHandlerContext ctx, String token) {
+            if (token != null && settings.tokenVerifier() != null) {
+                return CallerIdentity.of(peer(ctx), token, settings.tokenVerifier());
+            }
+            if (peerCaller == null) {
+                peerCaller = CallerIdentity.of(peer(ctx), null, null);
+            }
+            return peerCaller;
         }
 
         @Override
@@ -581,7 +593,7 @@ final class TcpServer implements ProtocolServer {
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             InlineRuns inline = e.inline().get(op.name());
             // who calls: the connection's peer, unless the frame's bearer token verifies
-            CallerIdentity caller = CallerIdentity.of(peer(ctx), meta.authentication(), settings.tokenVerifier());
+            CallerIdentity caller = caller(ctx, meta.authentication());
             TcpCall call = new TcpCall(ctx, this, e.skeleton(), op, meta, frame.data, inline, caller, limits,
                     settings.maxGraphNodes(), tcpLimits.maxFrameBytes());
             // a compressed request inflates on a worker: its size on the wire says nothing of its cost

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
@@ -86,6 +87,30 @@ class FrameDecoderTest {
             f.release();
             assertTrue(ch.isActive());
         }
+    }
+
+    @Test
+    void eachRequestOnAConnectionReadsItsOwnNamesThoughTheLastOnesAreTakenAgain() {
+        String service = PING.service();
+        List<RpcMeta> sent = List.of(PING,
+                RpcMeta.request(service, "ping", "id-2", 0, 8, null),
+                RpcMeta.request(service, "pong", "id-3", 0, 9, null),              // one byte apart
+                RpcMeta.request(service, "p\u00e9g", "id-4", 0, 10, null),         // as many bytes, not ASCII
+                RpcMeta.request(service.replace('C', 'c'), "p\u00e9g", "id-5", 0, 11, null),
+                RpcMeta.request(service, "", "id-6", 0, 12, null),
+                RpcMeta.request(service, "ping", "id-7", 0, 13, null));
+        EmbeddedChannel ch = channel(1 << 20, 1 << 16);
+        for (RpcMeta meta : sent) {
+            ch.writeInbound(Unpooled.wrappedBuffer(RawTcp.frame(meta, new byte[0])));
+        }
+        List<Frame> got = frames(ch);
+        assertEquals(sent.size(), got.size());
+        for (int i = 0; i < sent.size(); i++) {
+            assertEquals(sent.get(i), got.get(i).meta, "request " + i);
+            got.get(i).release();
+        }
+        assertSame(got.get(0).meta.service(), got.get(1).meta.service(), "the service's name is not copied again");
+        assertSame(got.get(0).meta.method(), got.get(1).meta.method());
     }
 
     @Test
