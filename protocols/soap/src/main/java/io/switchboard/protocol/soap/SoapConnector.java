@@ -15,6 +15,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.http.MetaData;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
@@ -43,8 +46,12 @@ import org.slf4j.LoggerFactory;
  * connection over either displaces the connection of its share stalled longest (waiting for its
  * first request, kept alive between two, or in a request whose bytes have not all come), which is
  * closed without an answer; if every connection of the share is handling or answering a request,
- * the new one is answered {@code 503 Service Unavailable} with {@code Retry-After: 1} and closed
- * (over TLS it is closed without an answer, since no handshake has been made). Jetty's own
+ * the new one may make one request, for 2 s: a cancel message (which needs a connection of its
+ * own, so would otherwise be lost exactly when its caller is busiest) is served, anything else
+ * answered {@code 503 Service Unavailable} with {@code Retry-After: 1}, and the connection closes.
+ * At most 16 such connections are kept at a time ({@link ConnectionShares}); beyond them the new
+ * one is answered 503 at once and closed (over TLS closed without an answer, since no handshake
+ * has been made). Jetty's own
  * {@code NetworkConnectionLimit} would instead stop accepting, and leave the new client waiting in
  * the kernel's accept queue with no answer at all.
  */
@@ -54,8 +61,8 @@ final class SoapConnector extends ServerConnector {
     /** A connection closed under a sender still sending lingers this long (see {@link SoapEndPoint}). */
     private static final long LINGER_NANOS = 1_000_000_000L;
     private static final long MAX_DRAIN_PER_TICK = 16L << 20;
-    private static final byte[] BUSY = ("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0"
-            + "\r\nRetry-After: 1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] BUSY = SoapEndPoint.BUSY;
+    private static final long OVERFLOW_LIFETIME_NANOS = ConnectionShares.REFUSED_LIFETIME_MILLIS * 1_000_000L;
 
     private final ServerSettings settings;
     private final LibraryInternals shortcuts;
@@ -69,6 +76,14 @@ final class SoapConnector extends ServerConnector {
      * bytes leaves that end point open, unseen by the selector, until the idle timeout. Guarded by lock.
      */
     private final Set<SelectableChannel> displacedBeforeEndPoint = new HashSet<>();
+    /**
+     * Connections over the limits kept to read one request, so that a client's cancel message,
+     * which needs a connection of its own, still reaches its call when every connection of its
+     * address is busy: at most {@link ConnectionShares#MAX_REFUSED_ANSWERING} at once, each for
+     * {@link ConnectionShares#REFUSED_LIFETIME_MILLIS}; anything but a cancel is answered 503.
+     * Guarded by lock.
+     */
+    private final Set<SelectableChannel> overflow = new HashSet<>();
     private final ConnectionShares shares;
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
@@ -98,6 +113,10 @@ final class SoapConnector extends ServerConnector {
             Admitted a = admitted.get(channel);
             if (a != null) {
                 a.endPoint = endPoint;
+            } else if (overflow.contains(channel)) {
+                endPoint.overflow(System.nanoTime());
+                // the tick ends it at its lifetime, with a 503 if it sent nothing; the idle timeout is the backstop
+                endPoint.setIdleTimeout(2 * ConnectionShares.REFUSED_LIFETIME_MILLIS);
             } else if (displacedBeforeEndPoint.remove(channel)) {
                 endPoint.evictIfStalled();   // it reads the end of the stream and closes as soon as it wants bytes
             }
@@ -232,6 +251,7 @@ final class SoapConnector extends ServerConnector {
             for (EndPoint e : getConnectedEndPoints()) {
                 if (e instanceof SoapEndPoint s) {
                     s.checkDeadline(now);
+                    s.checkOverflowLifetime(now, OVERFLOW_LIFETIME_NANOS);
                 }
             }
             closeLingering(false);
@@ -274,6 +294,13 @@ final class SoapConnector extends ServerConnector {
                 && s.awaitsBytes());
     }
 
+    /** Connections over the limits kept for one request (a cancel's); for tests. */
+    int overflowConnections() {
+        synchronized (lock) {
+            return overflow.size();
+        }
+    }
+
     /** Connections in a request or its answer. */
     int busyConnections() {
         return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();
@@ -314,6 +341,12 @@ final class SoapConnector extends ServerConnector {
                     LOG.warn("SOAP server refusing {} with 503: {} ({} refused so far)", newcomer.remote(), a.refusal(),
                             refused);
                 }
+                if (shares.claimRefusedAnswer()) {
+                    synchronized (lock) {
+                        overflow.add(channel);   // its one request: a cancel is served, anything else gets 503
+                    }
+                    return;
+                }
                 if (!tls) {
                     try {
                         ((SocketChannel) channel).write(ByteBuffer.wrap(BUSY));   // non-blocking: best effort
@@ -337,12 +370,17 @@ final class SoapConnector extends ServerConnector {
 
         private void forget(SelectableChannel channel) {
             Admitted a;
+            boolean overflowed;
             synchronized (lock) {
                 a = admitted.remove(channel);
                 displacedBeforeEndPoint.remove(channel);
+                overflowed = overflow.remove(channel);
             }
             if (a != null) {
                 shares.leave(a);
+            }
+            if (overflowed) {
+                shares.refusedAnswered();
             }
         }
     }
@@ -402,6 +440,17 @@ final class SoapConnector extends ServerConnector {
                         super.failed(x);
                     }
                 });
+                if (endPoint.overflow()) {
+                    // over the limits: one request, then the connection closes; only a cancel is served
+                    response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+                    if (!request.getHeaders().contains(SoapCalls.CANCEL_HEADER)) {
+                        endPoint.lingerAtClose();   // its body may still be coming: it reads the 503, not a reset
+                        response.setStatus(HttpStatus.SERVICE_UNAVAILABLE_503);
+                        response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+                        response.write(true, null, callback);
+                        return true;
+                    }
+                }
             }
             return super.handle(request, response, callback);
         }

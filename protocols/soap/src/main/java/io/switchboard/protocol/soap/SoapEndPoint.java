@@ -52,6 +52,10 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private static final Logger LOG = LoggerFactory.getLogger(SoapEndPoint.class);
     private static final byte[] TIMEOUT = ("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0"
             + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    static final byte[] BUSY = ("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0"
+            + "\r\nRetry-After: 1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    /** When an over-the-limits connection was accepted ({@link SoapConnector}); 0 for one within them. */
+    private volatile long overflowSinceNanos;
 
     /**
      * Where a connection is; only the idle ones ({@link #WAITING}, {@link #BETWEEN_REQUESTS}) may be
@@ -101,6 +105,47 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         this.key = key;
         this.linger = linger;
         this.waiters = waiters;
+    }
+
+    /**
+     * Marks a connection accepted over the connection limits, kept to read one request: only a
+     * cancel message is served on it, then it closes ({@link SoapConnector}).
+     */
+    void overflow(long acceptedNanos) {
+        overflowSinceNanos = acceptedNanos;
+    }
+
+    boolean overflow() {
+        return overflowSinceNanos != 0;
+    }
+
+    /**
+     * Called by the connector every tick: an over-the-limits connection that has not begun a
+     * request within {@code lifetimeNanos} is answered 503 (in plain text; under TLS it is closed,
+     * its handshake perhaps not made) and closed; one whose request lingers is left to its deadline.
+     */
+    void checkOverflowLifetime(long now, long lifetimeNanos) {
+        long since = overflowSinceNanos;
+        if (since == 0 || now - since <= lifetimeNanos) {
+            return;
+        }
+        boolean silent;
+        synchronized (this) {
+            if (state == State.IN_REQUEST || state == State.ANSWERING) {
+                return;
+            }
+            silent = state == State.WAITING;
+            state = State.CUT;
+        }
+        if (!silent || getConnection() instanceof SslConnection) {
+            close();
+            return;
+        }
+        try {
+            write(Callback.from(this::close, x -> close()), ByteBuffer.wrap(BUSY));
+        } catch (RuntimeException e) {
+            close();
+        }
     }
 
     /** Whether the selector watches the socket for bytes; for tests. */

@@ -2,6 +2,7 @@ package io.switchboard.protocol.soap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.ClientSettings;
@@ -54,13 +55,14 @@ class SoapSlowSenderTest {
     private ProtocolClient client;
     private ConformanceStub stub;
     private InetSocketAddress address;
+    private Endpoint endpoint;
     private final List<Socket> raw = new ArrayList<>();
     private final List<Thread> drippers = new ArrayList<>();
 
     private void start(ServerSettings settings) {
         server = (SoapServer) new SoapProtocolProvider().newServer(settings.withIdleTimeout(IDLE));
         impl = new ConformanceImpl();
-        Endpoint endpoint = server.export(ConformanceComponent.skeleton(impl));
+        endpoint = server.export(ConformanceComponent.skeleton(impl));
         URI uri = URI.create(endpoint.address());
         address = new InetSocketAddress(uri.getHost(), uri.getPort());
         ClientSettings clientSettings = ClientSettings.defaults();
@@ -468,6 +470,91 @@ class SoapSlowSenderTest {
             }
         }
         assertNormalCallWorks();
+    }
+
+    @ParameterizedTest(name = "tls={0}")
+    @ValueSource(booleans = {false, true})
+    void aCancelThatFindsEveryConnectionBusyStillStopsItsCall(boolean tls) throws Exception {
+        ServerSettings settings = ServerSettings.defaults().withMaxConnections(2);
+        start(tls ? settings.withTls(TestCertificates.get().server()) : settings);
+        // the call's timeout far beyond the test's: only the cancel message can stop the operation in time
+        ClientSettings clientSettings = ClientSettings.defaults().withCallTimeout(Duration.ofMinutes(30));
+        try (SoapClient cancelling = (SoapClient) new SoapProtocolProvider().newClient(tls
+                ? clientSettings.withTls(TestCertificates.get().clientWithoutKey()) : clientSettings)) {
+            ConformanceStub calls = ConformanceComponent.stub(cancelling.connect(ConformanceComponent.DESCRIPTOR, endpoint));
+            // running before it is cancelled: a cancel that comes before its call is known is another case
+            java.util.concurrent.CompletableFuture<Long> cancelled = calls.spinAsync(new double[0], Integer.MAX_VALUE);
+            assertTrue(impl.spinStarted.await(BOUND_MILLIS, TimeUnit.MILLISECONDS));
+            java.util.concurrent.CompletableFuture<Long> other = calls.spinAsync(new double[0], Integer.MAX_VALUE);
+            try {
+                awaitValue(server.connector()::busyConnections, 2, "connections handling a request");
+                assertTrue(cancelled.cancel(true));
+
+                assertTrue(impl.spinSawCancel.await(BOUND_MILLIS, TimeUnit.MILLISECONDS),
+                        "the cancel message, on a connection over the limit, reached its operation");
+                assertFalse(other.isDone(), "the other call runs on");
+            } finally {
+                impl.stopSpinning = true;
+            }
+            assertTrue(other.get(BOUND_MILLIS, TimeUnit.MILLISECONDS) >= 0);
+        }
+        awaitValue(server.connector()::overflowConnections, 0, "connections over the limit");
+    }
+
+    /** One call that runs until {@code stopSpinning}, holding its connection busy; its thread once the server handles it. */
+    private Thread busyCall() throws InterruptedException {
+        Thread caller = new Thread(() -> stub.spin(new double[0], 600_000), "spinner");
+        caller.setDaemon(true);
+        caller.start();
+        awaitValue(server.connector()::busyConnections, 1, "connections handling a request");
+        return caller;
+    }
+
+    @Test
+    void overTheLimitARequestOtherThanACancelGets503AndDoesNotRun() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(1));
+        Thread caller = busyCall();
+        try {
+            String body = PING;
+            Socket s = connect();
+            s.getOutputStream().write((head(URI.create(endpoint.address()).getPath(), body.length()).replace("urn:echoDoubles", "urn:ping") + body)
+                    .getBytes(StandardCharsets.US_ASCII));
+
+            String answer = readUntilClosed(s);
+
+            assertTrue(answer.startsWith("HTTP/1.1 503"), "answer: " + answer);
+            assertTrue(answer.contains("Retry-After: 1"), "answer: " + answer);
+            assertEquals(0, impl.pings.get(), "the ping did not run");
+        } finally {
+            impl.stopSpinning = true;
+            caller.join(BOUND_MILLIS);
+        }
+        assertNormalCallWorks();
+    }
+
+    @Test
+    void connectionsOverTheLimitThatSendNothingAreFewAtATimeAndAllClosed() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(1));
+        Thread caller = busyCall();
+        try {
+            int n = io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING + 8;
+            List<Socket> silent = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                silent.add(connect());
+            }
+            awaitValue(() -> server.connector().overflowConnections()
+                    + (int) server.connector().shed() >= n ? 1 : 0, 1, "every newcomer kept or refused");
+            assertTrue(server.connector().overflowConnections() <= io.switchboard.protocol.spi.ConnectionShares
+                    .MAX_REFUSED_ANSWERING, "kept over the limit: " + server.connector().overflowConnections());
+            for (Socket s : silent) {
+                String answer = readUntilClosed(s);
+                assertTrue(answer.startsWith("HTTP/1.1 503"), "answer: " + answer);
+            }
+            awaitValue(server.connector()::overflowConnections, 0, "connections over the limit");
+        } finally {
+            impl.stopSpinning = true;
+            caller.join(BOUND_MILLIS);
+        }
     }
 
     @Test

@@ -26,7 +26,11 @@ public class ConformanceImpl implements Conformance {
 
     @Override
     public void ping() {
+        pings.incrementAndGet();
     }
+
+    /** Executions of {@code ping}. */
+    public final AtomicInteger pings = new AtomicInteger();
 
     @Override
     public Record echoRecord(Record record) {
