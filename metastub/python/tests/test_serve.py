@@ -19,11 +19,11 @@ import requests
 import switchboard
 from conftest import bits
 from switchboard._transport import CANCEL_HEADER, RUNNING_ONLY_HEADER
-from switchboard import _peer, _values
+from switchboard import _limits, _peer, _values
 from switchboard._schema import Interface
 from switchboard.server import DEDUP_ENTRIES_PER_IDENTITY, _Run, _Shares
 from test_jwt import keys, verifier  # noqa: F401  fixtures: tokens of two identities and their verifier
-from test_limits import ECHO, soap_echo
+from test_limits import ECHO, closed_by_server, idle_connection, soap_echo
 
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "python"))
@@ -420,6 +420,37 @@ def test_a_cancel_message_drops_its_callers_held_call(gated):
     assert answered(second())
     assert cancel(server).status_code == 202, "the call ended: the cancel is kept"
     soap_echo(server)
+
+
+def test_a_cancel_that_finds_its_callers_connections_all_busy_still_drops_its_call(gated):
+    """The one connection the server allows the caller's address runs the held call: a cancel, on a
+    connection of its own, is still served (204) there, where any other request is answered 503
+    (not run, try again) and the connection closes after it."""
+    server, component = gated(max_connections_per_address=1)
+    first = held_divide(server, component)
+    assert cancel(server).status_code == 204, "the cancel over the limit reached its call"
+    other = requests.post(server.soap_address, data=DIVIDE % ("beef0000" * 4), timeout=30,
+                          headers={"Content-Type": "text/xml; charset=UTF-8"})
+    assert other.status_code == 503 and other.headers.get("Retry-After") == "1", other.status_code
+    component.gate.set()
+    assert isinstance(first(), requests.ConnectionError), "the cancelled call's answer is not delivered"
+    assert not component.entered.acquire(blocking=False), "the call over the limit did not run"
+    soap_echo(server)
+
+
+def test_connections_over_the_limit_that_send_nothing_are_few_at_a_time_and_all_closed(gated):
+    server, component = gated(max_connections_per_address=1)
+    first = held_divide(server, component)
+    silent = [idle_connection(server.soap_address, "127.0.0.1") for _ in range(_limits.MAX_REFUSED_ANSWERING + 8)]
+    limits = server.limits
+    until(lambda: limits.refused >= len(silent), "every newcomer refused")
+    assert limits.refused_answering() <= _limits.MAX_REFUSED_ANSWERING
+    for s in silent:
+        assert closed_by_server(s), "a silent connection over the limit is closed"
+        s.close()
+    until(lambda: limits.refused_answering() == 0, "no connection over the limit left")
+    component.gate.set()
+    assert answered(first())
 
 
 def test_a_call_cancelled_while_it_waits_for_a_worker_does_not_run(gated):

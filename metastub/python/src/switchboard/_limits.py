@@ -3,7 +3,10 @@ connections per remote address are capped, and a new connection over its address
 displaces that address's own connection stalled longest (idle, or a request begun and not
 finished), so a host flooding the listener with quiet connections costs only its own; at the
 server's cap the connection stalled longest of all makes room. A connection running an operation
-is never the one closed; when there is none to close, the new connection is refused."""
+is never the one closed; when there is none to close, the new connection is refused. A few refused
+connections (``MAX_REFUSED_ANSWERING``) may make one request each within ``REFUSED_SECONDS``:
+the SOAP listener serves a cancel message on one (a cancel needs a connection of its own, so it
+would otherwise be lost exactly when its caller is busiest) and answers anything else 503."""
 
 import socket
 import threading
@@ -17,6 +20,10 @@ class _Slot:
         self.sock, self.host, self.busy, self.since = sock, host, False, time.monotonic()
 
 
+MAX_REFUSED_ANSWERING = 16   # refused connections that may make their one request at a time (as Java's ConnectionShares)
+REFUSED_SECONDS = 2.0        # how long such a connection has to make it
+
+
 class ConnectionLimits:
     def __init__(self, max_connections, max_per_address):
         if max_connections < 1 or max_per_address < 1:
@@ -26,6 +33,7 @@ class ConnectionLimits:
         self._per_host = {}
         self._lock = threading.Lock()
         self.refused = self.evicted = 0
+        self._refused_answering = 0
 
     def admit(self, sock, host):
         """Whether the new connection may stay; at the cap, first closes the longest-stalled one."""
@@ -64,6 +72,22 @@ class ConnectionLimits:
             self._per_host[slot.host] = left
         else:
             del self._per_host[slot.host]
+
+    def claim_refused_answer(self):
+        """A place for a refused connection to make its one request; False when they are all taken."""
+        with self._lock:
+            if self._refused_answering >= MAX_REFUSED_ANSWERING:
+                return False
+            self._refused_answering += 1
+            return True
+
+    def refused_answered(self):
+        with self._lock:
+            self._refused_answering -= 1
+
+    def refused_answering(self):
+        with self._lock:
+            return self._refused_answering
 
     def release(self, sock):
         with self._lock:

@@ -68,6 +68,7 @@ import operator
 import os
 import re
 import signal
+import socket
 import sys
 import threading
 import time
@@ -77,7 +78,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _peer, _soap, _values
+from . import _limits, _peer, _soap, _values
 from ._limits import ConnectionLimits
 from ._schema import Interface
 from .authz import authorizer
@@ -904,18 +905,29 @@ class _HttpServer(ThreadingHTTPServer):
     def __init__(self, address, handler, limits):
         super().__init__(address, handler)
         self.limits = limits
+        self._over_limits = set()   # ids of the refused connections kept for one request (a cancel's)
 
     def process_request(self, request, client_address):
         if not self.limits.admit(request, client_address[0]):
-            self.shutdown_request(request)
-            return
+            if not self.limits.claim_refused_answer():
+                self.shutdown_request(request)
+                return
+            self._over_limits.add(id(request))
         super().process_request(request, client_address)
+
+    def over_limits(self, request):
+        """Whether ``request`` (a connection) was refused and kept for one request: only a cancel is served."""
+        return id(request) in self._over_limits
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.limits.release(request)
+            if id(request) in self._over_limits:
+                self._over_limits.discard(id(request))
+                self.limits.refused_answered()
+            else:
+                self.limits.release(request)
 
     def handle_error(self, request, client_address):
         """A connection that broke or failed its TLS handshake is the client's affair: no traceback."""
@@ -993,7 +1005,45 @@ def _soap_handler(server, path):
             self.end_headers()
             self.wfile.write(body)
 
+        def setup(self):
+            super().setup()
+            self.ending = None
+            if self.server.over_limits(self.connection):
+                # its request's head must come within the time, however slowly its bytes drip
+                self.ending = threading.Timer(_limits.REFUSED_SECONDS, self.end_over_limits)
+                self.ending.daemon = True
+                self.ending.start()
+
+        def end_over_limits(self):
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)   # wakes the read; the connection then closes
+            except OSError:
+                pass
+
+        def finish(self):
+            if self.ending is not None:
+                self.ending.cancel()
+            super().finish()
+
+        def refused_over_limits(self):
+            """On a connection the limits refused: anything but a cancel message is answered 503 (not
+            run, try again in a second), and the connection closes after its one request."""
+            if not self.server.over_limits(self.connection):
+                return False
+            self.ending.cancel()   # its request has come
+            self.close_connection = True
+            if self.command == "POST" and self.headers.get(CANCEL_HEADER) is not None:
+                return False
+            self.send_response(503)
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            return True
+
         def do_GET(self):
+            if self.refused_over_limits():
+                return
             self.close_if_body_left()
             if self.path.split("?")[0] == path and self.path.lower().endswith("?wsdl") and server.wsdl:
                 self.send(200, server.wsdl, "text/xml; charset=UTF-8")
@@ -1001,6 +1051,8 @@ def _soap_handler(server, path):
                 self.send(404, b"not found\n", "text/plain")
 
         def do_POST(self):
+            if self.refused_over_limits():
+                return
             if self.path.split("?")[0] != path:
                 self.close_if_body_left()
                 self.send(404, b"not found\n", "text/plain")
