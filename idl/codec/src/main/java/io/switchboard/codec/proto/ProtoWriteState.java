@@ -19,8 +19,8 @@ import java.util.List;
  * first, 0 for null) and counts how deeply heterogeneous lists nest.
  */
 public final class ProtoWriteState {
-    private final int maxNodes;
     private static final int[] NONE = {};
+    private final int maxNodes;
     /** Made at the first nested message: a message of scalars and packed arrays needs none. */
     private int[] sizes = NONE;
     private int count;
