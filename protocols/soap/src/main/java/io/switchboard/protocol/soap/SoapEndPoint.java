@@ -120,9 +120,10 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     }
 
     /**
-     * Called by the connector every tick: an over-the-limits connection that has not begun a
-     * request within {@code lifetimeNanos} is answered 503 (in plain text; under TLS it is closed,
-     * its handshake perhaps not made) and closed; one whose request lingers is left to its deadline.
+     * Called by the connector every tick: an over-the-limits connection whose request's head has
+     * not all come within {@code lifetimeNanos} is closed, with a 503 if it sent nothing (in plain
+     * text; under TLS its handshake may not have been made); one whose request is handled (a
+     * cancel, or its 503) is left to end.
      */
     void checkOverflowLifetime(long now, long lifetimeNanos) {
         long since = overflowSinceNanos;
@@ -131,7 +132,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
         boolean silent;
         synchronized (this) {
-            if (state == State.IN_REQUEST || state == State.ANSWERING) {
+            if (!stalled()) {
                 return;
             }
             silent = state == State.WAITING;

@@ -533,6 +533,23 @@ class SoapSlowSenderTest {
     }
 
     @Test
+    void aConnectionOverTheLimitThatDripsItsRequestHeadIsClosedAtItsLifetimeNotItsDeadline() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(1).withRequestTimeout(Duration.ofSeconds(60)));
+        Thread caller = busyCall();
+        try {
+            Socket s = connect();
+            drip(s, head(URI.create(endpoint.address()).getPath(), 100), 200);   // its head would take 30 s
+
+            readUntilClosed(s);   // fails if the connection is still open after 15 s
+
+            awaitValue(server.connector()::overflowConnections, 0, "connections over the limit");
+        } finally {
+            impl.stopSpinning = true;
+            caller.join(BOUND_MILLIS);
+        }
+    }
+
+    @Test
     void connectionsOverTheLimitThatSendNothingAreFewAtATimeAndAllClosed() throws Exception {
         start(ServerSettings.defaults().withMaxConnections(1));
         Thread caller = busyCall();
