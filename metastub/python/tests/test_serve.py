@@ -18,9 +18,11 @@ import requests
 
 import switchboard
 from conftest import bits
-from switchboard._transport import CANCEL_HEADER, RUNNING_ONLY_HEADER
+from switchboard import _transport
+from switchboard._transport import BUSY_HEADER, CANCEL_HEADER, RUNNING_ONLY_HEADER
 from switchboard import _limits, _peer, _values
 from switchboard._schema import Interface
+from switchboard.errors import TransportError
 from switchboard.server import DEDUP_ENTRIES_PER_IDENTITY, _Run, _Shares
 from test_jwt import keys, verifier  # noqa: F401  fixtures: tokens of two identities and their verifier
 from test_limits import ECHO, closed_by_server, idle_connection, soap_echo
@@ -432,6 +434,12 @@ def test_a_cancel_that_finds_its_callers_connections_all_busy_still_drops_its_ca
     other = requests.post(server.soap_address, data=DIVIDE % ("beef0000" * 4), timeout=30,
                           headers={"Content-Type": "text/xml; charset=UTF-8"})
     assert other.status_code == 503 and other.headers.get("Retry-After") == "1", other.status_code
+    assert other.headers.get(BUSY_HEADER), "the 503 says the request did not run"
+    client = _transport.SoapTransport(server.iface, server.codec, server.soap_address)
+    op = server.iface.operations["divide"]
+    with pytest.raises(TransportError) as refused:
+        client.call(op, op.request(dividend=7, divisor=2), "beef0001" * 4, 30)
+    assert refused.value.delivery == TransportError.NOT_DELIVERED and "did not run" in str(refused.value), refused.value
     component.gate.set()
     assert isinstance(first(), requests.ConnectionError), "the cancelled call's answer is not delivered"
     assert not component.entered.acquire(blocking=False), "the call over the limit did not run"

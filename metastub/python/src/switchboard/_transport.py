@@ -15,6 +15,7 @@ from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportE
 
 CANCEL_HEADER = "Switchboard-Cancel"   # a SOAP cancel message's header, as SoapCalls names it
 RUNNING_ONLY_HEADER = "Switchboard-Cancel-Running-Only"   # with it, a cancel that finds no running call is not kept
+BUSY_HEADER = "Switchboard-Busy"   # on a 503: the server's connection limits refused the request, which did not run
 DRAINING_REASON = "draining"   # a SOAP refusal's reason, as the Java servers send it (DrainingException.REASON)
 GRPCIO_CONCURRENT_CALL_LIMIT = "Concurrent RPC limit exceeded!"   # grpcio's server over maximum_concurrent_rpcs
 PART_BYTES = 1 << 20
@@ -273,6 +274,10 @@ class SoapTransport:
                                  text) from None
         except requests.exceptions.RequestException as e:
             raise TransportError(self.protocol, TransportError.MAY_HAVE_RUN, str(e)) from None
+        if r.status_code == 503 and BUSY_HEADER in r.headers:
+            raise TransportError(self.protocol, TransportError.NOT_DELIVERED, "%s at %s: server busy (HTTP 503, every "
+                                 "connection its limits allow this address is working); the call did not run"
+                                 % (op.name, self.address))
         if op.one_way and r.status_code in (200, 202) and not r.content.strip():
             return op.response(), None
         if r.status_code in (401, 403) and b"Envelope" not in r.content[:512]:

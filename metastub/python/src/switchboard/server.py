@@ -83,7 +83,7 @@ from ._limits import ConnectionLimits
 from ._schema import Interface
 from .authz import authorizer
 from .tokens import bearer
-from ._transport import CANCEL_HEADER, PART_BYTES, RUNNING_ONLY_HEADER, parts
+from ._transport import BUSY_HEADER, CANCEL_HEADER, PART_BYTES, RUNNING_ONLY_HEADER, parts
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused, SwitchboardError
 
 DEFAULT_MAX_MESSAGE = 64 << 20
@@ -1036,6 +1036,7 @@ def _soap_handler(server, path):
                 return False
             self.send_response(503)
             self.send_header("Retry-After", "1")
+            self.send_header(BUSY_HEADER, "the request did not run")
             self.send_header("Content-Length", "0")
             self.send_header("Connection", "close")
             self.end_headers()

@@ -29,6 +29,11 @@ final class SoapCalls {
     /** The HTTP header of a cancel message: the call id to cancel. */
     static final String CANCEL_HEADER = "Switchboard-Cancel";
     /**
+     * The header of the {@code 503} the server answers when its connection limits refuse a
+     * request: the request did not run, so a client may send it elsewhere ({@link ServerBusyAnswers}).
+     */
+    static final String BUSY_HEADER = "Switchboard-Busy";
+    /**
      * With a cancel message (any value): cancel the call only if it runs now, and do not remember
      * the cancel: the client may send its call again under the same id (a retry after a timeout).
      */

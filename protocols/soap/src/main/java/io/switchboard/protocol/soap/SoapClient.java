@@ -62,6 +62,8 @@ final class SoapClient implements ProtocolClient {
                 .setConnectionManager(connections)
                 // an async call's exchange can be aborted when the call is cancelled
                 .addExecInterceptorFirst("switchboard-cancel", SoapExchange.TRACKER)
+                // a server's "busy, not run" is told apart from any other 503
+                .addExecInterceptorFirst(ServerBusyAnswers.NAME, new ServerBusyAnswers())
                 .evictIdleConnections(TimeValue.ofSeconds(10))
                 .disableAutomaticRetries()
                 .disableContentCompression()

@@ -447,6 +447,7 @@ final class SoapConnector extends ServerConnector {
                         endPoint.lingerAtClose();   // its body may still be coming: it reads the 503, not a reset
                         response.setStatus(HttpStatus.SERVICE_UNAVAILABLE_503);
                         response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+                        response.getHeaders().put(SoapCalls.BUSY_HEADER, "the request did not run");
                         response.write(true, null, callback);
                         return true;
                     }

@@ -53,7 +53,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private static final byte[] TIMEOUT = ("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0"
             + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
     static final byte[] BUSY = ("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0"
-            + "\r\nRetry-After: 1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            + "\r\nRetry-After: 1\r\n" + SoapCalls.BUSY_HEADER + ": the request did not run\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
     /** When an over-the-limits connection was accepted ({@link SoapConnector}); 0 for one within them. */
     private volatile long overflowSinceNanos;
 

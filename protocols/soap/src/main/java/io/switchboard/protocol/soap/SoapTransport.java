@@ -253,6 +253,10 @@ final class SoapTransport implements Transport {
                     endpoint.address() + " refused this client's TLS handshake: " + (cause != null ? cause
                     : fault.getMessage()), fault);
         }
+        if (cause instanceof ServerBusyAnswers.Busy) {
+            return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED,
+                    operation.name() + " at " + endpoint.address() + ": " + cause.getMessage(), fault);
+        }
         if (cause != null && requestIncomplete) {   // the connection broke before the request was written whole
             return new TransportException(protocol(), TransportException.Delivery.NOT_DELIVERED, operation.name() + " at "
                     + endpoint.address() + ": the request was cut while it was sent: " + cause, fault);

@@ -3,12 +3,14 @@ package io.switchboard.protocol.soap;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.protocol.ServerSettings;
+import io.switchboard.protocol.TransportException;
 import io.switchboard.testing.TestCertificates;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
@@ -524,6 +526,7 @@ class SoapSlowSenderTest {
 
             assertTrue(answer.startsWith("HTTP/1.1 503"), "answer: " + answer);
             assertTrue(answer.contains("Retry-After: 1"), "answer: " + answer);
+            assertTrue(answer.contains(SoapCalls.BUSY_HEADER + ": "), "answer: " + answer);
             assertEquals(0, impl.pings.get(), "the ping did not run");
         } finally {
             impl.stopSpinning = true;
@@ -550,6 +553,25 @@ class SoapSlowSenderTest {
     }
 
     @Test
+    void aCallTheLimitsRefuseIsNotDeliveredAndSaysTheServerIsBusy() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(1));
+        Thread caller = busyCall();   // holds the client's one connection and the server's one place
+        try {
+            long before = impl.increments.get();
+
+            TransportException e = assertThrows(TransportException.class, () -> stub.increment(1));
+
+            assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.getMessage());
+            assertTrue(e.getMessage().contains("server busy") && e.getMessage().contains("did not run"), e.getMessage());
+            assertEquals(before, impl.increments.get(), "the refused call did not run");
+        } finally {
+            impl.stopSpinning = true;
+            caller.join(BOUND_MILLIS);
+        }
+        assertNormalCallWorks();
+    }
+
+    @Test
     void connectionsOverTheLimitThatSendNothingAreFewAtATimeAndAllClosed() throws Exception {
         start(ServerSettings.defaults().withMaxConnections(1));
         Thread caller = busyCall();
@@ -565,7 +587,8 @@ class SoapSlowSenderTest {
                     .MAX_REFUSED_ANSWERING, "kept over the limit: " + server.connector().overflowConnections());
             for (Socket s : silent) {
                 String answer = readUntilClosed(s);
-                assertTrue(answer.startsWith("HTTP/1.1 503"), "answer: " + answer);
+                assertTrue(answer.startsWith("HTTP/1.1 503") && answer.contains(SoapCalls.BUSY_HEADER + ": "),
+                        "answer: " + answer);
             }
             awaitValue(server.connector()::overflowConnections, 0, "connections over the limit");
         } finally {
