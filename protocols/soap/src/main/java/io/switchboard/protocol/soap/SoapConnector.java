@@ -338,8 +338,8 @@ final class SoapConnector extends ServerConnector {
             if (!a.admitted()) {
                 long refused = shares.refusals();
                 if (refused == 1 || refused % 100 == 0) {
-                    LOG.warn("SOAP server refusing {} with 503: {} ({} refused so far)", newcomer.remote(), a.refusal(),
-                            refused);
+                    LOG.warn("SOAP server refusing {} (a cancel message is still served on it, anything else gets 503):"
+                            + " {} ({} refused so far)", newcomer.remote(), a.refusal(), refused);
                 }
                 if (shares.claimRefusedAnswer()) {
                     synchronized (lock) {
