@@ -301,6 +301,14 @@ final class SoapConnector extends ServerConnector {
         }
     }
 
+    /**
+     * Connections whose request Jetty's handler has, for tests: unlike {@link #busyConnections},
+     * not one whose request's head (or TLS handshake) is still coming, which a newcomer may displace.
+     */
+    int handlingConnections() {
+        return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.inHandler()).count();
+    }
+
     /** Connections in a request or its answer. */
     int busyConnections() {
         return (int) getConnectedEndPoints().stream().filter(e -> e instanceof SoapEndPoint s && s.busy()).count();

@@ -176,6 +176,11 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         return state == State.WAITING || state == State.BETWEEN_REQUESTS || (state == State.IN_REQUEST && !inHandler);
     }
 
+    /** Whether Jetty's handler has the connection's request: its head has all come, so it is not stalled; for tests. */
+    synchronized boolean inHandler() {
+        return inHandler;
+    }
+
     synchronized boolean busy() {
         return state == State.IN_REQUEST || state == State.ANSWERING;
     }

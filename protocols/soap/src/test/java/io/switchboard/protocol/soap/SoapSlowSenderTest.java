@@ -460,7 +460,7 @@ class SoapSlowSenderTest {
             callers.add(t);
         }
         try {
-            awaitValue(server.connector()::busyConnections, 3, "connections handling a request");
+            awaitValue(server.connector()::handlingConnections, 3, "connections handling a request");
 
             String answer = readUntilClosed(connect());
 
@@ -489,7 +489,7 @@ class SoapSlowSenderTest {
             assertTrue(impl.spinStarted.await(BOUND_MILLIS, TimeUnit.MILLISECONDS));
             java.util.concurrent.CompletableFuture<Long> other = calls.spinAsync(new double[0], Integer.MAX_VALUE);
             try {
-                awaitValue(server.connector()::busyConnections, 2, "connections handling a request");
+                awaitValue(server.connector()::handlingConnections, 2, "connections handling a request");
                 assertTrue(cancelled.cancel(true));
 
                 assertTrue(impl.spinSawCancel.await(BOUND_MILLIS, TimeUnit.MILLISECONDS),
@@ -503,12 +503,25 @@ class SoapSlowSenderTest {
         awaitValue(server.connector()::overflowConnections, 0, "connections over the limit");
     }
 
+    @Test
+    void aConnectionWhoseRequestHeadIsStillComingIsBusyButNotHandledSoItMayBeDisplaced() throws Exception {
+        start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(60)));
+        Socket s = connect();
+        s.getOutputStream().write("POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                .getBytes(StandardCharsets.US_ASCII));   // the head's end never comes
+
+        awaitValue(server.connector()::busyConnections, 1, "connections in a request");
+
+        // what the tests above wait for before they crowd a server: a call the limits cannot displace
+        assertEquals(0, server.connector().handlingConnections());
+    }
+
     /** One call that runs until {@code stopSpinning}, holding its connection busy; its thread once the server handles it. */
     private Thread busyCall() throws InterruptedException {
         Thread caller = new Thread(() -> stub.spin(new double[0], 600_000), "spinner");
         caller.setDaemon(true);
         caller.start();
-        awaitValue(server.connector()::busyConnections, 1, "connections handling a request");
+        awaitValue(server.connector()::handlingConnections, 1, "connections handling a request");
         return caller;
     }
 
