@@ -6,6 +6,7 @@ line calling the example component (scripts/python/echo_component.py) and its un
 
 import http.client
 import os
+import socket
 import struct
 import sys
 import threading
@@ -444,6 +445,36 @@ def test_a_cancel_that_finds_its_callers_connections_all_busy_still_drops_its_ca
     assert isinstance(first(), requests.ConnectionError), "the cancelled call's answer is not delivered"
     assert not component.entered.acquire(blocking=False), "the call over the limit did not run"
     soap_echo(server)
+
+
+def test_a_503_without_the_busy_header_may_have_run(gated):
+    """A proxy's 503 may follow a request it forwarded: only Switchboard's own says "not run"."""
+    server, _ = gated()
+    proxy = socket.create_server(("127.0.0.1", 0))
+
+    def answer():
+        conn, _ = proxy.accept()
+        with conn:
+            got = b""
+            while b"Envelope>" not in got:   # the request's end
+                chunk = conn.recv(8192)
+                if not chunk:
+                    break
+                got += chunk
+            conn.sendall(b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n"
+                         b"Retry-After: 1\r\n\r\n")
+    answering = threading.Thread(target=answer, daemon=True)
+    answering.start()
+    try:
+        client = _transport.SoapTransport(server.iface, server.codec,
+                                          "http://127.0.0.1:%d/services/Echo" % proxy.getsockname()[1])
+        op = server.iface.operations["divide"]
+        with pytest.raises(TransportError) as failed:
+            client.call(op, op.request(dividend=7, divisor=2), "beef0002" * 4, 30)
+        assert failed.value.delivery == TransportError.MAY_HAVE_RUN, failed.value
+        answering.join(30)
+    finally:
+        proxy.close()
 
 
 def test_connections_over_the_limit_that_send_nothing_are_few_at_a_time_and_all_closed(gated):

@@ -242,7 +242,7 @@ public final class ProtoInput {
         if (known != null && length == known.length() && length <= limits.maxStringBytes()) {
             need(length);
             int i = 0;
-            while (i < length && buf[pos + i] == known.charAt(i) && buf[pos + i] >= 0) {
+            while (i < length && buf[pos + i] == known.charAt(i)) {   // a byte of UTF-8's many-byte forms is < 0, no char
                 i++;
             }
             if (i == length) {

@@ -516,20 +516,25 @@ class SoapSlowSenderTest {
         assertEquals(0, server.connector().handlingConnections());
     }
 
-    /** One call that runs until {@code stopSpinning}, holding its connection busy; its thread once the server handles it. */
-    private Thread busyCall() throws InterruptedException {
+    /**
+     * One call that runs, holding its connection busy, from once the server handles it until the
+     * returned handle is closed.
+     */
+    private AutoCloseable busyCall() throws InterruptedException {
         Thread caller = new Thread(() -> stub.spin(new double[0], 600_000), "spinner");
         caller.setDaemon(true);
         caller.start();
         awaitValue(server.connector()::handlingConnections, 1, "connections handling a request");
-        return caller;
+        return () -> {
+            impl.stopSpinning = true;
+            caller.join(BOUND_MILLIS);
+        };
     }
 
     @Test
     void overTheLimitARequestOtherThanACancelGets503AndDoesNotRun() throws Exception {
         start(ServerSettings.defaults().withMaxConnections(1));
-        Thread caller = busyCall();
-        try {
+        try (AutoCloseable busy = busyCall()) {
             String body = PING;
             Socket s = connect();
             s.getOutputStream().write((head(URI.create(endpoint.address()).getPath(), body.length()).replace("urn:echoDoubles", "urn:ping") + body)
@@ -541,9 +546,6 @@ class SoapSlowSenderTest {
             assertTrue(answer.contains("Retry-After: 1"), "answer: " + answer);
             assertTrue(answer.contains(SoapCalls.BUSY_HEADER + ": "), "answer: " + answer);
             assertEquals(0, impl.pings.get(), "the ping did not run");
-        } finally {
-            impl.stopSpinning = true;
-            caller.join(BOUND_MILLIS);
         }
         assertNormalCallWorks();
     }
@@ -551,25 +553,20 @@ class SoapSlowSenderTest {
     @Test
     void aConnectionOverTheLimitThatDripsItsRequestHeadIsClosedAtItsLifetimeNotItsDeadline() throws Exception {
         start(ServerSettings.defaults().withMaxConnections(1).withRequestTimeout(Duration.ofSeconds(60)));
-        Thread caller = busyCall();
-        try {
+        try (AutoCloseable busy = busyCall()) {
             Socket s = connect();
             drip(s, head(URI.create(endpoint.address()).getPath(), 100), 200);   // its head would take 30 s
 
             readUntilClosed(s);   // fails if the connection is still open after 15 s
 
             awaitValue(server.connector()::overflowConnections, 0, "connections over the limit");
-        } finally {
-            impl.stopSpinning = true;
-            caller.join(BOUND_MILLIS);
         }
     }
 
     @Test
     void aCallTheLimitsRefuseIsNotDeliveredAndSaysTheServerIsBusy() throws Exception {
         start(ServerSettings.defaults().withMaxConnections(1));
-        Thread caller = busyCall();   // holds the client's one connection and the server's one place
-        try {
+        try (AutoCloseable busy = busyCall()) {   // holds the client's one connection and the server's one place
             long before = impl.increments.get();
 
             TransportException e = assertThrows(TransportException.class, () -> stub.increment(1));
@@ -577,18 +574,49 @@ class SoapSlowSenderTest {
             assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.getMessage());
             assertTrue(e.getMessage().contains("server busy") && e.getMessage().contains("did not run"), e.getMessage());
             assertEquals(before, impl.increments.get(), "the refused call did not run");
-        } finally {
-            impl.stopSpinning = true;
-            caller.join(BOUND_MILLIS);
         }
         assertNormalCallWorks();
     }
 
     @Test
+    void a503WithoutTheBusyHeaderMayHaveRun() throws Exception {
+        // a proxy's 503 may follow a request it forwarded: only Switchboard's own says "not run"
+        try (java.net.ServerSocket proxy = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+             ProtocolClient own = new SoapProtocolProvider().newClient(ClientSettings.defaults())) {
+            Thread answering = new Thread(() -> {
+                try (Socket s = proxy.accept()) {
+                    InputStream in = s.getInputStream();
+                    byte[] buf = new byte[8192];
+                    String got = "";
+                    while (!got.contains("Envelope>")) {   // the request's end: then the "proxy" answers
+                        int n = in.read(buf);
+                        if (n < 0) {
+                            break;
+                        }
+                        got += new String(buf, 0, n, StandardCharsets.US_ASCII);
+                    }
+                    s.getOutputStream().write(("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n"
+                            + "Content-Length: 0\r\nRetry-After: 1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException e) {
+                    // the test fails on the call's outcome
+                }
+            }, "proxy");
+            answering.setDaemon(true);
+            answering.start();
+            ConformanceStub through = ConformanceComponent.stub(own.connect(ConformanceComponent.DESCRIPTOR,
+                    new Endpoint("soap", "http://127.0.0.1:" + proxy.getLocalPort() + "/axis2/services/Conformance")));
+
+            TransportException e = assertThrows(TransportException.class, () -> through.increment(1));
+
+            assertEquals(TransportException.Delivery.MAY_HAVE_RUN, e.delivery(), e.getMessage());
+            answering.join(BOUND_MILLIS);
+        }
+    }
+
+    @Test
     void connectionsOverTheLimitThatSendNothingAreFewAtATimeAndAllClosed() throws Exception {
         start(ServerSettings.defaults().withMaxConnections(1));
-        Thread caller = busyCall();
-        try {
+        try (AutoCloseable busy = busyCall()) {
             int n = io.switchboard.protocol.spi.ConnectionShares.MAX_REFUSED_ANSWERING + 8;
             List<Socket> silent = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -604,9 +632,6 @@ class SoapSlowSenderTest {
                         "answer: " + answer);
             }
             awaitValue(server.connector()::overflowConnections, 0, "connections over the limit");
-        } finally {
-            impl.stopSpinning = true;
-            caller.join(BOUND_MILLIS);
         }
     }
 
