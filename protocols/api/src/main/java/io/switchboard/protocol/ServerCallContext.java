@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +31,10 @@ import java.util.function.BooleanSupplier;
  * closing; SOAP — the client's cancel message (by call id), or the deadline; local — the caller's
  * future cancelled. In each case {@link #isCancelled()} turns true, the operation's thread is
  * interrupted, and the calls it has under way through meta-stubs are cancelled in turn.
+ *
+ * <p>The call is the current thread's: work an operation hands to another thread takes it along
+ * through {@link #propagating(Executor)} or {@link #wrap(Runnable)}, as grpc-java's
+ * {@code Context.currentContextExecutor} does.
  *
  * <pre>{@code
  * public long spin(double[] values, int maxRounds) {
@@ -173,6 +180,104 @@ public final class ServerCallContext {
                 Thread.interrupted();   // this call's own cancel must not leak into the thread's next work
             }
             CURRENT.set(before);   // null kept as a value: a remove would make the next call add an entry again
+        };
+    }
+
+    /**
+     * Makes this call the current thread's for work its operation handed to this thread, until
+     * the returned scope closes: {@link #current()} is this call, so the meta-stub calls the thread
+     * makes get what is left of its deadline and are cancelled with it, and a cancel interrupts the
+     * thread. Unlike {@link #enter()}, closing the scope does not end the call (its operation's
+     * thread does), and it clears an interrupt only if this call's cancel made it, so a pool's
+     * thread goes back to its pool as it came. {@link #wrap(Runnable)} and
+     * {@link #propagating(Executor)} do this around a task.
+     */
+    public Scope join() {
+        ServerCallContext before = CURRENT.get();
+        Joined joined = new Joined(Thread.currentThread());
+        CURRENT.set(this);
+        Scope registration = addCancelListener(joined::interrupt);
+        return () -> {
+            registration.close();
+            if (joined.leave() && (before == null || !before.cancelledNow())) {
+                Thread.interrupted();   // this call's cancel must not reach the thread's next task
+            }
+            CURRENT.set(before);
+        };
+    }
+
+    /** A thread in a call through {@link #join()}: interrupted by the call's cancel until it leaves. */
+    private static final class Joined {
+        private final Thread thread;
+        private boolean left;
+        private boolean interrupted;
+
+        Joined(Thread thread) {
+            this.thread = thread;
+        }
+
+        synchronized void interrupt() {
+            if (!left) {
+                interrupted = true;
+                thread.interrupt();
+            }
+        }
+
+        /** No interrupt after this; whether one was made. */
+        synchronized boolean leave() {
+            left = true;
+            return interrupted;
+        }
+    }
+
+    /**
+     * {@code task}, run in this call on whichever thread runs it ({@link #join()}): its meta-stub
+     * calls inherit the deadline and the cancel.
+     *
+     * <pre>{@code
+     * ServerCallContext call = ServerCallContext.current();
+     * new Thread(call.wrap(() -> simulator.simulate(parameters))).start();
+     * }</pre>
+     */
+    public Runnable wrap(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        return () -> {
+            try (Scope scope = join()) {
+                task.run();
+            }
+        };
+    }
+
+    /** As {@link #wrap(Runnable)}, for a task with a result. */
+    public <T> Callable<T> wrap(Callable<T> task) {
+        Objects.requireNonNull(task, "task");
+        return () -> {
+            try (Scope scope = join()) {
+                return task.call();
+            }
+        };
+    }
+
+    /**
+     * An executor that runs each task on {@code executor} in the call that was current on the thread
+     * that handed it over ({@link #wrap(Runnable)}); a task handed over outside of a call runs as it
+     * is. So an operation that fans its calls out over a pool keeps its caller's deadline and cancel
+     * on each of them:
+     *
+     * <pre>{@code
+     * Executor inCall = ServerCallContext.propagating(pool);
+     * List<CompletableFuture<Result>> parts = slices.stream()
+     *         .map(s -> CompletableFuture.supplyAsync(() -> simulator.simulate(s), inCall)).toList();
+     * }</pre>
+     *
+     * Trace spans follow OpenTelemetry's own context, which its {@code Context.taskWrapping}
+     * carries across.
+     */
+    public static Executor propagating(Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        return task -> {
+            ServerCallContext call = CURRENT.get();
+            executor.execute(call == null ? task : call.wrap(task));
         };
     }
 

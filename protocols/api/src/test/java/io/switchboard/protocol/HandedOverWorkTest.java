@@ -1,0 +1,147 @@
+package io.switchboard.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Work an operation hands to another thread ({@link ServerCallContext#propagating},
+ * {@link ServerCallContext#wrap}): it runs in the operation's call, deadline, trace, caller and
+ * cancel included; the pool's thread goes back to its pool with no call and no interrupt; and the
+ * helper's leaving does not end the call, which its operation's thread still owns.
+ */
+class HandedOverWorkTest {
+    /** One thread, so that the task after a handed-over one runs on the very thread it left. */
+    private final ExecutorService pool = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+    }
+
+    @Test
+    void aTaskHandedToAPoolRunsInTheCallAndLeavesThePoolThreadAsItCame() throws Exception {
+        TraceContext trace = TraceContext.of("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", null);
+        Peer caller = Peer.anonymous("127.0.0.1");
+        ServerCallContext call = ServerCallContext.create(System.nanoTime() + TimeUnit.SECONDS.toNanos(5), trace, caller);
+        AtomicReference<ServerCallContext> seen = new AtomicReference<>();
+        AtomicReference<Duration> left = new AtomicReference<>();
+        AtomicReference<TraceContext> traced = new AtomicReference<>();
+        AtomicReference<Peer> by = new AtomicReference<>();
+        try (ServerCallContext.Scope operation = call.enter()) {
+            CompletableFuture.runAsync(() -> {
+                seen.set(ServerCallContext.current());
+                left.set(ServerCallContext.timeLeft());
+                traced.set(ServerCallContext.trace());
+                by.set(ServerCallContext.peer());
+            }, ServerCallContext.propagating(pool)).get(10, TimeUnit.SECONDS);
+        }
+        assertSame(call, seen.get(), "the handed-over task runs in the operation's call");
+        assertNotNull(left.get());
+        assertTrue(left.get().compareTo(Duration.ofSeconds(5)) <= 0 && left.get().compareTo(Duration.ofSeconds(1)) > 0,
+                left.get().toString());
+        assertSame(trace, traced.get());
+        assertSame(caller, by.get());
+
+        AtomicBoolean outsideHadCall = new AtomicBoolean(true);
+        CompletableFuture.runAsync(() -> outsideHadCall.set(ServerCallContext.current() != null),
+                ServerCallContext.propagating(pool)).get(10, TimeUnit.SECONDS);
+        assertFalse(outsideHadCall.get(), "the pool's thread left the call; a task handed over outside of one runs as it is");
+    }
+
+    @Test
+    void aCancelInterruptsHandedOverWorkAndNoInterruptOutlivesIt() throws Exception {
+        ServerCallContext call = ServerCallContext.create(null, null);
+        CountDownLatch waiting = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicBoolean cancelledSeen = new AtomicBoolean();
+        CompletableFuture<Void> work;
+        try (ServerCallContext.Scope operation = call.enter()) {
+            work = CompletableFuture.runAsync(() -> {
+                waiting.countDown();
+                try {
+                    new CountDownLatch(1).await();   // the helper's wait, until its call is cancelled
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                    cancelledSeen.set(ServerCallContext.isCancelled());
+                }
+            }, ServerCallContext.propagating(pool));
+            assertTrue(waiting.await(10, TimeUnit.SECONDS));
+            call.cancel();   // interrupts this thread too, the operation's, until its scope closes
+        }
+        work.get(10, TimeUnit.SECONDS);
+        assertTrue(interrupted.get(), "the cancel interrupted the handed-over work");
+        assertTrue(cancelledSeen.get());
+        AtomicBoolean nextInterrupted = new AtomicBoolean(true);
+        pool.submit(() -> nextInterrupted.set(Thread.currentThread().isInterrupted())).get(10, TimeUnit.SECONDS);
+        assertFalse(nextInterrupted.get(), "the pool's next task does not inherit the call's interrupt");
+    }
+
+    @Test
+    void theHelperLeavingDoesNotEndTheCall() throws Exception {
+        ServerCallContext call = ServerCallContext.create(null, null);
+        AtomicInteger heard = new AtomicInteger();
+        try (ServerCallContext.Scope operation = call.enter();
+             ServerCallContext.Scope listener = ServerCallContext.onCancel(heard::incrementAndGet)) {
+            pool.submit(call.wrap(() -> { })).get(10, TimeUnit.SECONDS);
+            // the helper has come and gone; the operation still runs, and its caller cancels now
+            call.cancel();
+            assertEquals(1, heard.get(), "the operation's listener outlived the helper's leaving");
+            assertTrue(ServerCallContext.isCancelled());
+            assertTrue(Thread.currentThread().isInterrupted(), "the operation's thread is still the call's");
+        }
+        assertFalse(Thread.interrupted(), "the operation's scope clears its own call's interrupt");
+    }
+
+    @Test
+    void workHandedOverByACancelledCallStartsCancelled() throws Exception {
+        ServerCallContext call = ServerCallContext.create(null, null);
+        call.cancel();
+        AtomicBoolean cancelled = new AtomicBoolean();
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicBoolean after = new AtomicBoolean(true);
+        AtomicReference<ServerCallContext> current = new AtomicReference<>(call);
+        // on one thread, without a pool's own clearing of interrupts between tasks
+        Thread helper = new Thread(() -> {
+            call.wrap(() -> {
+                cancelled.set(ServerCallContext.isCancelled());
+                interrupted.set(Thread.currentThread().isInterrupted());
+            }).run();
+            after.set(Thread.currentThread().isInterrupted());
+            current.set(ServerCallContext.current());
+        });
+        helper.start();
+        helper.join(10_000);
+        assertTrue(cancelled.get());
+        assertTrue(interrupted.get(), "blocking work stops at once");
+        assertFalse(after.get(), "the interrupt the call's cancel made ends with the work");
+        assertNull(current.get());
+    }
+
+    @Test
+    void anExecutorThatRunsTheTaskOnTheOperationsOwnThreadLeavesTheCallAsItWas() {
+        ServerCallContext call = ServerCallContext.create(null, null);
+        try (ServerCallContext.Scope operation = call.enter()) {
+            ServerCallContext.propagating(Runnable::run).execute(call::cancel);
+            assertSame(call, ServerCallContext.current(), "the inner scope restored the operation's call");
+            assertTrue(Thread.currentThread().isInterrupted(), "its cancel's interrupt is the operation's to clear");
+        }
+        assertFalse(Thread.interrupted());
+        assertNull(ServerCallContext.current());
+    }
+}
