@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.task.TaskDecorator;
 
 /**
  * The server: the application's {@link SwitchboardComponent} beans and {@link ComponentRegistration}
@@ -43,6 +44,16 @@ public class SwitchboardServerAutoConfiguration {
             customizers.orderedStream().forEach(c -> c.customize(builder));
             return builder;
         }, () -> ServedComponents.in(beans));
+    }
+
+    /**
+     * The application's task executor runs an operation's {@code @Async} work in the operation's
+     * call (its deadline and cancel). Backs off when the application has a decorator of its own.
+     */
+    @Bean
+    @ConditionalOnMissingBean(TaskDecorator.class)
+    ServerCallTaskDecorator switchboardServerCallTaskDecorator() {
+        return new ServerCallTaskDecorator();
     }
 
     static ComponentServer.Builder builder(SwitchboardServerProperties p, TlsSettings tls, Switchboard switchboard) {

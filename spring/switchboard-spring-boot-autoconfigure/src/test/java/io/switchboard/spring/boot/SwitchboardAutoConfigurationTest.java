@@ -8,19 +8,26 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.switchboard.client.Switchboard;
 import io.switchboard.components.echo.EchoService;
 import io.switchboard.components.echo.EchoStub;
+import io.switchboard.protocol.ServerCallContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.TaskDecorator;
 
 /** The auto-configurations without a registry behind them: what they make, when they back off, what they leave alone. */
 class SwitchboardAutoConfigurationTest {
@@ -241,6 +248,66 @@ class SwitchboardAutoConfigurationTest {
         @Bean
         OpenTelemetry anotherOpenTelemetry() {
             return OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder().build()).build();
+        }
+    }
+
+    @Test
+    void theApplicationsTaskExecutorRunsAnOperationsWorkInItsCall() {
+        runner.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class))
+                .withPropertyValues("switchboard.registry.url=" + NOWHERE).run(context -> {
+                    assertThat(context).hasSingleBean(ServerCallTaskDecorator.class);
+                    assertThat(handedOver(context.getBean("applicationTaskExecutor", Executor.class)))
+                            .as("an @Async task an operation starts runs in the operation's call").isTrue();
+                });
+    }
+
+    @Test
+    void anApplicationsOwnTaskDecoratorIsLeftInPlace() {
+        runner.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class))
+                .withUserConfiguration(OwnTaskDecorator.class)
+                .withPropertyValues("switchboard.registry.url=" + NOWHERE).run(context -> {
+                    assertThat(context).doesNotHaveBean(ServerCallTaskDecorator.class);
+                    assertThat(context).hasSingleBean(TaskDecorator.class);
+                    Executor executor = context.getBean("applicationTaskExecutor", Executor.class);
+                    AtomicReference<String> marked = new AtomicReference<>();
+                    CountDownLatch ran = new CountDownLatch(1);
+                    executor.execute(() -> {
+                        marked.set(OwnTaskDecorator.MARK.get());
+                        ran.countDown();
+                    });
+                    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+                    assertThat(marked.get()).as("Spring Boot applies the application's decorator").isEqualTo("own");
+                });
+    }
+
+    /** Whether a task handed to {@code executor} inside a server call ran in that call. */
+    private static boolean handedOver(Executor executor) throws InterruptedException {
+        ServerCallContext call = ServerCallContext.create(System.nanoTime() + TimeUnit.SECONDS.toNanos(5), null);
+        AtomicReference<ServerCallContext> seen = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        try (ServerCallContext.Scope operation = call.enter()) {
+            executor.execute(() -> {
+                seen.set(ServerCallContext.current());
+                ran.countDown();
+            });
+        }
+        return ran.await(10, TimeUnit.SECONDS) && seen.get() == call;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnTaskDecorator {
+        static final ThreadLocal<String> MARK = new ThreadLocal<>();
+
+        @Bean
+        TaskDecorator ownDecorator() {
+            return task -> () -> {
+                MARK.set("own");
+                try {
+                    task.run();
+                } finally {
+                    MARK.remove();
+                }
+            };
         }
     }
 
