@@ -13,17 +13,21 @@ Calls go over tcp (brpc's ``baidu_std`` frames; the Unix socket on the server's 
 Serve a component of your own over gRPC and SOAP, bound in the registry with a lease::
 
     server = switchboard.serve(Echo(), schema="echo.xsd", registry=URL, name="PyEcho")
+
+An operation asks about its call with ``switchboard.time_left()`` and ``switchboard.is_cancelled()``;
+the calls it makes get what is left of its caller's deadline and are cancelled with it.
 """
 
 from ._client import Board, CallRecord, Component
 from ._values import Record
+from .context import ServerCallContext, current_call, is_cancelled, time_left
 from .errors import (DeclaredFault, Draining, NoCommonProtocol, NotFound, PermissionDenied, Refused, RemoteError,
                      SwitchboardError, TransportError)
 from .tls import Tls
 
 __all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tls", "DeclaredFault", "Draining",
            "NoCommonProtocol", "NotFound", "PermissionDenied", "Refused", "RemoteError", "SwitchboardError",
-           "TransportError"]
+           "TransportError", "ServerCallContext", "current_call", "is_cancelled", "time_left"]
 
 
 def connect(registry_url, tls=None, policy="adaptive", protocols=("tcp", "grpc", "soap"), timeout=60.0, listener=None,

@@ -17,7 +17,7 @@ import threading
 import time
 from urllib.parse import urlparse
 
-from . import _tcp, _values, policies
+from . import _tcp, _values, context, policies
 from ._schema import Interface
 from ._soap import SoapCodec
 from ._token import BearerToken, PlainTextToken
@@ -341,7 +341,17 @@ class Component:
     # -- a call -----------------------------------------------------------------------------------
 
     def _call(self, name, values, protocol, policy, timeout, call_id):
-        return self._run(self._plan(name, values, protocol, policy, timeout, call_id))
+        plan = self._plan(name, values, protocol, policy, timeout, call_id)
+        outer = context.current_call()
+        if outer is None:
+            return self._run(plan)
+        # made by a served operation: cancelled with the operation's call, on the wire too
+        plan.cancel = _Cancel()
+        drop = outer.on_cancel(plan.cancel)
+        try:
+            return self._run(plan)
+        finally:
+            drop()
 
     def _plan(self, name, values, protocol, policy, timeout, call_id):
         """What every attempt of one call shares: the request encoded once, its call id and settings."""
@@ -356,8 +366,16 @@ class Component:
         if protocol is not None and protocol not in KNOWN_PROTOCOLS:
             raise NoCommonProtocol("call pins %s, which this client does not speak (it speaks %s)"
                                    % (protocol, sorted(KNOWN_PROTOCOLS)))
-        return _Plan(op, request, encoder.saw_numpy, protocol, policy,
-                     timeout if timeout is not None else self._board.timeout, call_id or new_call_id())
+        if timeout is None:
+            timeout = self._board.timeout
+        outer = context.current_call()
+        left = None if outer is None else outer.time_left()
+        if left is not None:   # made by a served operation: within what its caller left it, never more
+            if left <= 0:
+                raise TransportError(self.name, TransportError.NOT_DELIVERED, "the deadline its caller left %s passed "
+                                     "before %s could start; it was not sent" % ("the operation", name))
+            timeout = left if timeout is None else min(timeout, left)
+        return _Plan(op, request, encoder.saw_numpy, protocol, policy, timeout, call_id or new_call_id())
 
     def _run(self, plan, first=None):
         """The call on its replicas, blocking; ``first`` is (replica, selection, failure or None) of
@@ -412,6 +430,12 @@ class Component:
             plan = self._plan(name, values, protocol, policy, timeout, call_id)
             plan.cancel = _Cancel()
             future.add_done_callback(lambda f: plan.cancel() if f.cancelled() else None)
+            outer = context.current_call()
+            if outer is not None:   # made by a served operation: cancelled with the operation's call
+                drop = outer.on_cancel(future.cancel)
+                future.add_done_callback(lambda f: drop())
+                if future.cancelled():
+                    return future
             replica = self._pick_replica(set())
             if replica is None:
                 raise NotFound("no instance of %s is bound in %s now" % (self.name, self._board.url))

@@ -357,15 +357,36 @@ class SoapCodec:
             self.write_fields(message, element, depth)
 
 
-def envelope(soap_ns, call_id=None):
-    """An empty envelope and its body; the call id in the sb:call header, as the Java meta-stub sends it."""
+MAX_DEADLINE_MS = 2 ** 31 - 1   # what the Java server takes in sb:deadline's timeout-ms
+
+
+def envelope(soap_ns, call_id=None, timeout=None):
+    """An empty envelope and its body; the call id in the sb:call header and the time left
+    (``timeout``, seconds) in the sb:deadline header, as the Java meta-stub sends them."""
     from lxml import etree
 
     env = etree.Element("{%s}Envelope" % soap_ns, nsmap={"soapenv": soap_ns})
-    if call_id is not None:
+    if call_id is not None or timeout is not None:
         header = etree.SubElement(env, "{%s}Header" % soap_ns)
-        etree.SubElement(header, "{%s}call" % SB_SOAP, nsmap={"sb": SB_SOAP}).set("id", call_id)
+        if call_id is not None:
+            etree.SubElement(header, "{%s}call" % SB_SOAP, nsmap={"sb": SB_SOAP}).set("id", call_id)
+        if timeout is not None:
+            millis = min(MAX_DEADLINE_MS, max(0, int(math.ceil(timeout * 1000))))
+            etree.SubElement(header, "{%s}deadline" % SB_SOAP, nsmap={"sb": SB_SOAP}).set("timeout-ms", str(millis))
     return env, etree.SubElement(env, "{%s}Body" % soap_ns)
+
+
+def deadline_header(header):
+    """The seconds the caller had left, from the sb:deadline header of ``header`` (a SOAP Header
+    element); None without one. Refused ``malformed`` outside 0 to MAX_DEADLINE_MS."""
+    deadline = header.find("{%s}deadline" % SB_SOAP)
+    if deadline is None:
+        return None
+    text = deadline.get("timeout-ms") or ""
+    millis = int(text) if text.isascii() and text.isdigit() and len(text) <= 10 else -1
+    if not 0 <= millis <= MAX_DEADLINE_MS:
+        raise Refused("malformed", "the sb:deadline header needs a timeout-ms of 0 to %d" % MAX_DEADLINE_MS)
+    return millis / 1000.0
 
 
 def to_bytes(env):

@@ -36,6 +36,7 @@ from concurrent import futures
 
 from . import _peer, _tcp
 from ._limits import ConnectionLimits
+from .context import DEADLINE_EXCEEDED, ServerCallContext
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused
 
 REQUEST_SECONDS = 30.0
@@ -243,7 +244,7 @@ class _Connection:
         self.poll.register(sock, select.POLLIN)
         self.write_lock = threading.Lock()
         self.lock = threading.Lock()
-        self.running = {}   # correlation id -> cancelled?
+        self.running = {}   # correlation id -> its ServerCallContext
         self.quiet_since = time.monotonic()   # the end of the last frame read or answer written
         self.buffer = bytearray()
         self.started = None   # when the frame being read began, None before its first byte
@@ -320,8 +321,9 @@ class _Connection:
             return   # an answer sent to a server: nothing to do with it
         if _tcp.CANCEL in meta.user_fields:
             with self.lock:
-                if cid in self.running:
-                    self.running[cid] = True   # its answer is dropped; a Python operation cannot be interrupted
+                call = self.running.get(cid)
+            if call is not None:
+                call.cancel()   # its answer is dropped; a Python operation cannot be interrupted, only told
             return
         if meta.attachment_size:
             self._refuse(cid, _tcp.BAD_REQUEST, "attachments are not taken", "malformed", "RpcMeta.attachment_size")
@@ -357,18 +359,19 @@ class _Connection:
             else:
                 full = not self.listener.room.acquire(blocking=False)
             if not full:
-                self.running[cid] = False
+                # the deadline counts from the frame's arrival, as the Java server counts it
+                call = self.running[cid] = ServerCallContext(meta.timeout_ms / 1000.0 if meta.timeout_ms else None)
                 self.listener.limits.busy(self.sock, True)   # running a call: never the stalled one to close
         if full:
             self._refuse(cid, _tcp.OVERCROWDED, "every call worker is busy; the call did not run")
             return
         try:
-            self.listener.pool.submit(self._run, op, meta, message)
+            self.listener.pool.submit(self._run, op, meta, message, call)
         except RuntimeError:   # the pool is shut down: the server is closing
             self._done(cid)
             self._refuse(cid, _tcp.DRAINING, Draining.TEXT)
 
-    def _run(self, op, meta, message):
+    def _run(self, op, meta, message, call):
         cid = meta.correlation_id
         compression = meta.compress_type
         server = self.listener.server
@@ -382,9 +385,11 @@ class _Connection:
                     request = op.request.FromString(message)
                 except Exception as e:
                     raise Refused("malformed", "the %s request cannot be read: %s" % (op.name, e)) from None
-                answer = server.runner.run("tcp", op, request, meta.call_id, caller)
+                answer = server.runner.run("tcp", op, request, meta.call_id, caller, call)
                 data = self._compressed(answer.SerializeToString(), compression)
-                if len(data) > self.listener.max_frame_bytes:
+                if call.expired():   # past its deadline a call fails, as the caller's own timer says
+                    reply = (self._timed_out(op, meta), b"")
+                elif len(data) > self.listener.max_frame_bytes:
                     reply = (_tcp.response_meta(cid, _tcp.ANSWER_TOO_LARGE, "the answer of %d bytes is over the frame "
                                                 "limit; the operation ran" % len(data)), b"")
                 else:
@@ -400,11 +405,14 @@ class _Connection:
             except Draining:
                 reply = (_tcp.response_meta(cid, _tcp.DRAINING, Draining.TEXT), b"")
             except Refused as r:
-                user = {_tcp.REFUSED: r.reason}
-                if r.field:
-                    user[_tcp.REFUSED_FIELD] = r.field
-                code = _tcp.LIMIT if r.reason == "size-limit" else _tcp.BAD_REQUEST
-                reply = (_tcp.response_meta(cid, code, r.text, user), b"")
+                if r.reason == DEADLINE_EXCEEDED:
+                    reply = (self._timed_out(op, meta), b"")
+                else:
+                    user = {_tcp.REFUSED: r.reason}
+                    if r.field:
+                        user[_tcp.REFUSED_FIELD] = r.field
+                    code = _tcp.LIMIT if r.reason == "size-limit" else _tcp.BAD_REQUEST
+                    reply = (_tcp.response_meta(cid, code, r.text, user), b"")
             except Exception as e:
                 reply = (_tcp.response_meta(cid, _tcp.INTERNAL, str(e) or type(e).__name__,
                                             {_tcp.ERROR_TYPE: type(e).__name__}), b"")
@@ -417,15 +425,24 @@ class _Connection:
                 pass   # the caller went away
             self.quiet_since = time.monotonic()   # one assignment: the reader takes it whole, with or without the lock
 
+    @staticmethod
+    def _timed_out(op, meta):
+        return _tcp.response_meta(meta.correlation_id, _tcp.TIMED_OUT, "%s: its timeout of %d ms passed on the server"
+                                  % (op.name, meta.timeout_ms))
+
     def _done(self, cid):
+        """Ends the call's part on this connection; whether its caller cancelled it (its answer is dropped)."""
         with self.lock:
-            cancelled = self.running.pop(cid, False)
+            call = self.running.pop(cid, None)
             idle = not self.running
             self.quiet_since = time.monotonic()
         self.listener.room.release()
         if idle:
             self.listener.limits.busy(self.sock, False)
-        return cancelled
+        if call is None:
+            return False
+        call.end()
+        return call.cancelled_by_caller
 
     def _refuse(self, cid, code, text, reason=None, field=None):
         user = {_tcp.REFUSED: reason} if reason else {}
@@ -457,6 +474,10 @@ class _Connection:
                 raise
 
     def close(self):
+        with self.lock:
+            calls = list(self.running.values())
+        for call in calls:
+            call.cancel()   # its caller went away: the calls the operation makes are cancelled in turn
         try:
             self.sock.close()
         except OSError:

@@ -255,7 +255,7 @@ class SoapTransport:
 
         if on_cancel is not None and call_id:
             on_cancel(lambda: self._send_cancel(call_id))
-        env, body = _soap.envelope(_soap.SOAP11, call_id)
+        env, body = _soap.envelope(_soap.SOAP11, call_id, timeout)
         wrapper = etree.SubElement(body, self.codec.q(op.name), nsmap={"m": self.codec.ns})
         self.codec.write(request, wrapper)
         data = _soap.to_bytes(env)

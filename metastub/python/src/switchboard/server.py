@@ -78,7 +78,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _limits, _peer, _soap, _values
+from . import _limits, _peer, _soap, _values, context
+from .context import DEADLINE_EXCEEDED, ServerCallContext
 from ._limits import ConnectionLimits
 from ._schema import Interface
 from .authz import authorizer
@@ -246,7 +247,7 @@ class _Run:
         self.under_way = 0
         self._idle = threading.Condition(self.lock)
 
-    def run(self, protocol, op, request, call_id, caller=_ANONYMOUS_CALLER):
+    def run(self, protocol, op, request, call_id, caller=_ANONYMOUS_CALLER, call=None):
         """The response message, or raises DeclaredFault (with .message set) / Refused / other errors.
         As the Java DeduplicatingInterceptor: only operations not marked idempotent are remembered
         (an idempotent one may simply run again, and remembering large results would cost memory for
@@ -256,13 +257,18 @@ class _Run:
         keyed by ``_peer.call_id_owner``): another identity's call under the same id is a call of its
         own, never answered with the first caller's outcome. Once the
         server drains, raises Draining instead: the check and the count of calls under way are one
-        step, so a call either runs before the drain's wait ends or is refused."""
+        step, so a call either runs before the drain's wait ends or is refused. ``call``, the call's
+        ``ServerCallContext``, is the operation's current call; one whose deadline passed before it
+        could start (waiting for a worker, say) is refused ``deadline-exceeded`` and does not run."""
         with self.lock:
             if self.draining:
                 raise Draining(protocol, Draining.TEXT)
             self.under_way += 1
         try:
-            return self._run_once(protocol, op, request, call_id, _peer.call_id_owner(caller))
+            if call is not None and call.expired():
+                raise Refused(DEADLINE_EXCEEDED, "the caller's deadline passed before %s could start; it did not run"
+                              % op.name)
+            return self._run_once(protocol, op, request, call_id, _peer.call_id_owner(caller), call)
         finally:
             with self.lock:
                 self.under_way -= 1
@@ -279,9 +285,9 @@ class _Run:
             self._idle.wait_for(lambda: self.under_way == 0, timeout)
             return self.under_way
 
-    def _run_once(self, protocol, op, request, call_id, caller):
+    def _run_once(self, protocol, op, request, call_id, caller, call):
         if call_id is None or op.idempotent:
-            return self._execute(protocol, op, request)
+            return self._execute(protocol, op, request, call)
         key = (op.name, call_id)
         request.DiscardUnknownFields()   # what the operation reads, whichever protocol brought it
         digest = hashlib.sha256(_canonical_nans(request).SerializeToString(deterministic=True)).digest()
@@ -298,18 +304,19 @@ class _Run:
                           "names one request of one caller)" % (call_id, op.name))
         if mine:
             try:
-                first.set_result(self._execute(protocol, op, request))
+                first.set_result(self._execute(protocol, op, request, call))
             except BaseException as e:
                 first.set_exception(e)
         return first.result()   # a repeated call id: the first call's answer, whatever it was
 
-    def _execute(self, protocol, op, request):
+    def _execute(self, protocol, op, request, call):
         method = getattr(self.obj, op.name, None)
         if method is None or not callable(method):
             raise NotImplementedError("not implemented: %s has no operation %s" % (type(self.obj).__name__, op.name))
         values = _values.Decoder(self.iface, self.types, use_numpy=self.use_numpy).decode(request)
         with self.lock:
             self.calls["%s %s" % (protocol, op.name)] += 1
+        entered = None if call is None else context._entered(call)
         try:
             result = method(**values)
         except DeclaredFault as f:
@@ -317,6 +324,9 @@ class _Run:
                 raise RuntimeError("%s raised a fault but declares none: %s" % (op.name, f)) from f
             f.message = _values.Encoder(self.iface, op.fault.DESCRIPTOR).encode(f.values)
             raise
+        finally:
+            if entered is not None:
+                context._left(entered)
         response_fields = [f for f in op.response.DESCRIPTOR.fields if f.name not in ("sb_nodes", "sb_nulls")]
         if not response_fields:
             values = {}
@@ -423,13 +433,14 @@ class _SoapCalls:
 
     def __init__(self, early=None):
         self._lock = threading.Lock()
-        self._running = {}   # (identity, call id) -> cancelled?
+        self._running = {}   # (identity, call id) -> its ServerCallContext
         self.early = early or _early_cancels()
 
-    def start(self, identity, call_id):
+    def start(self, identity, call_id, call):
         """The call's key until ``end``; None (not registered) without an id, or while the same
         caller runs another call of that id: the first keeps it. Raises Refused ``cancelled`` when
-        the caller cancelled the call before it came: it must not run."""
+        the caller cancelled the call before it came: it must not run. ``call`` is the call's
+        ``ServerCallContext``, which a cancel message cancels."""
         if call_id is None:
             return None
         key = (identity, call_id)
@@ -439,7 +450,7 @@ class _SoapCalls:
                               % call_id)
             if key in self._running:
                 return None
-            self._running[key] = False
+            self._running[key] = call
         return key
 
     def end(self, key):
@@ -447,14 +458,14 @@ class _SoapCalls:
         if key is None:
             return False
         with self._lock:
-            return self._running.pop(key)
+            return self._running.pop(key).cancelled_by_caller
 
     def cancelled(self, key):
         """Whether the call of ``key`` (from ``start``) was cancelled so far."""
         if key is None:
             return False
         with self._lock:
-            return self._running[key]
+            return self._running[key].cancelled_by_caller
 
     def under_way(self, identity, call_id):
         """Whether a call of ``identity`` under ``call_id`` is registered now (tests)."""
@@ -466,13 +477,14 @@ class _SoapCalls:
         cancel for that call (KEPT), unless ``running_only`` (NOT_FOUND)."""
         key = (identity, call_id)
         with self._lock:
-            if key in self._running:
-                self._running[key] = True
-                return self.CANCELLED
-            if running_only:
-                return self.NOT_FOUND
-            self.early.add(identity, call_id)
-            return self.KEPT
+            call = self._running.get(key)
+            if call is None:
+                if running_only:
+                    return self.NOT_FOUND
+                self.early.add(identity, call_id)
+                return self.KEPT
+        call.cancel()   # outside the lock: its listeners cancel the calls the operation makes
+        return self.CANCELLED
 
 
 class _Registration:
@@ -712,8 +724,11 @@ class Server:
         call_id = dict(context.invocation_metadata()).get("sb-call-id")
         if call_id is not None and not well_formed_call_id(call_id):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header is malformed: " + CALL_ID_RULE)
+        call = ServerCallContext(context.time_remaining())
+        # gRPC ends the call when its client cancels it, its deadline passes or its connection drops
+        context.add_callback(call.cancel)
         try:
-            return self.runner.run("grpc", op, request, call_id, peer)
+            return self.runner.run("grpc", op, request, call_id, peer, call)
         except DeclaredFault as f:
             detail = self.iface.status.DESCRIPTOR.fields_by_name["details"].message_type
             any_class = self.iface.message_class(detail)
@@ -732,6 +747,8 @@ class Server:
         except Exception as e:
             context.set_trailing_metadata((("sb-error-type", type(e).__name__),))
             context.abort(grpc.StatusCode.UNKNOWN, str(e) or type(e).__name__)
+        finally:
+            call.end()
 
     @staticmethod
     def _grpc_refuse(context, r):
@@ -742,6 +759,7 @@ class Server:
             trailers.append(("sb-refused-field", r.field))
         context.set_trailing_metadata(tuple(trailers))
         context.abort(grpc.StatusCode.INVALID_ARGUMENT if r.reason == "malformed" else
+                      grpc.StatusCode.DEADLINE_EXCEEDED if r.reason == DEADLINE_EXCEEDED else
                       grpc.StatusCode.RESOURCE_EXHAUSTED, r.text)
 
     def _grpc_authorize(self, op, context):
@@ -1068,21 +1086,24 @@ def _soap_handler(server, path):
                 soap_ns = doc.tag[1:].split("}")[0] if doc.tag.startswith("{") else ""
                 if soap_ns not in (_soap.SOAP11, _soap.SOAP12) or doc.tag != "{%s}Envelope" % soap_ns:
                     raise Refused("malformed", "not a SOAP envelope: " + doc.tag[:80])
-                call_id = None
+                call_id, timeout = None, None
                 header = doc.find("{%s}Header" % soap_ns)
                 if header is not None:
-                    call = header.find("{%s}call" % _soap.SB_SOAP)
-                    if call is not None:
-                        call_id = call.get("id")
+                    call_header = header.find("{%s}call" % _soap.SB_SOAP)
+                    if call_header is not None:
+                        call_id = call_header.get("id")
                         if not well_formed_call_id(call_id):
                             raise Refused("malformed", "the sb:call header's id is malformed: " + CALL_ID_RULE)
+                    timeout = _soap.deadline_header(header)
+                # the deadline counts from the request's arrival, as the Java server counts it
+                call = ServerCallContext(timeout)
                 body = doc.find("{%s}Body" % soap_ns)
                 if body is None or len(body) != 1 or body[0].tag not in wire_ops:
                     raise Refused("malformed", "the body holds no operation of " + server.component)
                 op = wire_ops[body[0].tag]
                 caller = server.admit(self.peer(), self.headers.get("Authorization"), op)
                 request = codec.read(op.request, body[0])
-                running = server.soap_calls.start(caller.identity, call_id)   # last: it registers the call
+                running = server.soap_calls.start(caller.identity, call_id, call)   # last: it registers the call
             except PermissionDenied as denied:
                 self.deny(soap_ns, denied)
                 return
@@ -1091,23 +1112,24 @@ def _soap_handler(server, path):
                 return
             server.limits.busy(self.connection, True)
             try:
-                reply = self.run(soap_ns, op, request, call_id, caller, running)
+                reply = self.run(soap_ns, op, request, call_id, caller, running, call)
             finally:
                 server.limits.busy(self.connection, False)
                 cancelled = server.soap_calls.end(running)
+                call.end()
             if cancelled:   # its caller gave up on this connection: no answer, and no request after it
                 self.close_connection = True
                 return
             reply()
 
-        def run(self, soap_ns, op, request, call_id, caller, running):
+        def run(self, soap_ns, op, request, call_id, caller, running, call):
             """Runs the call; what then writes its answer or fault, unless a cancel came meanwhile. A
             call cancelled while it waited for a worker does not run (None)."""
             try:
                 with server._soap_calls:
                     if server.soap_calls.cancelled(running):
                         return None
-                    answer = server.runner.run("soap", op, request, call_id, caller)
+                    answer = server.runner.run("soap", op, request, call_id, caller, call)
             except DeclaredFault as f:
                 detail = etree.Element(codec.q(op.fault.DESCRIPTOR.name), nsmap={None: codec.ns})
                 codec.write(f.message, detail)
@@ -1119,6 +1141,9 @@ def _soap_handler(server, path):
                                          refused=Refused("draining", Draining.TEXT))
             except Exception as e:
                 return functools.partial(self.fault, soap_ns, "Server", str(e) or type(e).__name__)
+            if call.expired():   # past its deadline a call fails, as the caller's own timer says
+                return functools.partial(self.fault, soap_ns, "Server", "the caller's deadline passed while %s ran; its "
+                                         "result was not sent" % op.name)
             return functools.partial(self.answer, soap_ns, op, answer)
 
         def answer(self, soap_ns, op, answer):

@@ -1,0 +1,136 @@
+"""Deadlines and cancels across Python hops, as the Java ServerCallContext carries them: an operation
+sees the time its caller left it (``switchboard.time_left()``) over tcp, gRPC and SOAP (the Python
+SOAP client sends the ``sb:deadline`` header); a call the operation makes gets what is left, never
+its own longer timeout; the caller's cancel reaches the call the operation makes; a call whose
+deadline passed before it could start does not run; a malformed ``sb:deadline`` is refused."""
+
+import os
+import sys
+import threading
+
+import pytest
+import requests
+
+import switchboard
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "python"))
+from echo_component import Echo  # noqa: E402  the example component's operations
+
+PROTOCOLS = ["tcp", "grpc", "soap"]
+
+
+class Hop(Echo):
+    """A served hop. ``echoDoubles`` notes the time its call had left and, with ``onward`` set (a
+    component on the hop's own board), calls the next hop from the operation; ``divide`` does too,
+    or else waits for its call's cancel."""
+
+    def __init__(self):
+        self.seen = []
+        self.onward = None
+        self.onward_protocol = None
+        self.entered = 0
+        self.started = threading.Event()
+        self.cancelled = threading.Event()
+        self.wake = threading.Event()   # the cancel, or the test's end: no operation outlives the test
+
+    def echoDoubles(self, values):
+        self.seen.append(switchboard.time_left())
+        if self.onward is not None:
+            return self.onward.echoDoubles(values=values, protocol=self.onward_protocol)
+        return values
+
+    def divide(self, dividend, divisor):
+        self.entered += 1
+        if self.onward is not None:
+            return self.onward.divide(dividend=dividend, divisor=divisor, protocol=self.onward_protocol)
+        drop = switchboard.current_call().on_cancel(self.heard_cancel)
+        try:
+            self.started.set()
+            self.wake.wait(30)
+        finally:
+            drop()
+        return super().divide(dividend, divisor)
+
+    def heard_cancel(self):
+        self.cancelled.set()
+        self.wake.set()
+
+
+@pytest.fixture(scope="module")
+def hops(schemas, registry_url, secret):
+    """Hops A and B, each bound in the registry, A with a board of its own to call B."""
+    a, b = Hop(), Hop()
+    schema = os.path.join(schemas, "echo.xsd")
+    servers = [switchboard.serve(hop, schema=schema, registry=registry_url, name=name, secret=secret)
+               for hop, name in ((a, "PyHopA"), (b, "PyHopB"))]
+    own = switchboard.connect(registry_url)
+    a.onward = own.lookup("PyHopB")
+    yield a, b, servers[1]
+    for hop in (a, b):
+        hop.wake.set()
+    own.close()
+    for server in servers:
+        server.close()
+
+
+@pytest.fixture()
+def fresh(hops):
+    a, b, _ = hops
+    for hop in (a, b):
+        hop.seen.clear()
+        hop.entered = 0
+        for event in (hop.started, hop.cancelled, hop.wake):
+            event.clear()
+    return a, b
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_an_operation_sees_the_time_its_caller_left_it(fresh, board, protocol):
+    _, b = fresh
+    assert board.lookup("PyHopB").echoDoubles(values=[1.5], protocol=protocol, timeout=5) == [1.5]
+    left = b.seen[-1]
+    assert left is not None and 0 < left <= 5, left
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_call_an_operation_makes_gets_what_is_left_not_its_own_timeout(fresh, board, protocol):
+    a, b = fresh
+    a.onward_protocol = protocol
+    assert board.lookup("PyHopA").echoDoubles(values=[-0.0], protocol="tcp", timeout=3) == [-0.0]
+    # A's board would give the call its own 60 s; the wire rounds the time left up to its unit (1 ms)
+    assert a.seen[-1] is not None and b.seen[-1] is not None, (a.seen, b.seen)
+    assert 0 < b.seen[-1] <= a.seen[-1] + 0.01 and a.seen[-1] <= 3, (a.seen, b.seen)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_the_callers_cancel_reaches_the_call_an_operation_makes(fresh, board, protocol):
+    a, b = fresh
+    a.onward_protocol = protocol
+    call = board.lookup("PyHopA").divide_async(dividend=7, divisor=2, protocol="tcp", timeout=60)
+    assert b.started.wait(30), "the call reached B"
+    assert not b.cancelled.is_set()
+    assert call.cancel()
+    assert b.cancelled.wait(30), "B's call, made by A's operation over %s, was cancelled with A's" % protocol
+
+
+def test_a_call_whose_deadline_passed_before_it_could_start_does_not_run(fresh, hops):
+    _, b = fresh
+    address = hops[2].soap_address
+    envelope = ('<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Header><sb:deadline '
+                'xmlns:sb="urn:switchboard:soap" timeout-ms="%s"/></e:Header><e:Body><divide '
+                'xmlns="urn:switchboard:echo"><dividend>7</dividend><divisor>2</divisor></divide></e:Body>'
+                '</e:Envelope>')
+    r = requests.post(address, data=envelope % "0", headers={"Content-Type": "text/xml; charset=UTF-8"}, timeout=30)
+    assert r.status_code == 500 and b'reason="deadline-exceeded"' in r.content, r.content
+    assert b.entered == 0, "refused before the operation"
+    for malformed in ("-1", "abc", "2147483648", "1e3", ""):
+        r = requests.post(address, data=envelope % malformed, headers={"Content-Type": "text/xml; charset=UTF-8"},
+                          timeout=30)
+        assert r.status_code == 500 and b'reason="malformed"' in r.content and b"sb:deadline" in r.content, malformed
+    assert b.entered == 0
+
+
+def test_outside_an_operation_there_is_no_call(board):
+    assert switchboard.current_call() is None
+    assert switchboard.time_left() is None
+    assert not switchboard.is_cancelled()
