@@ -2,7 +2,8 @@
 sees the time its caller left it (``switchboard.time_left()``) over tcp, gRPC and SOAP (the Python
 SOAP client sends the ``sb:deadline`` header); a call the operation makes gets what is left, never
 its own longer timeout; the caller's cancel reaches the call the operation makes; a call whose
-deadline passed before it could start does not run; a malformed ``sb:deadline`` is refused."""
+deadline passed before it could start does not run; a malformed ``sb:deadline`` is refused; and a
+failsafe fallback within an operation's call gets only what is left of the operation's deadline."""
 
 import os
 import sys
@@ -128,6 +129,62 @@ def test_a_call_whose_deadline_passed_before_it_could_start_does_not_run(fresh, 
                           timeout=30)
         assert r.status_code == 500 and b'reason="malformed"' in r.content and b"sb:deadline" in r.content, malformed
     assert b.entered == 0
+
+
+class Held(Echo):
+    """echoDoubles holds its call until the test lets it go."""
+
+    def __init__(self):
+        self.wake = threading.Event()
+
+    def echoDoubles(self, values):
+        self.wake.wait(30)
+        return values
+
+
+class Relay(Echo):
+    """echoDoubles calls ``onward`` by ``policy``, keeping what that call raised."""
+
+    def __init__(self, onward):
+        self.onward, self.failure, self.done = onward, None, threading.Event()
+
+    def echoDoubles(self, values):
+        try:
+            return self.onward.echoDoubles(values=values, policy="fixed:tcp")
+        except BaseException as e:
+            self.failure = e
+            raise
+        finally:
+            self.done.set()
+
+
+def test_a_fallback_within_an_operations_call_gets_only_what_is_left_of_its_deadline(schemas, registry_url, secret):
+    """The operation's call to a held component runs over tcp into the deadline the operation's
+    caller left it (1 s; the attempt's own timeout is the board's 60 s): no time is left for the
+    failsafe's SOAP attempt, which would otherwise have had a second of its own. The caller reaches
+    the operation over SOAP, which sends no cancel when its own timeout passes (tcp's cancel frame
+    would cancel the operation's call before its deadline is seen)."""
+    held = Held()
+    schema = os.path.join(schemas, "echo.xsd")
+    servers = [switchboard.serve(held, schema=schema, registry=registry_url, name="PyHeld", secret=secret)]
+    records = []
+    own = switchboard.connect(registry_url, listener=records.append)
+    relay = Relay(own.lookup("PyHeld"))
+    servers.append(switchboard.serve(relay, schema=schema, registry=registry_url, name="PyRelay", secret=secret))
+    try:
+        with switchboard.connect(registry_url) as board:
+            with pytest.raises(switchboard.TransportError):
+                board.lookup("PyRelay").echoDoubles(values=[1.0], protocol="soap", timeout=1)
+        assert relay.done.wait(30)
+        assert [r.protocol for r in records] == ["tcp"], [(r.protocol, r.reason, r.error) for r in records]
+        assert isinstance(relay.failure, switchboard.TransportError), repr(relay.failure)
+        assert relay.failure.delivery == switchboard.TransportError.MAY_HAVE_RUN, relay.failure
+        assert "left echoDoubles passed before its attempt over soap could start" in str(relay.failure), relay.failure
+    finally:
+        held.wake.set()
+        own.close()
+        for server in servers:
+            server.close()
 
 
 def test_outside_an_operation_there_is_no_call(board):

@@ -88,14 +88,38 @@ class _Context:
 
 class _Plan:
     """One call: its operation, the request encoded once, what the caller asked and its call id;
-    ``cancel``, for an async call, what its caller's cancel does to the attempt under way."""
+    ``cancel``, for an async call, what its caller's cancel does to the attempt under way. The
+    timeout is each attempt's (as the Java ``ClientSettings.callTimeout``); ``deadline`` (on
+    ``time.monotonic``), the whole call's, inherited from the served call that makes it: every
+    attempt, a fallback or another replica's too, gets only what is left of it."""
 
-    __slots__ = ("op", "request", "numpy", "pinned", "policy", "timeout", "call_id", "cancel")
+    __slots__ = ("op", "request", "numpy", "pinned", "policy", "timeout", "deadline", "call_id", "cancel")
 
-    def __init__(self, op, request, numpy, pinned, policy, timeout, call_id):
+    def __init__(self, op, request, numpy, pinned, policy, timeout, call_id, deadline=None):
         self.op, self.request, self.numpy, self.pinned = op, request, numpy, pinned
         self.policy, self.timeout, self.call_id = policy, timeout, call_id
+        self.deadline = deadline
         self.cancel = None
+
+    def time_left(self, protocol):
+        """Seconds the next attempt, over ``protocol``, may take (None: no limit): its timeout, or
+        less when the call's deadline is nearer; raises _DeadlinePassed once that has passed."""
+        if self.deadline is None:
+            return self.timeout
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise _DeadlinePassed(protocol, TransportError.NOT_DELIVERED, "the deadline its caller left %s passed "
+                                  "before its attempt over %s could start" % (self.op.name, protocol))
+        return left if self.timeout is None else min(self.timeout, left)
+
+
+class _DeadlinePassed(TransportError):
+    """The call's deadline passed before an attempt could start: no protocol's or replica's fault,
+    and nothing left to fall back with."""
+
+    def __init__(self, protocol, delivery, message):
+        super().__init__(protocol, delivery, message)
+        self.text = message
 
 
 class _Cancel:
@@ -366,16 +390,13 @@ class Component:
         if protocol is not None and protocol not in KNOWN_PROTOCOLS:
             raise NoCommonProtocol("call pins %s, which this client does not speak (it speaks %s)"
                                    % (protocol, sorted(KNOWN_PROTOCOLS)))
-        if timeout is None:
-            timeout = self._board.timeout
         outer = context.current_call()
-        left = None if outer is None else outer.time_left()
-        if left is not None:   # made by a served operation: within what its caller left it, never more
-            if left <= 0:
-                raise TransportError(self.name, TransportError.NOT_DELIVERED, "the deadline its caller left %s passed "
-                                     "before %s could start; it was not sent" % ("the operation", name))
-            timeout = left if timeout is None else min(timeout, left)
-        return _Plan(op, request, encoder.saw_numpy, protocol, policy, timeout, call_id or new_call_id())
+        plan = _Plan(op, request, encoder.saw_numpy, protocol, policy,
+                     timeout if timeout is not None else self._board.timeout, call_id or new_call_id(),
+                     # made by a served operation: within what its caller left it, never more
+                     None if outer is None else outer.deadline)
+        plan.time_left(protocol or "meta-stub")   # raises, before anything is sent, once that has passed
+        return plan
 
     def _run(self, plan, first=None):
         """The call on its replicas, blocking; ``first`` is (replica, selection, failure or None) of
@@ -398,6 +419,11 @@ class Component:
                 response, raw = self._on_replica(replica, plan, resumed)
                 self._replica_health.succeeded(replica.entry.instance_id)
                 break
+            except _DeadlinePassed as e:
+                if last is not None and last.delivery == TransportError.MAY_HAVE_RUN:
+                    raise TransportError(e.protocol, TransportError.MAY_HAVE_RUN, "%s; the attempt before may have run: "
+                                         "%s" % (e.text, last)) from e
+                raise
             except TransportError as e:
                 if plan.cancel is not None:
                     plan.cancel.check()   # cancelled by its caller: not another replica's call either
@@ -445,7 +471,8 @@ class Component:
                 replica.in_flight += 1
             started = time.perf_counter()
             try:
-                attempt = transport.call_async(plan.op, plan.request, plan.call_id, plan.timeout) \
+                left = plan.time_left(selection.protocol)
+                attempt = transport.call_async(plan.op, plan.request, plan.call_id, left) \
                     if hasattr(transport, "call_async") else None
             except BaseException as e:
                 attempt = concurrent.futures.Future()
@@ -546,8 +573,9 @@ class Component:
         except TransportError as e:
             if plan.cancel is not None:
                 plan.cancel.check()   # cancelled by its caller: no failsafe
-            # a draining server refuses over SOAP too, and its protocols are not at fault: the next replica
-            if selection.pinned or protocol == FAILSAFE or isinstance(e, Draining):
+            # a draining server refuses over SOAP too, and its protocols are not at fault: the next
+            # replica; a deadline that passed before the attempt is nobody's fault, and leaves no time
+            if selection.pinned or protocol == FAILSAFE or isinstance(e, (Draining, _DeadlinePassed)):
                 raise
             replica.health.failed(protocol)
             why = self._repeatable(op, e, replica)
@@ -578,15 +606,16 @@ class Component:
 
     def _attempt(self, replica, plan, selection):
         transport = replica.transport(selection.protocol)
+        timeout = plan.time_left(selection.protocol)
         started = time.perf_counter()
         cancel = plan.cancel
         try:
             if cancel is None:
-                response, raw = transport.call(plan.op, plan.request, plan.call_id, plan.timeout)
+                response, raw = transport.call(plan.op, plan.request, plan.call_id, timeout)
             else:
                 cancel.check()
                 try:
-                    response, raw = transport.call(plan.op, plan.request, plan.call_id, plan.timeout,
+                    response, raw = transport.call(plan.op, plan.request, plan.call_id, timeout,
                                                    on_cancel=cancel.during)
                 finally:
                     cancel.done()

@@ -31,6 +31,11 @@ commas): the bind goes to the first that answers and is not repeated on another 
 reached one (the heartbeat binds again if the entry is missing), and each renewal goes to the first
 that answers within one heartbeat period (see ``switchboard._registry``).
 
+Each call runs in a ``switchboard.context.ServerCallContext`` with the deadline its caller sent:
+an operation asks ``switchboard.time_left()`` and ``switchboard.is_cancelled()``, a call whose
+deadline passed before it could start does not run (refused ``deadline-exceeded``), and the calls
+an operation makes through a board get what is left and are cancelled with it.
+
 ``close()`` (and SIGTERM) drains as the Java ComponentServer does: it unbinds, answers for
 ``drain_quiet`` seconds (0 by default; the Java server's 1 s lets watching clients move away first),
 then refuses new calls as draining on every protocol (gRPC ``UNAVAILABLE`` with the ``sb-draining``
