@@ -160,8 +160,8 @@ class Relay(Echo):
 
 def test_a_fallback_within_an_operations_call_gets_only_what_is_left_of_its_deadline(schemas, registry_url, secret):
     """The operation's call to a held component runs over tcp into the deadline the operation's
-    caller left it (1 s; the attempt's own timeout is the board's 60 s): no time is left for the
-    failsafe's SOAP attempt, which would otherwise have had a second of its own. The caller reaches
+    caller left it (3 s; the attempt's own timeout is the board's 60 s): no time is left for the
+    failsafe's SOAP attempt, which would otherwise have had 3 s of its own. The caller reaches
     the operation over SOAP, which sends no cancel when its own timeout passes (tcp's cancel frame
     would cancel the operation's call before its deadline is seen)."""
     held = Held()
@@ -174,7 +174,7 @@ def test_a_fallback_within_an_operations_call_gets_only_what_is_left_of_its_dead
     try:
         with switchboard.connect(registry_url) as board:
             with pytest.raises(switchboard.TransportError):
-                board.lookup("PyRelay").echoDoubles(values=[1.0], protocol="soap", timeout=1)
+                board.lookup("PyRelay").echoDoubles(values=[1.0], protocol="soap", timeout=3)
         assert relay.done.wait(30)
         assert [r.protocol for r in records] == ["tcp"], [(r.protocol, r.reason, r.error) for r in records]
         assert isinstance(relay.failure, switchboard.TransportError), repr(relay.failure)

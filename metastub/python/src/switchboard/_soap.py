@@ -371,7 +371,8 @@ def envelope(soap_ns, call_id=None, timeout=None):
         if call_id is not None:
             etree.SubElement(header, "{%s}call" % SB_SOAP, nsmap={"sb": SB_SOAP}).set("id", call_id)
         if timeout is not None:
-            millis = min(MAX_DEADLINE_MS, max(0, int(math.ceil(timeout * 1000))))
+            # whole milliseconds, rounded down as the tcp clients round timeout_ms: never more than was left
+            millis = min(MAX_DEADLINE_MS, max(1, int(timeout * 1000)))
             etree.SubElement(header, "{%s}deadline" % SB_SOAP, nsmap={"sb": SB_SOAP}).set("timeout-ms", str(millis))
     return env, etree.SubElement(env, "{%s}Body" % soap_ns)
 
