@@ -173,7 +173,8 @@ def test_a_fallback_within_an_operations_call_gets_only_what_is_left_of_its_dead
     servers.append(switchboard.serve(relay, schema=schema, registry=registry_url, name="PyRelay", secret=secret))
     try:
         with switchboard.connect(registry_url) as board:
-            with pytest.raises(switchboard.TransportError):
+            # the relay's fault and the caller's own timeout come at the same deadline: either may be first
+            with pytest.raises((switchboard.TransportError, switchboard.RemoteError)):
                 board.lookup("PyRelay").echoDoubles(values=[1.0], protocol="soap", timeout=3)
         assert relay.done.wait(30)
         assert [r.protocol for r in records] == ["tcp"], [(r.protocol, r.reason, r.error) for r in records]

@@ -101,15 +101,17 @@ class _Plan:
         self.deadline = deadline
         self.cancel = None
 
-    def time_left(self, protocol):
+    def time_left(self, protocol=None):
         """Seconds the next attempt, over ``protocol``, may take (None: no limit): its timeout, or
         less when the call's deadline is nearer; raises _DeadlinePassed once that has passed."""
         if self.deadline is None:
             return self.timeout
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise _DeadlinePassed(protocol, TransportError.NOT_DELIVERED, "the deadline its caller left %s passed "
-                                  "before its attempt over %s could start" % (self.op.name, protocol))
+            raise _DeadlinePassed(protocol or "meta-stub", TransportError.NOT_DELIVERED,
+                                  "the deadline its caller left %s passed before %s" % (
+                                      self.op.name, "its attempt over %s could start" % protocol if protocol
+                                      else "it was sent"))
         return left if self.timeout is None else min(self.timeout, left)
 
 
@@ -395,7 +397,7 @@ class Component:
                      timeout if timeout is not None else self._board.timeout, call_id or new_call_id(),
                      # made by a served operation: within what its caller left it, never more
                      None if outer is None else outer.deadline)
-        plan.time_left(protocol or "meta-stub")   # raises, before anything is sent, once that has passed
+        plan.time_left(protocol)   # raises, before anything is sent, once that has passed
         return plan
 
     def _run(self, plan, first=None):
