@@ -3,7 +3,8 @@ sees the time its caller left it (``switchboard.time_left()``) over tcp, gRPC an
 SOAP client sends the ``sb:deadline`` header); a call the operation makes gets what is left, never
 its own longer timeout; the caller's cancel reaches the call the operation makes; a call whose
 deadline passed before it could start does not run; a malformed ``sb:deadline`` is refused; and a
-failsafe fallback within an operation's call gets only what is left of the operation's deadline."""
+failsafe fallback within an operation's call, or within a ``switchboard.deadline`` block, gets only
+what is left of that deadline."""
 
 import os
 import sys
@@ -186,6 +187,38 @@ def test_a_fallback_within_an_operations_call_gets_only_what_is_left_of_its_dead
         own.close()
         for server in servers:
             server.close()
+
+
+def test_a_deadline_block_bounds_every_attempt_of_the_calls_in_it(schemas, registry_url, secret):
+    """``with switchboard.deadline(1)``: the tcp attempt (the board's timeout is 60 s) ends at the
+    block's deadline, and the failsafe's SOAP attempt gets no time of its own."""
+    held = Held()
+    server = switchboard.serve(held, schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
+                               name="PyHeldScope", secret=secret)
+    records = []
+    try:
+        with switchboard.connect(registry_url, listener=records.append) as board:
+            echo = board.lookup("PyHeldScope")
+            with switchboard.deadline(1):
+                with pytest.raises(switchboard.TransportError) as late:
+                    echo.echoDoubles(values=[1.0], policy="fixed:tcp")
+        assert [r.protocol for r in records] == ["tcp"], [(r.protocol, r.reason, r.error) for r in records]
+        assert late.value.delivery == switchboard.TransportError.MAY_HAVE_RUN, late.value
+        assert "left echoDoubles passed before its attempt over soap could start" in str(late.value), late.value
+    finally:
+        held.wake.set()
+        server.close()
+
+
+def test_a_deadline_block_nested_in_another_keeps_the_nearer_deadline():
+    with switchboard.deadline(1) as outer:
+        assert 0 < switchboard.time_left() <= 1
+        with switchboard.deadline(60) as inner:
+            assert switchboard.current_call() is inner and inner.deadline == outer.deadline
+            outer.cancel()
+            assert switchboard.is_cancelled(), "the outer block's cancel reaches the inner one"
+        assert switchboard.current_call() is outer
+    assert switchboard.current_call() is None
 
 
 def test_outside_an_operation_there_is_no_call(board):

@@ -11,11 +11,13 @@ cancelled when the operation's call is::
                 simulator.simulate(parameters=p)             # within the time left, cancelled with it
             ...
 
+A caller gives several calls one deadline with ``with switchboard.deadline(seconds):``.
 Work handed to another thread takes the call along with ``wrap``:
 ``pool.submit(switchboard.current_call().wrap(step), args)``. A Python operation is never
 interrupted: it sees the cancel when it asks.
 """
 
+import contextlib
 import contextvars
 import threading
 import time
@@ -107,8 +109,37 @@ class ServerCallContext:
         return in_call
 
 
+@contextlib.contextmanager
+def deadline(seconds):
+    """Every call made in the ``with`` block, on this thread, ends within ``seconds`` from now, each
+    of its attempts (a failsafe fallback, another replica) getting only what is left; inside an
+    operation, never later than the operation's own deadline, and cancelled with its call. As
+    grpc-java's ``Context.withDeadlineAfter`` and the Java meta-stub's ``withDeadlineAfter``::
+
+        with switchboard.deadline(2.0):
+            plan = optimizer.fit(data=d)        # both calls together within 2 s
+            simulator.simulate(parameters=plan)
+    """
+    outer = _CURRENT.get()
+    scope = ServerCallContext(seconds)
+    drop = None
+    if outer is not None:
+        if outer.deadline is not None and outer.deadline < scope.deadline:
+            scope.deadline = outer.deadline
+        drop = outer.on_cancel(scope.cancel)
+    token = _CURRENT.set(scope)
+    try:
+        yield scope
+    finally:
+        _CURRENT.reset(token)
+        scope.end()
+        if drop is not None:
+            drop()
+
+
 def current_call():
-    """The call the current thread's operation runs in; None outside of one."""
+    """The call the current thread's operation runs in, or the ``deadline`` block it is in; None
+    outside of both."""
     return _CURRENT.get()
 
 
