@@ -19,6 +19,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "sc
 from echo_component import Echo  # noqa: E402  the example component's operations
 
 PROTOCOLS = ["tcp", "grpc", "soap"]
+# what a hop's deadline may exceed its caller's by: tcp and SOAP send whole milliseconds rounded
+# down, but gRPC's server reads grpc-timeout against its core's own clock, seen 8 ms later here
+WIRE_SLACK = 0.05
 
 
 class Hop(Echo):
@@ -91,7 +94,7 @@ def test_an_operation_sees_the_time_its_caller_left_it(fresh, board, protocol):
     _, b = fresh
     assert board.lookup("PyHopB").echoDoubles(values=[1.5], protocol=protocol, timeout=5) == [1.5]
     left = b.seen[-1]
-    assert left is not None and 0 < left <= 5, left
+    assert left is not None and 0 < left <= 5 + WIRE_SLACK, left
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -99,9 +102,9 @@ def test_a_call_an_operation_makes_gets_what_is_left_not_its_own_timeout(fresh, 
     a, b = fresh
     a.onward_protocol = protocol
     assert board.lookup("PyHopA").echoDoubles(values=[-0.0], protocol="tcp", timeout=3) == [-0.0]
-    # A's board would give the call its own 60 s; the wire rounds the time left up to its unit (1 ms)
+    # A's board would give the call its own 60 s
     assert a.seen[-1] is not None and b.seen[-1] is not None, (a.seen, b.seen)
-    assert 0 < b.seen[-1] <= a.seen[-1] + 0.01 and a.seen[-1] <= 3, (a.seen, b.seen)
+    assert 0 < b.seen[-1] <= a.seen[-1] + WIRE_SLACK and a.seen[-1] <= 3, (a.seen, b.seen)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

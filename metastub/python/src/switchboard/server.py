@@ -83,8 +83,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _limits, _peer, _soap, _values, context
-from .context import DEADLINE_EXCEEDED, ServerCallContext
+from . import _limits, _peer, _soap, _values
+from .context import DEADLINE_EXCEEDED, ServerCallContext, _entered, _left
 from ._limits import ConnectionLimits
 from ._schema import Interface
 from .authz import authorizer
@@ -321,7 +321,7 @@ class _Run:
         values = _values.Decoder(self.iface, self.types, use_numpy=self.use_numpy).decode(request)
         with self.lock:
             self.calls["%s %s" % (protocol, op.name)] += 1
-        entered = None if call is None else context._entered(call)
+        entered = None if call is None else _entered(call)
         try:
             result = method(**values)
         except DeclaredFault as f:
@@ -331,7 +331,7 @@ class _Run:
             raise
         finally:
             if entered is not None:
-                context._left(entered)
+                _left(entered)
         response_fields = [f for f in op.response.DESCRIPTOR.fields if f.name not in ("sb_nodes", "sb_nulls")]
         if not response_fields:
             values = {}
