@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * Work an operation hands to another thread ({@link ServerCallContext#propagating},
  * {@link ServerCallContext#wrap}): it runs in the operation's call, deadline, trace, caller and
  * cancel included; the pool's thread goes back to its pool with no call and no interrupt; and the
- * helper's leaving does not end the call, which its operation's thread still owns.
+ * pool thread's leaving does not end the call, which its operation's thread still owns.
  */
 class HandedOverWorkTest {
     /** One thread, so that the task after a handed-over one runs on the very thread it left. */
@@ -75,7 +75,7 @@ class HandedOverWorkTest {
             work = CompletableFuture.runAsync(() -> {
                 waiting.countDown();
                 try {
-                    new CountDownLatch(1).await();   // the helper's wait, until its call is cancelled
+                    new CountDownLatch(1).await();   // the handed-over work's wait, until its call is cancelled
                 } catch (InterruptedException e) {
                     interrupted.set(true);
                     cancelledSeen.set(ServerCallContext.isCancelled());
@@ -93,15 +93,15 @@ class HandedOverWorkTest {
     }
 
     @Test
-    void theHelperLeavingDoesNotEndTheCall() throws Exception {
+    void aPoolThreadLeavingDoesNotEndTheCall() throws Exception {
         ServerCallContext call = ServerCallContext.create(null, null);
         AtomicInteger heard = new AtomicInteger();
         try (ServerCallContext.Scope operation = call.enter();
              ServerCallContext.Scope listener = ServerCallContext.onCancel(heard::incrementAndGet)) {
             pool.submit(call.wrap(() -> { })).get(10, TimeUnit.SECONDS);
-            // the helper has come and gone; the operation still runs, and its caller cancels now
+            // the pool's thread has come and gone; the operation still runs, and its caller cancels now
             call.cancel();
-            assertEquals(1, heard.get(), "the operation's listener outlived the helper's leaving");
+            assertEquals(1, heard.get(), "the operation's listener outlived the pool thread's leaving");
             assertTrue(ServerCallContext.isCancelled());
             assertTrue(Thread.currentThread().isInterrupted(), "the operation's thread is still the call's");
         }
@@ -117,7 +117,7 @@ class HandedOverWorkTest {
         AtomicBoolean after = new AtomicBoolean(true);
         AtomicReference<ServerCallContext> current = new AtomicReference<>(call);
         // on one thread, without a pool's own clearing of interrupts between tasks
-        Thread helper = new Thread(() -> {
+        Thread worker = new Thread(() -> {
             call.wrap(() -> {
                 cancelled.set(ServerCallContext.isCancelled());
                 interrupted.set(Thread.currentThread().isInterrupted());
@@ -125,8 +125,8 @@ class HandedOverWorkTest {
             after.set(Thread.currentThread().isInterrupted());
             current.set(ServerCallContext.current());
         });
-        helper.start();
-        helper.join(10_000);
+        worker.start();
+        worker.join(10_000);
         assertTrue(cancelled.get());
         assertTrue(interrupted.get(), "blocking work stops at once");
         assertFalse(after.get(), "the interrupt the call's cancel made ends with the work");
