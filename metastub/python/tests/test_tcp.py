@@ -1083,7 +1083,7 @@ def _request_bytes(server, name, **values):
     return _values.Encoder(server.iface, op.request.DESCRIPTOR).encode(values).SerializeToString(), op
 
 
-@pytest.mark.parametrize("compress_type", [_tcp.GZIP, _tcp.ZLIB])
+@pytest.mark.parametrize("compress_type", [_tcp.SNAPPY, _tcp.GZIP, _tcp.ZLIB])
 def test_a_compressed_request_is_answered_in_its_compression(py_server, compress_type):
     server = py_server()
     echo = _tcp.names("switchboard.echo.Echo", "echoDoubles")
@@ -1112,11 +1112,17 @@ def test_compressed_requests_that_inflate_too_far_or_are_not_what_they_say_are_r
     message, _ = _request_bytes(server, "echoDoubles", values=[1.5])
     bomb = _tcp.deflate(_tcp.GZIP, bytes(10_000_000))   # 10 MB of zeros in about 10 KB
     assert len(bomb) < 20_000
+    snappy_bomb = _tcp.deflate(_tcp.SNAPPY, bytes(10_000_000))   # about 470 KB, within the frame limit
+    assert len(snappy_bomb) < 1 << 19
     cases = [
         (_tcp.GZIP, bomb, 2004, "size-limit", None),
         (_tcp.GZIP, message, 1003, "malformed", None),                               # plain bytes said to be gzip
         (_tcp.ZLIB, _tcp.deflate(_tcp.ZLIB, message)[:-3], 1003, "malformed", None),  # cut short
-        (1, message, 1003, "malformed", "RpcMeta.compress_type"),                    # snappy: not taken here
+        (_tcp.SNAPPY, snappy_bomb, 2004, "size-limit", None),                         # refused by its declared length
+        (_tcp.SNAPPY, b"\xff\xff\xff\xff\x0f" + message, 2004, "size-limit", None),   # 4 GiB declared, a few bytes sent
+        (_tcp.SNAPPY, b"\x80\x80\x80\x80\x80", 1003, "malformed", None),            # a length that never ends
+        (_tcp.SNAPPY, _tcp.deflate(_tcp.SNAPPY, message)[:-3], 1003, "malformed", None),  # cut short
+        (_tcp.SNAPPY, b"\x02" + _tcp.deflate(_tcp.SNAPPY, message)[1:], 1003, "malformed", None),  # says less than it holds
         (4, message, 1003, "malformed", "RpcMeta.compress_type"),                    # brpc's lz4
     ]
     with _raw(server) as conn:
@@ -1125,12 +1131,25 @@ def test_compressed_requests_that_inflate_too_far_or_are_not_what_they_say_are_r
             answer, data = _read_frame(conn)
             assert (answer.correlation_id, answer.error_code, answer.user("sb-refused"), answer.user("sb-refused-field"),
                     data) == (cid, code, refused, field, b""), (compress_type, answer.error_text)
-        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 9) + _tcp._int(5, 4), message + b"atta"))
+        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 90) + _tcp._int(5, 4), message + b"atta"))
         answer, _ = _read_frame(conn)
         assert (answer.error_code, answer.user("sb-refused-field")) == (1003, "RpcMeta.attachment_size")
-        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 10), message))
+        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 91), message))
         assert _read_frame(conn)[0].error_code == 0, "the connection still serves"
     assert server.calls == {"tcp echoDoubles": 1}
+
+
+def test_without_cramjam_a_snappy_request_is_refused_naming_the_package(py_server, monkeypatch):
+    monkeypatch.setattr(_tcp, "_cramjam", None)   # as where the package is not installed
+    server = py_server()
+    echo = _tcp.names("switchboard.echo.Echo", "echoDoubles")
+    message, _ = _request_bytes(server, "echoDoubles", values=[1.5])
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(echo, 1) + _tcp._int(3, _tcp.SNAPPY), message))
+        answer, _ = _read_frame(conn)
+    assert (answer.error_code, answer.user("sb-refused-field")) == (1003, "RpcMeta.compress_type")
+    assert "pip install switchboard[snappy]" in answer.error_text
+    assert server.calls == {}
 
 
 def test_the_bounded_pool_answers_eovercrowded_without_running(py_server):

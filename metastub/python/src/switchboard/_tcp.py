@@ -46,20 +46,38 @@ REFUSED, REFUSED_FIELD, DENIED_PATH, ERROR_TYPE, CANCEL = (
     "sb-refused", "sb-refused-field", "sb-denied-path", "sb-error-type", "sb-cancel")
 CLOSING = "sb-closing"   # on an answer after which the server closes the connection
 
-# RpcMeta.compress_type, brpc's numbers: 1 snappy (not in Python's standard library: not taken
-# here), 2 gzip, 3 zlib; an answer comes in its request's
-GZIP, ZLIB = 2, 3
+# RpcMeta.compress_type, brpc's numbers: 1 snappy (raw, as brpc writes it; Python's standard
+# library has none, so it is taken with the cramjam package: pip install switchboard[snappy]),
+# 2 gzip, 3 zlib; an answer comes in its request's
+SNAPPY, GZIP, ZLIB = 1, 2, 3
 _COMPRESSIONS = {GZIP: ("gzip", 16 + zlib.MAX_WBITS), ZLIB: ("zlib", zlib.MAX_WBITS)}
+SNAPPY_NEEDS = "snappy (1) needs the cramjam package: pip install switchboard[snappy]"
+_NOT_LOADED = object()
+_cramjam = _NOT_LOADED
+
+
+def _snappy():
+    """cramjam's snappy, or None when the package is not installed (looked for once)."""
+    global _cramjam
+    if _cramjam is _NOT_LOADED:
+        try:
+            import cramjam
+            _cramjam = cramjam.snappy
+        except ImportError:
+            _cramjam = None
+    return _cramjam
 
 
 def takes_compression(compress_type):
-    return compress_type in _COMPRESSIONS
+    return compress_type in _COMPRESSIONS or (compress_type == SNAPPY and _snappy() is not None)
 
 
 def inflate(compress_type, data, limit):
     """The message ``data`` holds in ``compress_type``, inflated to at most ``limit`` bytes (never
     more in memory, however small ``data`` is): ``Refused`` ``size-limit`` past it, ``malformed``
     when ``data`` is not whole data of that compression."""
+    if compress_type == SNAPPY:
+        return _unsnappy(data, limit)
     name, wbits = _COMPRESSIONS[compress_type]
     d = zlib.decompressobj(wbits)
     try:
@@ -73,7 +91,31 @@ def inflate(compress_type, data, limit):
     return out
 
 
+def _unsnappy(data, limit):
+    """Raw snappy: its preamble, a varint, declares the inflated length, which is checked against
+    ``limit`` before anything is inflated (as the Java server's FrameCompression does)."""
+    declared, shift = 0, 0
+    for b in data[:5]:
+        declared |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            break
+    else:
+        raise Refused("malformed", "the message is not snappy data: no length before it")
+    if declared > limit:
+        raise Refused("size-limit", "the message inflates past the limit of %d bytes" % limit)
+    try:
+        out = bytes(_snappy().decompress_raw(data))
+    except Exception as e:   # cramjam's DecompressionError
+        raise Refused("malformed", "the message is not snappy data: %s" % e) from None
+    if len(out) != declared:
+        raise Refused("malformed", "the message is not whole snappy data")
+    return out
+
+
 def deflate(compress_type, data):
+    if compress_type == SNAPPY:
+        return bytes(_snappy().compress_raw(data))
     c = zlib.compressobj(wbits=_COMPRESSIONS[compress_type][1])
     return c.compress(data) + c.flush()
 

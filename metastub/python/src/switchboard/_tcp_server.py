@@ -329,8 +329,9 @@ class _Connection:
             self._refuse(cid, _tcp.BAD_REQUEST, "attachments are not taken", "malformed", "RpcMeta.attachment_size")
             return
         if meta.compress_type and not _tcp.takes_compression(meta.compress_type):
-            self._refuse(cid, _tcp.BAD_REQUEST, "compress_type %d is not taken here (gzip, 2, and zlib, 3, are)"
-                         % meta.compress_type, "malformed", "RpcMeta.compress_type")
+            self._refuse(cid, _tcp.BAD_REQUEST, _tcp.SNAPPY_NEEDS if meta.compress_type == _tcp.SNAPPY else
+                         "compress_type %d is not taken here (snappy, 1, gzip, 2, and zlib, 3, are)" % meta.compress_type,
+                         "malformed", "RpcMeta.compress_type")
             return
         ops = self.listener.by_service.get(meta.service)
         if ops is None:

@@ -433,18 +433,15 @@ class CrossLanguageTest {
                     return null;
                 });
                 // requests compressed as brpc's clients compress them, answered in their compression
+                // (snappy through the cramjam package, which the project's venv has)
                 for (io.switchboard.protocol.tcp.TcpCompression compression : List.of(
-                        io.switchboard.protocol.tcp.TcpCompression.GZIP, io.switchboard.protocol.tcp.TcpCompression.ZLIB)) {
+                        io.switchboard.protocol.tcp.TcpCompression.GZIP, io.switchboard.protocol.tcp.TcpCompression.ZLIB,
+                        io.switchboard.protocol.tcp.TcpCompression.SNAPPY)) {
                     EchoStub packed = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "tcp")
                             .with(io.switchboard.protocol.tcp.TcpCompression.OPTION, compression));
                     assertBits(values, call(records, sent, "tcp", tcpAddress, "echoDoubles",
                             () -> packed.echoDoubles(values)));
                 }
-                EchoStub snappy = echo.withOptions(CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "tcp")
-                        .with(io.switchboard.protocol.tcp.TcpCompression.OPTION, io.switchboard.protocol.tcp.TcpCompression.SNAPPY));
-                RefusedException refused = assertThrows(RefusedException.class, () -> snappy.echoDoubles(values),
-                        "snappy is not in Python's standard library: refused, not run");
-                assertEquals("RpcMeta.compress_type", refused.field());
             }
             component.destroy();
             assertTrue(component.waitFor(60, TimeUnit.SECONDS), "the Python component did not stop on SIGTERM");
