@@ -478,18 +478,46 @@ def test_a_503_without_the_busy_header_may_have_run(gated):
 
 
 def test_connections_over_the_limit_that_send_nothing_are_few_at_a_time_and_all_closed(gated):
+    """Those kept for a request (at most MAX_REFUSED_ANSWERING) that send nothing in time are
+    answered 503 with the busy header before they close, as the Java server answers them, so that
+    a client that sends on one later reads that its call did not run; the rest close at once."""
     server, component = gated(max_connections_per_address=1)
     first = held_divide(server, component)
     silent = [idle_connection(server.soap_address, "127.0.0.1") for _ in range(_limits.MAX_REFUSED_ANSWERING + 8)]
     limits = server.limits
     until(lambda: limits.refused >= len(silent), "every newcomer refused")
     assert limits.refused_answering() <= _limits.MAX_REFUSED_ANSWERING
+    busy = 0
     for s in silent:
-        assert closed_by_server(s), "a silent connection over the limit is closed"
+        got = read_to_end(s)
+        assert got is not None, "a silent connection over the limit is closed"
+        if got:
+            assert got.startswith(b"HTTP/1.1 503 ") and b"Retry-After: 1" in got, got
+            assert (BUSY_HEADER + ": ").encode() in got, got
+            busy += 1
         s.close()
+    assert 1 <= busy <= _limits.MAX_REFUSED_ANSWERING, busy
     until(lambda: limits.refused_answering() == 0, "no connection over the limit left")
     component.gate.set()
     assert answered(first())
+
+
+def read_to_end(s, seconds=30):
+    """What the server sent until it closed the connection (reset or not), or None if it did not
+    close it within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    got = b""
+    try:
+        while True:
+            s.settimeout(max(0.001, deadline - time.monotonic()))
+            chunk = s.recv(65536)
+            if not chunk:
+                return got
+            got += chunk
+    except ConnectionResetError:
+        return got
+    except socket.timeout:
+        return None
 
 
 def test_a_call_cancelled_while_it_waits_for_a_worker_does_not_run(gated):

@@ -66,6 +66,7 @@ import collections
 import functools
 import glob
 import hashlib
+import io
 import itertools
 import logging
 import math
@@ -74,6 +75,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -1004,6 +1006,27 @@ def _read_body(handler, limit):
     return handler.rfile.read(length)
 
 
+_BUSY_ANSWER = ("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\nRetry-After: 1\r\n"
+                "%s: the request did not run\r\n\r\n" % BUSY_HEADER).encode("ascii")
+
+
+class _CountingReader(io.RawIOBase):
+    """A socket's bytes as a raw stream, counting them: whether a connection has sent anything yet."""
+
+    def __init__(self, sock):
+        self._raw = socket.SocketIO(sock, "rb")
+        self.count = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        n = self._raw.readinto(b)
+        if n:
+            self.count += n
+        return n
+
+
 def _soap_handler(server, path):
     from lxml import etree
 
@@ -1032,13 +1055,29 @@ def _soap_handler(server, path):
             super().setup()
             self.ending = None
             if self.server.over_limits(self.connection):
+                self.over_limits = threading.Lock()   # the timer's end and the request's head: one goes first
+                self.head_came = self.answered_busy = False
+                if not isinstance(self.connection, ssl.SSLSocket):
+                    # what has come, so that a connection that sent nothing is told it was not served
+                    self.received = _CountingReader(self.connection)
+                    self.rfile = io.BufferedReader(self.received)
                 # its request's head must come within the time, however slowly its bytes drip
                 self.ending = threading.Timer(_limits.REFUSED_SECONDS, self.end_over_limits)
                 self.ending.daemon = True
                 self.ending.start()
 
         def end_over_limits(self):
+            """A connection over the limits whose request's head has not all come in time is closed;
+            if it sent nothing at all (in plain text: under TLS its handshake may not have been made),
+            it is answered 503 first, as the Java server answers it, so that a client that sends on
+            it later reads that its call did not run."""
+            with self.over_limits:
+                if self.head_came:
+                    return
+                self.answered_busy = getattr(self, "received", None) is not None and self.received.count == 0
             try:
+                if self.answered_busy:
+                    self.connection.sendall(_BUSY_ANSWER)
                 self.connection.shutdown(socket.SHUT_RDWR)   # wakes the read; the connection then closes
             except OSError:
                 pass
@@ -1055,6 +1094,10 @@ def _soap_handler(server, path):
                 return False
             self.ending.cancel()   # its request has come
             self.close_connection = True
+            with self.over_limits:
+                if self.answered_busy:
+                    return True   # answered 503 already: the bytes came after the time was up
+                self.head_came = True
             if self.command == "POST" and self.headers.get(CANCEL_HEADER) is not None:
                 return False
             self.send_response(503)
