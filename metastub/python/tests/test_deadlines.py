@@ -128,9 +128,10 @@ def test_a_call_whose_deadline_passed_before_it_could_start_does_not_run(fresh, 
     r = requests.post(address, data=envelope % "0", headers={"Content-Type": "text/xml; charset=UTF-8"}, timeout=30)
     assert r.status_code == 500 and b'reason="deadline-exceeded"' in r.content, r.content
     assert b.entered == 0, "refused before the operation"
-    for malformed in ("-1", "abc", "2147483648", "1e3", ""):
-        r = requests.post(address, data=envelope % malformed, headers={"Content-Type": "text/xml; charset=UTF-8"},
-                          timeout=30)
+    # negative, not a number, past 2^31-1, an exponent, empty, a thousand digits, digits not ASCII
+    for malformed in ("-1", "abc", "2147483648", "1e3", "", "9" * 1000, "\u0661\u0662\u0663"):
+        r = requests.post(address, data=(envelope % malformed).encode("utf-8"),
+                          headers={"Content-Type": "text/xml; charset=UTF-8"}, timeout=30)
         assert r.status_code == 500 and b'reason="malformed"' in r.content and b"sb:deadline" in r.content, malformed
     assert b.entered == 0
 
@@ -222,6 +223,19 @@ def test_a_deadline_block_nested_in_another_keeps_the_nearer_deadline():
             assert switchboard.is_cancelled(), "the outer block's cancel reaches the inner one"
         assert switchboard.current_call() is outer
     assert switchboard.current_call() is None
+
+
+def test_wrap_takes_the_call_to_another_thread():
+    seen, bare = [], []
+    with switchboard.deadline(5) as scope:
+        helped = threading.Thread(target=scope.wrap(lambda: seen.append((switchboard.current_call(),
+                                                                          switchboard.time_left()))))
+        alone = threading.Thread(target=lambda: bare.append(switchboard.current_call()))
+        for t in (helped, alone):
+            t.start()
+            t.join(30)
+    assert seen[0][0] is scope and 0 < seen[0][1] <= 5, seen
+    assert bare == [None], "a thread of its own starts outside the call"
 
 
 def test_outside_an_operation_there_is_no_call(board):

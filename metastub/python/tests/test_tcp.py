@@ -1152,6 +1152,24 @@ def test_without_cramjam_a_snappy_request_is_refused_naming_the_package(py_serve
     assert server.calls == {}
 
 
+def test_a_result_after_its_deadline_is_answered_timed_out_not_sent(py_server):
+    """The operation runs past the 200 ms its caller left it: the answer is ERPCTIMEDOUT, as the
+    Java server answers it, without the result, which the caller's own timer has given up on."""
+    server = py_server()
+    empty = _tcp.names("switchboard.echo.Echo", "empty")
+    with _raw(server) as conn:
+        conn.sendall(_tcp.frame(_tcp.request_meta(empty, 1, timeout_ms=200)))
+        assert server.runner.obj.entered.wait(30), "the call reached the operation"
+        # the server's deadline is 200 ms from the frame's arrival, before the operation began: past
+        # it 200 ms from now, whatever the machine's load
+        threading.Event().wait(0.2)
+        server.runner.obj.gate.set()
+        answer, data = _read_frame(conn)
+    assert (answer.correlation_id, answer.error_code, data) == (1, _tcp.TIMED_OUT, b""), answer.error_text
+    assert "timeout of 200 ms passed on the server" in answer.error_text
+    assert server.calls == {"tcp empty": 1}, "it ran; its result was not sent"
+
+
 def test_the_bounded_pool_answers_eovercrowded_without_running(py_server):
     server = py_server(workers=2)   # one call per connection: half the pool
     empty = _tcp.names("switchboard.echo.Echo", "empty")

@@ -367,8 +367,8 @@ class Component:
     # -- a call -----------------------------------------------------------------------------------
 
     def _call(self, name, values, protocol, policy, timeout, call_id):
-        plan = self._plan(name, values, protocol, policy, timeout, call_id)
         outer = context.current_call()
+        plan = self._plan(name, values, protocol, policy, timeout, call_id, outer)
         if outer is None:
             return self._run(plan)
         # made by a served operation: cancelled with the operation's call, on the wire too
@@ -379,8 +379,9 @@ class Component:
         finally:
             drop()
 
-    def _plan(self, name, values, protocol, policy, timeout, call_id):
-        """What every attempt of one call shares: the request encoded once, its call id and settings."""
+    def _plan(self, name, values, protocol, policy, timeout, call_id, outer):
+        """What every attempt of one call shares: the request encoded once, its call id and settings;
+        ``outer``, the served call or ``deadline`` block the call is made in (None: neither), its deadline."""
         op = self.iface.operations[name]
         fields = {f.name for f in op.request.DESCRIPTOR.fields} - {"sb_nodes", "sb_nulls"}
         unknown = set(values) - fields
@@ -392,7 +393,6 @@ class Component:
         if protocol is not None and protocol not in KNOWN_PROTOCOLS:
             raise NoCommonProtocol("call pins %s, which this client does not speak (it speaks %s)"
                                    % (protocol, sorted(KNOWN_PROTOCOLS)))
-        outer = context.current_call()
         plan = _Plan(op, request, encoder.saw_numpy, protocol, policy,
                      timeout if timeout is not None else self._board.timeout, call_id or new_call_id(),
                      # made by a served operation: within what its caller left it, never more
@@ -455,10 +455,10 @@ class Component:
         replica) runs on a thread of the board's pool, as a blocking call."""
         future = concurrent.futures.Future()
         try:
-            plan = self._plan(name, values, protocol, policy, timeout, call_id)
+            outer = context.current_call()
+            plan = self._plan(name, values, protocol, policy, timeout, call_id, outer)
             plan.cancel = _Cancel()
             future.add_done_callback(lambda f: plan.cancel() if f.cancelled() else None)
-            outer = context.current_call()
             if outer is not None:   # made by a served operation: cancelled with the operation's call
                 drop = outer.on_cancel(future.cancel)
                 future.add_done_callback(lambda f: drop())

@@ -94,14 +94,10 @@ def inflate(compress_type, data, limit):
 def _unsnappy(data, limit):
     """Raw snappy: its preamble, a varint, declares the inflated length, which is checked against
     ``limit`` before anything is inflated (as the Java server's FrameCompression does)."""
-    declared, shift = 0, 0
-    for b in data[:5]:
-        declared |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            break
-    else:
-        raise Refused("malformed", "the message is not snappy data: no length before it")
+    try:
+        declared, _ = read_varint(data, 0)
+    except ValueError:
+        raise Refused("malformed", "the message is not snappy data: no length before it") from None
     if declared > limit:
         raise Refused("size-limit", "the message inflates past the limit of %d bytes" % limit)
     try:

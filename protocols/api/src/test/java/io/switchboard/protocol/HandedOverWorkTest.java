@@ -8,14 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +61,8 @@ class HandedOverWorkTest {
                 left.get().toString());
         assertSame(trace, traced.get());
         assertSame(caller, by.get());
+        Duration wrapped = pool.submit(call.wrap((Callable<Duration>) ServerCallContext::timeLeft)).get(10, TimeUnit.SECONDS);
+        assertNotNull(wrapped, "a wrapped task with a result runs in the call too");
 
         AtomicBoolean outsideHadCall = new AtomicBoolean(true);
         CompletableFuture.runAsync(() -> outsideHadCall.set(ServerCallContext.current() != null),
@@ -70,26 +76,36 @@ class HandedOverWorkTest {
         CountDownLatch waiting = new CountDownLatch(1);
         AtomicBoolean interrupted = new AtomicBoolean();
         AtomicBoolean cancelledSeen = new AtomicBoolean();
-        CompletableFuture<Void> work;
+        AtomicBoolean afterInterrupted = new AtomicBoolean(true);
+        CountDownLatch after = new CountDownLatch(1);
+        BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+        // a thread of its own: a ThreadPoolExecutor would clear a leftover interrupt before its next task
+        Thread worker = new Thread(() -> {
+            try {
+                tasks.take().run();
+            } catch (InterruptedException e) {
+                return;
+            }
+            afterInterrupted.set(Thread.currentThread().isInterrupted());
+            after.countDown();
+        });
+        worker.start();
         try (ServerCallContext.Scope operation = call.enter()) {
-            work = CompletableFuture.runAsync(() -> {
+            ServerCallContext.propagating(tasks::add).execute(() -> {
                 waiting.countDown();
-                try {
-                    new CountDownLatch(1).await();   // the handed-over work's wait, until its call is cancelled
-                } catch (InterruptedException e) {
-                    interrupted.set(true);
-                    cancelledSeen.set(ServerCallContext.isCancelled());
+                while (!Thread.currentThread().isInterrupted()) {
+                    LockSupport.park(this);   // the handed-over work's wait; unlike a latch's, it keeps the interrupt
                 }
-            }, ServerCallContext.propagating(pool));
+                interrupted.set(true);
+                cancelledSeen.set(ServerCallContext.isCancelled());
+            });
             assertTrue(waiting.await(10, TimeUnit.SECONDS));
             call.cancel();   // interrupts this thread too, the operation's, until its scope closes
         }
-        work.get(10, TimeUnit.SECONDS);
+        assertTrue(after.await(10, TimeUnit.SECONDS));
         assertTrue(interrupted.get(), "the cancel interrupted the handed-over work");
         assertTrue(cancelledSeen.get());
-        AtomicBoolean nextInterrupted = new AtomicBoolean(true);
-        pool.submit(() -> nextInterrupted.set(Thread.currentThread().isInterrupted())).get(10, TimeUnit.SECONDS);
-        assertFalse(nextInterrupted.get(), "the pool's next task does not inherit the call's interrupt");
+        assertFalse(afterInterrupted.get(), "the thread's next work does not inherit the call's interrupt");
     }
 
     @Test
