@@ -232,7 +232,8 @@ public final class ServerCallContext {
 
     /**
      * {@code task}, run in this call on whichever thread runs it ({@link #join()}): its meta-stub
-     * calls inherit the deadline and the cancel.
+     * calls inherit the deadline and the cancel. What each {@link TaskContextCarrier} carries (the
+     * current trace span) is taken here, on the thread that wraps the task.
      *
      * <pre>{@code
      * ServerCallContext call = ServerCallContext.current();
@@ -240,20 +241,20 @@ public final class ServerCallContext {
      * }</pre>
      */
     public Runnable wrap(Runnable task) {
-        Objects.requireNonNull(task, "task");
+        Runnable carried = TaskContextCarriers.carry(Objects.requireNonNull(task, "task"));
         return () -> {
             try (Scope scope = join()) {
-                task.run();
+                carried.run();
             }
         };
     }
 
     /** As {@link #wrap(Runnable)}, for a task with a result. */
     public <T> Callable<T> wrap(Callable<T> task) {
-        Objects.requireNonNull(task, "task");
+        Callable<T> carried = TaskContextCarriers.carry(Objects.requireNonNull(task, "task"));
         return () -> {
             try (Scope scope = join()) {
-                return task.call();
+                return carried.call();
             }
         };
     }
@@ -270,8 +271,9 @@ public final class ServerCallContext {
      *         .map(s -> CompletableFuture.supplyAsync(() -> simulator.simulate(s), inCall)).toList();
      * }</pre>
      *
-     * Trace spans follow OpenTelemetry's own context, which its {@code Context.taskWrapping}
-     * carries across.
+     * The state of each {@link TaskContextCarrier} goes along too: with the meta-stub's module on
+     * the class path, OpenTelemetry's current span, so the calls made on the pool are traced as
+     * children of the span current where they were handed over.
      */
     public static Executor propagating(Executor executor) {
         Objects.requireNonNull(executor, "executor");

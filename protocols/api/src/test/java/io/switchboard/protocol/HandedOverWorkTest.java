@@ -12,6 +12,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -68,6 +69,26 @@ class HandedOverWorkTest {
         CompletableFuture.runAsync(() -> outsideHadCall.set(ServerCallContext.current() != null),
                 ServerCallContext.propagating(pool)).get(10, TimeUnit.SECONDS);
         assertFalse(outsideHadCall.get(), "the pool's thread left the call; a task handed over outside of one runs as it is");
+    }
+
+    @Test
+    void aCarriersStateTakenWhereTheTaskWasHandedOverIsCurrentWhereItRuns() throws Exception {
+        ServerCallContext call = ServerCallContext.create(null, null);
+        AtomicReference<String> onPool = new AtomicReference<>();
+        AtomicReference<String> afterwards = new AtomicReference<>("unset");
+        try (ServerCallContext.Scope operation = call.enter()) {
+            ThreadLocalCarrier.VALUE.set("the operation's span");
+            Executor inCall = ServerCallContext.propagating(pool);
+            CompletableFuture.runAsync(() -> onPool.set(ThreadLocalCarrier.VALUE.get()), inCall).get(10, TimeUnit.SECONDS);
+            ThreadLocalCarrier.VALUE.set("set after the hand-over");
+            assertEquals("set after the hand-over", call.wrap(ThreadLocalCarrier.VALUE::get).call(),
+                    "wrap takes the state when it wraps");
+        } finally {
+            ThreadLocalCarrier.VALUE.remove();
+        }
+        pool.submit(() -> afterwards.set(ThreadLocalCarrier.VALUE.get())).get(10, TimeUnit.SECONDS);
+        assertEquals("the operation's span", onPool.get(), "the carrier's state went along with the task");
+        assertNull(afterwards.get(), "the pool's thread got its own state back");
     }
 
     @Test

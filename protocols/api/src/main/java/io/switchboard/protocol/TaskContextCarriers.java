@@ -1,0 +1,51 @@
+package io.switchboard.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.concurrent.Callable;
+
+/** The carriers on the class path, found once. */
+final class TaskContextCarriers {
+    private static final List<TaskContextCarrier> CARRIERS = load();
+
+    private TaskContextCarriers() {
+    }
+
+    static Runnable carry(Runnable task) {
+        for (TaskContextCarrier carrier : CARRIERS) {
+            task = carrier.carry(task);
+        }
+        return task;
+    }
+
+    static <T> Callable<T> carry(Callable<T> task) {
+        for (TaskContextCarrier carrier : CARRIERS) {
+            task = carrier.carry(task);
+        }
+        return task;
+    }
+
+    /**
+     * A carrier whose library is missing (left out of a build) is skipped, not fatal. The loader's
+     * iterator moves past a provider that fails; the bound guards against one that does not.
+     */
+    private static List<TaskContextCarrier> load() {
+        List<TaskContextCarrier> found = new ArrayList<>();
+        var providers = ServiceLoader.load(TaskContextCarrier.class, TaskContextCarrier.class.getClassLoader()).iterator();
+        for (int failures = 0; failures < 64; ) {
+            try {
+                if (!providers.hasNext()) {
+                    break;
+                }
+                found.add(providers.next());
+            } catch (ServiceConfigurationError | LinkageError e) {
+                failures++;
+                System.getLogger(TaskContextCarrier.class.getName()).log(System.Logger.Level.WARNING,
+                        "a task context carrier cannot be loaded and is skipped: " + e);
+            }
+        }
+        return List.copyOf(found);
+    }
+}
