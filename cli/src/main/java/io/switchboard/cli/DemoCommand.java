@@ -14,7 +14,6 @@ import io.switchboard.server.ComponentServer;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.client.Switchboard;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,15 +70,17 @@ final class DemoCommand implements Callable<Integer> {
         out.println();
         String secret = UUID.randomUUID().toString();
         List<DemoStageResult> stages = new ArrayList<>();
+        ScratchDirectory logs = ScratchDirectory.create("switchboard-demo-");
+        Path logDir = logs.path();
         try (RegistryServer registry = RegistryServer.builder().secret(secret).start();
              ChildJvm children = new ChildJvm()) {
-            Path logDir = Files.createTempDirectory("switchboard-demo-");
             // the worker JVMs start now and bind themselves while the echo stage runs
             MatrixDemo matrix = new MatrixDemo(out);
             matrix.startWorkers(children, registry.endpoint(), secret, logDir);
             out.println("registry   " + registry.endpoint());
             out.println("           writes need a shared secret (generated for this run, not shown)");
-            out.println("children   " + MatrixDemo.WORKERS + " matrix worker JVMs starting; their logs go to " + logDir);
+            out.println("children   " + MatrixDemo.WORKERS + " matrix worker JVMs starting; their logs go to " + logDir
+                    + " (removed at the end unless a stage fails)");
             out.println();
             out.println("== echo: one component on every protocol, each call's protocol and why ==");
             stages.addAll(echoStage(registry, secret));
@@ -97,7 +98,13 @@ final class DemoCommand implements Callable<Integer> {
             stages.add(new DemoStageResult("demo", 0, Map.of(), 0, false, "failed: " + e.getClass().getSimpleName()));
         }
         printSummary(stages);
-        return stages.stream().anyMatch(s -> Boolean.FALSE.equals(s.ok())) ? 1 : 0;
+        boolean failed = stages.stream().anyMatch(s -> Boolean.FALSE.equals(s.ok()));
+        if (failed) {
+            logs.keep();
+            out.println("the child processes' logs are kept in " + logDir);
+        }
+        logs.close();   // the child processes have ended: ChildJvm closed above
+        return failed ? 1 : 0;
     }
 
     private void printSummary(List<DemoStageResult> stages) {

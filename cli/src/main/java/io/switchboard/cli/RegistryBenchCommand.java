@@ -127,7 +127,8 @@ final class RegistryBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dir = Files.createTempDirectory("registry-bench");
+        ScratchDirectory scratch = ScratchDirectory.create("registry-bench");
+        Path dir = scratch.path();
         String secret = Secrets.read(null);
         List<Row> rows = new ArrayList<>();
         try (ChildJvm children = new ChildJvm()) {
@@ -155,6 +156,12 @@ final class RegistryBenchCommand implements Callable<Integer> {
                 registry.destroy();
                 registry.waitFor(15, TimeUnit.SECONDS);
             }
+        } catch (Exception | Error e) {
+            scratch.keep();
+            System.err.println("the registry's and the watchers' logs are kept in " + dir);
+            throw e;
+        } finally {
+            scratch.close();   // the child JVMs have ended: ChildJvm closed first
         }
         String table = HEADER + "\n" + String.join("\n", rows.stream().map(Row::markdown).toList()) + "\n";
         System.out.println();

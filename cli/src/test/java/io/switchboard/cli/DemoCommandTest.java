@@ -78,6 +78,9 @@ class DemoCommandTest {
         List<Long> workers = pidsIn(out);
         assertEquals(4, workers.size(), out);
         workers.forEach(pid -> assertGone(pid));
+        Matcher logs = Pattern.compile("their logs go to (\\S+)").matcher(out);
+        assertTrue(logs.find(), out);
+        assertFalse(Files.exists(Path.of(logs.group(1))), "a demo whose every stage answered leaves no log directory behind");
     }
 
     @Test

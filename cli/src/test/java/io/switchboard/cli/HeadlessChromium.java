@@ -4,15 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import io.switchboard.testing.Prerequisites;
 
 /**
@@ -33,47 +30,38 @@ final class HeadlessChromium {
 
     /** The page's DOM after its scripts ran for {@code virtualMillis} of virtual time. */
     static String dumpDom(String url, int virtualMillis) throws Exception {
-        List<String> args = new ArrayList<>(common());
-        args.add("--virtual-time-budget=" + virtualMillis);
-        args.add("--dump-dom");
-        args.add(url);
-        return run(args, TIMEOUT_SECONDS, true);
+        try (ScratchDirectory profile = ScratchDirectory.create("chromium-profile")) {
+            List<String> args = new ArrayList<>(common(profile.path()));
+            args.add("--virtual-time-budget=" + virtualMillis);
+            args.add("--dump-dom");
+            args.add(url);
+            return run(args, TIMEOUT_SECONDS, true);
+        }
     }
 
     /** A PNG of the page as a window of {@code width} × {@code height} shows it, after its scripts ran. */
     static void screenshot(String url, Path png, int width, int height, int virtualMillis) throws Exception {
-        List<String> args = new ArrayList<>(common());
-        args.add("--virtual-time-budget=" + virtualMillis);
-        args.add("--hide-scrollbars");
-        args.add("--window-size=" + width + "," + height);
-        args.add("--screenshot=" + png.toAbsolutePath());
-        args.add(url);
-        Files.deleteIfExists(png);
-        run(args, TIMEOUT_SECONDS, true);
+        try (ScratchDirectory profile = ScratchDirectory.create("chromium-profile")) {
+            List<String> args = new ArrayList<>(common(profile.path()));
+            args.add("--virtual-time-budget=" + virtualMillis);
+            args.add("--hide-scrollbars");
+            args.add("--window-size=" + width + "," + height);
+            args.add("--screenshot=" + png.toAbsolutePath());
+            args.add(url);
+            Files.deleteIfExists(png);
+            run(args, TIMEOUT_SECONDS, true);
+        }
         byte[] bytes = Files.readAllBytes(png);
         assertTrue(bytes.length > 1000, "a screenshot of " + bytes.length + " bytes");
         assertEquals((byte) 0x89, bytes[0]);
         assertEquals("PNG", new String(bytes, 1, 3, StandardCharsets.US_ASCII));
     }
 
-    private static Path profile;
-
-    private static List<String> common() throws IOException {
-        if (profile != null) {
-            deleteTree(profile);
-        }
-        profile = Files.createTempDirectory("chromium-profile");
+    /** A new profile per run, removed after it: the browser keeps its state there. */
+    private static List<String> common(Path profile) {
         return List.of(BINARY.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--no-proxy-server", "--user-data-dir=" + profile);
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /**

@@ -30,7 +30,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
@@ -131,7 +130,7 @@ class RegistryFaultTest {
     @Test
     void anExpiredZooKeeperSessionLosesNoCallAndTheEntryComesBack() throws Exception {
         ConformanceImpl impl = new ConformanceImpl();
-        try (TestingServer zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+        try (TestingServer zookeeper = ScratchZooKeeper.started(200);
              ZooKeeperRegistryStore store = ZooKeeperRegistryStore.builder(zookeeper.getConnectString())
                      .root("/fault").sessionTimeout(Duration.ofSeconds(2)).connectionTimeout(Duration.ofSeconds(2))
                      .start();

@@ -26,7 +26,7 @@ class RegistryStoresTest {
         try (RegistryStore file = RegistryStores.open("file:" + dir.resolve("r.json"))) {
             assertEquals(dir.resolve("r.json"), ((FileRegistryStore) file).file());
         }
-        try (TestingServer zk = new TestingServer(true)) {
+        try (TestingServer zk = ScratchZooKeeper.started()) {
             String ensemble = zk.getConnectString() + "," + zk.getConnectString();
             try (RegistryStore a = RegistryStores.open("zookeeper://" + ensemble + "/teams/blue");
                  RegistryStore b = RegistryStores.open("zookeeper://" + ensemble)) {

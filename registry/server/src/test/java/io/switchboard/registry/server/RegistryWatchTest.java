@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 
@@ -138,7 +137,7 @@ class RegistryWatchTest {
 
     @Test
     void bindsThroughAnotherRegistryServerAreSeenOnZooKeeper() throws Exception {
-        try (TestingServer zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+        try (TestingServer zookeeper = ScratchZooKeeper.started(200);
              RegistryServer a = RegistryServer.builder().store(zk(zookeeper)).start();
              RegistryServer b = RegistryServer.builder().store(zk(zookeeper)).start();
              RegistryClient writerA = RegistryClient.connect(a.endpoint());

@@ -18,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 
@@ -71,7 +70,7 @@ class SeveralRegistriesTest {
         List<RegistryClient> clients = new ArrayList<>();
         List<RegistryWatch> watches = new ArrayList<>();
         List<Watcher> watchers = new ArrayList<>();
-        try (TestingServer zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+        try (TestingServer zookeeper = ScratchZooKeeper.started(200);
              RegistryServer b = RegistryServer.builder().store(zk(zookeeper)).start()) {
             RegistryServer a = RegistryServer.builder().store(zk(zookeeper)).start();
             boolean aStopped = false;

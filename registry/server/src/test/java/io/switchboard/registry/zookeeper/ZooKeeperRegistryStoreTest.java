@@ -36,8 +36,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.CuratorWatcher;
 import java.util.function.BooleanSupplier;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.KillSession;
+import io.switchboard.registry.server.ScratchZooKeeper;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -61,7 +61,7 @@ class ZooKeeperRegistryStoreTest {
 
     @BeforeEach
     void startZooKeeper() throws Exception {
-        zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1), true);
+        zookeeper = ScratchZooKeeper.started(200);
     }
 
     @AfterEach
