@@ -112,6 +112,7 @@ final class SoapConnector extends ServerConnector {
         synchronized (lock) {
             Admitted a = admitted.get(channel);
             if (a != null) {
+                endPoint.acceptedAt(a.acceptedNanos);   // stalled since its accept: the order newcomers displace in
                 a.endPoint = endPoint;
             } else if (overflow.contains(channel)) {
                 endPoint.overflow(System.nanoTime());

@@ -378,6 +378,17 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
     }
 
+    /**
+     * The connection was accepted at {@code nanos}: it has waited for its first byte since then,
+     * not since this end point was made, which Jetty does on a pool thread, on a busy machine
+     * after connections accepted later have begun their requests.
+     */
+    synchronized void acceptedAt(long nanos) {
+        if (state == State.WAITING) {
+            sinceNanos = nanos;
+        }
+    }
+
     /** Counts bytes that arrived; the first of a request starts its clock. */
     private synchronized void arrived(int n) {
         switch (state) {

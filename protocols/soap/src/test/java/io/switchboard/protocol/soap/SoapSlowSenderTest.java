@@ -653,6 +653,43 @@ class SoapSlowSenderTest {
         assertWithinLimit(3);
     }
 
+    /**
+     * A connection has been stalled since it was accepted, not since Jetty made its end point,
+     * which it does on a pool thread: a connection accepted first whose end point came late (a busy
+     * machine) is still the one that has waited longest, and makes way before one that began a
+     * request after it was accepted. Here the first connection's end point is held until the
+     * second has begun its request; counted from its end point, the first looked the newer.
+     */
+    @Test
+    void theStalledClockStartsAtTheAcceptNotAtTheEndPoint() throws Exception {
+        start(ServerSettings.defaults().withMaxConnections(2).withRequestTimeout(Duration.ofSeconds(60)));
+        SoapConnector connector = server.connector();
+        CountDownLatch secondBegan = new CountDownLatch(1);
+        AtomicReference<SelectableChannel> first = new AtomicReference<>();
+        connector.beforeEndPoint = channel -> {
+            if (first.compareAndSet(null, channel)) {   // the first connection's end point comes late
+                await(secondBegan);
+            }
+        };
+        Socket early = connect();
+        awaitValue(() -> first.get() != null ? 1 : 0, 1, "the first connection's end point begun");
+        Socket begun = connect();
+        begun.getOutputStream().write("POST /axis2/services/Conformance HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+        awaitValue(connector::busyConnections, 1, "the second connection in a request");
+        secondBegan.countDown();
+        awaitValue(connector::openConnections, 2, "both end points made");
+
+        Socket newcomer = connect();   // over the limit of 2: the connection stalled longest makes way
+
+        assertEquals("", readUntilClosed(early), "the connection accepted first, silent since, is displaced");
+        String body = PING;
+        begun.getOutputStream().write(("Host: 127.0.0.1\r\nContent-Type: text/xml; charset=UTF-8\r\nSOAPAction: "
+                + "\"urn:ping\"\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
+                .getBytes(StandardCharsets.US_ASCII));
+        assertTrue(readUntilClosed(begun).startsWith("HTTP/1.1 200"), "the request begun after it is answered");
+        newcomer.close();
+    }
+
     @Test
     void sixHundredIdleConnectionsFromOneAddressCostThatAddressItsOwnAndAGoodCallSucceeds() throws Exception {
         start(ServerSettings.defaults());
