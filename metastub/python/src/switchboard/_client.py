@@ -17,7 +17,7 @@ import threading
 import time
 from urllib.parse import urlparse
 
-from . import _tcp, _values, context, policies
+from . import _tcp, _trace, _values, context, policies
 from ._schema import Interface
 from ._soap import SoapCodec
 from ._token import BearerToken, PlainTextToken
@@ -93,13 +93,16 @@ class _Plan:
     ``time.monotonic``), the whole call's, inherited from the served call that makes it: every
     attempt, a fallback or another replica's too, gets only what is left of it."""
 
-    __slots__ = ("op", "request", "numpy", "pinned", "policy", "timeout", "deadline", "call_id", "cancel")
+    __slots__ = ("op", "request", "numpy", "pinned", "policy", "timeout", "deadline", "call_id", "cancel", "trace",
+                 "attempts")
 
-    def __init__(self, op, request, numpy, pinned, policy, timeout, call_id, deadline=None):
+    def __init__(self, op, request, numpy, pinned, policy, timeout, call_id, deadline=None, trace=None):
         self.op, self.request, self.numpy, self.pinned = op, request, numpy, pinned
         self.policy, self.timeout, self.call_id = policy, timeout, call_id
         self.deadline = deadline
+        self.trace = trace   # the served call's trace context, sent on when the hop has no span of its own
         self.cancel = None
+        self.attempts = 0
 
     def time_left(self, protocol=None):
         """Seconds the next attempt, over ``protocol``, may take (None: no limit): its timeout, or
@@ -396,7 +399,7 @@ class Component:
         plan = _Plan(op, request, encoder.saw_numpy, protocol, policy,
                      timeout if timeout is not None else self._board.timeout, call_id or new_call_id(),
                      # made by a served operation: within what its caller left it, never more
-                     None if outer is None else outer.deadline)
+                     None if outer is None else outer.deadline, None if outer is None else outer.trace)
         plan.time_left(protocol)   # raises, before anything is sent, once that has passed
         return plan
 
@@ -472,17 +475,22 @@ class Component:
             with self._lock:
                 replica.in_flight += 1
             started = time.perf_counter()
+            traced = None
             try:
                 left = plan.time_left(selection.protocol)
-                attempt = transport.call_async(plan.op, plan.request, plan.call_id, left) \
-                    if hasattr(transport, "call_async") else None
+                if hasattr(transport, "call_async"):
+                    traced = self._traced(plan, selection)
+                    attempt = transport.call_async(plan.op, plan.request, plan.call_id, left, trace=traced.trace)
+                else:
+                    attempt = None
             except BaseException as e:
                 attempt = concurrent.futures.Future()
                 attempt.set_exception(e)
         except Exception as e:
             future.set_exception(e)
             return future
-        if attempt is None:
+        if attempt is None:   # made as a blocking call: its span, never ended here, is never exported
+            plan.attempts = 0
             with self._lock:
                 replica.in_flight -= 1
             return _chain(self._board._pool().submit(self._run, plan, (replica, selection, None)), future)
@@ -491,6 +499,8 @@ class Component:
             with self._lock:
                 replica.in_flight -= 1
             if future.cancelled():
+                if traced is not None:
+                    traced.end(concurrent.futures.CancelledError())
                 return   # its caller cancelled it: no failsafe, nobody to tell
             try:
                 response, raw = done.result()
@@ -500,7 +510,7 @@ class Component:
                 response, raw, failure = None, None, e
             else:
                 failure = None
-            self._attempted(replica, plan, selection, transport, started, response, failure, mine=False)
+            self._attempted(replica, plan, selection, transport, started, response, failure, mine=False, traced=traced)
             if isinstance(failure, TransportError):   # the failsafe and failover, as a blocking call
                 _chain(self._board._pool().submit(self._run, plan, (replica, selection, failure)), future)
                 return
@@ -611,28 +621,37 @@ class Component:
         timeout = plan.time_left(selection.protocol)
         started = time.perf_counter()
         cancel = plan.cancel
+        traced = self._traced(plan, selection)
         try:
             if cancel is None:
-                response, raw = transport.call(plan.op, plan.request, plan.call_id, timeout)
+                response, raw = transport.call(plan.op, plan.request, plan.call_id, timeout, trace=traced.trace)
             else:
                 cancel.check()
                 try:
                     response, raw = transport.call(plan.op, plan.request, plan.call_id, timeout,
-                                                   on_cancel=cancel.during)
+                                                   on_cancel=cancel.during, trace=traced.trace)
                 finally:
                     cancel.done()
         except FaultMessage as f:
             response, raw = f, None
         except BaseException as e:
-            self._attempted(replica, plan, selection, transport, started, None, e)
+            self._attempted(replica, plan, selection, transport, started, None, e, traced=traced)
             raise
-        self._attempted(replica, plan, selection, transport, started, response, None)
+        self._attempted(replica, plan, selection, transport, started, response, None, traced=traced)
         return response, raw
 
-    def _attempted(self, replica, plan, selection, transport, started, response, failure, mine=True):
+    def _traced(self, plan, selection):
+        """The attempt's span, a child of the current one, and the trace context it sends."""
+        number, plan.attempts = plan.attempts, plan.attempts + 1
+        return _trace.attempt(self.iface.name, plan.op.name, selection.protocol, plan.call_id, number,
+                              selection.reason, plan.trace)
+
+    def _attempted(self, replica, plan, selection, transport, started, response, failure, mine=True, traced=None):
         """After each attempt, blocking or not: the protocol's health (any answer, a declared fault
         or a refusal included, ends its back-off), the record, what the policy learns. ``mine``: the
         record is also this thread's ``last_call`` (not for an async attempt, settled elsewhere)."""
+        if traced is not None:
+            traced.end(failure)
         if not isinstance(failure, TransportError):
             replica.health.succeeded(selection.protocol)
         size = response.ByteSize() if response is not None and hasattr(response, "ByteSize") else -1

@@ -360,14 +360,19 @@ class SoapCodec:
 MAX_DEADLINE_MS = 2 ** 31 - 1   # what the Java server takes in sb:deadline's timeout-ms
 
 
-def envelope(soap_ns, call_id=None, timeout=None):
-    """An empty envelope and its body; the call id in the sb:call header and the time left
-    (``timeout``, seconds) in the sb:deadline header, as the Java meta-stub sends them."""
+def envelope(soap_ns, call_id=None, timeout=None, trace=None):
+    """An empty envelope and its body; the call id in the sb:call header, the time left
+    (``timeout``, seconds) in the sb:deadline header and the trace context (a ``_trace.Trace``) in
+    the sb:trace header, as the Java meta-stub sends them."""
     from lxml import etree
 
     env = etree.Element("{%s}Envelope" % soap_ns, nsmap={"soapenv": soap_ns})
-    if call_id is not None or timeout is not None:
+    if call_id is not None or timeout is not None or trace is not None:
         header = etree.SubElement(env, "{%s}Header" % soap_ns)
+        if trace is not None:
+            element = etree.SubElement(header, "{%s}trace" % SB_SOAP, nsmap={"sb": SB_SOAP})
+            for name, value in trace.items():
+                element.set(name, value)
         if call_id is not None:
             etree.SubElement(header, "{%s}call" % SB_SOAP, nsmap={"sb": SB_SOAP}).set("id", call_id)
         if timeout is not None:
@@ -388,6 +393,15 @@ def deadline_header(header):
     if not 0 <= millis <= MAX_DEADLINE_MS:
         raise Refused("malformed", "the sb:deadline header needs a timeout-ms of 0 to %d" % MAX_DEADLINE_MS)
     return millis / 1000.0
+
+
+def trace_header(header):
+    """The trace context of the sb:trace header of ``header`` (a SOAP Header element), checked as
+    the Java server checks it; None without one or when malformed: tracing never refuses a call."""
+    from ._trace import TRACEPARENT, TRACESTATE, parse
+
+    element = header.find("{%s}trace" % SB_SOAP)
+    return None if element is None else parse(element.get(TRACEPARENT), element.get(TRACESTATE))
 
 
 def to_bytes(env):

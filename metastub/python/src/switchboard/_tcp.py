@@ -819,11 +819,11 @@ class TcpTransport:
                           "was sent (larger messages go over grpc)" % (op.name, len(message), MAX_FRAME_BYTES))
         return message
 
-    def _send(self, connection, op, request, call, call_id, timeout, message):
+    def _send(self, connection, op, request, call, call_id, timeout, message, trace):
         try:
             token = None if self.token is None else self._token(connection)
             meta = request_meta(self._op_names(op), call.id, call_id, max(1, min(int(timeout * 1000), 2 ** 31 - 1)),
-                                None, token)
+                                None if trace is None else dict(trace.items()), token)
             connection.send(frame(meta, message), timeout)
         except TransportError:
             connection.forget(call)
@@ -833,9 +833,9 @@ class TcpTransport:
         return TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s at %s exceeded its deadline: no "
                               "answer within %d ms" % (op.name, self.address, timeout * 1000))
 
-    def call(self, op, request, call_id, timeout, on_cancel=None):
+    def call(self, op, request, call_id, timeout, on_cancel=None, trace=None):
         if on_cancel is not None:   # cancellable: the async form, whose cancel sends the cancel frame
-            future = self.call_async(op, request, call_id, timeout)
+            future = self.call_async(op, request, call_id, timeout, trace)
             on_cancel(future.cancel)
             return future.result()
         message = self._message(op, request)
@@ -843,7 +843,7 @@ class TcpTransport:
         deadline = time.monotonic() + timeout
         connection = self.connection()
         call = connection.open()
-        self._send(connection, op, request, call, call_id, timeout, message)
+        self._send(connection, op, request, call, call_id, timeout, message, trace)
         try:
             connection.await_answer(call, deadline)
         except TimeoutError:
@@ -856,7 +856,7 @@ class TcpTransport:
             raise
         return self._outcome(op, connection, call)
 
-    def call_async(self, op, request, call_id, timeout):
+    def call_async(self, op, request, call_id, timeout, trace=None):
         """Starts the call and returns a concurrent Future of ``(response, raw bytes)``, settled by
         the connection's reader (or a blocking caller reading for all): no thread waits for it. At
         its deadline a cancel frame is sent and it fails as may-have-run, as a blocking call; a
@@ -888,7 +888,7 @@ class TcpTransport:
             settle(lambda: future.set_exception(self._late(op, timeout)))
 
         call = connection.open(settled, time.monotonic() + timeout)
-        self._send(connection, op, request, call, call_id, timeout, message)
+        self._send(connection, op, request, call, call_id, timeout, message, trace)
         future.add_done_callback(lambda f: self._cancel(connection, call, op) if f.cancelled() else None)
         connection.start_reader(expired)
         return future

@@ -34,7 +34,7 @@ import tempfile
 import time
 from concurrent import futures
 
-from . import _peer, _tcp
+from . import _peer, _tcp, _trace
 from ._limits import ConnectionLimits
 from .context import DEADLINE_EXCEEDED, ServerCallContext
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused
@@ -361,7 +361,9 @@ class _Connection:
                 full = not self.listener.room.acquire(blocking=False)
             if not full:
                 # the deadline counts from the frame's arrival, as the Java server counts it
-                call = self.running[cid] = ServerCallContext(meta.timeout_ms / 1000.0 if meta.timeout_ms else None)
+                call = self.running[cid] = ServerCallContext(
+                    meta.timeout_ms / 1000.0 if meta.timeout_ms else None,
+                    trace=_trace.parse(meta.user_fields.get(_trace.TRACEPARENT), meta.user_fields.get(_trace.TRACESTATE)))
                 self.listener.limits.busy(self.sock, True)   # running a call: never the stalled one to close
         if full:
             self._refuse(cid, _tcp.OVERCROWDED, "every call worker is busy; the call did not run")

@@ -107,11 +107,19 @@ class GrpcTransport:
                 self._methods[op.name] = m
         return m
 
-    def call(self, op, request, call_id, timeout, on_cancel=None):
+    @staticmethod
+    def _metadata(call_id, trace):
+        """The call id and the trace context (W3C names, as the Java transport sends them)."""
+        metadata = [("sb-call-id", call_id)] if call_id else []
+        if trace is not None:
+            metadata.extend(trace.items())
+        return metadata
+
+    def call(self, op, request, call_id, timeout, on_cancel=None, trace=None):
         """The call, blocking; ``on_cancel`` (if given) is handed the gRPC call's cancel once it is under way."""
         import grpc
 
-        metadata = [("sb-call-id", call_id)] if call_id else []
+        metadata = self._metadata(call_id, trace)
         if self.token is not None:
             metadata.append(("authorization", _token_header(self.token, self.address, self.protocol,
                                                             self.via == "unix")))
@@ -136,7 +144,7 @@ class GrpcTransport:
             raise self.error(op, e) from None
         return op.response.FromString(received), received
 
-    def call_async(self, op, request, call_id, timeout):
+    def call_async(self, op, request, call_id, timeout, trace=None):
         """A unary call started with grpcio's ``future()``: a concurrent Future of ``(response, raw
         bytes)`` that grpcio's threads settle, no thread of ours waiting; None for a streamed method
         (its parts are read by a thread: the caller runs it as a blocking call)."""
@@ -145,7 +153,7 @@ class GrpcTransport:
 
         if op.streams:
             return None
-        metadata = [("sb-call-id", call_id)] if call_id else []
+        metadata = self._metadata(call_id, trace)
         if self.token is not None:
             metadata.append(("authorization", _token_header(self.token, self.address, self.protocol,
                                                             self.via == "unix")))
@@ -247,7 +255,7 @@ class SoapTransport:
         elif address.startswith("https://"):
             raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
 
-    def call(self, op, request, call_id, timeout, on_cancel=None):
+    def call(self, op, request, call_id, timeout, on_cancel=None, trace=None):
         """The call, blocking; ``on_cancel`` (if given) is handed what cancels it on the server: a
         cancel message naming the call id, as the Java client sends (SOAP itself has none)."""
         import requests
@@ -255,7 +263,7 @@ class SoapTransport:
 
         if on_cancel is not None and call_id:
             on_cancel(lambda: self._send_cancel(call_id))
-        env, body = _soap.envelope(_soap.SOAP11, call_id, timeout)
+        env, body = _soap.envelope(_soap.SOAP11, call_id, timeout, trace)
         wrapper = etree.SubElement(body, self.codec.q(op.name), nsmap={"m": self.codec.ns})
         self.codec.write(request, wrapper)
         data = _soap.to_bytes(env)

@@ -31,9 +31,10 @@ class ServerCallContext:
     """One call of a served operation. Servers make one per call (``timeout``: the seconds the
     caller had left when the request arrived, None without a deadline)."""
 
-    def __init__(self, timeout=None, clock=time.monotonic):
+    def __init__(self, timeout=None, clock=time.monotonic, trace=None):
         self._clock = clock
         self.deadline = None if timeout is None else clock() + max(0.0, timeout)   # on ``clock``
+        self.trace = trace   # the W3C trace context the call arrived with (a checked ``_trace.Trace``), or None
         self._lock = threading.Lock()
         self._cancelled = False
         self._ended = False
@@ -99,13 +100,19 @@ class ServerCallContext:
             self._listeners = []
 
     def wrap(self, fn):
-        """``fn``, run in this call on whichever thread calls it."""
+        """``fn``, run in this call on whichever thread calls it, with the context variables of the
+        thread that wraps it (OpenTelemetry's current span among them, so the calls ``fn`` makes are
+        traced as children of the operation's span)."""
+        handed_over = contextvars.copy_context()
+
         def in_call(*args, **kwargs):
-            token = _CURRENT.set(self)
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                _CURRENT.reset(token)
+            def run():
+                token = _CURRENT.set(self)
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    _CURRENT.reset(token)
+            return handed_over.copy().run(run)   # a copy per run: one context cannot be entered twice at once
         return in_call
 
 
@@ -121,7 +128,7 @@ def deadline(seconds):
             simulator.simulate(parameters=plan)
     """
     outer = _CURRENT.get()
-    scope = ServerCallContext(seconds)
+    scope = ServerCallContext(seconds, trace=None if outer is None else outer.trace)
     drop = None
     if outer is not None:
         if outer.deadline is not None and outer.deadline < scope.deadline:

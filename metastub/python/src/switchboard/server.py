@@ -85,7 +85,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _limits, _peer, _soap, _values
+from . import _limits, _peer, _soap, _trace, _values
 from .context import DEADLINE_EXCEEDED, ServerCallContext, _entered, _left
 from ._limits import ConnectionLimits
 from ._schema import Interface
@@ -275,7 +275,8 @@ class _Run:
             if call is not None and call.expired():
                 raise Refused(DEADLINE_EXCEEDED, "the caller's deadline passed before %s could start; it did not run"
                               % op.name)
-            return self._run_once(protocol, op, request, call_id, _peer.call_id_owner(caller), call)
+            with _trace.server_span(self.iface.name, op.name, protocol, call_id, None if call is None else call.trace):
+                return self._run_once(protocol, op, request, call_id, _peer.call_id_owner(caller), call)
         finally:
             with self.lock:
                 self.under_way -= 1
@@ -728,10 +729,12 @@ class Server:
     def _grpc_answer(self, op, request, context, peer):
         import grpc
 
-        call_id = dict(context.invocation_metadata()).get("sb-call-id")
+        metadata = dict(context.invocation_metadata())
+        call_id = metadata.get("sb-call-id")
         if call_id is not None and not well_formed_call_id(call_id):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the sb-call-id header is malformed: " + CALL_ID_RULE)
-        call = ServerCallContext(context.time_remaining())
+        call = ServerCallContext(context.time_remaining(),
+                                 trace=_trace.parse(metadata.get(_trace.TRACEPARENT), metadata.get(_trace.TRACESTATE)))
         # gRPC ends the call when its client cancels it, its deadline passes or its connection drops
         context.add_callback(call.cancel)
         try:
@@ -1134,7 +1137,7 @@ def _soap_handler(server, path):
                 soap_ns = doc.tag[1:].split("}")[0] if doc.tag.startswith("{") else ""
                 if soap_ns not in (_soap.SOAP11, _soap.SOAP12) or doc.tag != "{%s}Envelope" % soap_ns:
                     raise Refused("malformed", "not a SOAP envelope: " + doc.tag[:80])
-                call_id, timeout = None, None
+                call_id, timeout, trace = None, None, None
                 header = doc.find("{%s}Header" % soap_ns)
                 if header is not None:
                     call_header = header.find("{%s}call" % _soap.SB_SOAP)
@@ -1143,8 +1146,9 @@ def _soap_handler(server, path):
                         if not well_formed_call_id(call_id):
                             raise Refused("malformed", "the sb:call header's id is malformed: " + CALL_ID_RULE)
                     timeout = _soap.deadline_header(header)
+                    trace = _soap.trace_header(header)
                 # the deadline counts from the request's arrival, as the Java server counts it
-                call = ServerCallContext(timeout)
+                call = ServerCallContext(timeout, trace=trace)
                 body = doc.find("{%s}Body" % soap_ns)
                 if body is None or len(body) != 1 or body[0].tag not in wire_ops:
                     raise Refused("malformed", "the body holds no operation of " + server.component)
