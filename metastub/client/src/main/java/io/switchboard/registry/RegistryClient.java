@@ -491,11 +491,14 @@ public final class RegistryClient implements AutoCloseable {
      * Asks over a SOAP client of its own, closed with its connection as soon as the answer is in:
      * a client that only watches (its snapshot and changes come over the stream) keeps no SOAP
      * connection open at the registry, where thousands of them would fill the listener's limit.
+     * The ask is a watch that does not wait, so each registry gets what a watch's answer gets
+     * ({@link #watchTimeout}, at most 5 s): a watch whose stream's registry hung asks it first
+     * again, and would otherwise wait a whole call timeout (30 s) before the next registry.
      */
     private Optional<String> probeStream() {
         try (ProtocolClients once = new ProtocolClients(callSettings);
              ReplicatedChannel probe = replicated(readRegistries, once)) {
-            WatchResponse r = new RegistryStub(probe).withOptions(CallOptions.DEFAULT.withTimeout(callTimeout))
+            WatchResponse r = new RegistryStub(probe).withOptions(CallOptions.DEFAULT.withTimeout(watchTimeout(0)))
                     .watch(List.of(), null, null, 0);
             return Optional.ofNullable(r.getStream());
         }
