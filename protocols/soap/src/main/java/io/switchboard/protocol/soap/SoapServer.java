@@ -33,6 +33,8 @@ import org.apache.axis2.engine.ListenerManager;
 import org.apache.axis2.transport.http.AxisServletListener;
 import org.apache.axis2.wsdl.WSDLConstants;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ssl.SslConnection;
 import org.eclipse.jetty.io.ssl.SslHandshakeListener;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.ConnectionFactory;
@@ -219,6 +221,10 @@ final class SoapServer implements ProtocolServer {
     /**
      * Counts and logs the TLS handshakes that fail: a caller without a trusted certificate, or one
      * speaking plain HTTP to the TLS port. The log names the peer and JSSE's reason, nothing secret.
+     * The connection's close lingers: under TLS 1.3 the client sends its request right after its
+     * half of the handshake, and a close with that request unread resets the connection, so the
+     * client, still writing, saw a broken pipe (and said the call may have run) instead of the
+     * server's alert (the handshake refused: not delivered).
      */
     private static final class Refusals implements SslHandshakeListener {
         final LongAdder count = new LongAdder();
@@ -226,6 +232,13 @@ final class SoapServer implements ProtocolServer {
         @Override
         public void handshakeFailed(Event event, Throwable failure) {
             count.increment();
+            EndPoint e = event.getEndPoint();
+            if (e instanceof SslConnection.SslEndPoint ssl) {
+                e = ssl.getSslConnection().getEndPoint();
+            }
+            if (e instanceof SoapEndPoint soap) {
+                soap.lingerAtClose();
+            }
             LOG.warn("SOAP refused a connection from {} at TLS: {}", event.getEndPoint().getRemoteSocketAddress(),
                     failure.getMessage());
         }

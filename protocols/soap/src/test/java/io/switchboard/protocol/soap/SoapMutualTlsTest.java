@@ -10,12 +10,6 @@ class SoapMutualTlsTest extends AbstractMutualTlsTest {
         return "soap";
     }
 
-    /** Axis2's HTTP client may see a broken pipe while it writes, before the server's alert. */
-    @Override
-    protected boolean refusalIsAlwaysSeen() {
-        return false;
-    }
-
     @Override
     protected Endpoint plainTextForm(Endpoint tlsEndpoint) {
         return new Endpoint("soap", tlsEndpoint.address().replaceFirst("^https:", "http:"));

@@ -65,14 +65,6 @@ public abstract class AbstractMutualTlsTest {
         return n == null ? 0 : n.get();
     }
 
-    /**
-     * Whether this protocol's client always sees a refused handshake as such (and says the call was
-     * not delivered), or may see only its connection break while it writes (SOAP's HTTP client).
-     */
-    protected boolean refusalIsAlwaysSeen() {
-        return true;
-    }
-
     private void ping(TlsSettings clientTls, Endpoint at) {
         try (ProtocolClient client = provider.newClient(ClientSettings.defaults().withTls(clientTls))) {
             ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at)).ping();
@@ -102,9 +94,7 @@ public abstract class AbstractMutualTlsTest {
                 certs.clientWithoutKey(), "an untrusted key", certs.rogueClient());
         refusedAtHandshake.forEach((what, tls) -> {
             TransportException e = assertThrows(TransportException.class, () -> ping(tls, endpoint), what);
-            if (refusalIsAlwaysSeen()) {
-                assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), what + ": " + e.getMessage());
-            }
+            assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), what + ": " + e.getMessage());
         });
 
         assertEquals(before, runs(), "no refused call ran");
