@@ -958,13 +958,39 @@ class _HttpServer(ThreadingHTTPServer):
                 self.limits.release(request)
 
     def handle_error(self, request, client_address):
-        """A connection that broke or failed its TLS handshake is the client's affair: no traceback."""
+        """A connection that broke or failed its TLS handshake is the client's affair: no traceback.
+        After a refused handshake the close lingers (``_linger``), as the Java server's does."""
         error = sys.exc_info()[1]
+        if isinstance(error, ssl.SSLError):
+            _linger(request)
         if not isinstance(error, (ConnectionError, TimeoutError, OSError)):
             super().handle_error(request, client_address)
 
 
 DRAIN_LIMIT = 64 << 20   # past the limit, read at most this much more so that the refusal reaches the sender
+LINGER_SECONDS = 1.0     # how long a refused TLS connection's input is read and dropped before it closes
+
+
+def _linger(connection):
+    """Ends the output and reads and drops the input for up to LINGER_SECONDS (DRAIN_LIMIT bytes at
+    most). Under TLS 1.3 a client sends its request right after its half of the handshake; closed
+    with that request unread, the connection is reset, and a client still writing sees a broken pipe
+    (its call "may have run") instead of the alert that says its certificate was refused. Reads the
+    socket under the TLS layer, whose handshake failed."""
+    try:
+        socket.socket.shutdown(connection, socket.SHUT_WR)   # after the alert OpenSSL has sent
+        end, drained = time.monotonic() + LINGER_SECONDS, 0
+        while drained < DRAIN_LIMIT:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            connection.settimeout(left)
+            data = socket.socket.recv(connection, 64 << 10)
+            if not data:
+                break
+            drained += len(data)
+    except OSError:
+        pass
 
 
 def _read_body(handler, limit):
