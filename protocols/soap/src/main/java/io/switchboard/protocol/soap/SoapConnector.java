@@ -204,12 +204,26 @@ final class SoapConnector extends ServerConnector {
         waiters.close();
     }
 
-    /** A closed connection's socket, output ended, whose input is read and dropped for a while before it is closed. */
+    /**
+     * A closed connection's socket, output ended, whose input is read and dropped for a while before
+     * it is closed. Closed for Jetty, it no longer counts against the connection limits, so at most
+     * {@code maxConnections} linger at once: past them (a flood of refused handshakes or of oversized
+     * requests) one is closed at once, and its sender may see a reset rather than its refusal.
+     */
     private void linger(SocketChannel channel) {
+        if (lingering.size() >= settings.maxConnections()) {
+            IO.close(channel);
+            return;
+        }
         lingering.put(channel, System.nanoTime());
         if (!isRunning()) {
             closeLingering(true);
         }
+    }
+
+    /** Sockets lingering now; for tests. */
+    int lingeringConnections() {
+        return lingering.size();
     }
 
     /** Drains every lingering socket; closes those at EOF, those past the linger time, or all of them. */

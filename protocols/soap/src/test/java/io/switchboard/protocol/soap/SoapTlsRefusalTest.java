@@ -71,4 +71,49 @@ class SoapTlsRefusalTest {
         }
         assertTrue(impl.pings.get() == 0);
     }
+
+    /**
+     * A refused connection's lingering close keeps its socket open after Jetty let it go, outside
+     * the connection limits: a flood of refused handshakes lingers at most {@code maxConnections}
+     * sockets at once, the rest closed at once.
+     */
+    @Test
+    void aFloodOfRefusedHandshakesLingersNoMoreThanTheConnectionLimit() throws Exception {
+        TestCertificates certs = TestCertificates.get();
+        int limit = 4;
+        server = (SoapServer) new SoapProtocolProvider().newServer(ServerSettings.defaults().withTls(certs.serverMutual())
+                .withMaxConnections(limit));
+        Endpoint endpoint = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+        URI uri = URI.create(endpoint.address());
+        java.util.List<SSLSocket> open = new java.util.ArrayList<>();
+        int most = 0;
+        try {
+            for (int i = 0; i < 20; i++) {
+                long refusedBefore = server.refusedConnections();
+                SSLSocket socket = (SSLSocket) certs.rogueClient().context().getSocketFactory()
+                        .createSocket(uri.getHost(), uri.getPort());
+                open.add(socket);   // kept open: its lingering ends at the linger time, not at its end of the stream
+                socket.setSoTimeout(15_000);
+                socket.startHandshake();
+                try {
+                    socket.getOutputStream().write("POST / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException closedAtOnce) {
+                    // past the lingering sockets' limit: closed at once, so a reset may come first
+                }
+                long end = System.nanoTime() + 15_000_000_000L;
+                while (server.refusedConnections() == refusedBefore) {
+                    assertTrue(System.nanoTime() < end, "the server did not refuse the certificate");
+                    Thread.sleep(5);
+                }
+                int now = server.connector().lingeringConnections();
+                most = Math.max(most, now);
+                assertTrue(now <= limit, now + " sockets lingering, over the limit of " + limit);
+            }
+        } finally {
+            for (SSLSocket socket : open) {
+                socket.close();
+            }
+        }
+        assertTrue(most >= 1, "no refused connection lingered");
+    }
 }
