@@ -13,18 +13,32 @@ final class TaskContextCarriers {
     private TaskContextCarriers() {
     }
 
+    /** {@code task} wrapped by every carrier; one that fails is left out, so the work still goes over. */
     static Runnable carry(Runnable task) {
         for (TaskContextCarrier carrier : CARRIERS) {
-            task = carrier.carry(task);
+            try {
+                task = java.util.Objects.requireNonNull(carrier.carry(task), "a carried task");
+            } catch (RuntimeException e) {
+                failed(carrier, e);
+            }
         }
         return task;
     }
 
     static <T> Callable<T> carry(Callable<T> task) {
         for (TaskContextCarrier carrier : CARRIERS) {
-            task = carrier.carry(task);
+            try {
+                task = java.util.Objects.requireNonNull(carrier.carry(task), "a carried task");
+            } catch (RuntimeException e) {
+                failed(carrier, e);
+            }
         }
         return task;
+    }
+
+    private static void failed(TaskContextCarrier carrier, RuntimeException e) {
+        System.getLogger(TaskContextCarrier.class.getName()).log(System.Logger.Level.WARNING,
+                carrier.getClass().getName() + " failed to carry a task's context, which goes without it: " + e);
     }
 
     /**

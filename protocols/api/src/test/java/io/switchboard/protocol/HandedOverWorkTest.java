@@ -89,6 +89,7 @@ class HandedOverWorkTest {
         pool.submit(() -> afterwards.set(ThreadLocalCarrier.VALUE.get())).get(10, TimeUnit.SECONDS);
         assertEquals("the operation's span", onPool.get(), "the carrier's state went along with the task");
         assertNull(afterwards.get(), "the pool's thread got its own state back");
+        assertTrue(FailingCarrier.asked >= 2, "a carrier that throws, or returns no task, was asked and left out");
     }
 
     @Test
