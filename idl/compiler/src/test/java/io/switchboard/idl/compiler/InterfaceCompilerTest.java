@@ -56,6 +56,32 @@ class InterfaceCompilerTest {
         assertTrue(wsdl.contains("name=\"sb-graph\""), "messages carry their node table");
     }
 
+    /**
+     * A class an earlier compiler generated from the schema and this one does not (a codec
+     * retired on 2026-11-27) goes; another schema's generated classes, sources without the header
+     * and a file that is not UTF-8 stay.
+     */
+    @Test
+    void classesNoLongerGeneratedFromTheSchemaAreRemovedAndNothingElse() throws Exception {
+        Path src = dir.resolve("src");
+        Path pkg = Files.createDirectories(src.resolve("com/example/t"));
+        Path retired = Files.writeString(pkg.resolve("ThingBinaryCodec.java"), GeneratedOutput.header("t.xsd") + "\nclass X {}\n");
+        Path otherSchema = Files.writeString(pkg.resolve("OtherStub.java"), GeneratedOutput.header("other.xsd") + "\n");
+        Path handWritten = Files.writeString(pkg.resolve("ThingHelper.java"), "// mine\nclass H {}\n");
+        Path notUtf8 = Files.write(pkg.resolve("Binary.java"), new byte[] {(byte) 0xff, (byte) 0xfe, 0x2f, 0x2f});
+        InterfaceCompiler.Result r = new InterfaceCompiler().compile(write("Node", "Thing"), "com.example.t", src,
+                dir.resolve("res"));
+
+        List<Path> removed = GeneratedOutput.removeStale(src, List.of("t.xsd"), new java.util.HashSet<>(r.sources()));
+
+        assertEquals(List.of(retired), removed);
+        assertFalse(Files.exists(retired));
+        for (Path kept : List.of(otherSchema, handWritten, notUtf8)) {
+            assertTrue(Files.exists(kept), kept + " was not generated from t.xsd");
+        }
+        assertTrue(r.sources().stream().allMatch(Files::exists), "what this compilation wrote stays");
+    }
+
     @Test
     void refusesATypeThatCollidesWithAGeneratedClass() throws Exception {
         Path f = write("ThingStub", "Thing");
