@@ -2,13 +2,18 @@ package io.switchboard.protocol;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** The carriers on the class path, found once. */
 final class TaskContextCarriers {
     private static final List<TaskContextCarrier> CARRIERS = load();
+    /** Carriers whose failure has been logged: once each, not once per task. */
+    private static final Set<Class<?>> LOGGED = ConcurrentHashMap.newKeySet();
 
     private TaskContextCarriers() {
     }
@@ -17,7 +22,7 @@ final class TaskContextCarriers {
     static Runnable carry(Runnable task) {
         for (TaskContextCarrier carrier : CARRIERS) {
             try {
-                task = java.util.Objects.requireNonNull(carrier.carry(task), "a carried task");
+                task = Objects.requireNonNull(carrier.carry(task), "a carried task");
             } catch (RuntimeException e) {
                 failed(carrier, e);
             }
@@ -28,7 +33,7 @@ final class TaskContextCarriers {
     static <T> Callable<T> carry(Callable<T> task) {
         for (TaskContextCarrier carrier : CARRIERS) {
             try {
-                task = java.util.Objects.requireNonNull(carrier.carry(task), "a carried task");
+                task = Objects.requireNonNull(carrier.carry(task), "a carried task");
             } catch (RuntimeException e) {
                 failed(carrier, e);
             }
@@ -37,8 +42,11 @@ final class TaskContextCarriers {
     }
 
     private static void failed(TaskContextCarrier carrier, RuntimeException e) {
+        if (!LOGGED.add(carrier.getClass())) {
+            return;
+        }
         System.getLogger(TaskContextCarrier.class.getName()).log(System.Logger.Level.WARNING,
-                carrier.getClass().getName() + " failed to carry a task's context, which goes without it: " + e);
+                carrier.getClass().getName() + " failed to carry a task's context, which goes without it (logged once): " + e);
     }
 
     /**
