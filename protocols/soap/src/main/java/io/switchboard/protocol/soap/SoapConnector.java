@@ -86,6 +86,7 @@ final class SoapConnector extends ServerConnector {
     private final Set<SelectableChannel> overflow = new HashSet<>();
     private final ConnectionShares shares;
     private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.LongAdder lingered = new java.util.concurrent.atomic.LongAdder();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private volatile Scheduler.Task tick;
     private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
@@ -216,6 +217,7 @@ final class SoapConnector extends ServerConnector {
             return;
         }
         lingering.put(channel, System.nanoTime());
+        lingered.increment();
         if (!isRunning()) {
             closeLingering(true);
         }
@@ -224,6 +226,11 @@ final class SoapConnector extends ServerConnector {
     /** Sockets lingering now; for tests. */
     int lingeringConnections() {
         return lingering.size();
+    }
+
+    /** Sockets that have lingered so far; for tests. */
+    long lingeredConnections() {
+        return lingered.sum();
     }
 
     /** Drains every lingering socket; closes those at EOF, those past the linger time, or all of them. */
