@@ -48,6 +48,22 @@ class Echo:
         return {"quotient": quotient, "remainder": dividend - divisor * quotient if divisor != -1 else 0}
 
 
+class Relay(Echo):
+    """A hop, for tests of calls across components: ``echoDoubles`` calls the component bound as
+    ``onward`` once over each protocol, from the operation (so within its caller's deadline and
+    with its trace context), and answers with what the last call answered."""
+
+    def __init__(self, board, onward):
+        self.board, self.onward, self.stub = board, onward, None
+
+    def echoDoubles(self, values):
+        if self.stub is None:
+            self.stub = self.board.lookup(self.onward)
+        for protocol in ("tcp", "grpc", "soap"):
+            answer = self.stub.echoDoubles(values=values, protocol=protocol)
+        return answer
+
+
 def emit(event, **fields):
     print(json.dumps(dict(event=event, **fields)), flush=True)
 
@@ -68,6 +84,8 @@ def main():
     p.add_argument("--tls-truststore", help="require client certificates this PKCS#12 trust store vouches for")
     p.add_argument("--tls-password-file", help="the stores' password")
     p.add_argument("--authz", help="an authorization policy file (gRPC's form), reloaded when it changes")
+    p.add_argument("--relay-to", help="answer echoDoubles by calling the component bound under this name, once "
+                                      "over each protocol")
     args = p.parse_args()
     secret = None
     if args.secret_file:
@@ -77,9 +95,10 @@ def main():
     if args.tls_keystore:
         tls = switchboard.Tls(keystore=args.tls_keystore, truststore=args.tls_truststore,
                               password_file=args.tls_password_file)
+    board = switchboard.connect(args.registry, tls=tls) if args.relay_to else None
     try:
         server = switchboard.serve(
-            Echo(), schema=args.xsd, registry=args.registry, name=args.name, proto=args.proto, wsdl=args.wsdl,
+            Relay(board, args.relay_to) if board else Echo(), schema=args.xsd, registry=args.registry, name=args.name, proto=args.proto, wsdl=args.wsdl,
             host=args.host, lease=args.lease, secret=secret, max_message_bytes=args.max_message_bytes,
             tls=tls, authz=args.authz,
             on_renew=(lambda name, instance: emit("renewed", name=name, instanceId=instance)) if args.verbose_renew

@@ -11,6 +11,16 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.switchboard.components.echo.EchoComponent;
 import io.switchboard.components.echo.EchoService;
 import io.switchboard.components.echo.EchoStub;
@@ -457,6 +467,55 @@ class CrossLanguageTest {
     }
 
     /** grpcurl, knowing only the Java component's address: its service by reflection, and its health. */
+    /**
+     * A Java caller traced with OpenTelemetry calls the Python component over each protocol; the
+     * Python component, whose process has no tracer of its own, calls a traced Java component once
+     * over each protocol from its operation. The trace context crosses both ways on every wire: the
+     * Java component's three server spans are in the caller's trace, children of the caller's span
+     * to the Python hop (which passes the context on, having no span of its own).
+     */
+    @Test
+    void aTraceCrossesAPythonHopBothWaysOnEveryProtocol() throws Exception {
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        try (OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+                .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
+             ComponentServer traced = ComponentServer.builder().registry(registry.endpoint(), SECRET).tracing(sdk).build()) {
+            traced.export("TracedEcho", EchoComponent.skeleton(new EchoService()));
+            Process relay = startPythonComponent("py-relay", "PyRelay", "--relay-to", "TracedEcho");
+            try (Switchboard sb = Switchboard.builder(registry.endpoint()).tracing(sdk).connect()) {
+                awaitEvent(relay, "py-relay", "serving", 1);
+                EchoStub toPython = sb.lookup("PyRelay", EchoComponent.DESCRIPTOR, EchoComponent::stub);
+                for (String protocol : List.of("tcp", "grpc", "soap")) {
+                    exporter.reset();
+                    Span root = sdk.getTracer("test").spanBuilder("caller").startSpan();
+                    try (Scope scope = root.makeCurrent()) {
+                        assertArrayEquals(new double[] {-0.0, 1.5}, toPython.withOptions(CallOptions.DEFAULT
+                                .with(MetaStub.PROTOCOL, protocol)).echoDoubles(new double[] {-0.0, 1.5}));
+                    } finally {
+                        root.end();
+                    }
+                    List<SpanData> spans = exporter.getFinishedSpanItems();
+                    List<SpanData> attempts = spans.stream().filter(x -> x.getKind() == SpanKind.CLIENT
+                            && x.getParentSpanId().equals(root.getSpanContext().getSpanId())).toList();
+                    assertEquals(1, attempts.size(), protocol + ": " + spans);
+                    SpanData attempt = attempts.get(0);
+                    List<SpanData> inJava = spans.stream().filter(x -> x.getKind() == SpanKind.SERVER).toList();
+                    assertEquals(List.of("grpc", "soap", "tcp"), inJava.stream()
+                            .map(x -> x.getAttributes().get(io.switchboard.metastub.TracingInterceptor.PROTOCOL)).sorted().toList(),
+                            "the Java component's calls from the Python hop that came over " + protocol + ": " + spans);
+                    for (SpanData server : inJava) {
+                        assertEquals(root.getSpanContext().getTraceId(), server.getTraceId(), "in the caller's trace: " + server);
+                        assertEquals(attempt.getSpanId(), server.getParentSpanId(), "under the call to the Python hop: " + server);
+                    }
+                }
+            } finally {
+                relay.destroy();
+                relay.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     @Test
     void grpcurlListsTheServiceByReflectionAndTheHealthCheckAnswersServing() throws Exception {
         String target = hostPort(onlyEntry("Echo").endpoint("grpc").orElseThrow().address());
