@@ -113,6 +113,8 @@ def main():
     except KeyboardInterrupt:
         pass
     unbound = server.close() or server.unbound
+    if board is not None:
+        board.close()
     emit("stopped", name=server.name, unbound=unbound, calls=dict(sorted(server.calls.items())))
     return 0
 
