@@ -54,10 +54,6 @@ final class ScratchDirectory implements AutoCloseable {
         }
     }
 
-    boolean kept() {
-        return keep;
-    }
-
     /** Removes the directory unless {@link #keep() kept}; close the processes writing into it first. */
     @Override
     public void close() {
