@@ -36,6 +36,7 @@ REFUSED_FIRST, REFUSED_MAX = 5.0, 60.0
 MIN_EMPTY_POLL = 1.0                        # an empty poll answered sooner: the registry is busy, pause
 MAX_MESSAGE_BYTES = 64 << 20                # a snapshot of tens of thousands of entries, as the Java client reads
 KEEPALIVE_MS = 10_000                       # notice a registry that is cut off (the registry permits 5 s)
+KEEPALIVE_TIMEOUT_MS = 5_000                # a ping unanswered this long ends the stream, as in the Java watch
 
 
 def _messages():
@@ -319,7 +320,7 @@ class RegistryWatcher:
         if url.scheme not in ("grpc", "grpcs") or not url.hostname or not url.port:
             raise ValueError("not a grpc:// or grpcs:// address")
         options = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.keepalive_time_ms", KEEPALIVE_MS),
-                   ("grpc.keepalive_timeout_ms", KEEPALIVE_MS), ("grpc.keepalive_permit_without_calls", 0)]
+                   ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS), ("grpc.keepalive_permit_without_calls", 0)]
         target = "%s:%d" % (url.hostname, url.port)
         if url.scheme == "grpcs":
             tls = self.board.tls
