@@ -8,6 +8,7 @@ import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 
 /** The carriers on the class path, found once. */
 final class TaskContextCarriers {
@@ -20,20 +21,17 @@ final class TaskContextCarriers {
 
     /** {@code task} wrapped by every carrier; one that fails is left out, so the work still goes over. */
     static Runnable carry(Runnable task) {
-        for (TaskContextCarrier carrier : CARRIERS) {
-            try {
-                task = Objects.requireNonNull(carrier.carry(task), "a carried task");
-            } catch (RuntimeException e) {
-                failed(carrier, e);
-            }
-        }
-        return task;
+        return carry(task, TaskContextCarrier::carry);
     }
 
     static <T> Callable<T> carry(Callable<T> task) {
+        return carry(task, TaskContextCarrier::carry);
+    }
+
+    private static <W> W carry(W task, BiFunction<TaskContextCarrier, W, W> wrap) {
         for (TaskContextCarrier carrier : CARRIERS) {
             try {
-                task = Objects.requireNonNull(carrier.carry(task), "a carried task");
+                task = Objects.requireNonNull(wrap.apply(carrier, task), "a carried task");
             } catch (RuntimeException e) {
                 failed(carrier, e);
             }
