@@ -125,10 +125,14 @@ def test_a_failed_attempt_and_its_fallback_are_sibling_spans(fresh, board, schem
     assert attempts[1].status.status_code == trace.StatusCode.UNSET
 
 
+@pytest.mark.parametrize("without", ["the API", "a tracer provider"])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-def test_a_hop_without_opentelemetry_passes_the_context_it_came_with_on(fresh, board, protocol, monkeypatch):
+def test_a_hop_without_opentelemetry_passes_the_context_it_came_with_on(fresh, board, protocol, without, monkeypatch):
     a, b = fresh
-    monkeypatch.setattr(_trace, "_otel", None)
+    if without == "the API":
+        monkeypatch.setattr(_trace, "_otel", None)
+    else:   # the API installed, no provider set: OpenTelemetry's proxy, which makes no spans of its own
+        monkeypatch.setattr(trace, "get_tracer_provider", lambda: trace.ProxyTracerProvider())
     a.onward_protocol = protocol
     stub = board.lookup("PyTraceA")
     sent = _trace.Trace(PARENT, "vendor=x")

@@ -15,6 +15,7 @@ import re
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
+from . import _trace
 from ._schema import NODES, NULLS, real_oneof
 from .errors import Refused
 
@@ -398,10 +399,8 @@ def deadline_header(header):
 def trace_header(header):
     """The trace context of the sb:trace header of ``header`` (a SOAP Header element), checked as
     the Java server checks it; None without one or when malformed: tracing never refuses a call."""
-    from ._trace import TRACEPARENT, TRACESTATE, parse
-
     element = header.find("{%s}trace" % SB_SOAP)
-    return None if element is None else parse(element.get(TRACEPARENT), element.get(TRACESTATE))
+    return None if element is None else _trace.parse(element.get(_trace.TRACEPARENT), element.get(_trace.TRACESTATE))
 
 
 def to_bytes(env):

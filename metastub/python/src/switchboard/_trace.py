@@ -65,6 +65,14 @@ def _valid_state(s):
     return isinstance(s, str) and 0 < len(s) <= MAX_TRACESTATE and all(0x20 <= ord(c) <= 0x7E for c in s)
 
 
+def _spans():
+    """Whether this process makes spans: the API is installed and the application has set a tracer
+    provider. Until then OpenTelemetry's proxy provider makes spans that record nothing and carry
+    no context of their own, which every call would pay for and the served call's context, passed
+    on as it came, does without."""
+    return _otel is not None and not isinstance(_otel.get_tracer_provider(), _otel.ProxyTracerProvider)
+
+
 def _attributes(service, method, protocol, call_id):
     attributes = {"rpc.system": RPC_SYSTEM, "rpc.service": service, "rpc.method": method,
                   "switchboard.protocol": protocol}
@@ -77,7 +85,7 @@ def _attributes(service, method, protocol, call_id):
 def server_span(service, method, protocol, call_id, trace):
     """The span of a served call, current while its operation runs (nothing without OpenTelemetry).
     A failure marks it and goes on up."""
-    if _otel is None:
+    if not _spans():
         yield
         return
     parent = _propagate.extract(dict(trace.items())) if trace is not None else None
@@ -111,14 +119,14 @@ def attempt(service, method, protocol, call_id, number, reason, inherited):
     """Starts the span of one attempt (number ``number``, chosen for ``reason``), a child of the
     current span; without OpenTelemetry, the served call's context (``inherited``) goes on as it
     came. An attempt that is never made is never ended, and so never exported."""
-    if _otel is None:
+    if not _spans():
         return Attempt(None, inherited)
     attributes = _attributes(service, method, protocol, call_id)
     attributes.update({"switchboard.attempt": number, "switchboard.fallback": reason.startswith("fallback"),
                        "switchboard.reason": reason})
     span = _TRACER.start_span("%s/%s" % (service, method), kind=_otel.SpanKind.CLIENT, attributes=attributes,
                               record_exception=False)
-    if not span.get_span_context().is_valid:   # the API without an SDK: nothing to record or send of its own
+    if not span.get_span_context().is_valid:   # a provider that makes no spans (a no-op one set on purpose)
         return Attempt(None, inherited)
     carrier = {}
     _propagate.inject(carrier, context=_otel.set_span_in_context(span))
