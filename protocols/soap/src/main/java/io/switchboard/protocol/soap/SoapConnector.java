@@ -85,11 +85,19 @@ final class SoapConnector extends ServerConnector {
      */
     private final Set<SelectableChannel> overflow = new HashSet<>();
     private final ConnectionShares shares;
-    private final Map<SocketChannel, Long> lingering = new ConcurrentHashMap<>();
+    /** Sockets lingering after their close, each with when it began and its remote address. Changed under lingerLock. */
+    private final Map<SocketChannel, Lingering> lingering = new ConcurrentHashMap<>();
+    /** How many of {@link #lingering} each remote address has. Guarded by lingerLock. */
+    private final Map<Object, Integer> lingeringPerAddress = new HashMap<>();
+    // apart from lock: a close may come from code that holds Jetty's locks, which lock's holders call into
+    private final Object lingerLock = new Object();
     private final java.util.concurrent.atomic.LongAdder lingered = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder closedUnlingered = new java.util.concurrent.atomic.LongAdder();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private volatile Scheduler.Task tick;
     private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
+    /** How long a closed connection's socket lingers; tests lengthen it so that nothing ends on its own. */
+    volatile long lingerNanos = LINGER_NANOS;
     /** For tests: runs as a connection's end point is about to be made. */
     volatile Consumer<SelectableChannel> beforeEndPoint = channel -> { };
     /** For tests: runs when a connection has been chosen for displacement, before anything is closed. */
@@ -135,8 +143,7 @@ final class SoapConnector extends ServerConnector {
 
         Admitted(SelectableChannel channel) {
             this.channel = channel;
-            Object r = remote();
-            this.address = r instanceof java.net.InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress() : r;
+            this.address = addressOf((SocketChannel) channel);
         }
 
         @Override
@@ -207,20 +214,53 @@ final class SoapConnector extends ServerConnector {
 
     /**
      * A closed connection's socket, output ended, whose input is read and dropped for a while before
-     * it is closed. Closed for Jetty, it no longer counts against the connection limits, so at most
-     * {@code maxConnections} linger at once: past them (a flood of refused handshakes or of oversized
-     * requests) one is closed at once, and its sender may see a reset rather than its refusal.
+     * it is closed. Closed for Jetty, it no longer counts against the connection limits, so the
+     * lingering sockets have the same bounds of their own: at most {@code maxConnections} in all
+     * and {@code maxConnectionsPerAddress} from one remote address. Past them (a flood of refused
+     * handshakes or of oversized requests) one is closed at once, and its sender may see a reset
+     * rather than its refusal; one host's flood leaves the others' refusals their linger.
      */
     private void linger(SocketChannel channel) {
-        if (lingering.size() >= settings.maxConnections()) {
-            IO.close(channel);
-            return;
+        Object address = addressOf(channel);
+        synchronized (lingerLock) {
+            if (lingering.size() >= settings.maxConnections()
+                    || lingeringPerAddress.getOrDefault(address, 0) >= settings.maxConnectionsPerAddress()) {
+                IO.close(channel);
+                closedUnlingered.increment();
+                return;
+            }
+            lingeringPerAddress.merge(address, 1, Integer::sum);
+            lingering.put(channel, new Lingering(System.nanoTime(), address));
         }
-        lingering.put(channel, System.nanoTime());
         lingered.increment();
         if (!isRunning()) {
             closeLingering(true);
         }
+    }
+
+    /** A lingering socket's start and remote address. */
+    private record Lingering(long sinceNanos, Object address) {
+    }
+
+    /** The remote host a connection's share is counted by: its IP address, without the port. */
+    static Object addressOf(SocketChannel channel) {
+        try {
+            java.net.SocketAddress r = channel.getRemoteAddress();
+            return r instanceof java.net.InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress() : r;
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /** Ends one socket's lingering: closes it and gives its address's share back. */
+    private void endLingering(SocketChannel channel) {
+        synchronized (lingerLock) {
+            Lingering l = lingering.remove(channel);
+            if (l != null) {
+                lingeringPerAddress.computeIfPresent(l.address(), (a, n) -> n == 1 ? null : n - 1);
+            }
+        }
+        IO.close(channel);
     }
 
     /** Sockets lingering now; for tests. */
@@ -233,13 +273,18 @@ final class SoapConnector extends ServerConnector {
         return lingered.sum();
     }
 
+    /** Sockets that were to linger but were closed at once, past a lingering bound, so far; for tests. */
+    long closedUnlingered() {
+        return closedUnlingered.sum();
+    }
+
     /** Drains every lingering socket; closes those at EOF, those past the linger time, or all of them. */
     private void closeLingering(boolean all) {
         long now = System.nanoTime();
         ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
-        for (Map.Entry<SocketChannel, Long> e : lingering.entrySet()) {
+        for (Map.Entry<SocketChannel, Lingering> e : lingering.entrySet()) {
             SocketChannel channel = e.getKey();
-            boolean done = all || now - e.getValue() > LINGER_NANOS;
+            boolean done = all || now - e.getValue().sinceNanos() > lingerNanos;
             try {
                 long drained = 0;
                 for (int n; !done && drained < MAX_DRAIN_PER_TICK; drained += n) {
@@ -255,8 +300,7 @@ final class SoapConnector extends ServerConnector {
                 done = true;
             }
             if (done) {
-                lingering.remove(channel);
-                IO.close(channel);
+                endLingering(channel);
             }
         }
     }

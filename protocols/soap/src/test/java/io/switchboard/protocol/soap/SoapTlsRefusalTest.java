@@ -1,5 +1,6 @@
 package io.switchboard.protocol.soap;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -88,22 +89,8 @@ class SoapTlsRefusalTest {
         java.util.List<SSLSocket> open = new java.util.ArrayList<>();
         try {
             for (int i = 0; i < 20; i++) {
-                long refusedBefore = server.refusedConnections();
-                SSLSocket socket = (SSLSocket) certs.rogueClient().context().getSocketFactory()
-                        .createSocket(uri.getHost(), uri.getPort());
-                open.add(socket);   // kept open: its lingering ends at the linger time, not at its end of the stream
-                socket.setSoTimeout(15_000);
-                socket.startHandshake();
-                try {
-                    socket.getOutputStream().write("POST / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
-                } catch (IOException closedAtOnce) {
-                    // past the lingering sockets' limit: closed at once, so a reset may come first
-                }
-                long end = System.nanoTime() + 15_000_000_000L;
-                while (server.refusedConnections() == refusedBefore) {
-                    assertTrue(System.nanoTime() < end, "the server did not refuse the certificate");
-                    Thread.sleep(5);
-                }
+                // kept open: its lingering ends at the linger time, not at its end of the stream
+                open.add(refusedWhileWriting(certs, uri, "127.0.0.1"));
                 int now = server.connector().lingeringConnections();
                 assertTrue(now <= limit, now + " sockets lingering, over the limit of " + limit);
             }
@@ -113,5 +100,62 @@ class SoapTlsRefusalTest {
             }
         }
         assertTrue(server.connector().lingeredConnections() >= 1, "no refused connection lingered");
+    }
+
+    /**
+     * One host's flood of refused handshakes fills only its own share of the lingering sockets
+     * ({@code maxConnectionsPerAddress}): another host's refusal still lingers, so its caller
+     * still reads the alert rather than a reset.
+     */
+    @Test
+    void oneHostsFloodLeavesAnotherHostsRefusalItsLinger() throws Exception {
+        TestCertificates certs = TestCertificates.get();
+        server = (SoapServer) new SoapProtocolProvider().newServer(ServerSettings.defaults().withTls(certs.serverMutual())
+                .withMaxConnections(4).withMaxConnectionsPerAddress(2));
+        Endpoint endpoint = server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+        server.connector().lingerNanos = 600_000_000_000L;   // none ends on its own while the test counts
+        URI uri = URI.create(endpoint.address());
+        java.util.List<SSLSocket> open = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 5; i++) {
+                open.add(refusedWhileWriting(certs, uri, "127.0.0.1"));
+            }
+            assertEquals(2, server.connector().lingeringConnections(), "one host's share of the lingering sockets");
+            assertEquals(3, server.connector().closedUnlingered());
+            open.add(refusedWhileWriting(certs, uri, "127.0.0.2"));
+            assertEquals(3, server.connector().lingeringConnections(), "another host's refusal lingers too");
+            assertEquals(3, server.connector().closedUnlingered());
+        } finally {
+            for (SSLSocket socket : open) {
+                socket.close();
+            }
+        }
+    }
+
+    /**
+     * A rogue client from {@code source} that writes a request after its refused handshake; waits
+     * until the server has closed it, lingering or not.
+     */
+    private SSLSocket refusedWhileWriting(TestCertificates certs, URI uri, String source) throws Exception {
+        long closedBefore = closedAfterRefusal();
+        SSLSocket socket = (SSLSocket) certs.rogueClient().context().getSocketFactory()
+                .createSocket(uri.getHost(), uri.getPort(), java.net.InetAddress.getByName(source), 0);
+        socket.setSoTimeout(15_000);
+        socket.startHandshake();
+        try {
+            socket.getOutputStream().write("POST / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException closedAtOnce) {
+            // past its share of the lingering sockets: closed at once, so a reset may come first
+        }
+        long end = System.nanoTime() + 15_000_000_000L;
+        while (closedAfterRefusal() == closedBefore) {
+            assertTrue(System.nanoTime() < end, "the server did not refuse the certificate");
+            Thread.sleep(5);
+        }
+        return socket;
+    }
+
+    private long closedAfterRefusal() {
+        return server.connector().lingeredConnections() + server.connector().closedUnlingered();
     }
 }
