@@ -1,9 +1,13 @@
 package io.switchboard.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -89,6 +93,68 @@ class LauncherRebuildTest {
         Files.createDirectories(root.resolve("cli/target/lib"));
         Files.delete(root.resolve("cli/target/.launcher-built"));
         assertTrue(buildDue(), "never built: a build is due");
+    }
+
+    /**
+     * Two launchers started together after a change run one build: the second waits for the
+     * first's and then finds nothing left to build. Maven and Java are stand-ins on the PATH: the
+     * build logs its start and end and ends when the test says so; Java says it ran.
+     */
+    @Test
+    void launchersStartedTogetherRunOneBuild() throws Exception {
+        touch("cli/src/main/java/io/switchboard/cli/Main.java", AFTER);
+        Path bin = Files.createDirectories(root.resolve("fake-bin"));
+        Path log = root.resolve("builds.log");
+        Path release = root.resolve("release-the-build");
+        script(bin.resolve("mvn"), "echo start >> '" + log + "'\n"
+                + "while [ ! -e '" + release + "' ]; do sleep 0.02; done\n"
+                + "echo end >> '" + log + "'\n");
+        script(bin.resolve("java"), "echo ran \"${@: -1}\"\n");
+
+        Process first = launcher(bin, "--version");
+        Process second = null;
+        try {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.exists(log) || !Files.readString(log).contains("start")) {
+                assertTrue(System.nanoTime() < end, "the first launcher's build did not start");
+                Thread.sleep(10);
+            }
+            second = launcher(bin, "--help");
+            BufferedReader err = new BufferedReader(new InputStreamReader(second.getErrorStream(), StandardCharsets.UTF_8));
+            String said = err.readLine();   // its first word, before the first build may end
+            assertEquals("switchboard: waiting for the build another ./switchboard is running...", said);
+            Files.createFile(release);
+            assertTrue(first.waitFor(60, TimeUnit.SECONDS) && second.waitFor(60, TimeUnit.SECONDS), "both launchers end");
+            assertEquals(0, first.exitValue());
+            assertEquals(0, second.exitValue());
+            assertEquals("ran --help", new String(second.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim());
+        } finally {
+            if (!Files.exists(release)) {
+                Files.createFile(release);   // a failed check leaves no stand-in build waiting
+            }
+            end(first);
+            end(second);
+        }
+        assertEquals(List.of("start", "end"), Files.readAllLines(log), "one build");
+    }
+
+    /** Lets a launcher end, then ends whatever of it is left, its stand-in build included. */
+    private static void end(Process launcher) throws InterruptedException {
+        if (launcher != null && !launcher.waitFor(10, TimeUnit.SECONDS)) {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+    }
+
+    private static void script(Path file, String body) throws IOException {
+        Files.writeString(file, "#!/usr/bin/env bash\n" + body);
+        assertTrue(file.toFile().setExecutable(true));
+    }
+
+    private Process launcher(Path fakeBin, String command) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("switchboard").toString(), command);
+        pb.environment().put("PATH", fakeBin + java.io.File.pathSeparator + System.getenv("PATH"));
+        return pb.start();
     }
 
     private void touch(String file, FileTime time) throws IOException {
