@@ -2,7 +2,9 @@
 watch stream) in front of the suite's one registry, so that what is bound through one door is seen
 through every other, as with registry servers that share a ZooKeeper ensemble. A door counts the
 SOAP operations it passes on, can pass a request on and then drop the connection unanswered, hold
-an operation until released, and be shut (its ports closed, its connections cut mid-stream)."""
+an operation until released, hang (its ports take connections, nothing answers, nothing it has open
+moves, as when the registry's process is stopped), and be shut (its ports closed, its connections
+cut mid-stream)."""
 
 import collections
 import http.client
@@ -27,10 +29,16 @@ def closed_port_url():
 
 
 class _Connections:
-    """Sockets a door has open, so that shutting it cuts them."""
+    """Sockets a door has open, so that shutting it cuts them; while the door hangs, nothing moves on them."""
 
     def __init__(self):
         self.lock, self.open, self.shut = threading.Lock(), set(), False
+        self.hung, self.released = threading.Event(), threading.Event()
+
+    def stall(self):
+        """Holds whatever would move while the door hangs, until it is shut."""
+        if self.hung.is_set():
+            self.released.wait()
 
     def add(self, sock):
         with self.lock:
@@ -41,6 +49,7 @@ class _Connections:
             return True
 
     def cut(self):
+        self.released.set()
         with self.lock:
             self.shut = True
             found, self.open = list(self.open), set()
@@ -52,12 +61,42 @@ class _Connections:
             s.close()
 
 
+class _Pings:
+    """Counts HTTP/2 PING frames read from what one side of a connection writes: the client's pings
+    (after its connection preface), or the server's acknowledgements of them. Frames have a 9-byte
+    header: length (3 bytes), type, flags, stream."""
+
+    PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    PING, ACK = 6, 1
+
+    def __init__(self, client):
+        self.client, self.counted, self._buffer, self._preface = client, 0, b"", client
+
+    def read(self, data):
+        self._buffer += data
+        if self._preface:
+            if len(self._buffer) < len(self.PREFACE):
+                return
+            self._buffer, self._preface = self._buffer[len(self.PREFACE):], False
+        while len(self._buffer) >= 9:
+            length = int.from_bytes(self._buffer[:3], "big")
+            if len(self._buffer) < 9 + length:
+                return
+            kind, flags = self._buffer[3], self._buffer[4]
+            self._buffer = self._buffer[9 + length:]
+            if kind == self.PING and bool(flags & self.ACK) != self.client:
+                self.counted += 1
+
+
 class _StreamDoor:
-    """Passes TCP connections on to the registry's watch stream listener."""
+    """Passes TCP connections on to the registry's watch stream listener, counting the pings its
+    clients send and those the registry answers, over every connection."""
 
     def __init__(self, host, port, connections):
         self.target, self.connections = (host, port), connections
         self.accepted = 0
+        self.pings = threading.Condition()
+        self.pings_sent = self.pings_answered = 0
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.address = "grpc://127.0.0.1:%d" % self.listener.getsockname()[1]
         threading.Thread(target=self._accept, daemon=True).start()
@@ -71,16 +110,31 @@ class _StreamDoor:
             self.accepted += 1
             upstream = socket.create_connection(self.target)
             if self.connections.add(client) and self.connections.add(upstream):
-                threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
-                threading.Thread(target=self._pump, args=(upstream, client), daemon=True).start()
+                threading.Thread(target=self._pump, args=(client, upstream, _Pings(True)), daemon=True).start()
+                threading.Thread(target=self._pump, args=(upstream, client, _Pings(False)), daemon=True).start()
 
-    @staticmethod
-    def _pump(source, sink):
+    def wait_for_answered_pings(self, count, seconds=30):
+        """Waits until the registry has answered ``count`` of the clients' pings in all."""
+        with self.pings:
+            assert self.pings.wait_for(lambda: self.pings_answered >= count, seconds), \
+                "%d pings sent to %s, %d answered" % (self.pings_sent, self.address, self.pings_answered)
+
+    def _pump(self, source, sink, pings):
         try:
             while True:
                 data = source.recv(65536)
                 if not data:
                     break
+                before = pings.counted
+                pings.read(data)
+                if pings.counted > before:
+                    with self.pings:
+                        if pings.client:
+                            self.pings_sent += pings.counted - before
+                        else:
+                            self.pings_answered += pings.counted - before
+                        self.pings.notify_all()
+                self.connections.stall()
                 sink.sendall(data)
         except OSError:
             pass
@@ -139,6 +193,7 @@ class Door:
         with self.asked:
             self.counts[operation] += 1
             self.asked.notify_all()
+        self.connections.stall()
         if operation in self.held:
             self.held[operation].wait(60)
         upstream = http.client.HTTPConnection(self.target.hostname, self.target.port, timeout=60)
@@ -163,6 +218,11 @@ class Door:
         with self.asked:
             assert self.asked.wait_for(lambda: self.counts[operation] >= count, seconds), \
                 "%s reached %s %d times" % (operation, self.url, self.counts[operation])
+
+    def hang(self):
+        """The registry hangs: its ports still take connections, but nothing answers and nothing it
+        has open moves (a stream's pings go unanswered), until the door is shut."""
+        self.connections.hung.set()
 
     def shut(self):
         """The registry goes away: its ports close and its connections are cut."""

@@ -7,6 +7,7 @@ entries as registry servers of one ZooKeeper ensemble do."""
 
 import os
 import threading
+import time
 import types
 
 import pytest
@@ -14,7 +15,8 @@ import pytest
 import switchboard
 from conftest import until
 from registry_doors import Door, closed_port_url
-from switchboard import _registry
+from switchboard import _registry, _watch
+from switchboard._registry import FAILOVER_WATCH_ANSWER
 from switchboard._registry import RegistryClient
 from test_serve import Echo
 from test_watch import Binder, ports, unique
@@ -86,16 +88,24 @@ def test_a_list_whose_first_registry_is_down_works_through_the_second(registry_u
     assert instances(registry_url, name) == [], "unbound through the second"
 
 
+def streaming_from_the_first(board, doors, name, secret, echo_proto):
+    """Binds ``name`` (instance "one", port 8001) through the second door and looks it up on
+    ``board``, whose watch then streams from the first; the binder and the component."""
+    first, second = doors
+    # binds through a registry client of their own: the board's waits for its watch's question
+    binder = Binder(types.SimpleNamespace(registry=RegistryClient(second.url)), secret, echo_proto)
+    binder.bind(name, "one", 8001)
+    component = board.lookup(name)
+    until(lambda: board.watcher.mode == "stream" and first.stream.accepted == 1, "the watch streams from the first")
+    return binder, component
+
+
 def test_a_watch_whose_registry_goes_away_moves_to_the_next_and_misses_nothing(doors, secret, echo_proto,
                                                                               reads_from_the_first):
     first, second = doors
     name = unique("PyWatchMoves")
     with switchboard.connect([first.url, second.url]) as board:
-        # binds through a registry client of their own: the board's waits for its watch's question
-        binder = Binder(types.SimpleNamespace(registry=RegistryClient(second.url)), secret, echo_proto)
-        binder.bind(name, "one", 8001)
-        component = board.lookup(name)
-        until(lambda: board.watcher.mode == "stream" and first.stream.accepted == 1, "the watch streams from the first")
+        binder, component = streaming_from_the_first(board, doors, name, secret, echo_proto)
         second.held["watch"] = threading.Event()   # the watch must ask the second where it streams: not yet
         first.shut()
         second.wait_for("watch")
@@ -110,6 +120,35 @@ def test_a_watch_whose_registry_goes_away_moves_to_the_next_and_misses_nothing(d
         until(lambda: ports(component) == [8002, 8003], "an unbind after the move is seen")
         for instance in ("gap", "after"):
             binder.unbind(name, instance)
+
+
+def test_a_watch_whose_registry_hangs_moves_to_the_next_and_misses_nothing(doors, secret, echo_proto,
+                                                                          reads_from_the_first, monkeypatch):
+    """A registry that hangs (stopped, say) keeps its ports and connections: nothing ends the stream
+    but its unanswered ping. It hangs here once it has answered the stream's first two pings, the
+    most grpc core sends while its client sends no data unless told otherwise: the watch must go on
+    pinging, end the stream at the ping it does not answer, ask the next registry first (not the
+    hung one) and hear a bind made meanwhile. Pings every 6 s (the registry permits one per 5 s) and 1 s to answer, so that the test takes
+    seconds; the defaults are 10 s and 5 s."""
+    monkeypatch.setattr(_watch, "KEEPALIVE_MS", 6_000)
+    monkeypatch.setattr(_watch, "KEEPALIVE_TIMEOUT_MS", 1_000)
+    first, second = doors
+    name = unique("PyWatchHangs")
+    with switchboard.connect([first.url, second.url]) as board:
+        binder, component = streaming_from_the_first(board, doors, name, secret, echo_proto)
+        first.stream.wait_for_answered_pings(2)
+        first.hang()
+        hung = time.monotonic()
+        binder.bind(name, "meanwhile", 8002)
+        until(lambda: ports(component) == [8001, 8002], "the bind made while the first hangs is seen")
+        heard = time.monotonic() - hung
+        print("a watch whose registry hangs heard the bind after %.1f s" % heard)
+        # the next ping within 6 s, 1 s for its answer, and the next registry asked at once
+        assert heard < 6 + 1 + FAILOVER_WATCH_ANSWER, "heard after %.1f s" % heard
+        assert second.stream.accepted == 1 and board.watcher.streams_opened == 2
+        binder.unbind(name, "one")
+        until(lambda: ports(component) == [8002], "an unbind after the move is seen")
+        binder.unbind(name, "meanwhile")
 
 
 def test_a_bind_that_may_have_reached_a_registry_is_not_sent_to_another(registry_url, doors, secret, schemas):
