@@ -16,7 +16,7 @@ import switchboard
 from conftest import until
 from registry_doors import Door, closed_port_url
 from switchboard import _registry, _watch
-from switchboard._registry import FAILOVER_WATCH_ANSWER
+from switchboard._registry import FAILOVER_WATCH_ANSWER, LOOKUP_ANSWER
 from switchboard._registry import RegistryClient
 from test_serve import Echo
 from test_watch import Binder, ports, unique
@@ -149,6 +149,27 @@ def test_a_watch_whose_registry_hangs_moves_to_the_next_and_misses_nothing(doors
         binder.unbind(name, "one")
         until(lambda: ports(component) == [8002], "an unbind after the move is seen")
         binder.unbind(name, "meanwhile")
+
+
+def test_a_lookup_that_begins_on_a_registry_that_hangs_moves_to_the_next(doors, secret, echo_proto,
+                                                                        reads_from_the_first):
+    """A registry that hangs answers nothing and closes nothing: a lookup gives it LOOKUP_ANSWER
+    (5 s), not the client's whole timeout (30 s), before it asks the next."""
+    first, second = doors
+    name = unique("PyLookupHangs")
+    binder = Binder(types.SimpleNamespace(registry=RegistryClient(second.url)), secret, echo_proto)
+    binder.bind(name, "one", 8001)
+    try:
+        reader = RegistryClient([first.url, second.url])
+        assert [e.instance_id for e in reader.lookup(name)] == ["one"]
+        first.hang()
+        started = time.monotonic()
+        assert [e.instance_id for e in reader.lookup(name)] == ["one"]
+        took = time.monotonic() - started
+        assert LOOKUP_ANSWER <= took < LOOKUP_ANSWER + 3, "the lookup took %.1f s" % took
+        assert first.counts["lookup"] == 2 and second.counts["lookup"] == 1
+    finally:
+        binder.unbind(name, "one")
 
 
 def test_a_bind_that_may_have_reached_a_registry_is_not_sent_to_another(registry_url, doors, secret, schemas):

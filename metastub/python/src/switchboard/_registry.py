@@ -18,6 +18,9 @@ from urllib.parse import urlparse
 # answers nothing) is left for the next soon; as the Java client's FAILOVER_WATCH_SECONDS
 FAILOVER_WATCH_SECONDS = 5
 FAILOVER_WATCH_ANSWER = 5                  # how long a poll's answer may take beyond its wait
+# how long a lookup waits for one registry when there are others (at most the client's timeout),
+# so that one that hangs costs a lookup this rather than a whole timeout; as the Java client's
+LOOKUP_ANSWER = 5
 AVOID_FIRST, AVOID_MAX = 1.0, 30.0         # seconds a registry that failed is tried last, as ReplicatedChannel
 NOT_DELIVERED, MAY_HAVE_RUN = "not delivered", "may have run"
 IDEMPOTENT = {"lookup", "watch", "renew", "unbind"}   # as registry.xsd marks them; bind is not
@@ -143,6 +146,7 @@ class RegistryClient:
         settings = zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True, forbid_external=True,
                                  xml_huge_tree=False)
         self.urls, self.url = urls, ",".join(urls)
+        self._lookup_answer = min(LOOKUP_ANSWER, timeout)
         # writes keep the order given; reads and watches start at a registry of this client's own
         start = _read_start(len(urls)) if len(urls) > 1 else 0
         self.read_order = urls[start:] + urls[:start]
@@ -231,7 +235,7 @@ class RegistryClient:
 
     def lookup(self, name):
         with self.lock:
-            raw = self._call("lookup", self.read_order, name=name)[0] or []
+            raw = self._call("lookup", self.read_order, self._lookup_answer, name=name)[0] or []
         from zeep.helpers import serialize_object
 
         return [Entry(serialize_object(e, dict)) for e in raw]
@@ -249,11 +253,12 @@ class RegistryClient:
                for e in events if e.get("name") in wanted]
         return raw["epoch"], raw["version"], bool(raw.get("reset")), out
 
-    def _watch(self, names, epoch, since, wait_seconds):
-        """(the watch answer as a dict, the registry that gave it)."""
+    def _watch(self, names, epoch, since, wait_seconds, timeout=None):
+        """(the watch answer as a dict, the registry that gave it); ``timeout``: how long each of
+        several registries may take (None: the client's)."""
         from zeep.helpers import serialize_object
 
-        answer, url = self._call("watch", self.read_order, names={"item": list(names)}, epoch=epoch,
+        answer, url = self._call("watch", self.read_order, timeout, names={"item": list(names)}, epoch=epoch,
                                  sinceVersion=since, waitSeconds=wait_seconds)
         return serialize_object(answer, dict), url
 
@@ -265,7 +270,8 @@ class RegistryClient:
         behind it."""
         with self._asking:
             if self._stream is None:
-                answer, url = self._watch(names, None, None, 0)
+                # a watch that does not wait: each of several registries gets what a lookup gets
+                answer, url = self._watch(names, None, None, 0, self._lookup_answer)
                 self._stream = (answer.get("stream") or None, url)
             return self._stream[0]
 

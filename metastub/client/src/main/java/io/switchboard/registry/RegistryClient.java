@@ -72,6 +72,14 @@ public final class RegistryClient implements AutoCloseable {
     private static final Duration MAX_WATCH_ANSWER = Duration.ofSeconds(5);
     /** The longest a registry call waits for its answer (a client's shorter call timeout applies). */
     private static final Duration MAX_CALL_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a lookup waits for one registry's answer when there are others to move to (the
+     * client's shorter call timeout applies): a registry that hangs then costs a lookup this on
+     * its stream listener, not the call timeout, of which the lookup waited for the connection's
+     * unanswered ping instead (20 s in {@code HungRegistryTest}). A lookup takes milliseconds;
+     * {@code list}, which may read every entry, keeps the call timeout.
+     */
+    private static final Duration MAX_LOOKUP_ANSWER = Duration.ofSeconds(5);
     private final ReplicatedChannel channel;
     private final RegistryStub stub;
     /** One SOAP client for every registry server of this client, reads and writes. */
@@ -82,6 +90,8 @@ public final class RegistryClient implements AutoCloseable {
     private final String credential;
     private final List<String> urls;
     private final Duration callTimeout;
+    /** What one registry has to answer a lookup ({@link #MAX_LOOKUP_ANSWER} with several). */
+    private final Duration lookupTimeout;
     /** {@link System#nanoTime} until which renewals carry no figures (a registry did not take them); 0: none. */
     private volatile long statsPausedUntil;
     /** Which registries' stream address (in this client's read order) it shares with the other clients of the JVM. */
@@ -128,6 +138,8 @@ public final class RegistryClient implements AutoCloseable {
         this.callTimeout = settings.callTimeout().compareTo(MAX_CALL_TIMEOUT) < 0 ? settings.callTimeout()
                 : MAX_CALL_TIMEOUT;
         this.callSettings = settings.withCallTimeout(callTimeout);
+        this.lookupTimeout = urls.size() > 1 && MAX_LOOKUP_ANSWER.compareTo(callTimeout) < 0 ? MAX_LOOKUP_ANSWER
+                : callTimeout;
         this.clients = new ProtocolClients(callSettings);
         this.channel = replicated(registries, clients);
         this.stub = new RegistryStub(channel);
@@ -323,14 +335,15 @@ public final class RegistryClient implements AutoCloseable {
         Lookup request = new Lookup();
         request.setName(name);
         List<Entry> fast = readOnStream(WatchStreamMethod.LOOKUP, request,
-                LookupResponse::getEntries);
-        return Entries.fromWire(fast != null ? fast : readStub.lookup(name));
+                LookupResponse::getEntries, lookupTimeout);
+        return Entries.fromWire(fast != null ? fast
+                : readStub.withOptions(CallOptions.DEFAULT.withTimeout(lookupTimeout)).lookup(name));
     }
 
     /** Every entry, without interface schemas. */
     public List<ComponentEntry> list() {
         List<Entry> fast = readOnStream(WatchStreamMethod.LIST,
-                new ListEntries(), ListEntriesResponse::getEntries);
+                new ListEntries(), ListEntriesResponse::getEntries, callTimeout);
         return Entries.fromWire(fast != null ? fast : readStub.listEntries());
     }
 
@@ -348,7 +361,7 @@ public final class RegistryClient implements AutoCloseable {
         request.setKnownSchemas(known.isEmpty() ? null : new ArrayList<>(known));
         byte[] answer;
         try {
-            answer = callOnStream(WatchStreamMethod.LOOKUP_LEAN_WIRE, request, true);
+            answer = callOnStream(WatchStreamMethod.LOOKUP_LEAN_WIRE, request, true, lookupTimeout);
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == io.grpc.Status.Code.UNIMPLEMENTED) {
                 leanUnknown = true;
@@ -365,8 +378,8 @@ public final class RegistryClient implements AutoCloseable {
      * ever).
      */
     private <Q, A> List<Entry> readOnStream(MethodDescriptor<Q, A> method, Q request,
-            java.util.function.Function<A, List<Entry>> entries) {
-        A answer = callOnStream(method, request, false);
+            java.util.function.Function<A, List<Entry>> entries, Duration timeout) {
+        A answer = callOnStream(method, request, false, timeout);
         if (answer == null) {
             return null;
         }
@@ -377,9 +390,9 @@ public final class RegistryClient implements AutoCloseable {
     /**
      * One call on the stream listener; null when there is none or it failed. {@code refusals}:
      * an unknown method or a request refused as invalid is thrown (the listener is fine, the
-     * request is not) rather than taken for a failed listener.
+     * request is not) rather than taken for a failed listener; {@code timeout}: how long it may take.
      */
-    private <Q, A> A callOnStream(MethodDescriptor<Q, A> method, Q request, boolean refusals) {
+    private <Q, A> A callOnStream(MethodDescriptor<Q, A> method, Q request, boolean refusals, Duration timeout) {
         String at;
         try {
             at = streamAddress();
@@ -393,7 +406,7 @@ public final class RegistryClient implements AutoCloseable {
         try {
             return io.grpc.stub.ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(ch,
                             io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(streamHeaders())), method,
-                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(callTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS),
+                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS),
                     request);
         } catch (StatusRuntimeException e) {
             if (refusals && (e.getStatus().getCode() == io.grpc.Status.Code.UNIMPLEMENTED

@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A registry server that stops answering without closing anything (its process stopped with
  * SIGSTOP: the kernel still takes connections and bytes, nothing answers), unlike one whose
  * process ends or whose ports close: a watch whose stream is on it notices by its unanswered
- * ping, moves to the other registry server of its list, and hears the next bind there.
+ * ping, moves to the other registry server of its list, and hears the next bind there; a lookup
+ * that begins on it moves to the other.
  */
 class HungRegistryTest {
     private static final String SECRET = "hung-secret";
@@ -30,56 +33,105 @@ class HungRegistryTest {
     @TempDir
     Path dir;
 
-    @Test
-    void aWatchOnARegistryThatHangsMovesToTheOtherAndHearsTheNextBind() throws Exception {
-        List<RegistryClient> clients = new ArrayList<>();
-        try (ScratchZooKeeper zookeeper = ScratchZooKeeper.started(200);
-             ChildJvm hung = registry(zookeeper, "a");
-             ChildJvm other = registry(zookeeper, "b")) {
-            String hungUrl = hung.await("registry ").trim();
-            String otherUrl = other.await("registry ").trim();
-            String hungStream = streamOf(hungUrl, clients);
-            // reads and watches start at a registry of the client's own, picked at random: take a
-            // client whose watch goes to the registry that will hang
-            RegistryClient watching = null;
-            for (int i = 0; i < 64 && watching == null; i++) {
-                RegistryClient c = RegistryClient.connect(List.of(hungUrl, otherUrl), null, ClientSettings.defaults());
-                clients.add(c);
-                if (hungStream.equals(c.streamAddress())) {
-                    watching = c;
-                }
-            }
-            assertTrue(watching != null, "no client of 64 watches through " + hungUrl);
-            CountDownLatch first = new CountDownLatch(1);
-            CountDownLatch second = new CountDownLatch(1);
-            try (RegistryClient writer = RegistryClient.connect(otherUrl, SECRET);
-                 RegistryWatch watch = RegistryWatch.start(watching, List.of("Hung"), e -> {
-                     if (e.kind() == RegistryEvent.Kind.APPEAR) {
-                         (e.instanceId().equals("first") ? first : second).countDown();
-                     }
-                 })) {
-                writer.bind(entry("first"));
-                assertTrue(first.await(60, TimeUnit.SECONDS), "the watch saw the first bind");
+    /** Two registry servers on one ZooKeeper, the first to hang; clients made by the test, closed after it. */
+    private ScratchZooKeeper zookeeper;
+    private ChildJvm hung;
+    private ChildJvm other;
+    private String hungUrl;
+    private String otherUrl;
+    private final List<RegistryClient> clients = new ArrayList<>();
 
-                signal("STOP", hung.process());
-                long stopped = System.nanoTime();
-                writer.bind(entry("second"));
+    @BeforeEach
+    void twoRegistriesOnOneZooKeeper() throws Exception {
+        zookeeper = ScratchZooKeeper.started(200);
+        hung = registry("a");
+        other = registry("b");
+        hungUrl = hung.await("registry ").trim();
+        otherUrl = other.await("registry ").trim();
+    }
 
-                // the stream's unanswered ping ends it within 15 s, then the registry that hung is asked
-                // first again, for at most a watch answer's 5 s; with a whole call timeout (30 s)
-                // there, the bind was heard after 45 s
-                assertTrue(second.await(35, TimeUnit.SECONDS), "the watch moved off the hung registry and heard the bind");
-                long heardMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
-                System.out.println("a watch on a hung registry heard the next bind after " + heardMillis + " ms");
-            } finally {
-                signal("CONT", hung.process());   // so that it ends with the test
-            }
-        } finally {
-            clients.forEach(RegistryClient::close);
+    @AfterEach
+    void stop() throws Exception {
+        clients.forEach(RegistryClient::close);
+        if (hung != null) {
+            signal("CONT", hung.process());   // so that it ends with the test
+            hung.close();
+        }
+        if (other != null) {
+            other.close();
+        }
+        if (zookeeper != null) {
+            zookeeper.close();
         }
     }
 
-    private ChildJvm registry(ScratchZooKeeper zookeeper, String name) throws IOException {
+    @Test
+    void aWatchOnARegistryThatHangsMovesToTheOtherAndHearsTheNextBind() throws Exception {
+        RegistryClient watching = clientReadingThroughTheHungOne();
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch second = new CountDownLatch(1);
+        try (RegistryClient writer = RegistryClient.connect(otherUrl, SECRET);
+             RegistryWatch watch = RegistryWatch.start(watching, List.of("Hung"), e -> {
+                 if (e.kind() == RegistryEvent.Kind.APPEAR) {
+                     (e.instanceId().equals("first") ? first : second).countDown();
+                 }
+             })) {
+            writer.bind(entry("first"));
+            assertTrue(first.await(60, TimeUnit.SECONDS), "the watch saw the first bind");
+
+            signal("STOP", hung.process());
+            long stopped = System.nanoTime();
+            writer.bind(entry("second"));
+
+            // the stream's unanswered ping ends it within 15 s, then the registry that hung is asked
+            // first again, for at most a watch answer's 5 s; with a whole call timeout (30 s)
+            // there, the bind was heard after 45 s
+            assertTrue(second.await(35, TimeUnit.SECONDS), "the watch moved off the hung registry and heard the bind");
+            long heardMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+            System.out.println("a watch on a hung registry heard the next bind after " + heardMillis + " ms");
+        }
+    }
+
+    /**
+     * A lookup that begins on a registry that hangs moves to the other within what one registry
+     * has to answer a lookup (5 s), on the stream listener and then for the ask of where the next
+     * one is. With the call timeout there the lookup waited for the connection's unanswered ping
+     * (10 s, and 5 s for its answer) and took 20 s.
+     */
+    @Test
+    void aLookupThatBeginsOnARegistryThatHangsMovesToTheOther() throws Exception {
+        RegistryClient reading = clientReadingThroughTheHungOne();
+        try (RegistryClient writer = RegistryClient.connect(otherUrl, SECRET)) {
+            writer.bind(entry("first"));
+            assertEquals(List.of("first"), instances(reading.lookup("Hung")));
+            signal("STOP", hung.process());
+            long stopped = System.nanoTime();
+            assertEquals(List.of("first"), instances(reading.lookup("Hung")));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+            System.out.println("a lookup that began on a hung registry answered after " + tookMillis + " ms");
+            // 5 s on the hung registry's stream listener, 5 s for the ask that finds the other's
+            assertTrue(tookMillis < 13_000, "the lookup took " + tookMillis + " ms");
+        }
+    }
+
+    /** A client of both registries whose reads (and watch) start at the hung one's: each picks its own at random. */
+    private RegistryClient clientReadingThroughTheHungOne() {
+        String stream = streamOf(hungUrl, clients);
+        for (int i = 0; i < 64; i++) {
+            RegistryClient c = RegistryClient.connect(List.of(hungUrl, otherUrl), null, ClientSettings.defaults());
+            clients.add(c);
+            if (stream.equals(c.streamAddress())) {
+                return c;
+            }
+        }
+        throw new AssertionError("no client of 64 reads through " + hungUrl);
+    }
+
+    private static List<String> instances(List<ComponentEntry> entries) {
+        return entries.stream().map(ComponentEntry::instanceId).toList();
+    }
+
+    private ChildJvm registry(String name) throws IOException {
         return ChildJvm.start(dir.resolve(name + ".err"), ZooKeeperRegistryMain.class, zookeeper.getConnectString(),
                 "/hung", SECRET);
     }
