@@ -505,16 +505,26 @@ public final class RegistryClient implements AutoCloseable {
      * a client that only watches (its snapshot and changes come over the stream) keeps no SOAP
      * connection open at the registry, where thousands of them would fill the listener's limit.
      * The ask is a watch that does not wait, so each registry gets what a watch's answer gets
-     * ({@link #watchTimeout}, at most 5 s): a watch whose stream's registry hung asks it first
-     * again, and would otherwise wait a whole call timeout (30 s) before the next registry.
+     * ({@link #watchTimeout}, at most 5 s), from {@code start} (an index into the read order) on:
+     * after a stream failed, the registry after the one that named it, which may hang.
      */
-    private Optional<String> probeStream() {
-        try (ProtocolClients once = new ProtocolClients(callSettings);
-             ReplicatedChannel probe = replicated(readRegistries, once)) {
-            WatchResponse r = new RegistryStub(probe).withOptions(CallOptions.DEFAULT.withTimeout(watchTimeout(0)))
-                    .watch(List.of(), null, null, 0);
-            return Optional.ofNullable(r.getStream());
+    private StreamAddresses.Answer probeStream(int start) {
+        RuntimeException last = null;
+        for (int k = 0; k < readRegistries.size(); k++) {
+            int at = (start + k) % readRegistries.size();
+            try (ProtocolClients once = new ProtocolClients(callSettings);
+                 ReplicatedChannel probe = replicated(List.of(readRegistries.get(at)), once)) {
+                WatchResponse r = new RegistryStub(probe).withOptions(CallOptions.DEFAULT.withTimeout(watchTimeout(0)))
+                        .watch(List.of(), null, null, 0);
+                return new StreamAddresses.Answer(Optional.ofNullable(r.getStream()), at);
+            } catch (RuntimeException e) {
+                if (last != null) {
+                    e.addSuppressed(last);
+                }
+                last = e;
+            }
         }
+        throw last;
     }
 
     /** The stream at {@code address} failed: the next watch asks again (perhaps of another registry server). */

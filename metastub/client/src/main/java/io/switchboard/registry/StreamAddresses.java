@@ -7,13 +7,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
+import java.util.function.IntFunction;
 
 /**
  * Where each registry streams its changes, asked once per JVM (not once per {@link RegistryClient}):
  * a process that opens thousands of clients to one registry, as thousands of processes would, asks
  * once, and its watches open at once on the shared HTTP/2 connection instead of queueing behind a
- * SOAP call each on the few connect threads.
+ * SOAP call each on the few connect threads. After a stream fails, the next ask starts at the
+ * registry after the one that named it: that one may be the registry that hangs.
  */
 final class StreamAddresses {
     private static final long QUIET_NANOS = Duration.ofSeconds(1).toNanos();
@@ -22,9 +23,15 @@ final class StreamAddresses {
     record Key(List<String> urls, TlsSettings tls) {
     }
 
-    /** One registry's answer, or its latest failure; guarded by itself. */
+    /** Where a registry streams (empty: it does not), and which of the key's registries said so. */
+    record Answer(Optional<String> stream, int registry) {
+    }
+
+    /** One registry's answer, or its latest failure, and where the next ask starts; guarded by itself. */
     private static final class Probe {
         Optional<String> stream;
+        int answeredBy;
+        int startAt;
         RuntimeException failure;
         long failedAt;
     }
@@ -36,10 +43,11 @@ final class StreamAddresses {
 
     /**
      * The stream address for {@code key} (null: the registry has none), asking {@code ask} when
-     * nobody has yet. Clients that ask together wait for one answer; within 1 s of a failure they
-     * hear that failure, not a call each (no storm of calls to a registry that is down).
+     * nobody has yet, from the registry it is given (an index into the key's). Clients that ask
+     * together wait for one answer; within 1 s of a failure they hear that failure, not a call
+     * each (no storm of calls to a registry that is down).
      */
-    static String get(Key key, Supplier<Optional<String>> ask) {
+    static String get(Key key, IntFunction<Answer> ask) {
         Probe p = PROBES.computeIfAbsent(key, k -> new Probe());
         synchronized (p) {
             if (p.stream == null) {
@@ -47,7 +55,9 @@ final class StreamAddresses {
                     throw p.failure;
                 }
                 try {
-                    p.stream = Objects.requireNonNull(ask.get());
+                    Answer a = Objects.requireNonNull(ask.apply(p.startAt));
+                    p.stream = Objects.requireNonNull(a.stream());
+                    p.answeredBy = a.registry();
                     p.failure = null;
                 } catch (RuntimeException e) {
                     p.failure = e;
@@ -59,7 +69,10 @@ final class StreamAddresses {
         }
     }
 
-    /** The stream at {@code address} failed: the next client to need it asks again (perhaps another registry server). */
+    /**
+     * The stream at {@code address} failed: the next client to need it asks again, starting at the
+     * registry after the one that named it.
+     */
     static void failed(Key key, String address) {
         Probe p = PROBES.get(key);
         if (p == null) {
@@ -68,6 +81,7 @@ final class StreamAddresses {
         synchronized (p) {
             if (p.stream != null && Objects.equals(p.stream.orElse(null), address)) {
                 p.stream = null;
+                p.startAt = (p.answeredBy + 1) % key.urls().size();
             }
         }
     }

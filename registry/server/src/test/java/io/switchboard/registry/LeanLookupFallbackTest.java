@@ -47,7 +47,7 @@ class LeanLookupFallbackTest {
             StreamAddresses.Key key = new StreamAddresses.Key(List.of(registry.endpoint()), null);
             try {
                 // where the client's JVM was told the stream is, as an older registry's watch answer would say
-                StreamAddresses.get(key, () -> Optional.of(at));
+                StreamAddresses.get(key, start -> new StreamAddresses.Answer(Optional.of(at), 0));
                 try (RegistryClient client = RegistryClient.connect(registry.endpoint())) {
                     client.bind(new ComponentEntry("Old", "o1", List.of(new Endpoint("soap",
                             "http://127.0.0.1:4100/axis2/services/Old")), schema, null, null, null, List.of(), 0));
