@@ -223,8 +223,17 @@ public final class RegistryClient implements AutoCloseable {
     }
 
     public void bind(ComponentEntry entry) {
+        bind(entry, null);
+    }
+
+    /**
+     * {@link #bind(ComponentEntry)} with a timeout per registry tried (null: the client's); a bind
+     * that times out may have run, so it is not sent to the next registry.
+     */
+    public void bind(ComponentEntry entry, Duration timeout) {
+        RegistryStub s = timeout == null ? stub : stub.withOptions(CallOptions.DEFAULT.withTimeout(timeout));
         try {
-            stub.bind(Entries.toWire(entry), credential);
+            s.bind(Entries.toWire(entry), credential);
         } catch (BindFaultException e) {
             throw new RegistryException(e.getFaultInfo().getCode(), "bind " + entry.name() + ": "
                     + e.getFaultInfo().getReason());

@@ -15,6 +15,7 @@ import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
+import io.switchboard.protocol.TransportException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.switchboard.protocol.spi.WebHandler;
@@ -105,6 +106,8 @@ public final class ComponentServer implements AutoCloseable {
     private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
     private final int leaseSeconds;
     private final ScheduledExecutorService heartbeat;
+    /** How long a bind waits for each of several registries. */
+    private static final int BIND_ANSWER_SECONDS = 5;
     /** A renew waits one heartbeat period per registry (1 s at least), so that the next registry is asked within the lease. */
     private final Duration renewTimeout;
     /** What each component served, per operation and protocol; reported with every renewal. */
@@ -163,6 +166,27 @@ public final class ComponentServer implements AutoCloseable {
         } else {
             heartbeat = null;
             renewTimeout = null;
+        }
+    }
+
+    /**
+     * Binds {@code entry}, giving each of several registries {@value #BIND_ANSWER_SECONDS} s, so
+     * that one that hangs costs the export that rather than the call timeout (30 s). A bind that
+     * may have reached a registry that did not answer is not sent to another (it may be bound
+     * there), and under a lease it is left to the heartbeat rather than thrown: the heartbeat
+     * renews the entry if the bind took, and binds it again where it did not. Thrown, it failed the
+     * export of a component whose first registry hung, though the next registry was there.
+     */
+    private void bind(ComponentEntry entry) {
+        Duration timeout = registry.urls().size() > 1 ? Duration.ofSeconds(BIND_ANSWER_SECONDS) : null;
+        try {
+            registry.bind(entry, timeout);
+        } catch (TransportException e) {
+            if (heartbeat == null || e.delivery() != TransportException.Delivery.MAY_HAVE_RUN) {
+                throw e;
+            }
+            LOG.warn("the bind of {} ({}) may have reached a registry that did not answer; the heartbeat binds it "
+                    + "again if it is missing: {}", entry.name(), entry.instanceId(), e.getMessage());
         }
     }
 
@@ -237,7 +261,7 @@ public final class ComponentServer implements AutoCloseable {
                 List.of(ComponentEntry.CALL_IDS), leaseSeconds);
         if (registry != null) {
             warnIfUnreachable(entry);
-            registry.bind(entry);
+            bind(entry);
         }
         bound.add(entry);
         LOG.info("exported {} as {} at {}", d.name(), name, endpoints);

@@ -11,6 +11,7 @@ import io.switchboard.testing.ChildJvm;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -111,6 +112,36 @@ class HungRegistryTest {
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
             System.out.println("a lookup that began on a hung registry answered after " + tookMillis + " ms");
             assertTrue(tookMillis < 8_000, "the lookup took " + tookMillis + " ms");
+        }
+    }
+
+    /**
+     * A component given both registries, the first of which hangs, is served and bound: its bind
+     * may have reached the hung one, so it is not sent to the other, but the export does not fail
+     * for it; the heartbeat then finds the entry missing and binds it through the other.
+     */
+    @Test
+    void aComponentWhoseFirstRegistryHangsIsServedAndBoundThroughTheOther() throws Exception {
+        signal("STOP", hung.process());
+        long stopped = System.nanoTime();
+        try (io.switchboard.server.ComponentServer server = io.switchboard.server.ComponentServer.builder()
+                .protocols("soap").registry(hungUrl + "," + otherUrl, SECRET).lease(Duration.ofSeconds(6)).build();
+             RegistryClient reader = RegistryClient.connect(otherUrl)) {
+            ComponentEntry exported = server.export(ConformanceComponent.skeleton(
+                    new io.switchboard.testing.conformance.ConformanceImpl()));
+            long exportedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+            System.out.println("a component whose first registry hangs was exported after " + exportedMillis + " ms");
+            // the hung registry gets a bind's 5 s with another to move to, not the call timeout (30 s)
+            assertTrue(exportedMillis < 10_000, "exported after " + exportedMillis + " ms");
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            List<ComponentEntry> found;
+            while ((found = reader.lookup(exported.name())).isEmpty()) {
+                assertTrue(System.nanoTime() < end, "the component was not bound through the other registry");
+                Thread.sleep(100);
+            }
+            assertEquals(List.of(exported.instanceId()), instances(found));
+            long boundMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+            System.out.println("and bound through the other after " + boundMillis + " ms");
         }
     }
 
