@@ -16,7 +16,7 @@ import switchboard
 from conftest import until
 from registry_doors import Door, closed_port_url
 from switchboard import _registry, _watch
-from switchboard._registry import FAILOVER_WATCH_ANSWER, LOOKUP_ANSWER
+from switchboard._registry import BIND_ANSWER, FAILOVER_WATCH_ANSWER, LOOKUP_ANSWER
 from switchboard._registry import RegistryClient
 from test_serve import Echo
 from test_watch import Binder, ports, unique
@@ -183,6 +183,29 @@ def test_a_bind_that_may_have_reached_a_registry_is_not_sent_to_another(registry
         first.drop.clear()
         RegistryClient(registry_url).unbind(name, server.instance_id, secret)   # the entry is lost
         until(lambda: instances(registry_url, name) == [server.instance_id], "the heartbeat binds it again")
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("reads_start_at", [0, 1])
+def test_a_component_whose_first_registry_hangs_is_served_and_bound_through_the_next(registry_url, doors, secret,
+                                                                                    schemas, monkeypatch,
+                                                                                    reads_start_at):
+    """Each of several registries gets 5 s, not the client's timeout (30 s): for the WSDL when the
+    client's reads start at the hung one (0), after which the bind goes to the second; for the
+    bind when they start at the second (1), after which the bind, which may have run on the hung
+    one, is not sent to the second, and the lease's heartbeat binds it there."""
+    monkeypatch.setattr(_registry, "_read_start", lambda count: reads_start_at, raising=False)
+    first, second = doors
+    first.hang()
+    name = unique("PyServeHangs")
+    started = time.monotonic()
+    server = serve(schemas, [first.url, second.url], name, secret, lease=3)
+    try:
+        took = time.monotonic() - started
+        assert BIND_ANSWER <= took < BIND_ANSWER + 3, "served after %.1f s" % took
+        assert second.counts["bind"] == (1 if reads_start_at == 0 else 0)
+        until(lambda: instances(registry_url, name) == [server.instance_id], "bound through the second")
     finally:
         server.close()
 

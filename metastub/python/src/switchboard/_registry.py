@@ -21,6 +21,7 @@ FAILOVER_WATCH_ANSWER = 5                  # how long a poll's answer may take b
 # how long a lookup waits for one registry when there are others (at most the client's timeout),
 # so that one that hangs costs a lookup this rather than a whole timeout; as the Java client's
 LOOKUP_ANSWER = 5
+BIND_ANSWER = 5   # the same for a bind, which is not sent to the next if it may have run (serve leaves it to the lease)
 AVOID_FIRST, AVOID_MAX = 1.0, 30.0         # seconds a registry that failed is tried last, as ReplicatedChannel
 NOT_DELIVERED, MAY_HAVE_RUN = "not delivered", "may have run"
 IDEMPOTENT = {"lookup", "watch", "renew", "unbind"}   # as registry.xsd marks them; bind is not
@@ -146,7 +147,7 @@ class RegistryClient:
         settings = zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True, forbid_external=True,
                                  xml_huge_tree=False)
         self.urls, self.url = urls, ",".join(urls)
-        self._lookup_answer = min(LOOKUP_ANSWER, timeout)
+        self._lookup_answer, self._bind_answer = min(LOOKUP_ANSWER, timeout), min(BIND_ANSWER, timeout)
         # writes keep the order given; reads and watches start at a registry of this client's own
         start = _read_start(len(urls)) if len(urls) > 1 else 0
         self.read_order = urls[start:] + urls[:start]
@@ -164,16 +165,24 @@ class RegistryClient:
         self._asking = threading.Lock()   # guards _stream; a question under way holds it
 
     def _load(self, settings):
-        """A zeep client of the WSDL of the first registry, in read order, that serves it."""
+        """A zeep client of the WSDL of the first registry, in read order, that serves it; with
+        several, each gets what a lookup gets, so that one that hangs does not hold the client up
+        for a whole timeout."""
         import zeep
 
-        for i, url in enumerate(self.read_order):
-            try:
-                return zeep.Client(url + "?wsdl", settings=settings, transport=self.transport)
-            except Exception:
-                if i == len(self.read_order) - 1:
-                    raise
-                self._failed(url)
+        timeout = self.transport.load_timeout
+        if len(self.read_order) > 1:
+            self.transport.load_timeout = self._lookup_answer
+        try:
+            for i, url in enumerate(self.read_order):
+                try:
+                    return zeep.Client(url + "?wsdl", settings=settings, transport=self.transport)
+                except Exception:
+                    if i == len(self.read_order) - 1:
+                        raise
+                    self._failed(url)
+        finally:
+            self.transport.load_timeout = timeout
 
     def _order(self, urls):
         """``urls`` with those that failed lately last, the one back soonest first."""
@@ -296,7 +305,7 @@ class RegistryClient:
         """Binds ``entry`` through the first registry that answers; MayHaveRun when it failed where it
         may have reached one of several (it is not sent to the next: it would find the entry bound)."""
         with self.lock:
-            self._call("bind", self.urls, entry=entry, credential=credential)
+            self._call("bind", self.urls, self._bind_answer, entry=entry, credential=credential)
 
     def renew(self, name, instance_id, credential, timeout=None):
         """Whether the registry still held the instance, renewing its lease; ``timeout``: how long
