@@ -243,7 +243,7 @@ final class SoapConnector extends ServerConnector {
     }
 
     /** The remote host a connection's share is counted by: its IP address, without the port. */
-    static Object addressOf(SocketChannel channel) {
+    private static Object addressOf(SocketChannel channel) {
         try {
             java.net.SocketAddress r = channel.getRemoteAddress();
             return r instanceof java.net.InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress() : r;
