@@ -40,10 +40,20 @@ class Hop(Echo):
         return values
 
 
+def _unset_tracer_provider():
+    """Puts OpenTelemetry's global tracer provider back to unset, as opentelemetry-test-utils'
+    ``reset_trace_globals`` does (the API sets it once per process and offers no public undo):
+    the modules after this one run without spans, as the rest of the suite was written for."""
+    from opentelemetry.util._once import Once
+
+    trace._TRACER_PROVIDER_SET_ONCE = Once()
+    trace._TRACER_PROVIDER = None
+
+
 @pytest.fixture(scope="module")
 def hops(schemas, registry_url, secret):
     """Hops A and B, each bound in the registry, A with a board of its own to call B; the process's
-    tracer provider records every span in memory from here on (OpenTelemetry sets it once)."""
+    tracer provider records every span in memory until the module's end."""
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
     trace.set_tracer_provider(provider)
@@ -57,7 +67,10 @@ def hops(schemas, registry_url, secret):
     own.close()
     for server in servers:
         server.close()
-    EXPORTER.shutdown()   # later modules' spans are dropped
+    EXPORTER.shutdown()
+    provider.shutdown()
+    _unset_tracer_provider()
+    assert not _trace._spans(), "later modules make no spans"
 
 
 @pytest.fixture()
