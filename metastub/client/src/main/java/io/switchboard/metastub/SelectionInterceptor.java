@@ -34,7 +34,13 @@ final class SelectionInterceptor implements ClientInterceptor {
     private final Set<String> namedOnly;
     /** Protocols a policy picks only for calls up to a size ({@link ProtocolProvider#policyMaxBytes()}), and that size. */
     private final Map<String, Long> smallOnly;
-    private volatile Reasons lastReasons;
+    /**
+     * Each policy's reasons, made once: a handful of policies per stub (the stub's, an operation's,
+     * those set on calls). A single "last policy" was made again whenever calls of two policies
+     * alternated on one stub, three strings each time. Copied on write; at most {@link #MAX_REASONS}.
+     */
+    private volatile Reasons[] reasons = new Reasons[0];
+    private static final int MAX_REASONS = 16;
 
     SelectionInterceptor(Supplier<ProtocolSuite> suites, SelectionPolicy stubPolicy,
                          Map<String, SelectionPolicy> operationPolicies, ProtocolHealth health, MessageSize sizes,
@@ -120,22 +126,31 @@ final class SelectionInterceptor implements ClientInterceptor {
         return kept == null ? candidates : List.copyOf(kept);
     }
 
-    /**
-     * Why a policy at a level chose, as call records say it: built once per policy rather than
-     * per call (the last policy's strings are kept; a call-level policy is usually one instance).
-     */
+    /** Why a policy at a level chose, as call records say it: built once per policy rather than per call. */
     private String reason(SelectionPolicy policy, String level) {
-        Reasons r = lastReasons;
-        if (r == null || r.policy != policy) {
-            r = new Reasons(policy, policy.name() + " (call policy)", policy.name() + " (operation policy)",
-                    policy.name() + " (stub policy)");
-            lastReasons = r;
-        }
+        Reasons r = reasonsOf(policy);
         return switch (level) {
             case "call" -> r.call;
             case "operation" -> r.operation;
             default -> r.stub;
         };
+    }
+
+    private Reasons reasonsOf(SelectionPolicy policy) {
+        Reasons[] known = reasons;
+        for (Reasons r : known) {
+            if (r.policy == policy) {
+                return r;
+            }
+        }
+        Reasons r = new Reasons(policy, policy.name() + " (call policy)", policy.name() + " (operation policy)",
+                policy.name() + " (stub policy)");
+        if (known.length < MAX_REASONS) {   // past it (a new policy instance per call), made per call as before
+            Reasons[] more = java.util.Arrays.copyOf(known, known.length + 1);
+            more[known.length] = r;
+            reasons = more;   // a race may drop another thread's entry: it is made again on its next call
+        }
+        return r;
     }
 
     /** A policy's reasons at each level. */

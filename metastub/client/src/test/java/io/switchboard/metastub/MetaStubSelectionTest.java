@@ -1,6 +1,7 @@
 package io.switchboard.metastub;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,6 +101,29 @@ class MetaStubSelectionTest {
         c.calls().forEach(r -> reasons.add(r.reason()));
         assertEquals(List.of("fixed:inproc (stub policy)", "fixed:soap (operation policy)", "fixed:inproc (stub policy)",
                 "fixed:inproc (call policy)", "pinned on call"), reasons);
+    }
+
+    /**
+     * Calls of two policies set on calls, alternating on one stub, say why with the same strings
+     * each time: a policy's reasons are made once, not again whenever the policy changes from the
+     * call before (three strings per call when two policies took turns).
+     */
+    @Test
+    void policiesTakingTurnsOnOneStubReuseTheirReasons() {
+        Client c = client(List.of("inproc", "soap"), both, new FirstCommonPolicy());
+        ConformanceStub viaInproc = c.stub().withOptions(CallOptions.DEFAULT.with(MetaStub.POLICY, new FixedPolicy("inproc")));
+        ConformanceStub viaSoap = c.stub().withOptions(CallOptions.DEFAULT.with(MetaStub.POLICY, new FixedPolicy("soap")));
+        for (int i = 0; i < 3; i++) {
+            viaInproc.ping();
+            viaSoap.ping();
+        }
+        List<CallRecord> calls = c.calls();
+        assertEquals(6, calls.size());
+        for (int i = 2; i < calls.size(); i++) {
+            assertSame(calls.get(i - 2).reason(), calls.get(i).reason(), "call " + i + ": " + calls.get(i).reason());
+        }
+        assertEquals(List.of("fixed:inproc (call policy)", "fixed:soap (call policy)"),
+                List.of(calls.get(0).reason(), calls.get(1).reason()));
     }
 
     @Test
