@@ -322,8 +322,7 @@ class RegistryWatcher:
         # A registry that hangs is noticed only by its unanswered ping. grpcio 1.85 closed the
         # transport at one only after ping_timeout_ms, whatever keepalive_timeout_ms said; and after
         # two pings while the client sends no data, which a watch never does after its request,
-        # grpc core pings once a minute (gRFC L116) or not at all (grpc/grpc#25722). With neither
-        # set, a watch heard the next change 115 s after its registry hung.
+        # grpc core pings once a minute (gRFC L116) or not at all (grpc/grpc#25722).
         options = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.keepalive_time_ms", KEEPALIVE_MS),
                    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS), ("grpc.keepalive_permit_without_calls", 0),
                    ("grpc.http2.max_pings_without_data", 0), ("grpc.http2.ping_timeout_ms", KEEPALIVE_TIMEOUT_MS)]

@@ -35,9 +35,9 @@ final class SelectionInterceptor implements ClientInterceptor {
     /** Protocols a policy picks only for calls up to a size ({@link ProtocolProvider#policyMaxBytes()}), and that size. */
     private final Map<String, Long> smallOnly;
     /**
-     * Each policy's reasons, made once: a handful of policies per stub (the stub's, an operation's,
-     * those set on calls). A single "last policy" was made again whenever calls of two policies
-     * alternated on one stub, three strings each time. Copied on write; at most {@link #MAX_REASONS}.
+     * Each policy's reasons, made once, so that calls of policies taking turns on one stub (the
+     * stub's, an operation's, those set on calls) do not make three strings each. Copied on
+     * write; at most {@link #MAX_REASONS}.
      */
     private volatile Reasons[] reasons = new Reasons[0];
     private static final int MAX_REASONS = 16;

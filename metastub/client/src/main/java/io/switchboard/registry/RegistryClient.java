@@ -75,9 +75,8 @@ public final class RegistryClient implements AutoCloseable {
     /**
      * How long a lookup waits for one registry's answer when there are others to move to (the
      * client's shorter call timeout applies): a registry that hangs then costs a lookup this on
-     * its stream listener, not the call timeout, of which the lookup waited for the connection's
-     * unanswered ping instead (20 s in {@code HungRegistryTest}). A lookup takes milliseconds;
-     * {@code list}, which may read every entry, keeps the call timeout.
+     * its stream listener, not the call timeout. A lookup takes milliseconds; {@code list}, which
+     * may read every entry, keeps the call timeout.
      */
     private static final Duration MAX_LOOKUP_ANSWER = Duration.ofSeconds(5);
     private final ReplicatedChannel channel;
