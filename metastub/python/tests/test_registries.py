@@ -153,9 +153,9 @@ def test_a_watch_whose_registry_hangs_moves_to_the_next_and_misses_nothing(doors
 
 def test_a_lookup_that_begins_on_a_registry_that_hangs_moves_to_the_next(doors, secret, echo_proto,
                                                                         reads_from_the_first, monkeypatch):
-    """A registry that hangs answers nothing and closes nothing: a lookup gives it LOOKUP_ANSWER
+    """A registry that hangs answers nothing and closes nothing: a lookup gives it ANSWER_WITH_OTHERS
     (5 s; 2 s here, to be quick), not the client's whole timeout (30 s), before it asks the next."""
-    monkeypatch.setattr(_registry, "LOOKUP_ANSWER", 2)
+    monkeypatch.setattr(_registry, "ANSWER_WITH_OTHERS", 2)
     first, second = doors
     name = unique("PyLookupHangs")
     binder = Binder(types.SimpleNamespace(registry=RegistryClient(second.url)), secret, echo_proto)
@@ -197,8 +197,7 @@ def test_a_component_whose_first_registry_hangs_is_served_and_bound_through_the_
     bind when they start at the second (1), after which the bind, which may have run on the hung
     one, is not sent to the second, and the lease's heartbeat binds it there."""
     monkeypatch.setattr(_registry, "_read_start", lambda count: reads_start_at, raising=False)
-    monkeypatch.setattr(_registry, "LOOKUP_ANSWER", 2)
-    monkeypatch.setattr(_registry, "BIND_ANSWER", 2)
+    monkeypatch.setattr(_registry, "ANSWER_WITH_OTHERS", 2)
     first, second = doors
     first.hang()
     name = unique("PyServeHangs")

@@ -18,10 +18,11 @@ from urllib.parse import urlparse
 # answers nothing) is left for the next soon; as the Java client's FAILOVER_WATCH_SECONDS
 FAILOVER_WATCH_SECONDS = 5
 FAILOVER_WATCH_ANSWER = 5                  # how long a poll's answer may take beyond its wait
-# how long a lookup waits for one registry when there are others (at most the client's timeout),
-# so that one that hangs costs a lookup this rather than a whole timeout; as the Java client's
-LOOKUP_ANSWER = 5
-BIND_ANSWER = 5   # the same for a bind, which is not sent to the next if it may have run (serve leaves it to the lease)
+# how long one registry has to answer the WSDL, a lookup, the ask for the stream or a bind when
+# there are others (at most the client's timeout), so that one that hangs costs this rather than a
+# whole timeout, as in the Java client; a bind that may have run is still not sent to the next
+# (serve leaves it to the lease)
+ANSWER_WITH_OTHERS = 5
 AVOID_FIRST, AVOID_MAX = 1.0, 30.0         # seconds a registry that failed is tried last, as ReplicatedChannel
 NOT_DELIVERED, MAY_HAVE_RUN = "not delivered", "may have run"
 IDEMPOTENT = {"lookup", "watch", "renew", "unbind"}   # as registry.xsd marks them; bind is not
@@ -147,7 +148,7 @@ class RegistryClient:
         settings = zeep.Settings(strict=True, forbid_dtd=True, forbid_entities=True, forbid_external=True,
                                  xml_huge_tree=False)
         self.urls, self.url = urls, ",".join(urls)
-        self._lookup_answer, self._bind_answer = min(LOOKUP_ANSWER, timeout), min(BIND_ANSWER, timeout)
+        self._answer = min(ANSWER_WITH_OTHERS, timeout)   # applied by _call only with several registries
         # writes keep the order given; reads and watches start at a registry of this client's own
         start = _read_start(len(urls)) if len(urls) > 1 else 0
         self.read_order = urls[start:] + urls[:start]
@@ -172,7 +173,7 @@ class RegistryClient:
 
         timeout = self.transport.load_timeout
         if len(self.read_order) > 1:
-            self.transport.load_timeout = self._lookup_answer
+            self.transport.load_timeout = self._answer
         try:
             for i, url in enumerate(self.read_order):
                 try:
@@ -244,7 +245,7 @@ class RegistryClient:
 
     def lookup(self, name):
         with self.lock:
-            raw = self._call("lookup", self.read_order, self._lookup_answer, name=name)[0] or []
+            raw = self._call("lookup", self.read_order, self._answer, name=name)[0] or []
         from zeep.helpers import serialize_object
 
         return [Entry(serialize_object(e, dict)) for e in raw]
@@ -280,7 +281,7 @@ class RegistryClient:
         with self._asking:
             if self._stream is None:
                 # a watch that does not wait: each of several registries gets what a lookup gets
-                answer, url = self._watch(names, None, None, 0, self._lookup_answer)
+                answer, url = self._watch(names, None, None, 0, self._answer)
                 self._stream = (answer.get("stream") or None, url)
             return self._stream[0]
 
@@ -305,7 +306,7 @@ class RegistryClient:
         """Binds ``entry`` through the first registry that answers; MayHaveRun when it failed where it
         may have reached one of several (it is not sent to the next: it would find the entry bound)."""
         with self.lock:
-            self._call("bind", self.urls, self._bind_answer, entry=entry, credential=credential)
+            self._call("bind", self.urls, self._answer, entry=entry, credential=credential)
 
     def renew(self, name, instance_id, credential, timeout=None):
         """Whether the registry still held the instance, renewing its lease; ``timeout``: how long
