@@ -99,7 +99,8 @@ final class SwitchboardPeer implements Peer {
 
     /**
      * One call; while counting, the connection's listener, which runs on this thread when a
-     * blocking attempt ends, counts its records into this row's {@link WayCounts}.
+     * blocking attempt ends, holds its records in this row's {@link WayCounts}, to be counted
+     * after the call's time is taken.
      */
     @Override
     public Object roundTrip(Payload p) {
@@ -195,11 +196,11 @@ final class SwitchboardPeer implements Peer {
             counted = EchoComponent.stub(countedChannel);
         }
 
-        /** The call listener of {@code direct}: counts a policy row's timed attempts, ignores the rest. */
+        /** The call listener of {@code direct}: holds a policy row's timed attempts for counting, ignores the rest. */
         private void count(CallRecord r) {
             WayCounts ways = counting;
             if (ways != null) {
-                ways.add(r);
+                ways.hold(r);
             }
         }
 

@@ -14,13 +14,15 @@ import java.util.stream.Collectors;
  * answers came from the failsafe's fallback. A
  * failed attempt is not counted: the attempt that answered after it is, or the cell fails.
  *
- * <p>Counted by a call listener on the calling thread into counters made before the first timed
- * call: {@link #add} allocates nothing and takes no lock, so it costs a timed call nothing that
- * shows (a list of every call's record made a row twice as slow).
+ * <p>A call listener on the calling thread only holds each record ({@link #hold}: one store);
+ * the records are counted once the call's time is taken ({@link #countHeld}), so that a policy row
+ * does not pay, inside its timed calls, for bookkeeping the pinned rows do not have (finding a
+ * record's way compares it with the protocols' names). Neither allocates or takes a lock.
  *
  * <pre>{@code
  * WayCounts ways = new WayCounts();
- * ways.add(record);            // from a CallListener, for each timed call's attempts
+ * ways.hold(record);           // from a CallListener, for each timed call's attempts
+ * ways.countHeld();            // after the call's time is taken
  * ways.note();                 // "calls over tcp-unix 1,998, grpc 2"
  * }</pre>
  */
@@ -34,6 +36,9 @@ public final class WayCounts {
     private final int protocols;
     private final long[] answered;
     private long fallbacks;
+    /** The records of the call under way, not counted yet; a call of more attempts than this counts the rest at once. */
+    private final CallRecord[] held = new CallRecord[8];
+    private int heldCount;
 
     WayCounts() {
         List<String> names = new ArrayList<>(Protocols.names());
@@ -41,6 +46,23 @@ public final class WayCounts {
         names.addAll(SwitchboardPeer.UNIX_WAYS.keySet());
         ways = names.toArray(String[]::new);
         answered = new long[ways.length];
+    }
+
+    /** Keeps an attempt's record until {@link #countHeld}: what a listener does inside a timed call. */
+    void hold(CallRecord r) {
+        if (heldCount == held.length) {
+            countHeld();
+        }
+        held[heldCount++] = r;
+    }
+
+    /** Counts the records held since the last call of this, and lets them go. */
+    void countHeld() {
+        for (int i = 0; i < heldCount; i++) {
+            add(held[i]);
+            held[i] = null;
+        }
+        heldCount = 0;
     }
 
     /** Counts one attempt's record: by its protocol and way if it answered, nothing if it failed. */
