@@ -11,12 +11,15 @@ import org.junit.jupiter.api.Test;
 /** The policy-step bench's rows, each timed, over a real server in this JVM. */
 class PolicyStepBenchTest {
     @Test
-    void everyRowIsTimedInTheOrderReported() throws Exception {
+    void everyRowIsTimedInTheOrderReportedAndGoesOverTcpsUnixSocket() throws Exception {
         Map<String, long[]> rows = PolicyStepBench.run("doubles", 40);
 
         assertEquals(PolicyStepBench.ROWS, new ArrayList<>(rows.keySet()));
-        rows.forEach((row, q) -> assertTrue(0 < q[1] && q[1] <= q[0] && q[0] <= q[2],
-                row + ": p10 " + q[1] + ", median " + q[0] + ", p90 " + q[2] + " ns"));
+        rows.forEach((row, q) -> {
+            assertTrue(0 < q[1] && q[1] <= q[0] && q[0] <= q[2], row + ": p10 " + q[1] + ", median " + q[0]
+                    + ", p90 " + q[2] + " ns");
+            assertEquals(0, q[3], row + ": calls not over tcp's Unix socket (no re-probe within 10 s)");
+        });
     }
 
     @Test
