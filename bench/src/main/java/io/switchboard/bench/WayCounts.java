@@ -36,7 +36,7 @@ public final class WayCounts {
     private final int protocols;
     private final long[] answered;
     private long fallbacks;
-    /** The records of the call under way, not counted yet; a call of more attempts than this counts the rest at once. */
+    /** The records of the call under way, not counted yet; a call of more attempts than it holds has its first counted at once. */
     private final CallRecord[] held = new CallRecord[8];
     private int heldCount;
 
