@@ -230,13 +230,18 @@ public final class RegistryClient implements AutoCloseable {
      * that times out may have run, so it is not sent to the next registry.
      */
     public void bind(ComponentEntry entry, Duration timeout) {
-        RegistryStub s = timeout == null ? stub : stub.withOptions(CallOptions.DEFAULT.withTimeout(timeout));
+        RegistryStub s = writes(timeout);
         try {
             s.bind(Entries.toWire(entry), credential);
         } catch (BindFaultException e) {
             throw new RegistryException(e.getFaultInfo().getCode(), "bind " + entry.name() + ": "
                     + e.getFaultInfo().getReason());
         }
+    }
+
+    /** The stub for writes, with {@code timeout} per registry tried (null: the client's call timeout). */
+    private RegistryStub writes(Duration timeout) {
+        return timeout == null ? stub : stub.withOptions(CallOptions.DEFAULT.withTimeout(timeout));
     }
 
     public void rebind(ComponentEntry entry) {
@@ -274,7 +279,7 @@ public final class RegistryClient implements AutoCloseable {
      */
     public boolean renew(String name, String instanceId, Duration timeout) {
         try {
-            RegistryStub s = timeout == null ? stub : stub.withOptions(CallOptions.DEFAULT.withTimeout(timeout));
+            RegistryStub s = writes(timeout);
             return s.renew(name, instanceId, credential);
         } catch (RenewFaultException e) {
             throw new RegistryException(e.getFaultInfo().getCode(), "renew " + name + ": "
@@ -293,7 +298,7 @@ public final class RegistryClient implements AutoCloseable {
         if (stats == null || (statsPausedUntil != 0 && System.nanoTime() - statsPausedUntil < 0)) {
             return renew(name, instanceId, timeout);
         }
-        RegistryStub s = timeout == null ? stub : stub.withOptions(CallOptions.DEFAULT.withTimeout(timeout));
+        RegistryStub s = writes(timeout);
         try {
             return s.renewWithStats(name, instanceId, credential, CallSummary.toWire(stats));
         } catch (RenewWithStatsFaultException e) {
