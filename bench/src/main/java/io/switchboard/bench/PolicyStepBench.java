@@ -66,6 +66,9 @@ public final class PolicyStepBench {
         if (!workload.equals("empty") && !workload.equals("doubles")) {
             throw new IllegalArgumentException("workload must be empty or doubles: " + workload);
         }
+        if (rounds < 4) {   // a quarter is left out as warm-up; the rest must hold a sample
+            throw new IllegalArgumentException("rounds must be 4 or more: " + rounds);
+        }
         try (ComponentServer server = ComponentServer.builder().protocols("tcp", "grpc", "soap").lease(Duration.ZERO).build()) {
             ComponentEntry entry = server.export(EchoComponent.skeleton(new EchoService()));
             long[] offTheWay = new long[ROWS.size()];

@@ -24,7 +24,16 @@ class PolicyStepBenchTest {
 
     @Test
     void anUnknownWorkloadIsRefusedBeforeAnythingStarts() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyStepBench.run("list", 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PolicyStepBench.run("list", 8));
         assertTrue(e.getMessage().contains("empty or doubles"), e.getMessage());
+    }
+
+    @Test
+    void tooFewRoundsToTimeAnyAreRefusedBeforeAnythingStarts() {
+        for (int rounds : new int[] {-1, 0, 3}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> PolicyStepBench.run("empty", rounds));
+            assertTrue(e.getMessage().contains("4 or more"), e.getMessage());
+        }
     }
 }
