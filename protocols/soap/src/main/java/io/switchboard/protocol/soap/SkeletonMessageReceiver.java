@@ -91,7 +91,7 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
                 throw refused(in, SoapCalls.CANCELLED, "the caller cancelled call " + callId + " before it arrived; "
                         + operation + " did not run");
             }
-            try (cancellable) {
+            try (cancellable; ServerCallContext.Scope watched = watched(in, call)) {
                 response = skeleton.invoke(operation, request, callId);
             }
         } catch (DeclaredFault fault) {
@@ -123,6 +123,17 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
                     SoapFaults.receiverCode(in));
         }
         return response;
+    }
+
+    /** While the operation runs, a client that closes its connection cancels the call ({@link SoapEndPoint#checkClientGone}). */
+    private static ServerCallContext.Scope watched(MessageContext in, ServerCallContext call) {
+        if (!(in.getProperty(SoapEndPoint.PROPERTY) instanceof SoapEndPoint e)) {
+            return () -> { };
+        }
+        if (in.getProperty(SoapEndPoint.BODY_END) instanceof Runnable readEnd) {
+            readEnd.run();   // the operation has its request: the body's end, if it came, is read now
+        }
+        return e.running(call);
     }
 
     /** The call id from the {@code sb:call} header, or null when the client sent none. */

@@ -12,7 +12,8 @@ import java.util.function.LongSupplier;
  * The calls a SOAP server runs that came with a call id, by component, caller and id, so that a
  * client's cancel message ({@code POST} to the component's address with the {@value #CANCEL_HEADER}
  * header naming the call id, no body) reaches the operation: SOAP itself has no cancel, and a
- * server does not notice a client's connection closing while the operation runs. A cancel acts
+ * client's connection closing is noticed only once the operation has run a second
+ * ({@link SoapEndPoint#checkClientGone}). A cancel acts
  * only on a call of the same {@linkplain Peer#identity() identity}: a call id seen by another
  * caller (call ids are exported as trace attributes) cancels nothing.
  *

@@ -96,6 +96,8 @@ final class SoapConnector extends ServerConnector {
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private volatile Scheduler.Task tick;
     private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.LongAdder clientLooks = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder clientsGone = new java.util.concurrent.atomic.LongAdder();
     /** How long a closed connection's socket lingers; tests lengthen it so that nothing ends on its own. */
     volatile long lingerNanos = LINGER_NANOS;
     /** For tests: runs as a connection's end point is about to be made. */
@@ -310,6 +312,15 @@ final class SoapConnector extends ServerConnector {
         return ticks.get();
     }
 
+    /** Looks for the clients of running operations made so far, and the clients found gone; for tests. */
+    long clientLooks() {
+        return clientLooks.sum();
+    }
+
+    long clientsGone() {
+        return clientsGone.sum();
+    }
+
     private void tick() {
         ticks.incrementAndGet();
         try {
@@ -318,6 +329,13 @@ final class SoapConnector extends ServerConnector {
                 if (e instanceof SoapEndPoint s) {
                     s.checkDeadline(now);
                     s.checkOverflowLifetime(now, OVERFLOW_LIFETIME_NANOS);
+                    SoapEndPoint.Look look = s.checkClientGone(now);
+                    if (look != SoapEndPoint.Look.NOT_DUE) {
+                        clientLooks.increment();
+                        if (look == SoapEndPoint.Look.GONE) {
+                            clientsGone.increment();
+                        }
+                    }
                 }
             }
             closeLingering(false);

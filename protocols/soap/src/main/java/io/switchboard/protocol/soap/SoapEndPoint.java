@@ -1,5 +1,6 @@
 package io.switchboard.protocol.soap;
 
+import io.switchboard.protocol.ServerCallContext;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -42,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * connector checks the deadlines ({@link #checkDeadline}) and picks idle connections to displace
  * at its connection limit ({@link #displace}).
  *
+ * <p>A client that closes its connection while its operation runs cancels the call, once the
+ * operation has run a second ({@link #checkClientGone}).
+ *
  * <p>The thread that answered a request waits up to {@value #NEXT_REQUEST_WAIT_MILLIS} ms on the
  * socket for the next one and handles it itself ({@link #awaitNextRequest}, for
  * {@link SoapHttpConnection}); only then does the connection go back to Jetty's selector. A
@@ -70,6 +74,19 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /** How long the thread that answered waits for the connection's next request before it leaves it to the selector. */
     static final long NEXT_REQUEST_WAIT_MILLIS = 5;
+    /** The message context's property holding the end point of the connection a request came on. */
+    static final String PROPERTY = "io.switchboard.soap.endPoint";
+    /**
+     * The message context's property holding a step that reads the request body's end if it has
+     * come, without waiting (the operation has its request by then; only the envelope's end tags
+     * are left). Until the body's end is read, bytes on the socket may be the request's own, so
+     * its client is not looked for.
+     */
+    static final String BODY_END = "io.switchboard.soap.bodyEnd";
+    /** An operation that has run this long has its client looked for, and again every as long. */
+    static final long CLIENT_LOOK_AFTER_NANOS = 1_000_000_000L;
+    /** At most so many bytes that came while an operation ran are read, to tell them from the client's close. */
+    static final int LOOK_LIMIT = 64 * 1024;
 
     private final long graceNanos;
     private final LibraryInternals shortcuts;
@@ -95,6 +112,20 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private boolean inHandler;
     /** Waits for a request's bytes that went through Jetty's selector (not {@link #awaitRequestBytes}). */
     private long selectorWaitsInRequest;
+    /** The call the current request runs, while it runs ({@link #running}); null between calls. */
+    private ServerCallContext operation;
+    /** When the socket under {@link #operation} was last looked at ({@link #checkClientGone}), or it began. */
+    private long lastLookNanos;
+    /**
+     * Bytes came while an operation ran and were read to tell them from a close: what follows them
+     * can no longer be parsed, so Jetty reads nothing more and the connection closes after the answer.
+     */
+    private volatile boolean inputLost;
+    /** Reads by Jetty ({@link #fill}) and by the look for a client gone never overlap. */
+    private final Object reading = new Object();
+
+    /** What a look for a running operation's client found ({@link #checkClientGone}). */
+    enum Look { NOT_DUE, THERE, GONE, BYTES_DROPPED }
 
     SoapEndPoint(SocketChannel channel, ManagedSelector selector, SelectionKey key, Scheduler scheduler,
                  long requestTimeoutMillis, long minBytesPerSecond, Consumer<SocketChannel> linger, Waiters waiters,
@@ -188,14 +219,17 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     @Override
     public int fill(ByteBuffer buffer) throws IOException {
         State now = state();
-        if (now == State.DISPLACED) {
+        if (now == State.DISPLACED || inputLost) {
             return -1;
         }
         if (now == State.CUT) {   // the 408 is on its way, then the close: what arrives meanwhile is dropped
             drop();
             return 0;
         }
-        int n = super.fill(buffer);
+        int n;
+        synchronized (reading) {
+            n = super.fill(buffer);
+        }
         if (n > 0) {
             // bytes read late are still taken: they may have waited in the socket for a starved server
             // (the sender was on time); a sender that is late leaves the server waiting, where the
@@ -211,7 +245,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      */
     @Override
     protected void needsFillInterest() {
-        if (lingering || state() == State.DISPLACED) {
+        if (lingering || inputLost || state() == State.DISPLACED) {
             getFillInterest().onClose();
         } else if (servedByThisThread() && state() == State.BETWEEN_REQUESTS) {
             deferred = true;
@@ -429,8 +463,96 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         answered = true;
     }
 
+    /**
+     * The current request runs {@code call} until the returned scope closes: if its client closes
+     * the connection meanwhile, the call is cancelled ({@link #checkClientGone}).
+     */
+    ServerCallContext.Scope running(ServerCallContext call) {
+        synchronized (this) {
+            operation = call;
+            lastLookNanos = System.nanoTime();
+        }
+        return () -> {
+            synchronized (this) {
+                if (operation == call) {
+                    operation = null;
+                }
+            }
+        };
+    }
+
+    /**
+     * Called by the connector every tick: once an operation has run {@link #CLIENT_LOOK_AFTER_NANOS},
+     * and every as long again, looks whether its client is still there. HTTP/1.1 gives a server no
+     * sign of a client that went away while it works (Jetty reads the socket again only once the
+     * answer is sent), and SOAP has no cancel of its own: a client that timed out, or whose process
+     * ended, left its operation running to the end. A socket that turns readable while the
+     * operation runs, its request read whole and no answer begun, holds either its end (the client
+     * closed: the call is cancelled, as a closed tcp or gRPC connection cancels its calls) or bytes
+     * a client should not send before its answer (SOAP requests are POSTs, which clients do not
+     * pipeline): those are read and dropped, at most {@value #LOOK_LIMIT} bytes a look, the
+     * operation runs on (over TLS, a client's close may come as its alert first, its end a moment
+     * later: the next look finds it) and the connection closes after the answer.
+     */
+    Look checkClientGone(long now) {
+        ServerCallContext call;
+        synchronized (this) {
+            call = operation;
+            if (call == null || state != State.ANSWERING || answered
+                    || now - lastLookNanos < CLIENT_LOOK_AFTER_NANOS) {
+                return Look.NOT_DUE;
+            }
+            lastLookNanos = now;
+        }
+        if (!waiters.readableNow(getChannel())) {
+            return Look.THERE;
+        }
+        boolean ended = false;
+        int dropped = 0;
+        synchronized (reading) {
+            synchronized (this) {
+                if (operation != call || answered) {
+                    return Look.THERE;   // the answer is on its way: the socket is Jetty's again
+                }
+            }
+            ByteBuffer sink = ByteBuffer.allocate(4096);
+            try {
+                while (dropped < LOOK_LIMIT) {
+                    int n = getChannel().read(sink);
+                    if (n < 0) {
+                        ended = true;
+                        break;
+                    }
+                    if (n == 0) {
+                        break;
+                    }
+                    dropped += n;
+                    sink.clear();
+                }
+            } catch (IOException e) {
+                ended = true;   // reset by the peer
+            }
+            if (dropped > 0) {
+                inputLost = true;
+            }
+        }
+        if (ended) {
+            LOG.debug("the client {} closed its SOAP connection while its operation ran: the call is cancelled",
+                    getRemoteSocketAddress());
+            call.cancel();
+            return Look.GONE;
+        }
+        if (dropped > 0) {
+            LOG.debug("{} bytes from {} came while its operation ran: dropped, and the connection closes after the answer",
+                    dropped, getRemoteSocketAddress());
+            return Look.BYTES_DROPPED;
+        }
+        return Look.THERE;
+    }
+
     /** The exchange ended: the connection is idle until the next request's first byte. */
     synchronized void completed() {
+        operation = null;
         answered = false;
         inHandler = false;
         if (state == State.IN_REQUEST || state == State.ANSWERING) {

@@ -95,6 +95,7 @@ final class SoapPostHandler extends Handler.Wrapper {
         InputStream in = Content.Source.asInputStream(body(request));
         Answer out = new Answer(response);
         MessageContext mc = messageContext(request, out);
+        mc.setProperty(SoapEndPoint.BODY_END, (Runnable) () -> readArrivedEnd(request));
         mc.setProperty(Constants.Configuration.CONTENT_TYPE, contentType);
         mc.setProperty(SoapCalls.ARRIVED, arrived);
         try {
@@ -204,6 +205,10 @@ final class SoapPostHandler extends Handler.Wrapper {
                 request.getHeaders().get(HttpHeader.AUTHORIZATION));
         mc.setProperty(Constants.OUT_TRANSPORT_INFO, new AnswerInfo(out.response, true));
         mc.setProperty(RequestResponseTransport.TRANSPORT_CONTROL, new ResponseSignal());
+        SoapEndPoint endPoint = SoapConnector.endPointOf(request);
+        if (endPoint != null) {
+            mc.setProperty(SoapEndPoint.PROPERTY, endPoint);
+        }
         return mc;
     }
 
@@ -315,6 +320,24 @@ final class SoapPostHandler extends Handler.Wrapper {
      * which a client about to reuse it would meet as a broken pipe. The read is bounded by the size
      * limit and the request deadline; past the limit it fails, and the connection ends.
      */
+    /**
+     * Reads what has come of the body's rest without waiting, up to its end: a few end tags the
+     * parser has no more use for. Bounded, so that a body padded past its envelope is not read
+     * here; its end then stays unread until the answer ({@link #readToEnd}).
+     */
+    private static void readArrivedEnd(Request request) {
+        for (int i = 0; i < 16; i++) {
+            Content.Chunk chunk = request.read();
+            if (chunk == null) {
+                return;
+            }
+            chunk.release();
+            if (chunk.isLast() || Content.Chunk.isFailure(chunk)) {
+                return;
+            }
+        }
+    }
+
     private static void readToEnd(InputStream in) {
         try {
             byte[] sink = new byte[256];   // mostly the envelope's end tags and the last chunk

@@ -33,7 +33,10 @@ final class SoapServlet extends AxisServlet {
         super.doPost(request, response);
     }
 
-    /** As Axis2's, with the caller's certificate and {@code Authorization} header recorded for the receiver. */
+    /**
+     * As Axis2's, with the caller's certificate and {@code Authorization} header recorded for the
+     * receiver, and the connection's end point, which cancels the call if its client goes away.
+     */
     @Override
     protected org.apache.axis2.context.MessageContext createMessageContext(jakarta.servlet.http.HttpServletRequest request,
             jakarta.servlet.http.HttpServletResponse response, boolean invocationType) throws java.io.IOException {
@@ -43,6 +46,20 @@ final class SoapServlet extends AxisServlet {
         SoapCallers.record(mc, chain instanceof java.security.cert.Certificate[] c ? c : null,
                 remote == null ? null : (remote.indexOf(':') >= 0 ? "[" + remote + "]" : remote) + ":" + request.getRemotePort(),
                 request.getHeader("Authorization"));
+        SoapEndPoint endPoint = endPointOf(request);
+        if (endPoint != null) {
+            mc.setProperty(SoapEndPoint.PROPERTY, endPoint);
+        }
         return mc;
+    }
+
+    private static SoapEndPoint endPointOf(jakarta.servlet.http.HttpServletRequest request) {
+        try {
+            org.eclipse.jetty.server.Request jetty = org.eclipse.jetty.ee10.servlet.ServletContextRequest
+                    .getServletContextRequest(request);
+            return jetty == null ? null : SoapConnector.endPointOf(jetty);
+        } catch (IllegalStateException e) {   // not a request of Jetty's
+            return null;
+        }
     }
 }
