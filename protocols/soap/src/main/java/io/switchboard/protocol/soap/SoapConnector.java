@@ -98,6 +98,7 @@ final class SoapConnector extends ServerConnector {
     private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.LongAdder clientLooks = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder clientsGone = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder earlyBytesDropped = new java.util.concurrent.atomic.LongAdder();
     /** How long a closed connection's socket lingers; tests lengthen it so that nothing ends on its own. */
     volatile long lingerNanos = LINGER_NANOS;
     /** For tests: runs as a connection's end point is about to be made. */
@@ -312,13 +313,20 @@ final class SoapConnector extends ServerConnector {
         return ticks.get();
     }
 
-    /** Looks for the clients of running operations made so far, and the clients found gone; for tests. */
+    /**
+     * Looks for the clients of running operations made so far, the clients found gone, and the
+     * looks that found bytes sent before an answer; for tests.
+     */
     long clientLooks() {
         return clientLooks.sum();
     }
 
     long clientsGone() {
         return clientsGone.sum();
+    }
+
+    long earlyBytesDropped() {
+        return earlyBytesDropped.sum();
     }
 
     private void tick() {
@@ -334,6 +342,8 @@ final class SoapConnector extends ServerConnector {
                         clientLooks.increment();
                         if (look == SoapEndPoint.Look.GONE) {
                             clientsGone.increment();
+                        } else if (look == SoapEndPoint.Look.BYTES_DROPPED) {
+                            earlyBytesDropped.increment();
                         }
                     }
                 }

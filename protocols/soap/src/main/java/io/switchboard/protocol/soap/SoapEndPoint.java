@@ -534,6 +534,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             }
             if (dropped > 0) {
                 inputLost = true;
+                lingerAtClose();   // more may come: closed over unread bytes, the socket would reset the answer
             }
         }
         if (ended) {
