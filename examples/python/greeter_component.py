@@ -3,6 +3,7 @@
 or Ctrl-C (it unbinds itself on the way out). Any client calls it as it would the Java one.
 
     mvn -B package            # once: derives the .proto and WSDL it serves from src/main/xsd/greeter.xsd
+                              # (or, without Maven: switchboard compile src/main/xsd/greeter.xsd)
     python greeter_component.py http://127.0.0.1:8081/axis2/services/Registry [--secret-file FILE]
 """
 

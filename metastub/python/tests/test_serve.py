@@ -425,6 +425,16 @@ def test_a_cancel_message_drops_its_callers_held_call(gated):
     soap_echo(server)
 
 
+def test_a_schema_without_its_documents_is_refused_with_the_command_that_makes_them(schemas, tmp_path):
+    """serve needs the .proto derived from the schema: without it, the error names the command that
+    writes it beside the schema, and nothing is served."""
+    lone = tmp_path / "echo.xsd"
+    lone.write_bytes(open(os.path.join(schemas, "echo.xsd"), "rb").read())
+    with pytest.raises(FileNotFoundError) as refused:
+        switchboard.serve(Gated(), schema=str(lone), handle_sigterm=False)
+    assert "switchboard compile %s" % lone in str(refused.value) and "Echo.proto" in str(refused.value)
+
+
 class Patient(ExampleEcho):
     """divide runs until its call is cancelled or the test lets it answer; ``entered`` counts the
     calls that reached it, ``saw_cancel`` is set when one saw its call cancelled."""

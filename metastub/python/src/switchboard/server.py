@@ -648,9 +648,9 @@ class Server:
         proto_path = proto or find_document(schema, self.component, ".proto")
         if proto_path is None:
             raise FileNotFoundError(
-                "serving %s needs the typed .proto the interface compiler derives from %s: put %s.proto beside it, "
-                "build the component (mvn package writes target/generated-resources), or pass proto=PATH"
-                % (self.component, schema, self.component))
+                "serving %s needs the typed .proto the interface compiler derives from %s: 'switchboard compile %s' "
+                "writes %s.proto and %s.wsdl beside it (or mvn package, in target/generated-resources); or pass "
+                "proto=PATH" % (self.component, schema, schema, self.component, self.component))
         wsdl_path = wsdl or find_document(schema, self.component, ".wsdl")
         self.iface = Interface(_read(proto_path))
         self.types = _values.Types(self.iface)

@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
         description = "Multi-protocol components: SOAP's reach, a binary protocol's speed, one generated stub.",
         subcommands = {DemoCommand.class, RegistryCommand.class, ServeCommand.class, ListCommand.class, BenchCommand.class,
             LookupCommand.class, CallCommand.class, LoadCommand.class, TopCommand.class, RegistryBenchCommand.class, NewCommand.class,
-            CommandLine.HelpCommand.class})
+            CompileCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     public static void main(String[] args) {
         System.exit(run(args));

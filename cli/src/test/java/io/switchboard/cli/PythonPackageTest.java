@@ -128,11 +128,11 @@ class PythonPackageTest {
             uidOnly.export("EchoUidOnly", EchoComponent.skeleton(new EchoService()));
 
             Path schemas = Files.createDirectories(dir.resolve("echo"));
-            for (String file : List.of("echo.xsd", "Echo.proto", "Echo.wsdl")) {
-                try (InputStream in = EchoComponent.class.getResourceAsStream(file)) {
-                    Files.copy(in, schemas.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-                }
+            try (InputStream in = EchoComponent.class.getResourceAsStream("echo.xsd")) {
+                Files.copy(in, schemas.resolve("echo.xsd"), StandardCopyOption.REPLACE_EXISTING);
             }
+            // the documents a Python server reads beside its schema, as a user without Maven makes them
+            CommandOutput.stdout(0, "compile", schemas.resolve("echo.xsd").toString());
             // the registry's own .proto, which the watch stream's messages follow
             try (InputStream in = RegistryServer.class.getResourceAsStream("/io/switchboard/registry/wire/Registry.proto")) {
                 Files.copy(in, schemas.resolve("Registry.proto"), StandardCopyOption.REPLACE_EXISTING);
