@@ -18,6 +18,7 @@ import picocli.CommandLine.Option;
  *
  * <pre>{@code
  * ./switchboard registry --tls-keystore registry.p12 --tls-truststore ca.p12 --tls-password-file pw
+ * ./switchboard serve echo --registry URL --tls-keystore me.p12 --tls-truststore ca.p12 --tls-crl ca.crl ...
  * ./switchboard list --registry https://host:8081/axis2/services/Registry \
  *     --tls-truststore ca.p12 --tls-keystore me.p12 --tls-password-file pw
  * }</pre>
@@ -39,14 +40,24 @@ final class TlsOptions {
             + "key and trust stores (default: the " + PASSWORD_ENV + " environment variable).")
     Path passwordFile;
 
+    @Option(names = "--tls-crl", paramLabel = "FILE", description = "Revocation lists (CRLs, PEM or DER, each signed "
+            + "by a certificate of the trust store): a peer whose chain holds a certificate they revoke, or whose "
+            + "issuer has no list here, fails the handshake. Read again when the file changes. Needs --tls-truststore.")
+    Path revocationList;
+
     /** The settings the flags describe, or null when no store is named (plain text for a server). */
     TlsSettings settings() {
+        if (revocationList != null && trustStore == null) {
+            throw new IllegalArgumentException("--tls-crl needs --tls-truststore: the lists name certificates of the "
+                    + "authorities it holds");
+        }
         if (keyStore == null && trustStore == null) {
             return null;
         }
         char[] password = password();
         try {
-            return TlsSettings.of(keyStore, trustStore, password);
+            TlsSettings tls = TlsSettings.of(keyStore, trustStore, password);
+            return revocationList == null ? tls : tls.withRevocationList(revocationList);
         } finally {
             java.util.Arrays.fill(password, '\0');
         }
@@ -77,7 +88,8 @@ final class TlsOptions {
             return "off (plain http and grpc)";
         }
         return "on, key from " + keyStore + (trustStore == null ? "; any caller (no client certificates)"
-                : "; callers need a certificate trusted by " + trustStore);
+                : "; callers need a certificate trusted by " + trustStore
+                + (revocationList == null ? "" : " and not revoked by " + revocationList));
     }
 
     private char[] password() {

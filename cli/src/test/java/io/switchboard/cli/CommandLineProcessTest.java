@@ -85,15 +85,17 @@ class CommandLineProcessTest {
 
     /**
      * Every command takes the same TLS flags: a registry and a server that require client
-     * certificates, a client that presents one, and one that does not and is refused; the
-     * password never shows in any output.
+     * certificates, a client that presents one, one that does not and one whose certificate their
+     * revocation list revokes, both refused; the password never shows in any output.
      */
     @Test
     void registryServeCallAndListSpeakMutualTlsWithTheSameFlags() throws Exception {
         TestCertificates certs = TestCertificates.get();
         Path secret = Files.writeString(dir.resolve("secret"), "s3cret-for-test\n");
+        Path revoked = certs.revocationList(dir, certs.spiffeClientKeyStore());
         String[] serverTls = {"--tls-keystore", certs.serverKeyStore().toString(), "--tls-truststore",
-                certs.trustStore().toString(), "--tls-password-file", certs.passwordFile().toString()};
+                certs.trustStore().toString(), "--tls-password-file", certs.passwordFile().toString(),
+                "--tls-crl", revoked.toString()};
         Process registry = start(secret, concat(new String[] {"registry", "--port", "0", "--store", "memory"}, serverTls));
         String url = await(registry, "registry");
         assertTrue(url.startsWith("https://127.0.0.1:"), url);
@@ -115,6 +117,12 @@ class CommandLineProcessTest {
         try {
             assertEquals(1, Main.run("list", "--registry", url, "--tls-truststore", certs.trustStore().toString(),
                     "--tls-password-file", certs.passwordFile().toString()), "without a key: refused");
+            assertEquals(1, Main.run("list", "--registry", url, "--tls-keystore", certs.spiffeClientKeyStore().toString(),
+                    "--tls-truststore", certs.trustStore().toString(), "--tls-password-file",
+                    certs.passwordFile().toString()), "a revoked key: refused");
+            assertEquals(1, Main.run("list", "--registry", url, "--tls-crl", revoked.toString()),
+                    "a revocation list without a trust store");
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("--tls-crl needs --tls-truststore"), err.toString());
         } finally {
             System.setErr(original);
         }

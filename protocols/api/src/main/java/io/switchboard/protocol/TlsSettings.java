@@ -38,13 +38,24 @@ public final class TlsSettings {
     private final KeyManager[] keyManagers;
     private final TrustManager[] trustManagers;
     private final SSLContext context;
+    /** The trust store the trust managers were made from (null without one), for a revocation list. */
+    private final KeyStore trustStore;
+    /** The revocation list's file, or null. */
+    private final Path revocationList;
 
-    private TlsSettings(KeyManager[] keyManagers, TrustManager[] trustManagers) {
+    private TlsSettings(KeyManager[] keyManagers, KeyStore trustStore) {
+        this(keyManagers, trustStore == null ? null : trustManagers(trustStore), trustStore, null);
+    }
+
+    private TlsSettings(KeyManager[] keyManagers, TrustManager[] trustManagers, KeyStore trustStore,
+                        Path revocationList) {
         if (keyManagers == null && trustManagers == null) {
             throw new IllegalArgumentException("TLS settings need a key store, a trust store or both");
         }
         this.keyManagers = keyManagers;
         this.trustManagers = trustManagers;
+        this.trustStore = trustStore;
+        this.revocationList = revocationList;
         try {
             this.context = SSLContext.getInstance("TLS");
             context.init(keyManagers, trustManagers, null);
@@ -60,7 +71,7 @@ public final class TlsSettings {
 
     /** Trusted certificates only: a client that presents no key. */
     public static TlsSettings trustStore(Path pkcs12, char[] password) {
-        return new TlsSettings(null, trustManagers(pkcs12, password));
+        return new TlsSettings(null, loadTrustStore(pkcs12, password));
     }
 
     /**
@@ -69,7 +80,38 @@ public final class TlsSettings {
      */
     public static TlsSettings of(Path keyStore, Path trustStore, char[] password) {
         return new TlsSettings(keyStore == null ? null : keyManagers(keyStore, password),
-                trustStore == null ? null : trustManagers(trustStore, password));
+                trustStore == null ? null : loadTrustStore(trustStore, password));
+    }
+
+    /**
+     * These settings, with the certificates a revocation list names refused: a peer whose chain
+     * holds one fails the handshake, on every protocol, whichever side checks it (a server its
+     * callers under mutual TLS, a client its servers). The file holds one or more CRLs, PEM or DER
+     * ({@code keytool -gencrl}, {@code openssl ca -gencrl}), each signed by a certificate of the
+     * trust store, and is the only source of revocation: no OCSP, nothing fetched. A chain whose
+     * issuer has no list there, or only one past its next update, is refused too. The file is read
+     * again when it changes, at the next handshake; a new list that cannot be read or that the
+     * trust store did not sign is refused, with a warning, and the one before stays.
+     *
+     * <pre>{@code
+     * TlsSettings tls = TlsSettings.of(key, trust, pw).withRevocationList(Path.of("ca.crl"));
+     * }</pre>
+     *
+     * @throws IllegalArgumentException no trust store, or a list that cannot be read, holds no CRL
+     *                                  or holds one the trust store did not sign
+     */
+    public TlsSettings withRevocationList(Path crls) {
+        if (trustStore == null) {
+            throw new IllegalArgumentException("a revocation list needs a trust store (--tls-truststore): it names "
+                    + "certificates of the authorities that store holds");
+        }
+        return new TlsSettings(keyManagers, new TrustManager[] {new RevocationTrustManager(trustStore, crls)},
+                trustStore, crls);
+    }
+
+    /** The revocation list's file, or null without one. */
+    public Path revocationList() {
+        return revocationList;
     }
 
     /** Whether there is an own key to present (a server must have one). */
@@ -115,17 +157,25 @@ public final class TlsSettings {
         }
     }
 
-    private static TrustManager[] trustManagers(Path pkcs12, char[] password) {
+    private static KeyStore loadTrustStore(Path pkcs12, char[] password) {
         try {
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             KeyStore ks = load(pkcs12, password, "trust store");
             if (ks.size() == 0) {
                 throw new IllegalArgumentException("the trust store " + pkcs12 + " holds no certificate");
             }
-            tmf.init(ks);
-            return tmf.getTrustManagers();
+            return ks;
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot use the trust store " + pkcs12 + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static TrustManager[] trustManagers(KeyStore trustStore) {
+        try {
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trustStore);
+            return tmf.getTrustManagers();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use the trust store: " + e.getMessage(), e);
         }
     }
 
@@ -144,6 +194,7 @@ public final class TlsSettings {
     @Override
     public String toString() {
         return "TlsSettings[" + (hasKey() ? "key" : "no key") + ", "
-                + (requiresTrustedPeer() ? "trust store" : "JVM trust") + "]";
+                + (requiresTrustedPeer() ? "trust store" : "JVM trust")
+                + (revocationList != null ? ", revocation list " + revocationList : "") + "]";
     }
 }

@@ -159,6 +159,43 @@ public final class TestCertificates {
                 + "\n-----END " + type + "-----\n";
     }
 
+    /**
+     * A revocation list (PEM) the test CA signed that revokes the certificates of the given key
+     * stores of this class (none: a list that revokes nothing), written by {@code keytool -gencrl}
+     * into a new file of {@code dir}; it is due for its next update in 90 days.
+     */
+    public Path revocationList(Path dir, Path... revoked) {
+        return crl(dir, dir.resolve("ca-" + System.nanoTime() + ".crl"), "ca", this.dir.resolve("ca.p12"), revoked);
+    }
+
+    /** A revocation list signed by the rogue key, which no trust store here holds, revoking the given stores' certificates. */
+    public Path rogueRevocationList(Path dir, Path... revoked) {
+        return crl(dir, dir.resolve("rogue-" + System.nanoTime() + ".crl"), "rogue", rogueKeyStore(), revoked);
+    }
+
+    private static Path crl(Path dir, Path file, String signer, Path signerStore, Path... revoked) {
+        List<String> args = new ArrayList<>(List.of("-gencrl", "-rfc", "-alias", signer, "-keystore",
+                signerStore.toString(), "-storetype", "PKCS12", "-storepass", new String(PASSWORD), "-file",
+                file.toString()));
+        try {
+            for (Path store : revoked) {
+                KeyStore ks = load(store);
+                for (String alias : java.util.Collections.list(ks.aliases())) {
+                    if (ks.isKeyEntry(alias)) {
+                        java.security.cert.X509Certificate c = (java.security.cert.X509Certificate) ks.getCertificate(alias);
+                        args.addAll(List.of("-id", c.getSerialNumber() + ":1"));   // 1: key compromise
+                    }
+                }
+            }
+            round(dir, List.of(args));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read the test stores", e);
+        }
+        return file;
+    }
+
     /** A server that takes any caller (TLS, no client certificates). */
     public TlsSettings server() {
         return TlsSettings.keyStore(serverKeyStore(), PASSWORD);

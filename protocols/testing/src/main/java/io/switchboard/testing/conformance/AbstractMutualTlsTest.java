@@ -15,6 +15,7 @@ import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.testing.CountingSkeleton;
 import io.switchboard.testing.TestCertificates;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,12 +23,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What every network protocol does with TLS and client certificates, on a real server and real
  * sockets: a server whose settings hold a trust store serves only callers that present a
  * certificate it trusts; plain text, a TLS caller without a key and one with an untrusted key are
- * refused before anything runs (the counting skeleton stays still) and the refusal is counted.
+ * refused before anything runs (the counting skeleton stays still) and the refusal is counted;
+ * with a revocation list, a server refuses the callers it revokes and a client the servers.
  * A protocol's test extends it and says how its endpoint looks in plain text.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -106,6 +109,35 @@ public abstract class AbstractMutualTlsTest {
                 "refusals counted: " + (server.refusedConnections() - refused));
         ping(certs.client(), endpoint);
         assertEquals(before + 1, runs(), "trusted callers still get through");
+    }
+
+    @Test
+    void aServerWithARevocationListRefusesTheCallersItRevokesAndTakesTheOthers(@TempDir Path dir) {
+        Path crl = certs.revocationList(dir, certs.clientKeyStore());
+        try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
+                .withTls(certs.serverMutual().withRevocationList(crl)))) {
+            Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
+            Endpoint at = guarded.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()), "runs",
+                    count, label -> { }));
+            TransportException e = assertThrows(TransportException.class, () -> ping(certs.client(), at),
+                    "a revoked certificate");
+            assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.getMessage());
+            assertEquals(null, count.get("runs"), "the revoked caller's call ran");
+            ping(certs.spiffeClient(), at);   // another certificate of the same authority
+            assertEquals(1, count.get("runs").get());
+        }
+    }
+
+    @Test
+    void aClientWithARevocationListRefusesAServerItRevokes(@TempDir Path dir) {
+        int before = runs();
+        TlsSettings revokesTheServer = certs.client().withRevocationList(certs.revocationList(dir, certs.serverKeyStore()));
+        TransportException e = assertThrows(TransportException.class, () -> ping(revokesTheServer, endpoint),
+                "a server whose certificate is revoked");
+        assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.getMessage());
+        assertEquals(before, runs(), "a call reached the revoked server");
+        ping(certs.client().withRevocationList(certs.revocationList(dir)), endpoint);   // a list that revokes nothing
+        assertEquals(before + 1, runs());
     }
 
     @Test
