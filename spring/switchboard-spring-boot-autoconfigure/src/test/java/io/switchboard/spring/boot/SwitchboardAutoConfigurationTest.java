@@ -97,6 +97,14 @@ class SwitchboardAutoConfigurationTest {
     }
 
     @Test
+    void aRevocationListWithoutATrustStoreStopsTheStartWithTheReason(@TempDir Path dir) throws Exception {
+        Path list = Files.writeString(dir.resolve("ca.crl"), "");
+        runner.withPropertyValues("switchboard.registry.url=" + NOWHERE, "switchboard.tls.revocation-list=" + list)
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("switchboard.tls.revocation-list needs switchboard.tls.trust-store"));
+    }
+
+    @Test
     void defaultsWhenNothingIsSaid() {
         runner.withPropertyValues("switchboard.registry.url=" + NOWHERE).run(context -> {
             SwitchboardServerProperties server = context.getBean(SwitchboardServerProperties.class);
