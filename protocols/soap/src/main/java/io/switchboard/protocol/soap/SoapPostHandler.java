@@ -315,12 +315,6 @@ final class SoapPostHandler extends Handler.Wrapper {
     }
 
     /**
-     * Reads what Axis2 left of the request (the envelope's end, the last chunk): Jetty keeps a
-     * connection for the next request only when the last one was read whole, and closes it otherwise,
-     * which a client about to reuse it would meet as a broken pipe. The read is bounded by the size
-     * limit and the request deadline; past the limit it fails, and the connection ends.
-     */
-    /**
      * Reads what has come of the body's rest without waiting, up to its end: a few end tags the
      * parser has no more use for. Bounded, so that a body padded past its envelope is not read
      * here; its end then stays unread until the answer ({@link #readToEnd}).
@@ -338,6 +332,12 @@ final class SoapPostHandler extends Handler.Wrapper {
         }
     }
 
+    /**
+     * Reads what Axis2 left of the request (the envelope's end, the last chunk): Jetty keeps a
+     * connection for the next request only when the last one was read whole, and closes it otherwise,
+     * which a client about to reuse it would meet as a broken pipe. The read is bounded by the size
+     * limit and the request deadline; past the limit it fails, and the connection ends.
+     */
     private static void readToEnd(InputStream in) {
         try {
             byte[] sink = new byte[256];   // mostly the envelope's end tags and the last chunk

@@ -35,7 +35,8 @@ final class SoapServlet extends AxisServlet {
 
     /**
      * As Axis2's, with the caller's certificate and {@code Authorization} header recorded for the
-     * receiver, and the connection's end point, which cancels the call if its client goes away.
+     * receiver, and the connection's end point, which cancels the call if its client goes away
+     * (looked for once the request has been read to its end).
      */
     @Override
     protected org.apache.axis2.context.MessageContext createMessageContext(jakarta.servlet.http.HttpServletRequest request,
