@@ -22,7 +22,9 @@ import javax.net.ssl.TrustManagerFactory;
  * <li>A client trusts the servers its trust store vouches for (without one: what the JVM trusts)
  * and presents its key, if it has one, to servers that ask.</li>
  * </ul>
- * Every protocol with a network form uses it: SOAP ({@code https://}) and gRPC ({@code grpcs://}).
+ * Every protocol with a network form uses it: SOAP ({@code https://}), gRPC ({@code grpcs://}) and
+ * tcp ({@code tcps://}). A revocation list ({@link #withRevocationList}) refuses the certificates
+ * its authorities have revoked.
  *
  * <pre>{@code
  * char[] pw = Files.readString(Path.of("tls-password")).strip().toCharArray();
