@@ -329,6 +329,15 @@ final class SoapConnector extends ServerConnector {
         return earlyBytesDropped.sum();
     }
 
+    private void countLook(SoapEndPoint.Look look) {
+        clientLooks.increment();
+        if (look == SoapEndPoint.Look.GONE) {
+            clientsGone.increment();
+        } else if (look == SoapEndPoint.Look.BYTES_DROPPED) {
+            earlyBytesDropped.increment();
+        }
+    }
+
     private void tick() {
         ticks.incrementAndGet();
         try {
@@ -337,15 +346,7 @@ final class SoapConnector extends ServerConnector {
                 if (e instanceof SoapEndPoint s) {
                     s.checkDeadline(now);
                     s.checkOverflowLifetime(now, OVERFLOW_LIFETIME_NANOS);
-                    SoapEndPoint.Look look = s.checkClientGone(now);
-                    if (look != SoapEndPoint.Look.NOT_DUE) {
-                        clientLooks.increment();
-                        if (look == SoapEndPoint.Look.GONE) {
-                            clientsGone.increment();
-                        } else if (look == SoapEndPoint.Look.BYTES_DROPPED) {
-                            earlyBytesDropped.increment();
-                        }
-                    }
+                    s.checkClientGone(now, this::countLook);
                 }
             }
             closeLingering(false);

@@ -483,7 +483,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
 
     /**
      * Called by the connector every tick: once an operation has run {@link #CLIENT_LOOK_AFTER_NANOS},
-     * and every as long again, looks whether its client is still there. HTTP/1.1 gives a server no
+     * and every as long again, looks whether its client is still there, and tells {@code seen}
+     * what it found before it cancels anything. HTTP/1.1 gives a server no
      * sign of a client that went away while it works (Jetty reads the socket again only once the
      * answer is sent), and SOAP has no cancel of its own: a client that timed out, or whose process
      * ended, left its operation running to the end. A socket that turns readable while the
@@ -494,25 +495,41 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      * operation runs on (over TLS, a client's close may come as its alert first, its end a moment
      * later: the next look finds it) and the connection closes after the answer.
      */
-    Look checkClientGone(long now) {
+    void checkClientGone(long now, Consumer<Look> seen) {
+        Found found = lookForClient(now);
+        if (found.look() != Look.NOT_DUE) {
+            seen.accept(found.look());   // before the cancel: whoever sees the call cancelled sees it counted
+        }
+        if (found.look() == Look.GONE) {
+            LOG.debug("the client {} closed its SOAP connection while its operation ran: the call is cancelled",
+                    getRemoteSocketAddress());
+            found.call().cancel();
+        }
+    }
+
+    /** What a look found, and the call it looked for. */
+    private record Found(Look look, ServerCallContext call) {
+    }
+
+    private Found lookForClient(long now) {
         ServerCallContext call;
         synchronized (this) {
             call = operation;
             if (call == null || state != State.ANSWERING || answered
                     || now - lastLookNanos < CLIENT_LOOK_AFTER_NANOS) {
-                return Look.NOT_DUE;
+                return new Found(Look.NOT_DUE, call);
             }
             lastLookNanos = now;
         }
         if (!waiters.readableNow(getChannel())) {
-            return Look.THERE;
+            return new Found(Look.THERE, call);
         }
         boolean ended = false;
         int dropped = 0;
         synchronized (reading) {
             synchronized (this) {
                 if (operation != call || answered) {
-                    return Look.THERE;   // the answer is on its way: the socket is Jetty's again
+                    return new Found(Look.THERE, call);   // the answer is on its way: the socket is Jetty's again
                 }
             }
             ByteBuffer sink = ByteBuffer.allocate(4096);
@@ -538,17 +555,14 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             }
         }
         if (ended) {
-            LOG.debug("the client {} closed its SOAP connection while its operation ran: the call is cancelled",
-                    getRemoteSocketAddress());
-            call.cancel();
-            return Look.GONE;
+            return new Found(Look.GONE, call);
         }
         if (dropped > 0) {
             LOG.debug("{} bytes from {} came while its operation ran: dropped, and the connection closes after the answer",
                     dropped, getRemoteSocketAddress());
-            return Look.BYTES_DROPPED;
+            return new Found(Look.BYTES_DROPPED, call);
         }
-        return Look.THERE;
+        return new Found(Look.THERE, call);
     }
 
     /** The exchange ended: the connection is idle until the next request's first byte. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.ServerCallContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ProtocolClient;
 import io.switchboard.testing.TestCertificates;
@@ -17,6 +18,8 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -47,9 +50,26 @@ class SoapClientGoneTest {
         Socket connect(URI uri) throws IOException;
     }
 
+    /**
+     * The client closes while {@code spin} runs: the operation sees its call cancelled, and the
+     * server had counted the client gone by the time it cancelled (the count is read in the call's
+     * cancel listener, which the cancel runs: counted after it, the operation could see the cancel
+     * before the count, as a CI run once did).
+     */
     private static void closingTheConnectionCancelsTheCall(ServerSettings settings, Connector connector) throws Exception {
-        ConformanceImpl impl = new ConformanceImpl();
+        AtomicReference<SoapServer> serving = new AtomicReference<>();
+        AtomicLong goneAtCancel = new AtomicLong(-1);
+        ConformanceImpl impl = new ConformanceImpl() {
+            @Override
+            public long spin(double[] values, int maxRounds) {
+                try (ServerCallContext.Scope s = ServerCallContext.onCancel(
+                        () -> goneAtCancel.set(serving.get().connector().clientsGone()))) {
+                    return super.spin(values, maxRounds);
+                }
+            }
+        };
         try (SoapServer server = (SoapServer) new SoapProtocolProvider().newServer(settings)) {
+            serving.set(server);
             URI uri = URI.create(server.export(ConformanceComponent.skeleton(impl)).address());
             try {
                 Socket s = connector.connect(uri);
@@ -58,6 +78,7 @@ class SoapClientGoneTest {
                 assertTrue(impl.spinStarted.await(1, TimeUnit.MINUTES), "the operation never started");
                 s.close();
                 assertTrue(impl.spinSawCancel.await(1, TimeUnit.MINUTES), "the operation ran on after its client left");
+                assertEquals(1, goneAtCancel.get(), "clients counted gone when the call was cancelled");
                 assertEquals(1, server.connector().clientsGone());
             } finally {
                 impl.stopSpinning = true;
