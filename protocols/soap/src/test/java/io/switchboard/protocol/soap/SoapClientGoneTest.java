@@ -52,18 +52,22 @@ class SoapClientGoneTest {
 
     /**
      * The client closes while {@code spin} runs: the operation sees its call cancelled, and the
-     * server had counted the client gone by the time it cancelled (the count is read in the call's
-     * cancel listener, which the cancel runs: counted after it, the operation could see the cancel
-     * before the count, as a CI run once did).
+     * server had counted the client gone by the time it cancelled. The count is read in the call's
+     * cancel listener, which the cancel runs (counted after it, the operation could see the cancel
+     * before the count, as a CI run once did), and only once that listener has run: the
+     * operation sees the cancel by its thread's interrupt, before the listeners run.
      */
     private static void closingTheConnectionCancelsTheCall(ServerSettings settings, Connector connector) throws Exception {
         AtomicReference<SoapServer> serving = new AtomicReference<>();
         AtomicLong goneAtCancel = new AtomicLong(-1);
+        java.util.concurrent.CountDownLatch listened = new java.util.concurrent.CountDownLatch(1);
         ConformanceImpl impl = new ConformanceImpl() {
             @Override
             public long spin(double[] values, int maxRounds) {
-                try (ServerCallContext.Scope s = ServerCallContext.onCancel(
-                        () -> goneAtCancel.set(serving.get().connector().clientsGone()))) {
+                try (ServerCallContext.Scope s = ServerCallContext.onCancel(() -> {
+                    goneAtCancel.set(serving.get().connector().clientsGone());
+                    listened.countDown();
+                })) {
                     return super.spin(values, maxRounds);
                 }
             }
@@ -78,6 +82,7 @@ class SoapClientGoneTest {
                 assertTrue(impl.spinStarted.await(1, TimeUnit.MINUTES), "the operation never started");
                 s.close();
                 assertTrue(impl.spinSawCancel.await(1, TimeUnit.MINUTES), "the operation ran on after its client left");
+                assertTrue(listened.await(1, TimeUnit.MINUTES), "the call's cancel listener never ran");
                 assertEquals(1, goneAtCancel.get(), "clients counted gone when the call was cancelled");
                 assertEquals(1, server.connector().clientsGone());
             } finally {
