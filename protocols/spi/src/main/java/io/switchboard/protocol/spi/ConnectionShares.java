@@ -88,11 +88,14 @@ public final class ConnectionShares {
      * {@link #refusedAnswered} when that connection closes.
      */
     public boolean claimRefusedAnswer() {
-        if (refusedAnswering.incrementAndGet() > MAX_REFUSED_ANSWERING) {
-            refusedAnswering.decrementAndGet();
-            return false;
+        // never counted past the cap, not even for a moment: an increment taken back would show
+        // MAX_REFUSED_ANSWERING + 1 to anyone reading the count meanwhile
+        for (int now = refusedAnswering.get(); now < MAX_REFUSED_ANSWERING; now = refusedAnswering.get()) {
+            if (refusedAnswering.compareAndSet(now, now + 1)) {
+                return true;
+            }
         }
-        return true;
+        return false;
     }
 
     /** Gives back a refused connection's place ({@link #claimRefusedAnswer}) as it closes. */

@@ -126,4 +126,46 @@ class ConnectionSharesTest {
         assertTrue(shares.claimRefusedAnswer(), "a place given back is taken again");
         assertEquals(0, shares.open(), "refused connections are not counted among the open ones");
     }
+
+    /**
+     * Claims refused at the cap never show the count past it, not even for a moment: the gRPC
+     * flood test, reading the count while connections were refused, once saw one over the cap
+     * (CI, 2026-12-01), when a refused claim counted itself and then took it back. Two threads
+     * claim at the cap while this one reads the count; counted then taken back, the reads see the
+     * cap passed within a few thousand claims.
+     */
+    @Test
+    void refusedClaimsAtTheCapNeverShowTheCountPastIt() throws Exception {
+        ConnectionShares shares = new ConnectionShares(1, 1);
+        for (int i = 0; i < ConnectionShares.MAX_REFUSED_ANSWERING; i++) {
+            assertTrue(shares.claimRefusedAnswer());
+        }
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
+        java.util.List<Thread> claimers = new java.util.ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            Thread claimer = new Thread(() -> {
+                while (!stop.get()) {
+                    if (!shares.claimRefusedAnswer()) {
+                        refused.incrementAndGet();
+                    }
+                }
+            });
+            claimer.start();
+            claimers.add(claimer);
+        }
+        int highest = 0;
+        try {
+            while (refused.get() < 2_000_000) {
+                highest = Math.max(highest, shares.refusedAnswering());
+            }
+        } finally {
+            stop.set(true);
+            for (Thread c : claimers) {
+                c.join();
+            }
+        }
+        assertEquals(ConnectionShares.MAX_REFUSED_ANSWERING, highest, "the count read while claims were refused");
+        assertEquals(ConnectionShares.MAX_REFUSED_ANSWERING, shares.refusedAnswering());
+    }
 }
