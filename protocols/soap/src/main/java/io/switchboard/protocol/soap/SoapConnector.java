@@ -101,6 +101,12 @@ final class SoapConnector extends ServerConnector {
     private final java.util.concurrent.atomic.LongAdder earlyBytesDropped = new java.util.concurrent.atomic.LongAdder();
     /** How long a closed connection's socket lingers; tests lengthen it so that nothing ends on its own. */
     volatile long lingerNanos = LINGER_NANOS;
+    /**
+     * How long the thread that answered waits on its connection for more bytes, for connections made
+     * from now on, at least 1 ms; tests lengthen it so that a starved machine cannot end the wait
+     * before they come.
+     */
+    volatile long awaitMillis = SoapEndPoint.NEXT_REQUEST_WAIT_MILLIS;
     /** For tests: runs as a connection's end point is about to be made. */
     volatile Consumer<SelectableChannel> beforeEndPoint = channel -> { };
     /** For tests: runs when a connection has been chosen for displacement, before anything is closed. */
@@ -121,6 +127,7 @@ final class SoapConnector extends ServerConnector {
         SoapEndPoint endPoint = new SoapEndPoint(channel, selector, key, getScheduler(),
                 settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger, waiters, shortcuts);
         endPoint.setIdleTimeout(getIdleTimeout());
+        endPoint.awaitMillis = awaitMillis;
         synchronized (lock) {
             Admitted a = admitted.get(channel);
             if (a != null) {

@@ -88,6 +88,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     /** At most so many bytes that came while an operation ran are read, to tell them from the client's close. */
     static final int LOOK_LIMIT = 64 * 1024;
 
+    /** How long a thread waits on the socket ({@link #awaitNextRequest}, {@link #awaitRequestBytes}); set by the connector. */
+    volatile long awaitMillis = NEXT_REQUEST_WAIT_MILLIS;
     private final long graceNanos;
     private final LibraryInternals shortcuts;
     private final long minBytesPerSecond;
@@ -322,11 +324,11 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         return awaitReadable() && isOpen();
     }
 
-    /** Whether the socket had bytes to read (or reached its end) within {@value #NEXT_REQUEST_WAIT_MILLIS} ms. */
+    /** Whether the socket had bytes to read (or reached its end) within {@link #awaitMillis}. */
     private boolean awaitReadable() {
         Turn t = serving.get();
-        return t != null && t.thread == Thread.currentThread() ? t.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS)
-                : waiters.awaitReadable(getChannel(), NEXT_REQUEST_WAIT_MILLIS);
+        return t != null && t.thread == Thread.currentThread() ? t.awaitReadable(getChannel(), awaitMillis)
+                : waiters.awaitReadable(getChannel(), awaitMillis);
     }
 
     /** Ends the turn: its selector given back, and no longer the connection's (unless another has begun since). */
