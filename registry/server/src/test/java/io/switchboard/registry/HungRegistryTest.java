@@ -106,12 +106,19 @@ class HungRegistryTest {
         try (RegistryClient writer = RegistryClient.connect(otherUrl, SECRET)) {
             writer.bind(entry("first"));
             assertEquals(List.of("first"), instances(reading.lookup("Hung")));
-            signal("STOP", hung.process());
-            long stopped = System.nanoTime();
-            assertEquals(List.of("first"), instances(reading.lookup("Hung")));
-            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
-            System.out.println("a lookup that began on a hung registry answered after " + tookMillis + " ms");
-            assertTrue(tookMillis < 8_000, "the lookup took " + tookMillis + " ms");
+            try (io.switchboard.testing.SchedulerLag lag = io.switchboard.testing.SchedulerLag.start()) {
+                signal("STOP", hung.process());
+                long stopped = System.nanoTime();
+                assertEquals(List.of("first"), instances(reading.lookup("Hung")));
+                long answered = System.nanoTime();
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(answered - stopped);
+                // what this JVM's threads waited for a CPU meanwhile comes on top (8.2 s in a CI run
+                // on a starved machine); the faults it guards against took 10 and 20 s
+                long allowedMillis = 8_000 + TimeUnit.NANOSECONDS.toMillis(2 * lag.within(stopped, answered));
+                System.out.println("a lookup that began on a hung registry answered after " + tookMillis + " ms");
+                assertTrue(tookMillis < allowedMillis, "the lookup took " + tookMillis + " ms, " + allowedMillis
+                        + " allowed");
+            }
         }
     }
 
