@@ -495,7 +495,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      * a client should not send before its answer (SOAP requests are POSTs, which clients do not
      * pipeline): those are read and dropped, at most {@value #LOOK_LIMIT} bytes a look, the
      * operation runs on (over TLS, a client's close may come as its alert first, its end a moment
-     * later: the next look finds it) and the connection closes after the answer.
+     * later: the next look finds it) and the connection closes after the answer. A call whose
+     * deadline comes before the next look is left to its deadline.
      */
     void checkClientGone(long now, Consumer<Look> seen) {
         Found found = lookForClient(now);
@@ -503,10 +504,24 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             seen.accept(found.look());   // before the cancel: whoever sees the call cancelled sees it counted
         }
         if (found.look() == Look.GONE) {
+            if (deadlineBeforeNextLook(found.call(), now)) {
+                // most often a caller that gave up at its deadline: the server's own, later by the
+                // request's time on the way, ends the call sooner than a next look would, and as
+                // what it is, so the calls the operation makes fail as past their deadline
+                LOG.debug("the client {} closed its SOAP connection while its operation ran: left to its deadline",
+                        getRemoteSocketAddress());
+                return;
+            }
             LOG.debug("the client {} closed its SOAP connection while its operation ran: the call is cancelled",
                     getRemoteSocketAddress());
             found.call().cancel();
         }
+    }
+
+    /** Whether {@code call}'s deadline comes before the look after the one at {@code now}. */
+    private static boolean deadlineBeforeNextLook(ServerCallContext call, long now) {
+        Long deadline = call.deadlineNanos();
+        return deadline != null && deadline - now < CLIENT_LOOK_AFTER_NANOS;
     }
 
     /** What a look found, and the call it looked for. */

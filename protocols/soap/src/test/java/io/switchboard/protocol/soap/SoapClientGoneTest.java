@@ -91,6 +91,53 @@ class SoapClientGoneTest {
         }
     }
 
+    /**
+     * A caller that gives up at its deadline closes its connection a moment before the server's own
+     * deadline, which the request's time on the way makes later. The look that finds it gone with
+     * the deadline nearer than the next look leaves the call to its deadline, so the operation and
+     * the calls it makes see it past its deadline, not cancelled. Here the client sends a deadline of
+     * 1.9 s and hangs up as the operation starts; the first look, a second into the operation, finds
+     * it gone with less than 0.9 s left. Cancelled by that look, the call would end that much early.
+     */
+    @Test
+    void aClientGoneWithItsCallsDeadlineNearerThanTheNextLookLeavesTheCallToItsDeadline() throws Exception {
+        AtomicReference<SoapServer> serving = new AtomicReference<>();
+        AtomicLong leftAtEndNanos = new AtomicLong(Long.MIN_VALUE);
+        AtomicLong goneAtEnd = new AtomicLong(-1);
+        java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        ConformanceImpl impl = new ConformanceImpl() {
+            @Override
+            public long spin(double[] values, int maxRounds) {
+                // spin ends when it sees its call cancelled: by the look at once, by the deadline
+                // once it has passed (the call's cancel listeners may not run then: the operation
+                // sees the deadline itself, and its scope's close drops them)
+                try {
+                    return super.spin(values, maxRounds);
+                } finally {
+                    leftAtEndNanos.set(ServerCallContext.current().deadlineNanos() - System.nanoTime());
+                    goneAtEnd.set(serving.get().connector().clientsGone());
+                    ended.countDown();
+                }
+            }
+        };
+        try (SoapServer server = (SoapServer) new SoapProtocolProvider().newServer(ServerSettings.defaults())) {
+            serving.set(server);
+            URI uri = URI.create(server.export(ConformanceComponent.skeleton(impl)).address());
+            try (Socket s = new Socket(uri.getHost(), uri.getPort())) {
+                s.getOutputStream().write(spin(uri, Integer.MAX_VALUE, 1900));
+                assertTrue(impl.spinStarted.await(1, TimeUnit.MINUTES), "the operation never started");
+            }
+            try {
+                assertTrue(ended.await(1, TimeUnit.MINUTES), "the call was never ended");
+                assertTrue(leftAtEndNanos.get() <= 0, "the call was cancelled "
+                        + TimeUnit.NANOSECONDS.toMillis(leftAtEndNanos.get()) + " ms before its deadline");
+                assertEquals(1, goneAtEnd.get(), "the look found the client gone before the deadline ended the call");
+            } finally {
+                impl.stopSpinning = true;
+            }
+        }
+    }
+
     @Test
     void aClientThatWaitsIsAnsweredHoweverLongItsOperationRuns() throws Exception {
         ConformanceImpl impl = new ConformanceImpl();
@@ -161,8 +208,15 @@ class SoapClientGoneTest {
     }
 
     private static byte[] spin(URI uri, int rounds) {
+        return spin(uri, rounds, -1);
+    }
+
+    /** A spin request, with an {@code sb:deadline} of {@code timeoutMillis} unless that is negative. */
+    private static byte[] spin(URI uri, int rounds, long timeoutMillis) {
+        String deadline = timeoutMillis < 0 ? "" : "<soapenv:Header><sb:deadline xmlns:sb=\"urn:switchboard:soap\" timeout-ms=\""
+                + timeoutMillis + "\"/></soapenv:Header>";
         String body = "<?xml version='1.0' encoding='UTF-8'?>"
-                + "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\"><soapenv:Body>"
+                + "<soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\">" + deadline + "<soapenv:Body>"
                 + "<t:spin xmlns:t=\"" + NS + "\"><t:values>1</t:values><t:maxRounds>" + rounds + "</t:maxRounds>"
                 + "</t:spin></soapenv:Body></soapenv:Envelope>";
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
