@@ -435,6 +435,102 @@ def test_a_schema_without_its_documents_is_refused_with_the_command_that_makes_t
     assert "switchboard compile %s" % lone in str(refused.value) and "Echo.proto" in str(refused.value)
 
 
+class Patient(ExampleEcho):
+    """divide runs until its call is cancelled or the test lets it answer; ``entered`` counts the
+    calls that reached it, ``saw_cancel`` is set when one saw its call cancelled."""
+
+    def __init__(self):
+        self.entered = threading.Semaphore(0)
+        self.saw_cancel = threading.Event()
+        self.release = threading.Event()
+        self.by_caller = None   # whether the cancel it saw was its caller's (not its deadline's)
+
+    def divide(self, dividend, divisor):
+        self.entered.release()
+        while not self.release.wait(0.005):
+            if switchboard.is_cancelled():
+                self.by_caller = switchboard.current_call().cancelled_by_caller
+                self.saw_cancel.set()
+                break
+        return super().divide(dividend, divisor)
+
+
+@pytest.fixture()
+def patient(schemas):
+    component = Patient()
+    server = switchboard.serve(component, schema=os.path.join(schemas, "echo.xsd"), handle_sigterm=False)
+    yield server, component
+    component.release.set()
+    server.close()
+
+
+def raw_divide(server, timeout_ms=None):
+    """A connection that has sent divide (with a call id, and a deadline of ``timeout_ms`` if given)
+    over SOAP, and is held in the operation."""
+    url = urllib.parse.urlsplit(server.soap_address)
+    body = (DIVIDE % CALL_ID).encode()
+    if timeout_ms is not None:
+        body = body.replace(b"</e:Header>", b'<sb:deadline xmlns:sb="urn:switchboard:soap" timeout-ms="%d"/></e:Header>'
+                            % timeout_ms)
+    s = socket.create_connection((url.hostname, url.port), timeout=60)
+    s.sendall(("POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: text/xml; charset=UTF-8\r\nContent-Length: %d\r\n\r\n"
+               % (url.path, url.hostname, url.port, len(body))).encode() + body)
+    return s
+
+
+def await_looks(server, more):
+    target = server.client_watch.looks + more
+    deadline = time.monotonic() + 60
+    while server.client_watch.looks < target:
+        assert time.monotonic() < deadline, "the running call's client was never looked for"
+        time.sleep(0.02)
+
+
+def test_a_client_that_closes_its_connection_while_its_soap_call_runs_cancels_it(patient):
+    """HTTP/1.1 gives no other sign of a client gone: the server looks at the connection of a call
+    that has run a second, and its end cancels the call (the operation sees it cancelled). The server
+    serves on."""
+    server, component = patient
+    s = raw_divide(server)
+    assert component.entered.acquire(timeout=30), "the call reaches the operation"
+    s.close()
+    assert component.saw_cancel.wait(60), "the operation ran on after its client left"
+    assert server.client_watch.gone == 1
+    soap_echo(server)
+
+
+def test_a_client_gone_with_its_calls_deadline_nearer_than_the_next_look_leaves_the_call_to_its_deadline(patient):
+    """A caller that gives up at its deadline closes its connection a moment before the server's
+    own deadline, which the request's time on the way makes later: the look that finds it gone with
+    the deadline nearer than the next look leaves the call to its deadline, so the operation and the
+    calls it makes see it past its deadline, not cancelled. The server is fresh, so its watch looks
+    first when the call has run a second (then every half second): the client sends a deadline of
+    1.3 s and hangs up as the call starts, and that look finds it gone with less than 0.3 s left."""
+    server, component = patient
+    s = raw_divide(server, timeout_ms=1300)
+    assert component.entered.acquire(timeout=30), "the call reaches the operation"
+    s.close()
+    assert component.saw_cancel.wait(60), "the call never ended"
+    assert component.by_caller is False, "the call was cancelled before its deadline"
+    assert server.client_watch.gone == server.client_watch.left_to_deadline
+    soap_echo(server)
+
+
+def test_a_client_that_waits_gets_its_soap_answer_however_long_the_call_runs(patient):
+    """Looked at while its call runs, a client still there is answered, and its connection serves
+    the next request."""
+    server, component = patient
+    with raw_divide(server) as s:
+        assert component.entered.acquire(timeout=30), "the call reaches the operation"
+        await_looks(server, 2)
+        component.release.set()
+        answer = http.client.HTTPResponse(s)
+        answer.begin()
+        assert (answer.status, b"<quotient>3</quotient>" in answer.read()) == (200, True)
+        assert not component.saw_cancel.is_set() and server.client_watch.gone == 0
+    soap_echo(server)
+
+
 def test_a_cancel_that_finds_its_callers_connections_all_busy_still_drops_its_call(gated):
     """The one connection the server allows the caller's address runs the held call: a cancel, on a
     connection of its own, is still served (204) there, where any other request is answered 503

@@ -73,6 +73,7 @@ import math
 import operator
 import os
 import re
+import select
 import signal
 import socket
 import ssl
@@ -495,6 +496,86 @@ class _SoapCalls:
         return self.CANCELLED
 
 
+class _ClientWatch:
+    """The SOAP calls under way, each with its connection, so that a client that closes its
+    connection while its operation runs cancels the call, as a closed tcp or gRPC connection does:
+    HTTP/1.1 gives a server no other sign of it, and a foreign client that gives up (a timeout, a
+    process that ended) sends no cancel message. Once a call has run ``LOOK_AFTER`` seconds, one
+    thread looks at its socket every half of that for the peer's end (``POLLRDHUP``, which reads
+    nothing: bytes a client sent early stay for the server to read). A call whose deadline comes
+    before the next look is left to its deadline. Where ``poll`` or ``POLLRDHUP`` is missing (not
+    Linux) nothing is watched."""
+
+    LOOK_AFTER = 1.0
+    WATCHES = hasattr(select, "poll") and hasattr(select, "POLLRDHUP")
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._calls = {}   # token -> (socket, ServerCallContext, since)
+        self._thread = None
+        self._stopped = threading.Event()
+        self.looks = 0   # sockets looked at, clients found gone, calls of those left to their deadline (tests)
+        self.gone = 0
+        self.left_to_deadline = 0
+
+    def watch(self, sock, call):
+        """Watches ``sock`` for its client's close until ``unwatch``; its close cancels ``call``."""
+        if not self.WATCHES:
+            return None
+        token = object()
+        with self._lock:
+            self._calls[token] = (sock, call, time.monotonic())
+            if self._thread is None and not self._stopped.is_set():
+                self._thread = threading.Thread(target=self._run, name="switchboard-soap-clients", daemon=True)
+                self._thread.start()
+        return token
+
+    def unwatch(self, token):
+        if token is not None:
+            with self._lock:
+                self._calls.pop(token, None)
+
+    def close(self):
+        self._stopped.set()
+
+    def _run(self):
+        while not self._stopped.wait(self.LOOK_AFTER / 2):
+            now = time.monotonic()
+            with self._lock:
+                due = [(token, sock, call) for token, (sock, call, since) in self._calls.items()
+                       if now - since >= self.LOOK_AFTER]
+            for token, sock, call in due:
+                self.looks += 1
+                if not _peer_ended(sock):
+                    continue
+                with self._lock:
+                    watched = self._calls.pop(token, None) is not None
+                if not watched:
+                    continue
+                self.gone += 1
+                left = call.time_left()
+                if left is not None and left < self.LOOK_AFTER / 2:
+                    # most often a caller that gave up at its deadline: the server's own, later by
+                    # the request's time on the way, ends the call before a next look would, and as
+                    # what it is, so the calls the operation makes fail as past their deadline
+                    self.left_to_deadline += 1
+                    continue
+                call.cancel()
+
+
+def _peer_ended(sock):
+    """Whether the other end of ``sock`` closed (or shut its side down), without reading anything."""
+    try:
+        fd = sock.fileno()
+    except (OSError, ValueError):
+        return True
+    if fd < 0:
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLRDHUP)   # POLLHUP and POLLERR are reported unasked
+    return any(events & (select.POLLRDHUP | select.POLLHUP | select.POLLERR) for _, events in poller.poll(0))
+
+
 class _Registration:
     """Binds one entry, renews its lease at a third of it, binds again if the registry lost it."""
 
@@ -588,6 +669,7 @@ class Server:
         self.max_message = max_message_bytes
         self.runner = _Run(obj, self.iface, self.types, numpy)
         self.soap_calls = _SoapCalls()
+        self.client_watch = _ClientWatch()
         self.name = name or self.component
         self.serving = True
         self._closed = threading.Event()
@@ -874,6 +956,7 @@ class Server:
 
     def _stop_servers(self):
         self.serving = False
+        self.client_watch.close()
         self.soap_server.shutdown()
         self.soap_server.server_close()
         if self.tcp is not None:
@@ -1189,11 +1272,13 @@ def _soap_handler(server, path):
                 self.fault(soap_ns, "Client", r.text, refused=r)
                 return
             server.limits.busy(self.connection, True)
+            watched = server.client_watch.watch(self.connection, call)
             try:
                 reply = self.run(soap_ns, op, request, call_id, caller, running, call)
             finally:
+                server.client_watch.unwatch(watched)
                 server.limits.busy(self.connection, False)
-                cancelled = server.soap_calls.end(running)
+                cancelled = server.soap_calls.end(running) or call.cancelled_by_caller
                 call.end()
             if cancelled:   # its caller gave up on this connection: no answer, and no request after it
                 self.close_connection = True
