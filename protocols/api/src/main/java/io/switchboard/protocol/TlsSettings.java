@@ -6,11 +6,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * TLS for a party's connections, the same for servers and clients: its own key and certificate
@@ -24,7 +30,8 @@ import javax.net.ssl.TrustManagerFactory;
  * </ul>
  * Every protocol with a network form uses it: SOAP ({@code https://}), gRPC ({@code grpcs://}) and
  * tcp ({@code tcps://}). A revocation list ({@link #withRevocationList}) refuses the certificates
- * its authorities have revoked.
+ * its authorities have revoked. Each file is read again at the first handshake after it changes:
+ * certificates are renewed without a restart.
  *
  * <pre>{@code
  * char[] pw = Files.readString(Path.of("tls-password")).strip().toCharArray();
@@ -40,23 +47,23 @@ public final class TlsSettings {
     private final KeyManager[] keyManagers;
     private final TrustManager[] trustManagers;
     private final SSLContext context;
-    /** The trust store the trust managers were made from (null without one), for a revocation list. */
-    private final KeyStore trustStore;
+    /** The stores' files (null where not given) and their password, for a revocation list's settings. */
+    private final Path keyStore;
+    private final Path trustStore;
+    private final char[] password;
     /** The revocation list's file, or null. */
     private final Path revocationList;
 
-    private TlsSettings(KeyManager[] keyManagers, KeyStore trustStore) {
-        this(keyManagers, trustStore == null ? null : trustManagers(trustStore), trustStore, null);
-    }
-
-    private TlsSettings(KeyManager[] keyManagers, TrustManager[] trustManagers, KeyStore trustStore,
-                        Path revocationList) {
-        if (keyManagers == null && trustManagers == null) {
+    private TlsSettings(Path keyStore, Path trustStore, char[] password, Path revocationList) {
+        if (keyStore == null && trustStore == null) {
             throw new IllegalArgumentException("TLS settings need a key store, a trust store or both");
         }
-        this.keyManagers = keyManagers;
-        this.trustManagers = trustManagers;
+        this.keyManagers = keyStore == null ? null : new KeyManager[] {new ReloadingKeyManager(keyStore, password)};
+        this.trustManagers = trustStore == null ? null
+                : new TrustManager[] {new ReloadingTrustManager(trustStore, password, revocationList)};
+        this.keyStore = keyStore;
         this.trustStore = trustStore;
+        this.password = password.clone();
         this.revocationList = revocationList;
         try {
             this.context = SSLContext.getInstance("TLS");
@@ -68,21 +75,24 @@ public final class TlsSettings {
 
     /** Own key and certificate chain only: a server that takes any caller, or a client that trusts what the JVM trusts. */
     public static TlsSettings keyStore(Path pkcs12, char[] password) {
-        return new TlsSettings(keyManagers(pkcs12, password), null);
+        return new TlsSettings(pkcs12, null, password, null);
     }
 
     /** Trusted certificates only: a client that presents no key. */
     public static TlsSettings trustStore(Path pkcs12, char[] password) {
-        return new TlsSettings(null, loadTrustStore(pkcs12, password));
+        return new TlsSettings(null, pkcs12, password, null);
     }
 
     /**
      * Own key and trusted certificates, both PKCS#12 with the same password; either path may be
-     * null (not both). A server with both requires trusted client certificates.
+     * null (not both). A server with both requires trusted client certificates. Each file is read
+     * again when it changes, at the next handshake, so certificates are renewed and authorities
+     * added or withdrawn without a restart (connections made before keep what they were made with).
+     * A replacement that cannot be read with the password, a key store without a key or a trust
+     * store without a certificate is refused, with a warning, and the store before it stays.
      */
     public static TlsSettings of(Path keyStore, Path trustStore, char[] password) {
-        return new TlsSettings(keyStore == null ? null : keyManagers(keyStore, password),
-                trustStore == null ? null : loadTrustStore(trustStore, password));
+        return new TlsSettings(keyStore, trustStore, password, null);
     }
 
     /**
@@ -107,8 +117,7 @@ public final class TlsSettings {
             throw new IllegalArgumentException("a revocation list needs a trust store (--tls-truststore): it names "
                     + "certificates of the authorities that store holds");
         }
-        return new TlsSettings(keyManagers, new TrustManager[] {new RevocationTrustManager(trustStore, crls)},
-                trustStore, crls);
+        return new TlsSettings(keyStore, trustStore, password, crls);
     }
 
     /** The revocation list's file, or null without one. */
@@ -141,6 +150,37 @@ public final class TlsSettings {
         return context;
     }
 
+    /**
+     * For a server that requires client certificates, once a handshake has finished: checks the
+     * chain its client presented against the trust store and revocation list in force now. A
+     * client that resumes an earlier TLS session shows its certificate to no trust manager, so a
+     * caller whose authority was withdrawn, or whose certificate was revoked, since its session
+     * began could otherwise go on connecting until that session expires (a day, by the JDK's
+     * default). Servers whose TLS may resume sessions call it and close a connection it refuses.
+     *
+     * @throws CertificateException the chain is no longer trusted, or the session has none
+     */
+    public void checkClientStillTrusted(SSLSession session) throws CertificateException {
+        if (trustManagers == null) {
+            return;
+        }
+        java.security.cert.Certificate[] presented;
+        try {
+            presented = session.getPeerCertificates();
+        } catch (SSLPeerUnverifiedException e) {
+            throw new CertificateException("the client presented no certificate", e);
+        }
+        X509Certificate[] chain = new X509Certificate[presented.length];
+        for (int i = 0; i < presented.length; i++) {
+            if (!(presented[i] instanceof X509Certificate c)) {
+                throw new CertificateException("the client's certificate is not X.509");
+            }
+            chain[i] = c;
+        }
+        // without the engine: the JDK's check with one looks for a handshake under way, and this one is over
+        ((X509TrustManager) trustManagers[0]).checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
+    }
+
     /** Throws unless this can serve: a server needs a key. */
     public TlsSettings checkServable() {
         if (!hasKey()) {
@@ -149,17 +189,7 @@ public final class TlsSettings {
         return this;
     }
 
-    private static KeyManager[] keyManagers(Path pkcs12, char[] password) {
-        try {
-            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(load(pkcs12, password, "key store"), password);
-            return kmf.getKeyManagers();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot use the key store " + pkcs12 + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static KeyStore loadTrustStore(Path pkcs12, char[] password) {
+    static KeyStore loadTrustStore(Path pkcs12, char[] password) {
         try {
             KeyStore ks = load(pkcs12, password, "trust store");
             if (ks.size() == 0) {
@@ -171,17 +201,23 @@ public final class TlsSettings {
         }
     }
 
-    private static TrustManager[] trustManagers(KeyStore trustStore) {
+    /** The JDK's checks of what {@code trustStore} vouches for. */
+    static X509ExtendedTrustManager pkixTrust(KeyStore trustStore) {
         try {
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(trustStore);
-            return tmf.getTrustManagers();
+            for (TrustManager m : tmf.getTrustManagers()) {
+                if (m instanceof X509ExtendedTrustManager x) {
+                    return x;
+                }
+            }
+            throw new IllegalStateException("the JDK's trust manager factory made no X.509 trust manager");
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot use the trust store: " + e.getMessage(), e);
         }
     }
 
-    private static KeyStore load(Path pkcs12, char[] password, String what) throws GeneralSecurityException {
+    static KeyStore load(Path pkcs12, char[] password, String what) throws GeneralSecurityException {
         KeyStore ks = KeyStore.getInstance("PKCS12");
         try (InputStream in = Files.newInputStream(pkcs12)) {
             ks.load(in, password);

@@ -196,6 +196,67 @@ public final class TestCertificates {
         return file;
     }
 
+    /**
+     * A trust store, in a new file of {@code dir}, that holds the certificates of the given key
+     * stores' keys alone (none: an empty store): to trust the rogue key, or one key of the authority.
+     */
+    public Path trustStoreOf(Path dir, Path... keyStores) {
+        Path file = dir.resolve("trust-" + System.nanoTime() + ".p12");
+        try {
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, PASSWORD);
+            for (Path store : keyStores) {
+                KeyStore ks = load(store);
+                for (String alias : java.util.Collections.list(ks.aliases())) {
+                    if (ks.isKeyEntry(alias)) {
+                        trust.setCertificateEntry(store.getFileName() + "-" + alias, ks.getCertificate(alias));
+                    }
+                }
+            }
+            save(trust, file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read the test stores", e);
+        }
+        return file;
+    }
+
+    /** The certificate chain of the key in {@code keyStore} (a store of this class). */
+    public static java.security.cert.X509Certificate[] chainOf(Path keyStore) {
+        try {
+            KeyStore ks = load(keyStore);
+            for (String alias : java.util.Collections.list(ks.aliases())) {
+                if (ks.isKeyEntry(alias)) {
+                    return java.util.Arrays.stream(ks.getCertificateChain(alias))
+                            .map(c -> (java.security.cert.X509Certificate) c)
+                            .toArray(java.security.cert.X509Certificate[]::new);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read " + keyStore, e);
+        }
+        throw new IllegalStateException("no key in " + keyStore);
+    }
+
+    /**
+     * Puts {@code with}'s bytes in {@code file}, its modification time at least a second on, as a
+     * renewal would: a reader that looks at the file's time sees the change however coarse the
+     * file system's clock.
+     */
+    public static void replaceFile(Path file, Path with) {
+        try {
+            long before = Files.exists(file) ? Files.getLastModifiedTime(file).toMillis() : 0;
+            Files.copy(with, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(
+                    Math.max(before + 1000, System.currentTimeMillis())));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A server that takes any caller (TLS, no client certificates). */
     public TlsSettings server() {
         return TlsSettings.keyStore(serverKeyStore(), PASSWORD);

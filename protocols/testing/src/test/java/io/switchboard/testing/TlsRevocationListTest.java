@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.TlsSettings;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.security.KeyStore;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
@@ -91,11 +88,8 @@ class TlsRevocationListTest {
                 "a removed file lifted the revocation");
     }
 
-    /** Puts {@code with}'s bytes in {@code list}, its modification time a second on, as an editor would. */
-    private static void replace(Path list, Path with) throws Exception {
-        FileTime before = Files.getLastModifiedTime(list);
-        Files.copy(with, list, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Files.setLastModifiedTime(list, FileTime.fromMillis(before.toMillis() + 1000));
+    private static void replace(Path list, Path with) {
+        TestCertificates.replaceFile(list, with);
     }
 
     private static X509TrustManager trustManager(TlsSettings tls) {
@@ -103,17 +97,7 @@ class TlsRevocationListTest {
         return (X509TrustManager) tls.trustManagers()[0];
     }
 
-    private static X509Certificate[] chain(Path store) throws Exception {
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(store)) {
-            ks.load(in, TestCertificates.PASSWORD);
-        }
-        for (String alias : java.util.Collections.list(ks.aliases())) {
-            if (ks.isKeyEntry(alias)) {
-                return Arrays.stream(ks.getCertificateChain(alias)).map(c -> (X509Certificate) c)
-                        .toArray(X509Certificate[]::new);
-            }
-        }
-        throw new IllegalStateException("no key in " + store);
+    private static X509Certificate[] chain(Path store) {
+        return TestCertificates.chainOf(store);
     }
 }

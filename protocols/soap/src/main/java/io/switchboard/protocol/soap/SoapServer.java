@@ -88,7 +88,7 @@ final class SoapServer implements ProtocolServer {
     private final ServerSettings settings;
     private final LibraryInternals shortcuts;
     private final Map<String, Skeleton> exported = new ConcurrentHashMap<>();
-    private final Refusals refusals = new Refusals();
+    private final Refusals refusals;
     /** The calls under way with a call id, for the clients' cancel messages. */
     private final SoapCalls calls;
     private ConfigurationContext context;
@@ -100,6 +100,7 @@ final class SoapServer implements ProtocolServer {
 
     SoapServer(ServerSettings settings, LibraryInternals shortcuts) {
         this.settings = settings;
+        this.refusals = new Refusals(settings.tls());
         this.shortcuts = shortcuts;
         // an early cancel waits as long as its request may take to arrive
         this.calls = new SoapCalls(settings.requestTimeout(), SoapCalls.PER_IDENTITY, SoapCalls.IN_ALL, System::nanoTime);
@@ -228,6 +229,29 @@ final class SoapServer implements ProtocolServer {
      */
     private static final class Refusals implements SslHandshakeListener {
         final LongAdder count = new LongAdder();
+        /** The server's TLS, or null for plain text. */
+        private final io.switchboard.protocol.TlsSettings tls;
+
+        Refusals(io.switchboard.protocol.TlsSettings tls) {
+            this.tls = tls;
+        }
+
+        /**
+         * A resumed session shows its client's certificate to no trust manager: the chain is
+         * checked here against the trust store and lists in force now, and a client no longer
+         * trusted fails the handshake (Jetty closes the connection before reading a request).
+         */
+        @Override
+        public void handshakeSucceeded(Event event) throws javax.net.ssl.SSLException {
+            if (tls == null || !tls.requiresTrustedPeer()) {
+                return;
+            }
+            try {
+                tls.checkClientStillTrusted(event.getSSLEngine().getSession());
+            } catch (java.security.cert.CertificateException e) {
+                throw new javax.net.ssl.SSLHandshakeException("the client is no longer trusted: " + e.getMessage());
+            }
+        }
 
         @Override
         public void handshakeFailed(Event event, Throwable failure) {

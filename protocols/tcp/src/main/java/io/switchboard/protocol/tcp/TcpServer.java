@@ -157,19 +157,31 @@ final class TcpServer implements ProtocolServer {
             protected void initChannel(Channel ch) {
                 acceptedConnections.increment();
                 connections.add(ch);
-                if (settings.tls() != null) {
-                    SslHandler tls = TcpTls.server(settings.tls());
-                    tls.handshakeFuture().addListener(f -> {
-                        if (!f.isSuccess()) {
-                            refusedConnections.increment();
-                            LOG.warn("tcp refused a connection at TLS: {}", f.cause().toString());
-                        }
-                    });
+                SslHandler tls = settings.tls() == null ? null : TcpTls.server(settings.tls());
+                if (tls != null) {
                     ch.pipeline().addLast(tls);
                 }
                 FrameDecoder decoder = new FrameDecoder(tcpLimits.maxFrameBytes(), tcpLimits.maxMetaBytes(),
                         settings.requestTimeout(), budget, slowSenders::increment);
                 Connection c = new Connection(ch, decoder, settings.idleTimeout().toNanos());
+                if (tls != null) {
+                    // runs on the event loop when the handshake ends, before any request of the connection is read
+                    tls.handshakeFuture().addListener(f -> {
+                        if (!f.isSuccess()) {
+                            refusedConnections.increment();
+                            LOG.warn("tcp refused a connection at TLS: {}", f.cause().toString());
+                            return;
+                        }
+                        try {
+                            settings.tls().checkClientStillTrusted(tls.engine().getSession());
+                        } catch (java.security.cert.CertificateException e) {
+                            c.untrusted();   // a resumed session of a caller no longer trusted: nothing it sent is read
+                            refusedConnections.increment();
+                            LOG.warn("tcp refused a connection at TLS: {}", e.getMessage());
+                            ch.close();
+                        }
+                    });
+                }
                 ConnectionShares.Admission admission = shares.admit(c);
                 if (admission.admitted()) {
                     ch.closeFuture().addListener(f -> shares.leave(c));
@@ -380,6 +392,8 @@ final class TcpServer implements ProtocolServer {
         private int held;
         /** Over the connection limits: every request is answered EOVERCROWDED, then the connection closes. */
         private String refused;
+        /** Its TLS client is no longer trusted ({@link #untrusted}). Loop only. */
+        private boolean untrusted;
 
         /** What the connection proves of its peer, settled at its first call (after the TLS handshake). */
         private Peer peer;
@@ -395,6 +409,11 @@ final class TcpServer implements ProtocolServer {
 
         void refuse(String why) {
             refused = why;
+        }
+
+        /** Its TLS client is no longer trusted: what the connection reads is dropped until it closes. */
+        void untrusted() {
+            untrusted = true;
         }
 
         @Override
@@ -513,6 +532,10 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (untrusted) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                return;
+            }
             decoder.read(ctx, msg, this);
         }
 

@@ -15,6 +15,7 @@ import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.testing.CountingSkeleton;
 import io.switchboard.testing.TestCertificates;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * sockets: a server whose settings hold a trust store serves only callers that present a
  * certificate it trusts; plain text, a TLS caller without a key and one with an untrusted key are
  * refused before anything runs (the counting skeleton stays still) and the refusal is counted;
- * with a revocation list, a server refuses the callers it revokes and a client the servers.
+ * with a revocation list, a server refuses the callers it revokes and a client the servers; a
+ * server's key and trust stores replaced take effect at the next handshake.
  * A protocol's test extends it and says how its endpoint looks in plain text.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -66,6 +68,12 @@ public abstract class AbstractMutualTlsTest {
     private int runs() {
         AtomicInteger n = served.get("runs");
         return n == null ? 0 : n.get();
+    }
+
+    /** The conformance component on {@code server}, counting its calls under "runs" in {@code count}. */
+    private static Endpoint exportCounting(ProtocolServer server, Map<String, AtomicInteger> count) {
+        return server.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()), "runs",
+                count, label -> { }));
     }
 
     private void ping(TlsSettings clientTls, Endpoint at) {
@@ -117,14 +125,33 @@ public abstract class AbstractMutualTlsTest {
         try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
                 .withTls(certs.serverMutual().withRevocationList(crl)))) {
             Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
-            Endpoint at = guarded.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()), "runs",
-                    count, label -> { }));
+            Endpoint at = exportCounting(guarded, count);
             TransportException e = assertThrows(TransportException.class, () -> ping(certs.client(), at),
                     "a revoked certificate");
             assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.getMessage());
             assertEquals(null, count.get("runs"), "the revoked caller's call ran");
             ping(certs.spiffeClient(), at);   // another certificate of the same authority
             assertEquals(1, count.get("runs").get());
+        }
+    }
+
+    /**
+     * A revocation list renewed while a caller holds a TLS session: the caller's next connection
+     * is refused, though it may resume that session, whose handshake shows no certificate.
+     */
+    @Test
+    void aCallerRevokedSinceItsSessionBeganIsRefusedAtItsNextConnection(@TempDir Path dir) {
+        Path crl = dir.resolve("in-force.crl");
+        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
+                .withTls(certs.serverMutual().withRevocationList(crl)))) {
+            Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
+            Endpoint at = exportCounting(guarded, count);
+            TlsSettings caller = certs.client();   // one client's TLS throughout: it may resume its sessions
+            ping(caller, at);
+            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            assertThrows(TransportException.class, () -> ping(caller, at), "a caller revoked since its session began");
+            assertEquals(1, count.get("runs").get(), "the revoked caller's call ran");
         }
     }
 
@@ -138,6 +165,56 @@ public abstract class AbstractMutualTlsTest {
         assertEquals(before, runs(), "a call reached the revoked server");
         ping(certs.client().withRevocationList(certs.revocationList(dir)), endpoint);   // a list that revokes nothing
         assertEquals(before + 1, runs());
+    }
+
+    /**
+     * A server's key store replaced (a renewed certificate) is presented at the next handshake,
+     * with no restart: a client of the test authority refuses the rogue key the server starts with,
+     * and is served once the file holds the authority's key.
+     */
+    @Test
+    void aServerPresentsItsReplacedKeyStoreAtTheNextHandshake(@TempDir Path dir) throws Exception {
+        Path key = Files.copy(certs.rogueKeyStore(), dir.resolve("server.p12"));
+        try (ProtocolServer renewing = provider.newServer(ServerSettings.defaults()
+                .withTls(TlsSettings.keyStore(key, TestCertificates.PASSWORD)))) {
+            Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
+            Endpoint at = exportCounting(renewing, count);
+            TransportException e = assertThrows(TransportException.class, () -> ping(certs.clientWithoutKey(), at),
+                    "a server certificate no authority of the client's signed");
+            assertEquals(TransportException.Delivery.NOT_DELIVERED, e.delivery(), e.getMessage());
+            TestCertificates.replaceFile(key, certs.serverKeyStore());
+            ping(certs.clientWithoutKey(), at);
+            assertEquals(1, count.get("runs").get());
+        }
+    }
+
+    /**
+     * A server's trust store replaced takes effect at the next handshake: an authority withdrawn
+     * refuses its callers before anything runs, a client that could resume its earlier session
+     * among them, and restored admits them again.
+     */
+    @Test
+    void aServerChecksCallersByItsReplacedTrustStoreAtTheNextHandshake(@TempDir Path dir) throws Exception {
+        Path trust = Files.copy(certs.trustStore(), dir.resolve("trust.p12"));
+        try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
+                .withTls(TlsSettings.of(certs.serverKeyStore(), trust, TestCertificates.PASSWORD)))) {
+            Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
+            Endpoint at = exportCounting(guarded, count);
+            TlsSettings caller = certs.client();   // one client's TLS throughout: it may resume its sessions
+            ping(caller, at);
+            assertEquals(1, count.get("runs").get());
+
+            TestCertificates.replaceFile(trust, certs.trustStoreOf(dir, certs.rogueKeyStore()));
+            // refused, and nothing runs; the client may not learn that nothing was delivered: a
+            // resumed session is refused after its handshake (SOAP, tcp), and BoringSSL (gRPC)
+            // answers a chain it does not trust with an internal_error alert
+            assertThrows(TransportException.class, () -> ping(caller, at), "a caller of a withdrawn authority");
+            assertEquals(1, count.get("runs").get(), "a refused caller's call ran");
+
+            TestCertificates.replaceFile(trust, certs.trustStore());
+            ping(caller, at);
+            assertEquals(2, count.get("runs").get());
+        }
     }
 
     @Test
@@ -155,8 +232,7 @@ public abstract class AbstractMutualTlsTest {
     void withoutATrustStoreTheServerTakesTlsCallersWithoutKeys() {
         try (ProtocolServer open = provider.newServer(ServerSettings.defaults().withTls(certs.server()))) {
             Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
-            Endpoint at = open.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()), "runs",
-                    count, label -> { }));
+            Endpoint at = exportCounting(open, count);
             assertTrue(provider.protectedEndpoint(at), at + " says TLS");
             ping(certs.clientWithoutKey(), at);
             assertThrows(TransportException.class, () -> ping(null, plainTextForm(at)), "plain text");
