@@ -4,13 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.util.List;
 import java.util.function.Function;
 
 /**
  * What a TLS file (a key store, a trust store, a revocation list) holds, read again when the file
- * changes (its modification time or size), at the next use: certificates are rotated, and lists
+ * changes (its modification time, size, or the file itself: one renamed into place), at the next use: certificates are rotated, and lists
  * renewed, without a restart. The first read is strict: its failure is the caller's
  * {@link IllegalArgumentException}. A later content that cannot be used, or a file gone, is
  * refused, said once, and what was read before stays in force.
@@ -28,7 +27,7 @@ final class WatchedFile<T> {
     private volatile Object refused;
 
     /** One read of the file: the state it was read in, its number (from 1), and what it held. */
-    record Read<T>(FileTime modified, long size, long generation, T value) {
+    record Read<T>(List<Object> state, long generation, T value) {
     }
 
     /**
@@ -45,7 +44,7 @@ final class WatchedFile<T> {
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read the " + what + " " + file + ": " + e.getMessage(), e);
         }
-        this.current = new Read<>(seen.lastModifiedTime(), seen.size(), 1, read.apply(file));
+        this.current = new Read<>(state(seen), 1, read.apply(file));
     }
 
     /** What the file holds now: read again first when it changed since the last read. */
@@ -63,16 +62,16 @@ final class WatchedFile<T> {
         }
         synchronized (this) {
             loaded = current;
-            if (unchanged(loaded, now) || List.of(now.lastModifiedTime(), now.size()).equals(refused)) {
+            if (unchanged(loaded, now) || state(now).equals(refused)) {
                 return loaded;
             }
             try {
-                Read<T> next = new Read<>(now.lastModifiedTime(), now.size(), loaded.generation() + 1, read.apply(file));
+                Read<T> next = new Read<>(state(now), loaded.generation() + 1, read.apply(file));
                 previous = loaded;
                 current = loaded = next;
                 LOG.log(System.Logger.Level.INFO, "read the " + what + " " + file + " again");
             } catch (IllegalArgumentException e) {
-                refuse(List.of(now.lastModifiedTime(), now.size()), "was refused: " + e.getMessage());
+                refuse(state(now), "was refused: " + e.getMessage());
             }
             return loaded;
         }
@@ -89,7 +88,12 @@ final class WatchedFile<T> {
     }
 
     private static boolean unchanged(Read<?> loaded, BasicFileAttributes now) {
-        return now.lastModifiedTime().equals(loaded.modified()) && now.size() == loaded.size();
+        return state(now).equals(loaded.state());
+    }
+
+    /** What tells one content of the file from another without reading it: its time, size and identity. */
+    private static List<Object> state(BasicFileAttributes a) {
+        return java.util.Arrays.asList(a.lastModifiedTime(), a.size(), a.fileKey());   // fileKey may be null
     }
 
     private void refuse(Object state, String why) {
