@@ -60,7 +60,7 @@ class TcpListener:
                  max_frame_bytes=_tcp.MAX_FRAME_BYTES, request_seconds=REQUEST_SECONDS, unix=True, tls=None,
                  handshake_seconds=HANDSHAKE_SECONDS):
         self.server, self.idle_seconds, self.request_seconds = server, idle_seconds, request_seconds
-        self.tls_context = tls.server_ssl_context() if tls is not None else None
+        self.tls_contexts = tls.server_contexts() if tls is not None else None
         self.handshake_seconds = handshake_seconds
         # a caller that takes no byte of an answer for this long has its connection closed: one
         # that never reads would otherwise hold the worker writing it for good
@@ -133,11 +133,11 @@ class TcpListener:
         try:
             if unix:
                 wire, peer = _tcp.PlainWire(conn, True), _peer.from_unix_socket(conn, self.unix_path)
-            elif self.tls_context is None:
+            elif self.tls_contexts is None:
                 wire, peer = _tcp.PlainWire(conn, True), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
             else:
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # the handshake's flights too
-                wire = _tcp.TlsWire(conn, self.tls_context, write_seconds=self.write_seconds)
+                wire = _tcp.TlsWire(conn, self.tls_contexts.current(), write_seconds=self.write_seconds)
                 try:
                     early = wire.handshake(accepted + self.handshake_seconds)
                 except OSError as e:   # TimeoutError and ssl.SSLError among them

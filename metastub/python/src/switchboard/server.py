@@ -935,13 +935,9 @@ class Server:
 
     def _start_soap(self, host, tls, wsdl_template):
         path = "/services/" + self.component
-        server = _HttpServer((host, 0), _soap_handler(self, path), self.limits)
-        scheme = "http"
-        if tls is not None:
-            # the handshake happens on each connection's own thread, not in the accepting one
-            server.socket = tls.server_ssl_context().wrap_socket(server.socket, server_side=True,
-                                                                 do_handshake_on_connect=False)
-            scheme = "https"
+        server = _HttpServer((host, 0), _soap_handler(self, path), self.limits,
+                             tls.server_contexts() if tls is not None else None)
+        scheme = "http" if tls is None else "https"
         address = "%s://%s:%d%s" % (scheme, host, server.server_address[1], path)
         self.wsdl = None
         if wsdl_template:   # the WSDL names the address it is served from
@@ -1013,10 +1009,24 @@ class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128   # the accept backlog: a burst of connections is accepted (and judged), not dropped
 
-    def __init__(self, address, handler, limits):
+    def __init__(self, address, handler, limits, tls_contexts=None):
         super().__init__(address, handler)
         self.limits = limits
+        self.tls_contexts = tls_contexts   # tls.server_contexts(), or None for plain HTTP
         self._over_limits = set()   # ids of the refused connections kept for one request (a cancel's)
+
+    def get_request(self):
+        connection, address = self.socket.accept()
+        if self.tls_contexts is not None:
+            # the stores as they are now (read again if their files changed); the handshake
+            # happens on the connection's own thread, not in the accepting one
+            try:
+                connection = self.tls_contexts.current().wrap_socket(connection, server_side=True,
+                                                                     do_handshake_on_connect=False)
+            except Exception as e:   # socketserver drops a connection whose accept failed with OSError alone
+                connection.close()
+                raise OSError("cannot start TLS on an accepted connection: %s" % e) from e
+        return connection, address
 
     def process_request(self, request, client_address):
         if not self.limits.admit(request, client_address[0]):

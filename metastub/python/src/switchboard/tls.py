@@ -8,7 +8,9 @@ import atexit
 import os
 import shutil
 import ssl
+import sys
 import tempfile
+import threading
 
 
 class Tls:
@@ -17,12 +19,60 @@ class Tls:
             with open(password_file, encoding="utf-8") as f:
                 password = f.read().strip()
         self.password = password
-        self.key_pem = self.chain_pem = self.trust_pem = None
-        if keystore is not None:
-            self.key_pem, self.chain_pem = _read_keystore(keystore, password)
-        if truststore is not None:
-            self.trust_pem = _read_truststore(truststore, password)
+        self._keystore, self._truststore = keystore, truststore
+        self._lock = threading.Lock()
+        self._seen = self._files_state()
+        self._refused = None
+        self.generation = 1   # counts the reads of the stores (``refresh``)
+        self.key_pem, self.chain_pem, self.trust_pem = self._read()
         self._dir = None
+
+    def _read(self):
+        key_pem = chain_pem = trust_pem = None
+        if self._keystore is not None:
+            key_pem, chain_pem = _read_keystore(self._keystore, self.password)
+        if self._truststore is not None:
+            trust_pem = _read_truststore(self._truststore, self.password)
+        return key_pem, chain_pem, trust_pem
+
+    def _files_state(self):
+        """What tells one content of the stores from another without reading them: time, size, file."""
+        state = []
+        for path in (self._keystore, self._truststore):
+            if path is not None:
+                st = os.stat(path)
+                state.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        return tuple(state)
+
+    def refresh(self):
+        """Reads the stores again if a file changed since the last read (servers call it for each
+        new connection, so a renewed certificate or a replaced trust store needs no restart). A
+        store that cannot be read, or a file gone, is refused with one line on stderr, and what was
+        read before stays in force. Returns whether the stores were read again."""
+        try:
+            state = self._files_state()
+        except OSError as e:
+            self._refuse(("gone", str(e)), "cannot be read: %s" % e)
+            return False
+        if state == self._seen:
+            return False
+        with self._lock:
+            if state == self._seen or state == self._refused:
+                return False
+            try:
+                read = self._read()
+            except (OSError, ValueError) as e:
+                self._refuse(state, "was refused: %s" % e)
+                return False
+            self.key_pem, self.chain_pem, self.trust_pem = read
+            self._seen, self.generation = state, self.generation + 1
+            return True
+
+    def _refuse(self, state, why):
+        if state != self._refused:
+            self._refused = state
+            print("switchboard: the TLS stores (%s) %s; what was read before stays in force"
+                  % (", ".join(p for p in (self._keystore, self._truststore) if p), why), file=sys.stderr, flush=True)
 
     def _file(self, name, data):
         if self._dir is None:
@@ -65,21 +115,59 @@ class Tls:
     def server_ssl_context(self):
         if self.key_pem is None:
             raise ValueError("a server needs a key store")
+        with self._lock:   # one read of the stores: key, chain and trust of the same generation
+            key_pem, chain_pem, trust_pem, generation = self.key_pem, self.chain_pem, self.trust_pem, self.generation
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(self._file("chain.pem", self.chain_pem), self._file("key.pem", self.key_pem))
-        if self.trust_pem is not None:   # a trust store: clients must present a certificate it trusts
-            context.load_verify_locations(self._file("trust.pem", self.trust_pem))
+        context.load_cert_chain(self._file("chain-%d.pem" % generation, chain_pem),
+                                self._file("key-%d.pem" % generation, key_pem))
+        if trust_pem is not None:   # a trust store: clients must present a certificate it trusts
+            context.load_verify_locations(cadata=trust_pem.decode("ascii"))
             context.verify_mode = ssl.CERT_REQUIRED
         return context
+
+    def server_contexts(self):
+        """The server's ssl contexts, one per read of the stores: ``current()`` reads the stores
+        again when their files changed and makes a new context. A session begun under an earlier
+        context cannot be resumed under a new one (session tickets and caches are a context's own),
+        so a client whose authority was withdrawn shows its certificate again and is refused."""
+        return _ServerContexts(self)
 
     def grpc_server_credentials(self):
         import grpc
 
         if self.key_pem is None:
             raise ValueError("a server needs a key store")
-        return grpc.ssl_server_credentials([(self.key_pem, self.chain_pem)], root_certificates=self.trust_pem,
-                                           require_client_auth=self.trust_pem is not None)
+
+        def configuration():
+            with self._lock:
+                return grpc.ssl_server_certificate_configuration([(self.key_pem, self.chain_pem)],
+                                                                 root_certificates=self.trust_pem)
+
+        def on_connection():   # grpcio asks before each new connection's handshake; None: no change
+            self.refresh()
+            with self._lock:
+                if self.generation == given[0]:
+                    return None
+                given[0] = self.generation
+            return configuration()
+
+        given = [self.generation]
+        # a client certificate is required if the trust store was there at start
+        return grpc.dynamic_ssl_server_credentials(configuration(), on_connection,
+                                                   require_client_authentication=self.trust_pem is not None)
+
+
+class _ServerContexts:
+    def __init__(self, tls):
+        self._tls = tls
+        self._context, self._generation = tls.server_ssl_context(), tls.generation
+
+    def current(self):
+        self._tls.refresh()
+        if self._tls.generation != self._generation:
+            self._context, self._generation = self._tls.server_ssl_context(), self._tls.generation
+        return self._context
 
 
 def _password(password):
