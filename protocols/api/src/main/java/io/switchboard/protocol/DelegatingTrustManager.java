@@ -6,10 +6,22 @@ import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 
-/** A trust manager whose checks are another's, picked at each check: the one its files hold now. */
-abstract class DelegatingTrustManager extends X509ExtendedTrustManager {
+/**
+ * A trust manager whose checks are another's, picked at each check: the one its files hold now
+ * ({@link TlsSettings}), or one a protocol adapts to its TLS stack. A subclass names the delegate
+ * and overrides what it changes:
+ *
+ * <pre>{@code
+ * TrustManager logged = new DelegatingTrustManager() {
+ *     protected X509ExtendedTrustManager checks() {
+ *         return (X509ExtendedTrustManager) tls.trustManagers()[0];
+ *     }
+ * };
+ * }</pre>
+ */
+public abstract class DelegatingTrustManager extends X509ExtendedTrustManager {
     /** The trust manager that makes this check. */
-    abstract X509ExtendedTrustManager checks();
+    protected abstract X509ExtendedTrustManager checks();
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {

@@ -2,6 +2,7 @@ package io.switchboard.protocol;
 
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.security.cert.X509Certificate;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
@@ -28,8 +29,19 @@ final class ReloadingTrustManager extends DelegatingTrustManager {
     }
 
     @Override
-    X509ExtendedTrustManager checks() {
+    protected X509ExtendedTrustManager checks() {
         return trust.current().value();
+    }
+
+    /**
+     * None: a server that asks for a client certificate names no authorities, and a client
+     * presents the certificate it has. BoringSSL (gRPC's TLS) takes the names once, when its
+     * context is made: names from before a replacement would keep a JDK client of an authority
+     * added since from presenting its certificate at all (its key manager picks by the names).
+     */
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+        return new X509Certificate[0];
     }
 
 }

@@ -50,7 +50,7 @@ final class RevocationTrustManager extends DelegatingTrustManager {
     }
 
     @Override
-    X509ExtendedTrustManager checks() {
+    protected X509ExtendedTrustManager checks() {
         return lists.current().value();
     }
 

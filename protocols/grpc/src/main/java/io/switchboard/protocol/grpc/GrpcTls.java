@@ -9,9 +9,22 @@ import io.grpc.ServerCredentials;
 import io.grpc.ServerTransportFilter;
 import io.grpc.TlsChannelCredentials;
 import io.grpc.TlsServerCredentials;
+import io.grpc.netty.shaded.io.netty.handler.ssl.OpenSsl;
+import io.grpc.netty.shaded.io.netty.handler.ssl.OpenSslCertificateException;
+import io.switchboard.protocol.DelegatingTrustManager;
 import io.switchboard.protocol.TlsSettings;
 import java.net.URI;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertPathValidatorException.BasicReason;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateNotYetValidException;
+import java.security.cert.CertificateRevokedException;
+import java.security.cert.X509Certificate;
 import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,9 +54,58 @@ public final class GrpcTls {
         }
         TlsServerCredentials.Builder b = TlsServerCredentials.newBuilder().keyManager(tls.checkServable().keyManagers());
         if (tls.requiresTrustedPeer()) {
-            b.trustManager(tls.trustManagers()).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+            b.trustManager(refusingWithAnAlertClientsRead(tls.trustManagers()))
+                    .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
         }
         return b.build();
+    }
+
+    /** OpenSSL's X509_V_ERR_CERT_UNTRUSTED: BoringSSL answers it with an unknown_ca alert. */
+    static final int CERT_UNTRUSTED = 27;
+
+    /**
+     * {@code managers}, with a chain they do not trust refused as untrusted. Under BoringSSL
+     * (gRPC's TLS when Netty's OpenSSL is there), a check that fails without a reason Netty knows
+     * (expired, not yet valid, revoked) is answered with an internal_error alert, which a client
+     * cannot tell from a failure after its request went out: it would say its call may have run.
+     * Refused as untrusted, the handshake ends with unknown_ca, a refusal clients read as one.
+     */
+    static TrustManager[] refusingWithAnAlertClientsRead(TrustManager[] managers) {
+        if (!OpenSsl.isAvailable() || managers.length != 1 || !(managers[0] instanceof X509ExtendedTrustManager m)) {
+            return managers;
+        }
+        return new TrustManager[] {new DelegatingTrustManager() {
+            @Override
+            protected X509ExtendedTrustManager checks() {
+                return m;
+            }
+
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                    throws CertificateException {
+                try {
+                    m.checkClientTrusted(chain, authType, engine);
+                } catch (CertificateException e) {
+                    throw withAReasonNettyKnows(e);
+                }
+            }
+        }};
+    }
+
+    private static CertificateException withAReasonNettyKnows(CertificateException e) {
+        if (e instanceof OpenSslCertificateException || e instanceof CertificateRevokedException
+                || e instanceof CertificateExpiredException || e instanceof CertificateNotYetValidException) {
+            return e;
+        }
+        for (Throwable c = e.getCause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof CertPathValidatorException v && (v.getReason() == BasicReason.EXPIRED
+                    || v.getReason() == BasicReason.NOT_YET_VALID || v.getReason() == BasicReason.REVOKED)) {
+                return e;   // Netty names these itself: certificate_expired, certificate_revoked
+            }
+        }
+        OpenSslCertificateException untrusted = new OpenSslCertificateException(e.getMessage(), CERT_UNTRUSTED);
+        untrusted.initCause(e);
+        return untrusted;
     }
 
     /**

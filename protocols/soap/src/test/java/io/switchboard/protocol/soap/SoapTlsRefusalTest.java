@@ -141,8 +141,8 @@ class SoapTlsRefusalTest {
         SSLSocket socket = (SSLSocket) certs.rogueClient().context().getSocketFactory()
                 .createSocket(uri.getHost(), uri.getPort(), java.net.InetAddress.getByName(source), 0);
         socket.setSoTimeout(15_000);
-        socket.startHandshake();
         try {
+            socket.startHandshake();   // the client's certificate goes out with its half: the server may refuse meanwhile
             socket.getOutputStream().write("POST / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
         } catch (IOException closedAtOnce) {
             // past its share of the lingering sockets: closed at once, so a reset may come first
