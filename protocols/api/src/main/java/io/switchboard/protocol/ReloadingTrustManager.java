@@ -43,5 +43,4 @@ final class ReloadingTrustManager extends DelegatingTrustManager {
     public X509Certificate[] getAcceptedIssuers() {
         return new X509Certificate[0];
     }
-
 }

@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * What a TLS file (a key store, a trust store, a revocation list) holds, read again when the file
- * changes (its modification time, size, or the file itself: one renamed into place), at the next use: certificates are rotated, and lists
- * renewed, without a restart. The first read is strict: its failure is the caller's
- * {@link IllegalArgumentException}. A later content that cannot be used, or a file gone, is
- * refused, said once, and what was read before stays in force.
+ * What a TLS file (a key store, a trust store, a revocation list) holds, read again at the next
+ * use when the file changes (its modification time, its size, or the file itself: one renamed
+ * into place): certificates are rotated, and lists renewed, without a restart. The first read is
+ * strict: its failure is the caller's {@link IllegalArgumentException}. A later content that
+ * cannot be used, or a file gone, is refused, said once, and what was read before stays in force.
  */
 final class WatchedFile<T> {
     private static final System.Logger LOG = System.getLogger(WatchedFile.class.getName());
