@@ -13,7 +13,12 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * certificate, or did not sign the list is refused, said once, and the store before it stays.
  */
 final class ReloadingTrustManager extends DelegatingTrustManager {
+    /** How often {@link #epoch} looks at the files: a call's check costs no file look of its own. */
+    static final long EPOCH_LOOK_NANOS = 100_000_000L;
+
     private final WatchedFile<X509ExtendedTrustManager> trust;
+    private volatile long epoch;
+    private volatile long epochLookedNanos = System.nanoTime() - EPOCH_LOOK_NANOS;
 
     /**
      * @param crls the revocation list, or null
@@ -31,6 +36,22 @@ final class ReloadingTrustManager extends DelegatingTrustManager {
     @Override
     protected X509ExtendedTrustManager checks() {
         return trust.current().value();
+    }
+
+    /**
+     * What changes whenever the trust in force does (the store or its revocation list read
+     * again), looking at the files at most every {@link #EPOCH_LOOK_NANOS}: callers that checked a
+     * chain at one epoch need not check it again until the next.
+     */
+    long epoch() {
+        long now = System.nanoTime();
+        if (now - epochLookedNanos >= EPOCH_LOOK_NANOS) {
+            epochLookedNanos = now;
+            WatchedFile.Read<X509ExtendedTrustManager> read = trust.current();
+            long lists = read.value() instanceof RevocationTrustManager r ? r.generation() : 0;
+            epoch = (read.generation() << 32) | lists;
+        }
+        return epoch;
     }
 
     /**

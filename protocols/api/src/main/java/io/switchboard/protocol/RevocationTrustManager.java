@@ -54,6 +54,11 @@ final class RevocationTrustManager extends DelegatingTrustManager {
         return lists.current().value();
     }
 
+    /** The number of the lists' read in force: it changes when the file is read again. */
+    long generation() {
+        return lists.current().generation();
+    }
+
     private X509ExtendedTrustManager load(Path file) {
         Collection<? extends CRL> crls;
         try (InputStream in = Files.newInputStream(file)) {

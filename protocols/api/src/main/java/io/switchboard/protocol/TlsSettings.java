@@ -180,6 +180,36 @@ public final class TlsSettings {
         ((X509TrustManager) trustManagers[0]).checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
     }
 
+    /** What an {@link SSLSession} remembers of its chain's last check: the trust epoch it passed, or its negation. */
+    private static final String CHECKED = "io.switchboard.trust-epoch";
+
+    /**
+     * For a server that requires client certificates, on every call: whether the client chain of
+     * the call's connection is still trusted by the trust store and revocation list in force. A
+     * revocation or a withdrawn authority otherwise reaches only new handshakes, and clients keep
+     * their connections. Cheap on every call: a session's chain is checked again only when those
+     * files were read again since its last check, and the files are looked at at most every 100 ms.
+     * True without a trust store or a session.
+     */
+    public boolean stillTrusts(SSLSession session) {
+        if (session == null || trustManagers == null || !(trustManagers[0] instanceof ReloadingTrustManager reloading)) {
+            return true;
+        }
+        long epoch = reloading.epoch();
+        Object checked = session.getValue(CHECKED);
+        if (checked instanceof Long c && (c == epoch || c == -epoch - 1)) {
+            return c == epoch;
+        }
+        try {
+            checkClientStillTrusted(session);
+            session.putValue(CHECKED, epoch);
+            return true;
+        } catch (CertificateException e) {
+            session.putValue(CHECKED, -epoch - 1);
+            return false;
+        }
+    }
+
     /** Throws unless this can serve: a server needs a key. */
     public TlsSettings checkServable() {
         if (!hasKey()) {

@@ -356,9 +356,10 @@ final class GrpcServer implements ProtocolServer {
             // the process at its other end), unless a bearer token verifies
             java.net.SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
             Peer unix = connections.unixPeer(remote);
-            CallerIdentity caller = CallerIdentity.of(unix != null ? unix : CallerIdentity.tlsPeer(
-                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION), remote),
-                    CallerIdentity.bearer(headers.get(GrpcErrors.AUTHORIZATION)), settings.tokenVerifier());
+            javax.net.ssl.SSLSession session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+            CallerIdentity caller = CallerIdentity.of(unix != null ? unix : CallerIdentity.tlsPeer(session, remote),
+                    CallerIdentity.bearer(headers.get(GrpcErrors.AUTHORIZATION)), settings.tokenVerifier())
+                    .unlessNoLongerTrusted(settings.tls(), session);
             Call c = new Call(skeleton, op, call, callId, trace, caller);
             c.queue.announce(GrpcErrors.size(headers));   // before the first part: it sizes the request's arrays
             if (GrpcTransport.streamed(op) && c.queue.announced() > ProtoCodec.PART_BYTES) {

@@ -37,10 +37,13 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
     private final XmlCodec xml;
     private final SoapCalls calls;
     private final TokenVerifier tokens;
+    /** The server's TLS (null: plain text): a call's connection whose client it no longer trusts is refused. */
+    private final io.switchboard.protocol.TlsSettings tls;
 
     SkeletonMessageReceiver(Skeleton skeleton, OperationDescriptor operation, XmlCodec xml, SoapCalls calls,
-                            TokenVerifier tokens) {
+                            TokenVerifier tokens, io.switchboard.protocol.TlsSettings tls) {
         this.tokens = tokens;
+        this.tls = tls;
         this.skeleton = skeleton;
         this.operation = operation;
         this.xml = xml;
@@ -79,7 +82,7 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
             skeleton.refused(operation, refusalReason(refusal));
             throw refusal;
         }
-        CallerIdentity caller = SoapCallers.of(in, tokens);
+        CallerIdentity caller = SoapCallers.of(in, tokens, tls);
         ServerCallContext call = ServerCallContext.create(deadline, trace(in), caller.peer()).cancelAtDeadline();
         String component = in.getAxisService() != null ? in.getAxisService().getName() : operation.service().name();
         Object response;

@@ -15,13 +15,19 @@ import org.apache.axis2.context.MessageContext;
 final class SoapCallers {
     private static final String PEER = "switchboard.peer";
     private static final String AUTHORIZATION = "switchboard.authorization";
+    private static final String TLS_SESSION = "switchboard.tlsSession";
 
     private SoapCallers() {
     }
 
-    /** Records what the connection proved ({@code chain}: its client certificates, null for none) and the header. */
-    static void record(MessageContext mc, Certificate[] chain, String remoteAddress, String authorization) {
+    /**
+     * Records what the connection proved ({@code chain}: its client certificates, null for none;
+     * {@code session}: its TLS session, null for none) and the header.
+     */
+    static void record(MessageContext mc, Certificate[] chain, javax.net.ssl.SSLSession session, String remoteAddress,
+                       String authorization) {
         mc.setProperty(PEER, transportPeer(chain, remoteAddress));
+        mc.setProperty(TLS_SESSION, session);
         mc.setProperty(AUTHORIZATION, authorization);
     }
 
@@ -46,10 +52,15 @@ final class SoapCallers {
                 request.getHeaders().get(org.eclipse.jetty.http.HttpHeader.AUTHORIZATION)), verifier);
     }
 
-    /** The caller of the call {@code mc} carries, its bearer token checked by {@code verifier} (null: none). */
-    static CallerIdentity of(MessageContext mc, TokenVerifier verifier) {
+    /**
+     * The caller of the call {@code mc} carries, its bearer token checked by {@code verifier}
+     * (null: none), and refused if its connection's client certificate is no longer trusted by
+     * {@code tls} (null: plain text).
+     */
+    static CallerIdentity of(MessageContext mc, TokenVerifier verifier, io.switchboard.protocol.TlsSettings tls) {
         Object peer = mc.getProperty(PEER);
         return CallerIdentity.of(peer instanceof Peer p ? p : Peer.UNKNOWN,
-                CallerIdentity.bearer((String) mc.getProperty(AUTHORIZATION)), verifier);
+                CallerIdentity.bearer((String) mc.getProperty(AUTHORIZATION)), verifier)
+                .unlessNoLongerTrusted(tls, mc.getProperty(TLS_SESSION) instanceof javax.net.ssl.SSLSession s ? s : null);
     }
 }

@@ -200,8 +200,10 @@ final class SoapPostHandler extends Handler.Wrapper {
         mc.setProperty(MessageContext.REMOTE_ADDR, remote);
         // the client certificate, when the connection is mutual TLS (SecureRequestCustomizer puts it there)
         Object tls = request.getAttribute(org.eclipse.jetty.io.EndPoint.SslSessionData.ATTRIBUTE);
-        SoapCallers.record(mc, tls instanceof org.eclipse.jetty.io.EndPoint.SslSessionData ssl ? ssl.peerCertificates()
-                        : null, CallerIdentity.address(request.getConnectionMetaData().getRemoteSocketAddress()),
+        org.eclipse.jetty.io.EndPoint.SslSessionData ssl = tls instanceof org.eclipse.jetty.io.EndPoint.SslSessionData s
+                ? s : null;
+        SoapCallers.record(mc, ssl == null ? null : ssl.peerCertificates(), ssl == null ? null : ssl.sslSession(),
+                CallerIdentity.address(request.getConnectionMetaData().getRemoteSocketAddress()),
                 request.getHeaders().get(HttpHeader.AUTHORIZATION));
         mc.setProperty(Constants.OUT_TRANSPORT_INFO, new AnswerInfo(out.response, true));
         mc.setProperty(RequestResponseTransport.TRANSPORT_CONTROL, new ResponseSignal());

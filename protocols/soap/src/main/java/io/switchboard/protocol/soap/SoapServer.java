@@ -301,7 +301,8 @@ final class SoapServer implements ProtocolServer {
         AxisService service = new AxisService(d.name());
         service.setTargetNamespace(d.namespace());
         for (OperationDescriptor op : d.operations()) {
-            SkeletonMessageReceiver receiver = new SkeletonMessageReceiver(skeleton, op, xml, calls, settings.tokenVerifier());
+            SkeletonMessageReceiver receiver = new SkeletonMessageReceiver(skeleton, op, xml, calls, settings.tokenVerifier(),
+                    settings.tls());
             AxisOperation axisOp;
             if (op.oneWay()) {
                 axisOp = new InOnlyAxisOperation(op.requestElement());

@@ -44,7 +44,9 @@ final class SoapServlet extends AxisServlet {
         org.apache.axis2.context.MessageContext mc = super.createMessageContext(request, response, invocationType);
         Object chain = request.getAttribute("jakarta.servlet.request.X509Certificate");
         String remote = request.getRemoteAddr();
+        Object tls = request.getAttribute(org.eclipse.jetty.io.EndPoint.SslSessionData.ATTRIBUTE);
         SoapCallers.record(mc, chain instanceof java.security.cert.Certificate[] c ? c : null,
+                tls instanceof org.eclipse.jetty.io.EndPoint.SslSessionData ssl ? ssl.sslSession() : null,
                 remote == null ? null : (remote.indexOf(':') >= 0 ? "[" + remote + "]" : remote) + ":" + request.getRemotePort(),
                 request.getHeader("Authorization"));
         SoapEndPoint endPoint = endPointOf(request);

@@ -2,6 +2,7 @@ package io.switchboard.protocol.spi;
 
 import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.PermissionDeniedException;
+import io.switchboard.protocol.TlsSettings;
 import io.switchboard.protocol.TokenVerifier;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -55,6 +56,20 @@ public record CallerIdentity(Peer peer, PermissionDeniedException refusal) {
             return new CallerIdentity(transport, PermissionDeniedException.unauthenticated(null,
                     "the bearer token could not be verified: " + e.getClass().getSimpleName()));
         }
+    }
+
+    /**
+     * This caller, refused unless the client chain of its connection ({@code session}) is still
+     * trusted by {@code tls} ({@link TlsSettings#stillTrusts}): a caller revoked, or of an authority
+     * withdrawn, while its connection stayed open. The refusal wins over a verified token: the
+     * connection itself is no longer admitted. Null {@code tls} or {@code session}: this caller.
+     */
+    public CallerIdentity unlessNoLongerTrusted(TlsSettings tls, SSLSession session) {
+        if (tls == null || session == null || tls.stillTrusts(session)) {
+            return this;
+        }
+        return new CallerIdentity(peer, PermissionDeniedException.unauthenticated(null,
+                "the client certificate of this connection is no longer trusted (revoked, or its authority withdrawn)"));
     }
 
     /** Throws the refusal when the call's token did not verify; the operation must not run then. */

@@ -174,6 +174,9 @@ final class TcpServer implements ProtocolServer {
                         }
                         try {
                             settings.tls().checkClientStillTrusted(tls.engine().getSession());
+                            if (settings.tls().requiresTrustedPeer()) {
+                                c.trusted(tls.engine().getSession());
+                            }
                         } catch (java.security.cert.CertificateException e) {
                             c.untrusted();   // a resumed session of a caller no longer trusted: nothing it sent is read
                             refusedConnections.increment();
@@ -394,6 +397,8 @@ final class TcpServer implements ProtocolServer {
         private String refused;
         /** Its TLS client is no longer trusted ({@link #untrusted}). Loop only. */
         private boolean untrusted;
+        /** The TLS session of a connection whose server requires client certificates, once its handshake is done. */
+        private javax.net.ssl.SSLSession tlsSession;
 
         /** What the connection proves of its peer, settled at its first call (after the TLS handshake). */
         private Peer peer;
@@ -414,6 +419,11 @@ final class TcpServer implements ProtocolServer {
         /** Its TLS client is no longer trusted: what the connection reads is dropped until it closes. */
         void untrusted() {
             untrusted = true;
+        }
+
+        /** The handshake of a connection whose client must present a trusted certificate is done. Loop only. */
+        void trusted(javax.net.ssl.SSLSession session) {
+            tlsSession = session;
         }
 
         @Override
@@ -615,8 +625,12 @@ final class TcpServer implements ProtocolServer {
             }
             PhaseMarks.mark(PhaseMarks.Phase.ARRIVED);
             InlineRuns inline = e.inline().get(op.name());
-            // who calls: the connection's peer, unless the frame's bearer token verifies
+            // who calls: the connection's peer, unless the frame's bearer token verifies; over TLS
+            // the connection's client chain still trusted (revocations and withdrawals reach open connections)
             CallerIdentity caller = caller(ctx, meta.authentication());
+            if (tlsSession != null) {
+                caller = caller.unlessNoLongerTrusted(settings.tls(), tlsSession);
+            }
             TcpCall call = new TcpCall(ctx, this, e.skeleton(), op, meta, frame.data, inline, caller, limits,
                     settings.maxGraphNodes(), tcpLimits.maxFrameBytes());
             // a compressed request inflates on a worker: its size on the wire says nothing of its cost

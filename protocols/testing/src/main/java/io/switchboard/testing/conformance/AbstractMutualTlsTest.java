@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
+import io.switchboard.protocol.PermissionDeniedException;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.TlsSettings;
 import io.switchboard.protocol.TransportException;
@@ -152,6 +153,40 @@ public abstract class AbstractMutualTlsTest {
             TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
             assertThrows(TransportException.class, () -> ping(caller, at), "a caller revoked since its session began");
             assertEquals(1, count.get("runs").get(), "the revoked caller's call ran");
+        }
+    }
+
+    /**
+     * A revocation list renewed while a caller's connection stays open: its next calls on that
+     * connection are refused as unauthenticated and do not run (the list is looked at at most
+     * every 100 ms on the way of a call, so a call or two may still pass meanwhile).
+     */
+    @Test
+    void aCallerRevokedWhileItsConnectionIsOpenIsRefusedAtItsNextCalls(@TempDir Path dir) {
+        Path crl = dir.resolve("in-force.crl");
+        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
+                .withTls(certs.serverMutual().withRevocationList(crl)));
+             ProtocolClient client = provider.newClient(ClientSettings.defaults().withTls(certs.client()))) {
+            Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
+            Endpoint at = exportCounting(guarded, count);
+            Conformance stub = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at));
+            stub.ping();
+            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            long end = System.nanoTime() + 30_000_000_000L;
+            PermissionDeniedException refused = null;
+            while (refused == null) {   // a TransportException here: the connection was not kept, the test judges nothing
+                try {
+                    stub.ping();
+                } catch (PermissionDeniedException e) {
+                    refused = e;
+                }
+                assertTrue(System.nanoTime() < end, "calls on the revoked caller's open connection still ran");
+            }
+            assertEquals(PermissionDeniedException.UNAUTHENTICATED, refused.reason(), refused.getMessage());
+            int ran = count.get("runs").get();
+            assertThrows(PermissionDeniedException.class, stub::ping);
+            assertEquals(ran, count.get("runs").get(), "a refused call ran");
         }
     }
 
