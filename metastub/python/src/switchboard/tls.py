@@ -84,6 +84,18 @@ class Tls:
             f.write(data)
         return path
 
+    def _load_chain(self, context, chain_pem, key_pem):
+        """Loads a key and its chain into ``context`` through files of their own (names no other
+        thread writes), removed once read: ``ssl`` takes a key from files only, and the key then
+        stays in none."""
+        tag = os.urandom(6).hex()
+        chain_file, key_file = self._file("chain-%s.pem" % tag, chain_pem), self._file("key-%s.pem" % tag, key_pem)
+        try:
+            context.load_cert_chain(chain_file, key_file)
+        finally:
+            os.remove(chain_file)
+            os.remove(key_file)
+
     # clients
 
     def configure(self, session):
@@ -107,7 +119,7 @@ class Tls:
         context = ssl.create_default_context(cadata=self.trust_pem.decode("ascii") if self.trust_pem else None)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         if self.key_pem is not None:
-            context.load_cert_chain(self._file("chain.pem", self.chain_pem), self._file("key.pem", self.key_pem))
+            self._load_chain(context, self.chain_pem, self.key_pem)
         return context
 
     # servers
@@ -116,11 +128,10 @@ class Tls:
         if self.key_pem is None:
             raise ValueError("a server needs a key store")
         with self._lock:   # one read of the stores: key, chain and trust of the same generation
-            key_pem, chain_pem, trust_pem, generation = self.key_pem, self.chain_pem, self.trust_pem, self.generation
+            key_pem, chain_pem, trust_pem = self.key_pem, self.chain_pem, self.trust_pem
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
-        context.load_cert_chain(self._file("chain-%d.pem" % generation, chain_pem),
-                                self._file("key-%d.pem" % generation, key_pem))
+        self._load_chain(context, chain_pem, key_pem)
         if trust_pem is not None:   # a trust store: clients must present a certificate it trusts
             context.load_verify_locations(cadata=trust_pem.decode("ascii"))
             context.verify_mode = ssl.CERT_REQUIRED

@@ -40,12 +40,12 @@ final class ReloadingTrustManager extends DelegatingTrustManager {
 
     /**
      * What changes whenever the trust in force does (the store or its revocation list read
-     * again), looking at the files at most every {@link #EPOCH_LOOK_NANOS}: callers that checked a
-     * chain at one epoch need not check it again until the next.
+     * again), looking at the files at most every {@link #EPOCH_LOOK_NANOS} unless {@code lookNow}:
+     * callers that checked a chain at one epoch need not check it again until the next.
      */
-    long epoch() {
+    long epoch(boolean lookNow) {
         long now = System.nanoTime();
-        if (now - epochLookedNanos >= EPOCH_LOOK_NANOS) {
+        if (lookNow || now - epochLookedNanos >= EPOCH_LOOK_NANOS) {
             epochLookedNanos = now;
             WatchedFile.Read<X509ExtendedTrustManager> read = trust.current();
             long lists = read.value() instanceof RevocationTrustManager r ? r.generation() : 0;

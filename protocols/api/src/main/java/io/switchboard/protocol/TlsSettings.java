@@ -156,13 +156,57 @@ public final class TlsSettings {
      * caller whose authority was withdrawn, or whose certificate was revoked, since its session
      * began could otherwise go on connecting until that session expires (a day, by the JDK's
      * default). Servers whose TLS may resume sessions call it and close a connection it refuses.
+     * The outcome is kept on the session, so the connection's first call does not check again.
      *
      * @throws CertificateException the chain is no longer trusted, or the session has none
      */
     public void checkClientStillTrusted(SSLSession session) throws CertificateException {
-        if (trustManagers == null) {
+        check(session, true);
+    }
+
+    /**
+     * For a server that requires client certificates, on every call: whether the client chain of
+     * the call's connection is still trusted by the trust store and revocation list in force. A
+     * revocation or a withdrawn authority otherwise reaches only new handshakes, and clients keep
+     * their connections. Cheap on every call: a session's chain is checked again only when those
+     * files were read again since its last check, and the files are looked at at most every 100 ms.
+     * True without a trust store or a session.
+     */
+    public boolean stillTrusts(SSLSession session) {
+        try {
+            check(session, false);
+            return true;
+        } catch (CertificateException e) {
+            return false;
+        }
+    }
+
+    /** What an {@link SSLSession} remembers of its chain's last check: the trust epoch it passed, or its negation. */
+    private static final String CHECKED = "io.switchboard.trust-epoch";
+
+    /** The chain of {@code session} checked once per trust epoch ({@code lookNow}: the files looked at first). */
+    private void check(SSLSession session, boolean lookNow) throws CertificateException {
+        if (session == null || trustManagers == null || !(trustManagers[0] instanceof ReloadingTrustManager reloading)) {
             return;
         }
+        long epoch = reloading.epoch(lookNow);
+        Object checked = session.getValue(CHECKED);
+        if (checked instanceof Long c && c == epoch) {
+            return;
+        }
+        if (checked instanceof Long c && c == -epoch - 1) {
+            throw new CertificateException("the client's certificate was refused at this trust store and lists before");
+        }
+        try {
+            verifyClient(session, reloading);
+        } catch (CertificateException e) {
+            session.putValue(CHECKED, -epoch - 1);
+            throw e;
+        }
+        session.putValue(CHECKED, epoch);
+    }
+
+    private static void verifyClient(SSLSession session, X509TrustManager trust) throws CertificateException {
         java.security.cert.Certificate[] presented;
         try {
             presented = session.getPeerCertificates();
@@ -177,37 +221,7 @@ public final class TlsSettings {
             chain[i] = c;
         }
         // without the engine: the JDK's check with one looks for a handshake under way, and this one is over
-        ((X509TrustManager) trustManagers[0]).checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
-    }
-
-    /** What an {@link SSLSession} remembers of its chain's last check: the trust epoch it passed, or its negation. */
-    private static final String CHECKED = "io.switchboard.trust-epoch";
-
-    /**
-     * For a server that requires client certificates, on every call: whether the client chain of
-     * the call's connection is still trusted by the trust store and revocation list in force. A
-     * revocation or a withdrawn authority otherwise reaches only new handshakes, and clients keep
-     * their connections. Cheap on every call: a session's chain is checked again only when those
-     * files were read again since its last check, and the files are looked at at most every 100 ms.
-     * True without a trust store or a session.
-     */
-    public boolean stillTrusts(SSLSession session) {
-        if (session == null || trustManagers == null || !(trustManagers[0] instanceof ReloadingTrustManager reloading)) {
-            return true;
-        }
-        long epoch = reloading.epoch();
-        Object checked = session.getValue(CHECKED);
-        if (checked instanceof Long c && (c == epoch || c == -epoch - 1)) {
-            return c == epoch;
-        }
-        try {
-            checkClientStillTrusted(session);
-            session.putValue(CHECKED, epoch);
-            return true;
-        } catch (CertificateException e) {
-            session.putValue(CHECKED, -epoch - 1);
-            return false;
-        }
+        trust.checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
     }
 
     /** Throws unless this can serve: a server needs a key. */
