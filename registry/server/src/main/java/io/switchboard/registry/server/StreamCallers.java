@@ -11,32 +11,40 @@ import io.grpc.Status;
 import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.PermissionDeniedException;
 import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.TlsSettings;
 import io.switchboard.protocol.TokenVerifier;
 import io.switchboard.protocol.spi.CallerIdentity;
 import io.switchboard.registry.WatchStreamMethod;
+import javax.net.ssl.SSLSession;
 
 /**
  * Who calls the registry's gRPC listener (watch streams, protobuf reads), settled once per call
  * as the component protocols settle it ({@link CallerIdentity}): the client certificate, unless a
  * bearer token verifies. A token that does not verify ends the call with {@code UNAUTHENTICATED}
- * before the registry sees it. The peer travels in the call's gRPC context.
+ * before the registry sees it, and so does a connection whose client certificate is no longer
+ * trusted (revoked, or its authority withdrawn, since its handshake). The peer travels in the
+ * call's gRPC context.
  */
 final class StreamCallers implements ServerInterceptor {
     private static final Context.Key<Peer> PEER = Context.key("switchboard.peer");
 
     private final TokenVerifier verifier;
+    /** Null: plain text. */
+    private final TlsSettings tls;
 
-    StreamCallers(TokenVerifier verifier) {
+    StreamCallers(TokenVerifier verifier, TlsSettings tls) {
         this.verifier = verifier;
+        this.tls = tls;
     }
 
     @Override
     public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
                                                       ServerCallHandler<Q, A> next) {
-        CallerIdentity caller = CallerIdentity.of(CallerIdentity.tlsPeer(
-                        call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION),
+        SSLSession session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+        CallerIdentity caller = CallerIdentity.of(CallerIdentity.tlsPeer(session,
                         call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR)),
-                CallerIdentity.bearer(headers.get(WatchStreamMethod.AUTHORIZATION)), verifier);
+                CallerIdentity.bearer(headers.get(WatchStreamMethod.AUTHORIZATION)), verifier)
+                .unlessNoLongerTrusted(tls, session);
         PermissionDeniedException refusal = caller.refusal();
         if (refusal != null) {
             call.close(Status.UNAUTHENTICATED.withDescription(refusal.getMessage()), new Metadata());

@@ -91,6 +91,8 @@ final class WatchStreamServer implements AutoCloseable {
 
     /** Null: no policy, every caller may read every name. */
     private final io.switchboard.server.authz.AuthorizationInterceptor authorization;
+    /** Null: plain text. */
+    private final io.switchboard.protocol.TlsSettings tls;
 
     WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
                       int maxPerClient) {
@@ -100,6 +102,7 @@ final class WatchStreamServer implements AutoCloseable {
     WatchStreamServer(RegistryService registry, ServerSettings settings, String host, int port, int maxWatches,
                       int maxPerClient, io.switchboard.server.authz.AuthorizationInterceptor authorization) {
         this.authorization = authorization;
+        this.tls = settings.tls();
         this.hub = registry.watches().hub();
         this.maxWatches = maxWatches;
         this.maxPerClient = maxPerClient;
@@ -137,7 +140,7 @@ final class WatchStreamServer implements AutoCloseable {
         this.server = connections.apply(NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls())))
                 // who calls, settled before any method (a token that does not verify ends the call);
                 // the call counted first, so a refused token still counts against its connection's share
-                .addService(ServerInterceptors.intercept(service, new StreamCallers(settings.tokenVerifier()),
+                .addService(ServerInterceptors.intercept(service, new StreamCallers(settings.tokenVerifier(), settings.tls()),
                         connections.callCounter()))
                 // calls are admitted or refused on the event loop, at once: a queue in front of the
                 // admission would grow with a flood before anything could refuse it
@@ -346,6 +349,8 @@ final class WatchStreamServer implements AutoCloseable {
         final SocketAddress client;
         /** Who watches: what a policy on watched names decides by. */
         final Peer peer;
+        /** The TLS session of the stream's connection; null in plain text. */
+        final javax.net.ssl.SSLSession session;
         Set<String> names;
         String epoch;
         Long since;
@@ -356,6 +361,7 @@ final class WatchStreamServer implements AutoCloseable {
             this.call = call;
             this.client = client;
             this.peer = peer;
+            this.session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
         }
 
         synchronized void start(Watch request) {
@@ -391,6 +397,13 @@ final class WatchStreamServer implements AutoCloseable {
             since = poll.version();
             if (!poll.reset() && poll.changes().isEmpty()) {
                 return;   // nothing of its names changed
+            }
+            // a stream outlives its start's check: a caller revoked since (or of an authority
+            // withdrawn) is told nothing more, as its next call would be refused
+            if (tls != null && !tls.stillTrusts(session)) {
+                end(Status.UNAUTHENTICATED.withDescription("the client certificate of this connection is no"
+                        + " longer trusted (revoked, or its authority withdrawn)"));
+                return;
             }
             WatchHub.Poll p = poll;
             byte[] message = encoded.computeIfAbsent(new Sent(names, p.reset() ? -1 : from, p.version()),

@@ -15,6 +15,8 @@ import io.switchboard.protocol.TlsSettings;
 import io.switchboard.protocol.TransportException;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.RegistryClient;
+import io.switchboard.registry.RegistryEvent;
+import io.switchboard.registry.RegistryWatch;
 import io.switchboard.server.ComponentServer;
 import io.switchboard.testing.CountingSkeleton;
 import io.switchboard.testing.TestCertificates;
@@ -26,12 +28,19 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The registry and a component server over TLS with client certificates (keys from {@link
@@ -172,5 +181,53 @@ class TlsRegistryTest {
             assertTrue(components.refusedConnections().values().stream().allMatch(n -> n >= 3),
                     "each listener counted its refusal: " + components.refusedConnections());
         }
+    }
+
+    /**
+     * A watch stream outlives the check its start passed: once the revocation list names its
+     * caller, the stream is ended as unauthenticated before the next change would reach it, while a
+     * watcher of another certificate of the same authority is told that change.
+     */
+    @Test
+    void aWatcherRevokedWhileItsStreamIsOpenIsToldNothingMore(@TempDir Path dir) throws Exception {
+        Path crl = dir.resolve("in-force.crl");
+        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        BlockingQueue<String> toldRevoked = new LinkedBlockingQueue<>();
+        BlockingQueue<String> toldTrusted = new LinkedBlockingQueue<>();
+        try (RegistryServer registry = RegistryServer.builder().secret("s")
+                .tls(certs.serverMutual().withRevocationList(crl)).start();
+             RegistryClient writer = RegistryClient.connect(List.of(registry.endpoint()), "s", with(certs.spiffeClient()));
+             RegistryClient revoked = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.client()));
+             RegistryClient trusted = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.dnsClient()));
+             RegistryWatch revokedWatch = RegistryWatch.start(revoked, List.of("Secure"), appearing(toldRevoked));
+             RegistryWatch trustedWatch = RegistryWatch.start(trusted, List.of("Secure"), appearing(toldTrusted))) {
+            assertTrue(revokedWatch.awaitSynced(Duration.ofSeconds(60)) && trustedWatch.awaitSynced(Duration.ofSeconds(60)));
+            writer.bind(RegistryWatchTest.entry("Secure", "s1", 1001, 0));
+            assertEquals("s1", toldRevoked.poll(60, TimeUnit.SECONDS));
+            assertEquals("s1", toldTrusted.poll(60, TimeUnit.SECONDS));
+            assertEquals(2, registry.openWatchStreams(), "a stream per watch");
+
+            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            // a new connection of the revoked caller is refused: the registry has read the new list
+            try (RegistryClient again = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.client()))) {
+                assertThrows(TransportException.class, () -> again.lookup("Secure"));
+            }
+            writer.bind(RegistryWatchTest.entry("Secure", "s2", 1002, 0));
+            assertEquals("s2", toldTrusted.poll(60, TimeUnit.SECONDS));
+            long end = System.nanoTime() + 30_000_000_000L;
+            while (registry.openWatchStreams() > 1) {
+                assertTrue(System.nanoTime() < end, "the revoked caller's stream is still open");
+                Thread.sleep(10);
+            }
+            assertEquals(null, toldRevoked.poll(), "the revoked caller was told of a change after its revocation");
+        }
+    }
+
+    private static Consumer<RegistryEvent> appearing(BlockingQueue<String> told) {
+        return e -> {
+            if (e.kind() == RegistryEvent.Kind.APPEAR) {
+                told.add(e.instanceId());
+            }
+        };
     }
 }
