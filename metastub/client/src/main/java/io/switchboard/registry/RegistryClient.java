@@ -245,8 +245,13 @@ public final class RegistryClient implements AutoCloseable {
     }
 
     public void rebind(ComponentEntry entry) {
+        rebind(entry, null);
+    }
+
+    /** {@link #rebind(ComponentEntry)} with a timeout per registry tried (null: the client's). */
+    public void rebind(ComponentEntry entry, Duration timeout) {
         try {
-            stub.rebind(Entries.toWire(entry), credential);
+            writes(timeout).rebind(Entries.toWire(entry), credential);
         } catch (RebindFaultException e) {
             throw new RegistryException(e.getFaultInfo().getCode(), "rebind " + entry.name() + ": "
                     + e.getFaultInfo().getReason());

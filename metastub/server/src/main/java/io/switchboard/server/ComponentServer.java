@@ -178,9 +178,8 @@ public final class ComponentServer implements AutoCloseable {
      * export of a component whose first registry hung, though the next registry was there.
      */
     private void bind(ComponentEntry entry) {
-        Duration timeout = registry.urls().size() > 1 ? Duration.ofSeconds(BIND_ANSWER_SECONDS) : null;
         try {
-            registry.bind(entry, timeout);
+            registry.bind(entry, bindTimeout());
         } catch (TransportException e) {
             if (heartbeat == null || e.delivery() != TransportException.Delivery.MAY_HAVE_RUN) {
                 throw e;
@@ -190,13 +189,22 @@ public final class ComponentServer implements AutoCloseable {
         }
     }
 
-    /** One heartbeat: renews every bound entry, and binds again those the registry no longer holds. */
+    /** Null: the call timeout, with no other registry to move to. */
+    private Duration bindTimeout() {
+        return registry.urls().size() > 1 ? Duration.ofSeconds(BIND_ANSWER_SECONDS) : null;
+    }
+
+    /**
+     * One heartbeat: renews every bound entry, and binds again those the registry no longer holds,
+     * with a bind's time per registry (with the call timeout a registry that hung held the entry's
+     * return through the other for 30 s).
+     */
     private void renewAll() {
         for (ComponentEntry e : bound) {
             long started = System.nanoTime();
             try {
                 if (!registry.renew(e.name(), e.instanceId(), renewTimeout, stats.summary(e.name()))) {
-                    registry.rebind(e);
+                    registry.rebind(e, bindTimeout());
                     LOG.info("the registry no longer held {} ({}); bound it again", e.name(), e.instanceId());
                 } else {
                     LOG.debug("renewed {} ({}) in {} ms", e.name(), e.instanceId(),

@@ -125,13 +125,17 @@ class HungRegistryTest {
     /**
      * A component given both registries, the first of which hangs, is served and bound: its bind
      * may have reached the hung one, so it is not sent to the other, but the export does not fail
-     * for it; the heartbeat then finds the entry missing and binds it through the other.
+     * for it; the heartbeat then finds the entry missing and binds it through the other, giving
+     * the hung one a bind's 5 s (the export's 5 s, a heartbeat period of 2 s, a renew's 2 s on the
+     * hung one, and at most 5 s for the bind: 14 s). With the call timeout for that bind the entry
+     * came back after 36 s.
      */
     @Test
     void aComponentWhoseFirstRegistryHangsIsServedAndBoundThroughTheOther() throws Exception {
         signal("STOP", hung.process());
         long stopped = System.nanoTime();
-        try (io.switchboard.server.ComponentServer server = io.switchboard.server.ComponentServer.builder()
+        try (io.switchboard.testing.SchedulerLag lag = io.switchboard.testing.SchedulerLag.start();
+             io.switchboard.server.ComponentServer server = io.switchboard.server.ComponentServer.builder()
                 .protocols("soap").registry(hungUrl + "," + otherUrl, SECRET).lease(Duration.ofSeconds(6)).build();
              RegistryClient reader = RegistryClient.connect(otherUrl)) {
             ComponentEntry exported = server.export(ConformanceComponent.skeleton(
@@ -147,8 +151,12 @@ class HungRegistryTest {
                 Thread.sleep(100);
             }
             assertEquals(List.of(exported.instanceId()), instances(found));
-            long boundMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+            long bound = System.nanoTime();
+            long boundMillis = TimeUnit.NANOSECONDS.toMillis(bound - stopped);
             System.out.println("and bound through the other after " + boundMillis + " ms");
+            long allowedMillis = 20_000 + TimeUnit.NANOSECONDS.toMillis(2 * lag.within(stopped, bound));
+            assertTrue(boundMillis < allowedMillis, "bound through the other after " + boundMillis + " ms, "
+                    + allowedMillis + " allowed");
         }
     }
 

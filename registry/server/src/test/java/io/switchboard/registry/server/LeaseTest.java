@@ -162,6 +162,28 @@ class LeaseTest {
     }
 
     /** When the registry last received a renewal of this instance's lease; null when it holds none. */
+    /**
+     * The heartbeat's bind again, when the registry no longer holds an entry, waits a given time
+     * on a registry that accepts and never answers, not the call timeout (30 s): it is what
+     * brings a component back through the next registry while the first one hangs.
+     */
+    @Test
+    void aRebindWithATimeoutGivesARegistryThatNeverAnswersOnlyThatTime() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+             RegistryServer other = RegistryServer.builder().secret("s").start();
+             RegistryClient both = RegistryClient.connect(List.of("http://127.0.0.1:" + silent.getLocalPort()
+                     + "/axis2/services/Registry", other.endpoint()), "s", io.switchboard.protocol.ClientSettings.defaults())) {
+            long started = System.nanoTime();
+            try {
+                both.rebind(entry("Back", "b1", 30), Duration.ofSeconds(1));
+            } catch (io.switchboard.protocol.TransportException e) {
+                assertEquals(io.switchboard.protocol.TransportException.Delivery.MAY_HAVE_RUN, e.delivery(), e.toString());
+            }
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(tookMillis < 10_000, "the rebind waited " + tookMillis + " ms on the silent registry");
+        }
+    }
+
     private static Instant renewedAt(RegistryServer registry, String instance) {
         var live = registry.service().live().getOrDefault("Conformance", java.util.Map.of()).get(instance);
         return live == null ? null : live.renewedAt();
