@@ -140,7 +140,7 @@ final class WatchStreamServer implements AutoCloseable {
         this.server = connections.apply(NettyServerBuilder.forAddress(at, GrpcTls.server(settings.tls())))
                 // who calls, settled before any method (a token that does not verify ends the call);
                 // the call counted first, so a refused token still counts against its connection's share
-                .addService(ServerInterceptors.intercept(service, new StreamCallers(settings.tokenVerifier(), settings.tls()),
+                .addService(ServerInterceptors.intercept(service, new StreamCallers(settings.tokenVerifier(), tls),
                         connections.callCounter()))
                 // calls are admitted or refused on the event loop, at once: a queue in front of the
                 // admission would grow with a flood before anything could refuse it

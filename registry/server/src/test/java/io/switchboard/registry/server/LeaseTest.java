@@ -161,7 +161,6 @@ class LeaseTest {
         }
     }
 
-    /** When the registry last received a renewal of this instance's lease; null when it holds none. */
     /**
      * The heartbeat's bind again, when the registry no longer holds an entry, waits a given time
      * on a registry that accepts and never answers, not the call timeout (30 s): it is what
@@ -184,6 +183,7 @@ class LeaseTest {
         }
     }
 
+    /** When the registry last received a renewal of this instance's lease; null when it holds none. */
     private static Instant renewedAt(RegistryServer registry, String instance) {
         var live = registry.service().live().getOrDefault("Conformance", java.util.Map.of()).get(instance);
         return live == null ? null : live.renewedAt();
