@@ -15,17 +15,14 @@ import threading
 from urllib.parse import urlparse
 
 from switchboard._registry import RegistryClient
+from ports import unused_port
 
 OPERATION = re.compile(rb"<(?:[\w-]+:)?Body[^>]*>\s*<(?:[\w-]+:)?(\w+)")
 
 
 def closed_port_url():
     """A registry URL whose port nobody listens on."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return "http://127.0.0.1:%d/axis2/services/Registry" % port
+    return "http://127.0.0.1:%d/axis2/services/Registry" % unused_port()
 
 
 class _Connections:

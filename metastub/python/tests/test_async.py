@@ -5,7 +5,6 @@ call on the board's pool."""
 import asyncio
 import concurrent.futures
 import math
-import socket
 import struct
 import threading
 import uuid
@@ -18,6 +17,7 @@ from switchboard import _transport as _transport_module
 from switchboard._schema import Interface
 from switchboard._soap import SoapCodec
 from conftest import bits, until
+from ports import unused_port
 from test_tcp import _answer, _CloseAfter, _ScriptedServer
 
 CALLS = 200
@@ -85,9 +85,7 @@ def test_an_async_call_falls_back_from_a_dead_tcp_endpoint_to_soap(fresh_echo, s
     soap = echo.entries[0].endpoint("soap")
     name = "PyAsyncDeadTcp" + uuid.uuid4().hex[:8]
     registry = echo._board.registry
-    with socket.socket() as s:   # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]
+    dead = unused_port()   # a port nobody listens on
     registry.bind(registry.entry_dict(name, "one", [("tcp", "tcp://127.0.0.1:%d/Echo" % dead), ("soap", soap)],
                                       None, echo_proto, None, 0, []), secret)
     try:

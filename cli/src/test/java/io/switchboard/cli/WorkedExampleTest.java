@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.testing.ChildJvm;
+import io.switchboard.testing.UnusedPorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +33,7 @@ class WorkedExampleTest {
     @Test
     void theWorkedExampleRunsAsDocumented() throws Exception {
         // the page's registry port, moved to a free one: tests share this machine
-        String port = String.valueOf(freePort());
+        String port = String.valueOf(UnusedPorts.port());
         String section = section(Files.readString(securityPage(), StandardCharsets.UTF_8)).replace(PAGE_PORT, port);
         String script = blocks(section, "sh");
         List<String> shown = blocks(section, "text").lines().filter(l -> !l.isBlank()).toList();
@@ -114,12 +113,6 @@ class WorkedExampleTest {
         }
         Files.writeString(file, line.append(" \"$@\"\n"));
         assertTrue(file.toFile().setExecutable(true));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
     private static int count(String text, String word) {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.TransportException;
+import io.switchboard.testing.UnusedPorts;
 import io.switchboard.testing.conformance.ConformanceComponent;
-import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -14,10 +14,7 @@ import org.junit.jupiter.api.Test;
 class SwitchboardLookupTest {
     @Test
     void aLookupThatFailsLeavesNoChannelFollowingTheRegistry() throws Exception {
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();   // closed again: nothing listens there
-        }
+        int port = UnusedPorts.port();   // nothing listens there
         ClientSettings quick = new ClientSettings(Duration.ofMillis(200), Duration.ofSeconds(2),
                 ClientSettings.defaults().maxMessageBytes(), ClientSettings.defaults().maxGraphNodes());
         try (Switchboard sb = Switchboard.builder("http://127.0.0.1:" + port + "/axis2/services/Registry")

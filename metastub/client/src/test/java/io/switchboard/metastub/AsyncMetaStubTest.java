@@ -14,13 +14,13 @@ import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
+import io.switchboard.testing.UnusedPorts;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
 import io.switchboard.testing.conformance.LinkEntry;
 import io.switchboard.testing.conformance.Values;
 import io.switchboard.testing.CountingSkeleton;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -182,10 +182,7 @@ class AsyncMetaStubTest {
 
     @Test
     void asyncCallFallsBackToSoapWhenGrpcRefusesTheConnection() throws Exception {
-        int deadPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            deadPort = s.getLocalPort();
-        }
+        int deadPort = UnusedPorts.port();
         Endpoint dead = new Endpoint("grpc", "grpc://127.0.0.1:" + deadPort + "/Conformance");
         ConformanceStub stub = client(List.of(dead, grpcAndSoap().get(1)), new FixedPolicy("grpc"));
         long before = impl.increments.get();

@@ -23,6 +23,7 @@ import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.protocol.RemoteInvocationException;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
+import io.switchboard.testing.UnusedPorts;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.DivideFaultException;
@@ -38,7 +39,6 @@ import io.switchboard.testing.conformance.Tensor;
 import io.switchboard.testing.conformance.Values;
 import io.switchboard.testing.CountingSkeleton;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -339,10 +339,7 @@ class DynamicCallTest {
 
     @Test
     void failsafeRepeatsADynamicCallOverSoap() throws Exception {
-        int deadPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            deadPort = s.getLocalPort();
-        }
+        int deadPort = UnusedPorts.port();
         Endpoint dead = new Endpoint("grpc", "grpc://127.0.0.1:" + deadPort + "/Conformance");
         DynamicStub stub = new DynamicStub(dynamic, channel(dynamic.descriptor(), List.of(dead, both.get(1)),
                 new FixedPolicy("grpc")));

@@ -31,7 +31,7 @@ import io.switchboard.protocol.spi.UnixSockets;
 import io.switchboard.registry.ComponentEntry;
 import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
-import java.net.ServerSocket;
+import io.switchboard.testing.UnusedPorts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -90,7 +90,7 @@ class TracingAcrossComponentsTest {
         for (Endpoint e : optimizerEntry.endpoints()) {
             // a dead port, and no Unix socket that a client on this host would take instead
             endpoints.add(e.protocol().equals("grpc") ? new Endpoint("grpc", UnixSockets.overTcp(e).address()
-                    .replaceFirst(":\\d+", ":" + deadPort())) : e);
+                    .replaceFirst(":\\d+", ":" + UnusedPorts.port())) : e);
         }
         double[] times = new double[40];
         for (int i = 0; i < times.length; i++) {
@@ -199,11 +199,5 @@ class TracingAcrossComponentsTest {
     private static SpanData one(List<SpanData> spans) {
         assertEquals(1, spans.size(), spans.toString());
         return spans.get(0);
-    }
-
-    private static int deadPort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -25,7 +25,7 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.SwitchboardException;
 import io.switchboard.protocol.spi.Transport;
 import io.switchboard.protocol.TransportException;
-import java.net.ServerSocket;
+import io.switchboard.testing.UnusedPorts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -417,10 +417,7 @@ public abstract class AbstractProtocolConformanceTest {
 
     @Test
     void connectionRefusedSaysTheRequestWasNotSent() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = UnusedPorts.port();
         Endpoint dead = deadEndpoint(port);
         try (Transport t = client.connect(ConformanceComponent.DESCRIPTOR, dead)) {
             TransportException e = assertThrows(TransportException.class, () -> ConformanceComponent.stub(t).ping());

@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.testing.ManualClock;
+import io.switchboard.testing.UnusedPorts;
 import io.switchboard.testing.conformance.ConformanceComponent;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,10 +108,7 @@ class RegistryWatchTest {
 
     @Test
     void aWatcherBehindARestartedRegistryIsToldTheDifference() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = UnusedPorts.port();
         BlockingQueue<RegistryEvent> events = new LinkedBlockingQueue<>();
         RegistryServer first = RegistryServer.builder().port(port).start();
         try (Switchboard sb = Switchboard.connect(first.endpoint())) {
@@ -199,10 +196,7 @@ class RegistryWatchTest {
 
     @Test
     void aClientOfSeveralRegistriesMovesToTheNextWhenOneIsDown() throws Exception {
-        int dead;
-        try (ServerSocket s = new ServerSocket(0)) {
-            dead = s.getLocalPort();   // nothing listens here once closed
-        }
+        int dead = UnusedPorts.port();   // nothing listens there
         try (RegistryServer registry = RegistryServer.builder().start();
              RegistryClient client = RegistryClient.connect("http://127.0.0.1:" + dead + "/axis2/services/Registry, "
                      + registry.endpoint())) {
