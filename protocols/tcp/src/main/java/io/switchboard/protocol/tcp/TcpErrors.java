@@ -67,6 +67,19 @@ final class TcpErrors {
     private TcpErrors() {
     }
 
+    /**
+     * Server side: the refusal of a request on a connection whose client certificate is no longer
+     * trusted (a resumed TLS session of a caller revoked, or of an authority withdrawn, since it
+     * began): not run, and the connection ends ({@link #CLOSING}).
+     */
+    static RpcMeta noLongerTrusted(long correlationId) {
+        Map<String, String> user = new HashMap<>(2);
+        user.put(REFUSED, io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED);
+        user.put(CLOSING, "1");
+        return RpcMeta.response(correlationId, AUTH, "the client certificate of this connection is no longer trusted"
+                + " (revoked, or its authority withdrawn); the call did not run", user);
+    }
+
     /** Server side: a request that could not be read, as a response meta. */
     static RpcMeta refusal(long correlationId, WireFormatException e, String what) {
         Map<String, String> user = new HashMap<>(2);

@@ -178,10 +178,14 @@ final class TcpServer implements ProtocolServer {
                                 c.trusted(tls.engine().getSession());
                             }
                         } catch (java.security.cert.CertificateException e) {
-                            c.untrusted();   // a resumed session of a caller no longer trusted: nothing it sent is read
+                            // a resumed session of a caller no longer trusted: the calls it sends for a
+                            // moment are answered as refused (they did not run, and the client takes no
+                            // new ones here), then the connection ends; closed at once, its client would
+                            // see its connection lost under its call (may have run)
+                            c.untrusted();
                             refusedConnections.increment();
                             LOG.warn("tcp refused a connection at TLS: {}", e.getMessage());
-                            ch.close();
+                            ch.eventLoop().schedule(() -> ch.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
                         }
                     });
                 }
@@ -416,7 +420,7 @@ final class TcpServer implements ProtocolServer {
             refused = why;
         }
 
-        /** Its TLS client is no longer trusted: what the connection reads is dropped until it closes. */
+        /** Its TLS client is no longer trusted: each request it sends is refused until the connection closes. */
         void untrusted() {
             untrusted = true;
         }
@@ -542,10 +546,6 @@ final class TcpServer implements ProtocolServer {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (untrusted) {
-                io.netty.util.ReferenceCountUtil.release(msg);
-                return;
-            }
             decoder.read(ctx, msg, this);
         }
 
@@ -566,6 +566,15 @@ final class TcpServer implements ProtocolServer {
                 TcpCall c = running.get(meta.correlationId());
                 if (c != null) {
                     c.cancel();
+                }
+                return;
+            }
+            if (untrusted) {
+                frame.release();
+                if (frame.oversized()) {
+                    answerAndClose(ctx, TcpErrors.noLongerTrusted(meta.correlationId()));   // its data is not read
+                } else {
+                    answer(ctx, TcpErrors.noLongerTrusted(meta.correlationId()));
                 }
                 return;
             }
