@@ -103,6 +103,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     private boolean deferred;
     /** Whether the close lingers (a refused request whose sender may still be sending). */
     private boolean lingerAtClose;
+    /** Its TLS client resumed a session but is no longer trusted: every request is refused ({@link UntrustedSessionRefusals}). */
+    private volatile boolean noLongerTrusted;
     private volatile boolean lingering;
     private State state = State.WAITING;
     /** Whether the current request's answer has begun (it may, before the request's last bytes are read). */
@@ -612,6 +614,14 @@ final class SoapEndPoint extends SocketChannelEndPoint {
         }
         state = State.DISPLACED;   // what Jetty reads next is the end of the stream, as if its client had gone
         return true;
+    }
+
+    boolean noLongerTrusted() {
+        return noLongerTrusted;
+    }
+
+    void noLongerTrusted(boolean untrusted) {
+        noLongerTrusted = untrusted;
     }
 
     /** The request is refused (413) while its sender may still be sending: the close that follows lingers. */

@@ -178,7 +178,7 @@ final class SoapServer implements ProtocolServer {
             // a call (POST to /axis2/services/...) goes straight to Axis2; the rest (?wsdl, mounted pages) to the contexts
             sizeLimit.setHandler(new SoapPostHandler(context, settings.maxMessageBytes(), calls, settings.tokenVerifier(),
                     shortcuts.directAxis2(), contexts));
-            jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(sizeLimit)));
+            jetty.setHandler(new GracefulHandler(new SoapConnector.Tracker(new UntrustedSessionRefusals(sizeLimit))));
             jetty.start();
 
             listener.setPort(connector.getLocalPort());
@@ -238,8 +238,8 @@ final class SoapServer implements ProtocolServer {
 
         /**
          * A resumed session shows its client's certificate to no trust manager: the chain is
-         * checked here against the trust store and lists in force now, and a client no longer
-         * trusted fails the handshake (Jetty closes the connection before reading a request).
+         * checked here against the trust store and lists in force now, and the requests of a
+         * client no longer trusted are answered as refused ({@link UntrustedSessionRefusals}).
          */
         @Override
         public void handshakeSucceeded(Event event) throws javax.net.ssl.SSLException {
@@ -249,22 +249,31 @@ final class SoapServer implements ProtocolServer {
             try {
                 tls.checkClientStillTrusted(event.getSSLEngine().getSession());
             } catch (java.security.cert.CertificateException e) {
-                throw new javax.net.ssl.SSLHandshakeException("the client is no longer trusted: " + e.getMessage());
+                if (!(soapEndPoint(event) instanceof SoapEndPoint soap)) {
+                    // no end point of ours to mark: the handshake fails, and Jetty closes before reading a request
+                    throw new javax.net.ssl.SSLHandshakeException("the client is no longer trusted: " + e.getMessage());
+                }
+                soap.noLongerTrusted(true);
+                count.increment();
+                LOG.warn("SOAP refused a connection from {} at TLS: the client is no longer trusted: {}",
+                        event.getEndPoint().getRemoteSocketAddress(), e.getMessage());
             }
         }
 
         @Override
         public void handshakeFailed(Event event, Throwable failure) {
             count.increment();
-            EndPoint e = event.getEndPoint();
-            if (e instanceof SslConnection.SslEndPoint ssl) {
-                e = ssl.getSslConnection().getEndPoint();
-            }
-            if (e instanceof SoapEndPoint soap) {
+            if (soapEndPoint(event) instanceof SoapEndPoint soap) {
                 soap.lingerAtClose();
             }
             LOG.warn("SOAP refused a connection from {} at TLS: {}", event.getEndPoint().getRemoteSocketAddress(),
                     failure.getMessage());
+        }
+
+        /** The connection's own end point, under its TLS. */
+        private static EndPoint soapEndPoint(Event event) {
+            EndPoint e = event.getEndPoint();
+            return e instanceof SslConnection.SslEndPoint ssl ? ssl.getSslConnection().getEndPoint() : e;
         }
     }
 

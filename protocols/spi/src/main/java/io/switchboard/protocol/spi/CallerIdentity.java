@@ -29,6 +29,10 @@ import javax.net.ssl.SSLSession;
  * @param refusal why the call's token did not verify; null when the call may go on
  */
 public record CallerIdentity(Peer peer, PermissionDeniedException refusal) {
+    /** Why a caller whose TLS client chain was trusted when its connection began is refused now. */
+    public static final String NO_LONGER_TRUSTED =
+            "the client certificate of this connection is no longer trusted (revoked, or its authority withdrawn)";
+
     private static final String BEARER = "bearer ";
     /** What a value carrying no usable token reads as: refused, never taken as no token. */
     static final String MALFORMED = "\0malformed";
@@ -68,8 +72,7 @@ public record CallerIdentity(Peer peer, PermissionDeniedException refusal) {
         if (tls == null || session == null || tls.stillTrusts(session)) {
             return this;
         }
-        return new CallerIdentity(peer, PermissionDeniedException.unauthenticated(null,
-                "the client certificate of this connection is no longer trusted (revoked, or its authority withdrawn)"));
+        return new CallerIdentity(peer, PermissionDeniedException.unauthenticated(null, NO_LONGER_TRUSTED));
     }
 
     /** Throws the refusal when the call's token did not verify; the operation must not run then. */

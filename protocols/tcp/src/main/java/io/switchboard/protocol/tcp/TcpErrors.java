@@ -76,8 +76,8 @@ final class TcpErrors {
         Map<String, String> user = new HashMap<>(2);
         user.put(REFUSED, io.switchboard.protocol.PermissionDeniedException.UNAUTHENTICATED);
         user.put(CLOSING, "1");
-        return RpcMeta.response(correlationId, AUTH, "the client certificate of this connection is no longer trusted"
-                + " (revoked, or its authority withdrawn); the call did not run", user);
+        return RpcMeta.response(correlationId, AUTH, io.switchboard.protocol.spi.CallerIdentity.NO_LONGER_TRUSTED
+                + "; the call did not run", user);
     }
 
     /** Server side: a request that could not be read, as a response meta. */

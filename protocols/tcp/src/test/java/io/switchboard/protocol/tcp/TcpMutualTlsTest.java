@@ -11,11 +11,6 @@ class TcpMutualTlsTest extends AbstractMutualTlsTest {
     }
 
     @Override
-    protected boolean refusesAResumedSessionsCallsAsUnauthenticated() {
-        return true;
-    }
-
-    @Override
     protected Endpoint plainTextForm(Endpoint tlsEndpoint) {
         return new Endpoint("tcp", tlsEndpoint.address().replaceFirst("^tcps:", "tcp:"));
     }

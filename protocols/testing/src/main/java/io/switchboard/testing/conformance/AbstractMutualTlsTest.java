@@ -78,18 +78,19 @@ public abstract class AbstractMutualTlsTest {
     }
 
     /**
-     * Whether this protocol's server answers the calls of a client that resumed the TLS session of
-     * a caller no longer trusted as refused and unauthenticated (they did not run). Otherwise the
-     * server ends such a connection after its handshake, or the client does not resume (gRPC's
-     * TLS), and the caller learns of it as a failed connection.
+     * Whether a client of this protocol resumes its TLS sessions, whose handshakes show the
+     * server no certificate: the server then checks the chain after the handshake and answers the
+     * calls of a client no longer trusted as refused and unauthenticated (they did not run).
+     * Otherwise (gRPC's TLS) the full handshake fails, and the caller learns of it as a failed
+     * connection.
      */
-    protected boolean refusesAResumedSessionsCallsAsUnauthenticated() {
-        return false;
+    protected boolean resumesSessions() {
+        return true;
     }
 
     /** A call of {@code caller}, whose earlier session the server may see resumed, is refused. */
     private void assertRefusedOnItsResumedSession(TlsSettings caller, Endpoint at, String who) {
-        if (refusesAResumedSessionsCallsAsUnauthenticated()) {
+        if (resumesSessions()) {
             PermissionDeniedException e = assertThrows(PermissionDeniedException.class, () -> ping(caller, at), who);
             assertTrue(e.unauthenticated(), e.reason() + ": " + e.getMessage());
             assertTrue(e.getMessage().contains("did not run"), e.getMessage());
