@@ -1,5 +1,6 @@
 package io.switchboard.protocol.soap;
 
+import io.switchboard.protocol.spi.CallerIdentity;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
@@ -21,7 +22,7 @@ import org.eclipse.jetty.util.Callback;
  * its request as a connection lost under its call.
  */
 final class UntrustedSessionRefusals extends Handler.Wrapper {
-    static final String MESSAGE = io.switchboard.protocol.spi.CallerIdentity.NO_LONGER_TRUSTED + "; the call did not run";
+    private static final String MESSAGE = CallerIdentity.NO_LONGER_TRUSTED + "; the call did not run";
     private static final byte[] SOAP11 = ("<?xml version='1.0' encoding='UTF-8'?><soapenv:Envelope"
             + " xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\"><soapenv:Body><soapenv:Fault>"
             + "<faultcode>soapenv:Client</faultcode><faultstring>" + MESSAGE + "</faultstring><detail>"
