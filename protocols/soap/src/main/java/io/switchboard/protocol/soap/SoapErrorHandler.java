@@ -58,11 +58,28 @@ final class SoapErrorHandler extends ErrorHandler {
     }
 
     static String fault(boolean sender, String message, String reason) {
-        return "<?xml version='1.0' encoding='UTF-8'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
-                + "envelope/\"><soapenv:Body><soapenv:Fault><faultcode>soapenv:" + (sender ? "Client" : "Server")
-                + "</faultcode><faultstring>" + escape(message) + "</faultstring>"
-                + (reason == null ? "" : "<detail><sb:refused xmlns:sb=\"" + SoapFaults.NS + "\" reason=\"" + reason
-                + "\"/></detail>")
+        return fault(false, sender, message, reason == null ? null
+                : "<sb:refused xmlns:sb=\"" + SoapFaults.NS + "\" reason=\"" + reason + "\"/>");
+    }
+
+    /**
+     * A whole fault envelope, SOAP 1.1 or 1.2: {@code Client}/{@code Sender} or
+     * {@code Server}/{@code Receiver}, the message escaped, {@code detail} (an element, as text;
+     * null: none) as it is.
+     */
+    static String fault(boolean soap12, boolean sender, String message, String detail) {
+        if (!soap12) {
+            return "<?xml version='1.0' encoding='UTF-8'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/"
+                    + "soap/envelope/\"><soapenv:Body><soapenv:Fault><faultcode>soapenv:" + (sender ? "Client" : "Server")
+                    + "</faultcode><faultstring>" + escape(message) + "</faultstring>"
+                    + (detail == null ? "" : "<detail>" + detail + "</detail>")
+                    + "</soapenv:Fault></soapenv:Body></soapenv:Envelope>";
+        }
+        return "<?xml version='1.0' encoding='UTF-8'?><soapenv:Envelope xmlns:soapenv=\"http://www.w3.org/2003/05/"
+                + "soap-envelope\"><soapenv:Body><soapenv:Fault><soapenv:Code><soapenv:Value>soapenv:"
+                + (sender ? "Sender" : "Receiver") + "</soapenv:Value></soapenv:Code><soapenv:Reason><soapenv:Text"
+                + " xml:lang=\"en\">" + escape(message) + "</soapenv:Text></soapenv:Reason>"
+                + (detail == null ? "" : "<soapenv:Detail>" + detail + "</soapenv:Detail>")
                 + "</soapenv:Fault></soapenv:Body></soapenv:Envelope>";
     }
 

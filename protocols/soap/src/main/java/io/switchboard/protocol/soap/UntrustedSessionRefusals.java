@@ -23,17 +23,12 @@ import org.eclipse.jetty.util.Callback;
  */
 final class UntrustedSessionRefusals extends Handler.Wrapper {
     private static final String MESSAGE = CallerIdentity.NO_LONGER_TRUSTED + "; the call did not run";
-    private static final byte[] SOAP11 = ("<?xml version='1.0' encoding='UTF-8'?><soapenv:Envelope"
-            + " xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\"><soapenv:Body><soapenv:Fault>"
-            + "<faultcode>soapenv:Client</faultcode><faultstring>" + MESSAGE + "</faultstring><detail>"
-            + "<sb:PermissionDenied xmlns:sb=\"" + SoapFaults.NS + "\" reason=\"unauthenticated\"/></detail>"
-            + "</soapenv:Fault></soapenv:Body></soapenv:Envelope>").getBytes(StandardCharsets.UTF_8);
-    private static final byte[] SOAP12 = ("<?xml version='1.0' encoding='UTF-8'?><soapenv:Envelope"
-            + " xmlns:soapenv=\"http://www.w3.org/2003/05/soap-envelope\"><soapenv:Body><soapenv:Fault>"
-            + "<soapenv:Code><soapenv:Value>soapenv:Sender</soapenv:Value></soapenv:Code><soapenv:Reason>"
-            + "<soapenv:Text xml:lang=\"en\">" + MESSAGE + "</soapenv:Text></soapenv:Reason><soapenv:Detail>"
-            + "<sb:PermissionDenied xmlns:sb=\"" + SoapFaults.NS + "\" reason=\"unauthenticated\"/></soapenv:Detail>"
-            + "</soapenv:Fault></soapenv:Body></soapenv:Envelope>").getBytes(StandardCharsets.UTF_8);
+    private static final String DENIED = "<sb:PermissionDenied xmlns:sb=\"" + SoapFaults.NS
+            + "\" reason=\"unauthenticated\"/>";
+    private static final byte[] SOAP11 = SoapErrorHandler.fault(false, true, MESSAGE, DENIED)
+            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] SOAP12 = SoapErrorHandler.fault(true, true, MESSAGE, DENIED)
+            .getBytes(StandardCharsets.UTF_8);
 
     UntrustedSessionRefusals(Handler next) {
         super(next);
