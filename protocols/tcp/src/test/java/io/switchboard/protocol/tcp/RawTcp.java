@@ -20,7 +20,12 @@ final class RawTcp implements AutoCloseable {
     }
 
     RawTcp(Endpoint endpoint) throws IOException {
-        socket = new Socket(endpoint.uri().getHost(), endpoint.uri().getPort());
+        this(new Socket(endpoint.uri().getHost(), endpoint.uri().getPort()));
+    }
+
+    /** Over a socket made elsewhere (a TLS one, say). */
+    RawTcp(Socket socket) throws IOException {
+        this.socket = socket;
         socket.setSoTimeout(30_000);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();
@@ -65,8 +70,8 @@ final class RawTcp implements AutoCloseable {
     boolean closedByServer() throws IOException {
         try {
             return in.read() < 0;
-        } catch (java.net.SocketException e) {
-            return true;
+        } catch (java.net.SocketException | javax.net.ssl.SSLException e) {
+            return true;   // a reset, or a TLS connection ended without its close_notify
         }
     }
 
