@@ -199,8 +199,8 @@ class _ScriptedServer:
             except OSError:
                 return
             t = threading.Thread(target=self._connection, args=(conn,), daemon=True)
-            self.connections.append(t)
             t.start()
+            self.connections.append(t)   # only once started: a test may join it as soon as it is here
 
     def _connection(self, conn):
         with conn:
@@ -234,6 +234,29 @@ class _ScriptedServer:
 
     def __exit__(self, *exc):
         self.listener.close()
+
+
+def test_the_scripted_server_lists_a_connection_only_once_its_thread_has_started(monkeypatch):
+    """Tests join the threads in ``connections`` as soon as they see them; one listed before its
+    start() made join raise "cannot join thread before it is started". Here start() is held open
+    until the test has looked at the list."""
+    entered, release = threading.Event(), threading.Event()
+    real_start = threading.Thread.start
+
+    def held_start(thread):
+        if getattr(getattr(thread, "_target", None), "__name__", "") == "_connection":
+            entered.set()
+            release.wait(30)
+        real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", held_start)
+    with _ScriptedServer(lambda meta, message: _answer(meta)) as server:
+        with socket.create_connection(("127.0.0.1", server.port)):
+            assert entered.wait(30), "the connection was not taken"
+            listed_before_start = [t for t in server.connections if t.ident is None]
+            release.set()
+            assert listed_before_start == []
+            until(lambda: server.connections, "the started connection was not listed")
 
 
 def test_the_scripted_server_ends_a_connection_cut_in_the_middle_of_a_frame_quietly():
