@@ -10,10 +10,14 @@ MUTUAL_TLS, TOKEN, ANONYMOUS, UNIX_SOCKET = "MUTUAL_TLS", "TOKEN", "ANONYMOUS", 
 
 
 class Peer:
-    __slots__ = ("principal", "authentication", "remote_address")
+    """``certificate``: the client certificate its connection's handshake verified (a ``cryptography``
+    x509 object), which each call checks again against the revocation lists in force; else None."""
 
-    def __init__(self, principal, authentication, remote_address):
+    __slots__ = ("principal", "authentication", "remote_address", "certificate")
+
+    def __init__(self, principal, authentication, remote_address, certificate=None):
         self.principal, self.authentication, self.remote_address = principal, authentication, remote_address
+        self.certificate = certificate
 
     @property
     def identity(self):
@@ -45,7 +49,7 @@ def from_der(der, remote_address):
         return Peer(None, ANONYMOUS, remote_address)
     from cryptography import x509
 
-    return _peer(principal_of(x509.load_der_x509_certificate(der)), remote_address)
+    return _peer(x509.load_der_x509_certificate(der), remote_address)
 
 
 def from_grpc(context):
@@ -61,7 +65,7 @@ def from_grpc(context):
         return Peer(None, ANONYMOUS, address)
     from cryptography import x509
 
-    return _peer(principal_of(x509.load_pem_x509_certificate(pem[0])), address)
+    return _peer(x509.load_pem_x509_certificate(pem[0]), address)
 
 
 def from_unix_socket(sock, path):
@@ -82,5 +86,6 @@ def call_id_owner(peer):
     return ANONYMOUS if peer.authentication == UNIX_SOCKET else peer.identity
 
 
-def _peer(principal, address):
-    return Peer(principal, MUTUAL_TLS if principal else ANONYMOUS, address)
+def _peer(certificate, address):
+    principal = principal_of(certificate)
+    return Peer(principal, MUTUAL_TLS if principal else ANONYMOUS, address, certificate)

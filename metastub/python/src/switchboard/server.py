@@ -94,6 +94,7 @@ from .authz import authorizer
 from .tokens import bearer
 from ._transport import BUSY_HEADER, CANCEL_HEADER, PART_BYTES, RUNNING_ONLY_HEADER, parts
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused, SwitchboardError
+from .tls import NO_LONGER_TRUSTED
 
 DEFAULT_MAX_MESSAGE = 64 << 20
 DEDUP_ENTRIES = 10_000
@@ -644,6 +645,7 @@ class Server:
 
             registry_urls(registry)
         self.jwt = jwt
+        self.tls = tls
         self.denials = collections.Counter()   # (identity, path) -> calls denied
         self._denial_logged = {}
         self.workers = workers
@@ -727,7 +729,11 @@ class Server:
 
     def admit(self, transport_peer, authorization, op):
         """The caller of a call (see ``identify``), once the policy lets it call ``op``; raises
-        PermissionDenied."""
+        PermissionDenied. A client certificate the revocation lists in force no longer trust is
+        refused ``unauthenticated`` whatever token the call carries."""
+        certificate = transport_peer.certificate
+        if certificate is not None and self.tls is not None and not self.tls.still_trusts(certificate):
+            raise PermissionDenied(NO_LONGER_TRUSTED, PermissionDenied.UNAUTHENTICATED, op.path)
         peer = self.identify(transport_peer, authorization, op.path)
         self.authorize(peer, op)
         return peer

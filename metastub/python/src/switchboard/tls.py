@@ -2,7 +2,13 @@
 ``--tls-password-file``: the key store holds this party's key and certificate chain (a client's
 certificate for servers that ask for one, a server's own), the trust store the certificates to
 trust. Read with ``cryptography`` (``pip install switchboard[tls]``); the PEM forms the HTTP and
-gRPC libraries need are kept in a private temporary directory removed at exit."""
+gRPC libraries need are kept in a private temporary directory removed at exit.
+
+A server may take certificate revocation lists too (``crl=``, as the Java side's ``--tls-crl``)::
+
+    tls = switchboard.Tls(keystore="server.p12", truststore="ca.p12", password_file="password", crl="ca.crl")
+    switchboard.serve(Bank(), schema="bank.xsd", registry=url, tls=tls)
+"""
 
 import atexit
 import os
@@ -11,37 +17,58 @@ import ssl
 import sys
 import tempfile
 import threading
+import time
+
+NO_LONGER_TRUSTED = ("the client certificate of this connection is no longer trusted (revoked, or its authority "
+                     "withdrawn)")   # the Java servers' words (CallerIdentity.NO_LONGER_TRUSTED)
+LOOK_SECONDS = 0.1   # how often a call looks at the files, as the Java servers do
+_VERDICTS_KEPT = 4096   # certificates judged under the files in force; more, and the judgements start over
 
 
 class Tls:
-    def __init__(self, keystore=None, truststore=None, password=None, password_file=None):
+    """``crl``: a file of certificate revocation lists (PEM or DER, one or more, each signed by a
+    certificate of the trust store). A server refuses callers whose chain holds a certificate they
+    revoke, or whose issuer has no list in force (past its next update), at the handshake over tcp
+    and SOAP, and at every call on every protocol (gRPC's handshake does not read the lists): a
+    call over a connection opened before the caller's revocation is refused ``unauthenticated``.
+    Clients do not read the lists."""
+
+    def __init__(self, keystore=None, truststore=None, password=None, password_file=None, crl=None):
         if password is None and password_file is not None:
             with open(password_file, encoding="utf-8") as f:
                 password = f.read().strip()
+        if crl is not None and truststore is None:
+            raise ValueError("a revocation list needs a trust store: each list must be signed by one of its certificates")
         self.password = password
-        self._keystore, self._truststore = keystore, truststore
+        self._keystore, self._truststore, self._crl = keystore, truststore, crl
         self._lock = threading.Lock()
         self._seen = self._files_state()
         self._refused = None
+        self._looked = time.monotonic()
+        self._verdicts = {}   # a certificate's signature -> (generation, still trusted)
         self.generation = 1   # counts the reads of the stores (``refresh``)
-        self.key_pem, self.chain_pem, self.trust_pem = self._read()
+        self.key_pem, self.chain_pem, self.trust_pem, self.revocation = self._read()
         self._dir = None
 
     def _read(self):
-        key_pem = chain_pem = trust_pem = None
+        key_pem = chain_pem = trust_pem = revocation = None
         if self._keystore is not None:
             key_pem, chain_pem = _read_keystore(self._keystore, self.password)
         if self._truststore is not None:
             trust_pem = _read_truststore(self._truststore, self.password)
-        return key_pem, chain_pem, trust_pem
+        if self._crl is not None:
+            revocation = _Revocation(self._crl, trust_pem)
+        return key_pem, chain_pem, trust_pem, revocation
+
+    def _paths(self):
+        return [p for p in (self._keystore, self._truststore, self._crl) if p is not None]
 
     def _files_state(self):
         """What tells one content of the stores from another without reading them: time, size, file."""
         state = []
-        for path in (self._keystore, self._truststore):
-            if path is not None:
-                st = os.stat(path)
-                state.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        for path in self._paths():
+            st = os.stat(path)
+            state.append((st.st_mtime_ns, st.st_size, st.st_ino))
         return tuple(state)
 
     def refresh(self):
@@ -64,7 +91,7 @@ class Tls:
             except (OSError, ValueError) as e:
                 self._refuse(state, "was refused: %s" % e)
                 return False
-            self.key_pem, self.chain_pem, self.trust_pem = read
+            self.key_pem, self.chain_pem, self.trust_pem, self.revocation = read
             self._seen, self.generation = state, self.generation + 1
             return True
 
@@ -72,7 +99,31 @@ class Tls:
         if state != self._refused:
             self._refused = state
             print("switchboard: the TLS stores (%s) %s; what was read before stays in force"
-                  % (", ".join(p for p in (self._keystore, self._truststore) if p), why), file=sys.stderr, flush=True)
+                  % (", ".join(self._paths()), why), file=sys.stderr, flush=True)
+
+    def still_trusts(self, certificate):
+        """Whether a caller's certificate (a ``cryptography`` x509 object), trusted at its
+        connection's handshake, is still trusted by the trust store and revocation lists in force:
+        its issuer a certificate of the store that signed it, with a list in force that does not
+        revoke it. Always true without revocation lists. The files are looked at at most every
+        ``LOOK_SECONDS``, and a certificate is judged again only after they were read again."""
+        if self._crl is None:
+            return True
+        now = time.monotonic()
+        if now - self._looked >= LOOK_SECONDS:
+            self._looked = now
+            self.refresh()
+        with self._lock:
+            generation, revocation = self.generation, self.revocation
+            verdict = self._verdicts.get(certificate.signature)
+        if verdict is not None and verdict[0] == generation:
+            return verdict[1]
+        trusted = revocation.trusts(certificate)
+        with self._lock:
+            if len(self._verdicts) >= _VERDICTS_KEPT:
+                self._verdicts.clear()
+            self._verdicts[certificate.signature] = (generation, trusted)
+        return trusted
 
     def _file(self, name, data):
         if self._dir is None:
@@ -127,14 +178,23 @@ class Tls:
     def server_ssl_context(self):
         if self.key_pem is None:
             raise ValueError("a server needs a key store")
-        with self._lock:   # one read of the stores: key, chain and trust of the same generation
-            key_pem, chain_pem, trust_pem = self.key_pem, self.chain_pem, self.trust_pem
+        with self._lock:   # one read of the stores: key, chain, trust and lists of the same generation
+            key_pem, chain_pem, trust_pem, revocation = self.key_pem, self.chain_pem, self.trust_pem, self.revocation
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         self._load_chain(context, chain_pem, key_pem)
         if trust_pem is not None:   # a trust store: clients must present a certificate it trusts
             context.load_verify_locations(cadata=trust_pem.decode("ascii"))
             context.verify_mode = ssl.CERT_REQUIRED
+        if revocation is not None:
+            # ssl reads lists from a file only (cadata takes certificates); every certificate of a
+            # caller's chain is checked, and one whose issuer has no list fails: closed, as in Java
+            crl_file = self._file("crl-%s.pem" % os.urandom(6).hex(), revocation.pem)
+            try:
+                context.load_verify_locations(cafile=crl_file)
+            finally:
+                os.remove(crl_file)
+            context.verify_flags |= ssl.VERIFY_CRL_CHECK_CHAIN
         return context
 
     def server_contexts(self):
@@ -211,3 +271,50 @@ def _read_truststore(path, password):
     if not certs:
         raise ValueError("%s holds no certificates" % path)
     return b"".join(c.public_bytes(serialization.Encoding.PEM) for c in certs)
+
+
+class _Revocation:
+    """The revocation lists of one read of a ``crl`` file, each checked to be signed by a
+    certificate of the trust store (else ValueError, with the reason)."""
+
+    def __init__(self, path, trust_pem):
+        from cryptography import x509
+        from cryptography.hazmat.primitives import serialization
+
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            if b"-----BEGIN X509 CRL-----" in data:
+                blocks = data.split(b"-----END X509 CRL-----")[:-1]
+                self.lists = [x509.load_pem_x509_crl(b[b.index(b"-----BEGIN X509 CRL-----"):] + b"-----END X509 CRL-----")
+                              for b in blocks]
+            else:
+                self.lists = [x509.load_der_x509_crl(data)]
+        except ValueError as e:
+            raise ValueError("%s holds no certificate revocation list that can be read: %s" % (path, e)) from None
+        self.authorities = x509.load_pem_x509_certificates(trust_pem)
+        for crl in self.lists:
+            if not any(ca.subject == crl.issuer and crl.is_signature_valid(ca.public_key()) for ca in self.authorities):
+                raise ValueError("%s holds a revocation list by %s, which no certificate of the trust store signed"
+                                 % (path, crl.issuer.rfc4514_string()))
+        self.pem = b"".join(crl.public_bytes(serialization.Encoding.PEM) for crl in self.lists)
+
+    def trusts(self, certificate):
+        """Whether an authority of the trust store signed ``certificate`` and has a list in force
+        (not past its next update) that does not revoke it."""
+        import datetime
+
+        now = datetime.datetime.now(datetime.timezone.utc)
+        for ca in self.authorities:
+            if ca.subject != certificate.issuer:
+                continue
+            try:
+                certificate.verify_directly_issued_by(ca)
+            except Exception:   # another key of the same name, or not a signature this ca made
+                continue
+            in_force = [crl for crl in self.lists if crl.issuer == ca.subject
+                        and crl.is_signature_valid(ca.public_key())
+                        and (crl.next_update_utc is None or crl.next_update_utc > now)]
+            return bool(in_force) and all(crl.get_revoked_certificate_by_serial_number(certificate.serial_number) is None
+                                          for crl in in_force)
+        return False
