@@ -83,6 +83,7 @@ def main():
     p.add_argument("--tls-keystore", help="serve over TLS with this PKCS#12 key (tcps://, https://, grpcs://)")
     p.add_argument("--tls-truststore", help="require client certificates this PKCS#12 trust store vouches for")
     p.add_argument("--tls-password-file", help="the stores' password")
+    p.add_argument("--tls-crl", help="refuse callers these certificate revocation lists revoke (PEM or DER)")
     p.add_argument("--authz", help="an authorization policy file (gRPC's form), reloaded when it changes")
     p.add_argument("--relay-to", help="answer echoDoubles by calling the component bound under this name, once "
                                       "over each protocol")
@@ -94,7 +95,7 @@ def main():
     tls = None
     if args.tls_keystore:
         tls = switchboard.Tls(keystore=args.tls_keystore, truststore=args.tls_truststore,
-                              password_file=args.tls_password_file)
+                              password_file=args.tls_password_file, crl=args.tls_crl)
     board = switchboard.connect(args.registry, tls=tls) if args.relay_to else None
     try:
         server = switchboard.serve(
