@@ -1,8 +1,11 @@
-"""A Python server's certificate revocation lists (``switchboard.Tls(crl=...)``, the Java side's
-``--tls-crl``): a revoked caller is refused at the handshake over tcp and SOAP and at the call over
-gRPC, one revoked while its connections are open at its next calls on them, a list past its next
-update refuses everyone, and a list no authority of the trust store signed is refused at start and
-as a replacement. The suite's test CA keeps its key, so these tests make a PKI of their own."""
+"""Certificate revocation lists in the Python package (``switchboard.Tls(crl=...)``, the Java side's
+``--tls-crl``). A server: a revoked caller is refused at the handshake over tcp and SOAP and at the
+call over gRPC, one revoked while its connections are open at its next calls on them, a list past
+its next update refuses everyone, a list no authority of the trust store signed is refused at start
+and as a replacement, and the lists ``keytool -gencrl`` writes are read. A client: a server its lists
+revoke is refused over tcp and https, gRPC (whose TLS in grpcio reads no lists) is not used, and an
+https registry's changes are polled rather than streamed. Most tests make a PKI of their own; the
+suite's test CA (the Java side's, which keeps its key) signed the keytool lists."""
 
 import datetime
 import ipaddress
@@ -10,9 +13,10 @@ import os
 import shutil
 
 import pytest
+import requests
 
 import switchboard
-from conftest import bits
+from conftest import bits, setting, until
 
 PROTOCOLS = ("tcp", "grpc", "soap")
 PASSWORD = "revocation-test"
@@ -252,3 +256,97 @@ def test_lists_are_read_in_der_and_several_to_a_pem_file(pki, tmp_path):
         tls = pki.server_tls(path)
         assert tls.still_trusts(certificate("good")), path
         assert not tls.still_trusts(certificate("revoked")), path
+
+
+def test_a_python_server_reads_the_lists_keytool_writes(registry_url, secret, schemas, tls_files, tmp_path):
+    """The Java side's lists (``keytool -gencrl``, signed by the suite's CA): first one that revokes
+    nothing, then, replaced, one that revokes the Java test client's certificate."""
+    lists = os.path.dirname(tls_files["trust.p12"])
+    crl = str(tmp_path / "ca.crl")
+    shutil.copyfile(os.path.join(lists, "ca-none.crl"), crl)
+    server = serve(registry_url, secret, schemas, "PyKeytoolLists",
+                   switchboard.Tls(keystore=tls_files["server.p12"], truststore=tls_files["trust.p12"],
+                                   password_file=tls_files["password"], crl=crl))
+    caller = switchboard.Tls(keystore=tls_files["client.p12"], truststore=tls_files["trust.p12"],
+                             password_file=tls_files["password"])
+    try:
+        with switchboard.connect(registry_url, tls=caller) as board:
+            echo = board.lookup("PyKeytoolLists")
+            for protocol in PROTOCOLS:
+                assert bits(echo.echoDoubles(values=[0.5], protocol=protocol)) == bits([0.5])
+        replace(crl, os.path.join(lists, "ca-client.crl"))
+        with switchboard.connect(registry_url, tls=caller) as board:   # new connections
+            echo = board.lookup("PyKeytoolLists")
+            refused_at_handshake(echo, "tcp")
+            refused_at_handshake(echo, "soap")
+            until(lambda: calls_refused(echo, "grpc"), "the revoked client's gRPC calls still ran")
+        assert server.calls == {"tcp echoDoubles": 1, "grpc echoDoubles": 1, "soap echoDoubles": 1}
+    finally:
+        server.close()
+
+
+def calls_refused(echo, protocol):
+    try:
+        echo.echoDoubles(values=[1.0], protocol=protocol, timeout=10)
+        return False
+    except switchboard.PermissionDenied as refused:
+        assert refused.reason == switchboard.PermissionDenied.UNAUTHENTICATED, refused
+        return True
+
+
+def test_a_client_refuses_a_server_its_lists_revoke_and_does_not_call_over_grpc(registry_url, secret, schemas, pki):
+    server = serve(registry_url, secret, schemas, "PyRevokedServer",
+                   switchboard.Tls(keystore=pki.server, truststore=pki.trust, password=PASSWORD))
+    good = os.path.join(pki.directory, "good.p12")
+    try:
+        revoking = switchboard.Tls(keystore=good, truststore=pki.trust, password=PASSWORD,
+                                   crl=pki.crl("server.crl", ["server"]))
+        with switchboard.connect(registry_url, tls=revoking) as board:
+            assert board.protocols == ("tcp", "soap")
+            echo = board.lookup("PyRevokedServer")
+            refused_at_handshake(echo, "tcp")
+            refused_at_handshake(echo, "soap")
+            with pytest.raises(switchboard.NoCommonProtocol, match="call pins grpc, which client and server do not share"):
+                echo.echoDoubles(values=[1.0], protocol="grpc")
+            with pytest.raises(ValueError, match="reads no revocation lists"):
+                revoking.grpc_credentials()
+        trusting = switchboard.Tls(keystore=good, truststore=pki.trust, password=PASSWORD, crl=pki.crl("none.crl"))
+        with switchboard.connect(registry_url, tls=trusting) as board:
+            echo = board.lookup("PyRevokedServer")
+            for protocol in ("tcp", "soap"):
+                assert bits(echo.echoDoubles(values=[float("nan")], protocol=protocol)) == bits([float("nan")])
+            assert bits(echo.echoDoubles(values=[-1.0])) == bits([-1.0])   # as the policy chooses
+            assert echo.last_call.protocol in ("tcp", "soap")
+        assert server.calls == {"tcp echoDoubles": 1 + (echo.last_call.protocol == "tcp"),
+                                "soap echoDoubles": 1 + (echo.last_call.protocol == "soap")}
+    finally:
+        server.close()
+
+
+def test_a_client_with_lists_polls_an_https_registry_and_refuses_one_they_revoke(secret, schemas, tls_files):
+    """The Java TLS registry streams its changes over grpcs://, whose TLS in grpcio reads no lists:
+    a client with lists polls it over https, where they are read. One whose lists revoke the
+    registry's certificate (the suite's server.p12) gets nothing from it."""
+    registry = setting("SWITCHBOARD_TEST_TLS_REGISTRY")
+    lists = os.path.dirname(tls_files["trust.p12"])
+
+    def client(crl):
+        return switchboard.Tls(keystore=tls_files["client.p12"], truststore=tls_files["trust.p12"],
+                               password_file=tls_files["password"], crl=crl)
+
+    server = switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry,
+                               name="PyListsWatch", secret=secret, handle_sigterm=False,
+                               tls=switchboard.Tls(keystore=tls_files["server.p12"], truststore=tls_files["trust.p12"],
+                                                   password_file=tls_files["password"]))
+    try:
+        with switchboard.connect(registry, tls=client(None)) as streaming:
+            streaming.lookup("PyListsWatch")
+            until(lambda: streaming.watcher.mode == "stream", "a client without lists did not stream")
+        with switchboard.connect(registry, tls=client(os.path.join(lists, "ca-none.crl"))) as board:
+            echo = board.lookup("PyListsWatch")
+            until(lambda: board.watcher.mode == "poll", "a client with lists did not poll")
+            assert bits(echo.echoDoubles(values=[4.0], protocol="tcp")) == bits([4.0])
+        with pytest.raises(requests.exceptions.SSLError, match="certificate revoked"):   # reading the registry's WSDL
+            switchboard.connect(registry, tls=client(os.path.join(lists, "ca-server.crl")), watch=False)
+    finally:
+        server.close()

@@ -723,6 +723,9 @@ class Board:
                 raise PlainTextToken(url)
         self.watch, self.watch_wait = watch, watch_wait
         self.unix_sockets = unix_sockets
+        if tls is not None and not tls.checks_grpc and "grpc" in protocols:
+            # grpcio's TLS reads no revocation lists: a server they revoke would be called
+            protocols = tuple(p for p in protocols if p != "grpc")
         self.protocols = tuple(protocols)
         self.policy = policy
         policies.by_name(policy)   # refuse a bad name now, not at the first call

@@ -228,6 +228,9 @@ class RegistryWatcher:
             except Exception as e:
                 self._failed("asking %s where it streams: %s" % (self.board.url, e), self._retry)
                 continue
+            tls = self.board.tls
+            if address is not None and address.startswith("grpcs:") and tls is not None and not tls.checks_grpc:
+                address = None   # a stream over grpcio's TLS, which reads no revocation lists: poll instead
             if address is None:
                 self.mode = "poll"
                 self._poll(names)

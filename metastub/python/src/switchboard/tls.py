@@ -31,7 +31,9 @@ class Tls:
     revoke, or whose issuer has no list in force (past its next update), at the handshake over tcp
     and SOAP, and at every call on every protocol (gRPC's handshake does not read the lists): a
     call over a connection opened before the caller's revocation is refused ``unauthenticated``.
-    Clients do not read the lists."""
+    A client refuses such servers at the handshake over tcp and https; since grpcio's TLS reads no
+    lists, a client with lists calls over tcp and SOAP only and polls an https registry for changes
+    instead of streaming them (``checks_grpc``)."""
 
     def __init__(self, keystore=None, truststore=None, password=None, password_file=None, crl=None):
         if password is None and password_file is not None:
@@ -125,6 +127,23 @@ class Tls:
             self._verdicts[certificate.signature] = (generation, trusted)
         return trusted
 
+    @property
+    def checks_grpc(self):
+        """Whether grpcs:// peers are checked as this Tls asks: not with revocation lists, which
+        grpcio's TLS does not read."""
+        return self._crl is None
+
+    def _load_lists(self, context, revocation):
+        """Makes ``context`` check every certificate of a peer's chain against the lists; a
+        certificate whose issuer has no list in force fails: closed, as in Java. ssl reads lists
+        from a file only (cadata takes certificates)."""
+        crl_file = self._file("crl-%s.pem" % os.urandom(6).hex(), revocation.pem)
+        try:
+            context.load_verify_locations(cafile=crl_file)
+        finally:
+            os.remove(crl_file)
+        context.verify_flags |= ssl.VERIFY_CRL_CHECK_CHAIN
+
     def _file(self, name, data):
         if self._dir is None:
             self._dir = tempfile.mkdtemp(prefix="switchboard-tls-")
@@ -156,10 +175,14 @@ class Tls:
             # the trust store given wins: requests would otherwise take REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE
             # from the environment over session.verify (and with it no proxy settings from the environment)
             session.trust_env = False
-        if self.key_pem is not None:
+        if self.revocation is not None:   # the lists need an ssl context of ours, which holds the key too
+            session.mount("https://", _context_adapter(self.client_ssl_context()))
+        elif self.key_pem is not None:
             session.cert = (self._file("chain.pem", self.chain_pem), self._file("key.pem", self.key_pem))
 
     def grpc_credentials(self):
+        if not self.checks_grpc:
+            raise ValueError("grpcio's TLS reads no revocation lists: a client with lists does not call over grpcs://")
         import grpc
 
         return grpc.ssl_channel_credentials(root_certificates=self.trust_pem, private_key=self.key_pem,
@@ -171,6 +194,8 @@ class Tls:
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         if self.key_pem is not None:
             self._load_chain(context, self.chain_pem, self.key_pem)
+        if self.revocation is not None:
+            self._load_lists(context, self.revocation)
         return context
 
     # servers
@@ -187,14 +212,7 @@ class Tls:
             context.load_verify_locations(cadata=trust_pem.decode("ascii"))
             context.verify_mode = ssl.CERT_REQUIRED
         if revocation is not None:
-            # ssl reads lists from a file only (cadata takes certificates); every certificate of a
-            # caller's chain is checked, and one whose issuer has no list fails: closed, as in Java
-            crl_file = self._file("crl-%s.pem" % os.urandom(6).hex(), revocation.pem)
-            try:
-                context.load_verify_locations(cafile=crl_file)
-            finally:
-                os.remove(crl_file)
-            context.verify_flags |= ssl.VERIFY_CRL_CHECK_CHAIN
+            self._load_lists(context, revocation)
         return context
 
     def server_contexts(self):
@@ -227,6 +245,19 @@ class Tls:
         # a client certificate is required if the trust store was there at start
         return grpc.dynamic_ssl_server_credentials(configuration(), on_connection,
                                                    require_client_authentication=self.trust_pem is not None)
+
+
+def _context_adapter(context):
+    """A requests adapter whose connections take ``context`` (trust, key and revocation lists in
+    it): requests would otherwise make an ssl context of its own, without the lists."""
+    from requests.adapters import HTTPAdapter
+
+    class ContextAdapter(HTTPAdapter):
+        def init_poolmanager(self, *args, **kwargs):
+            kwargs["ssl_context"] = context
+            return super().init_poolmanager(*args, **kwargs)
+
+    return ContextAdapter()
 
 
 class _ServerContexts:

@@ -155,6 +155,10 @@ class PythonPackageTest {
             Files.copy(certs.serverKeyStore(), tlsFiles.resolve("server.p12"));
             Files.copy(certs.trustStore(), tlsFiles.resolve("trust.p12"));
             Files.copy(certs.passwordFile(), tlsFiles.resolve("password"));
+            // revocation lists as keytool -gencrl writes them (test_revocation.py): none revoked, the client, the server
+            Files.copy(certs.revocationList(dir), tlsFiles.resolve("ca-none.crl"));
+            Files.copy(certs.revocationList(dir, certs.clientKeyStore()), tlsFiles.resolve("ca-client.crl"));
+            Files.copy(certs.revocationList(dir, certs.serverKeyStore()), tlsFiles.resolve("ca-server.crl"));
             env.put("SWITCHBOARD_TEST_TLS", tlsFiles.toString());
             env.put("SWITCHBOARD_TEST_TLS_REGISTRY", tlsRegistry.endpoint());
             env.put("SWITCHBOARD_TEST_PACKAGE_PYTHON", packagePython);
