@@ -89,16 +89,20 @@ class Pki:
         return switchboard.Tls(keystore=os.path.join(self.directory, name + ".p12"), truststore=self.trust,
                                password=PASSWORD)
 
-    def crl(self, file, revoked=(), expired=False, signer=None):
-        """A list revoking the named clients, PEM; ``expired``: past its next update; ``signer``: a
-        (name, key) other than the CA's."""
+    def crl(self, file, revoked=(), expired=False, signer=None, lapsing=None):
+        """A list revoking the named clients, PEM; ``expired``: past its next update; ``lapsing``:
+        due for its next update that many seconds from now; ``signer``: a (name, key) other than
+        the CA's."""
         from cryptography import x509
         from cryptography.hazmat.primitives import hashes, serialization
 
         issuer_name, key = signer or (self.ca.subject, self.ca_key)
         last = self.now - datetime.timedelta(days=2 if expired else 0, minutes=1)
+        next_update = last + datetime.timedelta(days=1)
+        if lapsing is not None:
+            next_update = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=lapsing)
         builder = (x509.CertificateRevocationListBuilder().issuer_name(issuer_name).last_update(last)
-                   .next_update(last + datetime.timedelta(days=1)))
+                   .next_update(next_update))
         for name in revoked:
             builder = builder.add_revoked_certificate(
                 x509.RevokedCertificateBuilder().serial_number(self.serials[name]).revocation_date(last).build())
@@ -233,16 +237,29 @@ def test_a_list_no_authority_of_the_trust_store_signed_is_refused(registry_url, 
         server.close()
 
 
+def p12_certificate(pki, name):
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
+    with open(os.path.join(pki.directory, name + ".p12"), "rb") as f:
+        return pkcs12.load_key_and_certificates(f.read(), PASSWORD.encode("utf-8"))[1]
+
+
+def test_a_caller_judged_trusted_is_refused_once_the_list_passes_its_next_update(pki):
+    """A server remembers its judgement of a caller's certificate until the files change, and no
+    longer than the lists it rested on are in force: calls on a connection already open are refused
+    once the list is past its next update (fail closed), with no file changed."""
+    tls = pki.server_tls(pki.crl("ca.crl", lapsing=3))
+    good = p12_certificate(pki, "good")
+    assert tls.still_trusts(good)
+    until(lambda: not tls.still_trusts(good), "still trusted past the list's next update", seconds=30)
+    assert not tls.still_trusts(good)
+
+
 def test_lists_are_read_in_der_and_several_to_a_pem_file(pki, tmp_path):
     """The forms ``keytool -gencrl`` and ``openssl ca -gencrl`` write: one list in DER, or PEM lists
     one after another (here a list past its next update beside the one in force)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.serialization import pkcs12
-
-    def certificate(name):
-        with open(os.path.join(pki.directory, name + ".p12"), "rb") as f:
-            return pkcs12.load_key_and_certificates(f.read(), PASSWORD.encode("utf-8"))[1]
 
     with open(pki.crl("ca.crl", ["revoked"]), "rb") as f:
         current = f.read()
@@ -254,8 +271,8 @@ def test_lists_are_read_in_der_and_several_to_a_pem_file(pki, tmp_path):
         f.write(old.read() + current)
     for path in (der, both):
         tls = pki.server_tls(path)
-        assert tls.still_trusts(certificate("good")), path
-        assert not tls.still_trusts(certificate("revoked")), path
+        assert tls.still_trusts(p12_certificate(pki, "good")), path
+        assert not tls.still_trusts(p12_certificate(pki, "revoked")), path
 
 
 def test_a_python_server_reads_the_lists_keytool_writes(registry_url, secret, schemas, tls_files, tmp_path):

@@ -108,7 +108,8 @@ class Tls:
         connection's handshake, is still trusted by the trust store and revocation lists in force:
         its issuer a certificate of the store that signed it, with a list in force that does not
         revoke it. Always true without revocation lists. The files are looked at at most every
-        ``LOOK_SECONDS``, and a certificate is judged again only after they were read again."""
+        ``LOOK_SECONDS``, and a certificate is judged again after they were read again or once a
+        list its judgement rested on is past its next update."""
         if self._crl is None:
             return True
         now = time.monotonic()
@@ -118,13 +119,13 @@ class Tls:
         with self._lock:
             generation, revocation = self.generation, self.revocation
             verdict = self._verdicts.get(certificate.signature)
-        if verdict is not None and verdict[0] == generation:
+        if verdict is not None and verdict[0] == generation and (verdict[2] is None or time.time() < verdict[2]):
             return verdict[1]
-        trusted = revocation.trusts(certificate)
+        trusted, until = revocation.trusts(certificate)
         with self._lock:
             if len(self._verdicts) >= _VERDICTS_KEPT:
                 self._verdicts.clear()
-            self._verdicts[certificate.signature] = (generation, trusted)
+            self._verdicts[certificate.signature] = (generation, trusted, until)
         return trusted
 
     @property
@@ -332,7 +333,8 @@ class _Revocation:
 
     def trusts(self, certificate):
         """Whether an authority of the trust store signed ``certificate`` and has a list in force
-        (not past its next update) that does not revoke it."""
+        (not past its next update) that does not revoke it; and until when (epoch seconds) that
+        holds, the first next update of those lists (None: no list will pass)."""
         import datetime
 
         now = datetime.datetime.now(datetime.timezone.utc)
@@ -346,6 +348,7 @@ class _Revocation:
             in_force = [crl for crl in self.lists if crl.issuer == ca.subject
                         and crl.is_signature_valid(ca.public_key())
                         and (crl.next_update_utc is None or crl.next_update_utc > now)]
-            return bool(in_force) and all(crl.get_revoked_certificate_by_serial_number(certificate.serial_number) is None
-                                          for crl in in_force)
-        return False
+            updates = [crl.next_update_utc.timestamp() for crl in in_force if crl.next_update_utc is not None]
+            return (bool(in_force) and all(crl.get_revoked_certificate_by_serial_number(certificate.serial_number)
+                                           is None for crl in in_force), min(updates, default=None))
+        return False, None
