@@ -198,7 +198,8 @@ def test_a_caller_revoked_while_its_connections_are_open_is_refused_at_its_next_
 
 
 def test_a_list_past_its_next_update_refuses_every_caller(registry_url, secret, schemas, pki):
-    server = serve(registry_url, secret, schemas, "PyRevocationExpired", pki.server_tls(pki.crl("ca.crl", expired=True)))
+    server = serve(registry_url, secret, schemas, "PyRevocationExpired",
+                   pki.server_tls(pki.crl("ca.crl", expired=True)))
     try:
         with switchboard.connect(registry_url, tls=pki.client("good")) as board:
             echo = board.lookup("PyRevocationExpired")
@@ -323,7 +324,8 @@ def test_a_client_refuses_a_server_its_lists_revoke_and_does_not_call_over_grpc(
             echo = board.lookup("PyRevokedServer")
             refused_at_handshake(echo, "tcp")
             refused_at_handshake(echo, "soap")
-            with pytest.raises(switchboard.NoCommonProtocol, match="call pins grpc, which client and server do not share"):
+            with pytest.raises(switchboard.NoCommonProtocol,
+                               match="call pins grpc, which client and server do not share"):
                 echo.echoDoubles(values=[1.0], protocol="grpc")
             with pytest.raises(ValueError, match="reads no revocation lists"):
                 revoking.grpc_credentials()

@@ -4,7 +4,8 @@ certificate for servers that ask for one, a server's own), the trust store the c
 trust. Read with ``cryptography`` (``pip install switchboard[tls]``); the PEM forms the HTTP and
 gRPC libraries need are kept in a private temporary directory removed at exit.
 
-A server may take certificate revocation lists too (``crl=``, as the Java side's ``--tls-crl``)::
+Servers and clients may take certificate revocation lists too (``crl=``, as the Java side's
+``--tls-crl``)::
 
     tls = switchboard.Tls(keystore="server.p12", truststore="ca.p12", password_file="password", crl="ca.crl")
     switchboard.serve(Bank(), schema="bank.xsd", registry=url, tls=tls)
@@ -40,14 +41,15 @@ class Tls:
             with open(password_file, encoding="utf-8") as f:
                 password = f.read().strip()
         if crl is not None and truststore is None:
-            raise ValueError("a revocation list needs a trust store: each list must be signed by one of its certificates")
+            raise ValueError("a revocation list needs a trust store: each list must be signed by one of its "
+                             "certificates")
         self.password = password
         self._keystore, self._truststore, self._crl = keystore, truststore, crl
         self._lock = threading.Lock()
         self._seen = self._files_state()
         self._refused = None
         self._looked = time.monotonic()
-        self._verdicts = {}   # a certificate's signature -> (generation, still trusted)
+        self._verdicts = {}   # a certificate's signature -> (generation, still trusted, until when: epoch s or None)
         self.generation = 1   # counts the reads of the stores (``refresh``)
         self.key_pem, self.chain_pem, self.trust_pem, self.revocation = self._read()
         self._dir = None
@@ -316,10 +318,10 @@ class _Revocation:
         with open(path, "rb") as f:
             data = f.read()
         try:
-            if b"-----BEGIN X509 CRL-----" in data:
-                blocks = data.split(b"-----END X509 CRL-----")[:-1]
-                self.lists = [x509.load_pem_x509_crl(b[b.index(b"-----BEGIN X509 CRL-----"):] + b"-----END X509 CRL-----")
-                              for b in blocks]
+            begin, end = b"-----BEGIN X509 CRL-----", b"-----END X509 CRL-----"
+            if begin in data:
+                self.lists = [x509.load_pem_x509_crl(block[block.index(begin):] + end)
+                              for block in data.split(end)[:-1]]
             else:
                 self.lists = [x509.load_der_x509_crl(data)]
         except ValueError as e:
