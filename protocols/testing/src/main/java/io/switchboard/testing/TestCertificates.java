@@ -168,6 +168,43 @@ public final class TestCertificates {
         return crl(dir, dir.resolve("ca-" + System.nanoTime() + ".crl"), "ca", this.dir.resolve("ca.p12"), revoked);
     }
 
+    /**
+     * A revocation list file in {@code dir} to give a server ({@code withRevocationList(file.path())}),
+     * revoking nothing at first; {@link RevocationFile#revoke} replaces it whole, as a renewal would,
+     * with a list revoking the given key stores' certificates.
+     *
+     * <pre>{@code
+     * RevocationFile crl = certs.revocationFile(dir);
+     * ... server with certs.serverMutual().withRevocationList(crl.path()) ...
+     * crl.revoke(certs.clientKeyStore());
+     * }</pre>
+     */
+    public RevocationFile revocationFile(Path dir) {
+        RevocationFile file = new RevocationFile(dir);
+        file.revoke();
+        return file;
+    }
+
+    /** See {@link #revocationFile}. */
+    public final class RevocationFile {
+        private final Path dir;
+        private final Path path;
+
+        private RevocationFile(Path dir) {
+            this.dir = dir;
+            this.path = dir.resolve("in-force.crl");
+        }
+
+        public Path path() {
+            return path;
+        }
+
+        /** Replaces the file with a list the test CA signed revoking these stores' certificates (none: nothing). */
+        public void revoke(Path... stores) {
+            replaceFile(path, revocationList(dir, stores));
+        }
+    }
+
     /** A revocation list signed by the rogue key, which no trust store here holds, revoking the given stores' certificates. */
     public Path rogueRevocationList(Path dir, Path... revoked) {
         return crl(dir, dir.resolve("rogue-" + System.nanoTime() + ".crl"), "rogue", rogueKeyStore(), revoked);

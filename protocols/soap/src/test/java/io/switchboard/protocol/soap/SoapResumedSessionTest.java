@@ -37,11 +37,10 @@ class SoapResumedSessionTest {
     @Test
     void whatARevokedClientSendsOnItsResumedSessionIsRefusedUnread(@TempDir Path dir) throws Exception {
         TestCertificates certs = TestCertificates.get();
-        Path crl = dir.resolve("in-force.crl");
-        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        TestCertificates.RevocationFile crl = certs.revocationFile(dir);
         Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
         try (SoapServer server = (SoapServer) new SoapProtocolProvider().newServer(ServerSettings.defaults()
-                .withTls(certs.serverMutual().withRevocationList(crl)))) {
+                .withTls(certs.serverMutual().withRevocationList(crl.path())))) {
             Endpoint endpoint = server.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()),
                     "runs", count, label -> { }));
             URI uri = URI.create(endpoint.address());
@@ -49,7 +48,7 @@ class SoapResumedSessionTest {
             String wsdl = "GET " + uri.getPath() + "?wsdl HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
             assertTrue(exchange(client, uri, wsdl).startsWith("HTTP/1.1 200"), "trusted, the WSDL is served");
 
-            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            crl.revoke(certs.clientKeyStore());
             long refused = server.refusedConnections();
             String page = exchange(client, uri, wsdl);
             assertTrue(page.startsWith("HTTP/1.1 403"), page);

@@ -34,11 +34,10 @@ class TcpResumedSessionTest {
     @Test
     void whatARevokedClientSendsOnItsResumedSessionIsRefusedAndTheConnectionEnds(@TempDir Path dir) throws Exception {
         TestCertificates certs = TestCertificates.get();
-        Path crl = dir.resolve("in-force.crl");
-        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        TestCertificates.RevocationFile crl = certs.revocationFile(dir);
         Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
         try (TcpServer server = new TcpServer(ServerSettings.defaults()
-                .withTls(certs.serverMutual().withRevocationList(crl)), TcpLimits.defaults().withMaxFrameBytes(1024))) {
+                .withTls(certs.serverMutual().withRevocationList(crl.path())), TcpLimits.defaults().withMaxFrameBytes(1024))) {
             Endpoint at = server.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()),
                     "runs", count, label -> { }));
             SSLContext client = certs.client().context();   // one context: its sessions resume
@@ -46,7 +45,7 @@ class TcpResumedSessionTest {
                 assertEquals(0, raw.call(request("ping", 1), new byte[0]).meta().errorCode(), "trusted, it runs");
             }
 
-            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            crl.revoke(certs.clientKeyStore());
             try (RawTcp raw = new RawTcp(connect(client, at))) {
                 for (long id = 2; id <= 3; id++) {
                     assertRefused(raw.call(request("ping", id), new byte[0]), id);

@@ -164,15 +164,14 @@ public abstract class AbstractMutualTlsTest {
      */
     @Test
     void aCallerRevokedSinceItsSessionBeganIsRefusedAtItsNextConnection(@TempDir Path dir) {
-        Path crl = dir.resolve("in-force.crl");
-        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        TestCertificates.RevocationFile crl = certs.revocationFile(dir);
         try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
-                .withTls(certs.serverMutual().withRevocationList(crl)))) {
+                .withTls(certs.serverMutual().withRevocationList(crl.path())))) {
             Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
             Endpoint at = exportCounting(guarded, count);
             TlsSettings caller = certs.client();   // one client's TLS throughout: it may resume its sessions
             ping(caller, at);
-            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            crl.revoke(certs.clientKeyStore());
             assertRefusedOnItsResumedSession(caller, at, "a caller revoked since its session began");
             assertEquals(1, count.get("runs").get(), "the revoked caller's call ran");
         }
@@ -185,16 +184,15 @@ public abstract class AbstractMutualTlsTest {
      */
     @Test
     void aCallerRevokedWhileItsConnectionIsOpenIsRefusedAtItsNextCalls(@TempDir Path dir) {
-        Path crl = dir.resolve("in-force.crl");
-        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        TestCertificates.RevocationFile crl = certs.revocationFile(dir);
         try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
-                .withTls(certs.serverMutual().withRevocationList(crl)));
+                .withTls(certs.serverMutual().withRevocationList(crl.path())));
              ProtocolClient client = provider.newClient(ClientSettings.defaults().withTls(certs.client()))) {
             Map<String, AtomicInteger> count = new ConcurrentHashMap<>();
             Endpoint at = exportCounting(guarded, count);
             Conformance stub = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at));
             stub.ping();
-            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            crl.revoke(certs.clientKeyStore());
             long end = System.nanoTime() + 30_000_000_000L;
             PermissionDeniedException refused = null;
             while (refused == null) {   // a TransportException here: the connection was not kept, the test judges nothing

@@ -190,12 +190,11 @@ class TlsRegistryTest {
      */
     @Test
     void aWatcherRevokedWhileItsStreamIsOpenIsToldNothingMore(@TempDir Path dir) throws Exception {
-        Path crl = dir.resolve("in-force.crl");
-        TestCertificates.replaceFile(crl, certs.revocationList(dir));
+        TestCertificates.RevocationFile crl = certs.revocationFile(dir);
         BlockingQueue<String> toldRevoked = new LinkedBlockingQueue<>();
         BlockingQueue<String> toldTrusted = new LinkedBlockingQueue<>();
         try (RegistryServer registry = RegistryServer.builder().secret("s")
-                .tls(certs.serverMutual().withRevocationList(crl)).start();
+                .tls(certs.serverMutual().withRevocationList(crl.path())).start();
              RegistryClient writer = RegistryClient.connect(List.of(registry.endpoint()), "s", with(certs.spiffeClient()));
              RegistryClient revoked = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.client()));
              RegistryClient trusted = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.dnsClient()));
@@ -207,7 +206,7 @@ class TlsRegistryTest {
             assertEquals("s1", toldTrusted.poll(60, TimeUnit.SECONDS));
             assertEquals(2, registry.openWatchStreams(), "a stream per watch");
 
-            TestCertificates.replaceFile(crl, certs.revocationList(dir, certs.clientKeyStore()));
+            crl.revoke(certs.clientKeyStore());
             // a new connection of the revoked caller is refused: the registry has read the new list
             try (RegistryClient again = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.client()))) {
                 assertThrows(TransportException.class, () -> again.lookup("Secure"));
