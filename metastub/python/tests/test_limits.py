@@ -1,13 +1,15 @@
 """Fair shares on the Python server's listeners (issue: one host must not shut a component): on
 SOAP, connections per remote address are capped (a new one over its address's share displaces
 that address's own connection stalled longest) and, at the server's cap, the connection stalled
-longest of all is closed to admit a new one; on gRPC, connections beyond the cap are refused until the
-stalled ones end, and calls beyond the bounded pool's queue are refused at once, not queued. The
+longest of all is closed to admit a new one; gRPC's listener is held to the same shares (its socket
+is the server's own, relaying to grpcio), and calls beyond the bounded pool's queue are refused at
+once, not queued. The
 attacker's connections come from 127.0.0.2, the honest client's from 127.0.0.1 (one loopback
 interface, two addresses)."""
 
 import os
 import socket
+import struct
 import threading
 import time
 
@@ -87,6 +89,14 @@ def until(condition, what, seconds=30):
         time.sleep(0.02)
 
 
+def fill(connections, address, limits, count):
+    """Opens ``count`` idle connections to ``address`` one at a time, each admitted before the next,
+    so that they stalled in the order of ``connections``."""
+    for i in range(count):
+        connections.append(idle_connection(address))
+        until(lambda: limits.count() == i + 1, "connection %d admitted" % i)
+
+
 def soap_echo(server):
     r = requests.post(server.soap_address, data=ECHO, timeout=30,
                       headers={"Content-Type": "text/xml; charset=UTF-8", "Connection": "close"})
@@ -118,9 +128,7 @@ def test_at_the_servers_cap_the_longest_stalled_connection_makes_room(schemas):
     server = serve(schemas, max_connections=6, max_connections_per_address=32)
     stalled = []
     try:
-        for i in range(6):
-            stalled.append(idle_connection(server.soap_address))
-            until(lambda: server.limits.count() == i + 1, "connection %d admitted" % i)
+        fill(stalled, server.soap_address, server.limits, 6)
         # the second one has begun a request and stopped half-way: stalled too, but later than the first
         path = server.soap_address.split("://", 1)[1].split("/", 1)[1]
         stalled[1].sendall(b"POST /" + path.encode() + b" HTTP/1.1\r\nContent-Length: 100000\r\n\r\n<e:Env")
@@ -160,23 +168,175 @@ def test_a_connection_running_an_operation_is_never_the_one_closed(schemas):
         server.close()
 
 
-def test_grpc_connections_over_the_cap_are_refused_until_the_stalled_ones_end(schemas):
-    server = serve(schemas, max_connections=8, idle_seconds=3)
-    target = "%s:%d" % host_port(server.grpc_address)
-    flood = [idle_connection(server.grpc_address) for _ in range(8)]   # no HTTP/2 preface: stalled handshakes
+ECHO_GRPC = "/switchboard.echo.Echo/echoDoubles"
+ECHO_REQUEST = b"\x0a\x10" + struct.pack("<2d", 1.5, -0.0)   # echoDoubles(values=[1.5, -0.0]), packed
+
+
+def grpc_echo(server, source="127.0.0.1"):
+    """An echoDoubles call over a connection of its own from ``source``; the answer's bytes."""
+    host, port = host_port(server.grpc_address)
+    # a connection from the given address: grpcio cannot bind its client sockets, so a relay of
+    # the test's own carries the call from that address
+    with _From(source, (host, port)) as relay, grpc.insecure_channel("127.0.0.1:%d" % relay.port) as channel:
+        return channel.unary_unary(ECHO_GRPC)(ECHO_REQUEST, timeout=30)
+
+
+class _From:
+    """A one-connection TCP relay whose connection to ``target`` comes from ``source``."""
+
+    def __init__(self, source, target):
+        self.listening = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listening.getsockname()[1]
+        self.source, self.target = source, target
+        self.sockets = [self.listening]
+        threading.Thread(target=self._relay, daemon=True).start()
+
+    def _relay(self):
+        try:
+            client, _ = self.listening.accept()
+            upstream = socket.socket()
+            upstream.bind((self.source, 0))
+            upstream.connect(self.target)
+        except OSError:
+            return
+        self.sockets += [client, upstream]
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for s in self.sockets:   # shut down first: a socket closed under a thread's recv stays connected
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+
+def recording_callers(server):
+    """The remote addresses the server's calls were admitted from, in order."""
+    seen = []
+    admit = server.admit
+
+    def recording(transport_peer, authorization, op):
+        seen.append(transport_peer.remote_address)
+        return admit(transport_peer, authorization, op)
+    server.admit = recording
+    return seen
+
+
+def test_idle_grpc_connections_from_one_address_leave_the_others_answered(schemas):
+    server = serve(schemas, max_connections=64, max_connections_per_address=4)
+    callers = recording_callers(server)
+    flood = []
     try:
-        with grpc.insecure_channel(target) as channel:
-            echo = channel.unary_unary("/switchboard.echo.Echo/echoDoubles")
-            with pytest.raises(grpc.RpcError) as refused:
-                echo(b"", timeout=5)
-            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
-            assert all(closed_by_server(s, 60) for s in flood), "stalled connections end"
-        with grpc.insecure_channel(target) as channel:
-            # the quota frees a slot when the server has torn the closed connection down: wait for it
-            assert channel.unary_unary("/switchboard.echo.Echo/echoDoubles")(b"", timeout=60, wait_for_ready=True) == b""
+        for _ in range(200):   # no HTTP/2 preface: each stalls before its first call
+            flood.append(idle_connection(server.grpc_address))
+        until(lambda: server.grpc_limits.evicted >= 196, "each connection over the address's share displaces its oldest")
+        assert server.grpc_limits.count(ATTACKER) == 4 and server.grpc_limits.refused == 0
+        assert all(closed_by_server(s, 5) for s in flood[:196]), "the flood's own oldest connections are closed"
+        assert all(still_open(s) for s in flood[196:])
+        assert grpc_echo(server) == ECHO_REQUEST, "exact, -0.0 included"
+        assert len(callers) == 1 and callers[0].startswith("127.0.0.1:"), "the call names its caller, not the relay"
+        assert server.calls == {"grpc echoDoubles": 1}
     finally:
         for s in flood:
             s.close()
+        until(lambda: server.grpc_listener.pipes() == 0, "every relayed connection ends with its caller's")
+        server.close()
+
+
+def test_at_the_grpc_servers_cap_the_longest_stalled_connection_makes_room(schemas):
+    server = serve(schemas, max_connections=6, max_connections_per_address=32)
+    stalled = []
+    try:
+        fill(stalled, server.grpc_address, server.grpc_limits, 6)
+        stalled[1].sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")   # begun, then silent: stalled too, but later
+        assert grpc_echo(server) == ECHO_REQUEST   # a seventh connection: the first, idle longest, is closed for it
+        assert closed_by_server(stalled[0])
+        assert all(still_open(s) for s in stalled[1:])
+        assert server.grpc_limits.evicted == 1 and server.grpc_limits.refused == 0
+    finally:
+        for s in stalled:
+            s.close()
+        server.close()
+
+
+def test_a_grpc_connection_running_an_operation_is_never_the_one_closed(schemas):
+    component = Echo()
+    server = serve(schemas, component, max_connections=1, max_connections_per_address=32)
+    target = "%s:%d" % host_port(server.grpc_address)
+    try:
+        with grpc.insecure_channel(target) as channel:
+            divide = channel.unary_unary("/switchboard.echo.Echo/divide").future(b"\x08\x07\x10\x02", timeout=60)
+            assert component.entered.acquire(timeout=30), "divide started"
+            newcomer = idle_connection(server.grpc_address, "127.0.0.1")
+            assert closed_by_server(newcomer), "no room: the newcomer is refused, the running call kept"
+            assert server.grpc_limits.refused == 1 and server.grpc_limits.evicted == 0
+            component.gate.set()
+            assert divide.result(timeout=60) == b"\x08\x03\x10\x01", "quotient 3, remainder 1"
+    finally:
+        component.gate.set()
+        server.close()
+
+
+def test_garbage_on_the_grpc_port_ends_its_connection_and_nothing_else(schemas):
+    server = serve(schemas, max_connections=8, max_connections_per_address=8)
+    try:
+        for garbage in (b"\x00" * 100_000, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", os.urandom(4096)):
+            s = idle_connection(server.grpc_address, "127.0.0.1")
+            try:
+                s.sendall(garbage)
+            except OSError:
+                pass   # the server may close it before it has read all of it
+            assert closed_by_server(s, 30), "grpcio ends a connection that does not speak HTTP/2"
+            s.close()
+        until(lambda: server.grpc_listener.pipes() == 0 and server.grpc_limits.count() == 0,
+              "nothing of those connections is left")
+        assert grpc_echo(server) == ECHO_REQUEST
+        assert os.listdir(server.grpc_listener.directory) == ["grpc.sock"], "the relay's own names leave no files"
+    finally:
+        server.close()
+    assert not os.path.exists(server.grpc_listener.directory)
+
+
+def test_a_killed_grpc_listeners_directory_is_removed_at_the_next_start(schemas, tmp_path, monkeypatch):
+    """A server killed with SIGKILL leaves its gRPC socket's directory; the next server's start
+    removes it once nothing listens there, as tcp's."""
+    killed = tmp_path / "sb-grpc-killed"
+    killed.mkdir(mode=0o700)
+    dead = socket.socket(socket.AF_UNIX)
+    dead.bind(str(killed / "grpc.sock"))
+    dead.close()   # bound, never listening: connecting is refused
+    long_ago = time.time() - 3600
+    os.utime(killed / "grpc.sock", (long_ago, long_ago))
+    os.utime(killed, (long_ago, long_ago))
+    monkeypatch.setenv("SWITCHBOARD_TCP_UNIX_DIRECTORY", str(tmp_path))
+    server = serve(schemas, tcp=False)
+    try:
+        assert not killed.exists()
+        assert os.path.dirname(server.grpc_listener.directory) == str(tmp_path)
+        assert grpc_echo(server) == ECHO_REQUEST
+    finally:
         server.close()
 
 

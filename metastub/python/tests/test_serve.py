@@ -289,7 +289,7 @@ def test_the_failsafe_from_python_runs_the_call_once(schemas, registry_url, secr
     server = switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
                                name="PyGrpcDown", secret=secret, tcp=False)   # gRPC's failsafe: test_tcp has tcp's
     try:
-        server.grpc_server.stop(grace=0).wait()   # the gRPC endpoint goes down; the entry still names it
+        server._stop_grpc(0)   # the gRPC endpoint goes down; the entry still names it
         echo = board.lookup("PyGrpcDown")
         assert echo.echoDoubles(values=[1.0] * 2000) == [1.0] * 2000   # large: the policy picks gRPC
         assert echo.last_call.protocol == "soap" and echo.last_call.fallback

@@ -123,7 +123,7 @@ def test_a_failed_attempt_and_its_fallback_are_sibling_spans(fresh, board, schem
                                name="PyTraceGone", secret=secret, tcp=False)
     try:
         echo = board.lookup("PyTraceGone")
-        server.grpc_server.stop(grace=0).wait()   # the listener goes; the entry still names it
+        server._stop_grpc(0)   # the listener goes; the entry still names it
         with trace.get_tracer("test").start_as_current_span("caller") as root:
             assert echo.echoDoubles(values=[2.5], policy="fixed:grpc") == [2.5]
     finally:

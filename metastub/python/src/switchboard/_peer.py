@@ -52,14 +52,16 @@ def from_der(der, remote_address):
     return _peer(x509.load_der_x509_certificate(der), remote_address)
 
 
-def from_grpc(context):
-    """The peer of a gRPC call: the certificate grpcio verified, else anonymous."""
+def from_grpc(context, address=None):
+    """The peer of a gRPC call: the certificate grpcio verified, else anonymous; ``address``: the
+    caller's, where grpcio's peer is the server's own listener in front of it."""
     from urllib.parse import unquote
 
-    address = unquote(context.peer())
-    for prefix in ("ipv4:", "ipv6:"):
-        if address.startswith(prefix):
-            address = address[len(prefix):]
+    if address is None:
+        address = unquote(context.peer())
+        for prefix in ("ipv4:", "ipv6:"):
+            if address.startswith(prefix):
+                address = address[len(prefix):]
     pem = (context.auth_context() or {}).get("x509_pem_cert")
     if not pem:
         return Peer(None, ANONYMOUS, address)

@@ -169,12 +169,12 @@ class TcpListener:
         self.pool.shutdown(wait=False)
 
 
-def remove_stale_unix_directories(parent):
+def remove_stale_unix_directories(parent, prefix=UNIX_DIRECTORY_PREFIX, socket_file=_tcp.UNIX_FILE):
     """Removes the socket directories in ``parent`` of servers that died without closing (SIGKILL, a
     crash), which would otherwise stay for good; never fails. Only what is surely a dead server's
-    goes, by the Java server's rule (docs/tcp-wire.md): an entry named ``sb-tcp-*`` that is a
-    directory as a server makes it (``_tcp.private_directory``), holding nothing or only a socket
-    ``tcp.sock`` that refuses connections, the directory and the socket both modified over
+    goes, by the Java server's rule (docs/tcp-wire.md): an entry named ``sb-tcp-*`` (``prefix``) that
+    is a directory as a server makes it (``_tcp.private_directory``), holding nothing or only a socket
+    ``tcp.sock`` (``socket_file``) that refuses connections, the directory and the socket both modified over
     STALE_SECONDS ago. Read and removed through directory descriptors: no link is followed."""
     if not {os.open, os.stat, os.unlink, os.rmdir} <= os.supports_dir_fd or os.scandir not in os.supports_fd:
         return
@@ -190,11 +190,11 @@ def remove_stale_unix_directories(parent):
             for read, entry in enumerate(entries):
                 if read >= MAX_ENTRIES_READ or examined >= MAX_EXAMINED:
                     break
-                if not entry.name.startswith(UNIX_DIRECTORY_PREFIX):
+                if not entry.name.startswith(prefix):
                     continue
                 examined += 1
                 try:
-                    if _remove_if_stale(parent_fd, parent, entry.name, young_since):
+                    if _remove_if_stale(parent_fd, parent, entry.name, young_since, socket_file):
                         LOG.debug("tcp removed the socket directory %s of a server gone", os.path.join(parent, entry.name))
                 except OSError as e:
                     LOG.debug("tcp leaves %s: %s", os.path.join(parent, entry.name), e)
@@ -204,7 +204,7 @@ def remove_stale_unix_directories(parent):
         os.close(parent_fd)
 
 
-def _remove_if_stale(parent_fd, parent, name, young_since):
+def _remove_if_stale(parent_fd, parent, name, young_since, socket_file):
     """Removes the entry ``name`` of the parent if it is a dead server's directory; says whether it did."""
     checked = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
     if not _tcp.private_directory(checked) or checked.st_mtime > young_since:
@@ -216,13 +216,13 @@ def _remove_if_stale(parent_fd, parent, name, young_since):
             return False   # replaced since it was checked
         held = os.listdir(fd)
         if held:
-            if held != [_tcp.UNIX_FILE]:
+            if held != [socket_file]:
                 return False
-            sock = os.stat(_tcp.UNIX_FILE, dir_fd=fd, follow_symlinks=False)
+            sock = os.stat(socket_file, dir_fd=fd, follow_symlinks=False)
             if (not stat.S_ISSOCK(sock.st_mode) or sock.st_mtime > young_since
-                    or not _nobody_listens(os.path.join(parent, name, _tcp.UNIX_FILE))):
+                    or not _nobody_listens(os.path.join(parent, name, socket_file))):
                 return False
-            os.unlink(_tcp.UNIX_FILE, dir_fd=fd)
+            os.unlink(socket_file, dir_fd=fd)
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent_fd)   # an empty directory only, never a link's target

@@ -50,7 +50,7 @@ decided before each operation runs with the caller's principal from its verified
 denial answers gRPC ``PERMISSION_DENIED``, a SOAP Fault ``sb:PermissionDenied`` and tcp ``ERPCAUTH``
 (1004; the token travels in ``RpcMeta.authentication_data``).
 Each listener bounds what one caller holds: ``max_connections`` (512) and
-``max_connections_per_address`` (128) on SOAP and tcp, the connection stalled longest making room; a
+``max_connections_per_address`` (128) on SOAP, tcp and gRPC, the connection stalled longest making room; a
 pool of ``workers`` (8) with a bounded queue and fewer calls per connection than workers on gRPC and
 tcp (over it: tcp's ``EOVERCROWDED``); a tcp frame over 4 MiB answered ``ELIMIT`` and its connection
 closed; connections silent for ``idle_seconds`` (60) closed. tcp is served on TCP and on a Unix
@@ -63,6 +63,7 @@ and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Nam
 ``wsdl=``."""
 
 import collections
+import contextlib
 import functools
 import glob
 import hashlib
@@ -83,10 +84,11 @@ import time
 import uuid
 from concurrent import futures
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _limits, _peer, _soap, _trace, _values
+from . import _grpc_listener, _limits, _peer, _soap, _trace, _values
 from .context import DEADLINE_EXCEEDED, ServerCallContext, _entered, _left
 from ._limits import ConnectionLimits
 from ._schema import Interface
@@ -784,13 +786,24 @@ class Server:
         # a bounded pool with a bounded queue (over it: RESOURCE_EXHAUSTED at once), fewer streams per
         # connection than workers (one connection cannot take them all), a cap on connections, and
         # handshakes and idle connections that end
+        # the listening socket is ours where it can be, with the shares of the other listeners
+        self.grpc_limits = ConnectionLimits(self.max_connections, self.max_connections_per_address)
+        self.grpc_listener = None
+        if _grpc_listener.available():
+            try:
+                self.grpc_listener = _grpc_listener.GrpcListener(host, self.grpc_limits)
+            except OSError as e:
+                _grpc_listener.start_failed(e)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-grpc"),
                              maximum_concurrent_rpcs=4 * workers,
                              options=[("grpc.max_receive_message_length", max(2 * PART_BYTES + 4096,
                                                                               min(self.max_message, 1 << 30))),
                                       ("grpc.max_send_message_length", 1 << 30),
                                       ("grpc.max_concurrent_streams", max(1, workers // 2)),
-                                      ("grpc.max_allowed_incoming_connections", self.max_connections),
+                                      # behind the listener its shares bound them (grpcio's cap, on connections
+                                      # the listener closed that grpcio has not torn down yet, would close new ones)
+                                      ("grpc.max_allowed_incoming_connections",
+                                       self.max_connections if self.grpc_listener is None else 1 << 30),
                                       ("grpc.server_handshake_timeout_ms", 10_000),
                                       ("grpc.max_connection_idle_ms", int(self.idle_seconds * 1000))])
         handlers = {}
@@ -805,14 +818,29 @@ class Server:
                                          grpc.method_handlers_generic_handler("grpc.reflection.v1.ServerReflection", {
                                              "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
                                                  self._reflection)})))
-        if tls is not None:
-            port = server.add_secure_port("%s:0" % host, tls.grpc_server_credentials())
-            scheme = "grpcs"
-        else:
-            port = server.add_insecure_port("%s:0" % host)
-            scheme = "grpc"
-        server.start()
+        where = "%s:0" % host if self.grpc_listener is None else self.grpc_listener.target
+        try:
+            if tls is not None:
+                port = server.add_secure_port(where, tls.grpc_server_credentials())
+                scheme = "grpcs"
+            else:
+                port = server.add_insecure_port(where)
+                scheme = "grpc"
+            server.start()
+        except BaseException:
+            if self.grpc_listener is not None:
+                self.grpc_listener.close()
+            raise
+        if self.grpc_listener is not None:
+            self.grpc_listener.start()
+            port = self.grpc_listener.port
         return server, "%s://%s:%d/%s" % (scheme, host, port, self.component)
+
+    def _stop_grpc(self, grace):
+        """Stops grpcio (its goodbyes still relayed), then the listener in front of it."""
+        self.grpc_server.stop(grace=grace).wait()
+        if self.grpc_listener is not None:
+            self.grpc_listener.close()
 
     def _grpc_answer(self, op, request, context, peer):
         import grpc
@@ -866,7 +894,9 @@ class Server:
         import grpc
 
         try:
-            return self.admit(_peer.from_grpc(context), dict(context.invocation_metadata()).get("authorization"), op)
+            address = None if self.grpc_listener is None else self.grpc_listener.address_of(unquote(context.peer()))
+            return self.admit(_peer.from_grpc(context, address), dict(context.invocation_metadata()).get("authorization"),
+                              op)
         except PermissionDenied as denied:
             # as the Java servers send it: a Java client names the refused path from these
             trailers = [("sb-refused", denied.reason)]
@@ -876,10 +906,17 @@ class Server:
             context.abort(grpc.StatusCode.UNAUTHENTICATED if denied.reason == PermissionDenied.UNAUTHENTICATED
                           else grpc.StatusCode.PERMISSION_DENIED, denied.text)
 
+    def _grpc_running(self, context):
+        """Marks the call's connection busy while it runs (never the one closed to make room)."""
+        if self.grpc_listener is None:
+            return contextlib.nullcontext()
+        return self.grpc_listener.running(unquote(context.peer()))
+
     def _grpc_unary(self, op):
         def handle(data, context):
-            peer = self._grpc_authorize(op, context)
-            return self._grpc_unary_admitted(op, data, context, peer)
+            with self._grpc_running(context):
+                peer = self._grpc_authorize(op, context)
+                return self._grpc_unary_admitted(op, data, context, peer)
         return handle
 
     def _grpc_unary_admitted(self, op, data, context, peer):
@@ -893,8 +930,9 @@ class Server:
 
     def _grpc_streaming(self, op):
         def handle(request_iterator, context):
-            peer = self._grpc_authorize(op, context)   # before a byte of the request is read
-            yield from self._grpc_streaming_admitted(op, request_iterator, context, peer)
+            with self._grpc_running(context):
+                peer = self._grpc_authorize(op, context)   # before a byte of the request is read
+                yield from self._grpc_streaming_admitted(op, request_iterator, context, peer)
         return handle
 
     def _grpc_streaming_admitted(self, op, request_iterator, context, peer):
@@ -963,7 +1001,7 @@ class Server:
         self.soap_server.server_close()
         if self.tcp is not None:
             self.tcp.close()
-        self.grpc_server.stop(grace=2).wait()
+        self._stop_grpc(2)
 
     def close(self):
         """Unbinds from the registry (if bound), drains (see above) and stops serving; the number of entries
