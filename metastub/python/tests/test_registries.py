@@ -256,3 +256,21 @@ def test_a_lookup_does_not_wait_behind_the_question_where_the_registry_streams(d
         door.held.pop("watch").set()
         asking.join(60)
     assert client.stream_address([]) == door.stream.address
+
+
+def test_a_registry_that_cannot_be_reached_is_a_registry_unavailable_not_a_library_error(doors):
+    """connect and lookup name the registry and say nothing was delivered, whatever the HTTP
+    library met; an answer of the registry (a name not bound) stays what it is."""
+    down = closed_port_url()
+    with pytest.raises(switchboard.RegistryUnavailable, match="could not be reached") as refused:
+        switchboard.connect(down, watch=False)
+    assert refused.value.url == down and refused.value.delivery == switchboard.TransportError.NOT_DELIVERED
+    assert isinstance(refused.value, switchboard.TransportError) and refused.value.__cause__ is not None
+    door = doors[0]
+    with switchboard.connect(door.url, watch=False) as board:
+        with pytest.raises(switchboard.NotFound):
+            board.lookup(unique("PyNeverBound"))
+        door.shut()
+        with pytest.raises(switchboard.RegistryUnavailable) as gone:
+            board.lookup(unique("PyNeverBound"))
+        assert gone.value.url == door.url

@@ -365,7 +365,9 @@ def test_a_client_with_lists_polls_an_https_registry_and_refuses_one_they_revoke
             echo = board.lookup("PyListsWatch")
             until(lambda: board.watcher.mode == "poll", "a client with lists did not poll")
             assert bits(echo.echoDoubles(values=[4.0], protocol="tcp")) == bits([4.0])
-        with pytest.raises(requests.exceptions.SSLError, match="certificate revoked"):   # reading the registry's WSDL
+        with pytest.raises(switchboard.RegistryUnavailable, match="certificate revoked") as refused:   # its WSDL
             switchboard.connect(registry, tls=client(os.path.join(lists, "ca-server.crl")), watch=False)
+        assert refused.value.delivery == switchboard.TransportError.NOT_DELIVERED
+        assert isinstance(refused.value.__cause__, requests.exceptions.SSLError)
     finally:
         server.close()

@@ -21,12 +21,13 @@ the calls it makes get what is left of its caller's deadline and are cancelled w
 from ._client import Board, CallRecord, Component
 from ._values import Record
 from .context import ServerCallContext, current_call, deadline, is_cancelled, time_left
-from .errors import (DeclaredFault, Draining, NoCommonProtocol, NotFound, PermissionDenied, Refused, RemoteError,
-                     SwitchboardError, TransportError)
+from .errors import (DeclaredFault, Draining, NoCommonProtocol, NotFound, PermissionDenied, Refused,
+                     RegistryUnavailable, RemoteError, SwitchboardError, TransportError)
 from .tls import Tls
 
 __all__ = ["connect", "serve", "Board", "CallRecord", "Component", "Record", "Tls", "DeclaredFault", "Draining",
-           "NoCommonProtocol", "NotFound", "PermissionDenied", "Refused", "RemoteError", "SwitchboardError",
+           "NoCommonProtocol", "NotFound", "PermissionDenied", "Refused", "RegistryUnavailable", "RemoteError",
+           "SwitchboardError",
            "TransportError", "ServerCallContext", "current_call", "deadline", "is_cancelled", "time_left"]
 
 

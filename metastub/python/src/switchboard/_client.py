@@ -10,6 +10,7 @@ the operation is idempotent, or the server answers a repeated call id with the f
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import re
 import secrets
@@ -23,7 +24,8 @@ from ._soap import SoapCodec
 from ._token import BearerToken, PlainTextToken
 from ._tcp import TcpTransport
 from ._transport import FaultMessage, GrpcTransport, SoapTransport
-from .errors import Draining, NoCommonProtocol, NotFound, SwitchboardError, TransportError, fault_class
+from .errors import (Draining, NoCommonProtocol, NotFound, RegistryUnavailable, SwitchboardError, TransportError,
+                     fault_class)
 from .policies import FAILSAFE
 
 DEFAULT_PROTOCOLS = ("tcp", "grpc", "soap")
@@ -701,6 +703,24 @@ class Component:
             r.close()
 
 
+@contextlib.contextmanager
+def _registry_reached(url):
+    """Raises what reaching the registry at ``url`` met as RegistryUnavailable; its answers (faults,
+    refusals) as they are."""
+    from ._registry import NOT_DELIVERED, delivery
+
+    try:
+        yield
+    except SwitchboardError:
+        raise
+    except Exception as e:
+        how = delivery(e)
+        if how is None:
+            raise
+        raise RegistryUnavailable(url, TransportError.NOT_DELIVERED if how == NOT_DELIVERED
+                                  else TransportError.MAY_HAVE_RUN, e) from e
+
+
 class Board:
     """A connection to a registry: looks components up by name and makes their stubs."""
 
@@ -729,7 +749,8 @@ class Board:
         self.protocols = tuple(protocols)
         self.policy = policy
         policies.by_name(policy)   # refuse a bad name now, not at the first call
-        self.registry = RegistryClient(urls, tls=tls, timeout=timeout, token=self.token)
+        with _registry_reached(self.url):
+            self.registry = RegistryClient(urls, tls=tls, timeout=timeout, token=self.token)
         self.listeners = [listener] if listener else []
         self._interfaces = {}
         self._components = []
@@ -756,7 +777,8 @@ class Board:
         """The stub of the component bound under ``name`` (all its replicas)."""
         watcher = self._watcher() if self.watch else None
         mark = watcher.mark(name) if watcher is not None else None   # before the lookup: see follow
-        entries = self.registry.lookup(name)
+        with _registry_reached(self.url):
+            entries = self.registry.lookup(name)
         if not entries:
             raise NotFound("no component is bound as %r in %s" % (name, self.url))
         c = Component(self, name, entries, policy or self.policy, operation_policies)

@@ -47,6 +47,24 @@ class Draining(TransportError):
         super().__init__(protocol, TransportError.NOT_DELIVERED, message)
 
 
+class RegistryUnavailable(TransportError):
+    """No registry of ``url`` answered ``connect`` or a lookup: refused, timed out, or its TLS
+    handshake failed (a revoked or untrusted registry certificate among them); the error it met is
+    chained as ``__cause__``. Nothing was looked up; try again later or another registry.
+
+    ::
+
+        try:
+            board = switchboard.connect("https://registry.example:8443/axis2/services/Registry", tls=tls)
+        except switchboard.RegistryUnavailable as e:
+            print("no registry:", e)
+    """
+
+    def __init__(self, url, delivery, cause):
+        super().__init__("soap", delivery, "the registry %s could not be reached: %s" % (url, cause))
+        self.url = url
+
+
 class RemoteError(SwitchboardError):
     """The operation raised an error it does not declare; ``error_type`` is the server's name for it."""
 
