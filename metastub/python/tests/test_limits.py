@@ -427,3 +427,80 @@ def test_a_body_left_unread_never_becomes_the_next_request(schemas, method, targ
         soap_echo(server)
     finally:
         server.close()
+
+
+CHILD = r'''
+import json, os, resource, sys, threading
+import switchboard
+
+class Echo:
+    def echoDoubles(self, values):
+        return values
+
+server = switchboard.serve(Echo(), schema=sys.argv[1], handle_sigterm=False, max_connections=512,
+                           max_connections_per_address=512)
+limit = len(os.listdir("/proc/self/fd")) + 40   # room for 40 more descriptors, no more
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+print(json.dumps({"soap": server.soap_address, "grpc": server.grpc_address, "tcp": server.tcp.address,
+                  "limit": limit}), flush=True)
+sys.stdin.readline()
+server.close()
+'''
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_server_out_of_descriptors_pauses_accepting_and_every_listener_recovers(schemas, echo_proto):
+    """A flood that uses up the process's descriptors leaves every listener accepting again once
+    they are freed, and none spins meanwhile on a listening socket that stays readable (before,
+    tcp's accept loop ended for good and SOAP's turned at full speed)."""
+    import json
+    import subprocess
+    import sys
+
+    from switchboard import _tcp
+    from switchboard._schema import Interface
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD, os.path.join(schemas, "echo.xsd")], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    flood = []
+    try:
+        server = json.loads(child.stdout.readline())
+        tcp = server["tcp"].split("?", 1)[0]
+
+        def descriptors():
+            return len(os.listdir("/proc/%d/fd" % child.pid))
+        for _ in range(80):   # twice the room: the rest wait in the listening socket's backlog
+            flood.append(idle_connection(tcp))
+        until(lambda: descriptors() >= server["limit"] - 2, "the server runs out of descriptors")
+        for address in (server["soap"], server["grpc"]):   # accepts they cannot make, pending
+            flood += [idle_connection(address) for _ in range(3)]
+        before = cpu_seconds(child.pid)
+        time.sleep(1.0)   # an interval of the child's CPU time is what is measured, not a wait for an event
+        assert cpu_seconds(child.pid) - before < 0.5, "a listener spins while no descriptor is left"
+        for s in flood:
+            s.close()
+        flood.clear()
+        r = requests.post(server["soap"], data=ECHO, timeout=30,
+                          headers={"Content-Type": "text/xml; charset=UTF-8", "Connection": "close"})
+        assert r.status_code == 200 and b"<values>1.5 -0.0</values>" in r.content
+        with grpc.insecure_channel("%s:%d" % host_port(server["grpc"])) as channel:
+            assert channel.unary_unary(ECHO_GRPC)(ECHO_REQUEST, timeout=30) == ECHO_REQUEST
+        ops = Interface(echo_proto)
+        transport = _tcp.TcpTransport(ops, tcp, unix=False)
+        try:
+            op = ops.operations["echoDoubles"]
+            answer, _ = transport.call(op, op.request(values=[1.5, -0.0]), "feedc0de" * 4, 30)
+            assert bits(list(answer.values)) == bits([1.5, -0.0])
+        finally:
+            transport.close()
+    finally:
+        for s in flood:
+            s.close()
+        child.stdin.write("stop\n")
+        child.stdin.flush()
+        assert child.wait(60) == 0

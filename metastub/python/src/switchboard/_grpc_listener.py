@@ -21,6 +21,9 @@ import socket
 import sys
 import tempfile
 import threading
+import time
+
+from . import _limits
 
 LOG = logging.getLogger("switchboard.grpc")
 
@@ -75,6 +78,7 @@ class GrpcListener:
         self._selector = selectors.DefaultSelector()
         self._wake_read, self._wake_write = socket.socketpair()
         self._closed = False
+        self._accepting_again = None   # when to accept again after running out of descriptors
         self._thread = threading.Thread(target=self._run, name="switchboard-grpc-listener", daemon=True)
 
     @property
@@ -148,7 +152,13 @@ class GrpcListener:
         selector.register(self._wake_read, selectors.EVENT_READ, None)
         try:
             while not self._closed:
-                for key, events in selector.select():
+                timeout = None
+                if self._accepting_again is not None:
+                    timeout = self._accepting_again - time.monotonic()
+                    if timeout <= 0:
+                        selector.register(self.sock, selectors.EVENT_READ, None)
+                        self._accepting_again = timeout = None
+                for key, events in selector.select(timeout):
                     if key.fileobj is self.sock:
                         self._accept()
                     elif key.fileobj is self._wake_read:
@@ -172,15 +182,21 @@ class GrpcListener:
                 outer, address = self.sock.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as e:   # out of descriptors: the ones under way go on
-                LOG.warning("the gRPC listener could not accept a connection: %s", e)
-                return
+            except OSError as e:
+                what = _limits.accept_failed(e)
+                if what == _limits.PAUSE:   # the connections under way go on; accept again a little later
+                    self._selector.unregister(self.sock)
+                    self._accepting_again = time.monotonic() + _limits.ACCEPT_PAUSE
+                if what != _limits.NEXT:
+                    return
+                continue
             if not self.limits.admit(outer, address[0]):
                 outer.close()   # the caller sees its connection end before a byte: the call did not run
                 continue
             name = os.path.join(self.directory, "c%x" % next(self._names))
-            inner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            inner = None
             try:
+                inner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 outer.setblocking(False)
                 outer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 inner.setblocking(False)
@@ -189,9 +205,10 @@ class GrpcListener:
                     inner.connect(self.path)
                 finally:
                     os.unlink(name)   # the socket keeps the name grpcio reads; the directory keeps nothing
-            except OSError as e:   # grpcio stopped, or its backlog is full
+            except OSError as e:   # grpcio stopped, its backlog is full, or no descriptor is left
                 LOG.warning("the gRPC listener could not pass on a connection from %s: %s", address[0], e)
-                inner.close()
+                if inner is not None:
+                    inner.close()
                 self.limits.release(outer)
                 outer.close()
                 continue

@@ -6,11 +6,42 @@ server's cap the connection stalled longest of all makes room. A connection runn
 is never the one closed; when there is none to close, the new connection is refused. A few refused
 connections (``MAX_REFUSED_ANSWERING``) may make one request each within ``REFUSED_SECONDS``:
 the SOAP listener serves a cancel message on one (a cancel needs a connection of its own, so it
-would otherwise be lost exactly when its caller is busiest) and answers anything else 503."""
+would otherwise be lost exactly when its caller is busiest) and answers anything else 503.
 
+Every listener's accept loop reads a failed accept with ``accept_failed``: out of descriptors (or
+memory), it pauses and tries again rather than spin on a listening socket that stays readable, or
+stop accepting for good."""
+
+import errno
+import logging
 import socket
 import threading
 import time
+
+LOG = logging.getLogger("switchboard.server")
+
+GONE, PAUSE, NEXT = "gone", "pause", "next"   # what an accept loop does after a failed accept
+ACCEPT_PAUSE = 0.1   # seconds without accepting, when the process is out of descriptors
+_OUT_OF_ROOM = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+_SOCKET_GONE = {errno.EBADF, errno.EINVAL, errno.ENOTSOCK}
+_warned = [0.0]   # when out of room was last logged: at most once every 10 s
+
+
+def accept_failed(error):
+    """What an accept loop does after ``error``: GONE (the listening socket was closed: stop),
+    PAUSE (out of descriptors or memory: accept nothing for ACCEPT_PAUSE seconds while the
+    connections under way go on and close; logged at most every 10 s) or NEXT (that connection
+    failed, as a caller's reset before the accept: take the next)."""
+    if error.errno in _SOCKET_GONE:
+        return GONE
+    if error.errno in _OUT_OF_ROOM:
+        now = time.monotonic()
+        if now - _warned[0] >= 10:
+            _warned[0] = now
+            LOG.warning("a listener cannot accept connections (%s): it tries again every %.1f s; raise the "
+                        "process's descriptor limit (ulimit -n) or lower max_connections", error, ACCEPT_PAUSE)
+        return PAUSE
+    return NEXT
 
 
 class _Slot:

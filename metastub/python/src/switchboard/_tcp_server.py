@@ -34,7 +34,7 @@ import tempfile
 import time
 from concurrent import futures
 
-from . import _peer, _tcp, _trace
+from . import _limits, _peer, _tcp, _trace
 from ._limits import ConnectionLimits
 from .context import DEADLINE_EXCEEDED, ServerCallContext
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused
@@ -119,8 +119,13 @@ class TcpListener:
         while not self.closed:
             try:
                 conn, address = listening.accept()
-            except OSError:
-                return
+            except OSError as e:
+                what = _limits.accept_failed(e)
+                if what == _limits.GONE or self.closed:
+                    return
+                if what == _limits.PAUSE:
+                    time.sleep(_limits.ACCEPT_PAUSE)
+                continue
             if not self.limits.admit(conn, UNIX_PEERS if unix else address[0]):
                 conn.close()
                 continue

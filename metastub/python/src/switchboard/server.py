@@ -1060,7 +1060,12 @@ class _HttpServer(ThreadingHTTPServer):
         self._over_limits = set()   # ids of the refused connections kept for one request (a cancel's)
 
     def get_request(self):
-        connection, address = self.socket.accept()
+        try:
+            connection, address = self.socket.accept()
+        except OSError as e:   # socketserver then waits for the socket to be readable again: at once
+            if _limits.accept_failed(e) == _limits.PAUSE:
+                time.sleep(_limits.ACCEPT_PAUSE)
+            raise
         if self.tls_contexts is not None:
             # the stores as they are now (read again if their files changed); the handshake
             # happens on the connection's own thread, not in the accepting one
