@@ -504,3 +504,115 @@ def test_a_server_out_of_descriptors_pauses_accepting_and_every_listener_recover
         child.stdin.write("stop\n")
         child.stdin.flush()
         assert child.wait(60) == 0
+
+
+def _varint(value):
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _frame(kind, flags, stream, payload=b""):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+
+def _literal(name, value):   # HPACK: a literal header field without indexing, new name, no Huffman coding
+    return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+
+
+class _GreedyCaller:
+    """A gRPC caller written frame by frame (HTTP/2 over plain TCP) that announces room for any
+    answer, sends ``message`` to ``path`` as the server's flow control lets it, and then reads
+    nothing more."""
+
+    DATA, HEADERS, SETTINGS, PING, WINDOW_UPDATE = 0x0, 0x1, 0x4, 0x6, 0x8
+
+    def __init__(self, address, path, message):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)   # little room, never read
+        self.sock.connect(address)
+        self.windows = {0: 65535, 1: 65535}
+        self.buffer = b""
+        big = (1 << 31) - 1
+        self.sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _frame(self.SETTINGS, 0, 0, struct.pack(">HI", 4, big))
+                          + _frame(self.WINDOW_UPDATE, 0, 0, struct.pack(">I", big - 65535)))
+        headers = b"".join(_literal(n, v) for n, v in ((b":method", b"POST"), (b":scheme", b"http"),
+                                                       (b":path", path.encode()), (b":authority", b"localhost"),
+                                                       (b"content-type", b"application/grpc"), (b"te", b"trailers")))
+        self.sock.sendall(_frame(self.HEADERS, 0x4, 1, headers))
+        body = b"".join(b"\x00" + struct.pack(">I", len(part)) + part
+                        for part in (message[i:i + (1 << 20)] for i in range(0, len(message), 1 << 20)))
+        sent = 0
+        while sent < len(body):
+            room = min(self.windows[0], self.windows[1], 16384, len(body) - sent)
+            if room <= 0:
+                self._read_frame()
+                continue
+            last = sent + room == len(body)
+            self.sock.sendall(_frame(self.DATA, 0x1 if last else 0, 1, body[sent:sent + room]))
+            self.windows[0] -= room
+            self.windows[1] -= room
+            sent += room
+
+    def _read_frame(self):
+        while len(self.buffer) < 9 or len(self.buffer) < 9 + int.from_bytes(self.buffer[:3], "big"):
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("the server closed the connection while the request was sent")
+            self.buffer += data
+        length = int.from_bytes(self.buffer[:3], "big")
+        kind, flags, stream = self.buffer[3], self.buffer[4], int.from_bytes(self.buffer[5:9], "big") & 0x7FFFFFFF
+        payload, self.buffer = self.buffer[9:9 + length], self.buffer[9 + length:]
+        if kind == self.SETTINGS and not flags & 0x1:
+            for i in range(0, len(payload), 6):
+                key, value = struct.unpack(">HI", payload[i:i + 6])
+                if key == 4:   # the server's initial stream window
+                    self.windows[1] += value - 65535
+            self.sock.sendall(_frame(self.SETTINGS, 0x1, 0))
+        elif kind == self.PING and not flags & 0x1:
+            self.sock.sendall(_frame(self.PING, 0x1, 0, payload))
+        elif kind == self.WINDOW_UPDATE:
+            self.windows[stream] = self.windows.get(stream, 0) + (int.from_bytes(payload, "big") & 0x7FFFFFFF)
+
+
+def test_a_grpc_caller_that_takes_none_of_its_answer_is_closed_and_others_are_answered(schemas):
+    """A caller that announces room for any answer and then reads nothing would hold what grpcio
+    sends it (and a share of the server's memory) for good; past the listener's time for it, its
+    connection is closed, as the Java servers close one after their request timeout."""
+    server = serve(schemas)
+    server.grpc_listener.untaken_seconds = 1.0
+    n = 1_500_000   # a 12 MB answer: more than the sockets between the two hold
+    message = b"\x0a" + _varint(8 * n) + struct.pack("<%dd" % n, *([2.5] * n))
+    greedy = None
+    try:
+        greedy = _GreedyCaller(host_port(server.grpc_address), ECHO_GRPC, message)
+        until(lambda: server.grpc_listener.untaken_closed == 1, "the caller that took nothing is closed", 60)
+        assert closed_by_server(greedy.sock, 30)
+        assert server.calls == {"grpc echoDoubles": 1}, "its call ran; its answer was what it would not take"
+        assert grpc_echo(server) == ECHO_REQUEST
+        until(lambda: server.grpc_listener.pipes() == 0, "nothing of that connection is left")
+    finally:
+        server.close()   # within its grace and a second, even with a caller that takes nothing still there
+        if greedy is not None:
+            greedy.sock.close()
+
+
+def test_a_server_closes_within_its_grace_while_a_grpc_caller_takes_nothing(schemas):
+    """grpcio's shutdown waits for what it sends to be taken; a caller that takes nothing would hold
+    close() for good. Past the grace the listener cuts every connection, and close() returns."""
+    server = serve(schemas)
+    n = 1_500_000
+    message = b"\x0a" + _varint(8 * n) + struct.pack("<%dd" % n, *([2.5] * n))
+    greedy = _GreedyCaller(host_port(server.grpc_address), ECHO_GRPC, message)
+    try:
+        until(lambda: server.grpc_listener.untaken_waiting() == 1, "the answer waits for a caller that takes nothing")
+        started = time.monotonic()
+        server.close()
+        assert time.monotonic() - started < 10, "close() took %.1f s" % (time.monotonic() - started)
+        assert server.grpc_listener.untaken_closed == 0, "cut by the close, not for taking nothing"
+    finally:
+        server.close()
+        greedy.sock.close()

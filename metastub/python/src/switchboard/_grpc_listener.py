@@ -9,7 +9,8 @@ to grpcio, which listens on a Unix socket in a private directory (mode 0700: no 
 gets past the shares through it). Each relayed connection comes from a socket bound to a name of its
 own there, which grpcio gives as the call's peer: that is how a call learns its caller's address
 and marks its connection busy while it runs. One thread relays every connection and never blocks
-on one: a side that takes no more bytes stops the reads from the other."""
+on one: a side that takes no more bytes stops the reads from the other, and a caller that takes
+nothing of what waits for it for ``UNTAKEN_SECONDS`` (the Java servers' request timeout) is closed."""
 
 import contextlib
 import itertools
@@ -29,7 +30,8 @@ LOG = logging.getLogger("switchboard.grpc")
 
 DIRECTORY_PREFIX = "sb-grpc-"
 SOCKET_FILE = "grpc.sock"
-CHUNK = 256 << 10   # the most read from one side at a time
+CHUNK = 64 << 10   # the most read from one side at a time, and held for a side that takes nothing
+UNTAKEN_SECONDS = 30.0   # a caller that takes no byte of what grpcio sends for this long is closed
 
 
 def available():
@@ -40,13 +42,14 @@ def available():
 class _Pipe:
     """One caller's connection and grpcio's end of it, with the bytes each side has not taken yet."""
 
-    __slots__ = ("outer", "inner", "address", "name", "to_inner", "to_outer", "calls", "closed")
+    __slots__ = ("outer", "inner", "address", "name", "to_inner", "to_outer", "calls", "closed", "untaken_since")
 
     def __init__(self, outer, inner, address, name):
         self.outer, self.inner, self.address, self.name = outer, inner, address, name
         self.to_inner = self.to_outer = b""
         self.calls = 0
         self.closed = False
+        self.untaken_since = None   # since when the caller has taken none of the bytes waiting for it
 
 
 class GrpcListener:
@@ -79,6 +82,9 @@ class GrpcListener:
         self._wake_read, self._wake_write = socket.socketpair()
         self._closed = False
         self._accepting_again = None   # when to accept again after running out of descriptors
+        self._untaken = set()   # pipes whose caller has bytes waiting
+        self.untaken_seconds = UNTAKEN_SECONDS
+        self.untaken_closed = 0   # connections closed for taking nothing
         self._thread = threading.Thread(target=self._run, name="switchboard-grpc-listener", daemon=True)
 
     @property
@@ -110,6 +116,10 @@ class GrpcListener:
     def pipes(self):
         with self._lock:
             return len(self._pipes)
+
+    def untaken_waiting(self):
+        """How many connections have bytes waiting that their caller has not taken."""
+        return len(self._untaken)
 
     # -- what a call asks ----------------------------------------------------------------------------
 
@@ -158,6 +168,9 @@ class GrpcListener:
                     if timeout <= 0:
                         selector.register(self.sock, selectors.EVENT_READ, None)
                         self._accepting_again = timeout = None
+                if self._untaken:
+                    self._close_untaken()
+                    timeout = 1.0 if timeout is None else min(timeout, 1.0)
                 for key, events in selector.select(timeout):
                     if key.fileobj is self.sock:
                         self._accept()
@@ -218,12 +231,25 @@ class GrpcListener:
                 self._pipes[name] = pipe
             self._interest(pipe)
 
+    def _close_untaken(self):
+        """Closes the connections of callers that took nothing of what waits for them for
+        ``untaken_seconds``: one that never reads would otherwise hold its answers in grpcio for good."""
+        now = time.monotonic()
+        for pipe in [p for p in self._untaken if now - p.untaken_since >= self.untaken_seconds]:
+            LOG.warning("gRPC closed the connection of %s: it took nothing sent to it for %.0f s", pipe.address,
+                        self.untaken_seconds)
+            self.untaken_closed += 1
+            self._close(pipe)
+
     def _move(self, pipe, sock, events):
         outer = sock is pipe.outer
         try:
             if events & selectors.EVENT_WRITE:
                 if outer:
-                    pipe.to_outer = pipe.to_outer[sock.send(pipe.to_outer):]
+                    taken = sock.send(pipe.to_outer)
+                    pipe.to_outer = pipe.to_outer[taken:]
+                    if taken:
+                        pipe.untaken_since = time.monotonic()
                 else:
                     pipe.to_inner = pipe.to_inner[sock.send(pipe.to_inner):]
             if events & selectors.EVENT_READ:
@@ -240,6 +266,7 @@ class GrpcListener:
                     pipe.to_inner = memoryview(data)[sent:]
                 else:
                     pipe.to_outer = memoryview(data)[sent:]
+                    pipe.untaken_since = time.monotonic()
             self._interest(pipe)
         except (BlockingIOError, InterruptedError):
             self._interest(pipe)
@@ -253,6 +280,10 @@ class GrpcListener:
                    | (selectors.EVENT_WRITE if pipe.to_outer else 0))
         self._want(pipe.inner, pipe, (0 if pipe.to_outer else selectors.EVENT_READ)
                    | (selectors.EVENT_WRITE if pipe.to_inner else 0))
+        if pipe.to_outer:
+            self._untaken.add(pipe)
+        else:
+            self._untaken.discard(pipe)
 
     def _want(self, sock, pipe, events):
         try:
@@ -271,6 +302,7 @@ class GrpcListener:
         if pipe.closed:
             return
         pipe.closed = True
+        self._untaken.discard(pipe)
         with self._lock:
             self._pipes.pop(pipe.name, None)
         for sock in (pipe.outer, pipe.inner):

@@ -837,10 +837,14 @@ class Server:
         return server, "%s://%s:%d/%s" % (scheme, host, port, self.component)
 
     def _stop_grpc(self, grace):
-        """Stops grpcio (its goodbyes still relayed), then the listener in front of it."""
-        self.grpc_server.stop(grace=grace).wait()
+        """Stops grpcio (its goodbyes still relayed), then the listener in front of it. A caller that
+        takes nothing of what grpcio sends it would hold grpcio's shutdown for good: once the grace
+        has passed, the listener cuts every connection."""
+        stopped = self.grpc_server.stop(grace=grace)
         if self.grpc_listener is not None:
+            stopped.wait(grace + 1)
             self.grpc_listener.close()
+        stopped.wait()
 
     def _grpc_answer(self, op, request, context, peer):
         import grpc
