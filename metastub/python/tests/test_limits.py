@@ -175,8 +175,7 @@ ECHO_REQUEST = b"\x0a\x10" + struct.pack("<2d", 1.5, -0.0)   # echoDoubles(value
 def grpc_echo(server, source="127.0.0.1"):
     """An echoDoubles call over a connection of its own from ``source``; the answer's bytes."""
     host, port = host_port(server.grpc_address)
-    # a connection from the given address: grpcio cannot bind its client sockets, so a relay of
-    # the test's own carries the call from that address
+    # a relay of the test's own carries the call, its connection to the server bound to ``source``
     with _From(source, (host, port)) as relay, grpc.insecure_channel("127.0.0.1:%d" % relay.port) as channel:
         return channel.unary_unary(ECHO_GRPC)(ECHO_REQUEST, timeout=30)
 

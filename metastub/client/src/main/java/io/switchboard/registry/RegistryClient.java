@@ -545,6 +545,11 @@ public final class RegistryClient implements AutoCloseable {
         throw last;
     }
 
+    /** The registry server this client's reads and watches start at (the first of its list, or one picked at random). */
+    String firstReadAddress() {
+        return readRegistries.get(0).endpoints().get(0).address();
+    }
+
     /** The stream at {@code address} failed: the next watch asks again (perhaps of another registry server). */
     void streamFailed(String address) {
         StreamAddresses.failed(streamKey, address);
