@@ -123,23 +123,18 @@ class GrpcListener:
 
     # -- what a call asks ----------------------------------------------------------------------------
 
-    def address_of(self, peer):
-        """The caller's address (``host:port``) of a call whose grpcio peer is ``peer``; None if it did
-        not come through this listener."""
-        pipe = self._pipe(peer)
-        return None if pipe is None else pipe.address
-
     @contextlib.contextmanager
     def running(self, peer):
-        """Marks the connection of the call whose grpcio peer is ``peer`` busy while the block runs:
-        never the one closed to make room."""
+        """Marks the connection of the call whose grpcio peer is ``peer`` busy while the block runs
+        (never the one closed to make room); gives the caller's address (``host:port``), or None if
+        the call did not come through this listener."""
         pipe = self._pipe(peer)
         if pipe is None:
-            yield
+            yield None
             return
         self._count(pipe, 1)
         try:
-            yield
+            yield pipe.address
         finally:
             self._count(pipe, -1)
 

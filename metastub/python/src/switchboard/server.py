@@ -892,13 +892,13 @@ class Server:
                       grpc.StatusCode.DEADLINE_EXCEEDED if r.reason == DEADLINE_EXCEEDED else
                       grpc.StatusCode.RESOURCE_EXHAUSTED, r.text)
 
-    def _grpc_authorize(self, op, context):
-        """The call's peer; aborts the call with PERMISSION_DENIED (UNAUTHENTICATED for a token that
-        does not verify) unless the policy lets it call ``op``."""
+    def _grpc_authorize(self, op, context, address):
+        """The call's peer (from ``address`` when the server's own listener gave it); aborts the call
+        with PERMISSION_DENIED (UNAUTHENTICATED for a token that does not verify) unless the policy
+        lets it call ``op``."""
         import grpc
 
         try:
-            address = None if self.grpc_listener is None else self.grpc_listener.address_of(unquote(context.peer()))
             return self.admit(_peer.from_grpc(context, address), dict(context.invocation_metadata()).get("authorization"),
                               op)
         except PermissionDenied as denied:
@@ -911,15 +911,16 @@ class Server:
                           else grpc.StatusCode.PERMISSION_DENIED, denied.text)
 
     def _grpc_running(self, context):
-        """Marks the call's connection busy while it runs (never the one closed to make room)."""
+        """Marks the call's connection busy while it runs (never the one closed to make room); gives
+        the caller's address where the server's own listener relayed the call, else None."""
         if self.grpc_listener is None:
             return contextlib.nullcontext()
         return self.grpc_listener.running(unquote(context.peer()))
 
     def _grpc_unary(self, op):
         def handle(data, context):
-            with self._grpc_running(context):
-                peer = self._grpc_authorize(op, context)
+            with self._grpc_running(context) as address:
+                peer = self._grpc_authorize(op, context, address)
                 return self._grpc_unary_admitted(op, data, context, peer)
         return handle
 
@@ -934,8 +935,8 @@ class Server:
 
     def _grpc_streaming(self, op):
         def handle(request_iterator, context):
-            with self._grpc_running(context):
-                peer = self._grpc_authorize(op, context)   # before a byte of the request is read
+            with self._grpc_running(context) as address:
+                peer = self._grpc_authorize(op, context, address)   # before a byte of the request is read
                 yield from self._grpc_streaming_admitted(op, request_iterator, context, peer)
         return handle
 
