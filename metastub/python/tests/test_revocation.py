@@ -2,7 +2,9 @@
 ``--tls-crl``). A server: a revoked caller is refused at the handshake over tcp and SOAP and at the
 call over gRPC, one revoked while its connections are open at its next calls on them, a list past
 its next update refuses everyone, a list no authority of the trust store signed is refused at start
-and as a replacement, and the lists ``keytool -gencrl`` writes are read. A client: a server its lists
+and as a replacement, and the lists ``keytool -gencrl`` writes are read. Without lists, a caller
+whose authority leaves the trust store while its connections are open is refused at its next calls
+on them, and one under an intermediate authority is served on while its root stays. A client: a server its lists
 revoke is refused over tcp and https, gRPC (whose TLS in grpcio reads no lists) is not used, and an
 https registry's changes are polled rather than streamed. Most tests make a PKI of their own; the
 suite's test CA (the Java side's, which keeps its key) signed the keytool lists."""
@@ -73,14 +75,46 @@ class Pki:
                 serialization.BestAvailableEncryption(PASSWORD.encode("utf-8"))))
         return path
 
-    def _leaf(self, name, dns=None):
+    def _leaf(self, name, dns=None, issuer=None):
+        """``issuer``: (certificate, key) of an intermediate authority, which the store holds too."""
         from cryptography.hazmat.primitives.asymmetric import ec
 
         key = ec.generate_private_key(ec.SECP256R1())
-        certificate = self._certificate(name, key.public_key(), (self.ca.subject, self.ca_key), dns=dns,
+        signer = (self.ca.subject, self.ca_key) if issuer is None else (issuer[0].subject, issuer[1])
+        certificate = self._certificate(name, key.public_key(), signer, dns=dns,
                                         uri=None if dns else "spiffe://test/" + name)
         self.serials[name] = certificate.serial_number
-        return self._store(name + ".p12", key, certificate, None)
+        return self._store(name + ".p12", key, certificate, None if issuer is None else [issuer[0]])
+
+    def intermediate_client(self, name):
+        """A client's Tls whose certificate an intermediate authority (signed by the CA) issued; the
+        client sends both."""
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        key = ec.generate_private_key(ec.SECP256R1())
+        intermediate = self._certificate(name + " issuing CA", key.public_key(), (self.ca.subject, self.ca_key),
+                                         ca=True)
+        self._leaf(name, issuer=(intermediate, key))
+        return self.client(name)
+
+    def trust_store(self, file, *authorities):
+        """A trust store of these certificates (``another_ca()``'s, ``self.ca``)."""
+        return self._store(file, None, None, list(authorities))
+
+    def another_ca(self):
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+
+        key = ec.generate_private_key(ec.SECP256R1())
+        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "another test CA")])
+        return (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+                .serial_number(x509.random_serial_number())
+                .not_valid_before(self.now - datetime.timedelta(days=1))
+                .not_valid_after(self.now + datetime.timedelta(days=2))
+                .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                .sign(key, hashes.SHA256()))
 
     def client(self, name):
         """A client's Tls: its own certificate, trusting the CA."""
@@ -151,6 +185,20 @@ def refused_unauthenticated(echo, protocol):
     assert "no longer trusted" in str(refused.value), (protocol, refused.value)
 
 
+def calls_until_refused(echo, protocol):
+    """Calls until one is refused as no longer trusted (the files are looked at at most every 100 ms:
+    a call or two may pass before), then once more on the same connection."""
+    passed = 0
+    while True:
+        try:
+            echo.echoDoubles(values=[1.0], protocol=protocol, timeout=10)
+        except switchboard.PermissionDenied:
+            break
+        passed += 1
+        assert passed < 1000, "%s calls still run on an untrusted caller's connection" % protocol
+    refused_unauthenticated(echo, protocol)
+
+
 def test_a_revoked_caller_is_refused_and_others_are_served_on_every_protocol(registry_url, secret, schemas, pki):
     server = serve(registry_url, secret, schemas, "PyRevocation", pki.server_tls(pki.crl("ca.crl", ["revoked"])))
     try:
@@ -168,33 +216,85 @@ def test_a_revoked_caller_is_refused_and_others_are_served_on_every_protocol(reg
         server.close()
 
 
+@pytest.mark.parametrize("withdrawn_by", ["revocation list", "trust store without lists"])
 def test_a_caller_revoked_while_its_connections_are_open_is_refused_at_its_next_calls(
-        registry_url, secret, schemas, pki):
-    crl = pki.crl("ca.crl")
-    server = serve(registry_url, secret, schemas, "PyRevokedOpen", pki.server_tls(crl))
+        registry_url, secret, schemas, pki, withdrawn_by):
+    if withdrawn_by == "revocation list":
+        path = pki.crl("ca.crl")
+        tls = pki.server_tls(path)
+
+        def withdraw():
+            replace(path, pki.crl("next.crl", ["good"]))
+    else:   # its authority leaves the trust store
+        path = pki.trust_store("server-trust.p12", pki.ca)
+        tls = switchboard.Tls(keystore=pki.server, truststore=path, password=PASSWORD)
+
+        def withdraw():
+            replace(path, pki.trust_store("others.p12", pki.another_ca()))
+    server = serve(registry_url, secret, schemas, "PyRevokedOpen", tls)
     try:
         with switchboard.connect(registry_url, tls=pki.client("good")) as board:
             echo = board.lookup("PyRevokedOpen")
             for protocol in PROTOCOLS:   # a connection open on each
                 assert bits(echo.echoDoubles(values=[1.5], protocol=protocol)) == bits([1.5])
-            replace(crl, pki.crl("next.crl", ["good"]))
+            withdraw()
             for protocol in PROTOCOLS:
-                # the files are looked at at most every 100 ms: a call or two may pass before
-                passed = 0
-                while True:
-                    try:
-                        echo.echoDoubles(values=[1.0], protocol=protocol, timeout=10)
-                    except switchboard.PermissionDenied:
-                        break
-                    passed += 1
-                    assert passed < 1000, "%s calls still run on a revoked caller's connection" % protocol
                 # refused on the connection it had (a new one would fail its handshake over tcp and SOAP)
-                refused_unauthenticated(echo, protocol)
+                calls_until_refused(echo, protocol)
             ran = server.calls
             refused_unauthenticated(echo, "tcp")
             assert server.calls == ran, "a call of the revoked caller ran"
     finally:
         server.close()
+
+
+def test_a_caller_under_an_intermediate_authority_is_served_while_its_root_stays_in_the_trust_store(
+        registry_url, secret, schemas, pki):
+    trust = pki.trust_store("server-trust.p12", pki.ca)
+    server_tls = switchboard.Tls(keystore=pki.server, truststore=trust, password=PASSWORD)
+    server = serve(registry_url, secret, schemas, "PyIntermediate", server_tls)
+    try:
+        with switchboard.connect(registry_url, tls=pki.intermediate_client("branch")) as board:
+            echo = board.lookup("PyIntermediate")
+            for protocol in PROTOCOLS:
+                assert bits(echo.echoDoubles(values=[2.5], protocol=protocol)) == bits([2.5])
+            replace(trust, pki.trust_store("wider.p12", pki.another_ca(), pki.ca))   # the root stays
+            until(lambda: server_tls.refresh() or server_tls.generation == 2, "the new trust store is read")
+            for protocol in PROTOCOLS:   # judged again, by the chain the caller sent, on the same connections
+                assert bits(echo.echoDoubles(values=[-0.0], protocol=protocol)) == bits([-0.0]), protocol
+            replace(trust, pki.trust_store("others.p12", pki.another_ca()))   # the root leaves
+            for protocol in PROTOCOLS:
+                calls_until_refused(echo, protocol)
+        assert all(server.calls.get("%s echoDoubles" % p, 0) >= 2 for p in PROTOCOLS), server.calls
+    finally:
+        server.close()
+
+
+def test_the_path_to_the_trust_store_is_walked_through_the_sent_chain_and_nothing_else(pki):
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
+    def sent(name):
+        with open(os.path.join(pki.directory, name + ".p12"), "rb") as f:
+            store = pkcs12.load_pkcs12(f.read(), PASSWORD.encode("utf-8"))
+        return store.cert.certificate, [c.certificate for c in store.additional_certs]
+
+    pki.intermediate_client("branch")
+    leaf, chain = sent("branch")
+    other = pki.another_ca()
+    trusts_root = switchboard.Tls(keystore=pki.server, truststore=pki.trust_store("root.p12", pki.ca),
+                                  password=PASSWORD)
+    trusts_other = switchboard.Tls(keystore=pki.server, truststore=pki.trust_store("other.p12", other),
+                                   password=PASSWORD)
+    assert trusts_root.still_trusts(leaf, chain)
+    assert not trusts_root.still_trusts(leaf), "an intermediate's certificate without its chain"
+    assert not trusts_other.still_trusts(leaf, chain)
+    good, _ = sent("good")
+    assert trusts_root.still_trusts(good) and not trusts_other.still_trusts(good)
+    assert not trusts_root.still_trusts(leaf, [good]), "a chain that does not lead to the leaf's issuer"
+    # no chain shown (a resumed session): the verdict of a handshake by the stores in force stands
+    assert trusts_root.still_trusts(leaf, (), judged_by=trusts_root.generation)
+    assert not trusts_root.still_trusts(leaf, (), judged_by=trusts_root.generation - 1)
+    assert not trusts_other.still_trusts(good, (), judged_by=trusts_other.generation - 1)
 
 
 def test_a_list_past_its_next_update_refuses_every_caller(registry_url, secret, schemas, pki):

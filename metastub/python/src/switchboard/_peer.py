@@ -3,6 +3,7 @@ verified bearer token (``switchboard.tokens``), else from a client certificate (
 SPIFFE ID, if it has one; else its first DNS SAN; else its subject), else over tcp's Unix socket
 its uid, else none (anonymous), and the remote address."""
 
+import _ssl
 import socket
 import struct
 
@@ -11,13 +12,17 @@ MUTUAL_TLS, TOKEN, ANONYMOUS, UNIX_SOCKET = "MUTUAL_TLS", "TOKEN", "ANONYMOUS", 
 
 class Peer:
     """``certificate``: the client certificate its connection's handshake verified (a ``cryptography``
-    x509 object), which each call checks again against the revocation lists in force; else None."""
+    x509 object), which each call checks again against the trust store and revocation lists in force;
+    else None. ``chain``: the other certificates the client sent with it (its intermediate
+    authorities, as sent: the handshake verified them then), which that check walks to the store.
+    ``judged_by``: which read of the server's stores (``Tls.generation``) its handshake was judged by,
+    where known."""
 
-    __slots__ = ("principal", "authentication", "remote_address", "certificate")
+    __slots__ = ("principal", "authentication", "remote_address", "certificate", "chain", "judged_by")
 
-    def __init__(self, principal, authentication, remote_address, certificate=None):
+    def __init__(self, principal, authentication, remote_address, certificate=None, chain=(), judged_by=None):
         self.principal, self.authentication, self.remote_address = principal, authentication, remote_address
-        self.certificate = certificate
+        self.certificate, self.chain, self.judged_by = certificate, tuple(chain), judged_by
 
     @property
     def identity(self):
@@ -44,12 +49,31 @@ def principal_of(certificate):
     return certificate.subject.rfc4514_string() or None
 
 
-def from_der(der, remote_address):
+def from_der(der, remote_address, tls=None):
+    """The peer of a connection whose handshake verified ``der`` (None: the client sent no
+    certificate); ``tls``: its ``ssl.SSLSocket`` or ``ssl.SSLObject``, for the rest of the chain."""
     if not der:
         return Peer(None, ANONYMOUS, remote_address)
     from cryptography import x509
 
-    return _peer(x509.load_der_x509_certificate(der), remote_address)
+    return _peer(x509.load_der_x509_certificate(der), remote_address,
+                 [x509.load_der_x509_certificate(c) for c in sent_chain(tls)[1:]],
+                 getattr(getattr(tls, "context", None), "switchboard_generation", None))
+
+
+def sent_chain(tls):
+    """The certificates (DER) a TLS peer sent, its own first: ``get_unverified_chain``, public from
+    Python 3.13 and a method of the ``_ssl`` object before (3.10-3.12). Empty where neither is there,
+    and after a resumed session's handshake, where the peer sent none."""
+    if tls is None:
+        return []
+    chain = getattr(tls, "get_unverified_chain", None) or getattr(getattr(tls, "_sslobj", None),
+                                                                  "get_unverified_chain", None)
+    try:
+        certificates = chain() if chain is not None else None
+    except (ValueError, OSError):
+        return []
+    return [c if isinstance(c, bytes) else c.public_bytes(_ssl.ENCODING_DER) for c in certificates or ()]
 
 
 def from_grpc(context, address=None):
@@ -62,12 +86,15 @@ def from_grpc(context, address=None):
         for prefix in ("ipv4:", "ipv6:"):
             if address.startswith(prefix):
                 address = address[len(prefix):]
-    pem = (context.auth_context() or {}).get("x509_pem_cert")
+    auth = context.auth_context() or {}
+    pem = auth.get("x509_pem_cert")
     if not pem:
         return Peer(None, ANONYMOUS, address)
     from cryptography import x509
 
-    return _peer(x509.load_pem_x509_certificate(pem[0]), address)
+    # grpcio's chain is the one the client sent, without its own certificate
+    chain = [c for block in auth.get("x509_pem_cert_chain") or () for c in x509.load_pem_x509_certificates(block)]
+    return _peer(x509.load_pem_x509_certificate(pem[0]), address, chain)
 
 
 def from_unix_socket(sock, path):
@@ -88,6 +115,6 @@ def call_id_owner(peer):
     return ANONYMOUS if peer.authentication == UNIX_SOCKET else peer.identity
 
 
-def _peer(certificate, address):
+def _peer(certificate, address, chain=(), judged_by=None):
     principal = principal_of(certificate)
-    return Peer(principal, MUTUAL_TLS if principal else ANONYMOUS, address, certificate)
+    return Peer(principal, MUTUAL_TLS if principal else ANONYMOUS, address, certificate, chain, judged_by)

@@ -472,6 +472,11 @@ class TlsWire:
         """The peer's certificate (DER), verified by the handshake; None if it sent none."""
         return self._tls.getpeercert(binary_form=True)
 
+    @property
+    def ssl_object(self):
+        """The connection's ``ssl.SSLObject``, for what else its handshake showed (the peer's chain)."""
+        return self._tls
+
     def recv(self, wanted=65536):
         """The application bytes that what arrived completes (b"" while a record is half here, or
         held only a handshake message such as a TLS 1.3 session ticket); None at the end of the

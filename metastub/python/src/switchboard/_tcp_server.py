@@ -148,7 +148,7 @@ class TcpListener:
                 except OSError as e:   # TimeoutError and ssl.SSLError among them
                     LOG.warning("tcp refused a connection from %s at TLS: %s", address[0], e)
                     return
-                peer = _peer.from_der(wire.peer_certificate(), "%s:%s" % address[:2])
+                peer = _peer.from_der(wire.peer_certificate(), "%s:%s" % address[:2], wire.ssl_object)
             connection = _Connection(self, conn, wire, peer)
             connection.buffer += early
             connection.serve()

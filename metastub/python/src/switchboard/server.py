@@ -731,10 +731,11 @@ class Server:
 
     def admit(self, transport_peer, authorization, op):
         """The caller of a call (see ``identify``), once the policy lets it call ``op``; raises
-        PermissionDenied. A client certificate the revocation lists in force no longer trust is
-        refused ``unauthenticated`` whatever token the call carries."""
+        PermissionDenied. A client certificate the trust store and revocation lists in force no
+        longer trust is refused ``unauthenticated`` whatever token the call carries."""
         certificate = transport_peer.certificate
-        if certificate is not None and self.tls is not None and not self.tls.still_trusts(certificate):
+        if certificate is not None and self.tls is not None \
+                and not self.tls.still_trusts(certificate, transport_peer.chain, transport_peer.judged_by):
             raise PermissionDenied(NO_LONGER_TRUSTED, PermissionDenied.UNAUTHENTICATED, op.path)
         peer = self.identify(transport_peer, authorization, op.path)
         self.authorize(peer, op)
@@ -1416,7 +1417,9 @@ def _soap_handler(server, path):
             address = "%s:%s" % self.client_address[:2] if ":" not in self.client_address[0] \
                 else "[%s]:%s" % self.client_address[:2]
             getpeercert = getattr(self.connection, "getpeercert", None)
-            return _peer.from_der(getpeercert(binary_form=True) if getpeercert else None, address)
+            if getpeercert is None:
+                return _peer.from_der(None, address)
+            return _peer.from_der(getpeercert(binary_form=True), address, self.connection)
 
         def deny(self, soap_ns, denied):
             """A Fault whose code is sb:PermissionDenied (SOAP 1.2: a Sender fault with that Subcode), its

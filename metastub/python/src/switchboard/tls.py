@@ -34,7 +34,9 @@ class Tls:
     call over a connection opened before the caller's revocation is refused ``unauthenticated``.
     A client refuses such servers at the handshake over tcp and https; since grpcio's TLS reads no
     lists, a client with lists calls over tcp and SOAP only and polls an https registry for changes
-    instead of streaming them (``checks_grpc``)."""
+    instead of streaming them (``checks_grpc``). With or without lists, a server checks each call
+    on a connection with a client certificate against the stores in force (``still_trusts``): a
+    caller whose authority left the trust store is refused at its next call."""
 
     def __init__(self, keystore=None, truststore=None, password=None, password_file=None, crl=None):
         if password is None and password_file is not None:
@@ -51,18 +53,22 @@ class Tls:
         self._looked = time.monotonic()
         self._verdicts = {}   # a certificate's signature -> (generation, still trusted, until when: epoch s or None)
         self.generation = 1   # counts the reads of the stores (``refresh``)
-        self.key_pem, self.chain_pem, self.trust_pem, self.revocation = self._read()
+        self.key_pem, self.chain_pem, self.trust_pem, self.revocation, self._authorities = self._read()
         self._dir = None
 
     def _read(self):
         key_pem = chain_pem = trust_pem = revocation = None
+        authorities = ()
         if self._keystore is not None:
             key_pem, chain_pem = _read_keystore(self._keystore, self.password)
         if self._truststore is not None:
             trust_pem = _read_truststore(self._truststore, self.password)
+            from cryptography import x509
+
+            authorities = tuple(x509.load_pem_x509_certificates(trust_pem))
         if self._crl is not None:
             revocation = _Revocation(self._crl, trust_pem)
-        return key_pem, chain_pem, trust_pem, revocation
+        return key_pem, chain_pem, trust_pem, revocation, authorities
 
     def _paths(self):
         return [p for p in (self._keystore, self._truststore, self._crl) if p is not None]
@@ -95,7 +101,7 @@ class Tls:
             except (OSError, ValueError) as e:
                 self._refuse(state, "was refused: %s" % e)
                 return False
-            self.key_pem, self.chain_pem, self.trust_pem, self.revocation = read
+            self.key_pem, self.chain_pem, self.trust_pem, self.revocation, self._authorities = read
             self._seen, self.generation = state, self.generation + 1
             return True
 
@@ -105,29 +111,38 @@ class Tls:
             print("switchboard: the TLS stores (%s) %s; what was read before stays in force"
                   % (", ".join(self._paths()), why), file=sys.stderr, flush=True)
 
-    def still_trusts(self, certificate):
+    def still_trusts(self, certificate, chain=(), judged_by=None):
         """Whether a caller's certificate (a ``cryptography`` x509 object), trusted at its
-        connection's handshake, is still trusted by the trust store and revocation lists in force:
-        its issuer a certificate of the store that signed it, with a list in force that does not
-        revoke it. Always true without revocation lists. The files are looked at at most every
-        ``LOOK_SECONDS``, and a certificate is judged again after they were read again or once a
-        list its judgement rested on is past its next update."""
-        if self._crl is None:
+        connection's handshake, is still trusted by the trust store and revocation lists in force.
+        With lists: its issuer a certificate of the store that signed it, with a list in force that
+        does not revoke it. Without: a path from it through ``chain`` (the certificates the caller
+        sent with it) to a certificate of the store, each signed by the next and none past its
+        validity; or, where that path is not there (a resumed session shows no chain), its handshake
+        ``judged_by`` the stores in force (a ``generation``). Always true without a trust store. The files are looked at at most every
+        ``LOOK_SECONDS``, and a certificate is judged again after they were read again or once
+        what its judgement rested on passes (a list's next update, a certificate's end)."""
+        if self._truststore is None:
             return True
         now = time.monotonic()
         if now - self._looked >= LOOK_SECONDS:
             self._looked = now
             self.refresh()
+        key = (certificate.signature, judged_by) + tuple(c.signature for c in chain)
         with self._lock:
-            generation, revocation = self.generation, self.revocation
-            verdict = self._verdicts.get(certificate.signature)
+            generation, revocation, authorities = self.generation, self.revocation, self._authorities
+            verdict = self._verdicts.get(key)
         if verdict is not None and verdict[0] == generation and (verdict[2] is None or time.time() < verdict[2]):
             return verdict[1]
-        trusted, until = revocation.trusts(certificate)
+        if revocation is not None:
+            trusted, until = revocation.trusts(certificate)
+        else:
+            trusted, until = _issued_under(certificate, chain, authorities)
+            if not trusted and judged_by == generation:
+                trusted, until = True, None
         with self._lock:
             if len(self._verdicts) >= _VERDICTS_KEPT:
                 self._verdicts.clear()
-            self._verdicts[certificate.signature] = (generation, trusted, until)
+            self._verdicts[key] = (generation, trusted, until)
         return trusted
 
     @property
@@ -208,7 +223,9 @@ class Tls:
             raise ValueError("a server needs a key store")
         with self._lock:   # one read of the stores: key, chain, trust and lists of the same generation
             key_pem, chain_pem, trust_pem, revocation = self.key_pem, self.chain_pem, self.trust_pem, self.revocation
+            generation = self.generation
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.switchboard_generation = generation   # which read of the stores its handshakes were judged by
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         self._load_chain(context, chain_pem, key_pem)
         if trust_pem is not None:   # a trust store: clients must present a certificate it trusts
@@ -305,6 +322,48 @@ def _read_truststore(path, password):
     if not certs:
         raise ValueError("%s holds no certificates" % path)
     return b"".join(c.public_bytes(serialization.Encoding.PEM) for c in certs)
+
+
+def _issued_under(certificate, chain, authorities):
+    """Whether a path leads from ``certificate`` through ``chain`` (authorities' certificates, in
+    any order) to one of ``authorities``, each certificate signed by the next and within its
+    validity now; and until when (epoch seconds) that holds: the first end of validity on the path."""
+    import datetime
+
+    from cryptography import x509
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def valid(c):
+        return c.not_valid_before_utc <= now < c.not_valid_after_utc
+
+    def signed(c, issuer):
+        if issuer.subject != c.issuer:
+            return False
+        try:
+            c.verify_directly_issued_by(issuer)
+            return True
+        except Exception:   # another key of the same name, or not a signature it made
+            return False
+
+    def authority(c):
+        try:
+            return c.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+        except x509.ExtensionNotFound:
+            return False
+
+    current, left, ends = certificate, list(chain), []
+    while valid(current):
+        ends.append(current.not_valid_after_utc.timestamp())
+        for ca in authorities:
+            if valid(ca) and signed(current, ca):
+                return True, min(ends + [ca.not_valid_after_utc.timestamp()])
+        issuers = [c for c in left if authority(c) and signed(current, c)]
+        if not issuers:
+            break
+        current = issuers[0]
+        left.remove(current)
+    return False, None
 
 
 class _Revocation:
