@@ -25,7 +25,7 @@ final class HeadlessChromium {
     }
 
     static void requireInstalled() {
-        Prerequisites.require("chromium", () -> Files.isExecutable(BINARY) ? null : "chromium is not installed at " + BINARY);
+        Prerequisites.require("chromium", Files.isExecutable(BINARY) ? null : "chromium is not installed at " + BINARY);
     }
 
     /** The page's DOM after its scripts ran for {@code virtualMillis} of virtual time. */

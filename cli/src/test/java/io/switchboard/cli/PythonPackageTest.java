@@ -32,6 +32,7 @@ import io.switchboard.registry.server.RegistryServer;
 import io.switchboard.server.ComponentServer;
 import io.switchboard.server.authz.AuthorizationPolicy;
 import io.switchboard.testing.Grpcurl;
+import io.switchboard.testing.Prerequisites;
 import io.switchboard.testing.PythonPeers;
 import io.switchboard.testing.TestCertificates;
 import io.switchboard.testing.ThisProcess;
@@ -262,7 +263,11 @@ class PythonPackageTest {
 
     /** The python of the fresh venv with the package pip-installed, which scripts/test-prerequisites.sh makes. */
     private String packagePython() throws Exception {
-        return PythonPeers.checkedVenv(dir, "python-package-env", "the package's venv").out().strip();
+        PythonPeers.Result env = PythonPeers.run(dir, "python-package-env", Duration.ofMinutes(1),
+                Map.of("PYTHON_ENV_CHECK", "1"), "bash",
+                PythonPeers.repositoryRoot().resolve("scripts/python-package-env.sh").toString());
+        Prerequisites.require("python", env.exit() == 0 ? null : "the package's venv is not ready: " + env.err().strip());
+        return env.out().strip();
     }
 
     /** The simulator, counting the runs of simulateWithProgress (not idempotent: its call ids are remembered). */

@@ -28,7 +28,7 @@ public final class Grpcurl {
     /** The grpcurl binary; fails the test (or skips it, when turned off) if it is not installed. */
     public static Path binary() {
         Path binary = PythonPeers.repositoryRoot().resolve("target/tools/grpcurl-" + VERSION).resolve("grpcurl");
-        Prerequisites.require("grpcurl", () -> Files.isExecutable(binary) ? null : "grpcurl " + VERSION
+        Prerequisites.require("grpcurl", Files.isExecutable(binary) ? null : "grpcurl " + VERSION
                 + " is not installed at " + binary);
         return binary;
     }

@@ -2,7 +2,6 @@ package io.switchboard.testing;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,35 +65,16 @@ public final class PythonPeers {
      * builds; fails the test (or skips it, when turned off) if it is missing or stale.
      */
     public static String python(Path dir) throws IOException, InterruptedException {
-        Result env = checkedVenv(dir, "python-env", "the Python virtual environment");
+        Result env = run(dir, "python-env", Duration.ofMinutes(1), Map.of("PYTHON_ENV_CHECK", "1"), "bash",
+                repositoryRoot().resolve("scripts/python-env.sh").toString());
+        Prerequisites.require("python", env.exit == 0 ? null : "the Python virtual environment is not ready: "
+                + env.err.strip());
         List<String> lines = env.out.lines().filter(l -> !l.isBlank()).toList();
         String python = lines.isEmpty() ? "" : lines.get(lines.size() - 1).trim();
         if (!Files.isExecutable(Path.of(python))) {
             throw new AssertionError("python-env.sh printed no python: " + env.out + env.err);
         }
         return python;
-    }
-
-    /**
-     * Asks {@code scripts/NAME.sh} (with {@code PYTHON_ENV_CHECK=1}) whether its venv is ready, as
-     * a prerequisite (waiting for the background install if it is not yet); its answer prints the
-     * venv's python.
-     */
-    public static Result checkedVenv(Path dir, String name, String what) {
-        Result[] env = new Result[1];
-        Prerequisites.require("python", () -> {
-            try {
-                env[0] = run(dir, name, Duration.ofMinutes(1), Map.of("PYTHON_ENV_CHECK", "1"), "bash",
-                        repositoryRoot().resolve("scripts/" + name + ".sh").toString());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while checking " + what, e);
-            }
-            return env[0].exit == 0 ? null : what + " is not ready: " + env[0].err.strip();
-        });
-        return env[0];
     }
 
     /** A program of {@code scripts/python/}. */
