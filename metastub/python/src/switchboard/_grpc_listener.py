@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 
-from . import _limits
+from . import _address, _limits
 
 LOG = logging.getLogger("switchboard.grpc")
 
@@ -69,7 +69,7 @@ class GrpcListener:
             if len(self.path.encode("utf-8")) > 100:   # 107 at most, and the relay's own names beside it
                 raise OSError("the path %s is too long for a Unix socket; set SWITCHBOARD_TCP_UNIX_DIRECTORY to a "
                               "shorter directory" % self.path)
-            self.sock = socket.create_server((host, 0), backlog=128)
+            self.sock = socket.create_server((host, 0), family=_address.family(host), backlog=128)
         except BaseException:
             shutil.rmtree(self.directory, ignore_errors=True)
             raise
@@ -220,7 +220,7 @@ class GrpcListener:
                 self.limits.release(outer)
                 outer.close()
                 continue
-            host = "%s:%s" % address[:2] if ":" not in address[0] else "[%s]:%s" % address[:2]
+            host = _address.of_peer(address)
             pipe = _Pipe(outer, inner, host, name)
             with self._lock:
                 self._pipes[name] = pipe

@@ -34,7 +34,7 @@ import tempfile
 import time
 from concurrent import futures
 
-from . import _limits, _peer, _tcp, _trace
+from . import _address, _limits, _peer, _tcp, _trace
 from ._limits import ConnectionLimits
 from .context import DEADLINE_EXCEEDED, ServerCallContext
 from .errors import DeclaredFault, Draining, PermissionDenied, Refused
@@ -76,9 +76,9 @@ class TcpListener:
         for op in server.iface.operations.values():
             service, method = op.path[1:].rsplit("/", 1)
             self.by_service.setdefault(service, {})[method] = op
-        self.sock = socket.create_server((host, 0), backlog=128)
-        self.address = "%s://%s:%d/%s" % ("tcp" if tls is None else "tcps", host, self.sock.getsockname()[1],
-                                         server.component)
+        self.sock = socket.create_server((_address.socket_host(host), 0), family=_address.family(host), backlog=128)
+        self.address = "%s://%s/%s" % ("tcp" if tls is None else "tcps",
+                                       _address.host_port(host, self.sock.getsockname()[1]), server.component)
         self.closed = False
         # over TLS, callers come over TCP only, where their certificates are checked (docs/tcp-wire.md)
         self.unix_path = self._open_unix() if unix and tls is None and _tcp.unix_enabled() \
@@ -139,7 +139,7 @@ class TcpListener:
             if unix:
                 wire, peer = _tcp.PlainWire(conn, True), _peer.from_unix_socket(conn, self.unix_path)
             elif self.tls_contexts is None:
-                wire, peer = _tcp.PlainWire(conn, True), _peer.Peer(None, _peer.ANONYMOUS, "%s:%s" % address[:2])
+                wire, peer = _tcp.PlainWire(conn, True), _peer.Peer(None, _peer.ANONYMOUS, _address.of_peer(address))
             else:
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # the handshake's flights too
                 wire = _tcp.TlsWire(conn, self.tls_contexts.current(), write_seconds=self.write_seconds)
@@ -148,7 +148,7 @@ class TcpListener:
                 except OSError as e:   # TimeoutError and ssl.SSLError among them
                     LOG.warning("tcp refused a connection from %s at TLS: %s", address[0], e)
                     return
-                peer = _peer.from_der(wire.peer_certificate(), "%s:%s" % address[:2], wire.ssl_object)
+                peer = _peer.from_der(wire.peer_certificate(), _address.of_peer(address), wire.ssl_object)
             connection = _Connection(self, conn, wire, peer)
             connection.buffer += early
             connection.serve()

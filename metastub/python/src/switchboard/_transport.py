@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _soap, _tcp
+from . import _address, _soap, _tcp
 from ._wire import read_varint, varint
 from ._token import BearerToken, PlainTextToken, requests_auth
 from .errors import Draining, PermissionDenied, Refused, RemoteError, TransportError
@@ -80,7 +80,7 @@ class GrpcTransport:
         if url.scheme not in ("grpc", "grpcs"):
             raise ValueError("not a grpc:// or grpcs:// address: %s" % address)
         options = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", MAX_MESSAGE)]
-        target = "%s:%d" % (url.hostname, url.port)
+        target = _address.host_port(url.hostname, url.port)
         socket_path = None if url.scheme == "grpcs" or not unix else _tcp.same_host_socket(
             address, "grpc", _tcp.GRPC_UNIX_FILE)
         # one connect first: a socket file whose server is gone would fail every call, where TCP may answer

@@ -27,6 +27,7 @@ import time
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from . import _address
 from ._registry import FAILOVER_WATCH_ANSWER, FAILOVER_WATCH_SECONDS, Entry
 
 LOG = logging.getLogger("switchboard.watch")
@@ -329,7 +330,7 @@ class RegistryWatcher:
         options = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.keepalive_time_ms", KEEPALIVE_MS),
                    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS), ("grpc.keepalive_permit_without_calls", 0),
                    ("grpc.http2.max_pings_without_data", 0), ("grpc.http2.ping_timeout_ms", KEEPALIVE_TIMEOUT_MS)]
-        target = "%s:%d" % (url.hostname, url.port)
+        target = _address.host_port(url.hostname, url.port)
         if url.scheme == "grpcs":
             tls = self.board.tls
             credentials = tls.grpc_credentials() if tls is not None else grpc.ssl_channel_credentials()

@@ -88,7 +88,7 @@ from urllib.parse import unquote
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _grpc_listener, _limits, _peer, _soap, _trace, _values
+from . import _address, _grpc_listener, _limits, _peer, _soap, _trace, _values
 from .context import DEADLINE_EXCEEDED, ServerCallContext, _entered, _left
 from ._limits import ConnectionLimits
 from ._schema import Interface
@@ -792,7 +792,7 @@ class Server:
         self.grpc_listener = None
         if _grpc_listener.available():
             try:
-                self.grpc_listener = _grpc_listener.GrpcListener(host, self.grpc_limits)
+                self.grpc_listener = _grpc_listener.GrpcListener(_address.socket_host(host), self.grpc_limits)
             except OSError as e:
                 _grpc_listener.start_failed(e)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-grpc"),
@@ -819,7 +819,7 @@ class Server:
                                          grpc.method_handlers_generic_handler("grpc.reflection.v1.ServerReflection", {
                                              "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
                                                  self._reflection)})))
-        where = "%s:0" % host if self.grpc_listener is None else self.grpc_listener.target
+        where = _address.host_port(host, 0) if self.grpc_listener is None else self.grpc_listener.target
         try:
             if tls is not None:
                 port = server.add_secure_port(where, tls.grpc_server_credentials())
@@ -835,7 +835,7 @@ class Server:
         if self.grpc_listener is not None:
             self.grpc_listener.start()
             port = self.grpc_listener.port
-        return server, "%s://%s:%d/%s" % (scheme, host, port, self.component)
+        return server, "%s://%s/%s" % (scheme, _address.host_port(host, port), self.component)
 
     def _stop_grpc(self, grace):
         """Stops grpcio (its goodbyes still relayed), then the listener in front of it. A caller that
@@ -985,10 +985,10 @@ class Server:
 
     def _start_soap(self, host, tls, wsdl_template):
         path = "/services/" + self.component
-        server = _HttpServer((host, 0), _soap_handler(self, path), self.limits,
+        server = _HttpServer((_address.socket_host(host), 0), _soap_handler(self, path), self.limits,
                              tls.server_contexts() if tls is not None else None)
         scheme = "http" if tls is None else "https"
-        address = "%s://%s:%d%s" % (scheme, host, server.server_address[1], path)
+        address = "%s://%s%s" % (scheme, _address.host_port(host, server.server_address[1]), path)
         self.wsdl = None
         if wsdl_template:   # the WSDL names the address it is served from
             self.wsdl = re.sub(r'(<soap:address\s+location=")[^"]*(")', lambda m: m.group(1) + address + m.group(2),
@@ -1060,6 +1060,7 @@ class _HttpServer(ThreadingHTTPServer):
     request_queue_size = 128   # the accept backlog: a burst of connections is accepted (and judged), not dropped
 
     def __init__(self, address, handler, limits, tls_contexts=None):
+        self.address_family = _address.family(address[0])   # read by the socket's making in super().__init__
         super().__init__(address, handler)
         self.limits = limits
         self.tls_contexts = tls_contexts   # tls.server_contexts(), or None for plain HTTP
@@ -1414,8 +1415,7 @@ def _soap_handler(server, path):
                 self.close_connection = True
 
         def peer(self):
-            address = "%s:%s" % self.client_address[:2] if ":" not in self.client_address[0] \
-                else "[%s]:%s" % self.client_address[:2]
+            address = _address.of_peer(self.client_address)
             getpeercert = getattr(self.connection, "getpeercert", None)
             if getpeercert is None:
                 return _peer.from_der(None, address)
