@@ -1,10 +1,14 @@
 """gRPC from Python over the Java server's Unix socket on the same host: taken when the endpoint
 names it and it is this user's and answers, bit for bit; TCP when told so, when the socket refuses,
-or when the endpoint names a socket that is not a server's; the token stays on the host."""
+or when the endpoint names a socket that is not a server's; the token stays on the host. The Python
+server's gRPC listener has a Unix socket too: its endpoint names it, a client on the host takes it,
+its caller is the OS user, every process on it shares one address's share, and it goes with the
+server."""
 
 import math
 import os
 import socket
+import stat
 import struct
 from urllib.parse import parse_qsl, urlparse
 
@@ -157,3 +161,103 @@ def test_a_token_goes_over_the_socket_but_not_in_plain_text_off_the_host():
     with pytest.raises(TransportError) as refused:
         _transport._token_header(token, off_host, "grpc")
     assert refused.value.delivery == TransportError.NOT_DELIVERED and "secret-value" not in str(refused.value)
+
+
+# -- the Python server's own gRPC Unix socket ----------------------------------------------------------
+
+class PyEcho:
+    def echoDoubles(self, values):
+        return values
+
+
+def _py_serve(schemas, **options):
+    return switchboard.serve(PyEcho(), schema=os.path.join(schemas, "echo.xsd"), handle_sigterm=False, **options)
+
+
+def _recording_peers(server):
+    seen = []
+    admit = server.admit
+
+    def recording(transport_peer, authorization, op):
+        seen.append(transport_peer)
+        return admit(transport_peer, authorization, op)
+    server.admit = recording
+    return seen
+
+
+def test_a_python_servers_grpc_unix_socket_is_named_taken_and_removed(schemas, registry_url, secret):
+    server = _py_serve(schemas, registry=registry_url, name="PyGrpcUnix", secret=secret)
+    peers = _recording_peers(server)
+    try:
+        path = server.grpc_listener.unix_path
+        assert path is not None and _socket_of(server.grpc_address) == path, server.grpc_address
+        assert _tcp.same_host_socket(server.grpc_address, "grpc", _tcp.GRPC_UNIX_FILE) == path
+        directory = os.path.dirname(path)
+        assert stat.S_IMODE(os.lstat(directory).st_mode) == 0o700 and stat.S_ISSOCK(os.lstat(path).st_mode)
+        with switchboard.connect(registry_url, watch=False) as same_host, \
+                switchboard.connect(registry_url, watch=False, unix_sockets=False) as over_tcp:
+            echo = same_host.lookup("PyGrpcUnix")
+            assert bits(echo.echoDoubles(values=EDGE, protocol="grpc")) == bits(EDGE)
+            assert (echo.last_call.protocol, echo.last_call.via) == ("grpc", "unix")
+            large = [float(i) * 0.5 - 1e6 for i in range(300_000)]   # in parts, as a stream
+            assert echo.echoDoubles(values=large, protocol="grpc") == large
+            far = over_tcp.lookup("PyGrpcUnix")
+            assert bits(far.echoDoubles(values=EDGE, protocol="grpc")) == bits(EDGE)
+            assert far.last_call.via == "tcp"
+        me = "uid:%d" % os.getuid()
+        assert [(p.principal, p.remote_address) for p in peers] == [(me, path), (me, path), (None, peers[2].remote_address)]
+        assert peers[2].remote_address.startswith("127.0.0.1:")
+        assert server.calls == {"grpc echoDoubles": 3}
+    finally:
+        server.close()
+    assert not os.path.exists(directory), "closing removes the socket and its directory"
+
+
+def test_a_caller_on_a_python_servers_grpc_unix_socket_is_its_os_user(schemas, registry_url, secret):
+    me = "uid:%d" % os.getuid()
+    policy = {"name": "p", "allow_rules": [{"name": "me", "source": {"principals": [me]},
+                                            "request": {"paths": ["/switchboard.echo.Echo/echoDoubles"]}}]}
+    server = _py_serve(schemas, registry=registry_url, name="PyGrpcUnixUid", secret=secret, authz=policy)
+    try:
+        with switchboard.connect(registry_url, watch=False) as same_host, \
+                switchboard.connect(registry_url, watch=False, unix_sockets=False) as over_tcp:
+            assert same_host.lookup("PyGrpcUnixUid").echoDoubles(values=[2.5, -0.0], protocol="grpc") == [2.5, -0.0]
+            anonymous = over_tcp.lookup("PyGrpcUnixUid")
+            with pytest.raises(PermissionDenied):
+                anonymous.echoDoubles(values=[2.5], protocol="grpc")
+            assert anonymous.last_call.via == "tcp"
+        assert server.calls == {"grpc echoDoubles": 1}
+        assert server.denials == {("ANONYMOUS", "/switchboard.echo.Echo/echoDoubles"): 1}
+    finally:
+        server.close()
+
+
+def test_every_process_on_a_python_servers_grpc_unix_socket_shares_one_address(schemas):
+    from switchboard._tcp_server import UNIX_PEERS
+    from test_limits import closed_by_server, still_open, until
+
+    server = _py_serve(schemas, max_connections=64, max_connections_per_address=2)
+    quiet = []
+    try:
+        for i in range(5):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(server.grpc_listener.unix_path)
+            quiet.append(s)
+            until(lambda: server.grpc_limits.evicted == max(0, i - 1), "connection %d admitted" % i)
+        assert server.grpc_limits.count(UNIX_PEERS) == 2 and server.grpc_limits.refused == 0
+        assert all(closed_by_server(s, 5) for s in quiet[:3]), "the oldest made room, whatever process opened them"
+        assert all(still_open(s) for s in quiet[3:])
+    finally:
+        for s in quiet:
+            s.close()
+        server.close()
+
+
+def test_a_python_server_with_tls_has_no_grpc_unix_socket(schemas, tls_files):
+    tls = switchboard.Tls(keystore=tls_files["server.p12"], truststore=tls_files["trust.p12"],
+                          password_file=tls_files["password"])
+    server = _py_serve(schemas, tls=tls)
+    try:
+        assert server.grpc_listener.unix_path is None and "unix=" not in server.grpc_address
+    finally:
+        server.close()

@@ -133,14 +133,13 @@ def test_a_repeated_call_id_runs_once(not_idempotent, registry_url, secret, boar
         server.close()
 
 
-@pytest.mark.parametrize("protocol, via", [("grpc", "tcp"), ("tcp", "unix")])
+@pytest.mark.parametrize("protocol, via", [("grpc", "unix"), ("tcp", "unix")])
 def test_the_failsafe_repeats_a_call_that_may_have_run_when_the_server_remembers_call_ids(
         not_idempotent, registry_url, secret, protocol, via):
-    """divide over gRPC (over TCP: a Python server has no gRPC socket), or tcp on the server's Unix
-    socket (the caller a uid there), outlives its deadline (the component waits until the client
-    has given up on it); the repeat over SOAP (over TCP, the caller anonymous) carries the same call
-    id, waits for the first run and gets its answer: a call over the socket counts as anonymous for
-    its call id, as on the Java servers."""
+    """divide over gRPC or tcp, each on the server's Unix socket (the caller a uid there), outlives
+    its deadline (the component waits until the client has given up on it); the repeat over SOAP
+    (over TCP, the caller anonymous) carries the same call id, waits for the first run and gets its
+    answer: a call over the socket counts as anonymous for its call id, as on the Java servers."""
     component = Gated()
     server = switchboard.serve(component, schema=not_idempotent, registry=registry_url, name="PySlow-" + protocol,
                                secret=secret)
@@ -268,7 +267,7 @@ def test_nans_are_made_canonical_at_any_depth_in_a_copy_and_nothing_else_changes
 
 
 def test_health_and_reflection(served):
-    target = served.grpc_address.split("://")[1].rsplit("/", 1)[0]
+    target = urllib.parse.urlparse(served.grpc_address).netloc
     with grpc.insecure_channel(target) as channel:
         check = channel.unary_unary("/grpc.health.v1.Health/Check")
         assert check(b"\x0a\x15switchboard.echo.Echo", timeout=10) == b"\x08\x01"   # SERVING

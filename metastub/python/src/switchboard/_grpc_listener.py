@@ -10,7 +10,12 @@ gets past the shares through it). Each relayed connection comes from a socket bo
 own there, which grpcio gives as the call's peer: that is how a call learns its caller's address
 and marks its connection busy while it runs. One thread relays every connection and never blocks
 on one: a side that takes no more bytes stops the reads from the other, and a caller that takes
-nothing of what waits for it for ``UNTAKEN_SECONDS`` (the Java servers' request timeout) is closed."""
+nothing of what waits for it for ``UNTAKEN_SECONDS`` (the Java servers' request timeout) is closed.
+
+With ``unix=True`` it listens on a Unix socket for this host's clients too (``unix_path``: a
+``grpc.sock`` in a directory of its own, mode 0700, as the Java servers' and the tcp listener's),
+relayed the same way: a caller there is the uid the kernel names (``SO_PEERCRED``), which grpcio
+could not tell, and every process on it shares one address's share."""
 
 import contextlib
 import itertools
@@ -24,7 +29,7 @@ import tempfile
 import threading
 import time
 
-from . import _address, _limits
+from . import _address, _limits, _peer
 
 LOG = logging.getLogger("switchboard.grpc")
 
@@ -42,10 +47,13 @@ def available():
 class _Pipe:
     """One caller's connection and grpcio's end of it, with the bytes each side has not taken yet."""
 
-    __slots__ = ("outer", "inner", "address", "name", "to_inner", "to_outer", "calls", "closed", "untaken_since")
+    __slots__ = ("outer", "inner", "address", "unix_peer", "name", "to_inner", "to_outer", "calls", "closed",
+                 "untaken_since")
 
-    def __init__(self, outer, inner, address, name):
+    def __init__(self, outer, inner, address, name, unix_peer=None):
+        """``unix_peer``: who the caller on the Unix socket is (``_peer.from_unix_socket``); None over TCP."""
         self.outer, self.inner, self.address, self.name = outer, inner, address, name
+        self.unix_peer = unix_peer
         self.to_inner = self.to_outer = b""
         self.calls = 0
         self.closed = False
@@ -56,7 +64,7 @@ class GrpcListener:
     """Listens on ``host`` (an ephemeral port, ``port``) and relays what it admits to ``target``,
     where grpcio is to listen; ``start()`` once grpcio does."""
 
-    def __init__(self, host, limits):
+    def __init__(self, host, limits, unix=False):
         from ._tcp_server import remove_stale_unix_directories
 
         self.limits = limits
@@ -75,6 +83,9 @@ class GrpcListener:
             raise
         self.sock.setblocking(False)
         self.port = self.sock.getsockname()[1]
+        self.unix_sock = self.unix_directory = self.unix_path = None
+        if unix:
+            self._open_unix(parent)
         self._pipes = {}   # the name grpcio gives as a call's peer -> its _Pipe; read by the calls' threads
         self._lock = threading.Lock()
         self._names = itertools.count(1)
@@ -86,6 +97,19 @@ class GrpcListener:
         self.untaken_seconds = UNTAKEN_SECONDS
         self.untaken_closed = 0   # connections closed for taking nothing
         self._thread = threading.Thread(target=self._run, name="switchboard-grpc-listener", daemon=True)
+
+    def _open_unix(self, parent):
+        """Listens on ``grpc.sock`` in a directory of its own; with a line on stderr and TCP only if it cannot."""
+        from ._tcp_server import listen_unix
+
+        try:
+            self.unix_sock, self.unix_directory, self.unix_path = listen_unix(parent, DIRECTORY_PREFIX, SOCKET_FILE)
+            self.unix_sock.setblocking(False)
+        except OSError as e:
+            print("switchboard: gRPC serves over TCP only, no Unix socket: %s" % e, file=sys.stderr, flush=True)
+
+    def _listening(self):
+        return [s for s in (self.sock, self.unix_sock) if s is not None]
 
     @property
     def target(self):
@@ -102,7 +126,7 @@ class GrpcListener:
             return
         self._closed = True
         if self._thread.ident is None:   # never started: nothing relays, nothing to stop
-            for s in (self.sock, self._wake_read, self._wake_write):
+            for s in self._listening() + [self._wake_read, self._wake_write]:
                 s.close()
         else:
             try:
@@ -112,6 +136,8 @@ class GrpcListener:
             if self._thread is not threading.current_thread():
                 self._thread.join(10)
         shutil.rmtree(self.directory, ignore_errors=True)
+        if self.unix_directory is not None:
+            shutil.rmtree(self.unix_directory, ignore_errors=True)
 
     def pipes(self):
         with self._lock:
@@ -126,15 +152,16 @@ class GrpcListener:
     @contextlib.contextmanager
     def running(self, peer):
         """Marks the connection of the call whose grpcio peer is ``peer`` busy while the block runs
-        (never the one closed to make room); gives the caller's address (``host:port``), or None if
-        the call did not come through this listener."""
+        (never the one closed to make room); gives its ``_Pipe`` (the caller's ``address``,
+        ``host:port`` or the Unix socket's path, and on the Unix socket its ``unix_peer``), or None
+        if the call did not come through this listener."""
         pipe = self._pipe(peer)
         if pipe is None:
             yield None
             return
         self._count(pipe, 1)
         try:
-            yield pipe.address
+            yield pipe
         finally:
             self._count(pipe, -1)
 
@@ -153,7 +180,8 @@ class GrpcListener:
 
     def _run(self):
         selector = self._selector
-        selector.register(self.sock, selectors.EVENT_READ, None)
+        for listening in self._listening():
+            selector.register(listening, selectors.EVENT_READ, None)
         selector.register(self._wake_read, selectors.EVENT_READ, None)
         try:
             while not self._closed:
@@ -161,14 +189,15 @@ class GrpcListener:
                 if self._accepting_again is not None:
                     timeout = self._accepting_again - time.monotonic()
                     if timeout <= 0:
-                        selector.register(self.sock, selectors.EVENT_READ, None)
+                        for listening in self._listening():
+                            selector.register(listening, selectors.EVENT_READ, None)
                         self._accepting_again = timeout = None
                 if self._untaken:
                     self._close_untaken()
                     timeout = 1.0 if timeout is None else min(timeout, 1.0)
                 for key, events in selector.select(timeout):
-                    if key.fileobj is self.sock:
-                        self._accept()
+                    if key.fileobj is self.sock or key.fileobj is self.unix_sock:
+                        self._accept(key.fileobj)
                     elif key.fileobj is self._wake_read:
                         self._wake_read.recv(64)
                     elif not key.data.closed:
@@ -180,25 +209,30 @@ class GrpcListener:
                 pipes = list(self._pipes.values())
             for pipe in pipes:
                 self._close(pipe)
-            for s in (self.sock, self._wake_read, self._wake_write):
+            for s in self._listening() + [self._wake_read, self._wake_write]:
                 s.close()
             selector.close()
 
-    def _accept(self):
+    def _accept(self, listening):
+        from ._tcp_server import UNIX_PEERS
+
+        unix = listening is self.unix_sock
         while True:
             try:
-                outer, address = self.sock.accept()
+                outer, address = listening.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as e:
                 what = _limits.accept_failed(e)
                 if what == _limits.PAUSE:   # the connections under way go on; accept again a little later
-                    self._selector.unregister(self.sock)
+                    for s in self._listening():
+                        self._selector.unregister(s)
                     self._accepting_again = time.monotonic() + _limits.ACCEPT_PAUSE
                 if what != _limits.NEXT:
                     return
                 continue
-            if not self.limits.admit(outer, address[0]):
+            # every local process counts as one address: none can claim an address of its own
+            if not self.limits.admit(outer, UNIX_PEERS if unix else address[0]):
                 outer.close()   # the caller sees its connection end before a byte: the call did not run
                 continue
             name = os.path.join(self.directory, "c%x" % next(self._names))
@@ -206,7 +240,8 @@ class GrpcListener:
             try:
                 inner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 outer.setblocking(False)
-                outer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if not unix:
+                    outer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 inner.setblocking(False)
                 inner.bind(name)
                 try:
@@ -214,14 +249,17 @@ class GrpcListener:
                 finally:
                     os.unlink(name)   # the socket keeps the name grpcio reads; the directory keeps nothing
             except OSError as e:   # grpcio stopped, its backlog is full, or no descriptor is left
-                LOG.warning("the gRPC listener could not pass on a connection from %s: %s", address[0], e)
+                LOG.warning("the gRPC listener could not pass on a connection from %s: %s",
+                            self.unix_path if unix else address[0], e)
                 if inner is not None:
                     inner.close()
                 self.limits.release(outer)
                 outer.close()
                 continue
-            host = _address.of_peer(address)
-            pipe = _Pipe(outer, inner, host, name)
+            if unix:
+                pipe = _Pipe(outer, inner, self.unix_path, name, _peer.from_unix_socket(outer, self.unix_path))
+            else:
+                pipe = _Pipe(outer, inner, _address.of_peer(address), name)
             with self._lock:
                 self._pipes[name] = pipe
             self._interest(pipe)

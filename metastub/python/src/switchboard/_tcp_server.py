@@ -92,27 +92,14 @@ class TcpListener:
 
     def _open_unix(self):
         """The Unix socket's path, listening; None (with a line on stderr, TCP still served) if none can be made."""
-        directory = self.unix_sock = None
+        self.unix_sock = None
         try:
             parent = os.environ.get("SWITCHBOARD_TCP_UNIX_DIRECTORY", tempfile.gettempdir())
             remove_stale_unix_directories(parent)
-            directory = tempfile.mkdtemp(prefix=UNIX_DIRECTORY_PREFIX, dir=parent)
-            os.chmod(directory, 0o700)   # mkdtemp's mode, said again: clients take only a socket in such a directory
-            path = os.path.join(directory, _tcp.UNIX_FILE)
-            if len(path.encode("utf-8")) > 107:
-                raise OSError("the path %s is over the 107 bytes a Unix socket's path may have; set "
-                              "SWITCHBOARD_TCP_UNIX_DIRECTORY to a shorter directory" % path)
-            self.unix_sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            self.unix_sock.bind(path)
-            self.unix_sock.listen(128)
-            self.unix_directory = directory
+            self.unix_sock, self.unix_directory, path = listen_unix(parent, UNIX_DIRECTORY_PREFIX, _tcp.UNIX_FILE)
             return path
         except OSError as e:
             print("switchboard: tcp serves over TCP only, no Unix socket: %s" % e, file=sys.stderr, flush=True)
-            if self.unix_sock is not None:
-                self.unix_sock.close()
-            if directory is not None:
-                shutil.rmtree(directory, ignore_errors=True)
             return None
 
     def _accept(self, listening, unix):
@@ -172,6 +159,30 @@ class TcpListener:
         if self.unix_path is not None:
             shutil.rmtree(self.unix_directory, ignore_errors=True)   # the socket and its directory
         self.pool.shutdown(wait=False)
+
+
+def listen_unix(parent, prefix, file):
+    """A Unix socket listening at ``file`` in a new directory ``prefix*`` in ``parent`` that only
+    this OS user may enter (clients take only a socket in such a directory, ``_tcp.ours``):
+    (socket, directory, path). OSError, and nothing left behind, if it cannot be made."""
+    directory = sock = None
+    try:
+        directory = tempfile.mkdtemp(prefix=prefix, dir=parent)
+        os.chmod(directory, 0o700)   # mkdtemp's mode, said again
+        path = os.path.join(directory, file)
+        if len(path.encode("utf-8")) > 107:
+            raise OSError("the path %s is over the 107 bytes a Unix socket's path may have; set "
+                          "SWITCHBOARD_TCP_UNIX_DIRECTORY to a shorter directory" % path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(path)
+        sock.listen(128)
+        return sock, directory, path
+    except OSError:
+        if sock is not None:
+            sock.close()
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+        raise
 
 
 def remove_stale_unix_directories(parent, prefix=UNIX_DIRECTORY_PREFIX, socket_file=_tcp.UNIX_FILE):

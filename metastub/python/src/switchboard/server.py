@@ -88,7 +88,7 @@ from urllib.parse import unquote
 
 from google.protobuf.descriptor import FieldDescriptor as F
 
-from . import _address, _grpc_listener, _limits, _peer, _soap, _trace, _values
+from . import _address, _grpc_listener, _limits, _peer, _soap, _tcp, _trace, _values
 from .context import DEADLINE_EXCEEDED, ServerCallContext, _entered, _left
 from ._limits import ConnectionLimits
 from ._schema import Interface
@@ -792,7 +792,9 @@ class Server:
         self.grpc_listener = None
         if _grpc_listener.available():
             try:
-                self.grpc_listener = _grpc_listener.GrpcListener(_address.socket_host(host), self.grpc_limits)
+                # over TLS, callers come over TCP only, where their certificates are checked (as tcp's)
+                self.grpc_listener = _grpc_listener.GrpcListener(_address.socket_host(host), self.grpc_limits,
+                                                                 unix=tls is None and _tcp.unix_enabled("grpc"))
             except OSError as e:
                 _grpc_listener.start_failed(e)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="switchboard-grpc"),
@@ -835,7 +837,10 @@ class Server:
         if self.grpc_listener is not None:
             self.grpc_listener.start()
             port = self.grpc_listener.port
-        return server, "%s://%s/%s" % (scheme, _address.host_port(host, port), self.component)
+        address = "%s://%s/%s" % (scheme, _address.host_port(host, port), self.component)
+        if self.grpc_listener is not None and self.grpc_listener.unix_path is not None:
+            address += "?" + _tcp.unix_query(self.grpc_listener.unix_path)
+        return server, address
 
     def _stop_grpc(self, grace):
         """Stops grpcio (its goodbyes still relayed), then the listener in front of it. A caller that
@@ -893,15 +898,18 @@ class Server:
                       grpc.StatusCode.DEADLINE_EXCEEDED if r.reason == DEADLINE_EXCEEDED else
                       grpc.StatusCode.RESOURCE_EXHAUSTED, r.text)
 
-    def _grpc_authorize(self, op, context, address):
-        """The call's peer (from ``address`` when the server's own listener gave it); aborts the call
-        with PERMISSION_DENIED (UNAUTHENTICATED for a token that does not verify) unless the policy
-        lets it call ``op``."""
+    def _grpc_authorize(self, op, context, pipe):
+        """The call's peer (from ``pipe``, its connection, when the server's own listener relayed
+        it); aborts the call with PERMISSION_DENIED (UNAUTHENTICATED for a token that does not
+        verify) unless the policy lets it call ``op``."""
         import grpc
 
+        if pipe is not None and pipe.unix_peer is not None:
+            transport_peer = pipe.unix_peer
+        else:
+            transport_peer = _peer.from_grpc(context, pipe.address if pipe is not None else None)
         try:
-            return self.admit(_peer.from_grpc(context, address), dict(context.invocation_metadata()).get("authorization"),
-                              op)
+            return self.admit(transport_peer, dict(context.invocation_metadata()).get("authorization"), op)
         except PermissionDenied as denied:
             # as the Java servers send it: a Java client names the refused path from these
             trailers = [("sb-refused", denied.reason)]
@@ -913,15 +921,16 @@ class Server:
 
     def _grpc_running(self, context):
         """Marks the call's connection busy while it runs (never the one closed to make room); gives
-        the caller's address where the server's own listener relayed the call, else None."""
+        its connection (``_grpc_listener._Pipe``) where the server's own listener relayed the call,
+        else None."""
         if self.grpc_listener is None:
             return contextlib.nullcontext()
         return self.grpc_listener.running(unquote(context.peer()))
 
     def _grpc_unary(self, op):
         def handle(data, context):
-            with self._grpc_running(context) as address:
-                peer = self._grpc_authorize(op, context, address)
+            with self._grpc_running(context) as pipe:
+                peer = self._grpc_authorize(op, context, pipe)
                 return self._grpc_unary_admitted(op, data, context, peer)
         return handle
 
@@ -936,8 +945,8 @@ class Server:
 
     def _grpc_streaming(self, op):
         def handle(request_iterator, context):
-            with self._grpc_running(context) as address:
-                peer = self._grpc_authorize(op, context, address)   # before a byte of the request is read
+            with self._grpc_running(context) as pipe:
+                peer = self._grpc_authorize(op, context, pipe)   # before a byte of the request is read
                 yield from self._grpc_streaming_admitted(op, request_iterator, context, peer)
         return handle
 

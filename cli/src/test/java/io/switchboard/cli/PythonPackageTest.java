@@ -223,13 +223,9 @@ class PythonPackageTest {
                     "--registry", registryUrl};
                 assertEquals("values = [1.5, -0.0, Infinity]\n", CommandOutput.stdout(0, call), protocol);
                 String record = CommandOutput.stderr(0, call);
-                // the Java client takes the Python server's tcp socket: the same host id, a directory only
-                // we enter; the Python server's gRPC has none, so gRPC goes over TCP; SOAP has one way
-                String via = switch (protocol) {
-                    case "tcp" -> " via unix";
-                    case "grpc" -> " via tcp";
-                    default -> "";
-                };
+                // the Java client takes the Python server's tcp and gRPC sockets: the same host id, a
+                // directory only we enter; SOAP has one way
+                String via = protocol.equals("soap") ? "" : " via unix";
                 assertTrue(record.startsWith("# " + protocol + via + " (pinned on call)"), record);
             }
             component.destroy();   // SIGTERM
