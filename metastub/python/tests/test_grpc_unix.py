@@ -20,6 +20,7 @@ from switchboard._schema import Interface
 from switchboard._token import BearerToken
 from switchboard.errors import PermissionDenied, TransportError
 from conftest import bits
+from test_limits import recording_peers
 
 EDGE = [1.5, -0.0, 0.0, math.inf, -math.inf, 5e-324, -5e-324, 1e-310, 1.7976931348623157e308,
         struct.unpack("<d", struct.pack("<Q", 0x7FF0000000000ABC))[0]]
@@ -174,20 +175,9 @@ def _py_serve(schemas, **options):
     return switchboard.serve(PyEcho(), schema=os.path.join(schemas, "echo.xsd"), handle_sigterm=False, **options)
 
 
-def _recording_peers(server):
-    seen = []
-    admit = server.admit
-
-    def recording(transport_peer, authorization, op):
-        seen.append(transport_peer)
-        return admit(transport_peer, authorization, op)
-    server.admit = recording
-    return seen
-
-
 def test_a_python_servers_grpc_unix_socket_is_named_taken_and_removed(schemas, registry_url, secret):
     server = _py_serve(schemas, registry=registry_url, name="PyGrpcUnix", secret=secret)
-    peers = _recording_peers(server)
+    peers = recording_peers(server)
     try:
         path = server.grpc_listener.unix_path
         assert path is not None and _socket_of(server.grpc_address) == path, server.grpc_address

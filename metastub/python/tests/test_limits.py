@@ -231,16 +231,21 @@ class _From:
             s.close()
 
 
-def recording_callers(server):
-    """The remote addresses the server's calls were admitted from, in order."""
+def recording_peers(server, what=lambda peer: peer):
+    """What the server's calls were admitted from (``what`` of each transport peer), in order."""
     seen = []
     admit = server.admit
 
     def recording(transport_peer, authorization, op):
-        seen.append(transport_peer.remote_address)
+        seen.append(what(transport_peer))
         return admit(transport_peer, authorization, op)
     server.admit = recording
     return seen
+
+
+def recording_callers(server):
+    """The remote addresses the server's calls were admitted from, in order."""
+    return recording_peers(server, lambda peer: peer.remote_address)
 
 
 def test_idle_grpc_connections_from_one_address_leave_the_others_answered(schemas):

@@ -13,12 +13,15 @@ import datetime
 import ipaddress
 import os
 import shutil
+import time
 
 import pytest
 import requests
 
 import switchboard
 from conftest import bits, setting, until
+from switchboard import _tcp
+from test_limits import recording_peers
 
 PROTOCOLS = ("tcp", "grpc", "soap")
 PASSWORD = "revocation-test"
@@ -295,6 +298,38 @@ def test_the_path_to_the_trust_store_is_walked_through_the_sent_chain_and_nothin
     assert trusts_root.still_trusts(leaf, (), judged_by=trusts_root.generation)
     assert not trusts_root.still_trusts(leaf, (), judged_by=trusts_root.generation - 1)
     assert not trusts_other.still_trusts(good, (), judged_by=trusts_other.generation - 1)
+
+
+def test_a_client_presents_its_renewed_certificate_on_its_next_connections(registry_url, secret, schemas, pki,
+                                                                           monkeypatch):
+    """The client's key store replaced while it runs (a renewed certificate, here of another name):
+    the connections it makes from then on, on each protocol, present the new one; no restart, as on
+    the servers. gRPC takes it at the next call (a new channel), SOAP at its next request (a new
+    connection pool), tcp at its next connection (here after 0.2 s unused instead of 30)."""
+    monkeypatch.setattr(_tcp, "IDLE_REPLACE_SECONDS", 0.2)
+    server = switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
+                               name="PyRenewedClient", secret=secret,
+                               tls=switchboard.Tls(keystore=pki.server, truststore=pki.trust, password=PASSWORD))
+    principals = recording_peers(server, lambda peer: peer.principal)
+    client = pki.client("first")
+    try:
+        with switchboard.connect(registry_url, tls=client) as board:
+            echo = board.lookup("PyRenewedClient")
+            for protocol in PROTOCOLS:
+                assert bits(echo.echoDoubles(values=[1.5], protocol=protocol)) == bits([1.5])
+            assert principals == ["spiffe://test/first"] * 3
+            pki.client("second")   # a certificate of another name, in a key store of its own
+            replace(os.path.join(pki.directory, "first.p12"), os.path.join(pki.directory, "second.p12"))
+            time.sleep(0.3)   # over the files' look interval (0.1 s) and tcp's idle replacement (0.2 s here)
+            del principals[:]
+            for protocol in PROTOCOLS:
+                assert bits(echo.echoDoubles(values=[-0.0], protocol=protocol)) == bits([-0.0])
+                assert echo.last_call.protocol == protocol
+            assert principals == ["spiffe://test/second"] * 3
+            assert client.generation == 2
+        assert server.calls == {"tcp echoDoubles": 2, "grpc echoDoubles": 2, "soap echoDoubles": 2}
+    finally:
+        server.close()
 
 
 def test_a_list_past_its_next_update_refuses_every_caller(registry_url, secret, schemas, pki):

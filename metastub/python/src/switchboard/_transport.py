@@ -87,16 +87,28 @@ class GrpcTransport:
         self.via = "unix" if socket_path is not None and _tcp.listens(socket_path) else "tcp"
         if self.via == "unix":
             target = "unix:" + socket_path
-        if url.scheme == "grpcs":
-            if tls is None:
-                raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
-            self.channel = grpc.secure_channel(target, tls.grpc_credentials(), options=options)
-        else:
-            self.channel = grpc.insecure_channel(target, options=options)
+        if url.scheme == "grpcs" and tls is None:
+            raise ValueError("%s needs TLS: connect(..., tls=switchboard.Tls(...))" % address)
+        self._tls = tls if url.scheme == "grpcs" else None
+        self._target, self._options = target, options
+        self._generation = None
+        self.channel = self._new_channel()
+        self._retired = []   # channels of stores read before: calls under way end there
         self._methods = {}
         self._lock = threading.Lock()
 
+    def _new_channel(self):
+        import grpc
+
+        if self._tls is None:
+            return grpc.insecure_channel(self._target, options=self._options)
+        # the generation first: stores read again meanwhile make the next call renew once more, never miss it
+        self._generation = self._tls.look()
+        return grpc.secure_channel(self._target, self._tls.grpc_credentials(), options=self._options)
+
     def method(self, op):
+        if self._tls is not None and self._tls.look() != self._generation:
+            self._renew()
         m = self._methods.get(op.name)
         if m is None:
             with self._lock:
@@ -207,8 +219,19 @@ class GrpcTransport:
             return Refused("malformed" if code == grpc.StatusCode.INVALID_ARGUMENT else "size-limit", details)
         return TransportError(self.protocol, TransportError.MAY_HAVE_RUN, "%s: %s" % (code.name, details))
 
+    def _renew(self):
+        """A channel with the stores read again (a renewed certificate, a replaced trust store) for
+        the calls from now on; the last one stays open for those under way, idle once they end
+        (grpcio drops an idle connection), and closes with the transport."""
+        with self._lock:
+            if self._tls.generation == self._generation:
+                return
+            self._retired.append(self.channel)
+            self.channel, self._methods = self._new_channel(), {}
+
     def close(self):
-        self.channel.close()
+        for channel in [self.channel] + self._retired:
+            channel.close()
 
 
 def _root_cause(error):

@@ -34,7 +34,9 @@ class Tls:
     call over a connection opened before the caller's revocation is refused ``unauthenticated``.
     A client refuses such servers at the handshake over tcp and https; since grpcio's TLS reads no
     lists, a client with lists calls over tcp and SOAP only and polls an https registry for changes
-    instead of streaming them (``checks_grpc``). With or without lists, a server checks each call
+    instead of streaming them (``checks_grpc``). A client's and a server's stores are read again when
+    their files change (``look``): the connections made from then on take them. With or without
+    lists, a server checks each call
     on a connection with a client certificate against the stores in force (``still_trusts``): a
     caller whose authority left the trust store is refused at its next call."""
 
@@ -55,6 +57,8 @@ class Tls:
         self.generation = 1   # counts the reads of the stores (``refresh``)
         self.key_pem, self.chain_pem, self.trust_pem, self.revocation, self._authorities = self._read()
         self._dir = None
+        self._files_lock = threading.Lock()
+        self._trust_files = {}   # generation -> its trust store's PEM file (a client's https connections)
 
     def _read(self):
         key_pem = chain_pem = trust_pem = revocation = None
@@ -105,6 +109,15 @@ class Tls:
             self._seen, self.generation = state, self.generation + 1
             return True
 
+    def look(self):
+        """``refresh`` at most every ``LOOK_SECONDS``: what a call may afford on its way. Returns
+        the ``generation`` in force."""
+        now = time.monotonic()
+        if now - self._looked >= LOOK_SECONDS:
+            self._looked = now
+            self.refresh()
+        return self.generation
+
     def _refuse(self, state, why):
         if state != self._refused:
             self._refused = state
@@ -123,10 +136,7 @@ class Tls:
         what its judgement rested on passes (a list's next update, a certificate's end)."""
         if self._truststore is None:
             return True
-        now = time.monotonic()
-        if now - self._looked >= LOOK_SECONDS:
-            self._looked = now
-            self.refresh()
+        self.look()
         key = (certificate.signature, judged_by) + tuple(c.signature for c in chain)
         with self._lock:
             generation, revocation, authorities = self.generation, self.revocation, self._authorities
@@ -187,33 +197,50 @@ class Tls:
     # clients
 
     def configure(self, session):
-        """A requests session for https:// addresses."""
+        """A requests session for https:// addresses: its connections take this Tls's key, trust and
+        lists, and new ones take the stores as read again when their files change."""
         if self.trust_pem is not None:
-            session.verify = self._file("trust.pem", self.trust_pem)
             # the trust store given wins: requests would otherwise take REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE
             # from the environment over session.verify (and with it no proxy settings from the environment)
             session.trust_env = False
-        if self.revocation is not None:   # the lists need an ssl context of ours, which holds the key too
-            session.mount("https://", _context_adapter(self.client_ssl_context()))
-        elif self.key_pem is not None:
-            session.cert = (self._file("chain.pem", self.chain_pem), self._file("key.pem", self.key_pem))
+        session.mount("https://", _renewing_adapter(self))
+
+    def _trust_file(self):
+        """The trust store in force as a PEM file (requests hands a file to each connection it makes)."""
+        with self._lock:
+            generation, trust_pem = self.generation, self.trust_pem
+        with self._files_lock:   # written once per generation, whole before any thread reads it
+            path = self._trust_files.get(generation)
+            if path is None:
+                path = self._trust_files[generation] = self._file("trust-%d.pem" % generation, trust_pem)
+        return path
 
     def grpc_credentials(self):
+        """A gRPC channel's credentials from the stores in force (read again if their files changed)."""
         if not self.checks_grpc:
             raise ValueError("grpcio's TLS reads no revocation lists: a client with lists does not call over grpcs://")
         import grpc
 
-        return grpc.ssl_channel_credentials(root_certificates=self.trust_pem, private_key=self.key_pem,
-                                            certificate_chain=self.chain_pem)
+        self.look()
+        with self._lock:
+            key_pem, chain_pem, trust_pem = self.key_pem, self.chain_pem, self.trust_pem
+        return grpc.ssl_channel_credentials(root_certificates=trust_pem, private_key=key_pem,
+                                            certificate_chain=chain_pem)
 
     def client_ssl_context(self):
-        """An ssl context for tcps:// addresses: the trust store's certificates, this key if any."""
-        context = ssl.create_default_context(cadata=self.trust_pem.decode("ascii") if self.trust_pem else None)
+        """An ssl context for tcps:// addresses: the trust store's certificates, this key if any; from
+        the stores in force (read again if their files changed), so each new connection takes them."""
+        self.look()
+        with self._lock:   # one read of the stores: key, chain, trust and lists of the same generation
+            key_pem, chain_pem, trust_pem, revocation = self.key_pem, self.chain_pem, self.trust_pem, self.revocation
+            generation = self.generation
+        context = ssl.create_default_context(cadata=trust_pem.decode("ascii") if trust_pem else None)
+        context.switchboard_generation = generation   # which read of the stores it holds
         context.minimum_version = ssl.TLSVersion.TLSv1_2
-        if self.key_pem is not None:
-            self._load_chain(context, self.chain_pem, self.key_pem)
-        if self.revocation is not None:
-            self._load_lists(context, self.revocation)
+        if key_pem is not None:
+            self._load_chain(context, chain_pem, key_pem)
+        if revocation is not None:
+            self._load_lists(context, revocation)
         return context
 
     # servers
@@ -267,17 +294,32 @@ class Tls:
                                                    require_client_authentication=self.trust_pem is not None)
 
 
-def _context_adapter(context):
-    """A requests adapter whose connections take ``context`` (trust, key and revocation lists in
-    it): requests would otherwise make an ssl context of its own, without the lists."""
+def _renewing_adapter(tls):
+    """A requests adapter whose connections take ``tls.client_ssl_context()`` (trust, key and
+    revocation lists in it: requests would otherwise make an ssl context of its own, without the
+    lists), made again for new connections once the stores were read again; connections under way
+    end as they are."""
     from requests.adapters import HTTPAdapter
 
-    class ContextAdapter(HTTPAdapter):
+    class RenewingAdapter(HTTPAdapter):
         def init_poolmanager(self, *args, **kwargs):
-            kwargs["ssl_context"] = context
+            kwargs["ssl_context"] = context = tls.client_ssl_context()
+            self.generation = context.switchboard_generation
             return super().init_poolmanager(*args, **kwargs)
 
-    return ContextAdapter()
+        def send(self, request, **kwargs):
+            if tls.look() != self.generation:
+                with renewing:
+                    if tls.generation != self.generation:
+                        retired = self.poolmanager
+                        self.init_poolmanager(self._pool_connections, self._pool_maxsize, block=self._pool_block)
+                        retired.clear()   # its idle connections; those under way close when they are done
+            if tls.trust_pem is not None:
+                kwargs["verify"] = tls._trust_file()   # urllib3 loads it into the context too: the same store
+            return super().send(request, **kwargs)
+
+    renewing = threading.Lock()
+    return RenewingAdapter()
 
 
 class _ServerContexts:
