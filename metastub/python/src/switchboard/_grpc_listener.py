@@ -224,7 +224,8 @@ class GrpcListener:
                 return
             except OSError as e:
                 what = _limits.accept_failed(e)
-                if what == _limits.PAUSE:   # the connections under way go on; accept again a little later
+                if what == _limits.PAUSE and self._accepting_again is None:
+                    # the connections under way go on; both listeners accept again a little later
                     for s in self._listening():
                         self._selector.unregister(s)
                     self._accepting_again = time.monotonic() + _limits.ACCEPT_PAUSE

@@ -36,9 +36,9 @@ class Tls:
     lists, a client with lists calls over tcp and SOAP only and polls an https registry for changes
     instead of streaming them (``checks_grpc``). A client's and a server's stores are read again when
     their files change (``look``): the connections made from then on take them. With or without
-    lists, a server checks each call
-    on a connection with a client certificate against the stores in force (``still_trusts``): a
-    caller whose authority left the trust store is refused at its next call."""
+    lists, a server checks each call on a connection with a client certificate against the stores
+    in force (``still_trusts``): a caller whose authority left the trust store is refused at its
+    next call."""
 
     def __init__(self, keystore=None, truststore=None, password=None, password_file=None, crl=None):
         if password is None and password_file is not None:
@@ -131,9 +131,10 @@ class Tls:
         does not revoke it. Without: a path from it through ``chain`` (the certificates the caller
         sent with it) to a certificate of the store, each signed by the next and none past its
         validity; or, where that path is not there (a resumed session shows no chain), its handshake
-        ``judged_by`` the stores in force (a ``generation``). Always true without a trust store. The files are looked at at most every
-        ``LOOK_SECONDS``, and a certificate is judged again after they were read again or once
-        what its judgement rested on passes (a list's next update, a certificate's end)."""
+        ``judged_by`` the stores in force (a ``generation``). Always true without a trust store. The
+        files are looked at at most every ``LOOK_SECONDS``, and a certificate is judged again after
+        they were read again or once what its judgement rested on passes (a list's next update, a
+        certificate's end)."""
         if self._truststore is None:
             return True
         self.look()
