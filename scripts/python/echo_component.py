@@ -75,7 +75,9 @@ def main():
     p.add_argument("--xsd", default=os.path.join(REPO, "components/echo/src/main/xsd/echo.xsd"))
     p.add_argument("--proto", help="the typed .proto (default: beside --xsd, or the echo component's build)")
     p.add_argument("--wsdl", help="the WSDL (default: beside --xsd, or the echo component's build)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on and to publish")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 or ::: every interface) and to "
+                   "publish, unless --advertise")
+    p.add_argument("--advertise", default=None, help="host or address the endpoints publish, for other hosts")
     p.add_argument("--lease", type=int, default=30, help="lease seconds (0: none; renewed at a third)")
     p.add_argument("--secret-file", help="the registry's shared secret (default: $SWITCHBOARD_SECRET)")
     p.add_argument("--max-message-bytes", type=int, default=64 << 20)
@@ -100,7 +102,7 @@ def main():
     try:
         server = switchboard.serve(
             Relay(board, args.relay_to) if board else Echo(), schema=args.xsd, registry=args.registry, name=args.name, proto=args.proto, wsdl=args.wsdl,
-            host=args.host, lease=args.lease, secret=secret, max_message_bytes=args.max_message_bytes,
+            host=args.host, advertise=args.advertise, lease=args.lease, secret=secret, max_message_bytes=args.max_message_bytes,
             tls=tls, authz=args.authz,
             on_renew=(lambda name, instance: emit("renewed", name=name, instanceId=instance)) if args.verbose_renew
             else None)

@@ -1,7 +1,8 @@
 """The Python server on an IPv6 address (``serve(host="::1")``): its endpoints name the host in
 brackets, the Python client calls it over tcp, gRPC and SOAP with exact values, each call names its
 caller as the Java servers do (``[::1]:port``), and one IPv6 address is held to its share of each
-listener as an IPv4 one is."""
+listener as an IPv4 one is. On every interface (``0.0.0.0``, ``::``) it publishes a reachable
+address, or the one ``advertise=`` names, and is called through it."""
 
 import math
 import os
@@ -21,9 +22,9 @@ class Echo:
         return values
 
 
-def port_of(address):
+def port_of(address, host="[::1]"):
     rest = address.split("://", 1)[1].split("/", 1)[0]
-    assert rest.startswith("[::1]:"), address
+    assert rest.startswith(host + ":"), address
     return int(rest.rsplit(":", 1)[1])
 
 
@@ -64,4 +65,25 @@ def test_idle_connections_from_one_ipv6_address_are_held_to_its_share(schemas, l
     finally:
         for s in flood:
             s.close()
+        server.close()
+
+
+@pytest.mark.parametrize("host, advertise", [("0.0.0.0", None), ("::", "localhost")])
+def test_a_server_on_every_interface_publishes_an_address_it_is_called_through(schemas, registry_url, secret, board,
+                                                                               monkeypatch, host, advertise):
+    for protocol in ("TCP", "GRPC"):   # through the published address, not the server's Unix sockets
+        monkeypatch.setenv("SWITCHBOARD_%s_UNIX" % protocol, "false")
+    name = "PyEveryInterface" + ("Advertised" if advertise else "")
+    server = switchboard.serve(Echo(), schema=os.path.join(schemas, "echo.xsd"), registry=registry_url,
+                               name=name, secret=secret, host=host, advertise=advertise, handle_sigterm=False)
+    try:
+        published = advertise or server.advertised
+        assert published not in ("0.0.0.0", "::"), "a wildcard reaches no other host"
+        for address in server.endpoints.values():
+            port_of(address, published)
+        echo = board.lookup(name)
+        for protocol in ("tcp", "grpc", "soap"):
+            assert bits(echo.echoDoubles(values=VALUES, protocol=protocol)) == bits(VALUES), protocol
+        assert server.calls == {"tcp echoDoubles": 1, "grpc echoDoubles": 1, "soap echoDoubles": 1}
+    finally:
         server.close()

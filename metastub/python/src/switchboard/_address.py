@@ -28,3 +28,41 @@ def host_port(host, port):
 def of_peer(address):
     """A caller's socket address (``(host, port)``, or IPv6's four) as the Java servers name it."""
     return "%s:%s" % (url_host(address[0]), address[1])
+
+
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def is_wildcard(host):
+    """Whether a listener on ``host`` listens on every interface (``0.0.0.0``, ``::``)."""
+    return socket_host(host) in WILDCARDS
+
+
+def endpoint_host(host, advertise=None):
+    """The host a server on ``host`` publishes in its endpoints, as the Java server's
+    ``ServerSettings.hostForEndpoints``: ``advertise`` when given; for a wildcard, this host's
+    address toward its default route (other hosts can reach it; 127.0.0.1 where there is none);
+    else ``host``."""
+    if advertise:
+        return socket_host(advertise)
+    if not is_wildcard(host):
+        return socket_host(host)
+    for family, nowhere in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):   # IPv4 first
+        probe = socket.socket(family, socket.SOCK_DGRAM)
+        try:
+            probe.connect((nowhere, 9))   # a UDP connect sends nothing: it only picks the route's address
+            address = probe.getsockname()[0]
+            if address not in WILDCARDS:
+                return address
+        except OSError:   # no route of this family
+            pass
+        finally:
+            probe.close()
+    return "127.0.0.1"
+
+
+def listening_socket(host):
+    """A TCP socket listening on ``host`` (an ephemeral port), both IPv4 and IPv6 on ``::``."""
+    host = socket_host(host) or "0.0.0.0"
+    dual = host == "::" and socket.has_dualstack_ipv6()
+    return socket.create_server((host, 0), family=family(host), backlog=128, dualstack_ipv6=dual)

@@ -77,7 +77,7 @@ class GrpcListener:
             if len(self.path.encode("utf-8")) > 100:   # 107 at most, and the relay's own names beside it
                 raise OSError("the path %s is too long for a Unix socket; set SWITCHBOARD_TCP_UNIX_DIRECTORY to a "
                               "shorter directory" % self.path)
-            self.sock = socket.create_server((host, 0), family=_address.family(host), backlog=128)
+            self.sock = _address.listening_socket(host)
         except BaseException:
             shutil.rmtree(self.directory, ignore_errors=True)
             raise

@@ -58,7 +58,8 @@ class _Gone(Exception):
 class TcpListener:
     def __init__(self, server, host, max_connections, max_connections_per_address, workers, idle_seconds,
                  max_frame_bytes=_tcp.MAX_FRAME_BYTES, request_seconds=REQUEST_SECONDS, unix=True, tls=None,
-                 handshake_seconds=HANDSHAKE_SECONDS):
+                 handshake_seconds=HANDSHAKE_SECONDS, advertise=None):
+        """Listens on ``host``; its endpoint names ``advertise`` (``_address.endpoint_host``)."""
         self.server, self.idle_seconds, self.request_seconds = server, idle_seconds, request_seconds
         self.tls_contexts = tls.server_contexts() if tls is not None else None
         self.handshake_seconds = handshake_seconds
@@ -76,9 +77,10 @@ class TcpListener:
         for op in server.iface.operations.values():
             service, method = op.path[1:].rsplit("/", 1)
             self.by_service.setdefault(service, {})[method] = op
-        self.sock = socket.create_server((_address.socket_host(host), 0), family=_address.family(host), backlog=128)
+        self.sock = _address.listening_socket(host)
         self.address = "%s://%s/%s" % ("tcp" if tls is None else "tcps",
-                                       _address.host_port(host, self.sock.getsockname()[1]), server.component)
+                                       _address.host_port(advertise or host, self.sock.getsockname()[1]),
+                                       server.component)
         self.closed = False
         # over TLS, callers come over TCP only, where their certificates are checked (docs/tcp-wire.md)
         self.unix_path = self._open_unix() if unix and tls is None and _tcp.unix_enabled() \

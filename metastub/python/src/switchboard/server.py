@@ -57,6 +57,11 @@ closed; connections silent for ``idle_seconds`` (60) closed. tcp is served on TC
 socket that clients on this host take (``_tcp_server``); with ``tls=`` over TLS (``tcps://``) on
 TCP alone, as the Java server does.
 
+``host`` (127.0.0.1) is where every listener listens, an IPv4 or IPv6 address: ``0.0.0.0`` or
+``::`` (both families) listen on every interface and then publish this host's address toward its
+default route, unless ``advertise=`` names the host or address the endpoints are to publish, as
+the Java ``serve --advertise``.
+
 The schema's derived documents come from the interface compiler: the typed ``.proto`` (needed)
 and the WSDL (served at ``?wsdl`` when given), found beside the schema as ``<Name>.proto`` and
 ``<Name>.wsdl``, or in a Maven build's ``target/generated-resources``, or passed as ``proto=`` and
@@ -640,7 +645,7 @@ class Server:
     def __init__(self, obj, schema, registry=None, name=None, proto=None, wsdl=None, host="127.0.0.1", lease=30,
                  secret=None, tls=None, max_message_bytes=DEFAULT_MAX_MESSAGE, numpy=False, handle_sigterm=True,
                  workers=8, on_renew=None, authz=None, max_connections=512, max_connections_per_address=128,
-                 idle_seconds=60, jwt=None, tcp=True, drain_quiet=0.0, drain_timeout=30.0):
+                 idle_seconds=60, jwt=None, tcp=True, drain_quiet=0.0, drain_timeout=30.0, advertise=None):
         self.authz = authorizer(authz)   # refused here, with the reason, if it does not parse
         if registry is not None:   # a malformed list of registries too, before anything listens
             from ._registry import registry_urls
@@ -680,6 +685,8 @@ class Server:
         self._waiting = False
         self.unbound = 0
         self._close_lock = threading.Lock()
+        # what the endpoints name: ``advertise``, else for a wildcard this host's routed address, else ``host``
+        self.advertised = _address.endpoint_host(host, advertise)
         self.grpc_server, self.grpc_address = self._start_grpc(host, tls, workers)
         wsdl_text = _read(wsdl_path) if wsdl_path else None
         self.soap_server, self.soap_address = self._start_soap(host, tls, wsdl_text)
@@ -689,7 +696,7 @@ class Server:
             from ._tcp_server import TcpListener
 
             self.tcp = TcpListener(self, host, max_connections, max_connections_per_address, workers, idle_seconds,
-                                   tls=tls)
+                                   tls=tls, advertise=self.advertised)
             self.endpoints = {"tcp": self.tcp.address, **self.endpoints}
         self.registration = None
         if registry is not None:
@@ -821,7 +828,7 @@ class Server:
                                          grpc.method_handlers_generic_handler("grpc.reflection.v1.ServerReflection", {
                                              "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
                                                  self._reflection)})))
-        where = _address.host_port(host, 0) if self.grpc_listener is None else self.grpc_listener.target
+        where = _address.host_port(host or "0.0.0.0", 0) if self.grpc_listener is None else self.grpc_listener.target
         try:
             if tls is not None:
                 port = server.add_secure_port(where, tls.grpc_server_credentials())
@@ -837,7 +844,7 @@ class Server:
         if self.grpc_listener is not None:
             self.grpc_listener.start()
             port = self.grpc_listener.port
-        address = "%s://%s/%s" % (scheme, _address.host_port(host, port), self.component)
+        address = "%s://%s/%s" % (scheme, _address.host_port(self.advertised, port), self.component)
         if self.grpc_listener is not None and self.grpc_listener.unix_path is not None:
             address += "?" + _tcp.unix_query(self.grpc_listener.unix_path)
         return server, address
@@ -994,10 +1001,10 @@ class Server:
 
     def _start_soap(self, host, tls, wsdl_template):
         path = "/services/" + self.component
-        server = _HttpServer((_address.socket_host(host), 0), _soap_handler(self, path), self.limits,
+        server = _HttpServer((_address.socket_host(host) or "0.0.0.0", 0), _soap_handler(self, path), self.limits,
                              tls.server_contexts() if tls is not None else None)
         scheme = "http" if tls is None else "https"
-        address = "%s://%s%s" % (scheme, _address.host_port(host, server.server_address[1]), path)
+        address = "%s://%s%s" % (scheme, _address.host_port(self.advertised, server.server_address[1]), path)
         self.wsdl = None
         if wsdl_template:   # the WSDL names the address it is served from
             self.wsdl = re.sub(r'(<soap:address\s+location=")[^"]*(")', lambda m: m.group(1) + address + m.group(2),
