@@ -75,7 +75,7 @@ def main():
     p.add_argument("--xsd", default=os.path.join(REPO, "components/echo/src/main/xsd/echo.xsd"))
     p.add_argument("--proto", help="the typed .proto (default: beside --xsd, or the echo component's build)")
     p.add_argument("--wsdl", help="the WSDL (default: beside --xsd, or the echo component's build)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 or ::: every interface) and to "
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 or :: for every interface) and to "
                    "publish, unless --advertise")
     p.add_argument("--advertise", default=None, help="host or address the endpoints publish, for other hosts")
     p.add_argument("--lease", type=int, default=30, help="lease seconds (0: none; renewed at a third)")
