@@ -1272,3 +1272,25 @@ def test_the_benchmark_runs_every_case_in_one_run(registry_url, capsys):
     assert (out["rows"]["tcp"]["via"], out["rows"]["tcp-unix"]["via"]) == ("tcp over tcp", "tcp over unix")
     assert out["rows"]["grpc"]["x_grpc"] == 1.0 and len(out["targets"]) == 3
     assert code == (0 if all(out["targets"].values()) else 1)
+
+
+@pytest.mark.parametrize("unix", [False, True])
+def test_a_connection_the_server_ended_while_unused_is_replaced_not_written_into(py_server, unix):
+    """A server whose idle limit (1 s here) is under the client's 30 s replacement ends the
+    connection between two calls: the second call sees that before writing and connects again,
+    rather than failing as may-have-run on a write into a closed connection."""
+    from switchboard import _values
+
+    server = py_server(idle_seconds=1)
+    transport = _tcp.TcpTransport(server.iface, server.tcp.address, unix=unix)
+    op = server.iface.operations["echoDoubles"]
+    request = _values.Encoder(server.iface, op.request.DESCRIPTOR).encode({"values": [1.5, -0.0]})
+    try:
+        first = transport.connection()
+        assert list(transport.call(op, request, "ab" * 16, 30)[0].values) == [1.5, -0.0]
+        until(lambda: server.tcp.limits.count() == 0, "the server ended the unused connection")
+        assert list(transport.call(op, request, "cd" * 16, 30)[0].values) == [1.5, -0.0]
+        assert transport.connection() is not first and first.closed == "ended by the server while unused"
+        assert server.calls == {"tcp echoDoubles": 2}
+    finally:
+        transport.close()

@@ -34,6 +34,7 @@ POLICY_MAX_BYTES = 2 << 20         # calls a policy sends over tcp on its own
 MAX_META_BYTES = 64 << 10
 MAX_USER_FIELDS = 64
 IDLE_REPLACE_SECONDS = 30.0        # a connection unused this long is replaced, not written into
+IDLE_LOOK_SECONDS = 1.0            # one unused this long is looked at first: did the server end it?
 CANCEL_WRITE_SECONDS = 5.0         # a cancel frame not taken by then ends its connection
 UNIX_FILE = "tcp.sock"
 GRPC_UNIX_FILE = "grpc.sock"   # a Java gRPC server's socket (UnixSockets.GRPC)
@@ -555,6 +556,25 @@ class Connection:
         self.buffer = bytearray(early)
         self.last_used = time.monotonic()
 
+    def ended_while_idle(self):
+        """Whether the server ended this connection while no call was on it (an idle limit under the
+        client's ``IDLE_REPLACE_SECONDS``, a restart): what is there is read without waiting, and an
+        end of stream or an error means it did. A TLS handshake message (a session ticket) is taken;
+        application bytes are kept for the next reader."""
+        with self.lock:
+            if self.calls or self.reading or self.closed is not None:
+                return False
+            try:
+                if not self.poll.poll(0):
+                    return False
+                chunk = self.wire.recv()
+            except OSError:
+                return True
+            if chunk is None:
+                return True
+            self.buffer += chunk
+            return False
+
     def open(self, settled=None, deadline=None):
         """A new call; with ``settled``, an async one, which ``start_reader`` then has read."""
         with self.lock:
@@ -768,7 +788,8 @@ class TcpTransport:
 
     def connection(self):
         c = self._connection
-        if c is not None and c.closed is None and time.monotonic() - c.last_used < IDLE_REPLACE_SECONDS:
+        if c is not None and c.closed is None \
+                and time.monotonic() - c.last_used < min(IDLE_LOOK_SECONDS, IDLE_REPLACE_SECONDS):
             return c
         with self._lock:
             c = self._connection
@@ -777,6 +798,8 @@ class TcpTransport:
                     idle = not c.calls
                 if idle:   # the server may be closing it at its idle limit: a fresh one, not a write into it
                     c.close("replaced after %d s unused" % IDLE_REPLACE_SECONDS)
+            elif c is not None and c.closed is None and c.ended_while_idle():
+                c.close("ended by the server while unused")   # a fresh one: a write into it would be lost
             if c is None or c.closed is not None:
                 c = self._connection = self._connect()
             return c
