@@ -294,6 +294,11 @@ def test_the_path_to_the_trust_store_is_walked_through_the_sent_chain_and_nothin
     good, _ = sent("good")
     assert trusts_root.still_trusts(good) and not trusts_other.still_trusts(good)
     assert not trusts_root.still_trusts(leaf, [good]), "a chain that does not lead to the leaf's issuer"
+    # a stranger's chain padded with certificates of its own: at most MAX_CHAIN_SENT are looked at
+    from switchboard.tls import MAX_CHAIN_SENT
+    padding = [pki.another_ca() for _ in range(MAX_CHAIN_SENT)]
+    assert trusts_root.still_trusts(leaf, chain + padding), "the intermediate sent first, padding after"
+    assert not trusts_root.still_trusts(leaf, padding + chain), "the intermediate past the walk's bound"
     # no chain shown (a resumed session): the verdict of a handshake by the stores in force stands
     assert trusts_root.still_trusts(leaf, (), judged_by=trusts_root.generation)
     assert not trusts_root.still_trusts(leaf, (), judged_by=trusts_root.generation - 1)

@@ -47,8 +47,8 @@ def endpoint_host(host, advertise=None):
         return socket_host(advertise)
     if not is_wildcard(host):
         return socket_host(host)
-    for family, nowhere in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):   # IPv4 first
-        probe = socket.socket(family, socket.SOCK_DGRAM)
+    for kind, nowhere in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):   # IPv4 first
+        probe = socket.socket(kind, socket.SOCK_DGRAM)
         try:
             probe.connect((nowhere, 9))   # a UDP connect sends nothing: it only picks the route's address
             address = probe.getsockname()[0]

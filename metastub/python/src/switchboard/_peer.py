@@ -14,7 +14,9 @@ class Peer:
     """``certificate``: the client certificate its connection's handshake verified (a ``cryptography``
     x509 object), which each call checks again against the trust store and revocation lists in force;
     else None. ``chain``: the other certificates the client sent with it (its intermediate
-    authorities, as sent: the handshake verified them then), which that check walks to the store.
+    authorities, as sent: the handshake verified them then; DER or PEM bytes as the transport
+    gives them, read only when a call's check is not already decided), which that check walks to
+    the store.
     ``judged_by``: which read of the server's stores (``Tls.generation``) its handshake was judged by,
     where known."""
 
@@ -56,8 +58,7 @@ def from_der(der, remote_address, tls=None):
         return Peer(None, ANONYMOUS, remote_address)
     from cryptography import x509
 
-    return _peer(x509.load_der_x509_certificate(der), remote_address,
-                 [x509.load_der_x509_certificate(c) for c in sent_chain(tls)[1:]],
+    return _peer(x509.load_der_x509_certificate(der), remote_address, sent_chain(tls)[1:],
                  getattr(getattr(tls, "context", None), "switchboard_generation", None))
 
 
@@ -93,8 +94,7 @@ def from_grpc(context, address=None):
     from cryptography import x509
 
     # grpcio's chain is the one the client sent, without its own certificate
-    chain = [c for block in auth.get("x509_pem_cert_chain") or () for c in x509.load_pem_x509_certificates(block)]
-    return _peer(x509.load_pem_x509_certificate(pem[0]), address, chain)
+    return _peer(x509.load_pem_x509_certificate(pem[0]), address, auth.get("x509_pem_cert_chain") or ())
 
 
 def from_unix_socket(sock, path):

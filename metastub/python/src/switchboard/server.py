@@ -685,6 +685,7 @@ class Server:
         self._waiting = False
         self.unbound = 0
         self._close_lock = threading.Lock()
+        host = _address.socket_host(host) or "0.0.0.0"   # as every listener binds it
         # what the endpoints name: ``advertise``, else for a wildcard this host's routed address, else ``host``
         self.advertised = _address.endpoint_host(host, advertise)
         self.grpc_server, self.grpc_address = self._start_grpc(host, tls, workers)
@@ -800,7 +801,7 @@ class Server:
         if _grpc_listener.available():
             try:
                 # over TLS, callers come over TCP only, where their certificates are checked (as tcp's)
-                self.grpc_listener = _grpc_listener.GrpcListener(_address.socket_host(host), self.grpc_limits,
+                self.grpc_listener = _grpc_listener.GrpcListener(host, self.grpc_limits,
                                                                  unix=tls is None and _tcp.unix_enabled("grpc"))
             except OSError as e:
                 _grpc_listener.start_failed(e)
@@ -828,7 +829,7 @@ class Server:
                                          grpc.method_handlers_generic_handler("grpc.reflection.v1.ServerReflection", {
                                              "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
                                                  self._reflection)})))
-        where = _address.host_port(host or "0.0.0.0", 0) if self.grpc_listener is None else self.grpc_listener.target
+        where = _address.host_port(host, 0) if self.grpc_listener is None else self.grpc_listener.target
         try:
             if tls is not None:
                 port = server.add_secure_port(where, tls.grpc_server_credentials())
@@ -1001,7 +1002,7 @@ class Server:
 
     def _start_soap(self, host, tls, wsdl_template):
         path = "/services/" + self.component
-        server = _HttpServer((_address.socket_host(host) or "0.0.0.0", 0), _soap_handler(self, path), self.limits,
+        server = _HttpServer((host, 0), _soap_handler(self, path), self.limits,
                              tls.server_contexts() if tls is not None else None)
         scheme = "http" if tls is None else "https"
         address = "%s://%s%s" % (scheme, _address.host_port(self.advertised, server.server_address[1]), path)

@@ -138,7 +138,7 @@ class Tls:
         if self._truststore is None:
             return True
         self.look()
-        key = (certificate.signature, judged_by) + tuple(c.signature for c in chain)
+        key = (certificate.signature, judged_by) + tuple(chain)
         with self._lock:
             generation, revocation, authorities = self.generation, self.revocation, self._authorities
             verdict = self._verdicts.get(key)
@@ -147,7 +147,7 @@ class Tls:
         if revocation is not None:
             trusted, until = revocation.trusts(certificate)
         else:
-            trusted, until = _issued_under(certificate, chain, authorities)
+            trusted, until = _issued_under(certificate, _certificates(chain), authorities)
             if not trusted and judged_by == generation:
                 trusted, until = True, None
         with self._lock:
@@ -306,6 +306,8 @@ def _renewing_adapter(tls):
         def init_poolmanager(self, *args, **kwargs):
             kwargs["ssl_context"] = context = tls.client_ssl_context()
             self.generation = context.switchboard_generation
+            # urllib3 loads it into the context too (the same store), once per connection it makes
+            self.trust_file = tls._trust_file() if tls.trust_pem is not None else None
             return super().init_poolmanager(*args, **kwargs)
 
         def send(self, request, **kwargs):
@@ -315,8 +317,8 @@ def _renewing_adapter(tls):
                         retired = self.poolmanager
                         self.init_poolmanager(self._pool_connections, self._pool_maxsize, block=self._pool_block)
                         retired.clear()   # its idle connections; those under way close when they are done
-            if tls.trust_pem is not None:
-                kwargs["verify"] = tls._trust_file()   # urllib3 loads it into the context too: the same store
+            if self.trust_file is not None:
+                kwargs["verify"] = self.trust_file
             return super().send(request, **kwargs)
 
     renewing = threading.Lock()
@@ -367,6 +369,30 @@ def _read_truststore(path, password):
     return b"".join(c.public_bytes(serialization.Encoding.PEM) for c in certs)
 
 
+MAX_CHAIN_SENT = 8   # intermediates of a caller's chain walked, at most: real chains hold one to three
+
+
+def _certificates(chain):
+    """The first ``MAX_CHAIN_SENT`` certificates of a chain as a transport gives it (DER bytes,
+    PEM blocks, or certificates already read); what cannot be read is left out."""
+    from cryptography import x509
+
+    read = []
+    for item in chain:
+        if len(read) >= MAX_CHAIN_SENT:
+            break
+        try:
+            if not isinstance(item, bytes):
+                read.append(item)
+            elif item.lstrip().startswith(b"-----BEGIN"):
+                read.extend(x509.load_pem_x509_certificates(item))
+            else:
+                read.append(x509.load_der_x509_certificate(item))
+        except ValueError:
+            continue
+    return read[:MAX_CHAIN_SENT]
+
+
 def _issued_under(certificate, chain, authorities):
     """Whether a path leads from ``certificate`` through ``chain`` (authorities' certificates, in
     any order) to one of ``authorities``, each certificate signed by the next and within its
@@ -401,10 +427,9 @@ def _issued_under(certificate, chain, authorities):
         for ca in authorities:
             if valid(ca) and signed(current, ca):
                 return True, min(ends + [ca.not_valid_after_utc.timestamp()])
-        issuers = [c for c in left if authority(c) and signed(current, c)]
-        if not issuers:
+        current = next((c for c in left if authority(c) and signed(current, c)), None)
+        if current is None:
             break
-        current = issuers[0]
         left.remove(current)
     return False, None
 
