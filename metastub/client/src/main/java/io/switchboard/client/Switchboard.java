@@ -19,12 +19,16 @@ import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client's entry point: looks components up in a registry and returns generated stubs over
@@ -34,8 +38,9 @@ import java.util.function.Function;
  * ReplicatedChannel}: least calls in flight, round-robin when idle; a failed call moves to another
  * replica when that cannot run it twice) and follows the registry: one watch per {@code
  * Switchboard}, on every name, adds replicas that appear, drops those that go and re-points those
- * that moved, so a server that restarts on new ports is found again. {@link Builder#follow
- * follow(false)} turns that off (the replicas stay those of the lookup).
+ * that moved, so a server that restarts on new ports is found again. Where the registry's policy
+ * refuses this client a watch of every name, each name looked up is watched on its own. {@link
+ * Builder#follow follow(false)} turns that off (the replicas stay those of the lookup).
  *
  * <p>Every meta-stub it builds shares one client per protocol ({@link ProtocolClients}): one gRPC
  * channel per server address, one SOAP connection pool. Closing a stub's channel leaves them to the
@@ -54,6 +59,8 @@ import java.util.function.Function;
  * }</pre>
  */
 public final class Switchboard implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Switchboard.class);
+
     private final RegistryClient registry;
     private final List<String> protocols;
     private final SelectionPolicy policy;
@@ -66,9 +73,15 @@ public final class Switchboard implements AutoCloseable {
     /** One client per protocol for every meta-stub this switchboard builds; closed last, when it closes. */
     private final ProtocolClients clients;
     private final boolean follow;
-    /** The replica sets that follow the registry, fed by {@link #follower}. */
+    /** The replica sets that follow the registry, fed by {@link #follower} (or {@link #followersByName}). */
     private final List<ReplicatedChannel> following = new CopyOnWriteArrayList<>();
+    /** The watch of every name; null before the first lookup, and once the registry's policy refused it. */
     private RegistryWatch follower;
+    /**
+     * Once the registry's policy refused the watch of every name (a caller may be allowed to watch
+     * some names only): a watch per name looked up since. Guarded by this.
+     */
+    private Map<String, RegistryWatch> followersByName;
 
     private final ServerSettings callbackSettings;
     private final Duration callbackLease;
@@ -166,7 +179,7 @@ public final class Switchboard implements AutoCloseable {
             // an instance the lookup found
             following.add(channel);
             try {
-                startFollowing().awaitSynced(settings.connectTimeout());
+                follow(name);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -175,11 +188,11 @@ public final class Switchboard implements AutoCloseable {
         try {
             entries = registry.lookup(name);
         } catch (RuntimeException e) {
-            following.remove(channel);   // a failed lookup leaves nothing behind to follow
+            unfollow(channel);   // a failed lookup leaves nothing behind to follow
             throw e;
         }
         if (entries.isEmpty()) {
-            following.remove(channel);
+            unfollow(channel);
             throw new NotBoundException(name + " is not bound in the registry at " + registry.url());
         }
         entries.forEach(channel::upsert);
@@ -283,12 +296,70 @@ public final class Switchboard implements AutoCloseable {
         return w;
     }
 
-    private synchronized RegistryWatch startFollowing() {
-        if (follower == null) {
+    /**
+     * Waits until a watch that reports {@code name}'s changes knows what is bound: the watch of
+     * every name, shared by all the replica sets, or, once the registry's policy refused that one,
+     * a watch of {@code name} alone, which a policy may allow where it hides the other names.
+     */
+    private void follow(String name) throws InterruptedException {
+        RegistryWatch every = everyName();
+        if (every != null) {
+            every.awaitSynced(settings.connectTimeout());
+            if (!every.denied()) {
+                return;
+            }
+            followByName(every);
+        }
+        byName(name).awaitSynced(settings.connectTimeout());
+    }
+
+    /** The watch of every name, started at the first lookup; null once the policy refused it. */
+    private synchronized RegistryWatch everyName() {
+        if (follower == null && followersByName == null) {
             follower = RegistryWatch.start(registry, List.of(), e -> following.forEach(c -> c.apply(e)));
             closeables.add(follower);
         }
         return follower;
+    }
+
+    /**
+     * Stops the refused watch of every name (it would go on asking, and a registry's log with it)
+     * and follows each name looked up so far by a watch of its own; at most once.
+     */
+    private synchronized void followByName(RegistryWatch refused) {
+        if (follower != refused) {
+            return;   // another lookup got here first
+        }
+        follower = null;
+        followersByName = new HashMap<>();
+        closeables.remove(refused);
+        refused.close();
+        LOG.info("the registry at {} does not let this client watch every name: following each name looked up"
+                + " by its own watch", registry.url());
+        for (ReplicatedChannel c : following) {
+            byName(c.name());
+        }
+    }
+
+    /** Stops following {@code channel}, and its name's own watch when no other replica set follows that name. */
+    private synchronized void unfollow(ReplicatedChannel channel) {
+        following.remove(channel);
+        if (followersByName == null || following.stream().anyMatch(c -> c.name().equals(channel.name()))) {
+            return;
+        }
+        RegistryWatch w = followersByName.remove(channel.name());
+        if (w != null) {
+            closeables.remove(w);
+            w.close();
+        }
+    }
+
+    private synchronized RegistryWatch byName(String name) {
+        return followersByName.computeIfAbsent(name, n -> {
+            RegistryWatch w = RegistryWatch.start(registry, List.of(n), e -> following.forEach(c -> c.apply(e)));
+            closeables.add(w);
+            return w;
+        });
     }
 
     @Override

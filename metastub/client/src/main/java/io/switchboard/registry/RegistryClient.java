@@ -515,7 +515,15 @@ public final class RegistryClient implements AutoCloseable {
      * off), and watches then long-poll.
      */
     String streamAddress() {
-        return StreamAddresses.get(streamKey, this::probeStream);
+        return streamAddress(List.of());
+    }
+
+    /**
+     * {@link #streamAddress()}, asked (when not known yet) with a watch of {@code names}, every
+     * name when empty: a registry's policy may let a client watch some names only.
+     */
+    String streamAddress(Collection<String> names) {
+        return StreamAddresses.get(streamKey, start -> probeStream(start, names), !names.isEmpty());
     }
 
     /**
@@ -526,14 +534,14 @@ public final class RegistryClient implements AutoCloseable {
      * ({@link #watchTimeout}, at most 5 s), from {@code start} (an index into the read order) on:
      * after a stream failed, the registry after the one that named it, which may hang.
      */
-    private StreamAddresses.Answer probeStream(int start) {
+    private StreamAddresses.Answer probeStream(int start, Collection<String> names) {
         RuntimeException last = null;
         for (int k = 0; k < readRegistries.size(); k++) {
             int at = (start + k) % readRegistries.size();
             try (ProtocolClients once = new ProtocolClients(callSettings);
                  ReplicatedChannel probe = replicated(List.of(readRegistries.get(at)), once)) {
                 WatchResponse r = new RegistryStub(probe).withOptions(CallOptions.DEFAULT.withTimeout(watchTimeout(0)))
-                        .watch(List.of(), null, null, 0);
+                        .watch(new ArrayList<>(names), null, null, 0);
                 return new StreamAddresses.Answer(Optional.ofNullable(r.getStream()), at);
             } catch (RuntimeException e) {
                 if (last != null) {

@@ -77,6 +77,8 @@ public final class RegistryWatch implements AutoCloseable {
     private Long since;
     private long backoffMillis = RETRY_FIRST_MILLIS;
     private volatile String refusal;
+    /** The registry's policy refused this watch when it was last asked; set before {@link #settled} counts down. */
+    private volatile boolean denied;
 
     private RegistryWatch(RegistryClient registry, Collection<String> names, Consumer<RegistryEvent> listener) {
         this.registry = registry;
@@ -102,6 +104,15 @@ public final class RegistryWatch implements AutoCloseable {
     /** A stream that delivered and lived this long was healthy: the back-off starts over after it. */
     private static final long HEALTHY_STREAM_NANOS = Duration.ofSeconds(5).toNanos();
 
+    /**
+     * Whether the registry's policy refused this watch when it was last asked (the watch goes on
+     * asking): a caller may be allowed to watch some names and not every name. Not for a caller
+     * whose credentials did not verify.
+     */
+    public boolean denied() {
+        return denied;
+    }
+
     /** The registry's reason when it last refused this watch's stream; null once a stream is open. */
     public String refusal() {
         return refusal;
@@ -114,7 +125,7 @@ public final class RegistryWatch implements AutoCloseable {
         }
         String address;
         try {
-            address = registry.streamAddress();
+            address = registry.streamAddress(names);
         } catch (RuntimeException e) {
             failed(e);
             retry(null, "asking " + registry.url() + " where it streams: " + e.getMessage(), false);
@@ -184,6 +195,7 @@ public final class RegistryWatch implements AutoCloseable {
             since = r.version();
             delivered = true;
             refusal = null;
+            denied = false;
             synced.countDown();
             settled.countDown();
             own.request(1);
@@ -211,6 +223,7 @@ public final class RegistryWatch implements AutoCloseable {
                 retry(address, "the registry at " + address + " refused the watch: " + status.getDescription(), true);
             } else {
                 if (status.getCode() == Status.Code.UNAUTHENTICATED || status.getCode() == Status.Code.PERMISSION_DENIED) {
+                    denied = status.getCode() == Status.Code.PERMISSION_DENIED;
                     settled.countDown();
                 } else {
                     failed(status.getCause());
@@ -261,6 +274,9 @@ public final class RegistryWatch implements AutoCloseable {
      * sync ({@link #awaitSynced}) is let go at once rather than after its whole timeout.
      */
     private void failed(Throwable failure) {
+        if (failure instanceof PermissionDeniedException p) {
+            denied = !p.unauthenticated();   // credentials that did not verify are refused whatever the names
+        }
         if (TlsRefusals.refusedHandshake(failure) || failure instanceof PermissionDeniedException) {
             settled.countDown();
         }
@@ -285,6 +301,7 @@ public final class RegistryWatch implements AutoCloseable {
                 epoch = r.epoch();
                 since = r.version();
                 backoff = 200;
+                denied = false;
                 synced.countDown();
                 settled.countDown();
                 if (!r.reset() && r.events().isEmpty()) {

@@ -1,5 +1,6 @@
 package io.switchboard.registry;
 
+import io.switchboard.protocol.PermissionDeniedException;
 import io.switchboard.protocol.TlsSettings;
 import java.time.Duration;
 import java.util.List;
@@ -48,10 +49,20 @@ final class StreamAddresses {
      * each (no storm of calls to a registry that is down).
      */
     static String get(Key key, IntFunction<Answer> ask) {
+        return get(key, ask, false);
+    }
+
+    /**
+     * {@link #get(Key, IntFunction)}; {@code byName}: the ask names the names it watches, and a
+     * registry's policy that refused a watch of every name (or of other names) may allow it, so a
+     * refusal is neither taken from the last ask nor kept for the next.
+     */
+    static String get(Key key, IntFunction<Answer> ask, boolean byName) {
         Probe p = PROBES.computeIfAbsent(key, k -> new Probe());
         synchronized (p) {
             if (p.stream == null) {
-                if (p.failure != null && System.nanoTime() - p.failedAt < QUIET_NANOS) {
+                if (p.failure != null && System.nanoTime() - p.failedAt < QUIET_NANOS
+                        && !(byName && p.failure instanceof PermissionDeniedException)) {
                     throw p.failure;
                 }
                 try {
@@ -59,6 +70,12 @@ final class StreamAddresses {
                     p.stream = Objects.requireNonNull(a.stream());
                     p.answeredBy = a.registry();
                     p.failure = null;
+                } catch (PermissionDeniedException e) {
+                    if (!byName) {
+                        p.failure = e;
+                        p.failedAt = System.nanoTime();
+                    }
+                    throw e;
                 } catch (RuntimeException e) {
                     p.failure = e;
                     p.failedAt = System.nanoTime();

@@ -145,6 +145,49 @@ class ReplicasTest {
         }
     }
 
+    /** Anyone may bind, renew, unbind, look up and watch {@code Conformance}, and nothing else: not a watch of every name. */
+    private static final io.switchboard.server.authz.AuthorizationPolicy CONFORMANCE_ONLY =
+            io.switchboard.server.authz.AuthorizationPolicy.parse("""
+                    {"name": "conformance-only",
+                     "allow_rules": [{"name": "its-name", "request": {"paths": [
+                       "/switchboard.registry.Registry/bind/Conformance",
+                       "/switchboard.registry.Registry/rebind/Conformance",
+                       "/switchboard.registry.Registry/renew/Conformance",
+                       "/switchboard.registry.Registry/unbind/Conformance",
+                       "/switchboard.registry.Registry/lookup/Conformance",
+                       "/switchboard.registry.Registry/watch/Conformance"]}}]}""");
+
+    @Test
+    void aClientTheRegistryLetsWatchOnlyTheNameItLooksUpStillFollowsItsReplicas() throws Exception {
+        try (RegistryServer registry = RegistryServer.builder().authorization(CONFORMANCE_ONLY).start();
+             Switchboard sb = Switchboard.connect(registry.endpoint())) {
+            ConformanceImpl first = new ConformanceImpl();
+            ConformanceImpl second = new ConformanceImpl();
+            ComponentServer one = ComponentServer.builder().registry(registry.endpoint(), null).build();
+            try (ComponentServer two = ComponentServer.builder().registry(registry.endpoint(), null).build()) {
+                ComponentEntry firstEntry = one.export(ConformanceComponent.skeleton(first));
+                ReplicatedChannel channel = sb.replicas("Conformance", ConformanceComponent.DESCRIPTOR);
+                Conformance c = ConformanceComponent.stub(channel);
+                assertEquals(List.of(firstEntry.instanceId()), channel.entries().stream().map(ComponentEntry::instanceId).toList());
+                assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
+                        "the watch of every name was refused: " + registry.denials());
+
+                ComponentEntry secondEntry = two.export(ConformanceComponent.skeleton(second));
+                await("the stub to follow a replica bound after its lookup", () -> channel.entries().size() == 2);
+                one.close();   // unbinds the first
+                await("the stub to follow the first replica's unbind", () -> channel.entries().stream()
+                        .map(ComponentEntry::instanceId).toList().equals(List.of(secondEntry.instanceId())));
+                assertEquals(3, c.increment(3));
+                assertEquals(1, second.increments.get());
+                assertEquals(0, first.increments.get());
+            } finally {
+                one.close();
+            }
+            assertTrue(registry.denials().stream().noneMatch(d -> d.path().startsWith(RegistryPaths.SERVICE + "watch/")),
+                    "the watch of the name was allowed: " + registry.denials());
+        }
+    }
+
     @Test
     void aStubFollowsItsServerToNewPortsAndToAMovedEntry() throws Exception {
         try (RegistryServer registry = RegistryServer.builder().start();
