@@ -6,6 +6,8 @@ worker and the simulator in one JVM and sets:
   every registry here);
 - SWITCHBOARD_TEST_NO_STREAM_REGISTRY: a registry without a watch stream (watches long-poll);
 - SWITCHBOARD_TEST_ONE_STREAM_REGISTRY: a registry that holds at most one watch stream per client host;
+- SWITCHBOARD_TEST_NAMES_ONLY_REGISTRY: a registry whose policy lets anyone bind, look up and watch
+  the names under ``PyOnly.`` and nothing else (no watch of every name);
 - SWITCHBOARD_TEST_SCHEMAS: a directory with echo.xsd and what the interface compiler derives from it
   (Echo.proto, Echo.wsdl), and the registry's own Registry.proto;
 - SWITCHBOARD_TEST_JAVA_RESULTS: the matrix worker's and simulator's answers to Java, as JSON;

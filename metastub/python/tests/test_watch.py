@@ -94,6 +94,32 @@ def test_many_names_follow_one_stream(secret, echo_proto):
         assert board.watcher.streams_opened == 1
 
 
+def test_a_board_the_registry_lets_watch_only_some_names_streams_the_names_it_follows(secret, echo_proto):
+    """Against a registry whose policy lets anyone bind, look up and watch the names under PyOnly.
+    and nothing else: the stream of every name is refused, and the board's stream then names the
+    names it follows, opened again when it follows one more."""
+    url = setting("SWITCHBOARD_TEST_NAMES_ONLY_REGISTRY")
+    first, second = unique("PyOnly.first-"), unique("PyOnly.second-")
+    with switchboard.connect(url) as board:
+        binder = Binder(board, secret, echo_proto)
+        binder.bind(first, "one", 4001)
+        a = board.lookup(first)
+        until(lambda: board.watcher.by_name, "the stream of every name is refused")
+        binder.bind(first, "two", 4002)
+        until(lambda: ports(a) == [4001, 4002], "a bind after the lookup is followed")
+        binder.bind(second, "one", 4101)
+        b = board.lookup(second)
+        binder.bind(second, "two", 4102)
+        until(lambda: ports(b) == [4101, 4102], "a name looked up later is followed too")
+        binder.unbind(first, "one")
+        until(lambda: ports(a) == [4002], "an unbind is followed")
+        assert board.watcher.mode == "stream"
+        assert board.watcher.refusal is None
+        binder.unbind(first, "two")
+        binder.unbind(second, "one")
+        binder.unbind(second, "two")
+
+
 def test_a_registry_without_a_stream_is_long_polled(secret, echo_proto):
     url = setting("SWITCHBOARD_TEST_NO_STREAM_REGISTRY")
     first, second = unique("PyWatchPoll"), unique("PyWatchPoll")

@@ -135,7 +135,9 @@ class RegistryWatcher:
     """The Board's one watch: keeps the replica sets of its components equal to the registry's
     entries. ``streams_opened`` counts the streams it has opened (one while the registry keeps it),
     ``mode`` is ``stream`` or ``poll`` once it knows, ``refusal`` the registry's reason when it
-    last refused the stream."""
+    last refused the stream. ``by_name``: the registry's policy refused a stream of every name, so
+    the stream names the names followed (and is opened again when one more is followed), as a Java
+    ``Switchboard`` then watches each name it looks up."""
 
     def __init__(self, board):
         self.board = board
@@ -158,6 +160,8 @@ class RegistryWatcher:
         self._channel = self._channel_address = None
         self._poller = None
         self._thread = None
+        self.by_name = False
+        self._stream_names = ()               # the names the open stream carries, once by_name
 
     # -- what the Board and its components call -------------------------------------------------------
 
@@ -176,6 +180,8 @@ class RegistryWatcher:
                 if self._closed:
                     return
                 self._followers.setdefault(component.name, []).append(component)
+                if self.by_name and component.name not in self._stream_names and self._call is not None:
+                    self._call.cancel()   # the stream names its names: opened again with this one
                 if self._thread is None:
                     self._thread = threading.Thread(target=self._run, name="switchboard-watch", daemon=True)
                     self._thread.start()
@@ -237,7 +243,7 @@ class RegistryWatcher:
                 self._poll(names)
             else:
                 self.mode = "stream"
-                self._stream(address)
+                self._stream(address, names)
 
     def _failed(self, why, backoff):
         pause = backoff.pause()
@@ -246,10 +252,15 @@ class RegistryWatcher:
         LOG.warning("watching %s: %s; trying again in %d ms", names, why, pause * 1000)
         self._wait(pause)
 
-    def _stream(self, address):
+    def _stream(self, address, names):
         import grpc
 
         request = WatchRequest()   # no names: every name, as the Java client's follower
+        if self.by_name:
+            request.names.extend(names)
+            if tuple(names) != self._stream_names:
+                self._streaming = False   # a name new to the stream: a snapshot of the names
+            self._stream_names = tuple(names)
         if self._channel_address not in (None, address) and len(self.board.registry.urls) > 1:
             self._streaming = False   # another registry's versions are not this one's: read every name again
         if self._streaming:   # go on from the last change; else (first, or after polls) a snapshot
@@ -267,6 +278,8 @@ class RegistryWatcher:
                 return
             call = self._call = follow(request.SerializeToString(), metadata=metadata)
             self.streams_opened += 1
+            if self.by_name and set(self._followers) - set(self._stream_names):
+                call.cancel()   # a name followed while the stream was asked for: opened again with it
         started, messages, code = time.monotonic(), 0, None
         try:
             for data in call:
@@ -291,6 +304,14 @@ class RegistryWatcher:
                     self._call = None
         if self._closed:
             return
+        if code == grpc.StatusCode.CANCELLED and self.by_name and self._renamed():
+            return   # cancelled here for a name new to it: opened again at once, with that name
+        if code == grpc.StatusCode.PERMISSION_DENIED and not self.by_name:
+            # the registry's policy hides some names from this client: stream the followed ones
+            LOG.info("the registry at %s does not let this client watch every name: the stream names the"
+                     " names followed", address)
+            self.by_name, self._streaming = True, False
+            return
         # a stream that carried changes for a while was fine: the next failure starts the pauses over
         if messages and time.monotonic() - started >= RETRY_MAX:
             self._retry.reset()
@@ -301,6 +322,10 @@ class RegistryWatcher:
             return
         self.board.registry.stream_failed(address)
         self._failed(why, self._retry)
+
+    def _renamed(self):
+        with self._cond:
+            return set(self._followers) - set(self._stream_names) != set()
 
     def _metadata(self, address):
         token = self.board.token
@@ -382,12 +407,12 @@ class RegistryWatcher:
 
     def _streamed(self, epoch, version, reset, events):
         with self._telling:
-            if reset or not self._streaming:   # a snapshot of every name: what is not in it is gone
+            if reset or not self._streaming:   # a snapshot of every name streamed: what is not in it is gone
                 self._snapshots += 1
                 bound = {}
                 for kind, name, instance, entry in events:
                     bound.setdefault(name, []).append(entry)
-                for name in list(self._followers):
+                for name in (self._stream_names if self.by_name else list(self._followers)):
                     self._replace(name, bound.get(name, []))
                 self._streaming = True
             else:

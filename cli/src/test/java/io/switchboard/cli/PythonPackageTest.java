@@ -94,6 +94,13 @@ class PythonPackageTest {
              // watches: a registry that only long-polls, and one that holds one stream per client host
              RegistryServer noStream = RegistryServer.builder().secret(SECRET).watchStream(false).start();
              RegistryServer oneStream = RegistryServer.builder().secret(SECRET).maxWatches(16, 1).start();
+             // a policy that lets anyone bind, look up and watch the names under PyOnly. and nothing else
+             RegistryServer namesOnly = RegistryServer.builder().secret(SECRET).authorization(AuthorizationPolicy.parse("""
+                     {"name": "names-only", "allow_rules": [{"name": "py-only", "request": {"paths": [
+                       "/switchboard.registry.Registry/bind/PyOnly.*", "/switchboard.registry.Registry/rebind/PyOnly.*",
+                       "/switchboard.registry.Registry/unbind/PyOnly.*", "/switchboard.registry.Registry/renew/PyOnly.*",
+                       "/switchboard.registry.Registry/lookup/PyOnly.*", "/switchboard.registry.Registry/watch/PyOnly.*"]}}]}
+                     """)).start();
              ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), SECRET)
                      .protocols("tcp", "grpc", "soap").build();
              ComponentServer grpcDown = ComponentServer.builder().registry(registry.endpoint(), SECRET)
@@ -148,6 +155,7 @@ class PythonPackageTest {
             env.put("SWITCHBOARD_TEST_SECRET", SECRET);
             env.put("SWITCHBOARD_TEST_NO_STREAM_REGISTRY", noStream.endpoint());
             env.put("SWITCHBOARD_TEST_ONE_STREAM_REGISTRY", oneStream.endpoint());
+            env.put("SWITCHBOARD_TEST_NAMES_ONLY_REGISTRY", namesOnly.endpoint());
             env.put("SWITCHBOARD_TEST_SCHEMAS", schemas.toString());
             env.put("SWITCHBOARD_TEST_JAVA_RESULTS", javaResults.toString());
             Path tlsFiles = Files.createDirectories(dir.resolve("tls"));
