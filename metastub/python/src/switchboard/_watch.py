@@ -278,7 +278,7 @@ class RegistryWatcher:
                 return
             call = self._call = follow(request.SerializeToString(), metadata=metadata)
             self.streams_opened += 1
-            if self.by_name and set(self._followers) - set(self._stream_names):
+            if self.by_name and self._unstreamed():
                 call.cancel()   # a name followed while the stream was asked for: opened again with it
         started, messages, code = time.monotonic(), 0, None
         try:
@@ -304,7 +304,9 @@ class RegistryWatcher:
                     self._call = None
         if self._closed:
             return
-        if code == grpc.StatusCode.CANCELLED and self.by_name and self._renamed():
+        with self._cond:
+            renamed = self.by_name and self._unstreamed()
+        if code == grpc.StatusCode.CANCELLED and renamed:
             return   # cancelled here for a name new to it: opened again at once, with that name
         if code == grpc.StatusCode.PERMISSION_DENIED and not self.by_name:
             # the registry's policy hides some names from this client: stream the followed ones
@@ -323,9 +325,9 @@ class RegistryWatcher:
         self.board.registry.stream_failed(address)
         self._failed(why, self._retry)
 
-    def _renamed(self):
-        with self._cond:
-            return set(self._followers) - set(self._stream_names) != set()
+    def _unstreamed(self):
+        """Names followed that the open stream does not name; under ``_cond``."""
+        return set(self._followers) - set(self._stream_names)
 
     def _metadata(self, address):
         token = self.board.token

@@ -316,7 +316,7 @@ public final class Switchboard implements AutoCloseable {
     /** The watch of every name, started at the first lookup; null once the policy refused it. */
     private synchronized RegistryWatch everyName() {
         if (follower == null && followersByName == null) {
-            follower = RegistryWatch.start(registry, List.of(), e -> following.forEach(c -> c.apply(e)));
+            follower = RegistryWatch.start(registry, List.of(), this::tellFollowing);
             closeables.add(follower);
         }
         return follower;
@@ -341,6 +341,11 @@ public final class Switchboard implements AutoCloseable {
         }
     }
 
+    /** A watch's event, to every replica set following the registry (each takes its own name's). */
+    private void tellFollowing(RegistryEvent event) {
+        following.forEach(c -> c.apply(event));
+    }
+
     /** Stops following {@code channel}, and its name's own watch when no other replica set follows that name. */
     private synchronized void unfollow(ReplicatedChannel channel) {
         following.remove(channel);
@@ -356,7 +361,7 @@ public final class Switchboard implements AutoCloseable {
 
     private synchronized RegistryWatch byName(String name) {
         return followersByName.computeIfAbsent(name, n -> {
-            RegistryWatch w = RegistryWatch.start(registry, List.of(n), e -> following.forEach(c -> c.apply(e)));
+            RegistryWatch w = RegistryWatch.start(registry, List.of(n), this::tellFollowing);
             closeables.add(w);
             return w;
         });
