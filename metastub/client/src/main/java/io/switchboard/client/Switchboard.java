@@ -313,10 +313,13 @@ public final class Switchboard implements AutoCloseable {
         byName(name).awaitSynced(settings.connectTimeout());
     }
 
-    /** The watch of every name, started at the first lookup; null once the policy refused it. */
+    /**
+     * The watch of every name, started at the first lookup; null once the policy refused it, at
+     * its start or later (a policy edited while it runs).
+     */
     private synchronized RegistryWatch everyName() {
         if (follower == null && followersByName == null) {
-            follower = RegistryWatch.start(registry, List.of(), this::tellFollowing);
+            follower = RegistryWatch.start(registry, List.of(), this::tellFollowing, this::followByName);
             closeables.add(follower);
         }
         return follower;

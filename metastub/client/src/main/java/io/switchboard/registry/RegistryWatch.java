@@ -64,6 +64,7 @@ public final class RegistryWatch implements AutoCloseable {
     private final RegistryClient registry;
     private final Set<String> names;
     private final Consumer<RegistryEvent> listener;
+    private final Consumer<RegistryWatch> whenDenied;
     private final Map<Key, ComponentEntry> known = new HashMap<>();
     private final CountDownLatch synced = new CountDownLatch(1);
     /** Counted down once the watch has synced, or was refused in a way waiting does not mend. */
@@ -80,10 +81,12 @@ public final class RegistryWatch implements AutoCloseable {
     /** The registry's policy refused this watch when it was last asked; set before {@link #settled} counts down. */
     private volatile boolean denied;
 
-    private RegistryWatch(RegistryClient registry, Collection<String> names, Consumer<RegistryEvent> listener) {
+    private RegistryWatch(RegistryClient registry, Collection<String> names, Consumer<RegistryEvent> listener,
+                          Consumer<RegistryWatch> whenDenied) {
         this.registry = registry;
         this.names = Set.copyOf(names);
         this.listener = listener;
+        this.whenDenied = whenDenied;
     }
 
     /**
@@ -92,7 +95,18 @@ public final class RegistryWatch implements AutoCloseable {
      */
     public static RegistryWatch start(RegistryClient registry, Collection<String> names,
                                       Consumer<RegistryEvent> listener) {
-        RegistryWatch w = new RegistryWatch(registry, names, listener);
+        return start(registry, names, listener, w -> { });
+    }
+
+    /**
+     * As {@link #start(RegistryClient, Collection, Consumer)}, and tells {@code whenDenied} each
+     * time the registry's policy refuses the watch, at its start or later (a policy edited while
+     * it runs): the owner may close it and watch fewer names. Runs where the refusal arrives,
+     * before the watch asks again; a watch closed there asks no more.
+     */
+    public static RegistryWatch start(RegistryClient registry, Collection<String> names,
+                                      Consumer<RegistryEvent> listener, Consumer<RegistryWatch> whenDenied) {
+        RegistryWatch w = new RegistryWatch(registry, names, listener, whenDenied);
         WatchChannels.CONNECT.execute(w::connect);
         return w;
     }
@@ -128,6 +142,9 @@ public final class RegistryWatch implements AutoCloseable {
             address = registry.streamAddress(names);
         } catch (RuntimeException e) {
             failed(e);
+            if (closed) {
+                return;
+            }
             retry(null, "asking " + registry.url() + " where it streams: " + e.getMessage(), false);
             return;
         }
@@ -225,8 +242,14 @@ public final class RegistryWatch implements AutoCloseable {
                 if (status.getCode() == Status.Code.UNAUTHENTICATED || status.getCode() == Status.Code.PERMISSION_DENIED) {
                     denied = status.getCode() == Status.Code.PERMISSION_DENIED;
                     settled.countDown();
+                    if (denied) {
+                        tellDenied();
+                    }
                 } else {
                     failed(status.getCause());
+                }
+                if (closed) {
+                    return;   // closed on the refusal by its owner
                 }
                 registry.streamFailed(address);
                 retry(address, "the stream at " + address + " ended: " + status.getCode()
@@ -280,6 +303,17 @@ public final class RegistryWatch implements AutoCloseable {
         if (TlsRefusals.refusedHandshake(failure) || failure instanceof PermissionDeniedException) {
             settled.countDown();
         }
+        if (failure instanceof PermissionDeniedException && denied) {
+            tellDenied();
+        }
+    }
+
+    private void tellDenied() {
+        try {
+            whenDenied.accept(this);
+        } catch (RuntimeException e) {
+            LOG.warn("registry watch refusal handler failed: {}", e.toString());
+        }
     }
 
     private void run() {
@@ -317,6 +351,9 @@ public final class RegistryWatch implements AutoCloseable {
                     return;
                 }
                 failed(e);
+                if (closed) {
+                    return;
+                }
                 LOG.warn("watching {} at {}: {}; trying again in {} ms", names.isEmpty() ? "every name" : names,
                         registry.url(), e.getMessage(), backoff);
                 try {

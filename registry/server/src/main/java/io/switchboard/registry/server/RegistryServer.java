@@ -44,6 +44,24 @@ public final class RegistryServer implements AutoCloseable {
     /** A policy file this server watches and closes; null when it has none or the caller owns it. */
     private final io.switchboard.server.authz.PolicyFile ownedPolicyFile;
 
+    /**
+     * A long poll ({@code watch}) outlives the check at its start by up to its wait: when the policy
+     * was replaced meanwhile (a policy file edited), the one in force is asked again before the
+     * answer leaves, as the watch stream asks before each change it sends. Other operations are
+     * answered as checked: their effect has happened by then.
+     */
+    private static io.switchboard.protocol.ServerInterceptor longPollsAskedAgain(
+            io.switchboard.server.authz.AuthorizationInterceptor authorization) {
+        return (call, next) -> {
+            io.switchboard.server.authz.AuthorizationPolicy before = authorization.policy();
+            Object answer = next.proceed(call);
+            if (call.operation().name().equals("watch") && authorization.policy() != before) {
+                authorization.check(call.protocol(), call.peer(), RegistryPaths.INSTANCE.paths(call));
+            }
+            return answer;
+        };
+    }
+
     private RegistryServer(Builder b) {
         // first: an invalid policy file refuses the registry before its listener opens
         this.ownedPolicyFile = b.policyFile == null ? null
@@ -68,7 +86,7 @@ public final class RegistryServer implements AutoCloseable {
             }
             if (authorization != null) {   // before the call is counted or run
                 skeleton = io.switchboard.protocol.ServerInterceptorChain.of("Registry", soap.protocol(),
-                        java.util.List.of(authorization), skeleton);
+                        java.util.List.of(longPollsAskedAgain(authorization), authorization), skeleton);
             }
             this.endpoint = soap.export(skeleton);
             if (b.console) {

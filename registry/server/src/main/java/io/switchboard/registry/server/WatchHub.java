@@ -177,6 +177,11 @@ final class WatchHub implements AutoCloseable {
         return out.isEmpty() ? List.of() : new ArrayList<>(out);
     }
 
+    /** Polls waiting for a change now. */
+    synchronized int waiting() {
+        return waiting;
+    }
+
     /** Answers every waiting poll now: the registry is stopping. */
     @Override
     public synchronized void close() {

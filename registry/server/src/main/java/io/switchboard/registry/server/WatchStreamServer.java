@@ -352,6 +352,8 @@ final class WatchStreamServer implements AutoCloseable {
         /** The TLS session of the stream's connection; null in plain text. */
         final javax.net.ssl.SSLSession session;
         Set<String> names;
+        /** The policy this stream's names were last allowed by; null without a policy. */
+        io.switchboard.server.authz.AuthorizationPolicy allowedBy;
         String epoch;
         Long since;
         boolean started;
@@ -365,7 +367,9 @@ final class WatchStreamServer implements AutoCloseable {
         }
 
         synchronized void start(Watch request) {
-            Status denied = denied(RegistryPaths.watch(request.getNames()));
+            // taken before the check: a policy replaced during it is checked again at the first send
+            allowedBy = authorization == null ? null : authorization.policy();
+            Status denied = denied(peer, RegistryPaths.watch(request.getNames()));
             if (denied != null) {
                 end(denied);
                 return;
@@ -404,6 +408,17 @@ final class WatchStreamServer implements AutoCloseable {
                 end(Status.UNAUTHENTICATED.withDescription("the client certificate of this connection is no"
                         + " longer trusted (revoked, or its authority withdrawn)"));
                 return;
+            }
+            // and a policy replaced since (a policy file edited) is asked again before anything
+            // more is sent: a watch it no longer allows ends, as a new one would be refused
+            if (authorization != null && authorization.policy() != allowedBy) {
+                io.switchboard.server.authz.AuthorizationPolicy now = authorization.policy();
+                Status denied = denied(peer, RegistryPaths.watch(List.copyOf(names)));
+                if (denied != null) {
+                    end(denied);
+                    return;
+                }
+                allowedBy = now;
             }
             WatchHub.Poll p = poll;
             byte[] message = encoded.computeIfAbsent(new Sent(names, p.reset() ? -1 : from, p.version()),
@@ -444,25 +459,24 @@ final class WatchStreamServer implements AutoCloseable {
         }
     }
 
-    /**
-     * PERMISSION_DENIED, as gRPC's own authorization answers, when the policy does not allow the
-     * caller every one of {@code paths}; null when it does (or there is no policy). Runs on the
-     * call's thread, where {@link StreamCallers} left the caller's peer.
-     */
     /** Ends a read with {@code PERMISSION_DENIED} when the policy denies its caller {@code path}. */
     private void refuseIfDenied(String path) {
-        Status denied = denied(List.of(path));
+        Status denied = denied(StreamCallers.peer(), List.of(path));
         if (denied != null) {
             throw denied.asRuntimeException();
         }
     }
 
-    private Status denied(List<String> paths) {
+    /**
+     * PERMISSION_DENIED, as gRPC's own authorization answers, when the policy in force does not
+     * allow {@code peer} every one of {@code paths}; null when it does (or there is no policy).
+     */
+    private Status denied(Peer peer, List<String> paths) {
         if (authorization == null) {
             return null;
         }
         try {
-            authorization.check("grpc", StreamCallers.peer(), paths);
+            authorization.check("grpc", peer, paths);
             return null;
         } catch (io.switchboard.protocol.PermissionDeniedException e) {
             return Status.PERMISSION_DENIED.withDescription(e.getMessage());

@@ -59,6 +59,15 @@ class RegistryAuthorizationTest {
                                        "/switchboard.registry.Registry/watch/team-a.*"]}}
               ]
             }""");
+    /** Anyone may do anything. */
+    private static final AuthorizationPolicy OPEN = AuthorizationPolicy.parse("""
+            {"name": "open", "allow_rules": [{"name": "anything"}]}""");
+    /** Sandbox names only: bind them, and look up and watch each by its name, but not every name at once. */
+    private static final AuthorizationPolicy SANDBOX_BY_NAME = AuthorizationPolicy.parse("""
+            {"name": "sandbox-by-name", "allow_rules": [{"name": "sandbox", "request": {"paths": [
+               "/switchboard.registry.Registry/bind/sandbox.*",
+               "/switchboard.registry.Registry/lookup/sandbox.*",
+               "/switchboard.registry.Registry/watch/sandbox.*"]}}]}""");
     private static final Peer TEAM_A = Peer.of("spiffe://example.org/team-a/deployer", Peer.Authentication.MUTUAL_TLS, null);
     private static final Peer TEAM_B = Peer.of("spiffe://example.org/team-b/deployer", Peer.Authentication.MUTUAL_TLS, null);
 
@@ -191,5 +200,82 @@ class RegistryAuthorizationTest {
                     .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(live.contains("\"path\":\"" + BIND_A + "\""), live);
         }
+    }
+
+    @Test
+    void aWatchStreamThePolicyNoLongerAllowsEndsBeforeItsNextChangeIsSent() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<AuthorizationPolicy> policy =
+                new java.util.concurrent.atomic.AtomicReference<>(OPEN);
+        try (RegistryServer registry = RegistryServer.builder().authorization(policy::get).start();
+             RegistryClient client = RegistryClient.connect(registry.endpoint())) {
+            URI stream = URI.create(registry.watchStreamAddress());
+            ManagedChannel channel = NettyChannelBuilder.forAddress(stream.getHost(), stream.getPort()).usePlaintext().build();
+            try {
+                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName =
+                        io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel, WatchStreamMethod.client(),
+                                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new Watch());
+                assertTrue(everyName.next().getReset(), "the stream opens with a snapshot");
+                client.bind(entry("sandbox.one"));
+                assertEquals(List.of("sandbox.one"), names(everyName.next()), "allowed, the stream is told");
+
+                policy.set(SANDBOX_BY_NAME);   // as a policy file edited while the stream runs
+                client.bind(entry("sandbox.two"));
+                StatusRuntimeException ended = assertThrows(StatusRuntimeException.class, everyName::next,
+                        "no change reaches a stream the policy in force refuses");
+                assertEquals(Status.Code.PERMISSION_DENIED, ended.getStatus().getCode());
+                assertTrue(ended.getStatus().getDescription().contains(RegistryPaths.SERVICE + "watch"),
+                        ended.getStatus().toString());
+                assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
+                        "the ended stream is counted as a denial: " + registry.denials());
+
+                Watch byName = new Watch();
+                byName.setNames(List.of("sandbox.two"));
+                assertEquals(List.of("sandbox.two"), names(io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel,
+                        WatchStreamMethod.client(), io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+                        byName).next()), "a watch of a name the policy allows is still served, from a snapshot");
+            } finally {
+                channel.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void aLongPollThePolicyNoLongerAllowsWhileItWaitsIsAnsweredWithTheDenial() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<AuthorizationPolicy> policy =
+                new java.util.concurrent.atomic.AtomicReference<>(OPEN);
+        try (RegistryServer registry = RegistryServer.builder().authorization(policy::get).start();
+             RegistryClient client = RegistryClient.connect(registry.endpoint());
+             MetaStub soap = MetaStub.builder(RegistryComponent.DESCRIPTOR)
+                     .endpoints(List.of(new Endpoint("soap", registry.endpoint()))).build()) {
+            var stub = RegistryComponent.stub(soap);
+            io.switchboard.registry.wire.WatchResponse now = stub.watch(List.of(), null, null, 0);
+            var poll = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return stub.watch(List.of(), now.getEpoch(), now.getVersion(), 30);
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            WatchHub hub = registry.service().watches().hub();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (hub.waiting() == 0) {   // the poll was let in, and waits for a change
+                assertTrue(System.nanoTime() < end, "the long poll never waited");
+                Thread.sleep(10);
+            }
+
+            policy.set(SANDBOX_BY_NAME);   // as a policy file edited while the poll waits
+            client.bind(entry("sandbox.two"));
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> poll.get(30, TimeUnit.SECONDS), "the change found is not sent to a caller the policy now refuses");
+            Throwable refused = e.getCause() instanceof java.util.concurrent.CompletionException c ? c.getCause() : e.getCause();
+            assertTrue(refused instanceof PermissionDeniedException, String.valueOf(refused));
+            assertEquals(RegistryPaths.SERVICE + "watch", ((PermissionDeniedException) refused).path());
+            assertEquals(List.of("sandbox.two"), names(stub.watch(List.of("sandbox.two"), now.getEpoch(), now.getVersion(), 0)),
+                    "a poll of a name it allows is answered");
+        }
+    }
+
+    private static List<String> names(io.switchboard.registry.wire.WatchResponse r) {
+        return r.getEvents() == null ? List.of() : r.getEvents().stream().map(e -> e.getName()).toList();
     }
 }

@@ -161,30 +161,58 @@ class ReplicasTest {
     void aClientTheRegistryLetsWatchOnlyTheNameItLooksUpStillFollowsItsReplicas() throws Exception {
         try (RegistryServer registry = RegistryServer.builder().authorization(CONFORMANCE_ONLY).start();
              Switchboard sb = Switchboard.connect(registry.endpoint())) {
-            ConformanceImpl first = new ConformanceImpl();
-            ConformanceImpl second = new ConformanceImpl();
-            ComponentServer one = ComponentServer.builder().registry(registry.endpoint(), null).build();
-            try (ComponentServer two = ComponentServer.builder().registry(registry.endpoint(), null).build()) {
-                ComponentEntry firstEntry = one.export(ConformanceComponent.skeleton(first));
-                ReplicatedChannel channel = sb.replicas("Conformance", ConformanceComponent.DESCRIPTOR);
-                Conformance c = ConformanceComponent.stub(channel);
-                assertEquals(List.of(firstEntry.instanceId()), channel.entries().stream().map(ComponentEntry::instanceId).toList());
-                assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
-                        "the watch of every name was refused: " + registry.denials());
-
-                ComponentEntry secondEntry = two.export(ConformanceComponent.skeleton(second));
-                await("the stub to follow a replica bound after its lookup", () -> channel.entries().size() == 2);
-                one.close();   // unbinds the first
-                await("the stub to follow the first replica's unbind", () -> channel.entries().stream()
-                        .map(ComponentEntry::instanceId).toList().equals(List.of(secondEntry.instanceId())));
-                assertEquals(3, c.increment(3));
-                assertEquals(1, second.increments.get());
-                assertEquals(0, first.increments.get());
-            } finally {
-                one.close();
-            }
+            followsReplicasBoundAndGoneAfterItsLookup(registry, sb, () -> assertTrue(registry.denials().stream()
+                    .anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
+                    "the watch of every name was refused: " + registry.denials()));
             assertTrue(registry.denials().stream().noneMatch(d -> d.path().startsWith(RegistryPaths.SERVICE + "watch/")),
                     "the watch of the name was allowed: " + registry.denials());
+        }
+    }
+
+    private static final io.switchboard.server.authz.AuthorizationPolicy OPEN =
+            io.switchboard.server.authz.AuthorizationPolicy.parse("""
+                    {"name": "open", "allow_rules": [{"name": "anything"}]}""");
+
+    @Test
+    void aClientWhoseWatchOfEveryNameAPolicyEditRefusesFollowsTheNameItLookedUp() throws Exception {
+        var policy = new java.util.concurrent.atomic.AtomicReference<>(OPEN);
+        try (RegistryServer registry = RegistryServer.builder().authorization(policy::get).start();
+             Switchboard sb = Switchboard.connect(registry.endpoint())) {
+            followsReplicasBoundAndGoneAfterItsLookup(registry, sb, () -> {
+                assertTrue(registry.denials().isEmpty(), "the watch of every name was allowed: " + registry.denials());
+                policy.set(CONFORMANCE_ONLY);   // as a policy file edited while the client follows
+            });
+            assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
+                    "the registry ended the watch of every name: " + registry.denials());
+        }
+    }
+
+    /**
+     * One replica bound and looked up through {@code sb}, then {@code afterLookup}; a second bound
+     * and the first unbound after that reach the stub, and its next call runs on the second.
+     */
+    private static void followsReplicasBoundAndGoneAfterItsLookup(RegistryServer registry, Switchboard sb,
+                                                                  Runnable afterLookup) throws Exception {
+        ConformanceImpl first = new ConformanceImpl();
+        ConformanceImpl second = new ConformanceImpl();
+        ComponentServer one = ComponentServer.builder().registry(registry.endpoint(), null).build();
+        try (ComponentServer two = ComponentServer.builder().registry(registry.endpoint(), null).build()) {
+            ComponentEntry firstEntry = one.export(ConformanceComponent.skeleton(first));
+            ReplicatedChannel channel = sb.replicas("Conformance", ConformanceComponent.DESCRIPTOR);
+            Conformance c = ConformanceComponent.stub(channel);
+            assertEquals(List.of(firstEntry.instanceId()), channel.entries().stream().map(ComponentEntry::instanceId).toList());
+            afterLookup.run();
+
+            ComponentEntry secondEntry = two.export(ConformanceComponent.skeleton(second));
+            await("the stub to follow a replica bound after its lookup", () -> channel.entries().size() == 2);
+            one.close();   // unbinds the first
+            await("the stub to follow the first replica's unbind", () -> channel.entries().stream()
+                    .map(ComponentEntry::instanceId).toList().equals(List.of(secondEntry.instanceId())));
+            assertEquals(3, c.increment(3));
+            assertEquals(1, second.increments.get());
+            assertEquals(0, first.increments.get());
+        } finally {
+            one.close();
         }
     }
 
