@@ -96,6 +96,14 @@ public final class RegistryServer implements AutoCloseable {
             this.stream = b.watchStream ? new WatchStreamServer(service, settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient, authorization) : null;
             service.watches().streamAt(stream == null ? null : stream.address());
+            if (stream != null && policy instanceof io.switchboard.server.authz.PolicyFile file) {
+                WatchStreamServer watching = stream;
+                file.onReload(next -> {
+                    if (next != null) {   // null: a refused version of the file, the policy in force stays
+                        watching.policyReplaced();
+                    }
+                });
+            }
             if (b.meters != null) {
                 meters(b.meters, this);
             }

@@ -411,14 +411,8 @@ final class WatchStreamServer implements AutoCloseable {
             }
             // and a policy replaced since (a policy file edited) is asked again before anything
             // more is sent: a watch it no longer allows ends, as a new one would be refused
-            if (authorization != null && authorization.policy() != allowedBy) {
-                io.switchboard.server.authz.AuthorizationPolicy now = authorization.policy();
-                Status denied = denied(peer, RegistryPaths.watch(List.copyOf(names)));
-                if (denied != null) {
-                    end(denied);
-                    return;
-                }
-                allowedBy = now;
+            if (!stillAllowed()) {
+                return;
             }
             WatchHub.Poll p = poll;
             byte[] message = encoded.computeIfAbsent(new Sent(names, p.reset() ? -1 : from, p.version()),
@@ -427,16 +421,37 @@ final class WatchStreamServer implements AutoCloseable {
             sent.incrementAndGet();
         }
 
+        /**
+         * Asks the policy in force again when it was replaced since this stream's names were last
+         * allowed; ends the stream with the denial when it no longer allows them.
+         */
+        synchronized boolean stillAllowed() {
+            if (done) {
+                return false;
+            }
+            if (authorization == null || !started || authorization.policy() == allowedBy) {
+                return true;
+            }
+            io.switchboard.server.authz.AuthorizationPolicy now = authorization.policy();
+            Status denied = denied(peer, RegistryPaths.watch(List.copyOf(names)));
+            if (denied != null) {
+                end(denied);
+                return false;
+            }
+            allowedBy = now;
+            return true;
+        }
+
         /** Ends the stream from this side (refused, invalid, or the registry stops). */
         synchronized void end(Status status) {
             if (!done) {
                 done = true;
+                forget(this);   // first: a client told of the end finds its watch slot free
                 try {
                     call.close(status, new Metadata());
                 } catch (IllegalStateException e) {
                     // closed already by the peer
                 }
-                forget(this);
             }
         }
 
@@ -450,6 +465,17 @@ final class WatchStreamServer implements AutoCloseable {
 
     /** What one encoded message holds: the same for every follower of these names sent from this version to that. */
     private record Sent(Set<String> names, long from, long to) {
+    }
+
+    /**
+     * Called when the policy was replaced (a policy file reloaded): each open stream is asked
+     * about at once, and one the new policy refuses ends now with the denial, rather than at its
+     * next change, which may never come while it holds one of its host's watches.
+     */
+    void policyReplaced() {
+        for (Follower f : followers) {
+            f.stillAllowed();
+        }
     }
 
     private synchronized void forget(Follower f) {

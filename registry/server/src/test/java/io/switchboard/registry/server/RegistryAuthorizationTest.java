@@ -60,14 +60,16 @@ class RegistryAuthorizationTest {
               ]
             }""");
     /** Anyone may do anything. */
-    private static final AuthorizationPolicy OPEN = AuthorizationPolicy.parse("""
-            {"name": "open", "allow_rules": [{"name": "anything"}]}""");
+    private static final String OPEN_TEXT = """
+            {"name": "open", "allow_rules": [{"name": "anything"}]}""";
+    private static final AuthorizationPolicy OPEN = AuthorizationPolicy.parse(OPEN_TEXT);
     /** Sandbox names only: bind them, and look up and watch each by its name, but not every name at once. */
-    private static final AuthorizationPolicy SANDBOX_BY_NAME = AuthorizationPolicy.parse("""
+    private static final String SANDBOX_BY_NAME_TEXT = """
             {"name": "sandbox-by-name", "allow_rules": [{"name": "sandbox", "request": {"paths": [
                "/switchboard.registry.Registry/bind/sandbox.*",
                "/switchboard.registry.Registry/lookup/sandbox.*",
-               "/switchboard.registry.Registry/watch/sandbox.*"]}}]}""");
+               "/switchboard.registry.Registry/watch/sandbox.*"]}}]}""";
+    private static final AuthorizationPolicy SANDBOX_BY_NAME = AuthorizationPolicy.parse(SANDBOX_BY_NAME_TEXT);
     private static final Peer TEAM_A = Peer.of("spiffe://example.org/team-a/deployer", Peer.Authentication.MUTUAL_TLS, null);
     private static final Peer TEAM_B = Peer.of("spiffe://example.org/team-b/deployer", Peer.Authentication.MUTUAL_TLS, null);
 
@@ -233,6 +235,39 @@ class RegistryAuthorizationTest {
                 assertEquals(List.of("sandbox.two"), names(io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel,
                         WatchStreamMethod.client(), io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
                         byName).next()), "a watch of a name the policy allows is still served, from a snapshot");
+            } finally {
+                channel.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void aPolicyFileReloadedToRefuseAWatchStreamEndsItAtOnceWithoutWaitingForAChange(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("registry-policy.json");
+        java.nio.file.Files.writeString(file, OPEN_TEXT);
+        try (RegistryServer registry = RegistryServer.builder()
+                .authorization(file, java.time.Duration.ofMillis(20)).start()) {
+            URI stream = URI.create(registry.watchStreamAddress());
+            ManagedChannel channel = NettyChannelBuilder.forAddress(stream.getHost(), stream.getPort()).usePlaintext().build();
+            try {
+                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName =
+                        io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel, WatchStreamMethod.client(),
+                                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new Watch());
+                assertTrue(everyName.next().getReset(), "the stream opens with a snapshot");
+
+                // edited as an operator would: whole, in one rename; nothing is bound afterwards
+                java.nio.file.Path next = dir.resolve("registry-policy.json.next");
+                java.nio.file.Files.writeString(next, SANDBOX_BY_NAME_TEXT);
+                java.nio.file.Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                StatusRuntimeException ended = assertThrows(StatusRuntimeException.class, everyName::next,
+                        "the reload ends a stream the new policy refuses");
+                assertEquals(Status.Code.PERMISSION_DENIED, ended.getStatus().getCode(),
+                        "ended by the reload, not by its deadline: " + ended.getStatus());
+                assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
+                        "the ended stream is counted as a denial: " + registry.denials());
+                assertEquals(0, registry.openWatchStreams(), "the ended stream no longer holds a watch");
             } finally {
                 channel.shutdownNow();
             }
