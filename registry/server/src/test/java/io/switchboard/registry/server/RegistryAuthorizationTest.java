@@ -159,8 +159,7 @@ class RegistryAuthorizationTest {
             }
 
             // the gRPC listener: lookups and the watch stream
-            URI stream = URI.create(registry.watchStreamAddress());
-            ManagedChannel channel = NettyChannelBuilder.forAddress(stream.getHost(), stream.getPort()).usePlaintext().build();
+            ManagedChannel channel = watchChannel(registry);
             try {
                 Lookup hidden = new Lookup();
                 hidden.setName("sandbox.demo");
@@ -210,13 +209,9 @@ class RegistryAuthorizationTest {
                 new java.util.concurrent.atomic.AtomicReference<>(OPEN);
         try (RegistryServer registry = RegistryServer.builder().authorization(policy::get).start();
              RegistryClient client = RegistryClient.connect(registry.endpoint())) {
-            URI stream = URI.create(registry.watchStreamAddress());
-            ManagedChannel channel = NettyChannelBuilder.forAddress(stream.getHost(), stream.getPort()).usePlaintext().build();
+            ManagedChannel channel = watchChannel(registry);
             try {
-                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName =
-                        io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel, WatchStreamMethod.client(),
-                                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new Watch());
-                assertTrue(everyName.next().getReset(), "the stream opens with a snapshot");
+                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName = watchOfEveryName(channel);
                 client.bind(entry("sandbox.one"));
                 assertEquals(List.of("sandbox.one"), names(everyName.next()), "allowed, the stream is told");
 
@@ -248,13 +243,9 @@ class RegistryAuthorizationTest {
         java.nio.file.Files.writeString(file, OPEN_TEXT);
         try (RegistryServer registry = RegistryServer.builder()
                 .authorization(file, java.time.Duration.ofMillis(20)).start()) {
-            URI stream = URI.create(registry.watchStreamAddress());
-            ManagedChannel channel = NettyChannelBuilder.forAddress(stream.getHost(), stream.getPort()).usePlaintext().build();
+            ManagedChannel channel = watchChannel(registry);
             try {
-                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName =
-                        io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel, WatchStreamMethod.client(),
-                                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new Watch());
-                assertTrue(everyName.next().getReset(), "the stream opens with a snapshot");
+                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName = watchOfEveryName(channel);
 
                 // edited as an operator would: whole, in one rename; nothing is bound afterwards
                 java.nio.file.Path next = dir.resolve("registry-policy.json.next");
@@ -308,6 +299,20 @@ class RegistryAuthorizationTest {
             assertEquals(List.of("sandbox.two"), names(stub.watch(List.of("sandbox.two"), now.getEpoch(), now.getVersion(), 0)),
                     "a poll of a name it allows is answered");
         }
+    }
+
+    private static ManagedChannel watchChannel(RegistryServer registry) {
+        URI stream = URI.create(registry.watchStreamAddress());
+        return NettyChannelBuilder.forAddress(stream.getHost(), stream.getPort()).usePlaintext().build();
+    }
+
+    /** A watch stream of every name, past its opening snapshot. */
+    private static java.util.Iterator<io.switchboard.registry.wire.WatchResponse> watchOfEveryName(ManagedChannel channel) {
+        java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName =
+                io.grpc.stub.ClientCalls.blockingServerStreamingCall(channel, WatchStreamMethod.client(),
+                        io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new Watch());
+        assertTrue(everyName.next().getReset(), "the stream opens with a snapshot");
+        return everyName;
     }
 
     private static List<String> names(io.switchboard.registry.wire.WatchResponse r) {
