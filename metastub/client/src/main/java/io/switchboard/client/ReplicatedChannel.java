@@ -81,6 +81,7 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
     private final ClientInterceptor.Chain chain;
     private final ReplicaFailoverInterceptor failover;
     private volatile boolean closed;
+    private volatile Runnable whenClosed = () -> { };
 
     /**
      * @param stubs          makes the meta-stub of one replica from its entry
@@ -330,16 +331,28 @@ public final class ReplicatedChannel implements Channel, AutoCloseable {
         return r;
     }
 
+    /**
+     * Runs {@code action} once when this channel is closed (by its owner, or by whoever made it):
+     * a {@link Switchboard} stops following the registry for it.
+     */
+    void whenClosed(Runnable action) {
+        whenClosed = Objects.requireNonNull(action, "action");
+    }
+
     @Override
     public void close() {
         List<Replica> all;
         synchronized (lock) {
+            if (closed) {
+                return;
+            }
             closed = true;
             all = replicas;
             replicas = List.of();
             lock.notifyAll();
         }
         all.forEach(Replica::retire);
+        whenClosed.run();
     }
 
     @Override

@@ -165,7 +165,8 @@ public final class Switchboard implements AutoCloseable {
 
     /**
      * The channel over every replica bound under {@code name}, following the registry unless the
-     * builder said otherwise.
+     * builder said otherwise. Closed before this {@code Switchboard}, it stops following, and a
+     * name no other channel follows is no longer watched; otherwise it closes with this.
      *
      * @throws NotBoundException nothing is bound under {@code name}
      */
@@ -197,6 +198,14 @@ public final class Switchboard implements AutoCloseable {
         }
         entries.forEach(channel::upsert);
         closeables.add(channel);
+        // closed by its owner before this Switchboard: nothing of it stays behind, and a name no
+        // other replica set follows is no longer watched
+        channel.whenClosed(() -> {
+            closeables.remove(channel);
+            if (follow) {
+                unfollow(channel);
+            }
+        });
         return channel;
     }
 

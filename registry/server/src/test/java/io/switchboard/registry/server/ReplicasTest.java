@@ -169,6 +169,25 @@ class ReplicasTest {
         }
     }
 
+    @Test
+    void aNameIsWatchedUntilTheLastReplicaSetLookedUpUnderItIsClosed() throws Exception {
+        try (RegistryServer registry = RegistryServer.builder().authorization(CONFORMANCE_ONLY).start();
+             Switchboard sb = Switchboard.connect(registry.endpoint());
+             ComponentServer server = ComponentServer.builder().registry(registry.endpoint(), null).build()) {
+            server.export(ConformanceComponent.skeleton(new ConformanceImpl()));
+            ReplicatedChannel first = sb.replicas("Conformance", ConformanceComponent.DESCRIPTOR);
+            ReplicatedChannel second = sb.replicas("Conformance", ConformanceComponent.DESCRIPTOR);
+            await("the registry to hold the client's watch of the name", () -> registry.openWatchStreams() == 1);
+
+            first.close();
+            assertEquals(3, ConformanceComponent.stub(second).increment(3), "the other replica set still calls");
+            assertEquals(1, registry.openWatchStreams(), "the name is still followed for the other replica set");
+            second.close();
+            await("the watch of a name no replica set follows any more to end",
+                    () -> registry.openWatchStreams() == 0);
+        }
+    }
+
     private static final io.switchboard.server.authz.AuthorizationPolicy OPEN =
             io.switchboard.server.authz.AuthorizationPolicy.parse("""
                     {"name": "open", "allow_rules": [{"name": "anything"}]}""");
