@@ -221,6 +221,40 @@ def test_a_stream_that_sends_garbage_or_ends_is_asked_again_after_growing_pauses
         stream.stop()
 
 
+def test_a_stream_of_every_name_refused_later_is_followed_by_a_stream_of_the_names_followed(registry_url, secret,
+                                                                                         echo_proto, monkeypatch):
+    """The registry's policy edited while the stream of every name runs: the registry ends it with
+    PERMISSION_DENIED after it has carried changes, and the board streams the names it follows."""
+    name = unique("PyWatchRefusedLater")
+
+    def every_name_then_refused(context, server):
+        yield snapshot(name, ("one", 6001))
+        context.abort(grpc.StatusCode.PERMISSION_DENIED, "the policy no longer allows this watch")
+        yield
+
+    def by_name(context, server):
+        yield snapshot(name, ("one", 6001), ("two", 6002))
+        server.settled.set()
+        server.released.wait(60)   # a stream that stays open
+
+    stream = HostileStream([every_name_then_refused, by_name])
+    try:
+        with switchboard.connect(registry_url) as board:
+            Binder(board, secret, echo_proto).bind(name, "one", 6001)
+            monkeypatch.setattr(board.registry, "stream_address", lambda names: stream.address)
+            component = board.lookup(name)
+            assert stream.settled.wait(60), "the board asked again after the refusal"
+            until(lambda: ports(component) == [6001, 6002], "the stream of the name followed is applied")
+            assert board.watcher.by_name, "the board follows by name once refused"
+            assert stream.requests[0] == b"", "it first asked for every name"
+            assert list(_watch.WatchRequest.FromString(stream.requests[1]).names) == [name], \
+                "then for the name it follows"
+            assert board.watcher.streams_opened == len(stream.calls) == 2
+            assert board.watcher.refusal is None
+    finally:
+        stream.stop()
+
+
 def test_the_stream_messages_match_the_registrys_proto(schemas):
     """The watch messages built in Python have the field numbers and types of the .proto the
     interface compiler makes of registry.xsd (copied from the registry's jar by the test's JVM)."""
