@@ -177,6 +177,15 @@ def snapshot(name, *instances):
     return r.SerializeToString()
 
 
+def settles(name, *instances):
+    """A script that sends a snapshot of ``instances`` under ``name``, sets ``settled`` and stays open."""
+    def script(context, server):
+        yield snapshot(name, *instances)
+        server.settled.set()
+        server.released.wait(60)
+    return script
+
+
 def test_a_stream_that_sends_garbage_or_ends_is_asked_again_after_growing_pauses(registry_url, secret, echo_proto,
                                                                                 monkeypatch):
     name = unique("PyWatchHostile")
@@ -197,12 +206,8 @@ def test_a_stream_that_sends_garbage_or_ends_is_asked_again_after_growing_pauses
         context.abort(grpc.StatusCode.UNAVAILABLE, "going away")
         yield
 
-    def good(context, server):
-        yield snapshot(name, ("one", 6001), ("two", 6002))
-        server.settled.set()
-        server.released.wait(60)   # a stream that stays open
-
-    stream = HostileStream([garbage, ends_at_once, appear_without_entry, unavailable, good])
+    stream = HostileStream([garbage, ends_at_once, appear_without_entry, unavailable,
+                            settles(name, ("one", 6001), ("two", 6002))])
     try:
         with switchboard.connect(registry_url) as board:
             Binder(board, secret, echo_proto).bind(name, "one", 6001)
@@ -232,12 +237,7 @@ def test_a_stream_of_every_name_refused_later_is_followed_by_a_stream_of_the_nam
         context.abort(grpc.StatusCode.PERMISSION_DENIED, "the policy no longer allows this watch")
         yield
 
-    def by_name(context, server):
-        yield snapshot(name, ("one", 6001), ("two", 6002))
-        server.settled.set()
-        server.released.wait(60)   # a stream that stays open
-
-    stream = HostileStream([every_name_then_refused, by_name])
+    stream = HostileStream([every_name_then_refused, settles(name, ("one", 6001), ("two", 6002))])
     try:
         with switchboard.connect(registry_url) as board:
             Binder(board, secret, echo_proto).bind(name, "one", 6001)
