@@ -67,6 +67,11 @@ final class WatchStreamServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WatchStreamServer.class);
     /** Reads queued or running at once, over every connection. */
     static final int MAX_READS = 256;
+    /**
+     * How often, with client certificates, open streams are checked against the trust store and
+     * revocation lists in force (themselves looked at at most every 100 ms).
+     */
+    static final long TRUST_SWEEP_MILLIS = 250;
     /** Reads queued or running at once for one connection. */
     static final int MAX_READS_PER_CONNECTION = 32;
 
@@ -317,11 +322,15 @@ final class WatchStreamServer implements AutoCloseable {
     }
 
     private void dispatch() {
+        // with client certificates, a stream whose caller was revoked ends within a sweep even
+        // when no change comes for it (0: wait for changes only)
+        long trustSweepMillis = tls != null && tls.requiresTrustedPeer() ? TRUST_SWEEP_MILLIS : 0;
         while (true) {
+            boolean changed;
             synchronized (this) {
-                while (!dirty && !closed) {
+                if (!dirty && !closed) {
                     try {
-                        wait();
+                        wait(trustSweepMillis);
                     } catch (InterruptedException e) {
                         return;
                     }
@@ -329,7 +338,14 @@ final class WatchStreamServer implements AutoCloseable {
                 if (closed) {
                     return;
                 }
+                changed = dirty;
                 dirty = false;
+            }
+            if (!changed) {
+                for (Follower f : followers) {
+                    f.stillTrusted();
+                }
+                continue;
             }
             Map<Object, byte[]> encoded = new HashMap<>();
             for (Follower f : followers) {
@@ -404,9 +420,7 @@ final class WatchStreamServer implements AutoCloseable {
             }
             // a stream outlives its start's check: a caller revoked since (or of an authority
             // withdrawn) is told nothing more, as its next call would be refused
-            if (tls != null && !tls.stillTrusts(session)) {
-                end(Status.UNAUTHENTICATED.withDescription("the client certificate of this connection is no"
-                        + " longer trusted (revoked, or its authority withdrawn)"));
+            if (!stillTrusted()) {
                 return;
             }
             // and a policy replaced since (a policy file edited) is asked again before anything
@@ -419,6 +433,22 @@ final class WatchStreamServer implements AutoCloseable {
                     k -> WatchStreamMethod.encode(RegistryWatches.toWire(p)));
             call.sendMessage(message);
             sent.incrementAndGet();
+        }
+
+        /**
+         * Whether the client certificate of the stream's connection is still trusted (true in plain
+         * text); ends the stream as unauthenticated when it is not.
+         */
+        synchronized boolean stillTrusted() {
+            if (done) {
+                return false;
+            }
+            if (tls == null || tls.stillTrusts(session)) {
+                return true;
+            }
+            end(Status.UNAUTHENTICATED.withDescription("the client certificate of this connection is no"
+                    + " longer trusted (revoked, or its authority withdrawn)"));
+            return false;
         }
 
         /**
