@@ -323,14 +323,17 @@ final class WatchStreamServer implements AutoCloseable {
 
     private void dispatch() {
         // with client certificates, a stream whose caller was revoked ends within a sweep even
-        // when no change comes for it (0: wait for changes only)
-        long trustSweepMillis = tls != null && tls.requiresTrustedPeer() ? TRUST_SWEEP_MILLIS : 0;
+        // when no change comes for its names (changes to others' names included)
+        boolean sweeping = tls != null && tls.requiresTrustedPeer();
+        long sweepNanos = TimeUnit.MILLISECONDS.toNanos(TRUST_SWEEP_MILLIS);
+        long nextSweep = System.nanoTime() + sweepNanos;
         while (true) {
             boolean changed;
             synchronized (this) {
                 if (!dirty && !closed) {
                     try {
-                        wait(trustSweepMillis);
+                        // 0: wait for a change only
+                        wait(sweeping ? Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextSweep - System.nanoTime())) : 0);
                     } catch (InterruptedException e) {
                         return;
                     }
@@ -341,10 +344,13 @@ final class WatchStreamServer implements AutoCloseable {
                 changed = dirty;
                 dirty = false;
             }
-            if (!changed) {
+            if (sweeping && System.nanoTime() - nextSweep >= 0) {
                 for (Follower f : followers) {
                     f.stillTrusted();
                 }
+                nextSweep = System.nanoTime() + sweepNanos;
+            }
+            if (!changed) {
                 continue;
             }
             Map<Object, byte[]> encoded = new HashMap<>();

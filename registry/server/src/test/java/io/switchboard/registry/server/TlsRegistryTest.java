@@ -206,17 +206,30 @@ class TlsRegistryTest {
             assertEquals("s1", toldTrusted.poll(60, TimeUnit.SECONDS));
             assertEquals(2, registry.openWatchStreams(), "a stream per watch");
 
+            // other names change all the time from before the revocation until the stream ends:
+            // the registry's stream dispatcher is never idle for long
+            java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
+            java.util.concurrent.CompletableFuture<Integer> binds = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                int i = 0;
+                for (; busy.get(); i++) {
+                    writer.bind(RegistryWatchTest.entry("Busy", "b" + i, 2000 + i % 1000, 0));
+                }
+                return i;
+            });
             crl.revoke(certs.clientKeyStore());
             // a new connection of the revoked caller is refused: the registry has read the new list
             try (RegistryClient again = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.client()))) {
                 assertThrows(TransportException.class, () -> again.lookup("Secure"));
             }
-            // ended without a change to send, and not opened again: its new handshakes are refused
+            // ended with no change of its names to send, and not opened again: its new handshakes are refused
             long end = System.nanoTime() + 30_000_000_000L;
             while (registry.openWatchStreams() > 1) {
                 assertTrue(System.nanoTime() < end, "the revoked caller's stream is still open with no change sent");
+                assertTrue(!binds.isDone(), "the other names stopped changing: " + binds);
                 Thread.sleep(10);
             }
+            busy.set(false);
+            assertTrue(binds.get(60, TimeUnit.SECONDS) > 0);
             writer.bind(RegistryWatchTest.entry("Secure", "s2", 1002, 0));
             assertEquals("s2", toldTrusted.poll(60, TimeUnit.SECONDS));
             assertEquals(1, registry.openWatchStreams(), "the trusted caller's stream stays open");
