@@ -81,6 +81,8 @@ public final class ServerCallContext {
     /** The protocol's own flag, for servers that keep one ({@link #enter(BooleanSupplier, TraceContext)}); may be null. */
     private final BooleanSupplier cancelledBy;
     private volatile boolean cancelled;
+    /** Whether the caller's connection is still trusted; null: nothing to check ({@link #trustedWhile}). */
+    private volatile BooleanSupplier stillTrusted;
     /** Guarded by this: the thread in the call's scope, the cancel listeners, the deadline's timer. */
     private Thread thread;
     private List<Runnable> listeners;
@@ -114,6 +116,40 @@ public final class ServerCallContext {
     /** Who made this call, as its protocol established it; {@link Peer#UNKNOWN} when it could not tell. */
     public Peer callPeer() {
         return peer;
+    }
+
+    /**
+     * For protocol servers: how to tell, while the call runs, whether its caller's connection is
+     * still trusted (its client certificate not revoked, nor its authority withdrawn, since the
+     * call began); null when there is nothing to check (plain text, no client certificate).
+     * Returns this.
+     */
+    public ServerCallContext trustedWhile(BooleanSupplier stillTrusted) {
+        if (stillTrusted != null) {   // a small call in plain text writes nothing
+            this.stillTrusted = stillTrusted;
+        }
+        return this;
+    }
+
+    /**
+     * Whether the caller of the call the current thread runs is still trusted by the server's
+     * trust store and revocation lists in force, as a new call on its connection would be checked.
+     * For an operation that waits long before it answers (a long poll): a caller revoked meanwhile
+     * need not be told what it found. True outside a call and where the protocol has nothing to
+     * check.
+     *
+     * <pre>{@code
+     * Changes found = waitForChanges(names, Duration.ofSeconds(25));
+     * if (!ServerCallContext.callerStillTrusted()) {
+     *     throw PermissionDeniedException.unauthenticated(null, "no longer trusted");
+     * }
+     * return found;
+     * }</pre>
+     */
+    public static boolean callerStillTrusted() {
+        ServerCallContext c = CURRENT.get();
+        BooleanSupplier check = c == null ? null : c.stillTrusted;
+        return check == null || check.getAsBoolean();
     }
 
     /** The deadline {@code timeout} from now, in {@link System#nanoTime()} terms; null for a null timeout. */

@@ -505,7 +505,9 @@ final class GrpcServer implements ProtocolServer {
             // the caller's grpc-timeout, as gRPC fixed it for this call; gRPC cancels the call when it passes
             io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
             this.context = ServerCallContext.create(deadline == null ? null
-                    : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace, caller.peer());
+                    : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace, caller.peer())
+                    .trustedWhile(CallerIdentity.trustCheck(settings.tls(),
+                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION)));
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;

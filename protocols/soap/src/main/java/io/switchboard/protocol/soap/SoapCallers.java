@@ -61,6 +61,11 @@ final class SoapCallers {
         Object peer = mc.getProperty(PEER);
         return CallerIdentity.of(peer instanceof Peer p ? p : Peer.UNKNOWN,
                 CallerIdentity.bearer((String) mc.getProperty(AUTHORIZATION)), verifier)
-                .unlessNoLongerTrusted(tls, mc.getProperty(TLS_SESSION) instanceof javax.net.ssl.SSLSession s ? s : null);
+                .unlessNoLongerTrusted(tls, session(mc));
+    }
+
+    /** The TLS session of the connection {@code mc} came on; null in plain text. */
+    static javax.net.ssl.SSLSession session(MessageContext mc) {
+        return mc.getProperty(TLS_SESSION) instanceof javax.net.ssl.SSLSession s ? s : null;
     }
 }

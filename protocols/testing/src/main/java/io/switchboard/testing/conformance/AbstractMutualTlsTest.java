@@ -211,6 +211,47 @@ public abstract class AbstractMutualTlsTest {
     }
 
     @Test
+    void anOperationRunningWhenItsCallerIsRevokedSeesItNoLongerTrusted(@TempDir Path dir)
+            throws Exception {
+        TestCertificates.RevocationFile crl = certs.revocationFile(dir);
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch revoked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch judged = new java.util.concurrent.CountDownLatch(1);
+        java.util.List<Boolean> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // runs inside the call, as a long poll waits: what the operation sees of its caller before and after
+        java.util.function.Consumer<String> waitsForTheRevocation = label -> {
+            seen.add(io.switchboard.protocol.ServerCallContext.callerStillTrusted());
+            running.countDown();
+            try {
+                assertTrue(revoked.await(30, java.util.concurrent.TimeUnit.SECONDS));
+                long end = System.nanoTime() + 10_000_000_000L;   // the lists are looked at at most every 100 ms
+                while (io.switchboard.protocol.ServerCallContext.callerStillTrusted() && System.nanoTime() < end) {
+                    Thread.sleep(20);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            seen.add(io.switchboard.protocol.ServerCallContext.callerStillTrusted());
+            judged.countDown();
+        };
+        try (ProtocolServer guarded = provider.newServer(ServerSettings.defaults()
+                .withTls(certs.serverMutual().withRevocationList(crl.path())));
+             ProtocolClient client = provider.newClient(ClientSettings.defaults().withTls(certs.client()))) {
+            Endpoint at = guarded.export(new CountingSkeleton(ConformanceComponent.skeleton(new ConformanceImpl()),
+                    "runs", new ConcurrentHashMap<>(), waitsForTheRevocation));
+            Conformance stub = ConformanceComponent.stub(client.connect(ConformanceComponent.DESCRIPTOR, at));
+            java.util.concurrent.CompletableFuture<Void> call = java.util.concurrent.CompletableFuture.runAsync(stub::ping);
+            assertTrue(running.await(30, java.util.concurrent.TimeUnit.SECONDS), "the call never ran");
+            crl.revoke(certs.clientKeyStore());
+            revoked.countDown();
+            assertTrue(judged.await(30, java.util.concurrent.TimeUnit.SECONDS), "the operation never looked again");
+            assertEquals(java.util.List.of(true, false), seen,
+                    "trusted when it began, and no longer once its certificate was revoked");
+            call.get(30, java.util.concurrent.TimeUnit.SECONDS);   // what the operation does with it is its own
+        }
+    }
+
+    @Test
     void aClientWithARevocationListRefusesAServerItRevokes(@TempDir Path dir) {
         int before = runs();
         TlsSettings revokesTheServer = certs.client().withRevocationList(certs.revocationList(dir, certs.serverKeyStore()));

@@ -45,18 +45,28 @@ public final class RegistryServer implements AutoCloseable {
     private final io.switchboard.server.authz.PolicyFile ownedPolicyFile;
 
     /**
-     * A long poll ({@code watch}) outlives the check at its start by up to its wait: when the policy
-     * was replaced meanwhile (a policy file edited), the one in force is asked again before the
-     * answer leaves, as the watch stream asks before each change it sends. Other operations are
-     * answered as checked: their effect has happened by then.
+     * A long poll ({@code watch}) outlives the checks at its start by up to its wait. Before its
+     * answer leaves, a caller whose client certificate was revoked (or its authority withdrawn)
+     * meanwhile is refused as its next call would be, and when the policy was replaced (a policy
+     * file edited), the one in force is asked again, as the watch stream does before each change
+     * it sends. Other operations are answered as checked: their effect has happened by then.
+     *
+     * @param authorization null without a policy
      */
     private static io.switchboard.protocol.ServerInterceptor longPollsAskedAgain(
             io.switchboard.server.authz.AuthorizationInterceptor authorization) {
         return (call, next) -> {
-            io.switchboard.server.authz.AuthorizationPolicy before = authorization.policy();
+            io.switchboard.server.authz.AuthorizationPolicy before = authorization == null ? null
+                    : authorization.policy();
             Object answer = next.proceed(call);
-            if (call.operation().name().equals("watch") && authorization.policy() != before) {
-                authorization.check(call.protocol(), call.peer(), RegistryPaths.INSTANCE.paths(call));
+            if (call.operation().name().equals("watch")) {
+                if (!io.switchboard.protocol.ServerCallContext.callerStillTrusted()) {
+                    throw io.switchboard.protocol.PermissionDeniedException.unauthenticated(
+                            RegistryPaths.SERVICE + "watch", io.switchboard.protocol.spi.CallerIdentity.NO_LONGER_TRUSTED);
+                }
+                if (authorization != null && authorization.policy() != before) {
+                    authorization.check(call.protocol(), call.peer(), RegistryPaths.INSTANCE.paths(call));
+                }
             }
             return answer;
         };
@@ -87,6 +97,9 @@ public final class RegistryServer implements AutoCloseable {
             if (authorization != null) {   // before the call is counted or run
                 skeleton = io.switchboard.protocol.ServerInterceptorChain.of("Registry", soap.protocol(),
                         java.util.List.of(longPollsAskedAgain(authorization), authorization), skeleton);
+            } else if (settings.tls() != null) {
+                skeleton = io.switchboard.protocol.ServerInterceptorChain.of("Registry", soap.protocol(),
+                        java.util.List.of(longPollsAskedAgain(null)), skeleton);
             }
             this.endpoint = soap.export(skeleton);
             if (b.console) {

@@ -237,6 +237,44 @@ class TlsRegistryTest {
         }
     }
 
+    @Test
+    void aSoapLongPollWhoseCallerIsRevokedWhileItWaitsIsRefusedNotAnswered(@TempDir Path dir) throws Exception {
+        TestCertificates.RevocationFile crl = certs.revocationFile(dir);
+        try (RegistryServer registry = RegistryServer.builder().secret("s")
+                .tls(certs.serverMutual().withRevocationList(crl.path())).start();
+             RegistryClient writer = RegistryClient.connect(List.of(registry.endpoint()), "s", with(certs.spiffeClient()));
+             MetaStub soap = MetaStub.builder(io.switchboard.registry.wire.RegistryComponent.DESCRIPTOR)
+                     .endpoints(List.of(new Endpoint("soap", registry.endpoint()))).settings(with(certs.client())).build()) {
+            var stub = io.switchboard.registry.wire.RegistryComponent.stub(soap);
+            io.switchboard.registry.wire.WatchResponse now = stub.watch(List.of("Secure"), null, null, 0);
+            var poll = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return stub.watch(List.of("Secure"), now.getEpoch(), now.getVersion(), 25);
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            WatchHub hub = registry.service().watches().hub();
+            long end = System.nanoTime() + 30_000_000_000L;
+            while (hub.waiting() == 0) {   // the poll was let in, on its trusted connection, and waits
+                assertTrue(System.nanoTime() < end, "the long poll never waited");
+                Thread.sleep(10);
+            }
+
+            crl.revoke(certs.clientKeyStore());
+            // a new connection of the revoked caller is refused: the registry has read the new list
+            try (RegistryClient again = RegistryClient.connect(List.of(registry.endpoint()), null, with(certs.client()))) {
+                assertThrows(TransportException.class, () -> again.lookup("Secure"));
+            }
+            writer.bind(RegistryWatchTest.entry("Secure", "s1", 1001, 0));
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> poll.get(60, TimeUnit.SECONDS), "the change found is not sent to a caller revoked meanwhile");
+            Throwable refused = e.getCause() instanceof java.util.concurrent.CompletionException c ? c.getCause() : e.getCause();
+            assertTrue(refused instanceof io.switchboard.protocol.PermissionDeniedException p && p.unauthenticated(),
+                    String.valueOf(refused));
+        }
+    }
+
     private static Consumer<RegistryEvent> appearing(BlockingQueue<String> told) {
         return e -> {
             if (e.kind() == RegistryEvent.Kind.APPEAR) {
