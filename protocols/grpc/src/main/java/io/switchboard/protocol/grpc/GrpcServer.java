@@ -506,7 +506,7 @@ final class GrpcServer implements ProtocolServer {
             io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
             this.context = ServerCallContext.create(deadline == null ? null
                     : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace, caller.peer())
-                    .trustedWhile(CallerIdentity.trustCheck(settings.tls(),
+                    .trustedWhile(settings.tls() == null ? null : CallerIdentity.trustCheck(settings.tls(),
                             call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION)));
             this.skeleton = skeleton;
             this.op = op;
