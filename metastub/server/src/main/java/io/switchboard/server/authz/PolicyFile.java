@@ -103,10 +103,12 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
 
     /**
      * Calls {@code listener} on the watching thread with each new policy once it is in force, and
-     * with null for each changed version of the file that was refused.
+     * with null for each changed version of the file that was refused, until the returned handle
+     * is closed (a listener of a server that stops before the file does).
      */
-    public void onReload(Consumer<AuthorizationPolicy> listener) {
+    public AutoCloseable onReload(Consumer<AuthorizationPolicy> listener) {
         listeners.add(Objects.requireNonNull(listener));
+        return () -> listeners.remove(listener);
     }
 
     /** One look at the file: parses it when its bytes changed. */

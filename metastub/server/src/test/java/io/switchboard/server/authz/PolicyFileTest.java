@@ -39,6 +39,26 @@ class PolicyFileTest {
     }
 
     @Test
+    void aListenerWhoseHandleIsClosedIsToldNoMoreReloads() throws Exception {
+        Path file = dir.resolve("authz.json");
+        Files.writeString(file, allowing("bob"));
+        BlockingQueue<AuthorizationPolicy> removed = new LinkedBlockingQueue<>();
+        BlockingQueue<AuthorizationPolicy> kept = new LinkedBlockingQueue<>();
+        try (PolicyFile policy = PolicyFile.watch(file, Duration.ofMillis(20))) {
+            AutoCloseable handle = policy.onReload(removed::add);   // told first, while it listens
+            policy.onReload(kept::add);
+            replace(file, allowing("alice"));
+            assertEquals("v-alice", kept.poll(30, TimeUnit.SECONDS).name());
+            assertEquals("v-alice", removed.poll().name(), "both were told while both listened");
+
+            handle.close();
+            replace(file, allowing("carol"));
+            assertEquals("v-carol", kept.poll(30, TimeUnit.SECONDS).name(), "the kept listener is told");
+            assertTrue(removed.isEmpty(), "the removed listener was told again: " + removed);
+        }
+    }
+
+    @Test
     void aChangedFileTakesEffectAndABrokenOneKeepsTheLastGoodPolicy() throws Exception {
         Path file = dir.resolve("authz.json");
         Files.writeString(file, allowing("bob"));
