@@ -94,6 +94,11 @@ final class RegistryBenchCommand implements Callable<Integer> {
     @Option(names = "--lookup-seconds", defaultValue = "10", description = "How long lookups run (default ${DEFAULT-VALUE}).")
     int lookupSeconds;
 
+    @Option(names = "--settle-seconds", defaultValue = "30", description = "Before lookups are timed, untimed "
+            + "lookups until the JIT compilers of the bench's and the registry's JVMs are quiet, at most this long "
+            + "(default ${DEFAULT-VALUE}; 0: two seconds of untimed lookups).")
+    int settleSeconds;
+
     @Option(names = "--registry-heap", defaultValue = "1g", description = "The registry JVM's -Xmx (default ${DEFAULT-VALUE}).")
     String registryHeap;
 
@@ -111,10 +116,11 @@ final class RegistryBenchCommand implements Callable<Integer> {
                double liveMb, long streams, long shed, int watcherJvms, double watchedBindsPerSecond,
                int soapOpen) {
         String markdown() {
-            return String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %,.0f | %,.0f | %,.0f | %,.0f / %,.0f | %s | %,.0f "
+            return String.format(Locale.ROOT, "| %s | %,d | %,d | %s | %,.0f | %,.0f | %,.0f | %s | %s | %,.0f "
                             + "| %,.0f / %,.0f | %,d | %,d | %,d |",
                     store, instances, watchers, watcherJvms == 0 ? "-" : Integer.toString(watcherJvms), bindsPerSecond,
-                    listMillis, lookupsPerSecond, toldP50, toldP99,
+                    listMillis, lookupsPerSecond,
+                    watchers == 0 ? "-" : String.format(Locale.ROOT, "%,.0f / %,.0f", toldP50, toldP99),
                     watchedBindsPerSecond == 0 ? "-" : String.format(Locale.ROOT, "%,.0f", watchedBindsPerSecond), renewMillis, heapMb, liveMb,
                     streams, soapOpen, shed);
         }
@@ -131,6 +137,7 @@ final class RegistryBenchCommand implements Callable<Integer> {
         Path dir = scratch.path();
         String secret = Secrets.read(null);
         List<Row> rows = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
         try (ChildJvm children = new ChildJvm()) {
             String zk = zookeeper;
             if (zk == null && stores.contains("zookeeper")) {
@@ -149,7 +156,7 @@ final class RegistryBenchCommand implements Callable<Integer> {
                         // every watcher here comes from one host; spread over hosts, none would reach a host's share
                         "--max-watches", Math.max(20_000, watchers + 1_000) + "," + Math.max(4_096, watchers + 1_000));
                 String url = ChildJvm.awaitLine(registry, "registry", "the registry").substring("registry".length()).trim();
-                Row row = run(store, url, secret, children, dir);
+                Row row = run(store, url, secret, children, dir, registry.pid(), notes);
                 rows.add(row);
                 System.out.println(HEADER);
                 System.out.println(row.markdown());
@@ -163,7 +170,8 @@ final class RegistryBenchCommand implements Callable<Integer> {
         } finally {
             scratch.close();   // the child JVMs have ended: ChildJvm closed first
         }
-        String table = HEADER + "\n" + String.join("\n", rows.stream().map(Row::markdown).toList()) + "\n";
+        String table = HEADER + "\n" + String.join("\n", rows.stream().map(Row::markdown).toList()) + "\n"
+                + (notes.isEmpty() ? "" : "\n" + String.join("\n", notes.stream().map(n -> "- " + n).toList()) + "\n");
         System.out.println();
         System.out.print(table);
         if (out != null) {
@@ -191,7 +199,8 @@ final class RegistryBenchCommand implements Callable<Integer> {
         throw new IOException("ZooKeeper did not start within 30 s; see " + dir.resolve("zookeeper.log"));
     }
 
-    private Row run(String store, String url, String secret, ChildJvm children, Path dir) throws Exception {
+    private Row run(String store, String url, String secret, ChildJvm children, Path dir, long registryPid,
+                    List<String> notes) throws Exception {
         int names = Math.max(1, instances / 10);
         String schema = EchoComponent.DESCRIPTOR.schema();
         try (RegistryClient writer = RegistryClient.connect(url, secret)) {
@@ -230,9 +239,19 @@ final class RegistryBenchCommand implements Callable<Integer> {
             }
             Arrays.sort(lists);
 
-            // lookups of random names from several threads, timed after as long untimed (at most 2 s):
-            // the registry's steady state, not the JIT's first work
+            // lookups of random names from several threads, timed after untimed ones (2 s, then more
+            // until both JVMs' JIT compilers are quiet): the registry's steady state, not the JIT's work
             lookupsFor(pool, writer, names, Math.min(2, lookupSeconds));
+            if (settleSeconds > 0 && !io.switchboard.bench.JitSettling.untilQuiet(() -> {
+                try {
+                    lookupsFor(pool, writer, names, 1);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, Duration.ofSeconds(settleSeconds), List.of(registryPid))) {
+                notes.add(store + ": lookups timed with the JIT compilers still busy after " + settleSeconds
+                        + " s of untimed lookups");
+            }
             long lookupStart = System.nanoTime();
             double lookupsPerSecond = lookupsFor(pool, writer, names, lookupSeconds) / seconds(lookupStart);
             pool.shutdown();
