@@ -81,8 +81,9 @@ public final class ServerCallContext {
     /** The protocol's own flag, for servers that keep one ({@link #enter(BooleanSupplier, TraceContext)}); may be null. */
     private final BooleanSupplier cancelledBy;
     private volatile boolean cancelled;
-    /** Whether the caller's connection is still trusted; null: nothing to check ({@link #trustedWhile}). */
-    private volatile BooleanSupplier stillTrusted;
+    /** The TLS settings and session the call came with; null: nothing to check ({@link #trustedBy}). */
+    private TlsSettings tls;
+    private javax.net.ssl.SSLSession session;
     /** Guarded by this: the thread in the call's scope, the cancel listeners, the deadline's timer. */
     private Thread thread;
     private List<Runnable> listeners;
@@ -119,14 +120,15 @@ public final class ServerCallContext {
     }
 
     /**
-     * For protocol servers: how to tell, while the call runs, whether its caller's connection is
-     * still trusted (its client certificate not revoked, nor its authority withdrawn, since the
-     * call began); null when there is nothing to check (plain text, no client certificate).
-     * Returns this.
+     * For protocol servers, before the call runs: the server's TLS settings and the session of the
+     * connection the call came on, by which {@link #callerStillTrusted()} tells whether the
+     * caller's client chain is still trusted while the call runs; either null (plain text) leaves
+     * nothing to check. Returns this.
      */
-    public ServerCallContext trustedWhile(BooleanSupplier stillTrusted) {
-        if (stillTrusted != null) {   // a small call in plain text writes nothing
-            this.stillTrusted = stillTrusted;
+    public ServerCallContext trustedBy(TlsSettings tls, javax.net.ssl.SSLSession session) {
+        if (tls != null && session != null) {   // a call in plain text writes nothing
+            this.tls = tls;
+            this.session = session;
         }
         return this;
     }
@@ -148,8 +150,7 @@ public final class ServerCallContext {
      */
     public static boolean callerStillTrusted() {
         ServerCallContext c = CURRENT.get();
-        BooleanSupplier check = c == null ? null : c.stillTrusted;
-        return check == null || check.getAsBoolean();
+        return c == null || c.tls == null || c.tls.stillTrusts(c.session);
     }
 
     /** The deadline {@code timeout} from now, in {@link System#nanoTime()} terms; null for a null timeout. */

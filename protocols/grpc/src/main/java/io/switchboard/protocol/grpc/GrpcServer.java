@@ -506,8 +506,8 @@ final class GrpcServer implements ProtocolServer {
             io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
             this.context = ServerCallContext.create(deadline == null ? null
                     : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), trace, caller.peer())
-                    .trustedWhile(settings.tls() == null ? null : CallerIdentity.trustCheck(settings.tls(),
-                            call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION)));
+                    .trustedBy(settings.tls(), settings.tls() == null ? null
+                            : call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
             this.skeleton = skeleton;
             this.op = op;
             this.call = call;

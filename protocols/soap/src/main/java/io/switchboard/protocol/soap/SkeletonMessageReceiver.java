@@ -84,7 +84,7 @@ final class SkeletonMessageReceiver extends AbstractInOutMessageReceiver {
         }
         CallerIdentity caller = SoapCallers.of(in, tokens, tls);
         ServerCallContext call = ServerCallContext.create(deadline, trace(in), caller.peer()).cancelAtDeadline()
-                .trustedWhile(CallerIdentity.trustCheck(tls, SoapCallers.session(in)));
+                .trustedBy(tls, tls == null ? null : SoapCallers.session(in));
         String component = in.getAxisService() != null ? in.getAxisService().getName() : operation.service().name();
         Object response;
         try (ServerCallContext.Scope scope = call.enter()) {

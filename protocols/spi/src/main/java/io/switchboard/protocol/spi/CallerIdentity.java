@@ -75,15 +75,6 @@ public record CallerIdentity(Peer peer, PermissionDeniedException refusal) {
         return new CallerIdentity(peer, PermissionDeniedException.unauthenticated(null, NO_LONGER_TRUSTED));
     }
 
-    /**
-     * The check a call's context keeps ({@link io.switchboard.protocol.ServerCallContext#trustedWhile}):
-     * whether the client chain of {@code session} is still trusted by {@code tls} in force; null
-     * without either (plain text, or a connection without a session).
-     */
-    public static java.util.function.BooleanSupplier trustCheck(TlsSettings tls, SSLSession session) {
-        return tls == null || session == null ? null : () -> tls.stillTrusts(session);
-    }
-
     /** Throws the refusal when the call's token did not verify; the operation must not run then. */
     public void checkVerified() {
         if (refusal != null) {

@@ -62,7 +62,7 @@ final class TcpCall implements Runnable {
 
     TcpCall(ChannelHandlerContext ctx, Owner connection, Skeleton skeleton, OperationDescriptor op, RpcMeta meta,
             ByteBuf data, InlineRuns inline, CallerIdentity caller, MessageLimits limits, int maxGraphNodes,
-            long maxFrameBytes, java.util.function.BooleanSupplier stillTrusted) {
+            long maxFrameBytes, io.switchboard.protocol.TlsSettings tls, javax.net.ssl.SSLSession tlsSession) {
         this.limits = limits;
         this.maxGraphNodes = maxGraphNodes;
         this.maxFrameBytes = maxFrameBytes;
@@ -76,7 +76,7 @@ final class TcpCall implements Runnable {
         this.data = data;
         this.context = ServerCallContext.create(meta.timeoutMillis() > 0
                 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(meta.timeoutMillis()) : null, trace(meta),
-                caller.peer()).trustedWhile(stillTrusted);
+                caller.peer()).trustedBy(tls, tlsSession);
     }
 
     synchronized void cancel() {

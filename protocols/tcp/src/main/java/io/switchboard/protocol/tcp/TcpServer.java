@@ -641,8 +641,7 @@ final class TcpServer implements ProtocolServer {
                 caller = caller.unlessNoLongerTrusted(settings.tls(), tlsSession);
             }
             TcpCall call = new TcpCall(ctx, this, e.skeleton(), op, meta, frame.data, inline, caller, limits,
-                    settings.maxGraphNodes(), tcpLimits.maxFrameBytes(),
-                    CallerIdentity.trustCheck(settings.tls(), tlsSession));
+                    settings.maxGraphNodes(), tcpLimits.maxFrameBytes(), settings.tls(), tlsSession);
             // a compressed request inflates on a worker: its size on the wire says nothing of its cost
             boolean onLoop = meta.compressType() == 0 && inline.inline(frame.data.readableBytes());
             // a call run here is not listed among those running: no cancel, timer or close can reach
