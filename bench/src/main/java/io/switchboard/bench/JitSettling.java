@@ -27,10 +27,6 @@ public final class JitSettling {
     public static boolean untilQuiet(Runnable round, Duration atMost, List<Long> otherPids) {
         List<Long> pids = new ArrayList<>(otherPids);
         pids.add(ProcessHandle.current().pid());
-        SchedulerAccount account = SchedulerAccount.of(pids);
-        return Sweep.untilQuiet(round, System.nanoTime() + atMost.toNanos(), () -> {
-            SchedulerAccount.Snapshot before = account.compilers();
-            return () -> account.compilers().minus(before).cpuNanos();
-        });
+        return Sweep.untilQuiet(round, System.nanoTime() + atMost.toNanos(), SchedulerAccount.of(pids)::compilingFromNow);
     }
 }

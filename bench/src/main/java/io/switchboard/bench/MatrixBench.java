@@ -286,10 +286,7 @@ final class MatrixBench {
             }
         };
         // the compiler threads' CPU across all the JVMs; none readable (not Linux): counted as quiet
-        boolean quiet = Sweep.untilQuiet(round, System.nanoTime() + config.settle().toNanos(), () -> {
-            SchedulerAccount.Snapshot before = account.compilers();
-            return () -> account.compilers().minus(before).cpuNanos();
-        });
+        boolean quiet = Sweep.untilQuiet(round, System.nanoTime() + config.settle().toNanos(), account::compilingFromNow);
         return quiet ? null : "JIT compilers still busy after " + config.settle().toSeconds() + " s of extra warm-up";
     }
 

@@ -74,6 +74,15 @@ final class SchedulerAccount {
         return snapshot(true);
     }
 
+    /**
+     * A count of the compilers' CPU from now: what {@link Sweep#untilQuiet} reads, in nanoseconds,
+     * at the end of each slice.
+     */
+    java.util.function.LongSupplier compilingFromNow() {
+        Snapshot before = compilers();
+        return () -> compilers().minus(before).cpuNanos();
+    }
+
     private Snapshot snapshot(boolean compilersOnly) {
         Map<Path, long[]> threads = new HashMap<>();
         Path me = self();
