@@ -133,6 +133,9 @@ final class RegistryBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (settleSeconds < 0) {
+            throw new IllegalArgumentException("--settle-seconds must be 0 or more, not " + settleSeconds);
+        }
         ScratchDirectory scratch = ScratchDirectory.create("registry-bench");
         Path dir = scratch.path();
         String secret = Secrets.read(null);

@@ -1,13 +1,14 @@
 package io.switchboard.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A row of registry-bench's table says what was measured, and "-" for what was not. */
-class RegistryBenchRowTest {
+/** A row of registry-bench's table says what was measured, and "-" for what was not; its flags are checked. */
+class RegistryBenchCommandTest {
     private static List<String> cells(RegistryBenchCommand.Row row) {
         String line = row.markdown();
         return Arrays.stream(line.substring(1, line.length() - 1).split("\\|")).map(String::strip).toList();
@@ -23,6 +24,12 @@ class RegistryBenchRowTest {
         assertEquals("17,784", c.get(6), "lookups/s");
         assertEquals("-", c.get(7), "bind -> last watcher told");
         assertEquals("-", c.get(8), "binds/s while watched");
+    }
+
+    @Test
+    void aNegativeSettleIsRefusedBeforeAnythingStarts() {
+        String err = CommandOutput.stderr(1, "registry-bench", "--stores", "memory", "--settle-seconds", "-5");
+        assertTrue(err.contains("--settle-seconds must be 0 or more, not -5"), err);
     }
 
     @Test
