@@ -4,6 +4,7 @@ it has none; a stream that fails or sends what cannot be read is asked for again
 pauses."""
 
 import concurrent.futures
+import contextlib
 import os
 import threading
 import time
@@ -186,6 +187,21 @@ def settles(name, *instances):
     return script
 
 
+@contextlib.contextmanager
+def following(stream, name, registry_url, secret, echo_proto, monkeypatch, settled_why):
+    """A board whose watch streams from ``stream`` and that looked ``name`` up (one instance bound
+    in the suite's registry, port 6001), once ``stream`` has settled; the stand-in stops after."""
+    try:
+        with switchboard.connect(registry_url) as board:
+            Binder(board, secret, echo_proto).bind(name, "one", 6001)
+            monkeypatch.setattr(board.registry, "stream_address", lambda names: stream.address)
+            component = board.lookup(name)
+            assert stream.settled.wait(60), settled_why
+            yield board, component
+    finally:
+        stream.stop()
+
+
 def test_a_stream_that_sends_garbage_or_ends_is_asked_again_after_growing_pauses(registry_url, secret, echo_proto,
                                                                                 monkeypatch):
     name = unique("PyWatchHostile")
@@ -208,22 +224,16 @@ def test_a_stream_that_sends_garbage_or_ends_is_asked_again_after_growing_pauses
 
     stream = HostileStream([garbage, ends_at_once, appear_without_entry, unavailable,
                             settles(name, ("one", 6001), ("two", 6002))])
-    try:
-        with switchboard.connect(registry_url) as board:
-            Binder(board, secret, echo_proto).bind(name, "one", 6001)
-            monkeypatch.setattr(board.registry, "stream_address", lambda names: stream.address)
-            component = board.lookup(name)
-            assert stream.settled.wait(60), "the client asked again until a stream worked"
-            until(lambda: ports(component) == [6001, 6002], "the good stream's snapshot is applied")
-            assert board.watcher.streams_opened == len(stream.calls) == 5
-            # the pauses double from 0.1 s, each at least half its base (jitter): never a busy loop
-            gaps = [b - a for a, b in zip(stream.calls, stream.calls[1:])]
-            for k, gap in enumerate(gaps):
-                assert gap >= 0.5 * _watch.RETRY_FIRST * 2 ** k, gaps
-            assert ports(component) == [6001, 6002], "nothing the hostile streams sent was applied"
-            assert all(r == b"" for r in stream.requests), "each asked for every name from a snapshot"
-    finally:
-        stream.stop()
+    with following(stream, name, registry_url, secret, echo_proto, monkeypatch,
+                   "the client asked again until a stream worked") as (board, component):
+        until(lambda: ports(component) == [6001, 6002], "the good stream's snapshot is applied")
+        assert board.watcher.streams_opened == len(stream.calls) == 5
+        # the pauses double from 0.1 s, each at least half its base (jitter): never a busy loop
+        gaps = [b - a for a, b in zip(stream.calls, stream.calls[1:])]
+        for k, gap in enumerate(gaps):
+            assert gap >= 0.5 * _watch.RETRY_FIRST * 2 ** k, gaps
+        assert ports(component) == [6001, 6002], "nothing the hostile streams sent was applied"
+        assert all(r == b"" for r in stream.requests), "each asked for every name from a snapshot"
 
 
 def test_a_stream_of_every_name_refused_later_is_followed_by_a_stream_of_the_names_followed(registry_url, secret,
@@ -238,21 +248,15 @@ def test_a_stream_of_every_name_refused_later_is_followed_by_a_stream_of_the_nam
         yield
 
     stream = HostileStream([every_name_then_refused, settles(name, ("one", 6001), ("two", 6002))])
-    try:
-        with switchboard.connect(registry_url) as board:
-            Binder(board, secret, echo_proto).bind(name, "one", 6001)
-            monkeypatch.setattr(board.registry, "stream_address", lambda names: stream.address)
-            component = board.lookup(name)
-            assert stream.settled.wait(60), "the board asked again after the refusal"
-            until(lambda: ports(component) == [6001, 6002], "the stream of the name followed is applied")
-            assert board.watcher.by_name, "the board follows by name once refused"
-            assert stream.requests[0] == b"", "it first asked for every name"
-            assert list(_watch.WatchRequest.FromString(stream.requests[1]).names) == [name], \
-                "then for the name it follows"
-            assert board.watcher.streams_opened == len(stream.calls) == 2
-            assert board.watcher.refusal is None
-    finally:
-        stream.stop()
+    with following(stream, name, registry_url, secret, echo_proto, monkeypatch,
+                   "the board asked again after the refusal") as (board, component):
+        until(lambda: ports(component) == [6001, 6002], "the stream of the name followed is applied")
+        assert board.watcher.by_name, "the board follows by name once refused"
+        assert stream.requests[0] == b"", "it first asked for every name"
+        assert list(_watch.WatchRequest.FromString(stream.requests[1]).names) == [name], \
+            "then for the name it follows"
+        assert board.watcher.streams_opened == len(stream.calls) == 2
+        assert board.watcher.refusal is None
 
 
 def test_the_stream_messages_match_the_registrys_proto(schemas):
