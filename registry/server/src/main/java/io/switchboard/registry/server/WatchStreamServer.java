@@ -68,10 +68,11 @@ final class WatchStreamServer implements AutoCloseable {
     /** Reads queued or running at once, over every connection. */
     static final int MAX_READS = 256;
     /**
-     * How often, with client certificates, open streams are checked against the trust store and
-     * revocation lists in force (themselves looked at at most every 100 ms).
+     * How often open streams are checked again: with client certificates, against the trust store
+     * and revocation lists in force (themselves looked at at most every 100 ms); with a policy,
+     * against the policy in force.
      */
-    static final long TRUST_SWEEP_MILLIS = 250;
+    static final long SWEEP_MILLIS = 250;
     /** Reads queued or running at once for one connection. */
     static final int MAX_READS_PER_CONNECTION = 32;
 
@@ -323,9 +324,11 @@ final class WatchStreamServer implements AutoCloseable {
 
     private void dispatch() {
         // with client certificates, a stream whose caller was revoked ends within a sweep even
-        // when no change comes for its names (changes to others' names included)
-        boolean sweeping = tls != null && tls.requiresTrustedPeer();
-        long sweepNanos = TimeUnit.MILLISECONDS.toNanos(TRUST_SWEEP_MILLIS);
+        // when no change comes for its names (changes to others' names included); with a policy,
+        // so does one the policy in force no longer allows, however it was replaced (a supplier
+        // tells no one; a policy file's reload is handled at once by policyReplaced)
+        boolean sweeping = authorization != null || (tls != null && tls.requiresTrustedPeer());
+        long sweepNanos = TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS);
         long nextSweep = System.nanoTime() + sweepNanos;
         while (true) {
             boolean changed;
@@ -346,7 +349,9 @@ final class WatchStreamServer implements AutoCloseable {
             }
             if (sweeping && System.nanoTime() - nextSweep >= 0) {
                 for (Follower f : followers) {
-                    f.stillTrusted();
+                    if (f.stillTrusted()) {
+                        f.stillAllowed();
+                    }
                 }
                 nextSweep = System.nanoTime() + sweepNanos;
             }

@@ -252,13 +252,26 @@ class RegistryAuthorizationTest {
                 java.nio.file.Files.writeString(next, SANDBOX_BY_NAME_TEXT);
                 java.nio.file.Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-                StatusRuntimeException ended = assertThrows(StatusRuntimeException.class, everyName::next,
-                        "the reload ends a stream the new policy refuses");
-                assertEquals(Status.Code.PERMISSION_DENIED, ended.getStatus().getCode(),
-                        "ended by the reload, not by its deadline: " + ended.getStatus());
-                assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
-                        "the ended stream is counted as a denial: " + registry.denials());
-                assertEquals(0, registry.openWatchStreams(), "the ended stream no longer holds a watch");
+                assertEndedByTheRegistry(registry, everyName, "the reload");
+            } finally {
+                channel.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void aWatchStreamItsSuppliedPolicyNoLongerAllowsEndsWithoutWaitingForAChange() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<AuthorizationPolicy> policy =
+                new java.util.concurrent.atomic.AtomicReference<>(OPEN);
+        try (RegistryServer registry = RegistryServer.builder().authorization(policy::get).start()) {
+            ManagedChannel channel = watchChannel(registry);
+            try {
+                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName = watchOfEveryName(channel);
+
+                // replaced where the registry is not told (a supplier of the application's own);
+                // nothing is bound afterwards, so no change would ask the policy again
+                policy.set(SANDBOX_BY_NAME);
+                assertEndedByTheRegistry(registry, everyName, "the registry's sweep");
             } finally {
                 channel.shutdownNow();
             }
@@ -299,6 +312,21 @@ class RegistryAuthorizationTest {
             assertEquals(List.of("sandbox.two"), names(stub.watch(List.of("sandbox.two"), now.getEpoch(), now.getVersion(), 0)),
                     "a poll of a name it allows is answered");
         }
+    }
+
+    /**
+     * {@code stream} ends with the denial (by {@code by}, not by its 30 s deadline) while nothing
+     * is bound, counted as a denial, and its watch slot freed.
+     */
+    private static void assertEndedByTheRegistry(RegistryServer registry,
+            java.util.Iterator<io.switchboard.registry.wire.WatchResponse> stream, String by) {
+        StatusRuntimeException ended = assertThrows(StatusRuntimeException.class, stream::next,
+                "a stream the policy in force refuses ends");
+        assertEquals(Status.Code.PERMISSION_DENIED, ended.getStatus().getCode(),
+                "ended by " + by + ", not by its deadline: " + ended.getStatus());
+        assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
+                "the ended stream is counted as a denial: " + registry.denials());
+        assertEquals(0, registry.openWatchStreams(), "the ended stream no longer holds a watch");
     }
 
     private static ManagedChannel watchChannel(RegistryServer registry) {
