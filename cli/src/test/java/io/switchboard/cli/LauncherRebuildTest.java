@@ -138,6 +138,32 @@ class LauncherRebuildTest {
         assertEquals(List.of("start", "end"), Files.readAllLines(log), "one build");
     }
 
+    @Test
+    void oneShotCommandsAskForTheJitsFirstTierAloneAndTheOthersForTheJvmsDefaults() throws Exception {
+        Path fakeBin = Files.createDirectories(root.resolve("fake-bin"));
+        script(fakeBin.resolve("java"), "echo \"$@\"\n");   // says what the launcher would run
+        for (String oneShot : List.of("--version", "-V", "--help", "-h", "help", "call", "list", "lookup", "compile", "new")) {
+            assertEquals("-XX:TieredStopAtLevel=1 -cp", javaOptions(fakeBin, oneShot, ""), oneShot);
+        }
+        for (String lasting : List.of("registry", "serve", "demo", "bench", "load", "top", "registry-bench")) {
+            assertEquals("-cp", javaOptions(fakeBin, lasting, ""), lasting);
+        }
+        assertEquals("-XX:TieredStopAtLevel=1 -XX:TieredStopAtLevel=4 -cp", javaOptions(fakeBin, "call", "-XX:TieredStopAtLevel=4"),
+                "SWITCHBOARD_JAVA_OPTS comes after, so it has the last word");
+    }
+
+    /** The options the launcher gives java for {@code command}, up to its class path. */
+    private String javaOptions(Path fakeBin, String command, String javaOpts) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("switchboard").toString(), command).redirectErrorStream(true);
+        pb.environment().put("PATH", fakeBin + java.io.File.pathSeparator + System.getenv("PATH"));
+        pb.environment().put("SWITCHBOARD_JAVA_OPTS", javaOpts);
+        Process p = pb.start();
+        String output = " " + new String(p.getInputStream().readAllBytes()).trim();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, output);
+        assertTrue(output.contains(" -cp "), output);
+        return output.substring(0, output.indexOf(" -cp ") + " -cp".length()).trim();
+    }
+
     /** Lets a launcher end, then ends whatever of it is left, its stand-in build included. */
     private static void end(Process launcher) throws InterruptedException {
         if (launcher != null && !launcher.waitFor(10, TimeUnit.SECONDS)) {

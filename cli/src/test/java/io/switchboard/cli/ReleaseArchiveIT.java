@@ -104,6 +104,19 @@ class ReleaseArchiveIT {
     }
 
     @Test
+    void oneShotCommandsAskForTheJitsFirstTierAloneAndServersForTheJvmsDefaults() throws Exception {
+        Path fakeJava = Files.createDirectories(temp.resolve("fake-java-home/bin")).resolve("java");
+        Files.writeString(fakeJava, "#!/usr/bin/env bash\necho \"$@\"\n");   // says what the launcher would run
+        assertTrue(fakeJava.toFile().setExecutable(true));
+        Map<String, String> env = environment();
+        env.put("JAVA_HOME", fakeJava.getParent().getParent().toString());
+        Finished call = finish(start(List.of(home.resolve("bin/switchboard").toString(), "call"), env));
+        assertTrue(call.output().startsWith("-XX:TieredStopAtLevel=1 -cp "), call.output());
+        Finished registry = finish(start(List.of(home.resolve("bin/switchboard").toString(), "registry"), env));
+        assertTrue(registry.output().startsWith("-cp "), registry.output());
+    }
+
+    @Test
     void withoutJavaTheLauncherSaysWhatIsMissing() throws Exception {
         Path noJava = Files.createDirectories(temp.resolve("no-java"));
         for (String tool : List.of("bash", "dirname", "readlink")) {
