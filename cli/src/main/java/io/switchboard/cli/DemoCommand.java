@@ -79,7 +79,9 @@ final class DemoCommand implements Callable<Integer> {
             matrix.startWorkers(children, registry.endpoint(), secret, logDir);
             out.println("registry   " + registry.endpoint());
             out.println("           writes need a shared secret (generated for this run, not shown)");
-            out.println("children   " + MatrixDemo.WORKERS + " matrix worker JVMs starting; their logs go to " + logDir
+            out.println("children   " + MatrixDemo.WORKERS + " matrix worker JVMs starting (pids "
+                    + matrix.workerPids().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                    + "); their logs go to " + logDir
                     + " (removed at the end unless a stage fails)");
             out.println();
             out.println("== echo: one component on every protocol, each call's protocol and why ==");

@@ -53,6 +53,11 @@ final class MatrixDemo {
         }
     }
 
+    /** The worker JVMs' process ids, in the order started. */
+    List<Long> workerPids() {
+        return processes.stream().map(Process::pid).toList();
+    }
+
     /** Where the size policy sends small calls: tcp when it is on the class path, else SOAP. */
     private static String smallCalls() {
         ProtocolProvider tcp = Protocols.all().get(SizePolicy.SMALL_CALLS);

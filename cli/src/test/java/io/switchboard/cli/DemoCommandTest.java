@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DemoCommandTest {
     private static final Pattern WORKER = Pattern.compile("^worker .* \\(pid (\\d+)\\) bound itself");
+    private static final Pattern STARTING = Pattern.compile("^children .* matrix worker JVMs starting \\(pids ([\\d, ]+)\\)");
     private final List<Process> processes = new ArrayList<>();
     private final List<Long> workerPids = new ArrayList<>();
 
@@ -77,24 +78,27 @@ class DemoCommandTest {
         assertTrue(out.matches("(?s).*step\\s+tcp\\s+8 call\\(s\\).*receiveA grpc\\s+4 call\\(s\\).*"), out);
         List<Long> workers = pidsIn(out);
         assertEquals(4, workers.size(), out);
+        assertEquals(workers, out.lines().map(DemoCommandTest::startingPids).filter(l -> !l.isEmpty()).findFirst().orElse(List.of()),
+                "the workers that bound themselves are those whose start was announced");
         workers.forEach(pid -> assertGone(pid));
         Matcher logs = Pattern.compile("their logs go to (\\S+)").matcher(out);
         assertTrue(logs.find(), out);
         assertFalse(Files.exists(Path.of(logs.group(1))), "a demo whose every stage answered leaves no log directory behind");
     }
 
+    /**
+     * Stopped as soon as it has started its workers, while they still start (their pids come in
+     * the demo's first lines): the earliest and hardest moment, since none has bound itself yet.
+     */
     @Test
-    void sigtermHalfWayEndsTheWorkerJvmsToo() throws Exception {
+    void sigtermWhileTheWorkerJvmsStartEndsThemToo() throws Exception {
         Process p = demo();
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         List<Long> workers = new ArrayList<>();
-        for (String line = r.readLine(); line != null && workers.size() < 4; line = r.readLine()) {
-            Matcher m = WORKER.matcher(line);
-            if (m.find()) {
-                workers.add(Long.parseLong(m.group(1)));
-                workerPids.add(workers.get(workers.size() - 1));
-            }
+        for (String line = r.readLine(); line != null && workers.isEmpty(); line = r.readLine()) {
+            workers.addAll(startingPids(line));
         }
+        workerPids.addAll(workers);
         assertEquals(4, workers.size(), "the demo printed 4 worker pids");
         p.destroy();   // SIGTERM, as Ctrl-C would: the demo's shutdown hook stops its children
         assertTrue(p.waitFor(1, TimeUnit.MINUTES));
@@ -118,6 +122,12 @@ class DemoCommandTest {
             assertEquals(Map.of("grpc", 1L, "soap", 1L, "tcp", 1L), stopped.attemptsPerProtocol());
             assertEquals(Boolean.TRUE, stopped.ok());
         }
+    }
+
+    /** The pids of the demo's line announcing its workers' start; empty for any other line. */
+    private static List<Long> startingPids(String line) {
+        Matcher m = STARTING.matcher(line);
+        return m.find() ? java.util.Arrays.stream(m.group(1).split(", ")).map(Long::parseLong).toList() : List.of();
     }
 
     private static List<Long> pidsIn(String out) {
