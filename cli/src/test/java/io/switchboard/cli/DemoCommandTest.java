@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ./switchboard demo} as a user runs it, in a JVM of its own: every stage answers exactly,
  * nothing prints a stack trace, and the matrix worker JVMs it starts are gone when it ends,
- * whether it finishes or is stopped with SIGTERM (Ctrl-C) half way.
+ * whether it finishes or is stopped with SIGTERM (Ctrl-C) while they still start.
  */
 class DemoCommandTest {
     private static final Pattern WORKER = Pattern.compile("^worker .* \\(pid (\\d+)\\) bound itself");
