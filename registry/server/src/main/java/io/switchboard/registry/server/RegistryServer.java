@@ -43,8 +43,6 @@ public final class RegistryServer implements AutoCloseable {
     private final io.switchboard.server.ServerCallStats denials;
     /** A policy file this server watches and closes; null when it has none or the caller owns it. */
     private final io.switchboard.server.authz.PolicyFile ownedPolicyFile;
-    /** What the policy file's reloads tell the watch streams; removed at close, the file may outlive this. */
-    private AutoCloseable policyReloads = () -> { };
 
     /**
      * A long poll ({@code watch}) outlives the checks at its start by up to its wait. Before its
@@ -111,14 +109,6 @@ public final class RegistryServer implements AutoCloseable {
             this.stream = b.watchStream ? new WatchStreamServer(service, settings, endpoint.uri().getHost(),
                     b.watchPort, b.maxWatches, b.maxWatchesPerClient, authorization) : null;
             service.watches().streamAt(stream == null ? null : stream.address());
-            if (stream != null && policy instanceof io.switchboard.server.authz.PolicyFile file) {
-                WatchStreamServer watching = stream;
-                policyReloads = file.onReload(next -> {
-                    if (next != null) {   // null: a refused version of the file, the policy in force stays
-                        watching.policyReplaced();
-                    }
-                });
-            }
             if (b.meters != null) {
                 meters(b.meters, this);
             }
@@ -256,11 +246,6 @@ public final class RegistryServer implements AutoCloseable {
     @Override
     public void close() {
         sweeper.shutdownNow();
-        try {
-            policyReloads.close();
-        } catch (Exception e) {
-            // only removes a listener
-        }
         if (stream != null) {
             stream.close();
         }

@@ -325,8 +325,9 @@ final class WatchStreamServer implements AutoCloseable {
     private void dispatch() {
         // with client certificates, a stream whose caller was revoked ends within a sweep even
         // when no change comes for its names (changes to others' names included); with a policy,
-        // so does one the policy in force no longer allows, however it was replaced (a supplier
-        // tells no one; a policy file's reload is handled at once by policyReplaced)
+        // so does one the policy in force no longer allows, however it was replaced (a file
+        // reloaded, a supplier of the application's own), rather than holding one of its host's
+        // watches until a change that may never come
         boolean sweeping = authorization != null || (tls != null && tls.requiresTrustedPeer());
         long sweepNanos = TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS);
         long nextSweep = System.nanoTime() + sweepNanos;
@@ -506,17 +507,6 @@ final class WatchStreamServer implements AutoCloseable {
 
     /** What one encoded message holds: the same for every follower of these names sent from this version to that. */
     private record Sent(Set<String> names, long from, long to) {
-    }
-
-    /**
-     * Called when the policy was replaced (a policy file reloaded): each open stream is asked
-     * about at once, and one the new policy refuses ends now with the denial, rather than at its
-     * next change, which may never come while it holds one of its host's watches.
-     */
-    void policyReplaced() {
-        for (Follower f : followers) {
-            f.stillAllowed();
-        }
     }
 
     private synchronized void forget(Follower f) {

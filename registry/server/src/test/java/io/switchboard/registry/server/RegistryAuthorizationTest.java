@@ -237,25 +237,19 @@ class RegistryAuthorizationTest {
     }
 
     @Test
-    void aPolicyFileReloadedToRefuseAWatchStreamEndsItAtOnceWithoutWaitingForAChange(
+    void aPolicyFileReloadedToRefuseAWatchStreamEndsItWithoutWaitingForAChange(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path file = dir.resolve("registry-policy.json");
         java.nio.file.Files.writeString(file, OPEN_TEXT);
         try (RegistryServer registry = RegistryServer.builder()
                 .authorization(file, java.time.Duration.ofMillis(20)).start()) {
-            ManagedChannel channel = watchChannel(registry);
-            try {
-                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName = watchOfEveryName(channel);
-
-                // edited as an operator would: whole, in one rename; nothing is bound afterwards
+            assertARefusingPolicyEndsAnOpenStream(registry, () -> {
+                // edited as an operator would: whole, in one rename
                 java.nio.file.Path next = dir.resolve("registry-policy.json.next");
                 java.nio.file.Files.writeString(next, SANDBOX_BY_NAME_TEXT);
                 java.nio.file.Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-                assertEndedByTheRegistry(registry, everyName, "the reload");
-            } finally {
-                channel.shutdownNow();
-            }
+            });
         }
     }
 
@@ -264,17 +258,8 @@ class RegistryAuthorizationTest {
         java.util.concurrent.atomic.AtomicReference<AuthorizationPolicy> policy =
                 new java.util.concurrent.atomic.AtomicReference<>(OPEN);
         try (RegistryServer registry = RegistryServer.builder().authorization(policy::get).start()) {
-            ManagedChannel channel = watchChannel(registry);
-            try {
-                java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName = watchOfEveryName(channel);
-
-                // replaced where the registry is not told (a supplier of the application's own);
-                // nothing is bound afterwards, so no change would ask the policy again
-                policy.set(SANDBOX_BY_NAME);
-                assertEndedByTheRegistry(registry, everyName, "the registry's sweep");
-            } finally {
-                channel.shutdownNow();
-            }
+            // replaced where the registry is not told (a supplier of the application's own)
+            assertARefusingPolicyEndsAnOpenStream(registry, () -> policy.set(SANDBOX_BY_NAME));
         }
     }
 
@@ -314,19 +299,33 @@ class RegistryAuthorizationTest {
         }
     }
 
+    /** Replaces a registry's policy; may write files. */
+    private interface PolicyReplacement {
+        void replace() throws Exception;
+    }
+
     /**
-     * {@code stream} ends with the denial (by {@code by}, not by its 30 s deadline) while nothing
-     * is bound, counted as a denial, and its watch slot freed.
+     * A watch stream of every name, open under a policy that allows it, ends with the denial once
+     * {@code replacement} puts a policy in force that refuses it, with nothing bound afterwards (so
+     * no change asks the policy again) and long before its 30 s deadline; the end is counted as a
+     * denial and frees its watch slot.
      */
-    private static void assertEndedByTheRegistry(RegistryServer registry,
-            java.util.Iterator<io.switchboard.registry.wire.WatchResponse> stream, String by) {
-        StatusRuntimeException ended = assertThrows(StatusRuntimeException.class, stream::next,
-                "a stream the policy in force refuses ends");
-        assertEquals(Status.Code.PERMISSION_DENIED, ended.getStatus().getCode(),
-                "ended by " + by + ", not by its deadline: " + ended.getStatus());
-        assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
-                "the ended stream is counted as a denial: " + registry.denials());
-        assertEquals(0, registry.openWatchStreams(), "the ended stream no longer holds a watch");
+    private static void assertARefusingPolicyEndsAnOpenStream(RegistryServer registry, PolicyReplacement replacement)
+            throws Exception {
+        ManagedChannel channel = watchChannel(registry);
+        try {
+            java.util.Iterator<io.switchboard.registry.wire.WatchResponse> everyName = watchOfEveryName(channel);
+            replacement.replace();
+            StatusRuntimeException ended = assertThrows(StatusRuntimeException.class, everyName::next,
+                    "a stream the policy in force refuses ends");
+            assertEquals(Status.Code.PERMISSION_DENIED, ended.getStatus().getCode(),
+                    "ended by the registry's sweep, not by its deadline: " + ended.getStatus());
+            assertTrue(registry.denials().stream().anyMatch(d -> d.path().equals(RegistryPaths.SERVICE + "watch")),
+                    "the ended stream is counted as a denial: " + registry.denials());
+            assertEquals(0, registry.openWatchStreams(), "the ended stream no longer holds a watch");
+        } finally {
+            channel.shutdownNow();
+        }
     }
 
     private static ManagedChannel watchChannel(RegistryServer registry) {
