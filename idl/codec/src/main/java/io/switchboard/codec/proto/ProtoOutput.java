@@ -46,6 +46,25 @@ public final class ProtoOutput {
         sink = null;
     }
 
+    /**
+     * An output that writes into {@code buffer} from its start, as {@link #ProtoOutput(int)} into
+     * its own: a transport's kept array, reused rather than made (and zeroed) anew for every large
+     * message. Its bytes past {@link #size()} are whatever they were; a write that does not fit
+     * goes on in a larger copy ({@link #array()} then returns that one).
+     *
+     * <pre>{@code
+     * ProtoOutput out = ProtoOutput.over(keptArray);
+     * writer.writePart(out, Integer.MAX_VALUE);
+     * socket.write(out.array(), 0, out.size());
+     * }</pre>
+     */
+    public static ProtoOutput over(byte[] buffer) {
+        if (buffer.length < 16) {
+            throw new IllegalArgumentException("a buffer of " + buffer.length + " bytes");
+        }
+        return new ProtoOutput(null, buffer);
+    }
+
     private ProtoOutput(OutputStream sink, byte[] block) {
         this.buf = block;
         this.sink = sink;

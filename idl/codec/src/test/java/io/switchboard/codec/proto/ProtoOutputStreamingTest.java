@@ -50,6 +50,34 @@ class ProtoOutputStreamingTest {
     }
 
     /**
+     * An output over a used array (a transport's kept one) writes from its start what an output of
+     * its own writes, shows none of the array's old bytes, and goes on in a larger copy when full.
+     */
+    @Test
+    void anOutputOverAUsedArrayWritesFromItsStartAndGrowsWhenFull() {
+        double[] values = {1.5, -0.0, Double.NaN, Double.NEGATIVE_INFINITY, 4e300};
+        ProtoOutput own = new ProtoOutput(16);
+        own.writeInt32(1, 7);
+        own.writePackedDoubles(2, values, 0, values.length);
+        byte[] expected = own.toByteArray();
+
+        byte[] used = new byte[expected.length + 100];
+        java.util.Arrays.fill(used, (byte) 0x5A);
+        ProtoOutput over = ProtoOutput.over(used);
+        over.writeInt32(1, 7);
+        over.writePackedDoubles(2, values, 0, values.length);
+        assertEquals(expected.length, over.size());
+        assertTrue(over.array() == used, "written into the array given");
+        assertArrayEquals(expected, over.toByteArray(), "its own bytes only, none of the array's old ones");
+
+        ProtoOutput small = ProtoOutput.over(new byte[16]);
+        small.writeInt32(1, 7);
+        small.writePackedDoubles(2, values, 0, values.length);
+        assertArrayEquals(expected, small.toByteArray(), "grown into a larger copy");
+        assertFalse(small.array().length == 16);
+    }
+
+    /**
      * With canonical NaNs, every NaN (single or packed, double or float, split across blocks) is
      * written as Java's one NaN, and nothing else changes: the bytes equal those of the same
      * fields with the NaNs replaced by {@link Double#NaN} beforehand.

@@ -278,7 +278,7 @@ final class ClientConnection {
                 return;
             }
             try {
-                received.ensureWritable(Math.max(16 << 10, decoder.missingBytes(received)));
+                makeRoom(Math.max(16 << 10, decoder.missingBytes(received)));
                 int n = wire.read(received.array(), received.arrayOffset() + received.writerIndex(),
                         received.writableBytes(), (int) Math.min(Integer.MAX_VALUE, Math.max(1, left)));
                 if (n < 0) {
@@ -296,6 +296,26 @@ final class ClientConnection {
                 return;
             }
         }
+    }
+
+    /**
+     * Makes room in {@link #received} for {@code wanted} more bytes: for a large frame, a buffer over
+     * a kept array ({@link FrameArrays}) that goes back when the frame's call has read it, rather
+     * than a new array of the frame's size for every large answer.
+     */
+    private void makeRoom(int wanted) {
+        if (received.writableBytes() >= wanted) {
+            return;
+        }
+        long size = (long) received.readableBytes() + wanted;
+        if (size < FrameArrays.MIN_KEPT_BYTES || size > Integer.MAX_VALUE - 8) {
+            received.ensureWritable(wanted);
+            return;
+        }
+        ByteBuf larger = FrameArrays.SHARED.heapBuffer(FrameArrays.SHARED.take((int) size), Integer.MAX_VALUE);
+        larger.writeBytes(received);
+        received.release();   // frames still reading their data from it keep it until they are done
+        received = larger;
     }
 
     /** Cuts the frames {@link #received} holds and hands them on; keeps a frame's start for the next read. */

@@ -92,9 +92,10 @@ final class Frame {
     }
 
     /**
-     * A request frame, header, meta and message, written straight into one array of its exact
-     * size: the first {@link ProtoOutput#size()} bytes of the output's {@link ProtoOutput#array()}.
-     * The caller has checked the message's size against the frame limit.
+     * A request frame, header, meta and message, written straight into one array of at least its
+     * size: the first {@link ProtoOutput#size()} bytes of the output's {@link ProtoOutput#array()},
+     * which the caller gives back ({@link FrameArrays#give}) once it has written them. The caller
+     * has checked the message's size against the frame limit.
      *
      * @param names the operation's {@link RpcMeta#names}, encoded once
      */
@@ -102,8 +103,9 @@ final class Frame {
                                Map<String, String> userFields, String authentication, ProtoCodec.Writer writer) {
         int meta = RpcMeta.requestBytes(names, 0, requestId, timeoutMillis, correlationId, userFields, authentication);
         int data = (int) writer.size();
-        // slack for the varint writers, which make room for their longest form
-        ProtoOutput out = new ProtoOutput(HEADER_BYTES + meta + data + 16);
+        // slack for the varint writers, which make room for their longest form; a large frame's
+        // array is a kept one, given back once the frame is written
+        ProtoOutput out = ProtoOutput.over(FrameArrays.SHARED.take(HEADER_BYTES + meta + data + 16));
         out.writeRaw(header(meta, data), 0, HEADER_BYTES);
         RpcMeta.writeRequest(out, names, 0, requestId, timeoutMillis, correlationId, userFields, authentication);
         writer.writePart(out, Integer.MAX_VALUE);

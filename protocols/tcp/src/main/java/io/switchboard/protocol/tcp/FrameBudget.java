@@ -15,9 +15,16 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class FrameBudget {
     private final long bytes;
+    private final FrameArrays arrays;
     private final AtomicLong reserved = new AtomicLong();
 
     FrameBudget(long bytes) {
+        this(bytes, FrameArrays.SHARED);
+    }
+
+    /** A budget whose buffers' arrays come from {@code arrays}. */
+    FrameBudget(long bytes, FrameArrays arrays) {
+        this.arrays = arrays;
         if (bytes <= 0) {
             throw new IllegalArgumentException("a frame budget must be positive: " + bytes);
         }
@@ -51,16 +58,31 @@ final class FrameBudget {
     }
 
     /**
-     * A heap buffer of {@code capacity} bytes that gives {@code n} reserved bytes back when it is
-     * freed (when the last slice of it is released).
+     * A heap buffer of at least {@code capacity} bytes that gives {@code n} reserved bytes back when
+     * it is freed (when the last slice of it is released). Its array is a kept one
+     * ({@link FrameArrays#take}) if the budget has room for what it holds beyond {@code capacity},
+     * else a new one: the budget counts every byte the buffer holds.
      */
     ByteBuf buffer(int capacity, long n) {
-        return new UnpooledHeapByteBuf(UnpooledByteBufAllocator.DEFAULT, capacity, capacity) {
+        byte[] array = arrays.take(capacity);
+        long extra = array.length - (long) capacity;
+        if (extra > 0 && !reserve(extra)) {
+            arrays.give(array);
+            array = new byte[capacity];
+            extra = 0;
+        }
+        long held = n + extra;
+        return new UnpooledHeapByteBuf(UnpooledByteBufAllocator.DEFAULT, array, array.length) {
+            @Override
+            protected void freeArray(byte[] freed) {
+                arrays.give(freed);
+            }
+
             @Override
             protected void deallocate() {
                 super.deallocate();
-                FrameBudget.this.release(n);
+                FrameBudget.this.release(held);
             }
-        };
+        }.clear();   // Netty's constructor makes the whole array readable
     }
 }

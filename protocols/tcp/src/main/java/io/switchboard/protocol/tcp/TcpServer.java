@@ -207,6 +207,7 @@ final class TcpServer implements ProtocolServer {
         ServerBootstrap b = new ServerBootstrap().group(loops)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, FrameArrays.ALLOCATOR)
                 .childHandler(connection);
         try {
             listener = b.bind(new InetSocketAddress(settings.bindAddress(), settings.port())).sync().channel();

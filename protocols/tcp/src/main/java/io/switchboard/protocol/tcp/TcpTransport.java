@@ -240,7 +240,11 @@ final class TcpTransport implements Transport {
         }
         PhaseMarks.mark(PhaseMarks.Phase.ENCODE_END);
         int frameBytes = frame.size();
-        connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());
+        try {
+            connection.send(call, frame.array(), frameBytes, System.nanoTime() + timeout.toNanos());
+        } finally {
+            FrameArrays.SHARED.give(frame.array());   // written, or held in a copy (a batch's)
+        }
         PhaseMarks.mark(PhaseMarks.Phase.SEND_END);
         if (options.wireBytes() != null) {
             options.wireBytes().addSent(frameBytes);

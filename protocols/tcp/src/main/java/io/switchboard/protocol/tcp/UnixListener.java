@@ -45,6 +45,7 @@ final class UnixListener {
                     .channel(EpollServerDomainSocketChannel.class)
                     .childHandler(connection)
                     .childOption(ChannelOption.SO_SNDBUF, UnixSockets.SEND_BUFFER_BYTES)
+                    .childOption(ChannelOption.ALLOCATOR, FrameArrays.ALLOCATOR)
                     .bind(new DomainSocketAddress(path.toFile())).sync().channel();
             LOG.debug("tcp listening on the Unix socket {}", path);
             return new UnixListener(channel, directory, path);

@@ -144,6 +144,31 @@ class TcpCallsTest {
         assertEquals(fits.length, stub.echoDoubles(fits).length, "just under the limit goes through");
     }
 
+    /**
+     * Large frames' arrays are kept and handed to the next large frame on both sides (a request's,
+     * a server's read buffer, a client's answer buffer), holding the last frame's bytes: each
+     * message of falling sizes, the smaller ones written over the larger ones' bytes, comes back
+     * exactly and with its own length, over one connection.
+     */
+    @Test
+    void largeMessagesOfFallingSizesEachComeBackExactlyOverTheArraysTheLargerOnesLeft() {
+        java.util.Random random = new java.util.Random(43);
+        int[] sizes = {(TcpLimits.DEFAULT_MAX_FRAME_BYTES / 8) - 16, 450_000, 420_000, 40_000, 33_000};
+        for (int round = 0; round < 2; round++) {
+            for (int size : sizes) {
+                double[] values = new double[size];
+                for (int i = 0; i < size; i++) {
+                    values[i] = random.nextDouble() - 0.5;
+                }
+                values[size - 1] = -0.0;
+                double[] back = stub.echoDoubles(values);
+                assertEquals(size, back.length, "the message's own length, none of an earlier one's");
+                assertTrue(java.util.Arrays.equals(values, back), "a message of " + size + " values came back exactly");
+            }
+        }
+        assertEquals(1, ((TcpServer) server).acceptedConnections());
+    }
+
     @Test
     void anAnswerOverTheFrameLimitIsAnErrorNotAHang() {
         try (ProtocolServer small = new TcpProtocolProvider(TcpLimits.defaults().withMaxFrameBytes(1 << 20))
