@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * Memory for large frames, kept between them. A new array of a few megabytes is zeroed by the JVM
  * before anyone writes it, and a pooled direct buffer that fills a Netty chunk takes a new chunk,
- * zeroed and mapped page by page, once it is freed: for a 4 MB message either cost a fifth of the
- * time the bytes took to cross (docs/benchmarks/bulk.md, "tcp's large frames"). So a large frame's
+ * zeroed and mapped page by page, once it is freed: zeroing took 12-15% of a 4 MB call's CPU
+ * (docs/benchmarks/bulk.md, "tcp's large frames"). So a large frame's
  * array ({@link #take}, {@link #give}, {@link #heapBuffer}) comes from a few kept softly
  * ({@link #SHARED}, one per JVM), and the server's answers are written into {@link #ALLOCATOR}'s
  * larger chunks. Thread-safe and lock-free.

@@ -101,7 +101,8 @@ final class FrameDecoder {
 
     /**
      * Collects a connection's bytes until a frame is in. A large frame's bytes go into one heap
-     * buffer of the size its header announced, within the limits; anything else is merged as
+     * buffer of at least the size its header announced (over a kept array, {@link FrameArrays}),
+     * within the limits; anything else is merged as
      * Netty does. Growing a pooled direct buffer by doubling instead ends at a whole pool chunk
      * (4 MiB for a 3.2 MB frame) that is freed to the system when the frame is done and mapped
      * again for the next one, a page fault for every 4 KiB of it (docs/tcp-wire.md, "Large messages on
