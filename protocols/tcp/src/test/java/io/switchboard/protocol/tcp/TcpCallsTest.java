@@ -169,6 +169,38 @@ class TcpCallsTest {
         assertEquals(1, ((TcpServer) server).acceptedConnections());
     }
 
+    /**
+     * Many large calls at once over one connection, blocking and not, of sizes that share kept
+     * arrays: an array handed to two frames at once would mix their values.
+     */
+    @Test
+    void concurrentLargeCallsEachGetTheirOwnValuesBack() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            java.util.List<java.util.concurrent.Future<double[]>> blocking = new java.util.ArrayList<>();
+            java.util.List<CompletableFuture<double[]>> async = new java.util.ArrayList<>();
+            java.util.List<double[]> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < 24; i++) {
+                double[] v = new double[40_000 + (i % 4) * 3_000];   // 320-392 KB: within a quarter of each other
+                java.util.Arrays.fill(v, i + 0.5);
+                v[v.length - 1] = -i;
+                sent.add(v);
+                if (i % 2 == 0) {
+                    blocking.add(pool.submit(() -> stub.echoDoubles(v)));
+                } else {
+                    async.add(stub.echoDoublesAsync(v));
+                }
+            }
+            for (int i = 0; i < 24; i++) {
+                double[] back = i % 2 == 0 ? blocking.get(i / 2).get(60, TimeUnit.SECONDS)
+                        : async.get(i / 2).get(60, TimeUnit.SECONDS);
+                assertTrue(java.util.Arrays.equals(sent.get(i), back), "call " + i + " got its own values back");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void anAnswerOverTheFrameLimitIsAnErrorNotAHang() {
         try (ProtocolServer small = new TcpProtocolProvider(TcpLimits.defaults().withMaxFrameBytes(1 << 20))
