@@ -4,17 +4,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledHeapByteBuf;
-import java.lang.ref.SoftReference;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import io.switchboard.codec.proto.ScratchPool;
 
 /**
  * Memory for large frames, kept between them. A new array of a few megabytes is zeroed by the JVM
  * before anyone writes it, and a pooled direct buffer that fills a Netty chunk takes a new chunk,
  * zeroed and mapped page by page, once it is freed: zeroing took 12-15% of a 4 MB call's CPU
- * (docs/benchmarks/bulk.md, "tcp's large frames"). So a large frame's
- * array ({@link #take}, {@link #give}, {@link #heapBuffer}) comes from a few kept softly
- * ({@link #SHARED}, one per JVM), and the server's answers are written into {@link #ALLOCATOR}'s
- * larger chunks. Thread-safe and lock-free.
+ * (docs/benchmarks/bulk.md, "tcp's large frames"). So a large frame's array ({@link #take},
+ * {@link #give}, {@link #heapBuffer}) comes from a few kept softly ({@link #SHARED}, one per JVM,
+ * in a {@link ScratchPool}), and the server's answers are written into {@link #ALLOCATOR}'s larger
+ * chunks.
  *
  * <p>An array taken holds another frame's bytes past what its taker writes: takers read only what
  * they wrote (a frame's own length), as every reader of a frame does.
@@ -44,11 +43,11 @@ final class FrameArrays {
     /** The JVM's kept arrays: every tcp client and server of it takes from and gives to them. */
     static final FrameArrays SHARED = new FrameArrays(4);
 
-    private final AtomicReferenceArray<SoftReference<byte[]>> kept;
+    private final ScratchPool<byte[]> kept;
 
     /** Keeps up to {@code places} arrays. */
     FrameArrays(int places) {
-        kept = new AtomicReferenceArray<>(places);
+        kept = new ScratchPool<>(places);
     }
 
     /**
@@ -58,12 +57,9 @@ final class FrameArrays {
     byte[] take(int length) {
         if (length >= MIN_KEPT_BYTES) {
             long most = length + ((long) length >> SLACK_SHIFT);
-            for (int i = 0; i < kept.length(); i++) {
-                SoftReference<byte[]> r = kept.get(i);
-                byte[] a = r == null ? null : r.get();
-                if (a != null && a.length >= length && a.length <= most && kept.compareAndSet(i, r, null)) {
-                    return a;
-                }
+            byte[] a = kept.take(b -> b.length >= length && b.length <= most);
+            if (a != null) {
+                return a;
             }
         }
         return new byte[length];
@@ -71,14 +67,8 @@ final class FrameArrays {
 
     /** Keeps {@code array} for a later frame, if it is large enough to be worth it and a place is free. */
     void give(byte[] array) {
-        if (array.length < MIN_KEPT_BYTES) {
-            return;
-        }
-        for (int i = 0; i < kept.length(); i++) {
-            SoftReference<byte[]> r = kept.get(i);
-            if ((r == null || r.get() == null) && kept.compareAndSet(i, r, new SoftReference<>(array))) {
-                return;
-            }
+        if (array.length >= MIN_KEPT_BYTES) {
+            kept.give(array);
         }
     }
 
