@@ -3,6 +3,7 @@ package io.switchboard.registry.zookeeper;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.CuratorFramework;
 import java.util.Optional;
@@ -179,6 +180,68 @@ class ZooKeeperRegistryStoreTest {
             assertTrue(b.expire("Echo", "e1"));
             await("the removal is reported", Duration.ofSeconds(10), () -> changes.contains("gone:e1"));
         }
+    }
+
+    /**
+     * A lookup never misses an instance whose node another registry server takes over (one
+     * transaction, which a cache reports as a delete and then a create). The observing store's
+     * cache listener is held at each event in turn, where the cache and the index its listener
+     * keeps disagree: every lookup still gives the instance, read from ZooKeeper while the node
+     * moves, and from the cache again once it has moved.
+     */
+    @Test
+    void anInstanceTakenOverByAnotherRegistryIsInEveryLookupWhileItsNodeMoves() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/moving"); ZooKeeperRegistryStore b = store("/t/moving");
+             ZooKeeperRegistryStore observer = store("/t/moving")) {
+            List<String> changes = reportingAfterFirstBind(observer, a);
+            String path = "/t/moving/Echo/e1";
+            HeldEvent deleted = holdCacheEvent(observer, CuratorCacheListener.Type.NODE_DELETED, path);
+            b.rebind(entry("Echo", "e1", 30));   // the same entry, now under b's session
+            deleted.awaitReached();
+            assertEquals(List.of("e1"), ids(observer.lookup("Echo")), "the cache deleted the node; its listener has not heard");
+
+            HeldEvent created = holdCacheEvent(observer, CuratorCacheListener.Type.NODE_CREATED, path);
+            deleted.release();
+            created.awaitReached();
+            int fromCache = observer.lookupsFromCache();
+            assertEquals(null, observer.lookupNow("Echo"), "the cache cannot answer at once while the node moves");
+            assertEquals(List.of("e1"), ids(observer.lookup("Echo")), "the cache holds the new node; its listener has not heard");
+            assertEquals(fromCache, observer.lookupsFromCache(), "read from ZooKeeper, not from the cache");
+            created.release();
+
+            await("lookups come from the cache again", Duration.ofSeconds(10), () -> observer.lookupNow("Echo") != null);
+            assertEquals(List.of("e1"), ids(observer.lookupNow("Echo")));
+            assertEquals(List.of("e1"), ids(observer.list()));
+            assertEquals(b.sessionId(), observer.curator().checkExists().forPath(path).getEphemeralOwner());
+            assertEquals(List.of("bound:e1:30", "bound:e1:30"), changes, "a change, never gone and back");
+        }
+    }
+
+    /** A cache event held on the thread that reports it, until {@link #release}. */
+    private record HeldEvent(CountDownLatch reached, CountDownLatch released) {
+        void awaitReached() throws InterruptedException {
+            assertTrue(reached.await(10, TimeUnit.SECONDS), "the cache reported the event");
+        }
+
+        void release() {
+            released.countDown();
+        }
+    }
+
+    /** Holds {@code store}'s cache listener at the start of the next {@code type} event for {@code path}. */
+    private static HeldEvent holdCacheEvent(ZooKeeperRegistryStore store, CuratorCacheListener.Type type, String path) {
+        HeldEvent held = new HeldEvent(new CountDownLatch(1), new CountDownLatch(1));
+        store.onCacheEvent = (t, p) -> {
+            if (t == type && p.equals(path) && held.reached().getCount() > 0) {
+                held.reached().countDown();
+                try {
+                    held.released().await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        return held;
     }
 
     /**
@@ -563,7 +626,7 @@ class ZooKeeperRegistryStoreTest {
 
             listing.initialized();
             assertTrue(listing.nodes(Duration.ofMillis(50)).isPresent(), "loaded (empty) and nothing written");
-            listing.wrote("/t/none/Echo/e1", new byte[] {1});
+            listing.wrote("/t/none/Echo/e1", 0);
             assertEquals(Optional.empty(), listing.nodes(Duration.ofMillis(50)),
                     "the cache does not show this store's write: no list");
             Optional<List<ChildData>> after = listing.nodes(Duration.ofMillis(50));

@@ -2,7 +2,6 @@ package io.switchboard.registry.zookeeper;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,20 +15,27 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
  * list of 10,000 entries is then a walk over memory, not 10,000 node reads on the ZooKeeper server.
  * It may once the cache has loaded the whole tree, and shows every write this store made (which the
  * cache hears of a moment after the write returns): a bind followed by a list sees its entry, as it
- * does when the list reads the nodes. Until then {@link #nodes} says no, after waiting a little,
- * and the caller reads the nodes itself: never a partial list.
+ * does when the list reads the nodes. A write is shown when the cache holds its node at the write's
+ * version or a later one (by the node's {@code mzxid}), not when it holds the same bytes: a node
+ * moved to another session in one transaction carries the bytes it had, and the cache goes on
+ * showing the old node, then none, then the new one. Until then {@link #nodes} says no, after
+ * waiting a little, and the caller reads the nodes itself: never a partial list. The cache also
+ * says no for a name while one of its nodes is between such a delete and create ({@link
+ * #reappearing}), whoever moved it.
  *
  * <pre>{@code
- * listing.wrote(path, data);                  // after each write of this store
+ * listing.wrote(path, stat.getMzxid() - 1);   // after each write of this store, with its node's stat
  * Optional<List<ChildData>> nodes = listing.nodes(Duration.ofSeconds(2));
  * }</pre>
  */
 final class CacheListing {
-    private static final byte[] DELETED = new byte[0];
-
     private final CuratorCache cache;
-    /** A write of this store: the data written ({@link #DELETED}: deleted), and when it returned. */
-    private record Write(byte[] data, long at) {
+
+    /**
+     * A write of this store, and when it returned: a delete, or a node the cache shows once it holds
+     * it with an {@code mzxid} over {@code after}.
+     */
+    private record Write(boolean deleted, long after, long at) {
     }
 
     /** Writes of this store the cache may not show yet, by path. */
@@ -37,6 +43,8 @@ final class CacheListing {
     private final Object changes = new Object();
     /** The cache's nodes by parent path, kept by its events: a lookup of one name reads its children only. */
     private final Map<String, Set<String>> children = new ConcurrentHashMap<>();
+    /** Nodes the cache reported deleted that ZooKeeper still holds (moved in one transaction), until it reports them created. */
+    private final Set<String> reappearing = ConcurrentHashMap.newKeySet();
     private boolean initialized;
 
     CacheListing(CuratorCache cache) {
@@ -65,11 +73,31 @@ final class CacheListing {
     }
 
     /**
-     * This store wrote {@code data} at {@code path} (null: deleted it). Told after the write
-     * returned: a cache that showed it even sooner is seen to show it at the next look.
+     * This store wrote the node at {@code path}: the cache shows the write once it holds the node
+     * with an {@code mzxid} over {@code after} (the written version's, less one, or the replaced
+     * version's). Told after the write returned: a cache that showed it even sooner is seen to
+     * show it at the next look.
      */
-    void wrote(String path, byte[] data) {
-        unseen.put(path, new Write(data == null ? DELETED : data, System.nanoTime()));
+    void wrote(String path, long after) {
+        unseen.put(path, new Write(false, after, System.nanoTime()));
+    }
+
+    /** This store deleted the node at {@code path}; as {@link #wrote}. */
+    void deleted(String path) {
+        unseen.put(path, new Write(true, 0, System.nanoTime()));
+    }
+
+    /**
+     * The cache reported {@code path} deleted, and ZooKeeper holds it again: until the cache
+     * reports it created ({@link #reappeared}), its name's instances are not answered from the cache.
+     */
+    void reappearing(String path) {
+        reappearing.add(path);
+    }
+
+    /** The cache reported {@code path} created, or gave up waiting for it; true if it was {@link #reappearing}. */
+    boolean reappeared(String path) {
+        return reappearing.remove(path);
     }
 
     /**
@@ -78,7 +106,7 @@ final class CacheListing {
      * does not show after the wait is forgotten: the read that follows shows it.
      */
     Optional<List<ChildData>> nodes(Duration wait) throws InterruptedException {
-        return ready(wait) ? Optional.of(cache.stream().toList()) : Optional.empty();
+        return ready(wait) && reappearing.isEmpty() ? Optional.of(cache.stream().toList()) : Optional.empty();
     }
 
     /**
@@ -95,7 +123,7 @@ final class CacheListing {
         if (!ready(wait)) {
             return Optional.empty();
         }
-        return Optional.of(indexedChildren(parent));
+        return indexedChildren(parent);
     }
 
     /**
@@ -108,18 +136,35 @@ final class CacheListing {
                 return Optional.empty();
             }
         }
-        return Optional.of(indexedChildren(parent));
+        return indexedChildren(parent);
     }
 
-    private List<ChildData> indexedChildren(String parent) {
+    /**
+     * The cache's nodes under {@code parent} by the index; empty while one of them is between a
+     * delete and a create: the index lists it and the cache has deleted it (the listener that
+     * follows the cache has not heard of the delete yet), or it is {@link #reappearing}.
+     */
+    private Optional<List<ChildData>> indexedChildren(String parent) {
+        if (!reappearing.isEmpty()) {
+            String prefix = parent + "/";
+            for (String p : reappearing) {
+                if (p.startsWith(prefix)) {
+                    return Optional.empty();
+                }
+            }
+        }
         Set<String> paths = children.get(parent);
         List<ChildData> out = new ArrayList<>();
         if (paths != null) {
             for (String p : paths) {
-                cache.get(p).ifPresent(out::add);
+                Optional<ChildData> node = cache.get(p);
+                if (node.isEmpty()) {
+                    return Optional.empty();
+                }
+                out.add(node.get());
             }
         }
-        return out;
+        return Optional.of(out);
     }
 
     /** The cache created or deleted {@code path}: the index of children follows. */
@@ -170,16 +215,22 @@ final class CacheListing {
 
     /** Drops the writes the cache shows now; true when none is left. */
     private boolean caughtUp() {
-        unseen.entrySet().removeIf(w -> shows(w.getKey(), w.getValue().data()));
+        unseen.entrySet().removeIf(w -> shows(w.getKey(), w.getValue()));
         return unseen.isEmpty();
     }
 
-    /** The cache, and the index its listener keeps (told just after the cache changed), show the write. */
-    private boolean shows(String path, byte[] written) {
+    /**
+     * The cache, and the index its listener keeps (told just after the cache changed), show the
+     * write: the node gone, or there at the written version or a later one.
+     */
+    private boolean shows(String path, Write write) {
         Optional<ChildData> now = cache.get(path);
         boolean indexed = isIndexed(path);
-        return written == DELETED ? now.isEmpty() && !indexed
-                : now.isPresent() && indexed && Arrays.equals(now.get().getData(), written);
+        if (write.deleted()) {
+            return now.isEmpty() && !indexed;
+        }
+        return now.isPresent() && indexed && now.get().getStat() != null
+                && now.get().getStat().getMzxid() > write.after();
     }
 
     private boolean isIndexed(String path) {

@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -82,8 +83,8 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private static final long RECHECK_MILLIS = 2_000;
     /** The longest a read started in the background is waited for (Curator retries within it). */
     private static final Duration BACKGROUND_WAIT = Duration.ofSeconds(30);
-    /** Deleted nodes found again, whose creation the cache has not reported yet (see {@link #reportGone}). */
-    private final Set<String> recreated = new HashSet<>();
+    /** Called first for every create, change and delete the cache reports, on the thread that reports them (a test holds it there). */
+    volatile BiConsumer<CuratorCacheListener.Type, String> onCacheEvent = (type, path) -> { };
     /** Second looks finished (see {@link #reportGone}), so a test can wait for one instead of for its delay. */
     private final AtomicInteger secondLooks = new AtomicInteger();
     private final AtomicInteger listsFromCache = new AtomicInteger();
@@ -162,8 +163,10 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         String path = path(entry.name(), entry.instanceId());
         byte[] data = encode(entry);
         try {
-            client.create().creatingParentContainersIfNeeded().withMode(mode(entry)).forPath(path, data);
-            wrote(path, data);
+            Stat created = new Stat();
+            client.create().storingStatIn(created).creatingParentContainersIfNeeded().withMode(mode(entry))
+                    .forPath(path, data);
+            wrote(path, created.getMzxid() - 1);
         } catch (KeeperException.NodeExistsException e) {
             throw new AlreadyBoundException(entry.name() + " instance " + entry.instanceId() + " is already bound");
         } catch (Exception e) {
@@ -193,7 +196,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
                 ephemerals.remove(path);
                 try {
                     client.delete().forPath(path);
-                    wrote(path, null);
+                    deleted(path);
                     removed++;
                 } catch (KeeperException.NoNodeException gone) {
                     // already gone: not counted
@@ -232,7 +235,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
                 return false;
             }
             client.delete().withVersion(stat.getVersion()).forPath(path);
-            wrote(path, null);
+            deleted(path);
             ephemerals.remove(path);
             return true;
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException changed) {
@@ -486,11 +489,15 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         }
         cache = CuratorCache.build(client, root);
         CacheListing lists = new CacheListing(cache);
+        // in this order, so that a lookup from the cache never misses a node that is moving: a
+        // created node is indexed before it stops being reappearing, and a deleted one that
+        // ZooKeeper holds again is reappearing before it leaves the index
         cache.listenable().addListener(CuratorCacheListener.builder()
+                .forAll((type, before, node) -> onCacheEvent.accept(type, (node != null ? node : before).getPath()))
+                .forCreates(node -> lists.indexed(true, node.getPath()))
                 .forCreates(node -> reportBound(sink, node))
                 .forChanges((before, node) -> reportBound(sink, node))
                 .forDeletes(node -> reportGone(sink, node.getPath()))
-                .forCreates(node -> lists.indexed(true, node.getPath()))
                 .forDeletes(node -> {
                     lists.indexed(false, node.getPath());
                     decoded.remove(node.getPath());
@@ -526,14 +533,9 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             sink.gone(segments[0], segments[1]);
             return;
         }
-        synchronized (recreated) {
-            recreated.add(path);
-        }
+        listing.reappearing(path);
         recheck.schedule(() -> client.runSafe(() -> {
-            boolean unreported;
-            synchronized (recreated) {
-                unreported = recreated.remove(path);
-            }
+            boolean unreported = listing.reappeared(path);
             try {
                 if (unreported && cache.get(path).isEmpty()) {
                     reportGone(sink, path);
@@ -563,9 +565,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         if (instanceSegments(node.getPath()) == null) {
             return;
         }
-        synchronized (recreated) {
-            recreated.remove(node.getPath());
-        }
+        listing.reappeared(node.getPath());
         byte[] data = node.getData();
         if (data == null || data.length > MAX_DATA_BYTES) {
             return;
@@ -617,19 +617,24 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             Stat stat = client.checkExists().forPath(path);
             try {
                 if (stat == null) {
-                    client.create().creatingParentContainersIfNeeded().withMode(mode(entry)).forPath(path, data);
+                    Stat created = new Stat();
+                    client.create().storingStatIn(created).creatingParentContainersIfNeeded().withMode(mode(entry))
+                            .forPath(path, data);
+                    wrote(path, created.getMzxid() - 1);
                 } else if (stat.getEphemeralOwner() == (entry.leased() ? session : 0)) {
                     // already a node of the right kind and owner: change it in place, so that
                     // watchers see one change rather than the instance going and coming back
-                    client.setData().withVersion(stat.getVersion()).forPath(path, data);
+                    Stat changed = client.setData().withVersion(stat.getVersion()).forPath(path, data);
+                    wrote(path, changed.getMzxid() - 1);
                 } else {
                     // delete and create in one transaction: an ephemeral node moves to this session,
-                    // and no reader ever sees the instance missing
+                    // and no reader of ZooKeeper ever sees the instance missing. The new node is
+                    // written after the old one's last change, often with the same bytes
                     client.transaction().forOperations(
                             client.transactionOp().delete().withVersion(stat.getVersion()).forPath(path),
                             client.transactionOp().create().withMode(mode(entry)).forPath(path, data));
+                    wrote(path, stat.getMzxid());
                 }
-                wrote(path, data);
                 return;
             } catch (KeeperException.NodeExistsException | KeeperException.NoNodeException
                      | KeeperException.BadVersionException raced) {
@@ -639,11 +644,22 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         throw new StoreException("ZooKeeper at " + ensemble + ": " + path + " kept changing under concurrent writers");
     }
 
-    /** This store wrote {@code data} at {@code path} (null: deleted it): a list from the cache waits until it shows it. */
-    private void wrote(String path, byte[] data) {
+    /**
+     * This store wrote the node at {@code path}, at a version with an {@code mzxid} over {@code
+     * after}: a read from the cache waits until it shows that version or a later one.
+     */
+    private void wrote(String path, long after) {
         CacheListing lists = listing;
         if (lists != null) {
-            lists.wrote(path, data);
+            lists.wrote(path, after);
+        }
+    }
+
+    /** This store deleted the node at {@code path}: a read from the cache waits until it shows it gone. */
+    private void deleted(String path) {
+        CacheListing lists = listing;
+        if (lists != null) {
+            lists.deleted(path);
         }
     }
 
@@ -690,8 +706,10 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             Stat stat = client.checkExists().forPath(path);
             if (stat == null) {
                 try {
-                    client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
-                    wrote(path, data);
+                    Stat created = new Stat();
+                    client.create().storingStatIn(created).creatingParentContainersIfNeeded()
+                            .withMode(CreateMode.EPHEMERAL).forPath(path, data);
+                    wrote(path, created.getMzxid() - 1);
                     return;
                 } catch (KeeperException.NodeExistsException raced) {
                     continue;
@@ -707,7 +725,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
                         Long.toHexString(session));
                 try {
                     client.delete().withVersion(stat.getVersion()).forPath(path);
-                    wrote(path, null);
+                    deleted(path);
                 } catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
                     // expired or changed meanwhile: look again
                 }
