@@ -22,7 +22,7 @@ targets=(
   "protocols/grpc io.switchboard.protocol.grpc.ProtoDecoderFuzzTest decodeDynamic"
   "protocols/grpc io.switchboard.protocol.grpc.PartFramingFuzzTest framing"
   "registry/store io.switchboard.registry.store.StoreFormatFuzzTest decode"
-  "registry/server io.switchboard.registry.server.RegistryEntryFuzzTest bind"
+  "registry/server-test io.switchboard.registry.server.RegistryEntryFuzzTest bind"
 )
 
 failed=0

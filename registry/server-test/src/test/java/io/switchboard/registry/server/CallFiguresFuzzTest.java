@@ -20,7 +20,7 @@ import java.util.List;
  * may come out, within 5 s. Figures it accepts survive a round trip through the wire form.
  *
  * <p>CI runs the inputs in {@code src/test/resources/io/switchboard/registry/server/CallFiguresFuzzTestInputs};
- * to fuzz: {@code JAZZER_FUZZ=1 JAZZER_INSTRUMENT='io.switchboard.**' mvn -pl registry/server test
+ * to fuzz: {@code JAZZER_FUZZ=1 JAZZER_INSTRUMENT='io.switchboard.**' mvn -pl registry/server-test test
  * -Dtest=CallFiguresFuzzTest}.
  */
 class CallFiguresFuzzTest {
