@@ -104,6 +104,8 @@ public final class ComponentServer implements AutoCloseable {
     /** Whether {@link #registry} is this server's own (closed with it) or a caller's. */
     private final boolean ownsRegistry;
     private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
+    /** The ports of listeners {@link #stopProtocol stopped}, held until this server closes. */
+    private final List<java.net.Socket> heldPorts = new ArrayList<>();
     private final int leaseSeconds;
     private final ScheduledExecutorService heartbeat;
     /** How long a bind waits for each of several registries. */
@@ -340,7 +342,9 @@ public final class ComponentServer implements AutoCloseable {
     /**
      * Stops one protocol's listener while the others go on serving, as a crash of that listener
      * would; the registry entry still lists its endpoint, so clients see it fail and fall back.
-     * For demonstrations and fault tests; the failsafe (SOAP) cannot be stopped this way.
+     * For demonstrations and fault tests; the failsafe (SOAP) cannot be stopped this way. The
+     * listener's port stays bound, without listening, until this server closes: its endpoint
+     * refuses every connection rather than reach whatever listener the system gives the port to next.
      */
     public synchronized void stopProtocol(String protocol) {
         if (Protocols.failsafe().name().equals(protocol)) {
@@ -351,6 +355,45 @@ public final class ComponentServer implements AutoCloseable {
             throw new IllegalArgumentException("this server does not speak " + protocol + " (it speaks " + protocols() + ")");
         }
         server.close();
+        for (ComponentEntry e : bound) {
+            e.endpoint(protocol).ifPresent(this::holdPort);
+        }
+    }
+
+    /**
+     * Binds a socket, without listening, to the port of a stopped listener's {@code endpoint}: a
+     * connection to it is refused, and the system gives the port to no other listener that asks
+     * for any free port. Without {@code SO_REUSEADDR} if it can (no other socket may then bind the
+     * port), with it when connections the listener closed still wait out their TIME_WAIT there.
+     */
+    private void holdPort(Endpoint endpoint) {
+        int port = endpoint.uri().getPort();
+        if (port <= 0 || heldPorts.stream().anyMatch(s -> s.getLocalPort() == port)) {
+            return;
+        }
+        for (boolean reuse : new boolean[] {false, true}) {
+            java.net.Socket held = new java.net.Socket();
+            try {
+                held.setReuseAddress(reuse);
+                held.bind(new java.net.InetSocketAddress(port));
+                heldPorts.add(held);
+                return;
+            } catch (java.io.IOException e) {
+                closeQuietly(held);
+                if (reuse) {
+                    LOG.warn("the port {} of the stopped {} listener could not be held: {}", port, endpoint.protocol(),
+                            e.getMessage());
+                }
+            }
+        }
+    }
+
+    private static void closeQuietly(java.net.Socket socket) {
+        try {
+            socket.close();
+        } catch (java.io.IOException e) {
+            // closing a socket that never connected: nothing to tell
+        }
     }
 
     /** What the components of this server served, per operation and protocol (also in {@link ServerCallStats#meters}). */
@@ -435,6 +478,8 @@ public final class ComponentServer implements AutoCloseable {
         }
         synchronized (this) {
             servers.values().forEach(ProtocolServer::close);
+            heldPorts.forEach(ComponentServer::closeQuietly);
+            heldPorts.clear();
         }
         if (ownedPolicyFile != null) {
             ownedPolicyFile.close();

@@ -174,6 +174,38 @@ class TcpComponentServerTest {
         }
     }
 
+    /**
+     * A stopped listener's port stays bound until the server closes: its endpoint refuses, and no
+     * other listener (such as another test's, given any free port) takes the port and receives
+     * the calls meant for the stopped one.
+     */
+    @Test
+    void aStoppedListenersPortIsHeldUntilTheServerCloses() throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        try (ComponentServer server = ComponentServer.builder().build()) {
+            ComponentEntry entry = server.export("Counter", ConformanceComponent.skeleton(new ConformanceImpl()));
+            for (String protocol : List.of("tcp", "grpc")) {
+                server.stopProtocol(protocol);
+                ports.add(entry.endpoint(protocol).orElseThrow().uri().getPort());
+            }
+            for (int port : ports) {
+                assertThrows(java.net.ConnectException.class, () -> new java.net.Socket("127.0.0.1", port).close(),
+                        "port " + port + " refuses");
+                assertThrows(java.net.BindException.class, () -> listenOn(port), "no other listener takes port " + port);
+            }
+        }
+        for (int port : ports) {
+            listenOn(port);   // given back when the server closed
+        }
+    }
+
+    private static void listenOn(int port) throws java.io.IOException {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket()) {
+            listener.setReuseAddress(false);
+            listener.bind(new java.net.InetSocketAddress(port));
+        }
+    }
+
     @Test
     void aConnectionLostAfterTheRunIsRepeatedOverSoapAndTheOperationRunsOnce() {
         ConformanceImpl impl = new ConformanceImpl();
