@@ -217,6 +217,45 @@ class ZooKeeperRegistryStoreTest {
         }
     }
 
+    /**
+     * A watchers' sink that throws on every change leaves the store's own bookkeeping alone: the
+     * index of each name's instances follows binds and unbinds, and lookups are answered from the
+     * cache (without it, a failed report of a delete left the node in the index, and every lookup
+     * of the name read ZooKeeper from then on).
+     */
+    @Test
+    void aWatchersSinkThatFailsLeavesLookupsFromTheCacheRight() throws Exception {
+        try (ZooKeeperRegistryStore writer = store("/t/failing"); ZooKeeperRegistryStore reader = store("/t/failing")) {
+            java.util.concurrent.atomic.AtomicInteger told = new java.util.concurrent.atomic.AtomicInteger();
+            reader.reportChanges(new RegistryStore.ChangeSink() {
+                @Override
+                public void bound(ComponentEntry entry) {
+                    told.incrementAndGet();
+                    throw new IllegalStateException("a watcher failed");
+                }
+
+                @Override
+                public void gone(String name, String instanceId) {
+                    told.incrementAndGet();
+                    throw new IllegalStateException("a watcher failed");
+                }
+            });
+            writer.bind(entry("Echo", "e1", 30));
+            await("the bind in the reader's cache", Duration.ofSeconds(10), () -> {
+                List<ComponentEntry> now = reader.lookupNow("Echo");
+                return now != null && ids(now).equals(List.of("e1"));
+            });
+            writer.unbind("Echo", "e1");
+            await("the watchers told of the bind and the unbind", Duration.ofSeconds(10), () -> told.get() >= 2);
+            int fromCache = reader.lookupsFromCache();
+            await("the unbind in the reader's cache", Duration.ofSeconds(10), () -> {
+                List<ComponentEntry> now = reader.lookupNow("Echo");
+                return now != null && now.isEmpty();
+            });
+            assertTrue(reader.lookupsFromCache() > fromCache, "answered from the cache");
+        }
+    }
+
     /** A cache event held on the thread that reports it, until {@link #release}. */
     private record HeldEvent(CountDownLatch reached, CountDownLatch released) {
         void awaitReached() throws InterruptedException {

@@ -530,7 +530,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             there = false;   // cannot tell: report what the cache saw
         }
         if (!there) {
-            sink.gone(segments[0], segments[1]);
+            tell(() -> sink.gone(segments[0], segments[1]), path);
             return;
         }
         listing.reappearing(path);
@@ -570,11 +570,27 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         if (data == null || data.length > MAX_DATA_BYTES) {
             return;
         }
+        ComponentEntry entry;
         try {
-            sink.bound(StoreFormat.decodeEntry(data));
+            entry = StoreFormat.decodeEntry(data);
         } catch (IllegalArgumentException e) {
             LOG.warn("ZooKeeper at {}: {} is not a registry entry; not reported to watchers: {}", ensemble,
                     node.getPath(), e.getMessage());
+            return;
+        }
+        tell(() -> sink.bound(entry), node.getPath());
+    }
+
+    /**
+     * Tells the watchers' sink of a change. A sink that fails is logged and the cache's listener
+     * goes on: the steps after it (the index of each name's instances, waking a read that waits
+     * for this store's write) must run whatever the watchers do.
+     */
+    private void tell(Runnable report, String path) {
+        try {
+            report.run();
+        } catch (RuntimeException e) {
+            LOG.warn("ZooKeeper at {}: watchers were not told of the change at {}: {}", ensemble, path, e.toString());
         }
     }
 
