@@ -83,6 +83,16 @@ class CacheListingTest {
     }
 
     @Test
+    void aListIsNotTakenFromTheCacheWhileItsIndexListsANodeTheCacheDeleted() throws Exception {
+        loadedWith(E1, 5);
+        assertEquals(List.of(E1), paths(listing.nodes(Duration.ofMillis(10))));
+        cache.remove(E1);   // another server's move: the cache deleted the node, its listener has not heard
+        assertEquals(Optional.empty(), listing.nodes(Duration.ofMillis(10)));
+        listing.indexed(false, E1);
+        assertEquals(List.of(), paths(listing.nodes(Duration.ofMillis(10))));
+    }
+
+    @Test
     void aDeleteIsShownOnceTheNodeLeftTheCacheAndItsIndex() throws Exception {
         loadedWith(E1, 5);
         listing.deleted(E1);

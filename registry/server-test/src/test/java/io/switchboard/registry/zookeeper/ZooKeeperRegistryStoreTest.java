@@ -199,6 +199,7 @@ class ZooKeeperRegistryStoreTest {
             b.rebind(entry("Echo", "e1", 30));   // the same entry, now under b's session
             deleted.awaitReached();
             assertEquals(List.of("e1"), ids(observer.lookup("Echo")), "the cache deleted the node; its listener has not heard");
+            assertEquals(List.of("e1"), ids(observer.list()), "nor is it missing from a list");
 
             HeldEvent created = holdCacheEvent(observer, CuratorCacheListener.Type.NODE_CREATED, path);
             deleted.release();
@@ -207,6 +208,7 @@ class ZooKeeperRegistryStoreTest {
             assertEquals(null, observer.lookupNow("Echo"), "the cache cannot answer at once while the node moves");
             assertEquals(List.of("e1"), ids(observer.lookup("Echo")), "the cache holds the new node; its listener has not heard");
             assertEquals(fromCache, observer.lookupsFromCache(), "read from ZooKeeper, not from the cache");
+            assertEquals(List.of("e1"), ids(observer.list()), "nor is it missing from a list");
             created.release();
 
             await("lookups come from the cache again", Duration.ofSeconds(10), () -> observer.lookupNow("Echo") != null);

@@ -103,10 +103,23 @@ final class CacheListing {
     /**
      * Every node of the cache, once it is loaded and shows this store's writes; empty when that
      * did not happen within {@code wait} (the caller then reads the nodes). A write the cache still
-     * does not show after the wait is forgotten: the read that follows shows it.
+     * does not show after the wait is forgotten: the read that follows shows it. Empty too while a
+     * node is between a delete and a create, as for {@link #children}: a walk over the index,
+     * cheaper than the list it guards.
      */
     Optional<List<ChildData>> nodes(Duration wait) throws InterruptedException {
-        return ready(wait) && reappearing.isEmpty() ? Optional.of(cache.stream().toList()) : Optional.empty();
+        if (!ready(wait) || !reappearing.isEmpty()) {
+            return Optional.empty();
+        }
+        List<ChildData> all = cache.stream().toList();
+        for (Set<String> paths : children.values()) {
+            for (String p : paths) {
+                if (cache.get(p).isEmpty()) {
+                    return Optional.empty();   // deleted; the listener has not heard yet
+                }
+            }
+        }
+        return Optional.of(all);
     }
 
     /**
