@@ -19,6 +19,9 @@ import io.switchboard.protocol.TransportException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.switchboard.protocol.spi.WebHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -105,7 +108,7 @@ public final class ComponentServer implements AutoCloseable {
     private final boolean ownsRegistry;
     private final List<ComponentEntry> bound = new CopyOnWriteArrayList<>();
     /** The ports of listeners {@link #stopProtocol stopped}, held until this server closes. */
-    private final List<java.net.Socket> heldPorts = new ArrayList<>();
+    private final List<Socket> heldPorts = new ArrayList<>();
     private final int leaseSeconds;
     private final ScheduledExecutorService heartbeat;
     /** How long a bind waits for each of several registries. */
@@ -372,13 +375,13 @@ public final class ComponentServer implements AutoCloseable {
             return;
         }
         for (boolean reuse : new boolean[] {false, true}) {
-            java.net.Socket held = new java.net.Socket();
+            Socket held = new Socket();
             try {
                 held.setReuseAddress(reuse);
-                held.bind(new java.net.InetSocketAddress(port));
+                held.bind(new InetSocketAddress(port));
                 heldPorts.add(held);
                 return;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 closeQuietly(held);
                 if (reuse) {
                     LOG.warn("the port {} of the stopped {} listener could not be held: {}", port, endpoint.protocol(),
@@ -388,10 +391,10 @@ public final class ComponentServer implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(java.net.Socket socket) {
+    private static void closeQuietly(Socket socket) {
         try {
             socket.close();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // closing a socket that never connected: nothing to tell
         }
     }

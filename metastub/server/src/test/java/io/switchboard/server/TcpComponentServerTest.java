@@ -27,6 +27,12 @@ import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
 import io.switchboard.testing.conformance.EchoDoublesResponse;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -189,9 +195,9 @@ class TcpComponentServerTest {
                 ports.add(entry.endpoint(protocol).orElseThrow().uri().getPort());
             }
             for (int port : ports) {
-                assertThrows(java.net.ConnectException.class, () -> new java.net.Socket("127.0.0.1", port).close(),
+                assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close(),
                         "port " + port + " refuses");
-                assertThrows(java.net.BindException.class, () -> listenOn(port), "no other listener takes port " + port);
+                assertThrows(BindException.class, () -> listenOn(port), "no other listener takes port " + port);
             }
         }
         for (int port : ports) {
@@ -199,10 +205,10 @@ class TcpComponentServerTest {
         }
     }
 
-    private static void listenOn(int port) throws java.io.IOException {
-        try (java.net.ServerSocket listener = new java.net.ServerSocket()) {
+    private static void listenOn(int port) throws IOException {
+        try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(false);
-            listener.bind(new java.net.InetSocketAddress(port));
+            listener.bind(new InetSocketAddress(port));
         }
     }
 

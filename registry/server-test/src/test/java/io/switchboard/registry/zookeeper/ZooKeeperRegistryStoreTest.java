@@ -35,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.api.CuratorWatcher;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.test.KillSession;
@@ -228,7 +229,7 @@ class ZooKeeperRegistryStoreTest {
     @Test
     void aWatchersSinkThatFailsLeavesLookupsFromTheCacheRight() throws Exception {
         try (ZooKeeperRegistryStore writer = store("/t/failing"); ZooKeeperRegistryStore reader = store("/t/failing")) {
-            java.util.concurrent.atomic.AtomicInteger told = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger told = new AtomicInteger();
             reader.reportChanges(new RegistryStore.ChangeSink() {
                 @Override
                 public void bound(ComponentEntry entry) {
