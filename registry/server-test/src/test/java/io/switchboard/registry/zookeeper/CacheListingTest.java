@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.apache.curator.framework.listen.Listenable;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 class CacheListingTest {
     private static final String NAME = "/t/Echo";
     private static final String E1 = NAME + "/e1";
+    private static final String OTHER = "/t/Other/o1";
     private static final byte[] ENTRY = {1, 2, 3};
 
     private final HandCache cache = new HandCache();
@@ -72,24 +74,89 @@ class CacheListingTest {
         listing.reappearing(E1);   // another server moved it: the cache reported it deleted, ZooKeeper holds it
         assertEquals(Optional.empty(), listing.childrenNow(NAME));
         assertEquals(Optional.empty(), listing.children(NAME, Duration.ofMillis(10)));
-        assertEquals(Optional.empty(), listing.nodes(Duration.ofMillis(10)), "nor a list of every name");
+        CacheListing.Listing all = listing.listing(Duration.ofMillis(10)).orElseThrow();
+        assertEquals(Set.of(NAME), all.unsettled(), "a list reads that name from ZooKeeper");
+        assertEquals(List.of("/t/Other/o1"), paths(all.nodes()), "and the others from the cache");
         assertEquals(List.of("/t/Other/o1"), paths(listing.childrenNow("/t/Other")), "other names are answered");
         assertEquals(List.of(), paths(listing.childrenNow("/t/Echo2")), "nor is a name that only begins alike held");
 
         assertTrue(listing.reappeared(E1));
         assertFalse(listing.reappeared(E1), "once");
         assertEquals(List.of(E1), paths(listing.childrenNow(NAME)));
-        assertTrue(listing.nodes(Duration.ofMillis(10)).isPresent());
+        all = listing.listing(Duration.ofMillis(10)).orElseThrow();
+        assertEquals(Set.of(), all.unsettled());
+        assertEquals(List.of(E1, "/t/Other/o1"), paths(all.nodes()));
     }
 
     @Test
-    void aListIsNotTakenFromTheCacheWhileItsIndexListsANodeTheCacheDeleted() throws Exception {
+    void aListLeavesOutANameWhoseIndexListsANodeTheCacheDeleted() throws Exception {
         loadedWith(E1, 5);
-        assertEquals(List.of(E1), paths(listing.nodes(Duration.ofMillis(10))));
+        loadedWith(OTHER, 6);
+        assertEquals(List.of(E1, OTHER), paths(listing.listing(Duration.ofMillis(10)).orElseThrow().nodes()));
         cache.remove(E1);   // another server's move: the cache deleted the node, its listener has not heard
-        assertEquals(Optional.empty(), listing.nodes(Duration.ofMillis(10)));
+        CacheListing.Listing all = listing.listing(Duration.ofMillis(10)).orElseThrow();
+        assertEquals(Set.of(NAME), all.unsettled());
+        assertEquals(List.of(OTHER), paths(all.nodes()));
         listing.indexed(false, E1);
-        assertEquals(List.of(), paths(listing.nodes(Duration.ofMillis(10))));
+        all = listing.listing(Duration.ofMillis(10)).orElseThrow();
+        assertEquals(Set.of(), all.unsettled(), "deleted, as far as the cache and its index can tell");
+        assertEquals(List.of(OTHER), paths(all.nodes()));
+    }
+
+    /**
+     * The cache deleted a node; the list's look at the moving nodes finds none, and then, before
+     * it walks the index, the listener begins the move and takes the node out of the index.
+     * Without the count of moves begun, the list had neither the node nor its name unsettled.
+     */
+    @Test
+    void aMoveBegunWhileAListWalksTheIndexLeavesItsNameToZooKeeper() throws Exception {
+        loadedWith(E1, 5);
+        loadedWith(OTHER, 6);
+        cache.remove(E1);
+        listing.beforeIndexWalk = () -> {
+            listing.beforeIndexWalk = null;
+            listing.reappearing(E1);
+            listing.indexed(false, E1);
+        };
+        CacheListing.Listing all = listing.listing(Duration.ofMillis(10)).orElseThrow();
+        assertEquals(Set.of(NAME), all.unsettled());
+        assertEquals(List.of(OTHER), paths(all.nodes()));
+    }
+
+    /** The same for a lookup of the node's name: it reads ZooKeeper. A move under another name leaves it to the cache. */
+    @Test
+    void aMoveBegunWhileALookupWalksTheIndexSendsTheLookupToZooKeeper() throws Exception {
+        loadedWith(E1, 5);
+        loadedWith(NAME + "/e2", 6);
+        loadedWith(OTHER, 7);
+        listing.beforeIndexWalk = () -> {
+            listing.beforeIndexWalk = null;
+            listing.reappearing(OTHER);
+        };
+        assertEquals(List.of(E1, NAME + "/e2"), paths(listing.childrenNow(NAME)), "another name's move");
+        assertTrue(listing.reappeared(OTHER));
+
+        cache.remove(E1);
+        listing.beforeIndexWalk = () -> {
+            listing.beforeIndexWalk = null;
+            listing.reappearing(E1);
+            listing.indexed(false, E1);
+        };
+        assertEquals(Optional.empty(), listing.childrenNow(NAME));
+    }
+
+    @Test
+    void moreMovesDuringAListThanAreKeptSendTheWholeListToZooKeeper() throws Exception {
+        loadedWith(E1, 5);
+        listing.beforeIndexWalk = () -> {
+            listing.beforeIndexWalk = null;
+            for (int i = 0; i <= CacheListing.MOVES_KEPT; i++) {
+                listing.reappearing("/t/Moved" + i + "/m");
+                listing.reappeared("/t/Moved" + i + "/m");
+            }
+        };
+        assertEquals(Optional.empty(), listing.listing(Duration.ofMillis(10)));
+        assertEquals(List.of(E1), paths(listing.listing(Duration.ofMillis(10)).orElseThrow().nodes()), "the next list");
     }
 
     @Test
@@ -104,7 +171,11 @@ class CacheListingTest {
     }
 
     private static List<String> paths(Optional<List<ChildData>> nodes) {
-        return nodes.orElseThrow().stream().map(ChildData::getPath).sorted().toList();
+        return paths(nodes.orElseThrow());
+    }
+
+    private static List<String> paths(List<ChildData> nodes) {
+        return nodes.stream().map(ChildData::getPath).sorted().toList();
     }
 
     /** A cache whose nodes the test sets; nothing listens to it. */

@@ -196,11 +196,21 @@ class ZooKeeperRegistryStoreTest {
              ZooKeeperRegistryStore observer = store("/t/moving")) {
             List<String> changes = reportingAfterFirstBind(observer, a);
             String path = "/t/moving/Echo/e1";
+            a.bind(entry("Other", "o1", 30));
+            await("the other name in the observer's cache", Duration.ofSeconds(10), () -> {
+                List<ComponentEntry> now = observer.lookupNow("Other");
+                return now != null && ids(now).equals(List.of("o1"));
+            });
             HeldEvent deleted = holdCacheEvent(observer, CuratorCacheListener.Type.NODE_DELETED, path);
             b.rebind(entry("Echo", "e1", 30));   // the same entry, now under b's session
             deleted.awaitReached();
             assertEquals(List.of("e1"), ids(observer.lookup("Echo")), "the cache deleted the node; its listener has not heard");
-            assertEquals(List.of("e1"), ids(observer.list()), "nor is it missing from a list");
+            int listsFromCache = observer.listsFromCache();
+            int namesRead = observer.namesReadForLists();
+            assertEquals(List.of("e1", "o1"), ids(observer.list()), "nor is it missing from a list");
+            // the cache may hold the new node already (its create waits behind the held delete)
+            assertEquals(listsFromCache + 1, observer.listsFromCache(), "listed from the cache");
+            assertTrue(observer.namesReadForLists() <= namesRead + 1, "no name but the moving one read from ZooKeeper");
 
             HeldEvent created = holdCacheEvent(observer, CuratorCacheListener.Type.NODE_CREATED, path);
             deleted.release();
@@ -209,14 +219,18 @@ class ZooKeeperRegistryStoreTest {
             assertEquals(null, observer.lookupNow("Echo"), "the cache cannot answer at once while the node moves");
             assertEquals(List.of("e1"), ids(observer.lookup("Echo")), "the cache holds the new node; its listener has not heard");
             assertEquals(fromCache, observer.lookupsFromCache(), "read from ZooKeeper, not from the cache");
-            assertEquals(List.of("e1"), ids(observer.list()), "nor is it missing from a list");
+            namesRead = observer.namesReadForLists();
+            assertEquals(List.of("e1", "o1"), ids(observer.list()), "nor is it missing from a list");
+            assertEquals(List.of(listsFromCache + 2, namesRead + 1), List.of(observer.listsFromCache(),
+                    observer.namesReadForLists()), "listed from the cache, the moving name read from ZooKeeper");
             created.release();
 
             await("lookups come from the cache again", Duration.ofSeconds(10), () -> observer.lookupNow("Echo") != null);
             assertEquals(List.of("e1"), ids(observer.lookupNow("Echo")));
-            assertEquals(List.of("e1"), ids(observer.list()));
+            assertEquals(List.of("e1", "o1"), ids(observer.list()));
+            assertEquals(namesRead + 1, observer.namesReadForLists(), "once the move is over, no name is read");
             assertEquals(b.sessionId(), observer.curator().checkExists().forPath(path).getEphemeralOwner());
-            assertEquals(List.of("bound:e1:30", "bound:e1:30"), changes, "a change, never gone and back");
+            assertEquals(List.of("bound:e1:30", "bound:o1:30", "bound:e1:30"), changes, "a change, never gone and back");
         }
     }
 
@@ -664,14 +678,14 @@ class ZooKeeperRegistryStoreTest {
             client.start();
             CuratorCache notStarted = CuratorCache.build(client, "/t/none");
             CacheListing listing = new CacheListing(notStarted);
-            assertEquals(Optional.empty(), listing.nodes(Duration.ofMillis(50)), "not loaded: no list, not an empty one");
+            assertEquals(Optional.empty(), listing.listing(Duration.ofMillis(50)), "not loaded: no list, not an empty one");
 
             listing.initialized();
-            assertTrue(listing.nodes(Duration.ofMillis(50)).isPresent(), "loaded (empty) and nothing written");
+            assertTrue(listing.listing(Duration.ofMillis(50)).isPresent(), "loaded (empty) and nothing written");
             listing.wrote("/t/none/Echo/e1", 0);
-            assertEquals(Optional.empty(), listing.nodes(Duration.ofMillis(50)),
+            assertEquals(Optional.empty(), listing.listing(Duration.ofMillis(50)),
                     "the cache does not show this store's write: no list");
-            Optional<List<ChildData>> after = listing.nodes(Duration.ofMillis(50));
+            Optional<CacheListing.Listing> after = listing.listing(Duration.ofMillis(50));
             assertTrue(after.isPresent(), "a write not shown within the wait is forgotten: the caller read the nodes");
         }
     }

@@ -2,11 +2,16 @@ package io.switchboard.registry.zookeeper;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 
@@ -18,14 +23,16 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
  * does when the list reads the nodes. A write is shown when the cache holds its node at the write's
  * version or a later one (by the node's {@code mzxid}), not when it holds the same bytes: a node
  * moved to another session in one transaction carries the bytes it had, and the cache goes on
- * showing the old node, then none, then the new one. Until then {@link #nodes} says no, after
+ * showing the old node, then none, then the new one. Until then {@link #listing} says no, after
  * waiting a little, and the caller reads the nodes itself: never a partial list. The cache also
  * says no for a name while one of its nodes is between such a delete and create ({@link
- * #reappearing}), whoever moved it.
+ * #reappearing}), whoever moved it, or began such a move while it was read: a list then leaves
+ * that name out ({@link Listing#unsettled}) for the caller to read from ZooKeeper, and lists the
+ * other names from the cache.
  *
  * <pre>{@code
  * listing.wrote(path, stat.getMzxid() - 1);   // after each write of this store, with its node's stat
- * Optional<List<ChildData>> nodes = listing.nodes(Duration.ofSeconds(2));
+ * Optional<CacheListing.Listing> all = listing.listing(Duration.ofSeconds(2));
  * }</pre>
  */
 final class CacheListing {
@@ -45,7 +52,25 @@ final class CacheListing {
     private final Map<String, Set<String>> children = new ConcurrentHashMap<>();
     /** Nodes the cache reported deleted that ZooKeeper still holds (moved in one transaction), until it reports them created. */
     private final Set<String> reappearing = ConcurrentHashMap.newKeySet();
+    /**
+     * Moves begun ({@link #reappearing} calls), counted, and the last {@link #MOVES_KEPT} of their
+     * paths by count: a read that saw the count change knows which names moved meanwhile, so a node
+     * that left the index while the read walked it is never simply missing from the answer.
+     */
+    private final AtomicLong moves = new AtomicLong();
+    private final AtomicReferenceArray<String> moved = new AtomicReferenceArray<>(MOVES_KEPT);
+    static final int MOVES_KEPT = 1024;
     private boolean initialized;
+    /** Runs just before a read walks the index (tests hold a read there); null in use. */
+    volatile Runnable beforeIndexWalk;
+
+    /**
+     * The cache's nodes for a list: every node but those under the {@code unsettled} parents, where
+     * a node was between a delete and a create while the cache was read; the caller reads those
+     * parents' children from ZooKeeper.
+     */
+    record Listing(List<ChildData> nodes, Set<String> unsettled) {
+    }
 
     CacheListing(CuratorCache cache) {
         this.cache = cache;
@@ -92,7 +117,12 @@ final class CacheListing {
      * reports it created ({@link #reappeared}), its name's instances are not answered from the cache.
      */
     void reappearing(String path) {
-        reappearing.add(path);
+        synchronized (moved) {   // the cache's listener and the store's second look both begin moves
+            long n = moves.get();
+            moved.set((int) (n % MOVES_KEPT), path);
+            reappearing.add(path);
+            moves.set(n + 1);   // after the path: a reader that sees the count sees the path
+        }
     }
 
     /** The cache reported {@code path} created, or gave up waiting for it; true if it was {@link #reappearing}. */
@@ -103,27 +133,83 @@ final class CacheListing {
     /**
      * Every node of the cache, once it is loaded and shows this store's writes; empty when that
      * did not happen within {@code wait} (the caller then reads the nodes). A write the cache still
-     * does not show after the wait is forgotten: the read that follows shows it. Empty too while a
-     * node is between a delete and a create, as for {@link #children}: a walk over the index,
-     * cheaper than the list it guards.
+     * does not show after the wait is forgotten: the read that follows shows it. The nodes under a
+     * parent where a node was between a delete and a create are left out and that parent named
+     * unsettled, as {@link #children} would not answer for it: the cache reported the node deleted
+     * and ZooKeeper holds it ({@link #reappearing}), or the index lists a node the cache no longer
+     * holds. Empty when more moves began during the read than it can tell apart ({@link #MOVES_KEPT}).
      */
-    Optional<List<ChildData>> nodes(Duration wait) throws InterruptedException {
-        if (!ready(wait) || !reappearing.isEmpty()) {
+    Optional<Listing> listing(Duration wait) throws InterruptedException {
+        if (!ready(wait)) {
             return Optional.empty();
         }
+        long movesBefore = moves.get();
         List<ChildData> all = cache.stream().toList();
-        for (Set<String> paths : children.values()) {
-            for (String p : paths) {
-                if (cache.get(p).isEmpty()) {
-                    return Optional.empty();   // deleted; the listener has not heard yet
+        Set<String> listed = new HashSet<>();
+        for (ChildData node : all) {
+            listed.add(node.getPath());
+        }
+        Set<String> unsettled = new HashSet<>();
+        for (String p : reappearing) {
+            unsettled.add(parentOf(p));
+        }
+        walkingIndex();
+        for (Map.Entry<String, Set<String>> siblings : children.entrySet()) {
+            for (String p : siblings.getValue()) {
+                if (!listed.contains(p)) {
+                    unsettled.add(siblings.getKey());   // deleted; the listener has not heard yet
+                    break;
                 }
             }
         }
-        return Optional.of(all);
+        if (!movedSince(movesBefore, unsettled::add)) {
+            return Optional.empty();
+        }
+        if (unsettled.isEmpty()) {
+            return Optional.of(new Listing(all, Set.of()));
+        }
+        List<ChildData> settled = new ArrayList<>(all.size());
+        for (ChildData node : all) {
+            if (!unsettled.contains(parentOf(node.getPath()))) {
+                settled.add(node);
+            }
+        }
+        return Optional.of(new Listing(settled, Set.copyOf(unsettled)));
     }
 
     /**
-     * The children of {@code parent} in the cache, as {@link #nodes} would list them (once it is
+     * Gives {@code parents} the parent of every move begun since {@code before}; false when more
+     * began than {@link #moved} keeps, or the ones read were overwritten meanwhile.
+     */
+    private boolean movedSince(long before, Consumer<String> parents) {
+        long after = moves.get();
+        if (after == before) {
+            return true;
+        }
+        if (after - before > MOVES_KEPT) {
+            return false;
+        }
+        for (long n = before; n < after; n++) {
+            parents.accept(parentOf(moved.get((int) (n % MOVES_KEPT))));
+        }
+        // the move counted next may have written its path already: it takes the slot of before's
+        return moves.get() - before < MOVES_KEPT;
+    }
+
+    private void walkingIndex() {
+        Runnable hook = beforeIndexWalk;
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
+    private static String parentOf(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash <= 0 ? "" : path.substring(0, slash);
+    }
+
+    /**
+     * The children of {@code parent} in the cache, as {@link #listing} would list them (once it is
      * loaded, at once if not; and shows this store's writes, waiting up to {@code wait}), found by the index the cache's events keep rather
      * than by a walk over every node.
      */
@@ -155,9 +241,11 @@ final class CacheListing {
     /**
      * The cache's nodes under {@code parent} by the index; empty while one of them is between a
      * delete and a create: the index lists it and the cache has deleted it (the listener that
-     * follows the cache has not heard of the delete yet), or it is {@link #reappearing}.
+     * follows the cache has not heard of the delete yet), it is {@link #reappearing}, or its move
+     * began during this read.
      */
     private Optional<List<ChildData>> indexedChildren(String parent) {
+        long movesBefore = moves.get();
         if (!reappearing.isEmpty()) {
             String prefix = parent + "/";
             for (String p : reappearing) {
@@ -166,6 +254,7 @@ final class CacheListing {
                 }
             }
         }
+        walkingIndex();
         Set<String> paths = children.get(parent);
         List<ChildData> out = new ArrayList<>();
         if (paths != null) {
@@ -176,6 +265,12 @@ final class CacheListing {
                 }
                 out.add(node.get());
             }
+        }
+        // a move of one of these nodes begun after the look above may have taken it out of the
+        // index before the walk reached it
+        boolean[] movedHere = {false};
+        if (!movedSince(movesBefore, p -> movedHere[0] |= p.equals(parent)) || movedHere[0]) {
+            return Optional.empty();
         }
         return Optional.of(out);
     }
@@ -217,7 +312,7 @@ final class CacheListing {
      * How many of the cache's nodes {@code counted} accepts, without waiting for this store's
      * writes to show (a count for the metrics, not a list); empty before the cache has loaded.
      */
-    Optional<Long> count(java.util.function.Predicate<ChildData> counted) {
+    Optional<Long> count(Predicate<ChildData> counted) {
         synchronized (changes) {
             if (!initialized) {
                 return Optional.empty();

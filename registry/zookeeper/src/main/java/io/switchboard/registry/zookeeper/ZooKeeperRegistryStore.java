@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -89,6 +90,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private final AtomicInteger secondLooks = new AtomicInteger();
     private final AtomicInteger listsFromCache = new AtomicInteger();
     private final AtomicInteger lookupsFromCache = new AtomicInteger();
+    private final AtomicInteger namesReadForLists = new AtomicInteger();
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("zookeeper-store-recheck"));
     private final ExecutorService restorer = Executors.newSingleThreadExecutor(DaemonThreads.named("zookeeper-store-restorer"));
 
@@ -310,19 +312,18 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private List<ComponentEntry> oldestFirst(List<ChildData> nodes) {
         List<Read> found = new ArrayList<>();
         for (ChildData node : nodes) {
-            found.add(decodedOnce(node));
+            found.add(decodedOnce(node.getPath(), node.getData(), node.getStat()));
         }
         found.sort(Comparator.comparingLong(Read::czxid));
         return found.stream().map(Read::entry).toList();
     }
 
     /** The node's entry, decoded again only when the node changed since it was last decoded. */
-    private Read decodedOnce(ChildData node) {
-        Stat stat = node.getStat();
-        Decoded d = decoded.get(node.getPath());
+    private Read decodedOnce(String path, byte[] data, Stat stat) {
+        Decoded d = decoded.get(path);
         if (d == null || d.czxid() != stat.getCzxid() || d.mzxid() != stat.getMzxid()) {
-            d = new Decoded(stat.getCzxid(), stat.getMzxid(), decode(node.getPath(), node.getData(), stat));
-            decoded.put(node.getPath(), d);
+            d = new Decoded(stat.getCzxid(), stat.getMzxid(), decode(path, data, stat));
+            decoded.put(path, d);
         }
         return d.read();
     }
@@ -339,14 +340,16 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         }
         if (from != null && client.getZookeeperClient().isConnected()) {
             try {
-                Optional<List<ChildData>> nodes = from.nodes(CACHE_WAIT);
-                if (nodes.isPresent()) {
+                Optional<CacheListing.Listing> cached = from.listing(CACHE_WAIT);
+                if (cached.isPresent()) {
                     listsFromCache.incrementAndGet();
-                    return listOf(nodes.get());
+                    return listOf(cached.get());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new StoreException("list " + root + " was interrupted", e);
+            } catch (Exception e) {
+                throw failure("list " + root, e);
             }
         }
         return readList();
@@ -369,18 +372,54 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     }
 
     /**
-     * The entries among the cache's {@code nodes}, as {@link #readList} gives them: by name, oldest
-     * first. A node decoded at the same version before is not decoded again: an entry holds its
-     * interface schema, tens of kilobytes, and decoding 10,000 of them took seconds per list.
+     * The entries among the cache's nodes, as {@link #readList} gives them: by name, oldest first;
+     * the instances of the listing's unsettled names (one of their nodes was moving) read from
+     * ZooKeeper instead, a few nodes where a list read from ZooKeeper reads every one. A node
+     * decoded at the same version before is not decoded again: an entry holds its interface
+     * schema, tens of kilobytes, and decoding 10,000 of them took seconds per list.
      */
-    private List<ComponentEntry> listOf(List<ChildData> nodes) {
-        java.util.TreeMap<String, List<Read>> byName = new java.util.TreeMap<>();
-        java.util.Set<String> listed = new HashSet<>();
-        for (ChildData node : nodes) {
+    private List<ComponentEntry> listOf(CacheListing.Listing cached) throws Exception {
+        TreeMap<String, List<Read>> byName = new TreeMap<>();
+        Set<String> listed = new HashSet<>();
+        for (ChildData node : cached.nodes()) {
             String[] segments = instanceSegments(node.getPath());
             if (segments != null) {
                 listed.add(node.getPath());
-                byName.computeIfAbsent(segments[0], n -> new ArrayList<>()).add(decodedOnce(node));
+                byName.computeIfAbsent(segments[0], n -> new ArrayList<>())
+                        .add(decodedOnce(node.getPath(), node.getData(), node.getStat()));
+            }
+        }
+        List<String> unsettled = new ArrayList<>();
+        for (String parent : cached.unsettled()) {
+            String name = nameOf(parent);
+            if (name != null) {   // else the root: a name's node (it holds no entry) left the cache before its index heard
+                unsettled.add(name);
+            }
+        }
+        if (!unsettled.isEmpty()) {
+            namesReadForLists.addAndGet(unsettled.size());
+            List<CompletableFuture<CuratorEvent>> instances = new ArrayList<>();
+            for (String name : unsettled) {
+                instances.add(background(f -> client.getChildren().inBackground(f).forPath(namePath(name))));
+            }
+            List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>();
+            for (int i = 0; i < unsettled.size(); i++) {
+                CuratorEvent ids = answer(instances.get(i), namePath(unsettled.get(i)));
+                if (ids != null) {
+                    String name = unsettled.get(i);
+                    for (String id : ids.getChildren()) {
+                        reads.add(background(f -> client.getData().inBackground(f).forPath(path(name, id))));
+                    }
+                }
+            }
+            for (CompletableFuture<CuratorEvent> read : reads) {
+                CuratorEvent e = answer(read, root);
+                String[] segments = e == null ? null : instanceSegments(e.getPath());
+                if (segments != null) {
+                    listed.add(e.getPath());
+                    byName.computeIfAbsent(segments[0], n -> new ArrayList<>())
+                            .add(decodedOnce(e.getPath(), e.getData(), e.getStat()));
+                }
             }
         }
         decoded.keySet().retainAll(listed);
@@ -390,6 +429,15 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             reads.forEach(r -> all.add(r.entry()));
         }
         return all;
+    }
+
+    /** {@code NAME} for {@code ROOT/NAME}, else null. */
+    private String nameOf(String path) {
+        if (!path.startsWith(root + "/")) {
+            return null;
+        }
+        String name = path.substring(root.length() + 1);
+        return name.isEmpty() || name.indexOf('/') >= 0 ? null : name;
     }
 
     /** Every entry read from ZooKeeper now: every name's children, then every node (for tests, and without a cache). */
@@ -549,6 +597,11 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     /** How many lists the cache answered (for tests). */
     int listsFromCache() {
         return listsFromCache.get();
+    }
+
+    /** How many names lists from the cache read from ZooKeeper, one of their nodes moving (for tests). */
+    int namesReadForLists() {
+        return namesReadForLists.get();
     }
 
     /** How many lookups the cache answered; for tests. */
