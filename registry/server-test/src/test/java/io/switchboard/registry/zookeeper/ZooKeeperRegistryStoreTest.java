@@ -33,6 +33,8 @@ import io.switchboard.testing.conformance.ConformanceComponent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -231,6 +233,51 @@ class ZooKeeperRegistryStoreTest {
             assertEquals(namesRead + 1, observer.namesReadForLists(), "once the move is over, no name is read");
             assertEquals(b.sessionId(), observer.curator().checkExists().forPath(path).getEphemeralOwner());
             assertEquals(List.of("bound:e1:30", "bound:o1:30", "bound:e1:30"), changes, "a change, never gone and back");
+        }
+    }
+
+    /**
+     * Instances moving back and forth between two registries' sessions, 200 moves, while a third
+     * lists and looks them up as fast as it can: every list holds all 20 and every lookup its
+     * name's 4, whichever step of a move its cache is at.
+     */
+    @Test
+    void listsAndLookupsDuringManyMovesNeverMissAnInstance() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/churn"); ZooKeeperRegistryStore b = store("/t/churn");
+             ZooKeeperRegistryStore observer = store("/t/churn")) {
+            observer.reportChanges(recording(new CopyOnWriteArrayList<>()));
+            for (int i = 0; i < 20; i++) {
+                a.bind(entry("Name" + i % 5, "i" + i, 30));
+            }
+            await("every instance in the observer's cache", Duration.ofSeconds(10), () -> {
+                List<ComponentEntry> now = observer.lookupNow("Name4");
+                return now != null && now.size() == 4;
+            });
+            CompletableFuture<Void> moving = CompletableFuture.runAsync(() -> {
+                try {
+                    for (int round = 0; round < 10; round++) {
+                        ZooKeeperRegistryStore to = round % 2 == 0 ? b : a;
+                        for (int i = 0; i < 20; i++) {
+                            to.rebind(entry("Name" + i % 5, "i" + i, 30));
+                        }
+                    }
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            int lists = 0;
+            while (!moving.isDone()) {
+                List<ComponentEntry> all = observer.list();
+                assertEquals(20, all.size(), "list " + lists + ": " + ids(all));
+                String name = "Name" + lists % 5;
+                List<ComponentEntry> some = observer.lookup(name);
+                assertEquals(4, some.size(), "lookup of " + name + ": " + ids(some));
+                lists++;
+            }
+            moving.join();
+            System.out.printf("%d lists and lookups during 200 moves; %d lists from the cache read %d names from ZooKeeper%n",
+                    lists, observer.listsFromCache(), observer.namesReadForLists());
+            assertEquals(20, observer.list().size());
         }
     }
 
