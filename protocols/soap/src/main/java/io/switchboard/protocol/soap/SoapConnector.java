@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -111,6 +112,8 @@ final class SoapConnector extends ServerConnector {
     volatile Consumer<SelectableChannel> beforeEndPoint = channel -> { };
     /** For tests: runs when a connection has been chosen for displacement, before anything is closed. */
     volatile Consumer<SelectableChannel> afterDisplacing = channel -> { };
+    /** For tests: runs at the end of {@link #shutdown}, where Jetty's idle checks of the connections ran. */
+    volatile Runnable afterShutdown = () -> { };
 
     SoapConnector(Server server, ServerSettings settings, LibraryInternals shortcuts, ConnectionFactory... factories) {
         super(server, -1, -1, factories);
@@ -119,6 +122,13 @@ final class SoapConnector extends ServerConnector {
         this.tls = settings.tls() != null;
         this.shares = new ConnectionShares(settings.maxConnections(), settings.maxConnectionsPerAddress());
         getSelectorManager().addEventListener(new Admission());
+    }
+
+    @Override
+    public CompletableFuture<Void> shutdown() {
+        CompletableFuture<Void> done = super.shutdown();
+        afterShutdown.run();
+        return done;
     }
 
     @Override

@@ -406,9 +406,24 @@ final class SoapServer implements ProtocolServer {
     }
 
     private void stopQuietly() {
+        stopQuietly(connector, jetty, context);
+    }
+
+    /**
+     * Stops the listener, then Jetty, then Axis2's context, each whatever the step before did. Jetty
+     * 12.0's graceful shutdown of a connector can throw: its idle check of a connection whose
+     * request completes meanwhile on another thread finds the request, then not its response (a
+     * {@code NullPointerException} from {@code HttpChannelState.onIdleTimeout}). Jetty's stop then
+     * shuts the connector down again and closes its connections, and the port is free.
+     */
+    static void stopQuietly(SoapConnector connector, Server jetty, ConfigurationContext context) {
         if (connector != null) {
-            connector.shutdown();   // stops accepting; an answer in progress now ends its connection
-            connector.closeIdle();
+            try {
+                connector.shutdown();   // stops accepting; an answer in progress now ends its connection
+                connector.closeIdle();
+            } catch (RuntimeException e) {
+                LOG.debug("shutting the SOAP listener down; Jetty's stop does it again", e);
+            }
         }
         if (jetty != null) {
             try {
