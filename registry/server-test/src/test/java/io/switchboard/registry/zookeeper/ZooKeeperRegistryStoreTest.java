@@ -239,13 +239,14 @@ class ZooKeeperRegistryStoreTest {
     /**
      * Instances moving back and forth between two registries' sessions, 200 moves, while a third
      * lists and looks them up as fast as it can: every list holds all 20 and every lookup its
-     * name's 4, whichever step of a move its cache is at.
+     * name's 4, whichever step of a move its cache is at, and its watchers never hear one go.
      */
     @Test
     void listsAndLookupsDuringManyMovesNeverMissAnInstance() throws Exception {
         try (ZooKeeperRegistryStore a = store("/t/churn"); ZooKeeperRegistryStore b = store("/t/churn");
              ZooKeeperRegistryStore observer = store("/t/churn")) {
-            observer.reportChanges(recording(new CopyOnWriteArrayList<>()));
+            List<String> changes = new CopyOnWriteArrayList<>();
+            observer.reportChanges(recording(changes));
             for (int i = 0; i < 20; i++) {
                 a.bind(entry("Name" + i % 5, "i" + i, 30));
             }
@@ -278,6 +279,7 @@ class ZooKeeperRegistryStoreTest {
             System.out.printf("%d lists and lookups during 200 moves; %d lists from the cache read %d names from ZooKeeper%n",
                     lists, observer.listsFromCache(), observer.namesReadForLists());
             assertEquals(20, observer.list().size());
+            assertEquals(List.of(), changes.stream().filter(c -> c.startsWith("gone:")).toList(), "watchers told of none gone");
         }
     }
 
