@@ -196,6 +196,12 @@ final class CacheListing {
         return moves.get() - before < MOVES_KEPT;
     }
 
+    /** Whether a move under {@code parent} began since {@code before}; true too when the moves since are not all known. */
+    private boolean movedUnder(String parent, long before) {
+        boolean[] under = {false};
+        return !movedSince(before, p -> under[0] |= p.equals(parent)) || under[0];
+    }
+
     private void walkingIndex() {
         Runnable hook = beforeIndexWalk;
         if (hook != null) {
@@ -268,8 +274,7 @@ final class CacheListing {
         }
         // a move of one of these nodes begun after the look above may have taken it out of the
         // index before the walk reached it
-        boolean[] movedHere = {false};
-        if (!movedSince(movesBefore, p -> movedHere[0] |= p.equals(parent)) || movedHere[0]) {
+        if (moves.get() != movesBefore && movedUnder(parent, movesBefore)) {
             return Optional.empty();
         }
         return Optional.of(out);
