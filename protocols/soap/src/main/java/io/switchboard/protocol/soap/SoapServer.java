@@ -405,10 +405,6 @@ final class SoapServer implements ProtocolServer {
         stopQuietly();
     }
 
-    private void stopQuietly() {
-        stopQuietly(connector, jetty, context);
-    }
-
     /**
      * Stops the listener, then Jetty, then Axis2's context, each whatever the step before did. Jetty
      * 12.0's graceful shutdown of a connector can throw: its idle check of a connection whose
@@ -416,7 +412,7 @@ final class SoapServer implements ProtocolServer {
      * {@code NullPointerException} from {@code HttpChannelState.onIdleTimeout}). Jetty's stop then
      * shuts the connector down again and closes its connections, and the port is free.
      */
-    static void stopQuietly(SoapConnector connector, Server jetty, ConfigurationContext context) {
+    private void stopQuietly() {
         if (connector != null) {
             try {
                 connector.shutdown();   // stops accepting; an answer in progress now ends its connection
