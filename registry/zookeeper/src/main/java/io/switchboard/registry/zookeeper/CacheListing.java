@@ -125,7 +125,12 @@ final class CacheListing {
         }
     }
 
-    /** The cache reported {@code path} created, or gave up waiting for it; true if it was {@link #reappearing}. */
+    /** Whether {@code path} is {@link #reappearing}: the cache reported it deleted and has not reported it created. */
+    boolean moving(String path) {
+        return reappearing.contains(path);
+    }
+
+    /** The cache reported {@code path} created, or it is gone from ZooKeeper too; true if it was {@link #reappearing}. */
     boolean reappeared(String path) {
         return reappearing.remove(path);
     }

@@ -582,16 +582,43 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             return;
         }
         listing.reappearing(path);
+        lookAgainLater(sink, path);
+    }
+
+    private void lookAgainLater(ChangeSink sink, String path) {
         recheck.schedule(() -> client.runSafe(() -> {
-            boolean unreported = listing.reappeared(path);
             try {
-                if (unreported && cache.get(path).isEmpty()) {
-                    reportGone(sink, path);
-                }
+                lookAgain(sink, path);
             } finally {
                 secondLooks.incrementAndGet();
             }
         }), RECHECK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The second look at a node whose move the cache has not reported over. The move stays marked
+     * until it is: while the cache holds the node, its create is on its way to the listener (which
+     * ends the move, {@link #reportBound}); while ZooKeeper holds it and the cache does not yet, it
+     * is looked at again later. Only a node gone from both ends the move here, reported gone.
+     * Ending the move before asking, a lookup in between found neither the mark nor the node in the
+     * index, and missed the instance.
+     */
+    void lookAgain(ChangeSink sink, String path) {
+        String[] segments = instanceSegments(path);
+        if (segments == null || !listing.moving(path) || cache.get(path).isPresent()) {
+            return;
+        }
+        boolean there;
+        try {
+            there = client.checkExists().forPath(path) != null;
+        } catch (Exception e) {
+            there = false;   // cannot tell: report what the cache saw, as reportGone does
+        }
+        if (there) {
+            lookAgainLater(sink, path);
+        } else if (listing.reappeared(path)) {
+            tell(() -> sink.gone(segments[0], segments[1]), path);
+        }
     }
 
     /** How many lists the cache answered (for tests). */
