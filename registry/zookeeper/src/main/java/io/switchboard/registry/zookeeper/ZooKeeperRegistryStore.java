@@ -398,27 +398,15 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         }
         if (!unsettled.isEmpty()) {
             namesReadForLists.addAndGet(unsettled.size());
-            List<CompletableFuture<CuratorEvent>> instances = new ArrayList<>();
-            for (String name : unsettled) {
-                instances.add(background(f -> client.getChildren().inBackground(f).forPath(namePath(name))));
-            }
-            List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>();
-            for (int i = 0; i < unsettled.size(); i++) {
-                CuratorEvent ids = answer(instances.get(i), namePath(unsettled.get(i)));
-                if (ids != null) {
-                    String name = unsettled.get(i);
-                    for (String id : ids.getChildren()) {
-                        reads.add(background(f -> client.getData().inBackground(f).forPath(path(name, id))));
+            for (List<CompletableFuture<CuratorEvent>> reads : nodeReads(unsettled)) {
+                for (CompletableFuture<CuratorEvent> read : reads) {
+                    CuratorEvent e = answer(read, root);
+                    String[] segments = e == null ? null : instanceSegments(e.getPath());
+                    if (segments != null) {
+                        listed.add(e.getPath());
+                        byName.computeIfAbsent(segments[0], n -> new ArrayList<>())
+                                .add(decodedOnce(e.getPath(), e.getData(), e.getStat()));
                     }
-                }
-            }
-            for (CompletableFuture<CuratorEvent> read : reads) {
-                CuratorEvent e = answer(read, root);
-                String[] segments = e == null ? null : instanceSegments(e.getPath());
-                if (segments != null) {
-                    listed.add(e.getPath());
-                    byName.computeIfAbsent(segments[0], n -> new ArrayList<>())
-                            .add(decodedOnce(e.getPath(), e.getData(), e.getStat()));
                 }
             }
         }
@@ -445,22 +433,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         List<ComponentEntry> all = new ArrayList<>();
         try {
             List<String> names = children(root).stream().sorted().toList();
-            List<CompletableFuture<CuratorEvent>> instances = new ArrayList<>();
-            for (String name : names) {
-                instances.add(background(f -> client.getChildren().inBackground(f).forPath(namePath(name))));
-            }
-            List<List<CompletableFuture<CuratorEvent>>> nodes = new ArrayList<>();
-            for (int i = 0; i < names.size(); i++) {
-                CuratorEvent ids = answer(instances.get(i), namePath(names.get(i)));
-                List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>();
-                if (ids != null) {
-                    String name = names.get(i);
-                    for (String id : ids.getChildren()) {
-                        reads.add(background(f -> client.getData().inBackground(f).forPath(path(name, id))));
-                    }
-                }
-                nodes.add(reads);
-            }
+            List<List<CompletableFuture<CuratorEvent>>> nodes = nodeReads(names);
             for (int i = 0; i < names.size(); i++) {
                 all.addAll(entries(names.get(i), nodes.get(i)));
             }
@@ -468,6 +441,30 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             throw failure("list " + root, e);
         }
         return all;
+    }
+
+    /**
+     * The reads of every instance node of each of {@code names}, in their order: every name's
+     * children asked for at once, then every node: the wait of two round trips, not of one per node.
+     */
+    private List<List<CompletableFuture<CuratorEvent>>> nodeReads(List<String> names) throws Exception {
+        List<CompletableFuture<CuratorEvent>> instances = new ArrayList<>();
+        for (String name : names) {
+            instances.add(background(f -> client.getChildren().inBackground(f).forPath(namePath(name))));
+        }
+        List<List<CompletableFuture<CuratorEvent>>> nodes = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            CuratorEvent ids = answer(instances.get(i), namePath(names.get(i)));
+            List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>();
+            if (ids != null) {
+                String name = names.get(i);
+                for (String id : ids.getChildren()) {
+                    reads.add(background(f -> client.getData().inBackground(f).forPath(path(name, id))));
+                }
+            }
+            nodes.add(reads);
+        }
+        return nodes;
     }
 
     /** The entries of one name from its nodes' answers, oldest first (ZooKeeper's creation order). */
