@@ -568,18 +568,21 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         if (segments == null) {
             return;
         }
-        boolean there;
-        try {
-            there = client.checkExists().forPath(path) != null;
-        } catch (Exception e) {
-            there = false;   // cannot tell: report what the cache saw
-        }
-        if (!there) {
+        if (!inZooKeeper(path)) {
             tell(() -> sink.gone(segments[0], segments[1]), path);
             return;
         }
         listing.reappearing(path);
         lookAgainLater(sink, path);
+    }
+
+    /** Whether ZooKeeper holds {@code path} now; false when it cannot tell, so that what the cache saw is reported. */
+    private boolean inZooKeeper(String path) {
+        try {
+            return client.checkExists().forPath(path) != null;
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     private void lookAgainLater(ChangeSink sink, String path) {
@@ -605,13 +608,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         if (segments == null || !listing.moving(path) || cache.get(path).isPresent()) {
             return;
         }
-        boolean there;
-        try {
-            there = client.checkExists().forPath(path) != null;
-        } catch (Exception e) {
-            there = false;   // cannot tell: report what the cache saw, as reportGone does
-        }
-        if (there) {
+        if (inZooKeeper(path)) {
             lookAgainLater(sink, path);
         } else if (listing.reappeared(path)) {
             tell(() -> sink.gone(segments[0], segments[1]), path);
