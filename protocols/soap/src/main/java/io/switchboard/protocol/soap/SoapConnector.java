@@ -112,6 +112,8 @@ final class SoapConnector extends ServerConnector {
     volatile Consumer<SelectableChannel> beforeEndPoint = channel -> { };
     /** For tests: runs when a connection has been chosen for displacement, before anything is closed. */
     volatile Consumer<SelectableChannel> afterDisplacing = channel -> { };
+    /** For tests: runs in each connection's idle check as its idle timeout expires, before Jetty handles it. */
+    volatile Runnable beforeIdleExpiry = () -> { };
     /** For tests: runs at the end of {@link #shutdown}, where Jetty's idle checks of the connections ran. */
     volatile Runnable afterShutdown = () -> { };
 
@@ -138,6 +140,7 @@ final class SoapConnector extends ServerConnector {
                 settings.requestTimeout().toMillis(), settings.minRequestBytesPerSecond(), this::linger, waiters, shortcuts);
         endPoint.setIdleTimeout(getIdleTimeout());
         endPoint.awaitMillis = awaitMillis;
+        endPoint.beforeIdleExpiry = beforeIdleExpiry;
         synchronized (lock) {
             Admitted a = admitted.get(channel);
             if (a != null) {

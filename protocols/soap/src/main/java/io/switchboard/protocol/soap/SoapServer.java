@@ -407,9 +407,9 @@ final class SoapServer implements ProtocolServer {
 
     /**
      * Stops the listener, then Jetty, then Axis2's context, each whatever the step before did. Jetty
-     * 12.0's graceful shutdown of a connector can throw: its idle check of a connection whose
-     * request completes meanwhile on another thread finds the request, then not its response (a
-     * {@code NullPointerException} from {@code HttpChannelState.onIdleTimeout}). Jetty's stop then
+     * 12.0's graceful shutdown of a connector runs each connection's idle check, which can throw
+     * when the connection's request completes meanwhile on another thread (caught in
+     * {@link SoapEndPoint#onIdleExpired}); whatever else the listener's shutdown throws, Jetty's stop
      * shuts the connector down again and closes its connections, and the port is free.
      */
     private void stopQuietly() {

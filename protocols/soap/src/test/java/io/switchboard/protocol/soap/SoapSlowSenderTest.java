@@ -48,7 +48,7 @@ class SoapSlowSenderTest {
     /** How long a test waits for the server to act; far above the 1 s deadline, far below the idle timeout. */
     private static final int BOUND_MILLIS = 15_000;
     /** A ping's SOAP envelope. */
-    private static final String PING = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
+    static final String PING = "<?xml version='1.0'?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/"
             + "envelope/\"><soapenv:Body><t:ping xmlns:t=\"urn:switchboard:test:conformance\"/></soapenv:Body>"
             + "</soapenv:Envelope>";
 
@@ -117,8 +117,8 @@ class SoapSlowSenderTest {
         t.start();
     }
 
-    /** Everything the server sends until it closes; fails if it is still open after the bound. */
-    private static String readUntilClosed(Socket s) throws IOException {
+    /** Everything the server sends until it closes; fails if it is still open after the socket's read timeout. */
+    static String readUntilClosed(Socket s) throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         InputStream in = s.getInputStream();
         byte[] buf = new byte[4096];
@@ -127,7 +127,7 @@ class SoapSlowSenderTest {
                 got.write(buf, 0, n);
             }
         } catch (SocketTimeoutException e) {
-            throw new AssertionError("the server still holds the connection after " + BOUND_MILLIS + " ms; got: "
+            throw new AssertionError("the server still holds the connection after " + s.getSoTimeout() + " ms; got: "
                     + got.toString(StandardCharsets.US_ASCII), e);
         } catch (IOException e) {
             // a reset after the server closed also ends the connection
