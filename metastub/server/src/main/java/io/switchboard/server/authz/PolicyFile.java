@@ -55,7 +55,7 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
         this.current = new AtomicReference<>(policy);
         this.poller = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("authz-policy-watch"));
         long every = Math.max(1, interval.toMillis());
-        poller.scheduleWithFixedDelay(this::check, every, every, TimeUnit.MILLISECONDS);
+        poller.scheduleWithFixedDelay(this::checkAndGoOn, every, every, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -111,6 +111,30 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
         return () -> listeners.remove(listener);
     }
 
+    /**
+     * One look, whatever it meets: an exception out of a task scheduled with a fixed delay cancels
+     * every later run, and the policy in force would then never change again.
+     */
+    private void checkAndGoOn() {
+        try {
+            check();
+        } catch (RuntimeException e) {
+            LOG.error("authorization policy {}: a look at the file failed, keeping policy {}; will look again", file,
+                    current.get().name(), e);
+        }
+    }
+
+    /** Tells each listener, each whatever the others do: a listener is the caller's code. */
+    private void tell(AuthorizationPolicy next) {
+        for (Consumer<AuthorizationPolicy> l : listeners) {
+            try {
+                l.accept(next);
+            } catch (RuntimeException e) {
+                LOG.error("authorization policy {}: a reload listener failed", file, e);
+            }
+        }
+    }
+
     /** One look at the file: parses it when its bytes changed. */
     void check() {
         byte[] content;
@@ -141,18 +165,14 @@ public final class PolicyFile implements Supplier<AuthorizationPolicy>, AutoClos
             rejected.incrementAndGet();
             LOG.error("authorization policy {} not reloaded, keeping policy {}: {}", file, current.get().name(),
                     e.getMessage());
-            for (Consumer<AuthorizationPolicy> l : listeners) {
-                l.accept(null);
-            }
+            tell(null);
             return;
         }
         unsettled = null;
         current.set(next);
         reloads.incrementAndGet();
         LOG.info("authorization policy {} reloaded: {}", file, next);
-        for (Consumer<AuthorizationPolicy> l : listeners) {
-            l.accept(next);
-        }
+        tell(next);
     }
 
     /** Stops watching; the policy in force stays. */

@@ -58,6 +58,32 @@ class PolicyFileTest {
         }
     }
 
+    /**
+     * A listener is the caller's code: one that throws must not stop the watch, or a policy that
+     * takes a caller's rights away later would never come into force.
+     */
+    @Test
+    void aListenerThatThrowsNeitherStopsTheWatchNorKeepsTheOthersFromBeingTold() throws Exception {
+        Path file = dir.resolve("authz.json");
+        Files.writeString(file, allowing("bob"));
+        BlockingQueue<AuthorizationPolicy> told = new LinkedBlockingQueue<>();
+        try (PolicyFile policy = PolicyFile.watch(file, Duration.ofMillis(20))) {
+            policy.onReload(p -> {
+                throw new IllegalStateException("a listener's own failure");
+            });
+            policy.onReload(told::add);
+            replace(file, allowing("alice"));
+            AuthorizationPolicy first = told.poll(30, TimeUnit.SECONDS);
+            assertEquals("v-alice", first == null ? null : first.name(), "the next listener is told");
+
+            replace(file, allowing("carol"));
+            AuthorizationPolicy next = told.poll(30, TimeUnit.SECONDS);
+            assertEquals("v-carol", next == null ? null : next.name(), "the watch goes on");
+            assertEquals("v-carol", policy.get().name());
+            assertEquals(2, policy.reloads());
+        }
+    }
+
     @Test
     void aChangedFileTakesEffectAndABrokenOneKeepsTheLastGoodPolicy() throws Exception {
         Path file = dir.resolve("authz.json");
