@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Admits the server's calls and starts their workers. A call is admitted when it starts (over
@@ -22,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * queue's idle and minimum-rate limits still bound it.
  */
 final class WorkerGate implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerGate.class);
     /** How long a call may wait for its request before its worker starts anyway. */
     static final Duration LATE = Duration.ofSeconds(1);
 
@@ -73,13 +76,22 @@ final class WorkerGate implements AutoCloseable {
         return lateStarts.get();
     }
 
-    /** Forgets the started calls at the head of the queue and starts those admitted {@link #LATE} before {@code now}. */
+    /**
+     * Forgets the started calls at the head of the queue and starts those admitted {@link #LATE}
+     * before {@code now}. One call's failure to start (its refusal throws) is logged and the sweep
+     * goes on: out of the scheduled sweep, it would cancel every later sweep, and every stalled
+     * call from then on would hold its place until its client left.
+     */
     void sweep(long now) {
         for (Ticket t = waiting.peek(); t != null && (t.started.get() || now - t.admittedAt >= LATE.toNanos());
                 t = waiting.peek()) {
             waiting.poll();
-            if (t.start()) {
-                lateStarts.incrementAndGet();
+            try {
+                if (t.start()) {
+                    lateStarts.incrementAndGet();
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("a gRPC call whose request stalled could not be started or refused; the sweep goes on", e);
             }
         }
     }

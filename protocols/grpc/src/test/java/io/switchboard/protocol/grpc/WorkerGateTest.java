@@ -87,6 +87,22 @@ class WorkerGateTest {
     }
 
     @Test
+    void aStalledCallWhoseRefusalThrowsLeavesTheSweepToTheNext() {
+        HeldWork workers = new HeldWork();
+        AtomicInteger refused = new AtomicInteger();
+        try (WorkerGate gate = new WorkerGate(workers, 4, false)) {
+            gate.admit(() -> { }, () -> {
+                throw new IllegalStateException("call already closed");
+            });
+            gate.admit(() -> { }, refused::incrementAndGet);
+            workers.reject = true;
+            gate.sweep(System.nanoTime() + WorkerGate.LATE.toNanos());
+            assertEquals(1, refused.get(), "the call after the one whose refusal threw is refused too");
+            assertEquals(0, gate.admitted(), "neither holds its place");
+        }
+    }
+
+    @Test
     void theSweepStartsOnlyACallThatWaitedTooLong() {
         HeldWork workers = new HeldWork();
         try (WorkerGate gate = new WorkerGate(workers, 4, false)) {
