@@ -242,6 +242,40 @@ class ZooKeeperRegistryStoreTest {
     }
 
     /**
+     * A lookup that reads ZooKeeper while one of its name's nodes moves decodes that node only: the
+     * others are as the cache decoded them (an entry holds its interface's schema, kilobytes of XML).
+     */
+    @Test
+    void aLookupReadFromZooKeeperWhileANodeMovesDecodesOnlyThatNode() throws Exception {
+        try (ZooKeeperRegistryStore a = store("/t/decoding"); ZooKeeperRegistryStore b = store("/t/decoding");
+             ZooKeeperRegistryStore observer = store("/t/decoding")) {
+            observer.reportChanges(recording(new CopyOnWriteArrayList<>()));
+            for (String id : List.of("e1", "e2", "e3")) {
+                a.bind(entry("Echo", id, 30));
+            }
+            await("the name's three instances in the observer's cache", Duration.ofSeconds(10), () -> {
+                List<ComponentEntry> now = observer.lookupNow("Echo");
+                return now != null && now.size() == 3;
+            });
+            String path = "/t/decoding/Echo/e1";
+            HeldEvent created = holdCacheEvent(observer, CuratorCacheListener.Type.NODE_CREATED, path);
+            b.rebind(entry("Echo", "e1", 30));   // the same entry, now under b's session
+            created.awaitReached();
+            long decoded = observer.nodesDecoded();
+            int fromCache = observer.lookupsFromCache();
+
+            assertEquals(List.of("e2", "e3", "e1"), ids(observer.lookup("Echo")), "oldest first: e1's node is new");
+
+            assertEquals(fromCache, observer.lookupsFromCache(), "read from ZooKeeper while the node moves");
+            assertEquals(decoded + 1, observer.nodesDecoded(), "the moved node decoded, the other two as they were");
+            created.release();
+            await("lookups come from the cache again", Duration.ofSeconds(10), () -> observer.lookupNow("Echo") != null);
+            assertEquals(List.of("e2", "e3", "e1"), ids(observer.lookupNow("Echo")));
+            assertEquals(decoded + 1, observer.nodesDecoded(), "nor is it decoded again for the cache");
+        }
+    }
+
+    /**
      * Instances moving back and forth between two registries' sessions, 200 moves, while a third
      * lists and looks them up as fast as it can: every list holds all 20 and every lookup its
      * name's 4, whichever step of a move its cache is at, and its watchers never hear one go.

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
@@ -467,13 +468,19 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         return nodes;
     }
 
-    /** The entries of one name from its nodes' answers, oldest first (ZooKeeper's creation order). */
+    /**
+     * The entries of one name from its nodes' answers, oldest first (ZooKeeper's creation order).
+     * With the cache running (a lookup or list while a node moves), a node the cache decoded at the
+     * same version is not decoded again: the cache's deletes keep those decodes to live nodes.
+     */
     private List<ComponentEntry> entries(String name, List<CompletableFuture<CuratorEvent>> nodes) throws Exception {
+        boolean cached = listing != null;
         List<Read> found = new ArrayList<>();
         for (CompletableFuture<CuratorEvent> node : nodes) {
             CuratorEvent e = answer(node, namePath(name));
             if (e != null) {
-                found.add(decode(e.getPath(), e.getData(), e.getStat()));
+                found.add(cached ? decodedOnce(e.getPath(), e.getData(), e.getStat())
+                        : decode(e.getPath(), e.getData(), e.getStat()));
             }
         }
         found.sort(Comparator.comparingLong(Read::czxid));
@@ -835,6 +842,13 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private record Decoded(long czxid, long mzxid, Read read) {
     }
 
+    private final AtomicLong nodesDecoded = new AtomicLong();
+
+    /** Nodes decoded into entries so far; for tests. */
+    long nodesDecoded() {
+        return nodesDecoded.get();
+    }
+
     /** The entries lists from the cache decoded, by path: decoded again only when their node changed. */
     private final Map<String, Decoded> decoded = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -850,6 +864,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     }
 
     private Read decode(String path, byte[] data, Stat stat) {
+        nodesDecoded.incrementAndGet();
         if (data == null || data.length > MAX_DATA_BYTES) {
             throw new StoreException("ZooKeeper at " + ensemble + ": " + path + " holds no entry or one over "
                     + MAX_DATA_BYTES + " bytes");
