@@ -152,6 +152,15 @@ public final class RegistryWatch implements AutoCloseable {
             poll();
             return;
         }
+        io.grpc.Metadata headers;
+        try {
+            // the caller's token, asked for now: a token file caught mid-rotation throws. Out of
+            // here it would end the task that connects, and the watch would never connect again
+            headers = registry.streamHeaders();
+        } catch (RuntimeException e) {
+            retry(null, "the credentials for the stream at " + address + ": " + e.getMessage(), false);
+            return;
+        }
         ManagedChannel channel;
         try {
             channel = WatchChannels.acquire(address, registry.tls());
@@ -172,7 +181,7 @@ public final class RegistryWatch implements AutoCloseable {
         request.setNames(new ArrayList<>(names));
         request.setEpoch(epoch);
         request.setSinceVersion(since);
-        c.start(new Stream(c, channel, address), registry.streamHeaders());
+        c.start(new Stream(c, channel, address), headers);
         c.sendMessage(request);
         c.halfClose();
         c.request(1);

@@ -1,5 +1,6 @@
 package io.switchboard.registry.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -71,6 +72,36 @@ class ShortLivedWatchStreamTest {
                 long withoutReset = FIRST_RETRY_MILLIS * (1L << shortOnes) * 3 / 4;
                 assertTrue(afterHealthy < withoutReset, "after a stream that lived 5 s the watch waited "
                         + afterHealthy + " ms, as long as after a failure; all gaps: " + gaps);
+            }
+        }
+    }
+
+    /**
+     * A token that cannot be read as the watch connects again (a token file caught mid-rotation) is
+     * a failure like any other: the watch asks again after its back-off, rather than never again.
+     */
+    @Test
+    void aTokenThatCannotBeReadAsTheWatchConnectsAgainLeavesItToTheNextTry() throws Exception {
+        AtomicInteger connects = new AtomicInteger();
+        AtomicInteger thrown = new AtomicInteger();
+        java.util.function.Supplier<String> token = () -> {
+            boolean connecting = StackWalker.getInstance().walk(frames -> frames.anyMatch(f ->
+                    f.getClassName().equals(RegistryWatch.class.getName()) && f.getMethodName().equals("connect")));
+            if (connecting && connects.incrementAndGet() == 2) {   // the stream's second connect
+                thrown.incrementAndGet();
+                throw new java.io.UncheckedIOException(new java.io.IOException("cannot read token file: it is being replaced"));
+            }
+            return "a-token";
+        };
+        try (FakeStream fake = new FakeStream(open -> false);
+             RegistryServer registry = RegistryServer.builder().watchStream(false).start();
+             RegistryClient client = RegistryClient.connect(List.of(registry.endpoint()), null,
+                     io.switchboard.protocol.ClientSettings.defaults().withToken(token))) {
+            registry.service().watches().streamAt(fake.address());
+            try (RegistryWatch watch = RegistryWatch.start(client, List.of("Echo"), e -> { })) {
+                fake.gaps(1);   // the first stream, its end, and a stream again
+                assertEquals(1, thrown.get(), "the token's read failed once, as the watch connected");
+                assertTrue(connects.get() >= 3, "connects: " + connects.get());
             }
         }
     }
