@@ -230,7 +230,8 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             beforeIdleExpiry.run();
             super.onIdleExpired(timeout);
         } catch (RuntimeException raced) {
-            LOG.debug("idle check of a SOAP connection failed; the next check is one idle timeout later", raced);
+            LOG.warn("the idle check of a SOAP connection failed ({}); the next comes one idle timeout later",
+                    raced.toString());
         }
     }
 
