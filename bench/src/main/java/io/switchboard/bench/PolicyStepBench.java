@@ -28,8 +28,10 @@ import java.util.Random;
  * this JVM, every timed call right after a SOAP and a gRPC call of another meta-stub (which leave
  * the caches with their own code and data), the rows in a fresh order every round. The rows share
  * one meta-stub and its connection: tcp pinned on the call, {@code size}, {@code adaptive}, and
- * {@code adaptive}'s learning with a choice that costs nothing (so its step's own part shows);
- * a tcp row pinned through a meta-stub of its own is there for scale. Each row's calls that did
+ * {@code adaptive}'s learning with a choice that costs nothing (so its step's own part shows),
+ * and tcp pinned again through a second stub, the control: a row's own stub and place in the
+ * order cost nothing, so what the policy rows add over the first pinned row is their path's. A
+ * tcp row pinned through a meta-stub of its own is there for scale. Each row's calls that did
  * not go over tcp's Unix socket are counted (a re-probe of another protocol every 10 s). With
  * fewer rows than the small-call bench and no second JVM, the differences are steadier from run
  * to run.
@@ -41,7 +43,7 @@ import java.util.Random;
 public final class PolicyStepBench {
     /** Rows in the order reported. */
     static final List<String> ROWS = List.of("pinned (own meta-stub)", "pinned", "size", "adaptive, no choice",
-            "adaptive");
+            "adaptive", "pinned, a second stub");
 
     private PolicyStepBench() {
     }
@@ -86,6 +88,7 @@ public final class PolicyStepBench {
                     stub(shared, MetaStub.POLICY, new SizePolicy()),
                     stub(shared, MetaStub.POLICY, new LearningOnly(new AdaptivePolicy())),
                     stub(shared, MetaStub.POLICY, new AdaptivePolicy()),
+                    stub(shared, MetaStub.PROTOCOL, "tcp"),
                 };
                 EchoStub soap = stub(others, MetaStub.PROTOCOL, "soap");
                 EchoStub grpc = stub(others, MetaStub.PROTOCOL, "grpc");
