@@ -26,6 +26,7 @@ import io.grpc.netty.shaded.io.netty.util.concurrent.ScheduledFuture;
 import io.switchboard.protocol.Peer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ConnectionShares;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -262,7 +263,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
         ConnectionShares.Admission a = shares.admit(m);
         if (!a.admitted()) {
             long r = shares.refusals();
-            if (r == 1 || r % 100 == 0) {
+            if (StrangerWarnings.due(r)) {
                 LOG.warn("{}: refusing a connection from {}: {} ({} refused so far)", name, from, a.refusal(), r);
             }
             return answerRefused(child, m, a.refusal(), remote, byRemote);
@@ -467,8 +468,14 @@ public final class GrpcConnectionShares implements AutoCloseable {
                 }
             }
             answersNotTaken.increment();
-            LOG.warn("{}: closing the connection from {}: a call's answer was not taken within {} ms", name,
-                    member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos));
+            long n = answersNotTaken.sum();
+            if (StrangerWarnings.due(n)) {
+                LOG.warn("{}: closing the connection from {}: a call's answer was not taken within {} ms ({} closed so"
+                        + " far)", name, member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos), n);
+            } else {
+                LOG.debug("{}: closing the connection from {}: a call's answer was not taken within {} ms", name,
+                        member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos));
+            }
             // gRPC's own close would wait for the open calls to end, which this client never lets happen
             closeAtHead(member.channel);
         }

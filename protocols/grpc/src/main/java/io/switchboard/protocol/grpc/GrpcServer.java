@@ -38,6 +38,7 @@ import io.switchboard.protocol.TraceContext;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -390,7 +391,7 @@ final class GrpcServer implements ProtocolServer {
     private ServerCall.Listener<Part> refuseBusy(ServerCall<Part, Part> call, String reason) {
         busyRefusals.increment();
         long n = busyRefusals.sum();
-        if (n == 1 || n % 100 == 0) {
+        if (StrangerWarnings.due(n)) {
             LOG.warn("gRPC server busy: {}; refusing {} ({} refused so far)", reason,
                     call.getMethodDescriptor().getFullMethodName(), n);
         }

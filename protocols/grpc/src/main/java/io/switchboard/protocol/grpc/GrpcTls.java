@@ -13,6 +13,7 @@ import io.grpc.netty.shaded.io.netty.handler.ssl.OpenSsl;
 import io.grpc.netty.shaded.io.netty.handler.ssl.OpenSslCertificateException;
 import io.switchboard.protocol.DelegatingTrustManager;
 import io.switchboard.protocol.TlsSettings;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import java.net.URI;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertPathValidatorException.BasicReason;
@@ -159,7 +160,13 @@ public final class GrpcTls {
         public void transportTerminated(Attributes attributes) {
             if (tls && (attributes == null || attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION) == null)) {
                 count.increment();
-                LOG.warn("gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate");
+                long n = count.sum();
+                if (StrangerWarnings.due(n)) {
+                    LOG.warn("gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate"
+                            + " ({} refused at TLS so far)", n);
+                } else {
+                    LOG.debug("gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate");
+                }
             }
         }
     }

@@ -2,6 +2,7 @@ package io.switchboard.protocol.soap;
 
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.spi.ConnectionShares;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectableChannel;
@@ -200,7 +201,7 @@ final class SoapConnector extends ServerConnector {
             }
             afterDisplacing.accept(channel);
             long n = shares.evictions();
-            if (n == 1 || n % 100 == 0) {
+            if (StrangerWarnings.due(n)) {
                 LOG.warn("SOAP server at a connection limit ({} in all, {} per address): closing stalled {} ({} displaced"
                         + " so far)", settings.maxConnections(), settings.maxConnectionsPerAddress(), remote(), n);
             }
@@ -460,7 +461,7 @@ final class SoapConnector extends ServerConnector {
             }
             if (!a.admitted()) {
                 long refused = shares.refusals();
-                if (refused == 1 || refused % 100 == 0) {
+                if (StrangerWarnings.due(refused)) {
                     LOG.warn("SOAP server refusing {} (a cancel message is still served on it, anything else gets 503):"
                             + " {} ({} refused so far)", newcomer.remote(), a.refusal(), refused);
                 }

@@ -9,6 +9,7 @@ import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.ServerSettings;
 import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.SwitchboardException;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import java.io.StringReader;
 import java.net.URL;
 import java.util.Map;
@@ -254,20 +255,28 @@ final class SoapServer implements ProtocolServer {
                     throw new javax.net.ssl.SSLHandshakeException("the client is no longer trusted: " + e.getMessage());
                 }
                 soap.noLongerTrusted(true);
-                count.increment();
-                LOG.warn("SOAP refused a connection from {} at TLS: the client is no longer trusted: {}",
-                        event.getEndPoint().getRemoteSocketAddress(), e.getMessage());
+                refused(event, "the client is no longer trusted: " + e.getMessage());
             }
         }
 
         @Override
         public void handshakeFailed(Event event, Throwable failure) {
-            count.increment();
             if (soapEndPoint(event) instanceof SoapEndPoint soap) {
                 soap.lingerAtClose();
             }
-            LOG.warn("SOAP refused a connection from {} at TLS: {}", event.getEndPoint().getRemoteSocketAddress(),
-                    failure.getMessage());
+            refused(event, failure.getMessage());
+        }
+
+        /** Counts a connection refused at TLS, and warns of it now and then. */
+        private void refused(Event event, String why) {
+            count.increment();
+            long n = count.sum();
+            if (StrangerWarnings.due(n)) {
+                LOG.warn("SOAP refused a connection from {} at TLS: {} ({} refused at TLS so far)",
+                        event.getEndPoint().getRemoteSocketAddress(), why, n);
+            } else {
+                LOG.debug("SOAP refused a connection from {} at TLS: {}", event.getEndPoint().getRemoteSocketAddress(), why);
+            }
         }
 
         /** The connection's own end point, under its TLS. */

@@ -36,6 +36,7 @@ import io.switchboard.protocol.spi.ConnectionShares;
 import io.switchboard.protocol.spi.Endpoints;
 import io.switchboard.protocol.spi.PhaseMarks;
 import io.switchboard.protocol.spi.ProtocolServer;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import io.switchboard.protocol.spi.UnixSockets;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -90,6 +91,7 @@ final class TcpServer implements ProtocolServer {
     private final Map<String, Exported> exported = new ConcurrentHashMap<>();
     private final ExecutorService workers;
     private final LongAdder refusedConnections = new LongAdder();
+    private final LongAdder brokenFramings = new LongAdder();
     private final LongAdder busyRefusals = new LongAdder();
     private final LongAdder slowSenders = new LongAdder();
     private final LongAdder readsPaused = new LongAdder();
@@ -168,8 +170,7 @@ final class TcpServer implements ProtocolServer {
                     // runs on the event loop when the handshake ends, before any request of the connection is read
                     tls.handshakeFuture().addListener(f -> {
                         if (!f.isSuccess()) {
-                            refusedConnections.increment();
-                            LOG.warn("tcp refused a connection at TLS: {}", f.cause().toString());
+                            refusedAtTls(ch, f.cause().toString());
                             return;
                         }
                         try {
@@ -183,8 +184,7 @@ final class TcpServer implements ProtocolServer {
                             // new ones here), then the connection ends; closed at once, its client would
                             // see its connection lost under its call (may have run)
                             c.untrusted();
-                            refusedConnections.increment();
-                            LOG.warn("tcp refused a connection at TLS: {}", e.getMessage());
+                            refusedAtTls(ch, e.getMessage());
                             ch.eventLoop().schedule(() -> ch.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
                         }
                     });
@@ -277,6 +277,22 @@ final class TcpServer implements ProtocolServer {
         return readsPaused.sum();
     }
 
+    /** A connection whose TLS handshake failed, or whose client is no longer trusted: counted, and warned of now and then. */
+    private void refusedAtTls(Channel ch, String why) {
+        refusedConnections.increment();
+        long n = refusedConnections.sum();
+        if (StrangerWarnings.due(n)) {
+            LOG.warn("tcp refused a connection from {} at TLS: {} ({} refused at TLS so far)", ch.remoteAddress(), why, n);
+        } else {
+            LOG.debug("tcp refused a connection from {} at TLS: {}", ch.remoteAddress(), why);
+        }
+    }
+
+    /** Connections closed because their bytes broke the framing (not PRPC, a frame too late); for tests and logs. */
+    long brokenFramings() {
+        return brokenFramings.sum();
+    }
+
     /** Connections refused because every connection of their share was working; for tests and logs. */
     long connectionRefusals() {
         return connectionRefusals.sum();
@@ -295,7 +311,7 @@ final class TcpServer implements ProtocolServer {
     private boolean refuse(Channel ch, Connection c, String why) {
         connectionRefusals.increment();
         long n = connectionRefusals.sum();
-        if (n == 1 || n % 100 == 0) {
+        if (StrangerWarnings.due(n)) {
             LOG.warn("tcp server: {}; refusing {} ({} refused so far)", why, ch.remoteAddress(), n);
         }
         if (!shares.claimRefusedAnswer()) {
@@ -693,7 +709,14 @@ final class TcpServer implements ProtocolServer {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             if (cause instanceof FrameDecoder.FrameException) {
-                LOG.warn("tcp: closing {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
+                brokenFramings.increment();
+                long n = brokenFramings.sum();
+                if (StrangerWarnings.due(n)) {
+                    LOG.warn("tcp: closing {}: {} ({} connections closed for broken framing so far)",
+                            ctx.channel().remoteAddress(), cause.getMessage(), n);
+                } else {
+                    LOG.debug("tcp: closing {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
+                }
             } else {
                 LOG.debug("tcp: closing {}", ctx.channel(), cause);
             }

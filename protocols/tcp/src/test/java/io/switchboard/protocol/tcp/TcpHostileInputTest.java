@@ -127,6 +127,32 @@ class TcpHostileInputTest {
     }
 
     @Test
+    void brokenFramingInALoopIsCountedEveryTimeButWarnedOfOnceInAHundred() throws Exception {
+        Endpoint at = start();
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            for (int i = 0; i < 250; i++) {
+                try (RawTcp raw = new RawTcp(at)) {
+                    raw.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+                    assertTrue(raw.closedByServer(), "connection " + i + " not closed");
+                }
+            }
+        } finally {
+            System.setErr(err);
+        }
+        assertEquals(250, server.brokenFramings());
+        String warned = log.toString(java.nio.charset.StandardCharsets.UTF_8);
+        List<String> lines = warned.lines().filter(l -> l.contains("closed for broken framing so far")).toList();
+        assertEquals(3, lines.size(), warned);   // the 1st, 100th and 200th
+        assertTrue(lines.get(2).contains("(200 connections"), lines.get(2));
+        try (RawTcp raw = new RawTcp(at)) {
+            assertEquals(0, raw.call(request("ping", 1), new byte[0]).meta().errorCode(), "the server still serves");
+        }
+    }
+
+    @Test
     void aFrameMustArriveWholeWithinTheRequestTimeoutWhateverSizeItAnnounces() throws Exception {
         Endpoint at = start(ServerSettings.defaults().withRequestTimeout(Duration.ofMillis(300))
                 .withMinRequestBytesPerSecond(1000), TcpLimits.defaults());

@@ -19,6 +19,7 @@ import io.switchboard.registry.WatchStreamMethod;
 import io.switchboard.registry.wire.ListEntriesResponse;
 import io.switchboard.registry.wire.LookupResponse;
 import io.switchboard.registry.wire.Watch;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -547,7 +548,7 @@ final class WatchStreamServer implements AutoCloseable {
             String refusal = admit(client);
             if (refusal != null) {
                 long n = refused.incrementAndGet();
-                if (n == 1 || n % 100 == 0) {
+                if (StrangerWarnings.due(n)) {
                     LOG.warn("refused a watch stream from {}: {} ({} refused so far)", client, refusal, n);
                 }
                 call.close(Status.RESOURCE_EXHAUSTED.withDescription(refusal), new Metadata());
