@@ -94,6 +94,8 @@ final class SoapConnector extends ServerConnector {
     // apart from lock: a close may come from code that holds Jetty's locks, which lock's holders call into
     private final Object lingerLock = new Object();
     private final java.util.concurrent.atomic.LongAdder lingered = new java.util.concurrent.atomic.LongAdder();
+    /** Requests cut for arriving too slowly (408, or closed after an answer begun); for tests and logs. */
+    private final java.util.concurrent.atomic.LongAdder cutRequests = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder closedUnlingered = new java.util.concurrent.atomic.LongAdder();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private volatile Scheduler.Task tick;
@@ -297,6 +299,11 @@ final class SoapConnector extends ServerConnector {
         return lingered.sum();
     }
 
+    /** Requests cut for arriving too slowly so far; for tests. */
+    long cutRequests() {
+        return cutRequests.sum();
+    }
+
     /** Sockets that were to linger but were closed at once, past a lingering bound, so far; for tests. */
     long closedUnlingered() {
         return closedUnlingered.sum();
@@ -365,7 +372,7 @@ final class SoapConnector extends ServerConnector {
             long now = System.nanoTime();
             for (EndPoint e : getConnectedEndPoints()) {
                 if (e instanceof SoapEndPoint s) {
-                    s.checkDeadline(now);
+                    s.checkDeadline(now, cutRequests);
                     s.checkOverflowLifetime(now, OVERFLOW_LIFETIME_NANOS);
                     s.checkClientGone(now, this::countLook);
                 }

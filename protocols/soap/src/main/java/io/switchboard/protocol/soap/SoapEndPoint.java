@@ -1,6 +1,7 @@
 package io.switchboard.protocol.soap;
 
 import io.switchboard.protocol.ServerCallContext;
+import io.switchboard.protocol.spi.StrangerWarnings;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -684,18 +685,18 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      * for its bytes and none has come. Bytes already in the socket mean the server is late, not the
      * sender (a starved selector thread has not read them yet), so they keep the request.
      */
-    void checkDeadline(long now) {
+    void checkDeadline(long now, java.util.concurrent.atomic.LongAdder cuts) {
         boolean overdue;
         synchronized (this) {
             overdue = state == State.IN_REQUEST && isFillInterested() && overdue(now);
         }
         if (overdue && !waiters.readableNow(getChannel())) {
-            cut();
+            cut(cuts);
         }
     }
 
     /** Answers 408 (through TLS when the connection has it) unless an answer has begun, and closes, lingering. */
-    private void cut() {
+    private void cut(java.util.concurrent.atomic.LongAdder cuts) {
         long elapsedMillis;
         long bytes;
         boolean answerBegun;
@@ -711,9 +712,16 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             lingerAtClose = true;
             answerBegun = answered;
         }
-        LOG.warn("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
-                        + " must arrive within {} ms plus its size at {} bytes/s)", getRemoteSocketAddress(), elapsedMillis,
-                bytes, graceNanos / 1_000_000L, minBytesPerSecond);
+        cuts.increment();
+        long n = cuts.sum();
+        if (StrangerWarnings.due(n)) {
+            LOG.warn("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
+                            + " must arrive within {} ms plus its size at {} bytes/s; {} cut so far)", getRemoteSocketAddress(),
+                    elapsedMillis, bytes, graceNanos / 1_000_000L, minBytesPerSecond, n);
+        } else {
+            LOG.debug("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received)",
+                    getRemoteSocketAddress(), elapsedMillis, bytes);
+        }
         if (answerBegun) {   // a 408 after an answer would read as a second one
             close();
             return;

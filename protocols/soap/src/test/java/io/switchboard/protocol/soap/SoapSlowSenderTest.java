@@ -180,7 +180,37 @@ class SoapSlowSenderTest {
                 answer.lines().findFirst().orElse("nothing"));
 
         assertTrue(answer.startsWith("HTTP/1.1 408"), "answer: " + answer);
+        assertEquals(1, server.connector().cutRequests());
         awaitValue(server.connector()::busyConnections, 0, "connections in a request after the slow one");
+        assertNormalCallWorks();
+    }
+
+    @Test
+    void manyRequestsCutAtTheDeadlineAreEachCountedButWarnedOfOnceInAHundred() throws Exception {
+        start(ServerSettings.defaults().withRequestTimeout(Duration.ofSeconds(1)));
+        int slowCount = 120;   // under the 128 connections of one address
+        java.io.PrintStream err = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            List<Socket> slow = new ArrayList<>();
+            for (int i = 0; i < slowCount; i++) {
+                Socket s = connect();
+                s.getOutputStream().write("POST /axis2/services/Conformance HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));   // a head that never ends
+                slow.add(s);
+            }
+            for (Socket s : slow) {
+                assertTrue(readUntilClosed(s).startsWith("HTTP/1.1 408"));
+            }
+        } finally {
+            System.setErr(err);
+        }
+        assertEquals(slowCount, server.connector().cutRequests());
+        String warned = log.toString(StandardCharsets.UTF_8);
+        List<String> lines = warned.lines().filter(l -> l.contains("request incomplete")).toList();
+        assertEquals(2, lines.size(), warned);   // the 1st and the 100th
+        assertTrue(lines.get(1).contains("100 cut so far"), lines.get(1));
         assertNormalCallWorks();
     }
 
