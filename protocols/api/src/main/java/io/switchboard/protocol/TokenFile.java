@@ -14,6 +14,13 @@ import java.util.function.Supplier;
  * tokens rotate. A file larger than {@link #MAX_BYTES} is refused (it is not a token). Messages
  * name the file, never what it holds.
  *
+ * <p>Rotate by writing the new token to another file and renaming it over this one (as
+ * Kubernetes does with secrets). A file rewritten in place is read half-way at worst: while it
+ * was modified less than {@link #SETTLE_MILLIS} ago it is read again on every call, so a read
+ * that caught it half-written is corrected by the next call even when the rest of the write kept
+ * the same modification time, and while it is empty (truncated for the rewrite) the token before
+ * it stands. A file empty for longer fails.
+ *
  * <pre>{@code
  * ClientSettings s = ClientSettings.defaults().withTls(tls).withToken(TokenFile.read(Path.of("/run/secrets/token")));
  * }</pre>
@@ -21,9 +28,13 @@ import java.util.function.Supplier;
 public final class TokenFile implements Supplier<String> {
     /** Far more than any JWT; a larger file is the wrong file. */
     public static final long MAX_BYTES = 64 * 1024;
+    /** A file modified this recently may still be being written. */
+    public static final long SETTLE_MILLIS = 2_000;
 
     private final Path path;
     private FileTime readAt;
+    /** Whether the file was older than {@link #SETTLE_MILLIS} when last read: then it is read again only once it changes. */
+    private boolean settled;
     private String token;
 
     private TokenFile(Path path) {
@@ -42,14 +53,25 @@ public final class TokenFile implements Supplier<String> {
     public synchronized String get() {
         try {
             FileTime modified = Files.getLastModifiedTime(path);
-            if (!modified.equals(readAt)) {
-                long size = Files.size(path);
-                if (size > MAX_BYTES) {
-                    throw new IOException("it holds " + size + " bytes, more than a token's " + MAX_BYTES);
-                }
-                token = Files.readString(path, StandardCharsets.US_ASCII).strip();
-                readAt = modified;
+            if (settled && modified.equals(readAt)) {
+                return token;
             }
+            long size = Files.size(path);
+            if (size > MAX_BYTES) {
+                throw new IOException("it holds " + size + " bytes, more than a token's " + MAX_BYTES);
+            }
+            String read = Files.readString(path, StandardCharsets.US_ASCII).strip();
+            // a time far ahead (a skewed file server's) counts as settled, or the file would be read on every call
+            boolean recent = Math.abs(System.currentTimeMillis() - modified.toMillis()) < SETTLE_MILLIS;
+            if (read.isEmpty()) {
+                if (token != null && recent) {
+                    return token;   // truncated for a rewrite: the token before it stands until the new one is in
+                }
+                throw new IOException("it is empty");
+            }
+            token = read;
+            readAt = modified;
+            settled = !recent;
             return token;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read token file " + path + ": " + e.getMessage(), e);

@@ -31,6 +31,48 @@ class TokenFileTest {
     }
 
     @Test
+    void aFileRewrittenInPlaceIsReadAgainUntilItSettlesThoughItsModificationTimeStaysTheSame() throws Exception {
+        Path file = Files.writeString(dir.resolve("token"), "old.jwt");
+        FileTime longAgo = FileTime.from(Instant.parse("2026-01-01T00:00:00Z"));
+        Files.setLastModifiedTime(file, longAgo);
+        TokenFile token = TokenFile.read(file);
+        assertEquals("old.jwt", token.get());
+
+        FileTime now = FileTime.from(Instant.now());
+        rewrite(file, "", now);   // truncated for the rewrite
+        assertEquals("old.jwt", token.get(), "the token before stands while the file is empty");
+        rewrite(file, "new.j", now);   // caught half-written
+        assertEquals("new.j", token.get());
+        rewrite(file, "new.jwt", now);   // the rest of the write, within the same tick of the file system's clock
+        assertEquals("new.jwt", token.get(), "read again: the file is too recent to be taken as written");
+
+        FileTime settled = FileTime.from(Instant.now().minusSeconds(10));
+        Files.setLastModifiedTime(file, settled);
+        assertEquals("new.jwt", token.get());
+        rewrite(file, "unseen.jwt", settled);
+        assertEquals("new.jwt", token.get(), "a settled file is read again only when its time changes");
+    }
+
+    @Test
+    void anEmptyFileFailsOnceItHasSettledAndAtOnceWhenItIsTheFirstRead() throws Exception {
+        Path file = Files.writeString(dir.resolve("token"), "t.jwt");
+        TokenFile token = TokenFile.read(file);
+        rewrite(file, "\n", FileTime.from(Instant.now().minusSeconds(10)));
+        UncheckedIOException left = assertThrows(UncheckedIOException.class, token::get);
+        assertTrue(left.getMessage().endsWith("it is empty"), left.getMessage());
+        assertFalse(left.getMessage().contains("t.jwt"), left.getMessage());
+
+        Path empty = Files.writeString(dir.resolve("empty"), "");
+        UncheckedIOException first = assertThrows(UncheckedIOException.class, () -> TokenFile.read(empty));
+        assertTrue(first.getMessage().endsWith("it is empty"), first.getMessage());
+    }
+
+    private static void rewrite(Path file, String content, FileTime modified) throws Exception {
+        Files.writeString(file, content);
+        Files.setLastModifiedTime(file, modified);
+    }
+
+    @Test
     void aMissingFileFailsAtOnceNamingTheFile() {
         Path missing = dir.resolve("absent");
         UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> TokenFile.read(missing));
