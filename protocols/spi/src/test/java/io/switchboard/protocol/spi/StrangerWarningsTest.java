@@ -1,6 +1,8 @@
 package io.switchboard.protocol.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +22,7 @@ class StrangerWarningsTest {
 
     @Test
     void aCountPastTheRangeOfIntStillTakesItsTurn() {
-        assertEquals(true, StrangerWarnings.due(100L * Integer.MAX_VALUE));
-        assertEquals(false, StrangerWarnings.due(100L * Integer.MAX_VALUE + 1));
+        assertTrue(StrangerWarnings.due(100L * Integer.MAX_VALUE));
+        assertFalse(StrangerWarnings.due(100L * Integer.MAX_VALUE + 1));
     }
 }
