@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -32,18 +33,25 @@ public final class TokenFile implements Supplier<String> {
     public static final long SETTLE_MILLIS = 2_000;
 
     private final Path path;
+    private final LongSupplier nowMillis;
     private FileTime readAt;
     /** Whether the file was older than {@link #SETTLE_MILLIS} when last read: then it is read again only once it changes. */
     private boolean settled;
     private String token;
 
-    private TokenFile(Path path) {
+    private TokenFile(Path path, LongSupplier nowMillis) {
         this.path = path;
+        this.nowMillis = nowMillis;
     }
 
     /** The token in {@code path}, read now and again whenever the file changes. */
     public static TokenFile read(Path path) {
-        TokenFile file = new TokenFile(path);
+        return read(path, System::currentTimeMillis);
+    }
+
+    /** With the wall clock that tells a recent file from a settled one (tests pass a fake one). */
+    static TokenFile read(Path path, LongSupplier nowMillis) {
+        TokenFile file = new TokenFile(path, nowMillis);
         file.get();
         return file;
     }
@@ -62,7 +70,7 @@ public final class TokenFile implements Supplier<String> {
             }
             String read = Files.readString(path, StandardCharsets.US_ASCII).strip();
             // a time far ahead (a skewed file server's) counts as settled, or the file would be read on every call
-            boolean recent = Math.abs(System.currentTimeMillis() - modified.toMillis()) < SETTLE_MILLIS;
+            boolean recent = Math.abs(nowMillis.getAsLong() - modified.toMillis()) < SETTLE_MILLIS;
             if (read.isEmpty()) {
                 if (token != null && recent) {
                     return token;   // truncated for a rewrite: the token before it stands until the new one is in

@@ -32,32 +32,38 @@ class TokenFileTest {
 
     @Test
     void aFileRewrittenInPlaceIsReadAgainUntilItSettlesThoughItsModificationTimeStaysTheSame() throws Exception {
-        Path file = Files.writeString(dir.resolve("token"), "old.jwt");
-        FileTime longAgo = FileTime.from(Instant.parse("2026-01-01T00:00:00Z"));
-        Files.setLastModifiedTime(file, longAgo);
-        TokenFile token = TokenFile.read(file);
+        Instant written = Instant.parse("2026-01-01T00:00:00Z");
+        long[] now = {written.plusSeconds(60).toEpochMilli()};
+        Path file = rewrite(dir.resolve("token"), "old.jwt", written);
+        TokenFile token = TokenFile.read(file, () -> now[0]);
         assertEquals("old.jwt", token.get());
 
-        FileTime now = FileTime.from(Instant.now());
-        rewrite(file, "", now);   // truncated for the rewrite
+        Instant rewritten = written.plusSeconds(120);
+        now[0] = rewritten.toEpochMilli() + 1;
+        rewrite(file, "", rewritten);   // truncated for the rewrite
         assertEquals("old.jwt", token.get(), "the token before stands while the file is empty");
-        rewrite(file, "new.j", now);   // caught half-written
+        rewrite(file, "new.j", rewritten);   // caught half-written
         assertEquals("new.j", token.get());
-        rewrite(file, "new.jwt", now);   // the rest of the write, within the same tick of the file system's clock
+        rewrite(file, "new.jwt", rewritten);   // the rest of the write, within the same tick of the file system's clock
         assertEquals("new.jwt", token.get(), "read again: the file is too recent to be taken as written");
 
-        FileTime settled = FileTime.from(Instant.now().minusSeconds(10));
-        Files.setLastModifiedTime(file, settled);
-        assertEquals("new.jwt", token.get());
-        rewrite(file, "unseen.jwt", settled);
+        now[0] = rewritten.toEpochMilli() + TokenFile.SETTLE_MILLIS;
+        assertEquals("new.jwt", token.get());   // read once more, now settled
+        rewrite(file, "unseen.jwt", rewritten);
         assertEquals("new.jwt", token.get(), "a settled file is read again only when its time changes");
     }
 
     @Test
     void anEmptyFileFailsOnceItHasSettledAndAtOnceWhenItIsTheFirstRead() throws Exception {
-        Path file = Files.writeString(dir.resolve("token"), "t.jwt");
-        TokenFile token = TokenFile.read(file);
-        rewrite(file, "\n", FileTime.from(Instant.now().minusSeconds(10)));
+        Instant written = Instant.parse("2026-01-01T00:00:00Z");
+        long[] now = {written.toEpochMilli()};
+        Path file = rewrite(dir.resolve("token"), "t.jwt", written);
+        TokenFile token = TokenFile.read(file, () -> now[0]);
+        Instant emptied = written.plusSeconds(60);
+        rewrite(file, "\n", emptied);
+        now[0] = emptied.toEpochMilli() + 1;
+        assertEquals("t.jwt", token.get(), "just emptied: perhaps for a rewrite");
+        now[0] = emptied.toEpochMilli() + TokenFile.SETTLE_MILLIS;
         UncheckedIOException left = assertThrows(UncheckedIOException.class, token::get);
         assertTrue(left.getMessage().endsWith("it is empty"), left.getMessage());
         assertFalse(left.getMessage().contains("t.jwt"), left.getMessage());
@@ -67,9 +73,9 @@ class TokenFileTest {
         assertTrue(first.getMessage().endsWith("it is empty"), first.getMessage());
     }
 
-    private static void rewrite(Path file, String content, FileTime modified) throws Exception {
+    private static Path rewrite(Path file, String content, Instant modified) throws Exception {
         Files.writeString(file, content);
-        Files.setLastModifiedTime(file, modified);
+        return Files.setLastModifiedTime(file, FileTime.from(modified));
     }
 
     @Test
