@@ -5,14 +5,16 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * A bearer token kept in a file, for {@link ClientSettings#withToken}: read when made, so that an
- * unreadable file fails at once, and again whenever the file's modification time changes, since
- * tokens rotate. A file larger than {@link #MAX_BYTES} is refused (it is not a token). Messages
+ * unreadable file fails at once, and again whenever the file changes (its modification time, its
+ * size, or the file itself: another renamed over it), since tokens rotate. A file larger than {@link #MAX_BYTES} is refused (it is not a token). Messages
  * name the file, never what it holds.
  *
  * <p>Rotate by writing the new token to another file and renaming it over this one (as
@@ -34,7 +36,10 @@ public final class TokenFile implements Supplier<String> {
 
     private final Path path;
     private final LongSupplier nowMillis;
+    /** The file's modification time, size and identity when last read. */
     private FileTime readAt;
+    private long readSize;
+    private Object readKey;
     /** Whether the file was older than {@link #SETTLE_MILLIS} when last read: then it is read again only once it changes. */
     private boolean settled;
     private String token;
@@ -60,11 +65,12 @@ public final class TokenFile implements Supplier<String> {
     @Override
     public synchronized String get() {
         try {
-            FileTime modified = Files.getLastModifiedTime(path);
-            if (settled && modified.equals(readAt)) {
+            BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+            FileTime modified = attributes.lastModifiedTime();
+            long size = attributes.size();
+            if (settled && modified.equals(readAt) && size == readSize && Objects.equals(attributes.fileKey(), readKey)) {
                 return token;
             }
-            long size = Files.size(path);
             if (size > MAX_BYTES) {
                 throw new IOException("it holds " + size + " bytes, more than a token's " + MAX_BYTES);
             }
@@ -79,6 +85,8 @@ public final class TokenFile implements Supplier<String> {
             }
             token = read;
             readAt = modified;
+            readSize = size;
+            readKey = attributes.fileKey();
             settled = !recent;
             return token;
         } catch (IOException e) {

@@ -49,8 +49,14 @@ class TokenFileTest {
 
         now[0] = rewritten.toEpochMilli() + TokenFile.SETTLE_MILLIS;
         assertEquals("new.jwt", token.get());   // read once more, now settled
-        rewrite(file, "unseen.jwt", rewritten);
-        assertEquals("new.jwt", token.get(), "a settled file is read again only when its time changes");
+        rewrite(file, "abc.jwt", rewritten);   // the same time and size: a settled file is not read again
+        assertEquals("new.jwt", token.get());
+        rewrite(file, "longer.jwt", rewritten);   // the same time, another size
+        assertEquals("longer.jwt", token.get());
+        Path other = rewrite(dir.resolve("next"), "moved.jwt!", rewritten);   // the same time and size, another file
+        Files.move(other, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        assertEquals("longer.jwt".length(), "moved.jwt!".length());
+        assertEquals("moved.jwt!", token.get(), "a file renamed over it is read");
     }
 
     @Test
