@@ -38,7 +38,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +75,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
      * its connection is closed: the settings' request timeout.
      */
     private final long answerTakenNanos;
-    private final LongAdder answersNotTaken = new LongAdder();
+    private final StrangerWarnings answersNotTaken = new StrangerWarnings("closed");
     /** How long a refused connection lasts after its first call was answered busy: for the answer to be read. */
     static final long REFUSED_LINGER_MILLIS = 500;
     private final EventLoopGroup boss;
@@ -171,7 +170,7 @@ public final class GrpcConnectionShares implements AutoCloseable {
 
     /** Connections closed so far because a call's answer was not taken in time. */
     public long answersNotTaken() {
-        return answersNotTaken.sum();
+        return answersNotTaken.count();
     }
 
     /** Connections displaced so far to admit others. */
@@ -467,15 +466,8 @@ public final class GrpcConnectionShares implements AutoCloseable {
                     return;
                 }
             }
-            answersNotTaken.increment();
-            long n = answersNotTaken.sum();
-            if (StrangerWarnings.due(n)) {
-                LOG.warn("{}: closing the connection from {}: a call's answer was not taken within {} ms ({} closed so"
-                        + " far)", name, member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos), n);
-            } else {
-                LOG.debug("{}: closing the connection from {}: a call's answer was not taken within {} ms", name,
-                        member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos));
-            }
+            answersNotTaken.log(LOG, "{}: closing the connection from {}: a call's answer was not taken within {} ms",
+                    name, member.channel.remoteAddress(), TimeUnit.NANOSECONDS.toMillis(answerTakenNanos));
             // gRPC's own close would wait for the open calls to end, which this client never lets happen
             closeAtHead(member.channel);
         }

@@ -217,7 +217,7 @@ final class GrpcServer implements ProtocolServer {
 
     @Override
     public long refusedConnections() {
-        return refusals.count.sum();
+        return refusals.refused.count();
     }
 
     /** The largest gRPC message accepted: the part limit, or the message limit when larger. */

@@ -22,7 +22,6 @@ import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.CertificateRevokedException;
 import java.security.cert.X509Certificate;
-import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -143,7 +142,7 @@ public final class GrpcTls {
      * handshake failed (gRPC reports such a transport terminated with no attributes).
      */
     static final class Refusals extends ServerTransportFilter {
-        final LongAdder count = new LongAdder();
+        final StrangerWarnings refused = new StrangerWarnings("refused at TLS");
         private final boolean tls;
 
         /** {@code tls}: whether the server speaks TLS; a plain-text one refuses nothing here. */
@@ -159,14 +158,7 @@ public final class GrpcTls {
         @Override
         public void transportTerminated(Attributes attributes) {
             if (tls && (attributes == null || attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION) == null)) {
-                count.increment();
-                long n = count.sum();
-                if (StrangerWarnings.due(n)) {
-                    LOG.warn("gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate"
-                            + " ({} refused at TLS so far)", n);
-                } else {
-                    LOG.debug("gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate");
-                }
+                refused.log(LOG, "gRPC refused a connection at TLS: it closed before a handshake with a trusted certificate");
             }
         }
     }

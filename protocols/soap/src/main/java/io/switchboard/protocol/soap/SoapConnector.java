@@ -95,7 +95,7 @@ final class SoapConnector extends ServerConnector {
     private final Object lingerLock = new Object();
     private final java.util.concurrent.atomic.LongAdder lingered = new java.util.concurrent.atomic.LongAdder();
     /** Requests cut for arriving too slowly (408, or closed after an answer begun); for tests and logs. */
-    private final java.util.concurrent.atomic.LongAdder cutRequests = new java.util.concurrent.atomic.LongAdder();
+    private final StrangerWarnings cutRequests = new StrangerWarnings("cut");
     private final java.util.concurrent.atomic.LongAdder closedUnlingered = new java.util.concurrent.atomic.LongAdder();
     private final SoapEndPoint.Waiters waiters = new SoapEndPoint.Waiters();
     private volatile Scheduler.Task tick;
@@ -301,7 +301,7 @@ final class SoapConnector extends ServerConnector {
 
     /** Requests cut for arriving too slowly so far; for tests. */
     long cutRequests() {
-        return cutRequests.sum();
+        return cutRequests.count();
     }
 
     /** Sockets that were to linger but were closed at once, past a lingering bound, so far; for tests. */

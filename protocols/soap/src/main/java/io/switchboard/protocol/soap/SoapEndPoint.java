@@ -685,7 +685,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
      * for its bytes and none has come. Bytes already in the socket mean the server is late, not the
      * sender (a starved selector thread has not read them yet), so they keep the request.
      */
-    void checkDeadline(long now, java.util.concurrent.atomic.LongAdder cuts) {
+    void checkDeadline(long now, StrangerWarnings cuts) {
         boolean overdue;
         synchronized (this) {
             overdue = state == State.IN_REQUEST && isFillInterested() && overdue(now);
@@ -696,7 +696,7 @@ final class SoapEndPoint extends SocketChannelEndPoint {
     }
 
     /** Answers 408 (through TLS when the connection has it) unless an answer has begun, and closes, lingering. */
-    private void cut(java.util.concurrent.atomic.LongAdder cuts) {
+    private void cut(StrangerWarnings cuts) {
         long elapsedMillis;
         long bytes;
         boolean answerBegun;
@@ -712,16 +712,9 @@ final class SoapEndPoint extends SocketChannelEndPoint {
             lingerAtClose = true;
             answerBegun = answered;
         }
-        cuts.increment();
-        long n = cuts.sum();
-        if (StrangerWarnings.due(n)) {
-            LOG.warn("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
-                            + " must arrive within {} ms plus its size at {} bytes/s; {} cut so far)", getRemoteSocketAddress(),
-                    elapsedMillis, bytes, graceNanos / 1_000_000L, minBytesPerSecond, n);
-        } else {
-            LOG.debug("Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received)",
-                    getRemoteSocketAddress(), elapsedMillis, bytes);
-        }
+        cuts.log(LOG, "Closing SOAP connection from {}: request incomplete after {} ms ({} bytes received; a request"
+                        + " must arrive within {} ms plus its size at {} bytes/s)", getRemoteSocketAddress(), elapsedMillis,
+                bytes, graceNanos / 1_000_000L, minBytesPerSecond);
         if (answerBegun) {   // a 408 after an answer would read as a second one
             close();
             return;

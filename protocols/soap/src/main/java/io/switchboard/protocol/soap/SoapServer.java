@@ -14,7 +14,6 @@ import java.io.StringReader;
 import java.net.URL;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import javax.wsdl.Definition;
 import javax.wsdl.WSDLException;
 import javax.wsdl.extensions.soap.SOAPAddress;
@@ -217,7 +216,7 @@ final class SoapServer implements ProtocolServer {
 
     @Override
     public long refusedConnections() {
-        return refusals.count.sum();
+        return refusals.refused.count();
     }
 
     /**
@@ -229,7 +228,7 @@ final class SoapServer implements ProtocolServer {
      * server's alert (the handshake refused: not delivered).
      */
     private static final class Refusals implements SslHandshakeListener {
-        final LongAdder count = new LongAdder();
+        final StrangerWarnings refused = new StrangerWarnings("refused at TLS");
         /** The server's TLS, or null for plain text. */
         private final io.switchboard.protocol.TlsSettings tls;
 
@@ -255,7 +254,8 @@ final class SoapServer implements ProtocolServer {
                     throw new javax.net.ssl.SSLHandshakeException("the client is no longer trusted: " + e.getMessage());
                 }
                 soap.noLongerTrusted(true);
-                refused(event, "the client is no longer trusted: " + e.getMessage());
+                refused.log(LOG, "SOAP refused a connection from {} at TLS: the client is no longer trusted: {}",
+                        event.getEndPoint().getRemoteSocketAddress(), e.getMessage());
             }
         }
 
@@ -264,19 +264,8 @@ final class SoapServer implements ProtocolServer {
             if (soapEndPoint(event) instanceof SoapEndPoint soap) {
                 soap.lingerAtClose();
             }
-            refused(event, failure.getMessage());
-        }
-
-        /** Counts a connection refused at TLS, and warns of it now and then. */
-        private void refused(Event event, String why) {
-            count.increment();
-            long n = count.sum();
-            if (StrangerWarnings.due(n)) {
-                LOG.warn("SOAP refused a connection from {} at TLS: {} ({} refused at TLS so far)",
-                        event.getEndPoint().getRemoteSocketAddress(), why, n);
-            } else {
-                LOG.debug("SOAP refused a connection from {} at TLS: {}", event.getEndPoint().getRemoteSocketAddress(), why);
-            }
+            refused.log(LOG, "SOAP refused a connection from {} at TLS: {}", event.getEndPoint().getRemoteSocketAddress(),
+                    failure.getMessage());
         }
 
         /** The connection's own end point, under its TLS. */

@@ -90,8 +90,8 @@ final class TcpServer implements ProtocolServer {
     private final MessageLimits limits;
     private final Map<String, Exported> exported = new ConcurrentHashMap<>();
     private final ExecutorService workers;
-    private final LongAdder refusedConnections = new LongAdder();
-    private final LongAdder brokenFramings = new LongAdder();
+    private final StrangerWarnings tlsRefusals = new StrangerWarnings("refused at TLS");
+    private final StrangerWarnings brokenFramings = new StrangerWarnings("connections closed for broken framing");
     private final LongAdder busyRefusals = new LongAdder();
     private final LongAdder slowSenders = new LongAdder();
     private final LongAdder readsPaused = new LongAdder();
@@ -170,7 +170,8 @@ final class TcpServer implements ProtocolServer {
                     // runs on the event loop when the handshake ends, before any request of the connection is read
                     tls.handshakeFuture().addListener(f -> {
                         if (!f.isSuccess()) {
-                            refusedAtTls(ch, f.cause().toString());
+                            tlsRefusals.log(LOG, "tcp refused a connection from {} at TLS: {}", ch.remoteAddress(),
+                                    f.cause().toString());
                             return;
                         }
                         try {
@@ -184,7 +185,8 @@ final class TcpServer implements ProtocolServer {
                             // new ones here), then the connection ends; closed at once, its client would
                             // see its connection lost under its call (may have run)
                             c.untrusted();
-                            refusedAtTls(ch, e.getMessage());
+                            tlsRefusals.log(LOG, "tcp refused a connection from {} at TLS: {}", ch.remoteAddress(),
+                                    e.getMessage());
                             ch.eventLoop().schedule(() -> ch.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
                         }
                     });
@@ -256,7 +258,7 @@ final class TcpServer implements ProtocolServer {
 
     @Override
     public long refusedConnections() {
-        return refusedConnections.sum();
+        return tlsRefusals.count();
     }
 
     /** Calls refused because every worker was running a call; for tests and logs. */
@@ -277,20 +279,9 @@ final class TcpServer implements ProtocolServer {
         return readsPaused.sum();
     }
 
-    /** A connection whose TLS handshake failed, or whose client is no longer trusted: counted, and warned of now and then. */
-    private void refusedAtTls(Channel ch, String why) {
-        refusedConnections.increment();
-        long n = refusedConnections.sum();
-        if (StrangerWarnings.due(n)) {
-            LOG.warn("tcp refused a connection from {} at TLS: {} ({} refused at TLS so far)", ch.remoteAddress(), why, n);
-        } else {
-            LOG.debug("tcp refused a connection from {} at TLS: {}", ch.remoteAddress(), why);
-        }
-    }
-
     /** Connections closed because their bytes broke the framing (not PRPC, a frame too late); for tests and logs. */
     long brokenFramings() {
-        return brokenFramings.sum();
+        return brokenFramings.count();
     }
 
     /** Connections refused because every connection of their share was working; for tests and logs. */
@@ -709,14 +700,7 @@ final class TcpServer implements ProtocolServer {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             if (cause instanceof FrameDecoder.FrameException) {
-                brokenFramings.increment();
-                long n = brokenFramings.sum();
-                if (StrangerWarnings.due(n)) {
-                    LOG.warn("tcp: closing {}: {} ({} connections closed for broken framing so far)",
-                            ctx.channel().remoteAddress(), cause.getMessage(), n);
-                } else {
-                    LOG.debug("tcp: closing {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
-                }
+                brokenFramings.log(LOG, "tcp: closing {}: {}", ctx.channel().remoteAddress(), cause.getMessage());
             } else {
                 LOG.debug("tcp: closing {}", ctx.channel(), cause);
             }
