@@ -4,6 +4,7 @@ import io.switchboard.client.ReplicatedChannel;
 import io.switchboard.client.Switchboard;
 import io.switchboard.metastub.CallRecord;
 import io.switchboard.metastub.Policies;
+import io.switchboard.protocol.CallOptions;
 import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.TransportException;
@@ -12,6 +13,7 @@ import io.switchboard.registry.RegistryClient;
 import io.switchboard.registry.RegistryWatch;
 import io.switchboard.testing.conformance.Conformance;
 import io.switchboard.testing.conformance.ConformanceComponent;
+import io.switchboard.testing.conformance.ConformanceStub;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +37,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@code calls PROTOCOL FROM COUNT}: {@code increment(FROM)}, {@code increment(FROM+1)}, ...
  *       one after another over {@code grpc}, {@code soap} or {@code both} (in turn);</li>
+ *   <li>{@code warm}: two pings per replica over each protocol, each given 60 s, so that the
+ *       calls counted after it find the connections made and the servers' code loaded;</li>
  *   <li>{@code start FROM} and {@code stop}: the same over both protocols on a thread of its own,
  *       from FROM on until stopped;</li>
  *   <li>{@code progress N}: waits until the background calls have N successes (30 s at most);</li>
@@ -49,7 +53,9 @@ import java.util.stream.Collectors;
  * </ul>
  *
  * The answer to calls and stop: {@code ok=ARGS failed=ARG/DELIVERY,... protocols=P:N,... hosts=ADDR:N,...},
- * where protocols and hosts count the attempts that succeeded, from the meta-stubs' call records.
+ * where protocols and hosts count the attempts that succeeded, from the meta-stubs' call records,
+ * followed by {@code vias=PROTOCOL/VIA:N,...} and {@code attemptsFailed=PROTOCOL@ADDR/MILLISms/ERROR,...}: the attempts that failed,
+ * including those a fallback then made good.
  */
 public final class MultiHostClientMain {
     private static final Pattern IPV4 = Pattern.compile("(\\d+\\.\\d+\\.\\d+\\.\\d+)");
@@ -65,12 +71,21 @@ public final class MultiHostClientMain {
         final List<String> failed = Collections.synchronizedList(new ArrayList<>());
         final Map<String, Integer> protocols = new TreeMap<>();
         final Map<String, Integer> hosts = new TreeMap<>();
+        /** PROTOCOL/VIA of the attempts that succeeded: {@code grpc/tcp}, {@code grpc/unix}, {@code soap/null}. */
+        final Map<String, Integer> vias = new TreeMap<>();
+        /** Attempts that failed, a call's fallback after them counted above: what explains a protocol count. */
+        final List<String> attemptsFailed = new ArrayList<>();
 
         synchronized void record(CallRecord r) {
+            Matcher m = IPV4.matcher(r.address());
+            String host = m.find() ? m.group(1) : r.address();
             if (r.succeeded()) {
                 protocols.merge(r.protocol(), 1, Integer::sum);
-                Matcher m = IPV4.matcher(r.address());
-                hosts.merge(m.find() ? m.group(1) : r.address(), 1, Integer::sum);
+                hosts.merge(host, 1, Integer::sum);
+                vias.merge(r.protocol() + "/" + r.via(), 1, Integer::sum);
+            } else {
+                attemptsFailed.add(r.protocol() + "@" + host + "/" + r.latency().toMillis() + "ms/"
+                        + String.valueOf(r.error()).replaceAll("[\\s,=]+", "_"));
             }
         }
 
@@ -78,7 +93,8 @@ public final class MultiHostClientMain {
         public synchronized String toString() {
             return "ok=" + ok.stream().map(String::valueOf).collect(Collectors.joining(","))
                     + " failed=" + String.join(",", failed)
-                    + " protocols=" + join(protocols) + " hosts=" + join(hosts);
+                    + " protocols=" + join(protocols) + " hosts=" + join(hosts) + " vias=" + join(vias)
+                    + " attemptsFailed=" + String.join(",", attemptsFailed);
         }
 
         private static String join(Map<String, Integer> counts) {
@@ -95,8 +111,8 @@ public final class MultiHostClientMain {
                 .settings(settings).listener(r -> TALLY.get().record(r)).connect();
         ReplicatedChannel grpcChannel = overGrpc.replicas("Conformance", ConformanceComponent.DESCRIPTOR);
         ReplicatedChannel soapChannel = overSoap.replicas("Conformance", ConformanceComponent.DESCRIPTOR);
-        Conformance grpc = ConformanceComponent.stub(grpcChannel);
-        Conformance soap = ConformanceComponent.stub(soapChannel);
+        ConformanceStub grpc = ConformanceComponent.stub(grpcChannel);
+        ConformanceStub soap = ConformanceComponent.stub(soapChannel);
         AtomicBoolean running = new AtomicBoolean();
         Thread[] background = new Thread[1];
         Tally[] backgroundTally = {new Tally()};
@@ -117,6 +133,19 @@ public final class MultiHostClientMain {
                         for (int i = 0; i < Integer.parseInt(w[3]); i++) {
                             boolean useGrpc = w[1].equals("grpc") || (w[1].equals("both") && i % 2 == 0);
                             call(useGrpc ? grpc : soap, from + i, t);
+                        }
+                        answer = t.toString();
+                    }
+                    case "warm" -> {
+                        // each replica's first call over each protocol, given the time a cold JVM on
+                        // a busy machine takes: under the 3 s above it may fall back and count as
+                        // the other protocol's (seen with the whole suite's modules beside it)
+                        Tally t = new Tally();
+                        TALLY.set(t);
+                        CallOptions patient = CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(60));
+                        for (int i = 0; i < 2 * grpcChannel.entries().size(); i++) {
+                            grpc.withOptions(patient).ping();   // an idle channel takes its replicas in turn
+                            soap.withOptions(patient).ping();
                         }
                         answer = t.toString();
                     }

@@ -63,6 +63,10 @@ class MultiHostTest {
     private static final String ZOOKEEPER_BACK = "connection back";
     /** Small heaps, and the INFO lines of Switchboard with times in each host log (target/multihost-TIME/HOST.err). */
     private static final List<String> SMALL_JVM = List.of("-Xmx128m", "-Xss512k",
+            // the simulated hosts share one file system and host name: without these, a component's
+            // endpoints name its Unix sockets with the client's host identity, and gRPC calls
+            // "from another host" go over a socket file the network cut does not reach
+            "-Dswitchboard.grpc.unix=false", "-Dswitchboard.tcp.unix=false",
             "-Dorg.slf4j.simpleLogger.log.io.switchboard=info", "-Dorg.slf4j.simpleLogger.showDateTime=true",
             // every renew, where it arrived and how long the heartbeat waited for it: what a lapsed lease needs explained
             "-Dorg.slf4j.simpleLogger.log.io.switchboard.server.ComponentServer=debug",
@@ -114,6 +118,8 @@ class MultiHostTest {
         comp2.await("bound", ANSWER);
         client = child("client", MultiHostClientMain.class, reg1 + "," + reg2, SECRET);
         client.await("ready", ANSWER);
+        Outcome warm = Outcome.parse(client.ask("warm", ANSWER));
+        assertEquals(Set.of(net.address("comp1"), net.address("comp2")), warm.hosts.keySet(), "warmed: " + warm);
         System.out.printf("eight hosts up in %.1f s; registries %s and %s%n", (System.nanoTime() - started) / 1e9,
                 reg1, reg2);
     }
@@ -147,8 +153,9 @@ class MultiHostTest {
         Outcome soap = Outcome.parse(client.ask("calls soap 21 20", ANSWER));
         assertEquals(List.of(), grpc.failed);
         assertEquals(List.of(), soap.failed);
-        assertEquals(Map.of("grpc", 20), grpc.protocols);
-        assertEquals(Map.of("soap", 20), soap.protocols);
+        assertEquals(Map.of("grpc", 20), grpc.protocols, grpc.toString());
+        assertEquals(Map.of("soap", 20), soap.protocols, soap.toString());
+        assertEquals(Map.of("grpc/tcp", 20), grpc.vias, "over the network, as from another host: " + grpc);
         assertEquals(Set.of(net.address("comp1"), net.address("comp2")), grpc.hosts.keySet(), "calls reach both replicas");
         assertEquals(Set.of(net.address("comp1"), net.address("comp2")), soap.hosts.keySet());
         assertEachRanOnce(grpc, soap);
@@ -305,7 +312,8 @@ class MultiHostTest {
     // ---- helpers
 
     /** What the client reported for a run of calls. */
-    record Outcome(List<Integer> ok, List<String> failed, Map<String, Integer> protocols, Map<String, Integer> hosts) {
+    record Outcome(List<Integer> ok, List<String> failed, Map<String, Integer> protocols, Map<String, Integer> hosts,
+                   Map<String, Integer> vias, List<String> attemptsFailed) {
         static Outcome parse(String answer) {
             Map<String, String> fields = new HashMap<>();
             for (String part : answer.split(" ")) {
@@ -314,7 +322,8 @@ class MultiHostTest {
                 fields.put(part.substring(0, eq), part.substring(eq + 1));
             }
             return new Outcome(list(fields.get("ok")).stream().map(Integer::valueOf).toList(),
-                    list(fields.get("failed")), counts(fields.get("protocols")), counts(fields.get("hosts")));
+                    list(fields.get("failed")), counts(fields.get("protocols")), counts(fields.get("hosts")),
+                    counts(fields.get("vias")), list(fields.get("attemptsFailed")));
         }
 
         private static List<String> list(String s) {
