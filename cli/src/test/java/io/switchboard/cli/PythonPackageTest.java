@@ -61,7 +61,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The Python package ({@code metastub/python}, import name {@code switchboard}) against the Java
  * side: this JVM serves a registry, the echo component, the matrix worker and the simulator, and
  * runs the package's pytest suite once against them ({@code metastub/python/tests}), in the
- * project's venv with the package's sources on the path. The suite's own tests say what they
+ * project's venv with the package's sources on the path, its files shared out to three pytest
+ * processes (pytest-xdist, each file's tests in one process, in order): the suite mostly waits on
+ * time-outs and pings, and took twice as long in one process. The suite's own tests say what they
  * check (calls knowing only the registry over gRPC and SOAP, bit for bit; numpy arrays; policies
  * and their reasons; the failsafe; a component served with {@code switchboard.serve} called by
  * {@code ./switchboard call}; the package as {@code pip install} puts it in a fresh venv, which
@@ -172,7 +174,8 @@ class PythonPackageTest {
             env.put("SWITCHBOARD_TEST_PACKAGE_PYTHON", packagePython);
             env.put("SWITCHBOARD_TEST_WORKDIR", Files.createDirectories(dir.resolve("work")).toString());
             PythonPeers.Result pytest = PythonPeers.run(dir, "pytest", Duration.ofMinutes(8), env, python, "-m", "pytest",
-                    "-p", "no:cacheprovider", "-q", "-rfEs", root.resolve("metastub/python/tests").toString());
+                    "-p", "no:cacheprovider", "-q", "-rfEs", "-n", "3", "--dist", "loadfile",
+                    root.resolve("metastub/python/tests").toString());
             String report = pytest.report("pytest");
             assertEquals(0, pytest.exit(), report);
             Matcher summary = SUMMARY.matcher(pytest.out());
