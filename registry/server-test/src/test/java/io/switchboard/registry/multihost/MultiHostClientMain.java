@@ -54,8 +54,9 @@ import java.util.stream.Collectors;
  *
  * The answer to calls and stop: {@code ok=ARGS failed=ARG/DELIVERY,... protocols=P:N,... hosts=ADDR:N,...},
  * where protocols and hosts count the attempts that succeeded, from the meta-stubs' call records,
- * followed by {@code vias=PROTOCOL/VIA:N,...} and {@code attemptsFailed=PROTOCOL@ADDR/MILLISms/ERROR,...}: the attempts that failed,
- * including those a fallback then made good.
+ * followed by {@code vias=PROTOCOL/VIA:N,...} (how those attempts went: {@code grpc/tcp},
+ * {@code grpc/unix}) and {@code attemptsFailed=PROTOCOL@ADDR/MILLISms/ERROR,...} (the attempts
+ * that failed, including those a fallback then made good).
  */
 public final class MultiHostClientMain {
     private static final Pattern IPV4 = Pattern.compile("(\\d+\\.\\d+\\.\\d+\\.\\d+)");
