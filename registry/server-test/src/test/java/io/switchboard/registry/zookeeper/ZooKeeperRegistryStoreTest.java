@@ -605,6 +605,67 @@ class ZooKeeperRegistryStoreTest {
     }
 
     @Test
+    void aLeasedEntryWhoseRestoreFailedIsRestoredAgainBeforeItsRenewal() throws Exception {
+        try (ZooKeeperRegistryStore store = store("/t/retry"); ZooKeeperRegistryStore observer = store("/t/retry")) {
+            store.bind(entry("Echo", "e1", 30));
+            store.bind(entry("Echo", "e2", 30));
+            AtomicInteger refusals = new AtomicInteger(3);
+            AtomicInteger tries = new AtomicInteger();
+            store.beforeRestore = path -> {
+                if (path.equals("/t/retry/Echo/e1")) {
+                    tries.incrementAndGet();
+                    if (refusals.getAndDecrement() > 0) {
+                        throw new RegistryStore.StoreException("refused by the test");
+                    }
+                }
+            };
+            long old = store.sessionId();
+            KillSession.kill(store.curator().getZookeeperClient().getZooKeeper());
+            await("a new session", Duration.ofSeconds(10), () -> store.sessionId() != old);
+            // no renewal, no bind and no further connection event from here on: only the store's retry
+            await("e1 written under the new session", Duration.ofSeconds(10),
+                    () -> owner(observer, "/t/retry/Echo/e1") == store.sessionId());
+            assertEquals(4, tries.get(), "three refused tries, then the one that wrote it");
+            assertEquals(0, store.unrestored());
+            assertEquals(store.sessionId(), owner(observer, "/t/retry/Echo/e2"), "e2 restored at once");
+            assertEquals(List.of("e1", "e2"), observer.lookup("Echo").stream().map(ComponentEntry::instanceId).sorted().toList());
+        }
+    }
+
+    @Test
+    void aRestoreStillFailingStopsWhenItsEntryIsUnbound() throws Exception {
+        try (ZooKeeperRegistryStore store = store("/t/retry-unbind"); ZooKeeperRegistryStore observer = store("/t/retry-unbind")) {
+            store.bind(entry("Echo", "e1", 30));
+            AtomicInteger tries = new AtomicInteger();
+            store.beforeRestore = path -> {
+                tries.incrementAndGet();
+                throw new RegistryStore.StoreException("refused by the test");
+            };
+            long old = store.sessionId();
+            KillSession.kill(store.curator().getZookeeperClient().getZooKeeper());
+            await("a new session", Duration.ofSeconds(10), () -> store.sessionId() != old);
+            await("a retry", Duration.ofSeconds(10), () -> tries.get() >= 2);
+            assertEquals(1, store.unrestored());
+            store.unbind("Echo", "e1");
+            assertEquals(0, store.unrestored(), "an unbound entry is not owed to ZooKeeper any more");
+            int triesAtUnbind = tries.get();
+            store.bind(entry("Echo", "e2", 30));   // a write under the new session, through the same lock
+            assertEquals(triesAtUnbind, tries.get(), "no restore of e1 after its unbind");
+            await("the old session's node gone", Duration.ofSeconds(10),
+                    () -> observer.lookup("Echo").stream().map(ComponentEntry::instanceId).toList().equals(List.of("e2")));
+        }
+    }
+
+    private static long owner(ZooKeeperRegistryStore observer, String path) {
+        try {
+            Stat s = observer.curator().checkExists().forPath(path);
+            return s == null ? 0 : s.getEphemeralOwner();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    @Test
     void aNodeTakenOverByAnotherRegistryIsLeftToItAfterASessionExpiry() throws Exception {
         try (ZooKeeperRegistryStore a = store("/t/takeover"); ZooKeeperRegistryStore b = store("/t/takeover")) {
             a.bind(entry("Echo", "e1", 30));

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,11 +19,13 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -56,7 +59,10 @@ import org.slf4j.LoggerFactory;
  * ephemeral nodes again. It checks each one first: a node still owned by one of its old sessions
  * (the server has not yet noticed that session's end) is deleted and created again under the new
  * session; a node owned by any other session belongs to another registry server now and is left
- * alone. (Apache Dubbo lost providers for good until it learned both halves of this.)
+ * alone. (Apache Dubbo lost providers for good until it learned both halves of this.) A node
+ * whose restore fails (the connection lost again in the middle of it) is tried again at the
+ * next reconnection and after a back-off of 0.2 s doubling to 5 s, until it is written, unbound
+ * or taken over, not left to its component's next renewal.
  *
  * <p>Connection loss: each operation is retried by Curator's policy (exponential back-off) and
  * then fails with {@link StoreException} naming the ensemble; nothing is changed in that case.
@@ -75,6 +81,18 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     private final Map<String, ComponentEntry> ephemerals = new LinkedHashMap<>();
     private final Set<Long> formerSessions = new HashSet<>();
     private long session;
+    /**
+     * Paths of {@link #ephemerals} not yet written under the current session: a restore that failed
+     * (the connection lost again in the middle of it, a refused write) is tried again after a back-off
+     * and at every reconnection, rather than left until the component's next renewal.
+     */
+    private final Set<String> unrestored = new LinkedHashSet<>();
+    private long restoreRetryMillis = FIRST_RESTORE_RETRY_MILLIS;
+    private boolean restoreRetryScheduled;
+    private static final long FIRST_RESTORE_RETRY_MILLIS = 200;
+    private static final long LAST_RESTORE_RETRY_MILLIS = 5_000;
+    /** Called before each leased entry is restored, with its path (a test makes it fail). */
+    volatile Consumer<String> beforeRestore = path -> { };
     /** Set by {@link #reportChanges}: a copy of the tree under the root that ZooKeeper keeps current. */
     private CuratorCache cache;
     /** Lists from {@link #cache} once it is loaded; null without a cache. Set under this lock, read without it. */
@@ -196,7 +214,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
             int removed = 0;
             for (String id : instances) {
                 String path = path(name, id);
-                ephemerals.remove(path);
+                forget(path);
                 try {
                     client.delete().forPath(path);
                     deleted(path);
@@ -234,16 +252,16 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         try {
             Stat stat = client.checkExists().forPath(path);
             if (stat == null || stat.getEphemeralOwner() != session) {
-                ephemerals.remove(path);
+                forget(path);
                 return false;
             }
             client.delete().withVersion(stat.getVersion()).forPath(path);
             deleted(path);
-            ephemerals.remove(path);
+            forget(path);
             return true;
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException changed) {
             // deleted or re-written by another server between our read and our delete: theirs now
-            ephemerals.remove(path);
+            forget(path);
             return false;
         } catch (Exception e) {
             throw failure("expire " + path, e);
@@ -761,6 +779,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
     }
 
     private void remember(String path, ComponentEntry entry) {
+        unrestored.remove(path);   // just written under the current session, or made persistent
         if (entry.leased()) {
             ephemerals.put(path, entry);
         } else {
@@ -768,7 +787,16 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         }
     }
 
-    /** Runs after every (re)connection; does work only when the session is a new one. */
+    /** The node at {@code path} is no longer this store's to keep: unbound, expired or another server's. */
+    private void forget(String path) {
+        ephemerals.remove(path);
+        unrestored.remove(path);
+    }
+
+    /**
+     * Runs after every (re)connection and for each retry: on a new session it restores every leased
+     * entry; on the same session, those whose restore failed.
+     */
     private synchronized void restoreAfterNewSession() {
         long now;
         try {
@@ -776,25 +804,74 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
         } catch (Exception e) {
             return;   // not connected after all; the next CONNECTED/RECONNECTED event runs this again
         }
-        if (now == session || now == 0) {
+        if (now == 0) {
             return;
         }
-        if (session == 0) {   // the first connection, before the constructor noted it: nothing to restore
+        if (now != session) {
+            if (session == 0) {   // the first connection, before the constructor noted it: nothing to restore
+                session = now;
+                return;
+            }
+            formerSessions.add(session);
             session = now;
+            LOG.info("ZooKeeper at {}: new session {}; restoring {} leased entries", ensemble, Long.toHexString(now),
+                    ephemerals.size());
+            unrestored.clear();
+            unrestored.addAll(ephemerals.keySet());
+            restoreRetryMillis = FIRST_RESTORE_RETRY_MILLIS;
+        }
+        restoreUnrestored();
+    }
+
+    private void restoreUnrestored() {
+        if (unrestored.isEmpty()) {
             return;
         }
-        formerSessions.add(session);
-        session = now;
-        LOG.info("ZooKeeper at {}: new session {}; restoring {} leased entries", ensemble, Long.toHexString(now),
-                ephemerals.size());
-        for (Map.Entry<String, ComponentEntry> e : new ArrayList<>(ephemerals.entrySet())) {
+        int failed = 0;
+        String firstFailure = null;
+        for (String path : new ArrayList<>(unrestored)) {
+            ComponentEntry entry = ephemerals.get(path);
+            if (entry == null) {   // unbound, expired or taken over since
+                unrestored.remove(path);
+                continue;
+            }
             try {
-                restore(e.getKey(), e.getValue());
+                beforeRestore.accept(path);
+                restore(path, entry);
+                unrestored.remove(path);
             } catch (Exception ex) {
-                LOG.warn("could not restore {} on the new session; will try at the next one: {}", e.getKey(),
-                        ex.toString());
+                if (failed++ == 0) {
+                    firstFailure = path + ": " + ex;
+                }
             }
         }
+        if (failed == 0) {
+            return;
+        }
+        long delay = restoreRetryMillis;
+        LOG.warn("ZooKeeper at {}: could not restore {} leased entries on session {} (first {}); trying again in {} ms",
+                ensemble, failed, Long.toHexString(session), firstFailure, delay);
+        if (!restoreRetryScheduled) {
+            restoreRetryMillis = Math.min(delay * 2, LAST_RESTORE_RETRY_MILLIS);
+            try {
+                recheck.schedule(() -> restorer.execute(this::retryRestore), delay, TimeUnit.MILLISECONDS);
+                restoreRetryScheduled = true;
+            } catch (RejectedExecutionException closed) {
+                // the store is closing: its ephemeral entries go with its session anyway
+            }
+        }
+    }
+
+    private synchronized void retryRestore() {
+        restoreRetryScheduled = false;
+        if (client.getZookeeperClient().isConnected()) {   // else the reconnection's event runs the restore
+            restoreAfterNewSession();
+        }
+    }
+
+    /** Leased entries whose restore under the current session has failed and is still to be tried again; for tests. */
+    synchronized int unrestored() {
+        return unrestored.size();
     }
 
     private void restore(String path, ComponentEntry entry) throws Exception {
@@ -829,7 +906,7 @@ public final class ZooKeeperRegistryStore implements RegistryStore {
                 continue;
             }
             // another registry server's node (it rebound the instance), or made persistent: not ours any more
-            ephemerals.remove(path);
+            forget(path);
             return;
         }
         throw new StoreException(path + " kept changing while it was being restored");
