@@ -35,14 +35,14 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.junit.jupiter.api.Test;
 
 /**
- * Load and soak: 64 client threads call real SOAP and gRPC servers through meta-stubs for a fixed
- * time with a mix of small and large calls (the adaptive policy choosing, plus calls pinned to
- * SOAP), and every answer is checked. Between the end of the warm-up and the end of the run the
+ * Load and soak: 64 client threads call real tcp, gRPC and SOAP servers through meta-stubs for a
+ * fixed time with a mix of small, large and bulk calls (the adaptive policy choosing among the three,
+ * as the default client lists them, plus calls pinned to SOAP), and every answer is checked. Between the end of the warm-up and the end of the run the
  * heap after a full GC and the JVM's thread count must not grow beyond wide margins, no call may
  * fail, and the servers must have run exactly as many operations as the clients completed.
- * Then the same mix runs under {@code fixed:grpc} and {@code fixed:soap} instead of adaptive: the
- * pinned references whose calls/s the report puts beside adaptive's, with each phase's share of
- * calls over gRPC. Latencies and calls/s go to standard output and {@code target/soak-report.md},
+ * Then the same mix runs under {@code fixed:tcp}, {@code fixed:grpc} and {@code fixed:soap} instead
+ * of adaptive: the pinned references whose calls/s the report puts beside adaptive's, with each
+ * phase's calls per protocol. Latencies and calls/s go to standard output and {@code target/soak-report.md},
  * never to asserts.
  *
  * <p>CI runs it for 20 s, in a test JVM whose JIT stops at its first tier (the root pom's
@@ -68,8 +68,10 @@ class SoakTest {
 
     /** One kind of call in the mix, with its share of the calls in percent. */
     enum Kind {
-        SMALL_DOUBLES(45, false), PING_SOAP(15, true), SMALL_DOUBLES_SOAP(10, true), INCREMENT_SOAP(5, true),
-        LIST_100(15, false), LARGE_DOUBLES(10, false);
+        SMALL_DOUBLES(44, false), PING_SOAP(15, true), SMALL_DOUBLES_SOAP(10, true), INCREMENT_SOAP(5, true),
+        LIST_100(15, false), LARGE_DOUBLES(10, false),
+        /** Over the policies' bound for tcp (2 MiB): the policy's bulk calls, over gRPC. */
+        BULK_DOUBLES(1, false);
 
         final int percent;
         /** Pinned to SOAP on the call; the others go where the stub's policy sends them. */
@@ -112,13 +114,13 @@ class SoakTest {
     void sixtyFourClientsOnMixedCallsStayCorrectWithoutGrowth() throws Exception {
         int seconds = Integer.getInteger("switchboard.soak.seconds", 20);
         // references of half the soak's time in a long run; in CI's short one they are asserted alike but their calls/s
-        // only feed the report, so 3 s each keep four of them from costing twice the soak's CPU
-        int referenceSeconds = Integer.getInteger("switchboard.soak.reference.seconds", seconds >= 60 ? seconds / 2 : 3);
+        // only feed the report, so 2 s each keep six of them from costing more than the soak's CPU
+        int referenceSeconds = Integer.getInteger("switchboard.soak.reference.seconds", seconds >= 60 ? seconds / 2 : 2);
         List<AutoCloseable> closing = new ArrayList<>();
         try {
             Skeleton skeleton = ConformanceComponent.skeleton(impl);
             List<Endpoint> endpoints = new ArrayList<>();
-            for (String protocol : List.of("grpc", "soap")) {
+            for (String protocol : PROTOCOLS) {
                 ProtocolServer server = Protocols.get(protocol).newServer(ServerSettings.defaults());
                 closing.add(server);
                 endpoints.add(server.export(new CountingSkeleton(skeleton, protocol, served, p -> { })));
@@ -127,10 +129,11 @@ class SoakTest {
             // protocol before and after it: the references adaptive's calls/s is judged against, each the
             // mean of its two runs, so that neither the JIT's warm-up nor a change of load favours a side
             List<Phase> phases = new ArrayList<>();
-            for (String policy : List.of("fixed:grpc", "fixed:soap", SOAK_POLICY, "fixed:soap", "fixed:grpc")) {
+            for (String policy : List.of("fixed:tcp", "fixed:grpc", "fixed:soap", SOAK_POLICY, "fixed:soap", "fixed:grpc",
+                    "fixed:tcp")) {
                 List<ConformanceStub> stubs = new ArrayList<>();
                 for (int i = 0; i < STUBS; i++) {
-                    MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols(List.of("grpc", "soap"))
+                    MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols(PROTOCOLS)
                             .endpoints(endpoints).policy(Policies.byName(policy)).listener(this::record).build();
                     closing.add(channel::close);
                     stubs.add(ConformanceComponent.stub(channel));
@@ -156,12 +159,17 @@ class SoakTest {
                     "operations the servers ran = calls the clients completed: none lost, none run twice");
             assertEquals(increments.get(), impl.increments.get(), "non-idempotent increments ran exactly once each");
             Phase soak = soakPhase(phases);
-            assertTrue(soak.byProtocol().getOrDefault("grpc", 0L) > 0 && soak.byProtocol().getOrDefault("soap", 0L) > 0,
-                    "both protocols carried calls: " + soak.byProtocol());
+            for (String protocol : PROTOCOLS) {
+                assertTrue(soak.byProtocol().getOrDefault(protocol, 0L) > 0, () -> protocol
+                        + " carried calls in the soak (tcp the small, gRPC the bulk, SOAP the pinned): " + soak.byProtocol());
+            }
             for (Phase p : phases) {
-                if (p.policy().equals("fixed:grpc")) {
-                    assertEquals(0, p.byProtocol().getOrDefault("soap", 0L) - p.soapPinned(),
-                            "fixed:grpc sent only the SOAP-pinned kinds over SOAP: " + p.byProtocol());
+                if (p.policy().startsWith("fixed:")) {
+                    String pinned = p.policy().substring("fixed:".length());
+                    Map<String, Long> expected = new java.util.TreeMap<>(Map.of("soap", p.soapPinned()));
+                    expected.merge(pinned, p.completed() - p.soapPinned(), Long::sum);
+                    expected.values().removeIf(n -> n == 0);
+                    assertEquals(expected, p.byProtocol(), p.policy() + " sent every call not pinned to SOAP over " + pinned);
                 }
             }
             assertTrue(soak.last().heapBytes <= soak.first().heapBytes + Math.max(HEAP_MARGIN_BYTES, soak.first().heapBytes / 2),
@@ -284,15 +292,22 @@ class SoakTest {
         }
     }
 
+    /** The default client's protocols, in its order. */
+    private static final List<String> PROTOCOLS = List.of("tcp", "grpc", "soap");
     private static final CallOptions SOAP = CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "soap");
     private static final double[] SMALL = {1.5, -0.0, Double.NaN, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, 7, 8, 9,
         10, 11};
     private static final double[] LARGE = new double[20_000];
+    /** 2.4 MB, past the policies' 2 MiB bound for tcp. */
+    private static final double[] BULK = new double[300_000];
     private static final io.switchboard.testing.conformance.LinkEntry LIST = Values.list(100);
 
     static {
         for (int i = 0; i < LARGE.length; i++) {
             LARGE[i] = i * 0.25 - 1e6;
+        }
+        for (int i = 0; i < BULK.length; i++) {
+            BULK[i] = i % 7 == 0 ? Double.NaN : i * -0.125;
         }
     }
 
@@ -307,6 +322,7 @@ class SoakTest {
             }
             case LIST_100 -> Values.assertSameList(LIST, stub.echoList(LIST));
             case LARGE_DOUBLES -> Values.assertSameDoubles(LARGE, stub.echoDoubles(LARGE));
+            case BULK_DOUBLES -> Values.assertSameDoubles(BULK, stub.echoDoubles(BULK));
         }
     }
 
@@ -412,14 +428,17 @@ class SoakTest {
                         + "each phase's policy chooses the protocol of the calls not pinned to SOAP.%n%n", CLIENT_THREADS,
                 STUBS, Runtime.getRuntime().availableProcessors(), Arrays.stream(Kind.values())
                         .map(k -> k.name().toLowerCase() + " " + k.percent + "%").collect(java.util.stream.Collectors.joining(", "))));
-        b.append("| policy | s run | calls | calls/s after warm-up | over gRPC | over SOAP (pinned kinds) | policy's calls over gRPC |\n");
-        b.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        b.append("| policy | s run | calls | calls/s after warm-up | over tcp | over gRPC | over SOAP (pinned kinds) "
+                + "| policy's calls over tcp / gRPC / SOAP |\n");
+        b.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (Phase p : phases) {
+            long tcp = p.byProtocol().getOrDefault("tcp", 0L);
             long grpc = p.byProtocol().getOrDefault("grpc", 0L);
-            long chosen = p.completed() - p.soapPinned();
-            b.append(String.format("| %s | %.1f | %d | %.0f | %d | %d (%d) | %.1f%% |%n", p.policy(), p.seconds(), p.completed(),
-                    p.callsPerSecond(), grpc, p.byProtocol().getOrDefault("soap", 0L), p.soapPinned(),
-                    chosen == 0 ? 0 : 100.0 * grpc / chosen));
+            long soap = p.byProtocol().getOrDefault("soap", 0L);
+            double chosen = Math.max(1, p.completed() - p.soapPinned()) / 100.0;
+            b.append(String.format("| %s | %.1f | %d | %.0f | %d | %d | %d (%d) | %.1f%% / %.1f%% / %.1f%% |%n", p.policy(),
+                    p.seconds(), p.completed(), p.callsPerSecond(), tcp, grpc, soap, p.soapPinned(), tcp / chosen,
+                    grpc / chosen, (soap - p.soapPinned()) / chosen));
         }
         Phase soak = soakPhase(phases);
         Map<String, Double> references = phases.stream().filter(p -> p != soak).collect(java.util.stream.Collectors.groupingBy(
