@@ -82,8 +82,28 @@ final class FrameArrays {
     }
 
     private final class KeptArrayBuffer extends UnpooledHeapByteBuf {
+        /** Set while the buffer grows with a derived buffer alive: its old array is not given back. */
+        private boolean growingShared;
+
         KeptArrayBuffer(byte[] array, int maxCapacity) {
             super(UnpooledByteBufAllocator.DEFAULT, array, maxCapacity);
+        }
+
+        /**
+         * Grows or shrinks into a new array. The old one goes back to be taken again only if no
+         * derived buffer holds this one: a frame's data (a retained slice) may be read through a
+         * {@code ByteBuffer} over the old array after the buffer moved on, and a frame written into
+         * that array meanwhile would become another call's answer (Netty's merging cumulator does
+         * not grow a buffer in place while it is shared, for the same reason).
+         */
+        @Override
+        public ByteBuf capacity(int newCapacity) {
+            growingShared = refCnt() > 1;
+            try {
+                return super.capacity(newCapacity);
+            } finally {
+                growingShared = false;
+            }
         }
 
         @Override
@@ -93,7 +113,9 @@ final class FrameArrays {
 
         @Override
         protected void freeArray(byte[] array) {
-            give(array);
+            if (!growingShared) {
+                give(array);
+            }
         }
     }
 }

@@ -81,6 +81,34 @@ class FrameArraysTest {
     }
 
     @Test
+    void aBufferThatGrowsWhileAFramesDataIsStillReadKeepsItsOldArrayFromTheNextFrame() {
+        // a client's connection buffer: an answer's data handed to its caller as a retained slice,
+        // decoded through a ByteBuffer over the array, while the reader makes room for the next frame
+        FrameArrays arrays = new FrameArrays(2);
+        byte[] first = arrays.take(LARGE);
+        ByteBuf buf = arrays.heapBuffer(first, Integer.MAX_VALUE);
+        byte[] answer = new byte[LARGE];
+        for (int i = 0; i < answer.length; i++) {
+            answer[i] = (byte) (i * 31 + 7);
+        }
+        buf.writeBytes(answer);
+        ByteBuf data = buf.readRetainedSlice(LARGE);
+        java.nio.ByteBuffer decoding = data.nioBuffer();
+        buf.ensureWritable(LARGE);   // grows into a new array while the slice still reads the old one
+
+        byte[] nextFrame = arrays.take(LARGE);
+        assertNotSame(first, nextFrame, "the array a caller still reads is not handed out");
+        Arrays.fill(nextFrame, (byte) 0x77);   // another call's frame, written into what it got
+        byte[] read = new byte[LARGE];
+        decoding.get(read);
+        assertArrayEquals(answer, read, "the answer's bytes, as its caller decodes them");
+        byte[] grown = buf.array();
+        data.release();
+        buf.release();
+        assertSame(grown, arrays.take(grown.length), "freed at last, the buffer's array is kept again");
+    }
+
+    @Test
     void aBudgetCountsTheBytesAKeptArrayHoldsBeyondTheFrameOrTakesANewArray() {
         FrameArrays arrays = new FrameArrays(1);
         int frame = 4 * LARGE;
