@@ -58,6 +58,12 @@ class SoakTest {
     private static final long HEAP_MARGIN_BYTES = 64L << 20;
     private static final int THREAD_MARGIN = 16;
     /**
+     * Open file descriptors (sockets, mostly) may grow this much from the warm-up's end to the end:
+     * two per caller, as connection pools that fill late under load may; a connection leaked every
+     * hundred calls passes it within seconds.
+     */
+    private static final int DESCRIPTOR_MARGIN = 2 * CLIENT_THREADS;
+    /**
      * Pools that may hold more than a thread per caller without leaking. The SOAP server's (Jetty's,
      * {@code soap-#}): the thread that answered on a connection waits up to 5 ms there for the next
      * request (SoapEndPoint), while its caller's next call may take another connection and thread;
@@ -175,6 +181,8 @@ class SoakTest {
             }
             assertTrue(soak.last().heapBytes <= soak.first().heapBytes + Math.max(HEAP_MARGIN_BYTES, soak.first().heapBytes / 2),
                     "heap after GC grew from " + soak.first().heapBytes + " to " + soak.last().heapBytes);
+            assertTrue(soak.last().descriptors <= soak.first().descriptors + DESCRIPTOR_MARGIN, "open file descriptors grew from "
+                    + soak.first().descriptors + " to " + soak.last().descriptors + " (" + soak.middle().descriptors + " halfway)");
             String leaked = leakedThreads(soak.middle().pools(), soak.last().pools(), CLIENT_THREADS);
             assertTrue(leaked.isEmpty(), "threads grew in the second half (" + soak.middle().threads + " to "
                     + soak.last().threads + ", " + soak.first().threads + " after the warm-up): " + leaked);
@@ -327,8 +335,13 @@ class SoakTest {
         }
     }
 
-    /** Heap after GC, live threads, and live threads by pool ({@link #pool}). */
-    private record Snapshot(long heapBytes, int threads, Map<String, Integer> pools) { }
+    /** Heap after GC, live threads, live threads by pool ({@link #pool}), and open file descriptors (-1: not known). */
+    private record Snapshot(long heapBytes, int threads, Map<String, Integer> pools, long descriptors) { }
+
+    private static long openDescriptors() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix
+                ? unix.getOpenFileDescriptorCount() : -1;
+    }
 
     /** A thread's pool: its name with the numbers in it left out ({@code grpc-call-12} is {@code grpc-call-#}). */
     static String pool(String threadName) {
@@ -394,7 +407,7 @@ class SoakTest {
             for (Thread t : Thread.getAllStackTraces().keySet()) {
                 pools.merge(pool(t.getName()), 1, Integer::sum);
             }
-            return new Snapshot(heap, threads, pools);
+            return new Snapshot(heap, threads, pools, openDescriptors());
         } finally {
             quiet.writeLock().unlock();
         }
@@ -451,9 +464,11 @@ class SoakTest {
                         .collect(java.util.stream.Collectors.joining(", ")),
                 best == 0 ? 0 : soak.callsPerSecond() / best, fallbacks.get(), errors.size()));
         b.append(String.format("Soak (%s): heap after GC %.1f MiB after warm-up, %.1f MiB halfway, %.1f MiB at the end; "
-                        + "threads: %d, %d, %d%n%n", soak.policy(), soak.first().heapBytes / 1048576.0,
+                        + "threads: %d, %d, %d; open file descriptors: %d, %d, %d%n%n", soak.policy(),
+                soak.first().heapBytes / 1048576.0,
                 soak.middle().heapBytes / 1048576.0, soak.last().heapBytes / 1048576.0, soak.first().threads,
-                soak.middle().threads, soak.last().threads));
+                soak.middle().threads, soak.last().threads, soak.first().descriptors, soak.middle().descriptors,
+                soak.last().descriptors));
         for (Phase p : phases) {
             b.append("### ").append(p.policy()).append("\n\n");
             b.append("| call | count | p50 ms | p90 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
