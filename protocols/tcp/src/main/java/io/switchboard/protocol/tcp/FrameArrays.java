@@ -82,28 +82,8 @@ final class FrameArrays {
     }
 
     private final class KeptArrayBuffer extends UnpooledHeapByteBuf {
-        /** Set while the buffer grows with a derived buffer alive: its old array is not given back. */
-        private boolean growingShared;
-
         KeptArrayBuffer(byte[] array, int maxCapacity) {
             super(UnpooledByteBufAllocator.DEFAULT, array, maxCapacity);
-        }
-
-        /**
-         * Grows or shrinks into a new array. The old one goes back to be taken again only if no
-         * derived buffer holds this one: a frame's data (a retained slice) may be read through a
-         * {@code ByteBuffer} over the old array after the buffer moved on, and a frame written into
-         * that array meanwhile would become another call's answer (Netty's merging cumulator does
-         * not grow a buffer in place while it is shared, for the same reason).
-         */
-        @Override
-        public ByteBuf capacity(int newCapacity) {
-            growingShared = refCnt() > 1;
-            try {
-                return super.capacity(newCapacity);
-            } finally {
-                growingShared = false;
-            }
         }
 
         @Override
@@ -111,9 +91,16 @@ final class FrameArrays {
             return take(initialCapacity);
         }
 
+        /**
+         * Gives an array back when the buffer is freed, or when it grows or shrinks into a new one
+         * while no derived buffer holds it. With one alive (a frame's data, a retained slice), the old
+         * array may still be read through a {@code ByteBuffer} taken before the buffer moved on, and a
+         * frame written into it meanwhile would become another call's answer; it is left to the
+         * collector (Netty's merging cumulator does not grow a shared buffer in place, for the same reason).
+         */
         @Override
         protected void freeArray(byte[] array) {
-            if (!growingShared) {
+            if (refCnt() <= 1) {   // 0: freed; 1: growing, and nothing else holds the buffer
                 give(array);
             }
         }
