@@ -36,10 +36,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Load and soak: 64 client threads call real tcp, gRPC and SOAP servers through meta-stubs for a
- * fixed time with a mix of small, large and bulk calls (the adaptive policy choosing among the three,
- * as the default client lists them, plus calls pinned to SOAP), and every answer is checked. Between the end of the warm-up and the end of the run the
- * heap after a full GC and the JVM's thread count must not grow beyond wide margins, no call may
- * fail, and the servers must have run exactly as many operations as the clients completed.
+ * fixed time with a mix of small, large and bulk calls (the adaptive policy choosing among the
+ * three, as the default client lists them, plus calls pinned to SOAP), and every answer is checked.
+ * Between the end of the warm-up and the end of the run the heap after a full GC, the JVM's thread
+ * count and its open file descriptors must not grow beyond wide margins, no call may fail, and the
+ * servers must have run exactly as many operations as the clients completed.
  * Then the same mix runs under {@code fixed:tcp}, {@code fixed:grpc} and {@code fixed:soap} instead
  * of adaptive: the pinned references whose calls/s the report puts beside adaptive's, with each
  * phase's calls per protocol. Latencies and calls/s go to standard output and {@code target/soak-report.md},
