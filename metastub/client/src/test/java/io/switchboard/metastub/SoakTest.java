@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.CallOptions;
+import io.switchboard.protocol.ClientSettings;
 import io.switchboard.protocol.Endpoint;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
@@ -14,6 +15,7 @@ import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
 import io.switchboard.testing.conformance.Values;
 import io.switchboard.testing.CountingSkeleton;
+import io.switchboard.testing.TestCertificates;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -49,7 +51,9 @@ import org.junit.jupiter.api.Test;
  * <p>CI runs it for 20 s, in a test JVM whose JIT stops at its first tier (the root pom's
  * {@code switchboard.test.jit}), so its calls/s are below a tuned JVM's; a long run, with the full
  * JIT: {@code mvn -B -ntp -pl metastub -am verify -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false
- * -Dswitchboard.soak.seconds=1800 -Dswitchboard.test.jit=}.
+ * -Dswitchboard.soak.seconds=1800 -Dswitchboard.test.jit=}. With {@code -Dswitchboard.soak.tls=true} every
+ * server requires a client certificate and every call goes over TLS ({@code tcps}, {@code grpcs},
+ * {@code https}), with one handshake per connection as a client's pools open them.
  */
 class SoakTest {
     private static final int CLIENT_THREADS = 64;
@@ -116,6 +120,8 @@ class SoakTest {
      * writer at the head of the queue.
      */
     private final ReentrantReadWriteLock quiet = new ReentrantReadWriteLock(false);
+    /** Mutual TLS on every server and client ({@code switchboard.soak.tls}). */
+    private final boolean tls = Boolean.getBoolean("switchboard.soak.tls");
 
     @Test
     void sixtyFourClientsOnMixedCallsStayCorrectWithoutGrowth() throws Exception {
@@ -129,7 +135,8 @@ class SoakTest {
             Skeleton skeleton = ConformanceComponent.skeleton(impl);
             List<Endpoint> endpoints = new ArrayList<>();
             for (String protocol : PROTOCOLS) {
-                ProtocolServer server = Protocols.get(protocol).newServer(ServerSettings.defaults());
+                ProtocolServer server = Protocols.get(protocol).newServer(tls
+                        ? ServerSettings.defaults().withTls(TestCertificates.get().serverMutual()) : ServerSettings.defaults());
                 closing.add(server);
                 endpoints.add(server.export(new CountingSkeleton(skeleton, protocol, served, p -> { })));
             }
@@ -142,7 +149,9 @@ class SoakTest {
                 List<ConformanceStub> stubs = new ArrayList<>();
                 for (int i = 0; i < STUBS; i++) {
                     MetaStub channel = MetaStub.builder(ConformanceComponent.DESCRIPTOR).protocols(PROTOCOLS)
-                            .endpoints(endpoints).policy(Policies.byName(policy)).listener(this::record).build();
+                            .endpoints(endpoints).policy(Policies.byName(policy)).listener(this::record)
+                            .settings(tls ? ClientSettings.defaults().withTls(TestCertificates.get().client())
+                                    : ClientSettings.defaults()).build();
                     closing.add(channel::close);
                     stubs.add(ConformanceComponent.stub(channel));
                 }
@@ -155,6 +164,11 @@ class SoakTest {
             }
 
             assertTrue(errors.isEmpty(), () -> "failed calls: " + errors.size() + ", first: " + errors.peek());
+            if (tls) {
+                for (Endpoint e : endpoints) {
+                    assertTrue(e.address().matches("(tcps|grpcs|https)://.*"), "served over TLS only: " + e.address());
+                }
+            }
             String report = report(phases);
             System.out.println(report);
             Path file = Path.of("target", "soak-report.md");
@@ -436,7 +450,7 @@ class SoakTest {
 
     private String report(List<Phase> phases) {
         StringBuilder b = new StringBuilder();
-        b.append("# Soak run ").append(Instant.now()).append("\n\n");
+        b.append("# Soak run ").append(Instant.now()).append(tls ? ", mutual TLS on every connection" : "").append("\n\n");
         b.append(String.format("%d client threads on %d meta-stubs per phase, %d processors; the mix: %s. Calls/s count the "
                         + "calls made after each phase's warm-up (its first third; in the soak, between the first and last "
                         + "heap readings, less the middle one's pause); "
