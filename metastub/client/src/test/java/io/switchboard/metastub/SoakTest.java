@@ -1,6 +1,7 @@
 package io.switchboard.metastub;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.switchboard.protocol.CallOptions;
@@ -14,12 +15,15 @@ import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import io.switchboard.testing.conformance.ConformanceStub;
 import io.switchboard.testing.conformance.Values;
+import io.switchboard.testing.ChildJvm;
 import io.switchboard.testing.CountingSkeleton;
+import io.switchboard.testing.NetworkNamespaces;
 import io.switchboard.testing.TestCertificates;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,7 +57,9 @@ import org.junit.jupiter.api.Test;
  * JIT: {@code mvn -B -ntp -pl metastub -am verify -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Dswitchboard.soak.seconds=1800 -Dswitchboard.test.jit=}. With {@code -Dswitchboard.soak.tls=true} every
  * server requires a client certificate and every call goes over TLS ({@code tcps}, {@code grpcs},
- * {@code https}), with one handshake per connection as a client's pools open them.
+ * {@code https}), with one handshake per connection as a client's pools open them. With
+ * {@code -Dswitchboard.soak.hosts=true} (root and {@code ip}: {@link NetworkNamespaces}) the servers run on
+ * one host and the clients on another, each a JVM of its own, and every call crosses TCP between them.
  */
 class SoakTest {
     private static final int CLIENT_THREADS = 64;
@@ -125,21 +131,45 @@ class SoakTest {
 
     @Test
     void sixtyFourClientsOnMixedCallsStayCorrectWithoutGrowth() throws Exception {
-        int seconds = Integer.getInteger("switchboard.soak.seconds", 20);
-        // references of half the soak's time in a long run; in CI's short one they are asserted alike but their calls/s
-        // only feed the report, so 1 s each keep six of them from costing more than the soak (a fixed:soap phase runs
-        // seconds longer, its last bulk calls over SOAP)
-        int referenceSeconds = Integer.getInteger("switchboard.soak.reference.seconds", seconds >= 60 ? seconds / 2 : 1);
-        List<AutoCloseable> closing = new ArrayList<>();
+        if (Boolean.getBoolean("switchboard.soak.hosts")) {
+            soakAcrossHosts();
+            return;
+        }
+        List<ProtocolServer> servers = new ArrayList<>();
         try {
             Skeleton skeleton = ConformanceComponent.skeleton(impl);
             List<Endpoint> endpoints = new ArrayList<>();
             for (String protocol : PROTOCOLS) {
                 ProtocolServer server = Protocols.get(protocol).newServer(tls
                         ? ServerSettings.defaults().withTls(TestCertificates.get().serverMutual()) : ServerSettings.defaults());
-                closing.add(server);
+                servers.add(server);
                 endpoints.add(server.export(new CountingSkeleton(skeleton, protocol, served, p -> { })));
             }
+            Soaked soaked = soak(endpoints);
+            long ran = served.values().stream().mapToLong(AtomicInteger::get).sum();
+            assertEquals(soaked.completed(), ran,
+                    "operations the servers ran = calls the clients completed: none lost, none run twice");
+            assertEquals(soaked.increments(), impl.increments.get(), "non-idempotent increments ran exactly once each");
+        } finally {
+            for (int i = servers.size() - 1; i >= 0; i--) {
+                servers.get(i).close();
+            }
+        }
+    }
+
+    /** What the clients of a soak completed, for the servers' counts to be held against. */
+    record Soaked(long completed, long increments) { }
+
+    /**
+     * The soak's phases against servers at {@code endpoints}, with every assertion on the clients'
+     * side (answers, protocols chosen, fallbacks, heap, threads, descriptors); the report goes to
+     * standard output and {@code target/soak-report.md}.
+     */
+    Soaked soak(List<Endpoint> endpoints) throws Exception {
+        int seconds = soakSeconds();
+        int referenceSeconds = referenceSeconds(seconds);
+        List<AutoCloseable> closing = new ArrayList<>();
+        try {
             // the soak under the default policy, with the same mix with the policy's calls pinned to each
             // protocol before and after it: the references adaptive's calls/s is judged against, each the
             // mean of its two runs, so that neither the JIT's warm-up nor a change of load favours a side
@@ -176,10 +206,6 @@ class SoakTest {
             Files.writeString(file, report);
 
             assertEquals(0, fallbacks.get(), "no call needed the failsafe: nothing failed on the wire");
-            long ran = served.values().stream().mapToLong(AtomicInteger::get).sum();
-            assertEquals(phases.stream().mapToLong(Phase::completed).sum(), ran,
-                    "operations the servers ran = calls the clients completed: none lost, none run twice");
-            assertEquals(increments.get(), impl.increments.get(), "non-idempotent increments ran exactly once each");
             Phase soak = soakPhase(phases);
             for (String protocol : PROTOCOLS) {
                 assertTrue(soak.byProtocol().getOrDefault(protocol, 0L) > 0, () -> protocol
@@ -201,9 +227,72 @@ class SoakTest {
             String leaked = leakedThreads(soak.middle().pools(), soak.last().pools(), CLIENT_THREADS);
             assertTrue(leaked.isEmpty(), "threads grew in the second half (" + soak.middle().threads + " to "
                     + soak.last().threads + ", " + soak.first().threads + " after the warm-up): " + leaked);
+            return new Soaked(phases.stream().mapToLong(Phase::completed).sum(), increments.get());
         } finally {
             for (int i = closing.size() - 1; i >= 0; i--) {
                 closing.get(i).close();
+            }
+        }
+    }
+
+    private static int soakSeconds() {
+        return Integer.getInteger("switchboard.soak.seconds", 20);
+    }
+
+    /**
+     * References of half the soak's time in a long run; in CI's short one they are asserted alike but
+     * their calls/s only feed the report, so 1 s each keep six of them from costing more than the soak
+     * (a fixed:soap phase runs seconds longer, its last bulk calls over SOAP).
+     */
+    private static int referenceSeconds(int soakSeconds) {
+        return Integer.getInteger("switchboard.soak.reference.seconds", soakSeconds >= 60 ? soakSeconds / 2 : 1);
+    }
+
+    /**
+     * The soak with servers and clients on two hosts: the servers in one network namespace, the
+     * clients in another ({@link SoakServerMain}, {@link SoakClientMain}), each a JVM of its own,
+     * every call over TCP between the two. The client's JVM is weighed; the servers' counts of the
+     * operations they ran are held against what the clients completed.
+     */
+    private void soakAcrossHosts() throws Exception {
+        if (tls) {
+            throw new IllegalArgumentException("switchboard.soak.hosts and switchboard.soak.tls do not go together: "
+                    + "the test certificates name localhost, not the hosts' addresses");
+        }
+        String why = NetworkNamespaces.unavailableReason();
+        assertNull(why, () -> "switchboard.soak.hosts needs network namespaces: " + why);
+        int seconds = soakSeconds();
+        int referenceSeconds = referenceSeconds(seconds);
+        Path dir = Files.createDirectories(Path.of("target", "soak-hosts"));
+        List<String> jvm = new ArrayList<>(List.of("-Xmx1g",
+                // the two hosts share one file system and host name: without these a client would take
+                // the servers' Unix sockets, and no call would cross the link between the hosts
+                "-Dswitchboard.tcp.unix=false", "-Dswitchboard.grpc.unix=false",
+                "-Dswitchboard.soak.seconds=" + seconds, "-Dswitchboard.soak.reference.seconds=" + referenceSeconds));
+        // the children compile and collect as this JVM does (switchboard.test.jit, switchboard.test.gc), the full JIT
+        // when this JVM has it
+        List<String> mine = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        jvm.add(mine.stream().filter(o -> o.startsWith("-XX:TieredStopAtLevel=")).reduce((a, b) -> b)
+                .orElse("-XX:TieredStopAtLevel=4"));
+        mine.stream().filter(o -> o.matches("-XX:\\+Use\\w+GC")).forEach(jvm::add);
+        try (NetworkNamespaces net = NetworkNamespaces.create("server", "client");
+             ChildJvm server = ChildJvm.start(net.launcher("server"), jvm, dir.resolve("server.err"), SoakServerMain.class,
+                     net.address("server"))) {
+            String[] endpoints = server.await("endpoints").split(" ");
+            for (String e : endpoints) {
+                assertTrue(e.contains("://" + net.address("server") + ":"), "served on the server host's address: " + e);
+            }
+            try (ChildJvm client = ChildJvm.start(net.launcher("client"), jvm, dir.resolve("client.err"),
+                    SoakClientMain.class, endpoints)) {
+                String output = client.outputUntilExit(Duration.ofSeconds(seconds + 6L * referenceSeconds + 300));
+                System.out.print(output);
+                String[] soaked = output.lines().filter(l -> l.startsWith("soaked ")).reduce((a, b) -> b)
+                        .orElseThrow(() -> new AssertionError("the clients printed no 'soaked' line")).split(" ");
+                String[] counts = server.ask("counts", Duration.ofMinutes(1)).split(" ");
+                assertEquals(Long.parseLong(soaked[1]), Long.parseLong(counts[0]),
+                        "operations the servers ran = calls the clients completed: none lost, none run twice");
+                assertEquals(Long.parseLong(soaked[2]), Long.parseLong(counts[1]),
+                        "non-idempotent increments ran exactly once each");
             }
         }
     }
@@ -317,7 +406,7 @@ class SoakTest {
     }
 
     /** The default client's protocols, in its order. */
-    private static final List<String> PROTOCOLS = List.of("tcp", "grpc", "soap");
+    static final List<String> PROTOCOLS = List.of("tcp", "grpc", "soap");
     private static final CallOptions SOAP = CallOptions.DEFAULT.with(MetaStub.PROTOCOL, "soap");
     private static final double[] SMALL = {1.5, -0.0, Double.NaN, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, 7, 8, 9,
         10, 11};

@@ -80,12 +80,19 @@ public final class ChildJvm implements AutoCloseable {
                 main.getSimpleName());
     }
 
-    /** The command line of {@link #start}: this JVM's {@code java}, the options, quick start-up, this class path. */
+    /**
+     * The command line of {@link #start}: this JVM's {@code java}, the options, quick start-up (the
+     * JIT's first tier, unless the options set a tier of their own: a child that runs hot loops for
+     * minutes wants the full JIT), this class path.
+     */
     public static List<String> javaCommand(List<String> jvmOptions, Class<?> main, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), main.getName()));
+        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:TieredStopAtLevel="))) {
+            cmd.add("-XX:TieredStopAtLevel=1");
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         cmd.addAll(List.of(args));
         return cmd;
     }
