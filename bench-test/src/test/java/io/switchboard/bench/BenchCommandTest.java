@@ -49,7 +49,8 @@ class BenchCommandTest {
         sweep = Run.of(root.resolve("sweep"), "--quick", "--sizes", "10,1000", "--reps", "3",
                 "--workloads", String.join(",", WORKLOADS), "--protocols", String.join(",", SWEEP_PROTOCOLS), "--heap", "256m");
         List<String> pooledProtocols = new ArrayList<>(POLICIES);
-        pooledProtocols.add("grpc");   // pinned on the same meta-stub as the policies
+        pooledProtocols.add("grpc");   // pinned on a meta-stub of its own
+        pooledProtocols.add(SwitchboardPeer.TCP_LOOKUP);   // pinned on the same stub as the policies
         pooledProtocols.addAll(PLAIN);
         pooledProtocols.addAll(List.of("local", "soap"));
         // a budget of 20 s instead of --quick's 2: pinned to one CPU of a loaded machine, a call of the slowest row
@@ -172,10 +173,18 @@ class BenchCommandTest {
         ways.addAll(SwitchboardPeer.UNIX_WAYS.keySet());   // tcp-unix, grpc-unix
         String md = pooled.markdown();
         int policyRows = 0;
+        int lookupRows = 0;
         for (String[] f : pooled.rows) {
             String row = String.join(",", f);
             assertEquals(11, f.length, row);
             assertEquals("12", f[8], "timed samples (2 runs of 6): " + row);
+            if (f[2].equals(SwitchboardPeer.TCP_LOOKUP)) {
+                // pinned, but counted: on the policies' stub its calls take the Unix socket as theirs do
+                lookupRows++;
+                assertEquals(UNIX_SOCKET ? "tcp-unix:12" : "tcp:12", f[9], row);
+                assertEquals("0", f[10], row);
+                continue;
+            }
             if (!POLICIES.contains(f[2])) {
                 // grpc's calls reach the same listener as the policies' calls, and the plain peers' are no one's choice
                 assertEquals("", f[9], "a pinned or plain row counts nothing: " + row);
@@ -198,6 +207,7 @@ class BenchCommandTest {
             assertTrue(md.contains(note + ";") || md.contains(note + " |"), "the note names the same counts: " + note + " in " + md);
         }
         assertEquals(POLICIES.size() * WORKLOADS.size(), policyRows, "a row per policy and workload");
+        assertEquals(WORKLOADS.size(), lookupRows, "a tcp-lookup row per workload");
         assertTrue(pooled.seen().containsAll(List.of("doubles/adaptive", "doubles/size", "doubles/grpc")), pooled.seen().toString());
     }
 
@@ -232,7 +242,7 @@ class BenchCommandTest {
         assertTrue(pooled.markdown().contains("and more until the JIT compilers of both JVMs are quiet (at most 1 s)"),
                 pooled.markdown());
         // every row asked for, once per workload, less Axis2's list
-        int protocols = POLICIES.size() + 1 + PLAIN.size() + 2;
+        int protocols = POLICIES.size() + 2 + PLAIN.size() + 2;   // the policies, grpc and tcp-lookup, plain, local and soap
         assertEquals(protocols * WORKLOADS.size() - 1, pooled.rows.size(), "one row per protocol and cell: " + pooled.seen());
         assertEquals(pooled.rows.size(), pooled.seen().size(), "no row twice: " + pooled.seen());
         for (String[] f : pooled.rows) {

@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  * tcp and gRPC have two rows each: {@code tcp} and {@code grpc} over TCP, {@code tcp-unix} and
  * {@code grpc-unix} over the server's Unix domain sockets, each through a meta-stub of its own on
  * the entry's endpoints (a client on the server's host takes the socket whenever the entry names
- * it, so the TCP row is given the endpoint without it).
+ * it, so the TCP row is given the endpoint without it). {@code tcp-lookup} pins tcp on the stub the
+ * policies share, so that what their choice costs shows apart from what their stub costs.
  *
  * <pre>{@code
  * try (SwitchboardPeer.Connection c = SwitchboardPeer.connect(registryUrl)) {
@@ -47,13 +48,22 @@ final class SwitchboardPeer implements Peer {
     private final EchoStub direct;
     private final EchoStub counted;
     private final Connection connection;
-    /** Whether the policy chooses each call's protocol: then {@link #countWays} counts them. */
-    private final boolean policy;
+    /**
+     * Whether {@link #countWays} counts this row's calls by protocol and way: a policy row's, whose
+     * policy chooses them, and {@link #TCP_LOOKUP}'s, to show they took the Unix socket.
+     */
+    private final boolean countsWays;
     /** Where this row's calls are counted, null while they are not (warm-up, pinned rows). */
     private WayCounts ways;
 
     /** tcp over the server's Unix domain socket; the TCP row is {@code tcp}. */
     static final String TCP_UNIX = "tcp-unix";
+    /**
+     * tcp pinned on each call through the stub the policy rows share (the registry lookup's, over
+     * the Unix socket as theirs): their path without the choice, where {@link #TCP_UNIX} has a
+     * meta-stub of its own.
+     */
+    static final String TCP_LOOKUP = "tcp-lookup";
     private static final String TCP = "tcp";
     /** The rows over a server's Unix domain socket, each with its protocol (whose own row goes over TCP). */
     static final Map<String, String> UNIX_WAYS = unixWays();
@@ -65,15 +75,15 @@ final class SwitchboardPeer implements Peer {
         return Collections.unmodifiableMap(ways);
     }
 
-    private SwitchboardPeer(String name, CallOptions options, boolean policy, Connection connection) {
-        this(name, connection.direct.withOptions(options), connection.counted.withOptions(options), policy, connection);
+    private SwitchboardPeer(String name, CallOptions options, boolean countsWays, Connection connection) {
+        this(name, connection.direct.withOptions(options), connection.counted.withOptions(options), countsWays, connection);
     }
 
-    private SwitchboardPeer(String name, EchoStub direct, EchoStub counted, boolean policy, Connection connection) {
+    private SwitchboardPeer(String name, EchoStub direct, EchoStub counted, boolean countsWays, Connection connection) {
         this.name = name;
         this.direct = direct;
         this.counted = counted;
-        this.policy = policy;
+        this.countsWays = countsWays;
         this.connection = connection;
     }
 
@@ -93,8 +103,8 @@ final class SwitchboardPeer implements Peer {
 
     @Override
     public boolean countWays(WayCounts ways) {
-        this.ways = policy ? ways : null;
-        return policy;
+        this.ways = countsWays ? ways : null;
+        return countsWays;
     }
 
     /**
@@ -214,6 +224,9 @@ final class SwitchboardPeer implements Peer {
             }
             if (UNIX_WAYS.containsValue(name)) {
                 return wayPeer(name, false);
+            }
+            if (name.equals(TCP_LOOKUP)) {
+                return new SwitchboardPeer(name, CallOptions.DEFAULT.with(MetaStub.PROTOCOL, TCP), true, this);
             }
             if (name.equals(RawTcpPeer.NAME)) {
                 return new RawTcpPeer(unixSocket());
