@@ -186,7 +186,7 @@ class BenchCommandTest {
                 continue;
             }
             if (!POLICIES.contains(f[2])) {
-                // grpc's calls reach the same listener as the policies' calls, and the plain peers' are no one's choice
+                // grpc's calls go through a meta-stub of its own, and the plain peers' are no one's choice
                 assertEquals("", f[9], "a pinned or plain row counts nothing: " + row);
                 assertEquals("", f[10], row);
                 continue;

@@ -120,7 +120,7 @@ public final class Report {
                 .append("34 per node). Wire bytes: what the client sent for one request, protocol headers included ")
                 .append("(counted on the client's socket, or through a counting relay for SOAP and gRPC; none for `local`, ")
                 .append("the component in the client's JVM, called through a stub that copies through the protobuf codec). ")
-                .append("The note of a policy row (`adaptive`, `size`) counts its timed calls by the protocol that answered them, ")
+                .append("The note of a policy row (`adaptive`, `size`) and of `tcp-lookup` counts its timed calls by the protocol that answered them, ")
                 .append("tcp and gRPC by their way (`tcp-unix`, `tcp`, `grpc-unix`, `grpc`), and says how many were the ")
                 .append("failsafe's fallback.\n");
         List<String> baselines = BASELINES.stream().filter(n -> cells.stream().anyMatch(c -> c.isMeasured()
