@@ -6,6 +6,7 @@ import io.switchboard.protocol.Skeleton;
 import io.switchboard.protocol.spi.ProtocolServer;
 import io.switchboard.protocol.spi.Protocols;
 import io.switchboard.testing.CountingSkeleton;
+import io.switchboard.testing.TestCertificates;
 import io.switchboard.testing.conformance.ConformanceComponent;
 import io.switchboard.testing.conformance.ConformanceImpl;
 import java.io.BufferedReader;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The servers of {@link SoakTest} across hosts: the conformance component on tcp, gRPC and SOAP,
- * bound to the address {@code args[0]}. Prints "endpoints PROTOCOL=ADDRESS ..." and answers the
+ * bound to the address {@code args[0]}, with mutual TLS when {@code args[1]} is {@code tls}. Prints "endpoints PROTOCOL=ADDRESS ..." and answers the
  * line "counts" on standard input with "counts RAN INCREMENTS": the operations its servers ran, and
  * how many of them were {@code increment}. Ends when its standard input ends.
  */
@@ -34,7 +35,9 @@ public final class SoakServerMain {
         List<ProtocolServer> servers = new ArrayList<>();
         StringBuilder line = new StringBuilder("endpoints");
         for (String protocol : SoakTest.PROTOCOLS) {
-            ProtocolServer server = Protocols.get(protocol).newServer(ServerSettings.defaults().withBindAddress(args[0]));
+            ServerSettings settings = ServerSettings.defaults().withBindAddress(args[0]);
+            ProtocolServer server = Protocols.get(protocol).newServer(args.length > 1 && args[1].equals("tls")
+                    ? settings.withTls(TestCertificates.get().serverMutual()) : settings);
             servers.add(server);
             Endpoint endpoint = server.export(new CountingSkeleton(skeleton, protocol, served, p -> { }));
             line.append(' ').append(endpoint.protocol()).append('=').append(endpoint.address());

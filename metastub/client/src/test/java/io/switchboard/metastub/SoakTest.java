@@ -59,7 +59,8 @@ import org.junit.jupiter.api.Test;
  * server requires a client certificate and every call goes over TLS ({@code tcps}, {@code grpcs},
  * {@code https}), with one handshake per connection as a client's pools open them. With
  * {@code -Dswitchboard.soak.hosts=true} (root and {@code ip}: {@link NetworkNamespaces}) the servers run on
- * one host and the clients on another, each a JVM of its own, and every call crosses TCP between them.
+ * one host and the clients on another, each a JVM of its own, and every call crosses TCP between them
+ * (under TLS too, with both properties).
  */
 class SoakTest {
     private static final int CLIENT_THREADS = 64;
@@ -255,10 +256,6 @@ class SoakTest {
      * operations they ran are held against what the clients completed.
      */
     private void soakAcrossHosts() throws Exception {
-        if (tls) {
-            throw new IllegalArgumentException("switchboard.soak.hosts and switchboard.soak.tls do not go together: "
-                    + "the test certificates name localhost, not the hosts' addresses");
-        }
         String why = NetworkNamespaces.unavailableReason();
         assertNull(why, () -> "switchboard.soak.hosts needs network namespaces: " + why);
         int seconds = soakSeconds();
@@ -268,7 +265,8 @@ class SoakTest {
                 // the two hosts share one file system and host name: without these a client would take
                 // the servers' Unix sockets, and no call would cross the link between the hosts
                 "-Dswitchboard.tcp.unix=false", "-Dswitchboard.grpc.unix=false",
-                "-Dswitchboard.soak.seconds=" + seconds, "-Dswitchboard.soak.reference.seconds=" + referenceSeconds));
+                "-Dswitchboard.soak.seconds=" + seconds, "-Dswitchboard.soak.reference.seconds=" + referenceSeconds,
+                "-Dswitchboard.soak.tls=" + tls));
         // the children compile and collect as this JVM does (switchboard.test.jit, switchboard.test.gc), the full JIT
         // when this JVM has it
         List<String> mine = ManagementFactory.getRuntimeMXBean().getInputArguments();
@@ -277,7 +275,9 @@ class SoakTest {
         mine.stream().filter(o -> o.matches("-XX:\\+Use\\w+GC")).forEach(jvm::add);
         try (NetworkNamespaces net = NetworkNamespaces.create("server", "client");
              ChildJvm server = ChildJvm.start(net.launcher("server"), jvm, dir.resolve("server.err"), SoakServerMain.class,
-                     net.address("server"))) {
+                     net.address("server"), tls ? "tls" : "plain")) {
+            // under TLS the clients check that the server's certificate names the address they call
+            assertEquals(TestCertificates.NAMESPACE_SERVER_ADDRESS, net.address("server"), "the address the certificate names");
             String[] endpoints = server.await("endpoints").split(" ");
             for (String e : endpoints) {
                 assertTrue(e.contains("://" + net.address("server") + ":"), "served on the server host's address: " + e);

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Keys and certificates for TLS tests, made by the JDK's {@code keytool}: a test certificate authority, a server key ({@code CN=localhost}, valid for
- * {@code 127.0.0.1} and {@code localhost}) and client keys (a subject only, a URI SAN, a DNS SAN),
+ * {@code 127.0.0.1}, {@code localhost} and {@link #NAMESPACE_SERVER_ADDRESS}) and client keys (a subject only, a URI SAN, a DNS SAN),
  * all signed by it, a trust store
  * holding the authority, and a rogue key the authority never signed. Every store is PKCS#12 with
  * {@link #PASSWORD}, which is for tests only. In a checkout they are made once a day in
@@ -32,6 +32,12 @@ import java.util.concurrent.TimeUnit;
 public final class TestCertificates {
     /** The password of every store made here; for tests only. */
     public static final char[] PASSWORD = "test-only-password".toCharArray();
+    /**
+     * The address of the first host {@link NetworkNamespaces} makes (its addresses exist only inside
+     * its namespaces), which the server's certificate names too, so that a server on that host
+     * serves TLS to clients on the others.
+     */
+    public static final String NAMESPACE_SERVER_ADDRESS = "198.18.16.10";
     /** The subject of {@link #client()}'s certificate, which has no SAN: its principal. */
     public static final String CLIENT_SUBJECT = "CN=switchboard-test-client";
     /** The URI SAN (a SPIFFE ID) of {@link #spiffeClient()}'s certificate: its principal. */
@@ -344,7 +350,7 @@ public final class TestCertificates {
                                 "KU:c=keyCertSign,cRLSign"),
                         genkeypair("rogue", "CN=rogue", "rogue.p12")),
                 List.of(concat(genkeypair("server", "CN=localhost", "server.p12", "-ext",
-                                "SAN=ip:127.0.0.1,dns:localhost"), signed),
+                                "SAN=ip:127.0.0.1,ip:" + NAMESPACE_SERVER_ADDRESS + ",dns:localhost"), signed),
                         concat(genkeypair("client", CLIENT_SUBJECT, "client.p12"), signed),
                         concat(genkeypair("client", "CN=billing", "client-uri.p12", "-ext",
                                 "SAN=uri:" + SPIFFE_ID + ",dns:" + URI_CLIENT_DNS), signed),
