@@ -138,17 +138,8 @@ class SoakTest {
         }
         List<ProtocolServer> servers = new ArrayList<>();
         try {
-            Skeleton skeleton = ConformanceComponent.skeleton(impl);
-            List<Endpoint> endpoints = new ArrayList<>();
-            for (String protocol : PROTOCOLS) {
-                ProtocolServer server = Protocols.get(protocol).newServer(tls
-                        ? ServerSettings.defaults().withTls(TestCertificates.get().serverMutual()) : ServerSettings.defaults());
-                servers.add(server);
-                endpoints.add(server.export(new CountingSkeleton(skeleton, protocol, served, p -> { })));
-            }
-            Soaked soaked = soak(endpoints);
-            long ran = served.values().stream().mapToLong(AtomicInteger::get).sum();
-            assertEquals(soaked.completed(), ran,
+            Soaked soaked = soak(serve(ServerSettings.defaults(), tls, impl, served, servers));
+            assertEquals(soaked.completed(), ran(served),
                     "operations the servers ran = calls the clients completed: none lost, none run twice");
             assertEquals(soaked.increments(), impl.increments.get(), "non-idempotent increments ran exactly once each");
         } finally {
@@ -156,6 +147,29 @@ class SoakTest {
                 servers.get(i).close();
             }
         }
+    }
+
+    /**
+     * The conformance component on a server of each of {@link #PROTOCOLS} (each added to
+     * {@code servers} as it starts, for the caller to close), with mutual TLS if {@code tls}, every
+     * operation counted by protocol in {@code served}; returns their endpoints.
+     */
+    static List<Endpoint> serve(ServerSettings settings, boolean tls, ConformanceImpl impl,
+                                Map<String, AtomicInteger> served, List<ProtocolServer> servers) throws IOException {
+        Skeleton skeleton = ConformanceComponent.skeleton(impl);
+        ServerSettings chosen = tls ? settings.withTls(TestCertificates.get().serverMutual()) : settings;
+        List<Endpoint> endpoints = new ArrayList<>();
+        for (String protocol : PROTOCOLS) {
+            ProtocolServer server = Protocols.get(protocol).newServer(chosen);
+            servers.add(server);
+            endpoints.add(server.export(new CountingSkeleton(skeleton, protocol, served, p -> { })));
+        }
+        return endpoints;
+    }
+
+    /** The operations the servers of {@link #serve} ran, over every protocol. */
+    static long ran(Map<String, AtomicInteger> served) {
+        return served.values().stream().mapToLong(AtomicInteger::get).sum();
     }
 
     /** What the clients of a soak completed, for the servers' counts to be held against. */

@@ -124,7 +124,12 @@ public final class NetworkNamespaces implements AutoCloseable {
 
     /** The host's address on the bridge, e.g. {@code 198.18.16.10} for the first host. */
     public String address(String host) {
-        return SUBNET + (FIRST_HOST + index(host));
+        return hostAddress(index(host));
+    }
+
+    /** The address of the host made {@code index}-th (from 0) by {@link #create}, in every set of namespaces. */
+    public static String hostAddress(int index) {
+        return SUBNET + (FIRST_HOST + index);
     }
 
     /** The namespace of {@code host}, as {@code ip netns} names it. */

@@ -37,7 +37,7 @@ public final class TestCertificates {
      * its namespaces), which the server's certificate names too, so that a server on that host
      * serves TLS to clients on the others.
      */
-    public static final String NAMESPACE_SERVER_ADDRESS = "198.18.16.10";
+    public static final String NAMESPACE_SERVER_ADDRESS = NetworkNamespaces.hostAddress(0);
     /** The subject of {@link #client()}'s certificate, which has no SAN: its principal. */
     public static final String CLIENT_SUBJECT = "CN=switchboard-test-client";
     /** The URI SAN (a SPIFFE ID) of {@link #spiffeClient()}'s certificate: its principal. */
