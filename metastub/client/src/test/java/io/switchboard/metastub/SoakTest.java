@@ -305,10 +305,17 @@ class SoakTest {
             for (String e : endpoints) {
                 assertTrue(e.contains("://" + net.address("server") + ":"), "served on the server host's address: " + e);
             }
+            String[] before = server.ask("weigh", Duration.ofMinutes(1)).split(" ");
             try (ChildJvm client = ChildJvm.start(net.launcher("client"), jvm, dir.resolve("client.err"),
                     SoakClientMain.class, endpoints)) {
                 String output = client.outputUntilExit(Duration.ofSeconds(seconds + 6L * referenceSeconds + 300));
                 System.out.print(output);
+                // reported, not judged: before the first call the servers hold none of the state a run
+                // builds up to its bounds (pools, the repeat guard's calls), so growth says little alone
+                String[] after = server.ask("weigh", Duration.ofMinutes(1)).split(" ");
+                System.out.printf("Servers' JVM, before the first call and after the run: heap after GC %.1f -> %.1f MiB,"
+                        + " threads %s -> %s, open file descriptors %s -> %s%n", Long.parseLong(before[0]) / 1048576.0,
+                        Long.parseLong(after[0]) / 1048576.0, before[1], after[1], before[2], after[2]);
                 String[] soaked = output.lines().filter(l -> l.startsWith("soaked ")).reduce((a, b) -> b)
                         .orElseThrow(() -> new AssertionError("the clients printed no 'soaked' line")).split(" ");
                 String[] counts = server.ask("counts", Duration.ofMinutes(1)).split(" ");
@@ -470,7 +477,7 @@ class SoakTest {
     /** Heap after GC, live threads, live threads by pool ({@link #pool}), and open file descriptors (-1: not known). */
     private record Snapshot(long heapBytes, int threads, Map<String, Integer> pools, long descriptors) { }
 
-    private static long openDescriptors() {
+    static long openDescriptors() {
         return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix
                 ? unix.getOpenFileDescriptorCount() : -1;
     }
