@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
 /**
  * The servers of {@link SoakTest} across hosts: the conformance component on tcp, gRPC and SOAP,
  * bound to the address {@code args[0]}, with mutual TLS when {@code args[1]} is {@code tls}. Prints "endpoints PROTOCOL=ADDRESS ..." and answers the
- * line "counts" on standard input with "counts RAN INCREMENTS": the operations its servers ran, and
- * how many of them were {@code increment}; and the line "weigh" with "weigh HEAP THREADS
+ * line "counts" on standard input with "counts RAN INCREMENTS SHED": the operations its servers ran,
+ * how many of them were {@code increment}, and the connections they shed at their limits; and the
+ * line "weigh" with "weigh HEAP THREADS
  * DESCRIPTORS": its heap after a full GC (the least of three readings), live threads and open file
  * descriptors, the servers' side of what the soak weighs in its clients. Ends when its standard
  * input ends.
@@ -40,16 +41,11 @@ public final class SoakServerMain {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String command = in.readLine(); command != null; command = in.readLine()) {
             if (command.equals("counts")) {
-                System.out.println("counts " + SoakTest.ran(served) + " " + impl.increments.get());
+                System.out.println("counts " + SoakTest.ran(served) + " " + impl.increments.get() + " "
+                        + SoakTest.shed(servers));
                 System.out.flush();
             } else if (command.equals("weigh")) {
-                long heap = Long.MAX_VALUE;
-                for (int i = 0; i < 3; i++) {
-                    System.gc();
-                    heap = Math.min(heap, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
-                    Thread.sleep(100);
-                }
-                System.out.println("weigh " + heap + " " + ManagementFactory.getThreadMXBean().getThreadCount() + " "
+                System.out.println("weigh " + SoakTest.heapAfterGc() + " " + ManagementFactory.getThreadMXBean().getThreadCount() + " "
                         + SoakTest.openDescriptors());
                 System.out.flush();
             }

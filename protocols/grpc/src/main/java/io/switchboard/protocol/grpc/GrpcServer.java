@@ -220,6 +220,11 @@ final class GrpcServer implements ProtocolServer {
         return refusals.refused.count();
     }
 
+    @Override
+    public long shedConnections() {
+        return connections.evictions() + connections.refusals();
+    }
+
     /** The largest gRPC message accepted: the part limit, or the message limit when larger. */
     static int maxInbound(int maxPartBytes, long maxMessageBytes) {
         return (int) Math.max(maxPartBytes, Math.min(Integer.MAX_VALUE - 16, maxMessageBytes));

@@ -44,6 +44,7 @@ class GrpcConnectionFloodTest {
             }
             assertTrue(shares.open() <= perAddress, shares.open() + " open");
             assertEquals(0, shares.refusals());
+            assertEquals(shares.evictions(), server.shedConnections(), "every displaced connection counts as shed");
             long start = System.nanoTime();
             try (Transport t = client.connect(ConformanceComponent.DESCRIPTOR, at)) {
                 double[] values = {1.5, -0.0, Double.NaN};
@@ -82,6 +83,7 @@ class GrpcConnectionFloodTest {
                         refused.getMessage());
                 assertTrue(shares.refusals() >= 1);
                 assertEquals(0, shares.evictions(), "the working connection was not closed");
+                assertEquals(shares.refusals(), server.shedConnections(), "every refused connection counts as shed");
                 awaitNoneAnswering(shares);
                 spinning.cancel(true);
             }

@@ -261,6 +261,11 @@ final class TcpServer implements ProtocolServer {
         return tlsRefusals.count();
     }
 
+    @Override
+    public long shedConnections() {
+        return evictions() + connectionRefusals();
+    }
+
     /** Calls refused because every worker was running a call; for tests and logs. */
     long busyRefusals() {
         return busyRefusals.sum();

@@ -206,6 +206,7 @@ class TcpHostileInputTest {
         }
         assertEquals(1, server.evictions());
         assertEquals(0, server.connectionRefusals());
+        assertEquals(1, server.shedConnections(), "the displaced connection counts as shed");
     }
 
     @Test
@@ -225,6 +226,7 @@ class TcpHostileInputTest {
         }
         assertEquals(1, server.connectionRefusals());
         assertEquals(0, server.evictions());
+        assertEquals(1, server.shedConnections(), "the refused connection counts as shed");
         assertEquals(0, impl.increments.get(), "the refused call did not run");
     }
 
